@@ -1,0 +1,17 @@
+# Compile options every hetscale target gets: warnings (as errors), hardening, sanitizers.
+add_library(hetscale_defaults INTERFACE)
+target_compile_options(hetscale_defaults INTERFACE
+  -Wall -Wextra -Wpedantic -Wshadow -Wformat=2 -Wimplicit-fallthrough
+  -Wnon-virtual-dtor -Wcast-align -Wnull-dereference
+  $<$<BOOL:${HETSCALE_WERROR}>:-Werror>
+  -fstack-protector-strong -fstack-clash-protection -fcf-protection)
+if(NOT HETSCALE_SANITIZE)
+  # _FORTIFY_SOURCE needs optimisation; sanitizer builds run at -O1 and skip it.
+  target_compile_definitions(hetscale_defaults INTERFACE $<$<NOT:$<CONFIG:Debug>>:_FORTIFY_SOURCE=2>)
+endif()
+target_link_options(hetscale_defaults INTERFACE -Wl,-z,relro -Wl,-z,now -Wl,--as-needed)
+if(HETSCALE_SANITIZE)
+  target_compile_options(hetscale_defaults INTERFACE
+    -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -O1)
+  target_link_options(hetscale_defaults INTERFACE -fsanitize=address,undefined)
+endif()

@@ -1,0 +1,30 @@
+// The isospeed-efficiency model (SCIENCE.md section 1), in its own names.
+#pragma once
+
+#include <span>
+
+namespace hetscale::isospeed {
+
+/// C = sum_i C_i.
+double system_marked_speed(std::span<const double> node_speeds);
+/// S = W / T.
+double achieved_speed(double work, double seconds);
+/// E_s = W / (T C).
+double speed_efficiency(double work, double seconds, double marked_speed);
+/// psi(C, C') = (C' W) / (C W'): from system C with work W to system C' with work W'
+/// at the same speed-efficiency.
+double psi(double marked_speed, double work, double marked_speed_next, double work_next);
+
+/// Theorem 1: psi = (t0 + T0) / (t0' + T0').
+double psi_theorem1(double t0, double overhead, double t0_next, double overhead_next);
+/// Corollary 2 (alpha = 0): psi = T0 / T0'.
+double psi_corollary2(double overhead, double overhead_next);
+/// Theorem 2 (sequential part always on one node, beta = alpha / C_i):
+/// W' = C' T0' W / (C beta W - C' beta W + C T0).
+double theorem2_required_work(double marked_speed, double marked_speed_next, double beta,
+                              double work, double overhead, double overhead_next);
+/// Theorem 2: psi = (C beta W - C' beta W + C T0) / (C T0').
+double theorem2_psi(double marked_speed, double marked_speed_next, double beta, double work,
+                    double overhead, double overhead_next);
+
+}  // namespace hetscale::isospeed

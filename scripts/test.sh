@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The README's test command: installs what is missing, builds from scratch, runs every
+# test (unit and integration, with the local Slurm cluster and PostgreSQL brought up and
+# torn down by CTest fixtures), then runs the unit suite again under ASan + UBSan.
+#   scripts/test.sh            everything
+#   scripts/test.sh --no-asan  skip the sanitizer pass (faster local iteration)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+asan=1
+for arg in "$@"; do
+  case "$arg" in
+    --no-asan) asan=0 ;;
+    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
+    *) echo "test.sh: unknown argument '$arg'" >&2; exit 2 ;;
+  esac
+done
+
+scripts/install-deps.sh
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "configure and build (build/test, from scratch)"
+rm -rf build/test
+cmake -S . -B build/test -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build/test -j "$(nproc)"
+
+step "all tests (unit + integration)"
+ctest --test-dir build/test --output-on-failure --no-tests=error
+
+if [ "$asan" = 1 ]; then
+  step "unit tests under AddressSanitizer + UndefinedBehaviorSanitizer (build/asan)"
+  rm -rf build/asan
+  cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DHETSCALE_SANITIZE=ON >/dev/null
+  cmake --build build/asan -j "$(nproc)"
+  ctest --test-dir build/asan --output-on-failure --no-tests=error -LE integration
+fi
