@@ -1,33 +1,28 @@
 // The isospeed-efficiency model, SCIENCE.md section 1, one function per formula.
 #include "hetscale/isospeed.hpp"
 
-#include <charconv>
 #include <cmath>
 #include <string>
 
 #include "hetscale/error.hpp"
+#include "number_text.hpp"
 
 namespace hetscale::isospeed {
 namespace {
 
-// Shortest text that reads back as the same double.
-std::string show(double value) {
-  char buffer[32];
-  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
-  return {buffer, result.ptr};
-}
+using detail::shortest_text;
 
 // Every quantity of the model is a rate, a time or an amount of work: finite, and
 // (depending on the symbol) strictly positive or at least zero.
 void require_positive(double value, const char* what) {
   if (!(std::isfinite(value) && value > 0)) {
-    throw Error(std::string(what) + " must be a positive finite number, got " + show(value));
+    throw Error(std::string(what) + " must be a positive finite number, got " + shortest_text(value));
   }
 }
 
 void require_non_negative(double value, const char* what) {
   if (!(std::isfinite(value) && value >= 0)) {
-    throw Error(std::string(what) + " must be a finite number >= 0, got " + show(value));
+    throw Error(std::string(what) + " must be a finite number >= 0, got " + shortest_text(value));
   }
 }
 
@@ -95,7 +90,7 @@ double theorem2_term(double marked_speed, double marked_speed_next, double beta,
   const double term =
       marked_speed * beta * work - marked_speed_next * beta * work + marked_speed * overhead;
   if (!(term > 0)) {
-    throw Error("Theorem 2 has no solution: C beta W - C' beta W + C T0 = " + show(term) +
+    throw Error("Theorem 2 has no solution: C beta W - C' beta W + C T0 = " + shortest_text(term) +
                 " is not positive, so no W' keeps the speed-efficiency on C'");
   }
   return term;
