@@ -35,9 +35,8 @@ void validate(std::span<const EfficiencyPoint> points) {
 // Distinct parameters, ascending, with the mean E_s of their repeats.
 std::vector<FittedKnot> average_repeats(std::span<const EfficiencyPoint> points) {
   std::vector<EfficiencyPoint> sorted(points.begin(), points.end());
-  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
-    return a.parameter < b.parameter;
-  });
+  std::sort(sorted.begin(), sorted.end(),
+            [](const auto& a, const auto& b) { return a.parameter < b.parameter; });
   std::vector<FittedKnot> knots;
   for (const auto& p : sorted) {
     if (knots.empty() || knots.back().parameter != p.parameter) {
@@ -126,8 +125,8 @@ TargetReading EfficiencyCurve::parameter_at(double target_efficiency) const {
   const std::string target = "target E_s " + rounded_text(target_efficiency);
   if (knots_.size() < 2) {
     reading.status = TargetReading::Status::too_few_points;
-    reading.explanation =
-        std::string(too_few_message) + " to read off " + target + ", got " + std::to_string(knots_.size());
+    reading.explanation = std::string(too_few_message) + " to read off " + target + ", got " +
+                          std::to_string(knots_.size());
     return reading;
   }
   if (target_efficiency < knots_.front().fitted_efficiency) {
@@ -145,9 +144,9 @@ TargetReading EfficiencyCurve::parameter_at(double target_efficiency) const {
   }
   // First knot at or above the target; the curve crosses the target in the interval
   // just before it (or exactly at it, which covers flat stretches).
-  const auto it = std::lower_bound(
-      knots_.begin(), knots_.end(), target_efficiency,
-      [](const FittedKnot& k, double e) { return k.fitted_efficiency < e; });
+  const auto it =
+      std::lower_bound(knots_.begin(), knots_.end(), target_efficiency,
+                       [](const FittedKnot& k, double e) { return k.fitted_efficiency < e; });
   const auto k = static_cast<std::size_t>(it - knots_.begin());
   double parameter = it->parameter;
   if (it->fitted_efficiency != target_efficiency) {

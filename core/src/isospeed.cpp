@@ -16,7 +16,8 @@ using detail::shortest_text;
 // (depending on the symbol) strictly positive or at least zero.
 void require_positive(double value, const char* what) {
   if (!(std::isfinite(value) && value > 0)) {
-    throw Error(std::string(what) + " must be a positive finite number, got " + shortest_text(value));
+    throw Error(std::string(what) + " must be a positive finite number, got " +
+                shortest_text(value));
   }
 }
 

@@ -11,16 +11,19 @@ namespace hetscale {
 namespace {
 
 constexpr std::array<SpeedUnit, 26> units{{
-    {"flops", 1.0},      {"Kflops", 1e3},     {"Mflops", 1e6},     {"Gflops", 1e9},
-    {"Tflops", 1e12},    {"Pflops", 1e15},
-    {"flop/s", 1.0},     {"Kflop/s", 1e3},    {"Mflop/s", 1e6},    {"Gflop/s", 1e9},
-    {"Tflop/s", 1e12},   {"Pflop/s", 1e15},
-    {"op/s", 1.0},       {"Kop/s", 1e3},      {"Mop/s", 1e6},      {"Gop/s", 1e9},
-    {"Top/s", 1e12},
-    {"B/s", 1.0},        {"KB/s", 1e3},       {"MB/s", 1e6},       {"GB/s", 1e9},
-    {"TB/s", 1e12},
-    {"KiB/s", 1024.0},   {"MiB/s", 1048576.0}, {"GiB/s", 1073741824.0},
-    {"TiB/s", 1099511627776.0},
+    {"flops", 1.0},          {"Kflops", 1e3},
+    {"Mflops", 1e6},         {"Gflops", 1e9},
+    {"Tflops", 1e12},        {"Pflops", 1e15},
+    {"flop/s", 1.0},         {"Kflop/s", 1e3},
+    {"Mflop/s", 1e6},        {"Gflop/s", 1e9},
+    {"Tflop/s", 1e12},       {"Pflop/s", 1e15},
+    {"op/s", 1.0},           {"Kop/s", 1e3},
+    {"Mop/s", 1e6},          {"Gop/s", 1e9},
+    {"Top/s", 1e12},         {"B/s", 1.0},
+    {"KB/s", 1e3},           {"MB/s", 1e6},
+    {"GB/s", 1e9},           {"TB/s", 1e12},
+    {"KiB/s", 1024.0},       {"MiB/s", 1048576.0},
+    {"GiB/s", 1073741824.0}, {"TiB/s", 1099511627776.0},
 }};
 
 std::string known_names() {
@@ -34,7 +37,9 @@ std::string known_names() {
 
 }  // namespace
 
-std::span<const SpeedUnit> known_speed_units() { return units; }
+std::span<const SpeedUnit> known_speed_units() {
+  return units;
+}
 
 double speed_unit_scale(std::string_view unit) {
   for (const SpeedUnit& u : units) {
@@ -43,6 +48,8 @@ double speed_unit_scale(std::string_view unit) {
   throw Error("unknown speed unit '" + std::string(unit) + "' (known: " + known_names() + ")");
 }
 
-double to_base_speed(double speed, std::string_view unit) { return speed * speed_unit_scale(unit); }
+double to_base_speed(double speed, std::string_view unit) {
+  return speed * speed_unit_scale(unit);
+}
 
 }  // namespace hetscale

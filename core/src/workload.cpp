@@ -64,8 +64,12 @@ Workload Workload::parse(std::string_view text) {
   return Workload(std::move(program));
 }
 
-const std::string& Workload::text() const noexcept { return program_->text; }
-const std::string& Workload::formula() const noexcept { return program_->formula; }
+const std::string& Workload::text() const noexcept {
+  return program_->text;
+}
+const std::string& Workload::formula() const noexcept {
+  return program_->formula;
+}
 const std::vector<std::string>& Workload::parameters() const noexcept {
   return program_->code.parameters;
 }

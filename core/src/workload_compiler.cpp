@@ -58,7 +58,8 @@ class Compiler {
   WorkloadProgram compile() {
     if (current().kind == TokenKind::end) throw ExpressionError(1, "empty expression");
     expression();
-    if (current().kind == TokenKind::close) throw ExpressionError(current().column, "unmatched ')'");
+    if (current().kind == TokenKind::close)
+      throw ExpressionError(current().column, "unmatched ')'");
     if (current().kind != TokenKind::end) {
       throw ExpressionError(current().column, "trailing input " + describe(current()));
     }
@@ -68,7 +69,9 @@ class Compiler {
 
  private:
   [[nodiscard]] const Token& current() const { return tokens_[pos_]; }
-  [[nodiscard]] const Token& next() const { return tokens_[std::min(pos_ + 1, tokens_.size() - 1)]; }
+  [[nodiscard]] const Token& next() const {
+    return tokens_[std::min(pos_ + 1, tokens_.size() - 1)];
+  }
   void advance() { ++pos_; }
 
   void expression() {
@@ -92,7 +95,8 @@ class Compiler {
   }
 
   void unary() {
-    if (++depth_ > max_nesting) throw ExpressionError(current().column, "expression nested too deeply");
+    if (++depth_ > max_nesting)
+      throw ExpressionError(current().column, "expression nested too deeply");
     if (current().kind == TokenKind::minus) {
       advance();
       unary();
@@ -249,11 +253,23 @@ class Compiler {
     std::size_t deepest = 0;
     for (const Instruction& in : program_.code) {
       switch (in.op) {
-        case OpCode::constant: case OpCode::parameter: ++depth; break;
-        case OpCode::add: case OpCode::subtract: case OpCode::multiply: case OpCode::divide:
-        case OpCode::power: --depth; break;
-        case OpCode::min: case OpCode::max: depth -= in.count - 1; break;
-        default: break;
+        case OpCode::constant:
+        case OpCode::parameter:
+          ++depth;
+          break;
+        case OpCode::add:
+        case OpCode::subtract:
+        case OpCode::multiply:
+        case OpCode::divide:
+        case OpCode::power:
+          --depth;
+          break;
+        case OpCode::min:
+        case OpCode::max:
+          depth -= in.count - 1;
+          break;
+        default:
+          break;
       }
       deepest = std::max(deepest, depth);
     }
@@ -268,6 +284,8 @@ class Compiler {
 
 }  // namespace
 
-WorkloadProgram compile_workload(std::string_view text) { return Compiler(text).compile(); }
+WorkloadProgram compile_workload(std::string_view text) {
+  return Compiler(text).compile();
+}
 
 }  // namespace hetscale::detail

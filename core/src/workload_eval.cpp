@@ -10,26 +10,41 @@ namespace hetscale::detail {
 
 double apply_unary(OpCode op, double x) {
   switch (op) {
-    case OpCode::negate: return -x;
-    case OpCode::lg: return std::log2(x);
-    case OpCode::ln: return std::log(x);
-    case OpCode::log10: return std::log10(x);
-    case OpCode::sqrt: return std::sqrt(x);
-    case OpCode::exp: return std::exp(x);
-    default: return x;
+    case OpCode::negate:
+      return -x;
+    case OpCode::lg:
+      return std::log2(x);
+    case OpCode::ln:
+      return std::log(x);
+    case OpCode::log10:
+      return std::log10(x);
+    case OpCode::sqrt:
+      return std::sqrt(x);
+    case OpCode::exp:
+      return std::exp(x);
+    default:
+      return x;
   }
 }
 
 double apply_binary(OpCode op, double x, double y) {
   switch (op) {
-    case OpCode::add: return x + y;
-    case OpCode::subtract: return x - y;
-    case OpCode::multiply: return x * y;
-    case OpCode::divide: return x / y;
-    case OpCode::power: return std::pow(x, y);
-    case OpCode::min: return std::min(x, y);
-    case OpCode::max: return std::max(x, y);
-    default: return x;
+    case OpCode::add:
+      return x + y;
+    case OpCode::subtract:
+      return x - y;
+    case OpCode::multiply:
+      return x * y;
+    case OpCode::divide:
+      return x / y;
+    case OpCode::power:
+      return std::pow(x, y);
+    case OpCode::min:
+      return std::min(x, y);
+    case OpCode::max:
+      return std::max(x, y);
+    default:
+      return x;
   }
 }
 
@@ -59,19 +74,47 @@ double run_on(const WorkloadProgram& program, std::span<const double> values, do
   double* top = stack;  // one past the top value
   for (const Instruction& in : program.code) {
     switch (in.op) {
-      case OpCode::constant: *top++ = in.value; break;
-      case OpCode::parameter: *top++ = values[in.count]; break;
-      case OpCode::add: --top; top[-1] += top[0]; break;
-      case OpCode::subtract: --top; top[-1] -= top[0]; break;
-      case OpCode::multiply: --top; top[-1] *= top[0]; break;
-      case OpCode::divide: --top; top[-1] /= top[0]; break;
-      case OpCode::power: --top; top[-1] = std::pow(top[-1], top[0]); break;
-      case OpCode::power_int: top[-1] = apply_power_int(top[-1], in.count); break;
-      case OpCode::negate: top[-1] = -top[-1]; break;
-      case OpCode::lg: case OpCode::ln: case OpCode::log10: case OpCode::sqrt: case OpCode::exp:
+      case OpCode::constant:
+        *top++ = in.value;
+        break;
+      case OpCode::parameter:
+        *top++ = values[in.count];
+        break;
+      case OpCode::add:
+        --top;
+        top[-1] += top[0];
+        break;
+      case OpCode::subtract:
+        --top;
+        top[-1] -= top[0];
+        break;
+      case OpCode::multiply:
+        --top;
+        top[-1] *= top[0];
+        break;
+      case OpCode::divide:
+        --top;
+        top[-1] /= top[0];
+        break;
+      case OpCode::power:
+        --top;
+        top[-1] = std::pow(top[-1], top[0]);
+        break;
+      case OpCode::power_int:
+        top[-1] = apply_power_int(top[-1], in.count);
+        break;
+      case OpCode::negate:
+        top[-1] = -top[-1];
+        break;
+      case OpCode::lg:
+      case OpCode::ln:
+      case OpCode::log10:
+      case OpCode::sqrt:
+      case OpCode::exp:
         top[-1] = apply_unary(in.op, top[-1]);
         break;
-      case OpCode::min: case OpCode::max:
+      case OpCode::min:
+      case OpCode::max:
         top -= in.count;
         *top = apply_extreme(in.op, top, in.count);
         ++top;

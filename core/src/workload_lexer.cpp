@@ -8,12 +8,18 @@
 namespace hetscale::detail {
 namespace {
 
-bool is_digit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
+bool is_digit(char c) {
+  return std::isdigit(static_cast<unsigned char>(c)) != 0;
+}
 bool is_identifier_start(char c) {
   return std::isalpha(static_cast<unsigned char>(c)) != 0 || c == '_';
 }
-bool is_identifier_char(char c) { return is_identifier_start(c) || is_digit(c); }
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+bool is_identifier_char(char c) {
+  return is_identifier_start(c) || is_digit(c);
+}
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
 
 std::size_t skip_digits(std::string_view text, std::size_t pos) {
   while (pos < text.size() && is_digit(text[pos])) ++pos;
@@ -29,8 +35,8 @@ Token lex_number(std::string_view text, std::size_t start) {
     if (exponent < text.size() && (text[exponent] == '+' || text[exponent] == '-')) ++exponent;
     const std::size_t digits_end = skip_digits(text, exponent);
     if (digits_end == exponent) {
-      throw ExpressionError(start + 1,
-                            "malformed number '" + std::string(text.substr(start, exponent - start)) + "'");
+      throw ExpressionError(start + 1, "malformed number '" +
+                                           std::string(text.substr(start, exponent - start)) + "'");
     }
     pos = digits_end;
   }
@@ -56,22 +62,31 @@ Token lex_identifier(std::string_view text, std::size_t start) {
 
 TokenKind punctuation_kind(char c, std::size_t column) {
   switch (c) {
-    case '+': return TokenKind::plus;
-    case '-': return TokenKind::minus;
-    case '*': return TokenKind::star;
-    case '/': return TokenKind::slash;
-    case '^': return TokenKind::caret;
-    case '(': return TokenKind::open;
-    case ')': return TokenKind::close;
-    case ',': return TokenKind::comma;
-    default: break;
+    case '+':
+      return TokenKind::plus;
+    case '-':
+      return TokenKind::minus;
+    case '*':
+      return TokenKind::star;
+    case '/':
+      return TokenKind::slash;
+    case '^':
+      return TokenKind::caret;
+    case '(':
+      return TokenKind::open;
+    case ')':
+      return TokenKind::close;
+    case ',':
+      return TokenKind::comma;
+    default:
+      break;
   }
   // Bytes that would not print (UTF-8, control characters) are shown in hex.
   const auto byte = static_cast<unsigned char>(c);
   if (std::isprint(byte) == 0) {
     constexpr std::string_view hex = "0123456789abcdef";
-    throw ExpressionError(column, std::string("unexpected character 0x") + hex[byte >> 4U] +
-                                      hex[byte & 0xfU]);
+    throw ExpressionError(
+        column, std::string("unexpected character 0x") + hex[byte >> 4U] + hex[byte & 0xfU]);
   }
   throw ExpressionError(column, "unexpected character '" + std::string(1, c) + "'");
 }

@@ -9,13 +9,25 @@
 
 namespace hetscale::detail {
 
-enum class TokenKind { number, identifier, plus, minus, star, slash, caret, open, close, comma, end };
+enum class TokenKind {
+  number,
+  identifier,
+  plus,
+  minus,
+  star,
+  slash,
+  caret,
+  open,
+  close,
+  comma,
+  end
+};
 
 struct Token {
   TokenKind kind = TokenKind::end;
-  std::string_view text;  // as written; empty for end
-  std::size_t column = 0; // 1-based; one past the last character for end
-  double number = 0;      // value when kind == number
+  std::string_view text;   // as written; empty for end
+  std::size_t column = 0;  // 1-based; one past the last character for end
+  double number = 0;       // value when kind == number
 };
 
 /// Tokenises `text`; the last token is always `end`. Throws ExpressionError on an

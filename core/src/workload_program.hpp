@@ -13,10 +13,20 @@ namespace hetscale::detail {
 enum class OpCode : std::uint8_t {
   constant,   // push value
   parameter,  // push values[slot]
-  add, subtract, multiply, divide, power,
+  add,
+  subtract,
+  multiply,
+  divide,
+  power,
   power_int,  // x^n for a small integer constant n (exact repeated multiplication)
-  negate, lg, ln, log10, sqrt, exp,
-  min, max    // pop `count` values, push the extreme
+  negate,
+  lg,
+  ln,
+  log10,
+  sqrt,
+  exp,
+  min,
+  max  // pop `count` values, push the extreme
 };
 
 struct Instruction {

@@ -15,8 +15,12 @@ namespace {
 using Status = TargetReading::Status;
 
 // E(N) = 0.6 N / (N + 500): rises towards a plateau of 0.6, like a real E_s curve.
-double saturating(double n) { return 0.6 * n / (n + 500); }
-double saturating_inverse(double e) { return 500 * e / (0.6 - e); }
+double saturating(double n) {
+  return 0.6 * n / (n + 500);
+}
+double saturating_inverse(double e) {
+  return 500 * e / (0.6 - e);
+}
 
 std::vector<EfficiencyPoint> sample_saturating() {
   std::vector<EfficiencyPoint> points;
@@ -105,8 +109,8 @@ TEST(EfficiencyFit, NoisyNonMonotoneDataIsPooled) {
 TEST(EfficiencyFit, RepeatsAreAveragedAndWeighted) {
   // Two repeats at 200 (mean 0.35) outweigh the single dip at 400: pooled to
   // (2 * 0.35 + 0.29) / 3 = 0.33.
-  const std::vector<EfficiencyPoint> points{
-      {800, 0.5}, {200, 0.34}, {100, 0.2}, {400, 0.29}, {200, 0.36}, {100, 0.22}};
+  const std::vector<EfficiencyPoint> points{{800, 0.5},  {200, 0.34}, {100, 0.2},
+                                            {400, 0.29}, {200, 0.36}, {100, 0.22}};
   const auto curve = EfficiencyCurve::fit(points);
   ASSERT_EQ(curve.knots().size(), 4u);
   EXPECT_EQ(curve.knots()[0].parameter, 100.0);

@@ -90,7 +90,7 @@ TEST(Isospeed, Theorem2WorkSatisfiesTheIsospeedCondition) {
   // C beta W - C' beta W + C T0 = 400 - 1000 + 800 = 200; W' = 40*55*2000/200.
   const double w_next = theorem2_required_work(c, c_next, beta, w, overhead, overhead_next);
   EXPECT_DOUBLE_EQ(w_next, 22000.0);
-  const double t = model_time(alpha, w, c, beta * w, overhead);                  // 193.75
+  const double t = model_time(alpha, w, c, beta * w, overhead);                           // 193.75
   const double t_next = model_time(alpha, w_next, c_next, beta * w_next, overhead_next);  // 852.5
   EXPECT_DOUBLE_EQ(t, 193.75);
   EXPECT_DOUBLE_EQ(t_next, 852.5);
@@ -129,7 +129,8 @@ TEST(Isospeed, RejectsNonPositiveOrNonFiniteInputs) {
                "marked speed C of an empty system is undefined");
   expect_error([] { (void)achieved_speed(-1, 2); },
                "work W must be a positive finite number, got -1");
-  expect_error([] { (void)achieved_speed(1, 0); }, "time T must be a positive finite number, got 0");
+  expect_error([] { (void)achieved_speed(1, 0); },
+               "time T must be a positive finite number, got 0");
   expect_error([&] { (void)speed_efficiency(1, 2, nan); },
                "marked speed C must be a positive finite number, got nan");
   expect_error([&] { (void)speed_efficiency(inf, 2, 1); },

@@ -18,13 +18,13 @@ struct EfficiencyPoint {
 /// Outcome of reading a target off a curve.
 struct TargetReading {
   enum class Status {
-    found,         // parameter holds the value where the curve reaches the target
-    below_range,   // target below every fitted value: smaller problems are needed
-    above_range,   // target above every fitted value: larger problems are needed
-    too_few_points // fewer than two distinct parameter values
+    found,          // parameter holds the value where the curve reaches the target
+    below_range,    // target below every fitted value: smaller problems are needed
+    above_range,    // target above every fitted value: larger problems are needed
+    too_few_points  // fewer than two distinct parameter values
   };
   Status status = Status::too_few_points;
-  double parameter = 0;  // valid when status == found
+  double parameter = 0;     // valid when status == found
   std::string explanation;  // one line for users, also when found
 };
 
