@@ -73,6 +73,18 @@ TEST(WorkloadPower, IntegerAndFractionalExponents) {
   EXPECT_DOUBLE_EQ(eval("N^100", {{"N", 1.01}}), std::pow(1.01, 100));
 }
 
+TEST(WorkloadFolding, ConstantsGiveTheSameAsParameters) {
+  // Constant sub-expressions are folded at compile time; the same formula with the
+  // constants passed as parameters runs unfolded and must agree bit for bit.
+  const ParameterValues v{{"N", 1234}, {"one", 1}, {"two", 2}, {"three", 3}};
+  EXPECT_EQ(eval("2/3*N^3 - 1/2*N^2", v), eval("two/three*N^3 - one/two*N^2", v));
+  EXPECT_EQ(eval("(2-3)-4"), -5.0);
+  EXPECT_EQ(eval("2-(3-4)"), 3.0);
+  EXPECT_EQ(eval("max(2, 3) * N", v), eval("max(two, three) * N", v));
+  EXPECT_EQ(eval("sqrt(2) * N", v), eval("sqrt(two) * N", v));
+  EXPECT_EQ(eval("N^(1+2)", v), eval("N^three", v));
+}
+
 TEST(WorkloadFunctions, EveryFunction) {
   EXPECT_EQ(eval("lg(1024)"), 10.0);
   EXPECT_EQ(eval("log2(N)", {{"N", 8}}), 3.0);
