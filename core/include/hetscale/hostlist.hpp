@@ -10,11 +10,14 @@
 namespace hetscale {
 
 /// Expands a host-list expression into host names, in order, keeping duplicates.
-/// Throws ExpressionError (1-based column into `expression`) on malformed input.
+/// Throws ExpressionError (1-based column into `expression`) on malformed input and on
+/// more than 1,000,000 hosts. Stricter than Slurm in places: docs/hostlists.md.
 std::vector<std::string> expand_hostlist(std::string_view expression);
 
-/// Compresses host names into the shortest expression Slurm would print for them
-/// (sorted, consecutive numbers merged into ranges, zero padding kept).
+/// Compresses host names exactly as `scontrol show hostlist` does: order and duplicates
+/// are kept (sort first for the shortest text), each run of consecutive numbers with
+/// the same prefix and a compatible zero padding becomes a range, and neighbouring
+/// ranges of one prefix share a bracket. expand_hostlist(compress_hostlist(h)) == h.
 std::string compress_hostlist(std::span<const std::string> hosts);
 
 }  // namespace hetscale
