@@ -81,7 +81,9 @@ class SiteReader {
     SiteTable table;
     read_site(root, table);
     for (const toml::table* entry : tables_of(root, "group")) table.groups.push_back(group(*entry));
-    for (const toml::table* entry : tables_of(root, "node")) add_nodes(*entry, table);
+    std::vector<const toml::table*> node_entries = tables_of(root, "node");
+    table.nodes.reserve(node_entries.size());  // exact for one name per entry, the common case
+    for (const toml::table* entry : node_entries) add_nodes(*entry, table);
     table.index();
     return table;
   }
@@ -172,10 +174,10 @@ class SiteReader {
 
     const toml::node& name = *entry.get("name");
     for (std::string& host : hosts(name, expression)) {
-      auto [first, inserted] = node_places_.emplace(host, at(name));
+      auto [first, inserted] = node_places_.emplace(host, name.source().begin);
       if (!inserted)
         fail(at(name), fmt::format("node '{}' is listed twice (first at {})", host,
-                                   first->second.str()));
+                                   at(toml::source_region{first->second, {}, {}}).str()));
       Node& node = table.nodes.emplace_back(proto);
       node.name = std::move(host);
     }
@@ -269,7 +271,8 @@ class SiteReader {
   mutable std::vector<std::size_t> line_starts_;
   std::unordered_map<std::string, SourceLocation> group_places_;
   std::unordered_map<std::string, double> group_speeds_;
-  std::unordered_map<std::string, SourceLocation> node_places_;
+  // Only line and column per host: 10,000 copies of the file name would cost time.
+  std::unordered_map<std::string, toml::source_position> node_places_;
 };
 
 // --- writing -----------------------------------------------------------------------
