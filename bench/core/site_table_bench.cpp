@@ -2,11 +2,11 @@
 // [[node]] entry per node, and a few host-list expressions covering the same nodes.
 // Run: build/default/bench/bench_core --benchmark_filter=SiteTable
 #include <benchmark/benchmark.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <unistd.h>
 
 #include "hetscale/hostlist.hpp"
 #include "hetscale/site_table.hpp"
@@ -39,15 +39,17 @@ std::string single_name_table() {
 std::string host_list_table() {
   return header() +
          "\n[[node]]\nname = \"n[00001-04000]\"\ngroup = \"blade\"\n"
-         "\n[[node]]\nname = \"n[04001-06000,06002-08000]\"\ngroup = \"blade\"\nstate = \"degraded\"\n"
+         "\n[[node]]\nname = \"n[04001-06000,06002-08000]\"\ngroup = \"blade\"\nstate = "
+         "\"degraded\"\n"
          "\n[[node]]\nname = \"n06001,n[08001-09000]\"\ngroup = \"fat\"\nprocessors = 4\n"
          "\n[[node]]\nname = \"rack[1-10]-n[001-100]\"\ngroup = \"fat\"\nprocessors = 2\n";
 }
 
 // Writes the text to a temporary file so that the figure includes reading the file.
 std::filesystem::path write_temp(const std::string& text, const char* tag) {
-  std::filesystem::path path = std::filesystem::temp_directory_path() /
-                               ("hetscale-bench-" + std::to_string(::getpid()) + "-" + tag + ".toml");
+  std::filesystem::path path =
+      std::filesystem::temp_directory_path() /
+      ("hetscale-bench-" + std::to_string(::getpid()) + "-" + tag + ".toml");
   std::ofstream(path) << text;
   return path;
 }

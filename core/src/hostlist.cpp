@@ -13,16 +13,20 @@ namespace hetscale {
 namespace {
 
 constexpr std::size_t max_hosts = 1'000'000;  // per expression, so a typo cannot exhaust memory
-constexpr std::size_t max_digits = 18;         // every such number fits in 64 bits
+constexpr std::size_t max_digits = 18;        // every such number fits in 64 bits
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 bool is_name_char(char c) {
   return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-' || c == '.' ||
          c == '_';
 }
 
-std::string quoted(char c) { return std::string("'") + c + "'"; }
+std::string quoted(char c) {
+  return std::string("'") + c + "'";
+}
 
 // One bracket range "lo-hi"; width is the length of lo as written (Slurm pads every
 // number of the range to it: "[01-100]" gives n01 ... n100).
@@ -172,7 +176,8 @@ class Parser {
     for (const Piece& p : pieces) {
       if (!p.is_bracket()) continue;
       total *= p.count();  // each factor <= max_hosts, so this cannot overflow before the check
-      if (total + hosts.size() > max_hosts) fail(term_start + 1, "too many hosts (more than 1000000)");
+      if (total + hosts.size() > max_hosts)
+        fail(term_start + 1, "too many hosts (more than 1000000)");
     }
     hosts.reserve(hosts.size() + total);
     std::string name;
@@ -268,7 +273,9 @@ std::vector<Run> runs_of(std::span<const std::string> hosts) {
   return runs;
 }
 
-bool same_bracket(const Run& a, const Run& b) { return a.lo && b.lo && a.prefix == b.prefix; }
+bool same_bracket(const Run& a, const Run& b) {
+  return a.lo && b.lo && a.prefix == b.prefix;
+}
 
 }  // namespace
 

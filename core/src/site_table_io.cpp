@@ -1,12 +1,11 @@
 // Reading and writing the site table (DESIGN.md contract 3.1) with toml++. Every error
 // is a ConfigError at the file:line:col of the offending key, value or table.
+#include <fmt/format.h>
 #include <toml++/toml.h>
 
-#include <array>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <fmt/format.h>
 #include <fstream>
 #include <initializer_list>
 #include <limits>
@@ -51,8 +50,10 @@ std::string type_name(const toml::node& node) {
 std::string syntax_message(std::string_view description) {
   std::string text(description);
   constexpr std::string_view error_while = "Error while ";
-  if (text.starts_with(error_while)) text = "syntax error while " + text.substr(error_while.size());
-  else text = "syntax error: " + text;
+  if (text.starts_with(error_while))
+    text = "syntax error while " + text.substr(error_while.size());
+  else
+    text = "syntax error: " + text;
   for (char& c : text)
     if (c == '\n' || c == '\r') c = ' ';
   while (!text.empty() && (text.back() == '.' || text.back() == ' ')) text.pop_back();
@@ -152,8 +153,8 @@ class SiteReader {
     const toml::node& name = *entry.get("name");
     auto [first, inserted] = group_places_.emplace(g.name, at(name));
     if (!inserted)
-      fail(at(name), fmt::format("group '{}' is declared twice (first at {})", g.name,
-                                 first->second.str()));
+      fail(at(name),
+           fmt::format("group '{}' is declared twice (first at {})", g.name, first->second.str()));
     group_speeds_.emplace(g.name, g.marked_speed);
     return g;
   }
@@ -168,7 +169,8 @@ class SiteReader {
     if (speed == group_speeds_.end())
       fail(at(*entry.get("group")), fmt::format("unknown group '{}'", proto.group));
     proto.marked_speed = speed->second;
-    if (const toml::node* value = entry.get("marked_speed")) proto.marked_speed = positive_speed(*value);
+    if (const toml::node* value = entry.get("marked_speed"))
+      proto.marked_speed = positive_speed(*value);
     if (const toml::node* value = entry.get("processors")) proto.processors = processors(*value);
     if (const toml::node* value = entry.get("state")) proto.state = state(*value);
 
@@ -199,7 +201,7 @@ class SiteReader {
   std::size_t opening_quote_width(const toml::node& value) const {
     std::size_t offset = line_offset(value.source().begin.line) + value.source().begin.column - 1;
     std::string_view rest = text_.substr(std::min(offset, text_.size()));
-    return (rest.starts_with("\"\"\"") || rest.starts_with("'''")) ? 3 : 1;
+    return (rest.starts_with(R"(""")") || rest.starts_with("'''")) ? 3 : 1;
   }
 
   // Byte offset of the start of a 1-based line; computed once, lazily.
@@ -249,8 +251,7 @@ class SiteReader {
 
   std::uint32_t processors(const toml::node& node) const {
     const auto* value = node.as_integer();
-    if (value == nullptr)
-      fail(at(node), "'processors' must be an integer, not " + type_name(node));
+    if (value == nullptr) fail(at(node), "'processors' must be an integer, not " + type_name(node));
     std::int64_t count = value->get();
     if (count < 1) fail(at(node), fmt::format("'processors' must be at least 1, not {}", count));
     if (count > std::numeric_limits<std::uint32_t>::max())
@@ -307,7 +308,8 @@ bool same_entry(const Node& a, const Node& b) {
 
 using GroupSpeeds = std::unordered_map<std::string_view, double>;
 
-void write_node_entry(std::string& out, const GroupSpeeds& group_speeds, std::span<const Node> run) {
+void write_node_entry(std::string& out, const GroupSpeeds& group_speeds,
+                      std::span<const Node> run) {
   std::vector<std::string> names;
   names.reserve(run.size());
   for (const Node& node : run) names.push_back(node.name);
@@ -330,7 +332,8 @@ SiteTable parse_site_table(std::string_view text, const std::string& source_name
 
 SiteTable load_site_table(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError({path.string(), 0, 0}, fmt::format("cannot read: {}", std::strerror(errno)));
+  if (!in)
+    throw ConfigError({path.string(), 0, 0}, fmt::format("cannot read: {}", std::strerror(errno)));
   std::ostringstream text;
   text << in.rdbuf();
   SiteTable table = parse_site_table(text.str(), path.string());

@@ -133,7 +133,8 @@ TEST(LoadSiteTableErrors, UnknownKeys) {
 }
 
 TEST(LoadSiteTableErrors, WrongTypes) {
-  EXPECT_EQ(load_error("bad-wrong-type.toml"), ":11:14: 'processors' must be an integer, not a string");
+  EXPECT_EQ(load_error("bad-wrong-type.toml"),
+            ":11:14: 'processors' must be an integer, not a string");
   EXPECT_EQ(load_error("bad-wrong-type-speed.toml"),
             ":6:16: 'marked_speed' must be a number, not a string");
   EXPECT_EQ(load_error("bad-site-not-table.toml"), ":1:8: 'site' must be a table, not a string");
@@ -144,7 +145,8 @@ TEST(LoadSiteTableErrors, WrongTypes) {
 TEST(LoadSiteTableErrors, MissingKeysPointAtTheTable) {
   EXPECT_EQ(load_error("bad-missing-site.toml"), ":1:1: missing table [site]");
   EXPECT_EQ(load_error("bad-missing-site-name.toml"), ":1:1: missing key 'name' in [site]");
-  EXPECT_EQ(load_error("bad-missing-key-group.toml"), ":4:1: missing key 'marked_speed' in [[group]]");
+  EXPECT_EQ(load_error("bad-missing-key-group.toml"),
+            ":4:1: missing key 'marked_speed' in [[group]]");
   EXPECT_EQ(load_error("bad-missing-key-node.toml"), ":8:1: missing key 'group' in [[node]]");
 }
 
@@ -194,10 +196,12 @@ TEST(ParseSiteTable, NodeListedTwiceInOneExpression) {
 TEST(ParseSiteTable, MoreTypeAndRangeErrors) {
   EXPECT_EQ(parse_error(header + "[[node]]\nname = \"n1\"\ngroup = \"blade\"\nprocessors = 2.0\n"),
             "site.toml:10:14: 'processors' must be an integer, not a floating-point number");
-  EXPECT_EQ(parse_error(header + "[[node]]\nname = \"n1\"\ngroup = \"blade\"\nprocessors = 5000000000\n"),
-            "site.toml:10:14: 'processors' must be at most 4294967295, not 5000000000");
-  EXPECT_EQ(parse_error(header + "[[node]]\nname = \"n1\"\ngroup = \"blade\"\nmarked_speed = nan\n"),
-            "site.toml:10:16: 'marked_speed' must be positive and finite, not nan");
+  EXPECT_EQ(
+      parse_error(header + "[[node]]\nname = \"n1\"\ngroup = \"blade\"\nprocessors = 5000000000\n"),
+      "site.toml:10:14: 'processors' must be at most 4294967295, not 5000000000");
+  EXPECT_EQ(
+      parse_error(header + "[[node]]\nname = \"n1\"\ngroup = \"blade\"\nmarked_speed = nan\n"),
+      "site.toml:10:16: 'marked_speed' must be positive and finite, not nan");
   EXPECT_EQ(parse_error(header + "[[node]]\nname = 7\ngroup = \"blade\"\n"),
             "site.toml:8:8: 'name' must be a string, not an integer");
   EXPECT_EQ(parse_error(header + "[[node]]\nname = \"n1\"\ngroup = \"blade\"\nstate = true\n"),
