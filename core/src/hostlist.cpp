@@ -59,10 +59,11 @@ class Parser {
  public:
   explicit Parser(std::string_view text) : text_(text) {}
 
-  std::vector<std::string> expand() {
+  std::vector<std::string> expand(std::vector<HostlistTerm>* terms) {
     std::vector<std::string> hosts;
     while (true) {
       std::size_t term_start = pos_;
+      if (terms != nullptr) terms->push_back(HostlistTerm{term_start + 1, hosts.size()});
       std::vector<Piece> pieces = term();
       append_product(pieces, term_start, hosts);
       if (at_end()) break;
@@ -280,7 +281,13 @@ bool same_bracket(const Run& a, const Run& b) {
 }  // namespace
 
 std::vector<std::string> expand_hostlist(std::string_view expression) {
-  return Parser(expression).expand();
+  return Parser(expression).expand(nullptr);
+}
+
+std::vector<std::string> expand_hostlist(std::string_view expression,
+                                         std::vector<HostlistTerm>& terms) {
+  terms.clear();
+  return Parser(expression).expand(&terms);
 }
 
 std::string compress_hostlist(std::span<const std::string> hosts) {

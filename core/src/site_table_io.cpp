@@ -94,6 +94,9 @@ class SiteReader {
     return SourceLocation{file_, region.begin.line, region.begin.column};
   }
   [[nodiscard]] SourceLocation at(const toml::node& node) const { return at(node.source()); }
+  [[nodiscard]] SourceLocation at(const toml::source_position& place) const {
+    return SourceLocation{file_, place.line, place.column};
+  }
 
   [[noreturn]] void fail(const SourceLocation& where, const std::string& message) const {
     throw ConfigError(where, message);
@@ -175,24 +178,37 @@ class SiteReader {
     if (const toml::node* value = entry.get("state")) proto.state = state(*value);
 
     const toml::node& name = *entry.get("name");
-    for (std::string& host : hosts(name, expression)) {
-      auto [first, inserted] = node_places_.emplace(host, name.source().begin);
+    std::vector<HostlistTerm>& terms = terms_;  // reused: no allocation per entry
+    std::vector<std::string> hosts = expand(name, expression, terms);
+    std::size_t term = 0;
+    for (std::size_t i = 0; i < hosts.size(); ++i) {
+      while (term + 1 < terms.size() && terms[term + 1].first_host <= i) ++term;
+      // The place of a host is its term inside the string: "n3" in "n[5-8],n3".
+      toml::source_position place = inside_string(name, terms[term].column);
+      auto [first, inserted] = node_places_.emplace(hosts[i], place);
       if (!inserted)
-        fail(at(name), fmt::format("node '{}' is listed twice (first at {})", host,
-                                   at(toml::source_region{first->second, {}, {}}).str()));
+        fail(at(place), fmt::format("node '{}' is listed twice (first at {})", hosts[i],
+                                    at(first->second).str()));
       Node& node = table.nodes.emplace_back(proto);
-      node.name = std::move(host);
+      node.name = std::move(hosts[i]);
     }
   }
 
-  std::vector<std::string> hosts(const toml::node& name, const std::string& expression) const {
+  std::vector<std::string> expand(const toml::node& name, const std::string& expression,
+                                  std::vector<HostlistTerm>& terms) const {
     try {
-      return expand_hostlist(expression);
+      return expand_hostlist(expression, terms);
     } catch (const ExpressionError& e) {
-      SourceLocation where = at(name);
-      where.column += static_cast<std::uint32_t>(opening_quote_width(name) + e.column() - 1);
-      fail(where, fmt::format("bad host list '{}': {}", expression, e.message()));
+      fail(at(inside_string(name, e.column())),
+           fmt::format("bad host list '{}': {}", expression, e.message()));
     }
+  }
+
+  // Line and column of the 1-based `column` of a string value's text.
+  toml::source_position inside_string(const toml::node& value, std::size_t column) const {
+    toml::source_position place = value.source().begin;
+    place.column += static_cast<toml::source_index>(opening_quote_width(value) + column - 1);
+    return place;
   }
 
   // The string's region starts at its opening quote: ' and " are one character,
@@ -208,8 +224,9 @@ class SiteReader {
   std::size_t line_offset(std::uint32_t line) const {
     if (line_starts_.empty()) {
       line_starts_.push_back(0);
-      for (std::size_t i = 0; i < text_.size(); ++i)
-        if (text_[i] == '\n') line_starts_.push_back(i + 1);
+      for (std::size_t i = text_.find('\n'); i != std::string_view::npos;
+           i = text_.find('\n', i + 1))
+        line_starts_.push_back(i + 1);
     }
     return line == 0 || line > line_starts_.size() ? 0 : line_starts_[line - 1];
   }
@@ -270,6 +287,7 @@ class SiteReader {
   std::string_view text_;
   std::string file_;
   mutable std::vector<std::size_t> line_starts_;
+  std::vector<HostlistTerm> terms_;
   std::unordered_map<std::string, SourceLocation> group_places_;
   std::unordered_map<std::string, double> group_speeds_;
   // Only line and column per host: 10,000 copies of the file name would cost time.

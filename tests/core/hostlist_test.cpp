@@ -76,6 +76,18 @@ TEST(ExpandHostlist, KeepsOrderAndDuplicates) {
   EXPECT_THAT(expand_hostlist("n[3,1,1]"), ElementsAre("n3", "n1", "n1"));
 }
 
+TEST(ExpandHostlist, SaysWhereEachTermStarts) {
+  std::vector<HostlistTerm> terms{{99, 99}};
+  EXPECT_THAT(expand_hostlist("a1,b[2-3],c", terms), ElementsAre("a1", "b2", "b3", "c"));
+  ASSERT_EQ(terms.size(), 3u);
+  EXPECT_EQ(terms[0].column, 1u);
+  EXPECT_EQ(terms[0].first_host, 0u);
+  EXPECT_EQ(terms[1].column, 4u);
+  EXPECT_EQ(terms[1].first_host, 1u);
+  EXPECT_EQ(terms[2].column, 11u);
+  EXPECT_EQ(terms[2].first_host, 3u);
+}
+
 TEST(ExpandHostlist, AcceptsTheCap) {
   EXPECT_EQ(expand_hostlist("n[1-1000000]").size(), 1'000'000u);
 }

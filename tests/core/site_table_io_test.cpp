@@ -178,7 +178,7 @@ TEST(LoadSiteTableErrors, HostListErrorPointsInsideTheString) {
 TEST(LoadSiteTableErrors, NodeListedTwiceAcrossExpressions) {
   std::string path = fixture("bad-duplicate-node.toml");
   EXPECT_EQ(load_error("bad-duplicate-node.toml"),
-            ":13:8: node 'n3' is listed twice (first at " + path + ":9:8)");
+            ":13:16: node 'n3' is listed twice (first at " + path + ":9:9)");
 }
 
 TEST(ParseSiteTable, HostListColumnInLiteralAndMultiLineStrings) {
@@ -190,7 +190,10 @@ TEST(ParseSiteTable, HostListColumnInLiteralAndMultiLineStrings) {
 
 TEST(ParseSiteTable, NodeListedTwiceInOneExpression) {
   EXPECT_EQ(parse_error(header + "[[node]]\nname = \"n[1-3,2]\"\ngroup = \"blade\"\n"),
-            "site.toml:8:8: node 'n2' is listed twice (first at site.toml:8:8)");
+            "site.toml:8:9: node 'n2' is listed twice (first at site.toml:8:9)");
+  EXPECT_EQ(parse_error(header + "[[node]]\nname = \"a1,n[1-2]\"\ngroup = \"blade\"\n" +
+                        "[[node]]\nname = \"b,n2\"\ngroup = \"blade\"\n"),
+            "site.toml:11:11: node 'n2' is listed twice (first at site.toml:8:12)");
 }
 
 TEST(ParseSiteTable, MoreTypeAndRangeErrors) {
