@@ -166,8 +166,8 @@ class SiteReader {
     check_keys(entry, {"name", "group", "processors", "marked_speed", "state"}, "in [[node]]");
     Node proto;
     proto.where = at(entry);
-    proto.group = required_string(entry, "group", "[[node]]");
     std::string expression = required_string(entry, "name", "[[node]]");
+    proto.group = required_string(entry, "group", "[[node]]");
     auto speed = group_speeds_.find(proto.group);
     if (speed == group_speeds_.end())
       fail(at(*entry.get("group")), fmt::format("unknown group '{}'", proto.group));
@@ -180,11 +180,13 @@ class SiteReader {
     const toml::node& name = *entry.get("name");
     std::vector<HostlistTerm>& terms = terms_;  // reused: no allocation per entry
     std::vector<std::string> hosts = expand(name, expression, terms);
+    // The place of a host is its term inside the string: "n3" in "n[5-8],n3". Every term
+    // gives at least one host, so the next term starts exactly at its first_host.
     std::size_t term = 0;
+    toml::source_position place = inside_string(name, terms[0].column);
     for (std::size_t i = 0; i < hosts.size(); ++i) {
-      while (term + 1 < terms.size() && terms[term + 1].first_host <= i) ++term;
-      // The place of a host is its term inside the string: "n3" in "n[5-8],n3".
-      toml::source_position place = inside_string(name, terms[term].column);
+      if (term + 1 < terms.size() && terms[term + 1].first_host == i)
+        place = inside_string(name, terms[++term].column);
       auto [first, inserted] = node_places_.emplace(hosts[i], place);
       if (!inserted)
         fail(at(place), fmt::format("node '{}' is listed twice (first at {})", hosts[i],

@@ -197,6 +197,10 @@ TEST(ParseSiteTable, NodeListedTwiceInOneExpression) {
 }
 
 TEST(ParseSiteTable, MoreTypeAndRangeErrors) {
+  EXPECT_EQ(parse_error(header + "[[node]]\ngroup = \"blade\"\n"),
+            "site.toml:7:1: missing key 'name' in [[node]]");
+  EXPECT_EQ(parse_error(header + "[[group]]\nmarked_speed = 1\n"),
+            "site.toml:7:1: missing key 'name' in [[group]]");
   EXPECT_EQ(parse_error(header + "[[node]]\nname = \"n1\"\ngroup = \"blade\"\nprocessors = 2.0\n"),
             "site.toml:10:14: 'processors' must be an integer, not a floating-point number");
   EXPECT_EQ(
