@@ -31,11 +31,15 @@ for site in site-configs/three-group-head.toml site-configs/modern-mixed.toml; d
   done
 done
 
-stage "speed-efficiency of one run: ge, N = 2000, 21.4 s on a 4-node set of 3 x 20.29 + 42.15 Mflops"
-"$hetscale" efficiency --workload ge --param N=2000 --seconds 21.4 --speed 103.02
+stage "speed-efficiency of one run: ge, N = 2000, 80 s on a 4-node set of 3 x 20.29 + 42.15 Mflops"
+"$hetscale" efficiency --workload ge --param N=2000 --seconds 80 --speed 103.02
 
 stage "isospeed-e scalability psi over doubling sets (C:N that reached the target E_s)"
 "$hetscale" psi --workload mm --point 242.04:600 --point 335.77:690 --point 523.23:830 --point 898.15:1020
+
+stage "shared computers: proportional vs equalized vs best partition (Monte Carlo, seed 1)"
+"$hetscale" simulate --computers tests/fixtures/cli/computers.csv --interval 10 \
+  --partition proportional equalized linearised optimised
 
 stage "done"
 echo "Next: scripts/test.sh runs every test; docs/ has the guides."
