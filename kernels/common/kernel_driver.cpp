@@ -9,7 +9,7 @@
 #include "common/kernel_options.hpp"
 #include "common/rank_weights.hpp"
 #include "common/run_environment.hpp"
-#include "common/work_formula.hpp"
+#include "serial/work_formula.hpp"
 #include "hetscale/run_record.hpp"
 #include "serial/blas.hpp"
 

@@ -12,7 +12,7 @@ namespace hetscale::kernels {
 namespace {
 
 void read_positive(const char* text, std::string_view name, std::optional<double>& value, bool& invalid) {
-  if (text == nullptr) return;
+  if (text == nullptr || *text == '\0') return;  // empty = unset
   try {
     value = parse_number(text, name);
     invalid = *value <= 0;

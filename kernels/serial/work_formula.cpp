@@ -1,4 +1,4 @@
-#include "common/work_formula.hpp"
+#include "serial/work_formula.hpp"
 
 #include <cmath>
 #include <string>
