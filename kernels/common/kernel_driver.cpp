@@ -120,7 +120,12 @@ int run(const MpiSession& mpi, int argc, char** argv, const KernelDefinition& de
   std::vector<RankTiming> ranks = gather_rank_timings(mpi, times, weights);
   int status = check.ok ? 0 : 1;
   if (mpi.rank() == 0) {
-    const RunRecord record = build_record(definition, options, env, weights, times, check.ok, std::move(ranks));
+    RunRecord record = build_record(definition, options, env, weights, times, check.ok, std::move(ranks));
+    try {
+      record.speed_unit = site_speed_unit(env.site);
+    } catch (const std::exception& e) {  // the run itself is fine: record it without a unit
+      std::fprintf(stderr, "%s: warning: HETSCALE_SITE: %s\n", program.c_str(), e.what());
+    }
     print_summary(program, record, check);
     try {
       if (env.record_file) append_run_record(*env.record_file, record);

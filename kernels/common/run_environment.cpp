@@ -8,12 +8,10 @@
 #include <thread>
 
 #include "hetscale/error.hpp"
+#include "hetscale/site_table.hpp"
+#include "hetscale/version.hpp"
 #include "serial/blas.hpp"
 #include "serial/fft.hpp"
-
-#ifndef HETSCALE_VERSION
-#define HETSCALE_VERSION "unknown"
-#endif
 
 namespace hetscale::kernels {
 namespace {
@@ -73,7 +71,12 @@ RunEnvironment read_run_environment(const KernelOptions& options, const GetEnv& 
     env.slurm.step_id = integer_variable<std::uint64_t>(getenv, "SLURM_STEP_ID");
   }
   if (const char* nodes = getenv("SLURM_STEP_NODELIST"); nodes != nullptr) env.slurm.node_list = nodes;
+  if (const char* site = getenv("HETSCALE_SITE"); site != nullptr && *site != '\0') env.site = site;
   return env;
+}
+
+std::string site_speed_unit(const std::optional<std::string>& site) {
+  return site ? load_site_table(*site).speed_unit : std::string();
 }
 
 std::string utc_timestamp(std::chrono::system_clock::time_point when) {
@@ -91,7 +94,7 @@ std::string utc_timestamp(std::chrono::system_clock::time_point when) {
 
 nlohmann::json fingerprint() {
   return {{"software",
-           {{"hetscale", HETSCALE_VERSION},
+           {{"hetscale", std::string(version())},
             {"mpi", mpi_library()},
             {"blas", blas_config()},
             {"fftw", fftw_version_string()},

@@ -1,5 +1,4 @@
-// W(N) of the three reference codes (SCIENCE.md section 1).
-// TODO(core-science): replace with hetscale::Workload::parse(name) once it is in main.
+// W(N) of the three reference codes, through core's workload formulas (SCIENCE.md section 1).
 #pragma once
 
 #include <string_view>

@@ -64,3 +64,20 @@ TEST(UtcTimestamp, Iso8601WithMilliseconds) {
 
 }  // namespace
 }  // namespace hetscale::kernels
+
+namespace hetscale::kernels {
+namespace {
+
+TEST(SiteSpeedUnit, FromTheSiteTable) {
+  EXPECT_EQ(site_speed_unit(std::nullopt), "");
+  EXPECT_EQ(site_speed_unit(std::string(HETSCALE_FIXTURES_DIR) + "/site/good-three-groups.toml"), "Mflops");
+  EXPECT_THROW((void)site_speed_unit(std::string("/nonexistent/site.toml")), Error);
+}
+
+TEST(RunEnvironment, SiteFromTheEnvironment) {
+  const RunEnvironment env = read_run_environment({}, fake({{"HETSCALE_SITE", "/etc/hetscale/site.toml"}}));
+  EXPECT_EQ(env.site, "/etc/hetscale/site.toml");
+}
+
+}  // namespace
+}  // namespace hetscale::kernels
