@@ -59,8 +59,8 @@ class Convolution2d final : public Kernel {
   Verification verify() override { return n_ <= direct_check_limit ? check_direct() : check_shift(); }
 
  private:
-  static Complex* row(std::vector<Complex>& m, std::size_t i, std::size_t n) { return m.data() + i * n; }
-  Complex* row(std::vector<Complex>& m, std::size_t i) const { return row(m, i, n_); }
+  // Row i of an n_-wide row-major matrix.
+  Complex* row(std::vector<Complex>& m, std::size_t i) const { return m.data() + i * n_; }
 
   void fill_x_row(std::size_t g, Complex* out) const { fill_uniform({out, n_}, seed_, 4, g * n_); }
   void fill_y_row(std::size_t g, Complex* out) const {
