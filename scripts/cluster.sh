@@ -3,6 +3,7 @@
 #   scripts/cluster.sh up     [--run-dir DIR] [--layout FILE] [--plugin SO] [--plugin-args 'k=v ...']
 #   scripts/cluster.sh down   [--run-dir DIR]
 #   scripts/cluster.sh status [--run-dir DIR]
+#   scripts/cluster.sh restart ...   (down, then up with the same options)
 # DIR defaults to <repo>/run/cluster, FILE to site-configs/testbed-layout.txt. After `up`,
 # `source DIR/env` sets SLURM_CONF for srun/sbatch/sinfo; DIR/site.toml is a site table
 # generated from the layout's speeds. `down` stops exactly what `up` started.
@@ -14,10 +15,14 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 source "$REPO/scripts/lib/testbed-common.sh"
 
 PERIOD_US=20000       # CFS period: short, so that short timed runs see a smooth quota
+# Share of the real cores the node quotas add up to: the rest is headroom for the
+# scheduler's imperfect packing of throttled tasks on cores, for slurmctld, srun, munged
+# and whatever else runs (docs/testbed.md, "Speed factors").
+CPU_BUDGET=${HETSCALE_TESTBED_CPU_BUDGET:-0.8}
 TEST_USER=hetscale-test
 UP_TIMEOUT_S=30
 
-usage() { sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; }
 
 parse_args() {
   VERB=${1:-}
@@ -78,15 +83,17 @@ read_layout() {
   [ ${#NODES[@]} -gt 0 ] || die "$LAYOUT: no nodes"
 }
 
-# Fills QUOTA[n] (microseconds per PERIOD_US): the sum over all nodes never exceeds the
-# machine's real cores; speed 1.0 x 1 cpu = REAL_CORES / sum(speed x cpus) of one core,
-# capped at one core per declared CPU.
+# Fills QUOTA[n] (microseconds per PERIOD_US): the sum over all nodes is CPU_BUDGET x the
+# machine's real cores; speed 1.0 x 1 cpu = CPU_BUDGET x REAL_CORES / sum(speed x cpus) of
+# one core, capped at one core per declared CPU.
 compute_quotas() {
   declare -gA QUOTA=()
   local total=0 n
   REAL_CORES=$(nproc)
   for n in "${NODES[@]}"; do total=$(awk "BEGIN{print $total + ${SPEED[$n]} * ${CPUS[$n]}}"); done
-  CORE_PER_SPEED=$(awk "BEGIN{u = $REAL_CORES / $total; if (u > 1) u = 1; printf \"%.6f\", u}")
+  awk "BEGIN{exit !($CPU_BUDGET > 0 && $CPU_BUDGET <= 1)}" ||
+    die "HETSCALE_TESTBED_CPU_BUDGET must be in (0, 1], got '$CPU_BUDGET'"
+  CORE_PER_SPEED=$(awk "BEGIN{u = $CPU_BUDGET * $REAL_CORES / $total; if (u > 1) u = 1; printf \"%.6f\", u}")
   for n in "${NODES[@]}"; do
     QUOTA[$n]=$(awk "BEGIN{q = int(${SPEED[$n]} * ${CPUS[$n]} * $CORE_PER_SPEED * $PERIOD_US); if (q < 1000) q = 1000; print q}")
   done
@@ -339,8 +346,9 @@ main() {
     up) cmd_up ;;
     down) cmd_down ;;
     status) cmd_status ;;
+    restart) cmd_down && cmd_up ;;
     -h | --help | "") usage; [ -n "$VERB" ] ;;
-    *) die "unknown verb '$VERB' (up, down, status)" ;;
+    *) die "unknown verb '$VERB' (up, down, status, restart)" ;;
   esac
 }
 

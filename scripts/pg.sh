@@ -3,6 +3,7 @@
 #   scripts/pg.sh up     [--run-dir DIR] [--port P]
 #   scripts/pg.sh down   [--run-dir DIR]
 #   scripts/pg.sh status [--run-dir DIR]
+#   scripts/pg.sh restart ...   (down, then up with the same options)
 # DIR defaults to <repo>/run/pg, P to 15432. `up` prints the connection URI and writes it
 # to DIR/uri; the server listens on 127.0.0.1:P and a unix socket in DIR/socket, trusts
 # every local connection (throwaway data only) and has a database `hetscale`.
@@ -17,7 +18,7 @@ source "$REPO/scripts/lib/testbed-common.sh"
 PG_USER=postgres
 DB_NAME=hetscale
 
-usage() { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; }
 
 parse_args() {
   VERB=${1:-}
@@ -104,8 +105,9 @@ main() {
     up) cmd_up ;;
     down) cmd_down ;;
     status) cmd_status ;;
+    restart) cmd_down && cmd_up ;;
     -h | --help | "") usage; [ -n "$VERB" ] ;;
-    *) die "unknown verb '$VERB' (up, down, status)" ;;
+    *) die "unknown verb '$VERB' (up, down, status, restart)" ;;
   esac
 }
 
