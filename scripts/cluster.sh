@@ -40,6 +40,8 @@ parse_args() {
     esac
   done
   RUN_DIR=$(abs_path "$RUN_DIR")
+  # Unix socket paths (munge, slurmstepd, PMIx) live under it and are limited to 107 bytes.
+  [ ${#RUN_DIR} -le 70 ] || die "run dir '$RUN_DIR' is longer than 70 characters (unix socket paths under it would be too long)"
   CG_NAME=hetscale-testbed-$(dir_id "$RUN_DIR")
   cg_detect
   CG=$CG_ROOT/$CG_NAME
@@ -300,7 +302,9 @@ cleanup_leftovers() {
 
 cmd_down() {
   local f
-  if [ -d "$CG" ]; then
+  # Gracefully through the PID files when they are there; whatever is left (or everything,
+  # when the run dir is gone) is then killed through the cgroup.
+  if [ -d "$CG" ] && [ -d "$RUN_DIR/pid" ]; then
     for f in "$RUN_DIR"/pid/slurmd-*.pid; do [ -e "$f" ] && stop_pidfile "$f" "$CG_NAME"; done
     stop_pidfile "$RUN_DIR/pid/slurmctld.pid" "$CG_NAME"
     # munged last: the Slurm daemons need it while they shut down.
