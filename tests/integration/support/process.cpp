@@ -28,7 +28,8 @@ std::vector<std::string> merged_environment(const std::vector<std::string>& extr
     vars[entry.substr(0, entry.find('='))] = entry;
   }
   for (const auto& entry : extra) {
-    if (entry.find('=') == std::string::npos) throw std::invalid_argument("run_command: env entry without '=': " + entry);
+    if (entry.find('=') == std::string::npos)
+      throw std::invalid_argument("run_command: env entry without '=': " + entry);
     vars[entry.substr(0, entry.find('='))] = entry;
   }
   std::vector<std::string> out;
@@ -48,7 +49,8 @@ std::vector<char*> c_strings(std::vector<std::string>& strings) {
 struct Pipe {
   std::array<int, 2> fd{-1, -1};
   Pipe() {
-    if (pipe2(fd.data(), O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe2: ") + std::strerror(errno));
+    if (pipe2(fd.data(), O_CLOEXEC) != 0)
+      throw std::runtime_error(std::string("pipe2: ") + std::strerror(errno));
   }
   Pipe(const Pipe&) = delete;
   Pipe& operator=(const Pipe&) = delete;
@@ -71,8 +73,8 @@ int decode_status(int status) {
 }  // namespace
 
 std::string CommandResult::describe() const {
-  return "exit " + std::to_string(exit_code) + (timed_out ? " (timed out)" : "") + "\n--- stdout\n" + out +
-         "--- stderr\n" + err;
+  return "exit " + std::to_string(exit_code) + (timed_out ? " (timed out)" : "") +
+         "\n--- stdout\n" + out + "--- stderr\n" + err;
 }
 
 CommandResult run_command(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
@@ -90,9 +92,12 @@ CommandResult run_command(const std::vector<std::string>& argv, std::chrono::mil
   if (pid == 0) {
     setpgid(0, 0);
     const int devnull = open("/dev/null", O_RDONLY);
-    if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out_pipe.fd[1], 1) < 0 || dup2(err_pipe.fd[1], 2) < 0) _exit(126);
+    if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out_pipe.fd[1], 1) < 0 ||
+        dup2(err_pipe.fd[1], 2) < 0)
+      _exit(126);
     execvpe(c_args[0], c_args.data(), c_env.data());
-    const std::string msg = "run_command: cannot execute " + args[0] + ": " + std::strerror(errno) + "\n";
+    const std::string msg =
+        "run_command: cannot execute " + args[0] + ": " + std::strerror(errno) + "\n";
     [[maybe_unused]] auto n = write(2, msg.data(), msg.size());
     _exit(127);
   }
@@ -108,14 +113,17 @@ CommandResult run_command(const std::vector<std::string>& argv, std::chrono::mil
   int status = 0;
   bool reaped = false;
   while (true) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     if (left.count() <= 0) {
       result.timed_out = true;
       break;
     }
     if (open_fds > 0) {
-      const int ready = poll(fds.data(), fds.size(), static_cast<int>(std::min<long long>(left.count(), 100)));
-      if (ready < 0 && errno != EINTR) throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
+      const int ready =
+          poll(fds.data(), fds.size(), static_cast<int>(std::min<long long>(left.count(), 100)));
+      if (ready < 0 && errno != EINTR)
+        throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
       for (std::size_t i = 0; i < fds.size(); ++i) {
         if (fds[i].fd < 0 || (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
         std::array<char, 4096> buffer{};

@@ -11,8 +11,9 @@ namespace hetscale::test {
 std::string require_env(const char* name) {
   const char* value = std::getenv(name);
   if (value == nullptr || *value == '\0') {
-    throw std::runtime_error(std::string(name) +
-                             " is not set: run this test through ctest, which brings up the testbed fixture it needs");
+    throw std::runtime_error(
+        std::string(name) +
+        " is not set: run this test through ctest, which brings up the testbed fixture it needs");
   }
   return value;
 }
@@ -32,7 +33,9 @@ std::vector<TestbedNode> read_layout(const std::filesystem::path& path) {
     std::string kv;
     while (words >> kv) {
       const auto eq = kv.find('=');
-      if (eq == std::string::npos) throw std::runtime_error(path.string() + ":" + std::to_string(lineno) + ": expected key=value");
+      if (eq == std::string::npos)
+        throw std::runtime_error(path.string() + ":" + std::to_string(lineno) +
+                                 ": expected key=value");
       const std::string key = kv.substr(0, eq);
       const std::string value = kv.substr(eq + 1);
       if (key == "group") {
@@ -42,7 +45,8 @@ std::vector<TestbedNode> read_layout(const std::filesystem::path& path) {
       } else if (key == "speed") {
         node.speed = std::stod(value);
       } else {
-        throw std::runtime_error(path.string() + ":" + std::to_string(lineno) + ": unknown key " + key);
+        throw std::runtime_error(path.string() + ":" + std::to_string(lineno) + ": unknown key " +
+                                 key);
       }
     }
     nodes.push_back(node);
@@ -70,6 +74,8 @@ const TestbedNode& Testbed::node_with_speed(double speed) const {
   throw std::runtime_error("the testbed has no node of speed " + std::to_string(speed));
 }
 
-std::string test_db_uri() { return require_env("HETSCALE_TEST_DB_URI"); }
+std::string test_db_uri() {
+  return require_env("HETSCALE_TEST_DB_URI");
+}
 
 }  // namespace hetscale::test

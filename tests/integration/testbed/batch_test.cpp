@@ -23,8 +23,8 @@ std::vector<std::string> completion_lines(const Testbed& tb, const std::string& 
 
 TEST(Batch, AnArrayOfEightTasksLeavesEightCompletionLines) {
   const Testbed tb = Testbed::from_env();
-  const auto r = run_command({"sbatch", "--parsable", "--array=0-7", "--output=/dev/null", "--chdir=/tmp",
-                              "--wrap", "hostname"},
+  const auto r = run_command({"sbatch", "--parsable", "--array=0-7", "--output=/dev/null",
+                              "--chdir=/tmp", "--wrap", "hostname"},
                              30s);
   ASSERT_TRUE(r.ok()) << r.describe();
   const std::string job = split_lines(r.out).at(0);

@@ -56,7 +56,8 @@ TEST(Cluster, UpOnARunningClusterSaysSoAndChangesNothing) {
   const std::string ctld_pid = read_file(tb.dir / "pid" / "slurmctld.pid");
   ASSERT_FALSE(ctld_pid.empty());
   const std::string conf = read_file(tb.slurm_conf);
-  const auto r = run_command({HETSCALE_SOURCE_DIR "/scripts/cluster.sh", "up", "--run-dir", tb.dir.string()}, 30s);
+  const auto r = run_command(
+      {HETSCALE_SOURCE_DIR "/scripts/cluster.sh", "up", "--run-dir", tb.dir.string()}, 30s);
   ASSERT_TRUE(r.ok()) << r.describe();
   EXPECT_NE(r.out.find("already running"), std::string::npos) << r.out;
   EXPECT_EQ(read_file(tb.dir / "pid" / "slurmctld.pid"), ctld_pid);
@@ -65,7 +66,8 @@ TEST(Cluster, UpOnARunningClusterSaysSoAndChangesNothing) {
 
 TEST(Cluster, StatusShowsEveryNodeIdleWithItsQuota) {
   const Testbed tb = Testbed::from_env();
-  const auto r = run_command({HETSCALE_SOURCE_DIR "/scripts/cluster.sh", "status", "--run-dir", tb.dir.string()}, 30s);
+  const auto r = run_command(
+      {HETSCALE_SOURCE_DIR "/scripts/cluster.sh", "status", "--run-dir", tb.dir.string()}, 30s);
   ASSERT_TRUE(r.ok()) << r.describe();
   for (const auto& node : tb.nodes) {
     bool found = false;
@@ -86,11 +88,12 @@ TEST(Cluster, StatusShowsEveryNodeIdleWithItsQuota) {
 TEST(Cluster, EnvFileAndSiteTableDescribeTheLayout) {
   const Testbed tb = Testbed::from_env();
   const std::string env = read_file(tb.dir / "env");
-  EXPECT_NE(env.find("export SLURM_CONF=" + tb.slurm_conf.string() + "\n"), std::string::npos) << env;
+  EXPECT_NE(env.find("export SLURM_CONF=" + tb.slurm_conf.string() + "\n"), std::string::npos)
+      << env;
   const std::string site = read_file(tb.site_table());
   for (const auto& node : tb.nodes) {
-    EXPECT_NE(site.find("name = \"" + node.name + "\"\ngroup = \"" + node.group + "\"\nprocessors = " +
-                        std::to_string(node.cpus) + "\n"),
+    EXPECT_NE(site.find("name = \"" + node.name + "\"\ngroup = \"" + node.group +
+                        "\"\nprocessors = " + std::to_string(node.cpus) + "\n"),
               std::string::npos)
         << node.name << " not in\n"
         << site;

@@ -21,8 +21,9 @@ class Lifecycle : public ::testing::Test {
  protected:
   void SetUp() override {
     // Short: unix socket paths under the run dir are limited (cluster.sh allows 70 chars).
-    dir_ = std::filesystem::path(HETSCALE_BINARY_DIR) / "testbed" /
-           ("lc-" + std::to_string(::testing::UnitTest::GetInstance()->current_test_info()->line()));
+    dir_ =
+        std::filesystem::path(HETSCALE_BINARY_DIR) / "testbed" /
+        ("lc-" + std::to_string(::testing::UnitTest::GetInstance()->current_test_info()->line()));
     std::filesystem::create_directories(dir_.parent_path());
     layout_ = dir_.parent_path() / (dir_.filename().string() + ".layout");
     std::ofstream(layout_) << "# one small node\nm1 group=tiny cpus=1 speed=0.25\n";
@@ -98,7 +99,8 @@ TEST_F(Lifecycle, UpRejectsABadLayoutNamingFileAndLine) {
   std::ofstream(layout_) << "m1 group=tiny\nm2 group=tiny speed=fast\n";
   const auto up = cluster("up");
   EXPECT_EQ(up.exit_code, 1) << up.describe();
-  EXPECT_NE(up.err.find(layout_.string() + ":2: speed must be a positive number, got 'fast'"), std::string::npos)
+  EXPECT_NE(up.err.find(layout_.string() + ":2: speed must be a positive number, got 'fast'"),
+            std::string::npos)
       << up.err;
 }
 

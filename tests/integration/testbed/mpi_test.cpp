@@ -27,7 +27,8 @@ std::multiset<std::string> ring_hosts(const std::string& out, std::size_t size) 
 TEST(Mpi, RingAndAllreduceAcrossAllNodesWithSrunPmix) {
   const Testbed tb = Testbed::from_env();
   const std::string n = std::to_string(tb.nodes.size());
-  const auto r = run_command({"srun", "--mpi=pmix", "-N" + n, "-n" + n, "--ntasks-per-node=1", HETSCALE_MPI_RING}, 90s);
+  const auto r = run_command(
+      {"srun", "--mpi=pmix", "-N" + n, "-n" + n, "--ntasks-per-node=1", HETSCALE_MPI_RING}, 90s);
   ASSERT_TRUE(r.ok()) << r.describe();
   std::multiset<std::string> expected;
   for (const auto& node : tb.nodes) expected.insert(node.name);
@@ -38,10 +39,11 @@ TEST(Mpi, RingAndAllreduceUnderMpirunOnOneNode) {
   const Testbed tb = Testbed::from_env();
   const std::string node = tb.nodes.back().name;
   // mpirun refuses root unless told; the testbed's jobs run as root.
-  const auto r = run_command({"srun", "-N1", "-n1", "-w", node,
-                              "--export=ALL,OMPI_ALLOW_RUN_AS_ROOT=1,OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "mpirun",
-                              "--oversubscribe", "-np", "3", HETSCALE_MPI_RING},
-                             90s);
+  const auto r =
+      run_command({"srun", "-N1", "-n1", "-w", node,
+                   "--export=ALL,OMPI_ALLOW_RUN_AS_ROOT=1,OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
+                   "mpirun", "--oversubscribe", "-np", "3", HETSCALE_MPI_RING},
+                  90s);
   ASSERT_TRUE(r.ok()) << r.describe();
   EXPECT_EQ(ring_hosts(r.out, 3), (std::multiset<std::string>{node, node, node})) << r.out;
 }

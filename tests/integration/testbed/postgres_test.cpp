@@ -20,7 +20,8 @@ using Conn = std::unique_ptr<PGconn, ConnDeleter>;
 using Result = std::unique_ptr<PGresult, ResultDeleter>;
 
 Result exec(PGconn* conn, const char* sql, std::vector<const char*> params = {}) {
-  return Result(PQexecParams(conn, sql, static_cast<int>(params.size()), nullptr, params.data(), nullptr, nullptr, 0));
+  return Result(PQexecParams(conn, sql, static_cast<int>(params.size()), nullptr, params.data(),
+                             nullptr, nullptr, 0));
 }
 
 TEST(Postgres, CreateInsertAndReadBack) {
@@ -28,9 +29,11 @@ TEST(Postgres, CreateInsertAndReadBack) {
   ASSERT_EQ(PQstatus(conn.get()), CONNECTION_OK) << PQerrorMessage(conn.get());
   EXPECT_STREQ(PQdb(conn.get()), "hetscale");
 
-  auto r = exec(conn.get(), "CREATE TEMP TABLE testbed_check (id integer PRIMARY KEY, host text NOT NULL)");
+  auto r = exec(conn.get(),
+                "CREATE TEMP TABLE testbed_check (id integer PRIMARY KEY, host text NOT NULL)");
   ASSERT_EQ(PQresultStatus(r.get()), PGRES_COMMAND_OK) << PQerrorMessage(conn.get());
-  r = exec(conn.get(), "INSERT INTO testbed_check VALUES ($1, $2), ($3, $4)", {"1", "n1", "2", "n4"});
+  r = exec(conn.get(), "INSERT INTO testbed_check VALUES ($1, $2), ($3, $4)",
+           {"1", "n1", "2", "n4"});
   ASSERT_EQ(PQresultStatus(r.get()), PGRES_COMMAND_OK) << PQerrorMessage(conn.get());
   EXPECT_STREQ(PQcmdTuples(r.get()), "2");
 

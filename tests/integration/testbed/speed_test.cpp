@@ -29,16 +29,19 @@ std::map<std::string, Timing> parse_timings(const std::string& out) {
   for (const auto& line : split_lines(out)) {
     char host[256] = {};
     Timing t;
-    if (std::sscanf(line.c_str(), "host=%255s wall=%lf cpu=%lf", host, &t.wall, &t.cpu) == 3) timings[host] = t;
+    if (std::sscanf(line.c_str(), "host=%255s wall=%lf cpu=%lf", host, &t.wall, &t.cpu) == 3)
+      timings[host] = t;
   }
   return timings;
 }
 
 Timing time_on(const std::string& node) {
-  const auto r = run_command({"srun", "-N1", "-n1", "-w", node, HETSCALE_CPU_LOOP, kIterations}, 60s);
+  const auto r =
+      run_command({"srun", "-N1", "-n1", "-w", node, HETSCALE_CPU_LOOP, kIterations}, 60s);
   if (!r.ok()) throw std::runtime_error("cpu_loop on " + node + ": " + r.describe());
   const auto timings = parse_timings(r.out);
-  if (timings.size() != 1 || timings.count(node) != 1) throw std::runtime_error("unexpected output: " + r.out);
+  if (timings.size() != 1 || timings.count(node) != 1)
+    throw std::runtime_error("unexpected output: " + r.out);
   return timings.at(node);
 }
 
@@ -49,10 +52,11 @@ TEST(Speed, AHalfSpeedNodeTakesTwiceAsLongAsAFullSpeedNode) {
   const Timing on_full = time_on(full.name);
   const Timing on_half = time_on(half.name);
   const double ratio = on_half.wall / on_full.wall;
-  std::printf("wall %s %.3f s, %s %.3f s: ratio %.3f\n", full.name.c_str(), on_full.wall, half.name.c_str(),
-              on_half.wall, ratio);
+  std::printf("wall %s %.3f s, %s %.3f s: ratio %.3f\n", full.name.c_str(), on_full.wall,
+              half.name.c_str(), on_half.wall, ratio);
   RecordProperty("speed_ratio", std::to_string(ratio));
-  EXPECT_NEAR(ratio, 2.0, 0.2) << full.name << " " << on_full.wall << " s, " << half.name << " " << on_half.wall << " s";
+  EXPECT_NEAR(ratio, 2.0, 0.2) << full.name << " " << on_full.wall << " s, " << half.name << " "
+                               << on_half.wall << " s";
   // The quota slows the node down; it does not make the work itself any bigger.
   EXPECT_NEAR(on_half.cpu / on_full.cpu, 1.0, 0.15);
 }
@@ -63,7 +67,8 @@ TEST(Speed, NodesRunningTogetherDoNotStealFromEachOther) {
   const Timing alone = time_on(full.name);
 
   const std::string n = std::to_string(tb.nodes.size());
-  const auto r = run_command({"srun", "-N" + n, "-n" + n, "--ntasks-per-node=1", HETSCALE_CPU_LOOP, kIterations}, 60s);
+  const auto r = run_command(
+      {"srun", "-N" + n, "-n" + n, "--ntasks-per-node=1", HETSCALE_CPU_LOOP, kIterations}, 60s);
   ASSERT_TRUE(r.ok()) << r.describe();
   const auto timings = parse_timings(r.out);
   ASSERT_EQ(timings.size(), tb.nodes.size()) << r.out;
@@ -72,8 +77,8 @@ TEST(Speed, NodesRunningTogetherDoNotStealFromEachOther) {
     // Every node runs at its own speed factor, all of them at once: wall x speed equals
     // the full-speed node's time alone.
     const double normalised = timings.at(node.name).wall * node.speed;
-    std::printf("together: %s speed %.2f wall %.3f s (x speed = %.3f s; alone at 1.0: %.3f s)\n", node.name.c_str(),
-                node.speed, timings.at(node.name).wall, normalised, alone.wall);
+    std::printf("together: %s speed %.2f wall %.3f s (x speed = %.3f s; alone at 1.0: %.3f s)\n",
+                node.name.c_str(), node.speed, timings.at(node.name).wall, normalised, alone.wall);
     EXPECT_NEAR(normalised / alone.wall, 1.0, 0.1) << node.name << "\n" << r.out;
   }
 }
