@@ -1,7 +1,9 @@
 // Batch arrays complete and leave one jobcomp/filetxt line per task.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "support/process.hpp"
@@ -42,6 +44,38 @@ TEST(Batch, AnArrayOfEightTasksLeavesEightCompletionLines) {
     tasks.insert(line.substr(at + 13, line.find(' ', at + 13) - at - 13));
   }
   EXPECT_EQ(tasks, (std::set<std::string>{"0", "1", "2", "3", "4", "5", "6", "7"}));
+}
+
+TEST(Batch, SbatchUidRunsTheJobAsTheUnprivilegedTestUser) {
+  const Testbed tb = Testbed::from_env();
+  const auto dir = std::filesystem::path(HETSCALE_BINARY_DIR) / "testbed" / "uid-check";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  ASSERT_EQ(chmod(dir.c_str(), 01777), 0);  // the job, as hetscale-test, writes here
+  const auto out = dir / "out";
+  const auto r =
+      run_command({"sbatch", "--parsable", "--uid=hetscale-test", "--chdir=" + dir.string(),
+                   "--output=" + out.string(), "--wrap", "id -un"},
+                  60s);
+  ASSERT_TRUE(r.ok()) << r.describe();
+  const std::string job = split_lines(r.out).at(0);
+  // Completion through the jobcomp file (sbatch --wait polls every few seconds only).
+  const auto completed = [&] {
+    std::ifstream log(tb.jobcomp_log());
+    std::string line;
+    while (std::getline(log, line))
+      if (line.rfind("JobId=" + job + " ", 0) == 0) return true;
+    return false;
+  };
+  const auto deadline = std::chrono::steady_clock::now() + 60s;
+  while (!completed() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(100ms);
+  ASSERT_TRUE(completed()) << "job " << job << " did not complete";
+  std::ifstream in(out);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(text.str(), "hetscale-test\n");
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -104,5 +104,15 @@ TEST_F(Lifecycle, UpRejectsABadLayoutNamingFileAndLine) {
       << up.err;
 }
 
+TEST_F(Lifecycle, UpRejectsAMissingPluginBeforeStartingAnything) {
+  const auto up = run_command({kScript, "up", "--run-dir", dir_.string(), "--layout",
+                               layout_.string(), "--plugin", "/nonexistent/hetscale.so"},
+                              60s);
+  EXPECT_EQ(up.exit_code, 1) << up.describe();
+  EXPECT_NE(up.err.find("plugin '/nonexistent/hetscale.so' not found"), std::string::npos)
+      << up.err;
+  EXPECT_EQ(cluster("status").exit_code, 3);
+}
+
 }  // namespace
 }  // namespace hetscale::test
