@@ -35,9 +35,10 @@ cg_create() {
   if [ "$CG_VERSION" = 2 ]; then
     local parent
     parent=$(dirname "$cg")
-    grep -qw cpu "$parent/cgroup.subtree_control" || echo +cpu >"$parent/cgroup.subtree_control"
+    grep -qw cpu "$parent/cgroup.subtree_control" || echo +cpu >"$parent/cgroup.subtree_control" ||
+      die "cannot enable the cpu controller in $parent (is this cgroup delegated to us?)"
   fi
-  mkdir -p "$cg"
+  mkdir -p "$cg" || die "cannot create cgroup $cg"
 }
 
 # cg_limit PATH QUOTA_US PERIOD_US: a hard CPU bandwidth ceiling (QUOTA_US = max for none).
