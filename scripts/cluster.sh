@@ -107,7 +107,8 @@ compute_quotas() {
 pick_ports() {
   declare -gA PORT=()
   local need=$((${#NODES[@]} + 1)) base attempt p ok
-  base=$((20000 + ($(dir_id "$RUN_DIR") % 2000) * 10))
+  # Below 32768, where Linux's ephemeral (outgoing) ports begin.
+  base=$((20000 + ($(dir_id "$RUN_DIR") % 1200) * 10))
   for attempt in $(seq 0 50); do
     ok=1
     for ((p = base; p < base + need; p++)); do port_free "$p" || { ok=0; break; }; done
@@ -255,8 +256,13 @@ start_slurmd() {
 }
 
 wait_idle() {
-  local deadline=$((SECONDS + UP_TIMEOUT_S)) states
+  local deadline=$((SECONDS + UP_TIMEOUT_S)) states n
   while :; do
+    for n in "${NODES[@]}"; do
+      # A slurmd that exits (port taken, bad config) leaves its node cgroup empty.
+      [ -n "$(cg_pids "$CG/$n")" ] ||
+        die "slurmd of $n exited: $(tail -n 1 "$RUN_DIR/log/slurmd-$n.log" 2>/dev/null)"
+    done
     states=$(sinfo -h -N -o '%T' 2>/dev/null | sort -u | tr '\n' ' ') || true
     [ "$states" = "idle " ] && [ "$(sinfo -h -N -o '%N' 2>/dev/null | wc -l)" = "${#NODES[@]}" ] && return 0
     [ $SECONDS -ge $deadline ] && die "nodes not idle after ${UP_TIMEOUT_S}s (states: ${states:-none}); logs in $RUN_DIR/log"
@@ -277,6 +283,7 @@ cmd_up() {
   read_layout
   compute_quotas
   cleanup_leftovers
+  rm -rf "$RUN_DIR/log" # the previous run's logs stay until the next up
   mkdir -p "$RUN_DIR"/{log,pid,state/ctld,tmp}
   chmod 755 "$RUN_DIR"
   : >"$RUN_DIR/jobcomp.log"

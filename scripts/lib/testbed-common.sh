@@ -129,7 +129,8 @@ wait_cgroup_empty() {
   return 1
 }
 
-# port_free PORT: true when nothing listens on 127.0.0.1:PORT or *:PORT (TCP).
+# port_free PORT: true when no TCP socket of this host, listening or connected, uses PORT
+# (sockets in TIME-WAIT do not count: servers bind over them with SO_REUSEADDR).
 port_free() {
-  ! ss -Htln "( sport = :$1 )" 2>/dev/null | grep -q .
+  ! ss -Htan exclude time-wait "( sport = :$1 )" 2>/dev/null | grep -q .
 }
