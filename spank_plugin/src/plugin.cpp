@@ -95,7 +95,9 @@ int Plugin::prepare_step(SlurmApi& slurm) {
   } catch (const std::exception& error) {
     step_error_ = std::string("hetscale: internal: ") + error.what();
   }
-  if (step_error_ && !config_error_) slurm.error(*step_error_);  // the tasks show it too
+  // Logged once per node: slurmstepd shows it on the user's terminal and in its log.
+  // The step fails in task_init: a failing user_init makes srun exit 0 in 22.05.
+  if (step_error_ && !config_error_) slurm.error(*step_error_);
   return 0;
 }
 
@@ -139,8 +141,8 @@ int Plugin::task_init(SlurmApi& slurm) {
     return 0;
   }
   if (!effective_request().wants_weights()) return 0;
+  if (step_error_) return -1;  // already reported by prepare_step
   try {
-    if (step_error_) throw Error(*step_error_);
     if (!weights_ || !layout_) throw Error("hetscale: internal: weights were not computed");
     export_rank(slurm);
     return 0;

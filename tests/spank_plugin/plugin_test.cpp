@@ -120,6 +120,10 @@ TEST_F(PluginTest, MissingNodeFailsTheTaskWithOneMessage) {
   EXPECT_EQ(plugin.task_init(slurm), -1);
   EXPECT_EQ(slurm.errors.back(),
             "hetscale: weights: node n9 of the step is not in site table /etc/hetscale/site.toml");
+  EXPECT_EQ(slurm.errors.size(), 1u);  // once per node, not once per task
+  slurm.task("n9", 1);
+  EXPECT_EQ(plugin.task_init(slurm), -1);
+  EXPECT_EQ(slurm.errors.size(), 1u);
   EXPECT_FALSE(slurm.env.contains("HETSCALE_WEIGHT"));
 }
 
