@@ -81,15 +81,36 @@ int Plugin::check_request(SlurmApi& slurm) {
   return 0;
 }
 
-int Plugin::prepare_step(SlurmApi& slurm) {
+bool Plugin::step_wants_weights(const SlurmApi& slurm) {
   std::uint64_t step = slurm.item(Item::step_id).value_or(0);
   batch_step_ = step == kBatchStep;
+  return !batch_step_ && step != kExternStep && effective_request().wants_weights();
+}
+
+int Plugin::load_site(SlurmApi& slurm) {
+  if (site_loaded_ || !step_wants_weights(slurm) || config_error_) return 0;
+  site_loaded_ = true;
+  try {
+    table_ = in_phase("table", [&] { return load_site_table_cached(args_.site, args_.cache, load_table_); });
+  } catch (const Error& error) {
+    step_error_ = error.what();
+  } catch (const std::exception& error) {
+    step_error_ = std::string("hetscale: internal: ") + error.what();
+  }
+  return 0;
+}
+
+int Plugin::prepare_step(SlurmApi& slurm) {
+  bool wants = step_wants_weights(slurm);
   if (config_error_) slurm.error(*config_error_);  // once per step, for the admin
-  if (batch_step_ || step == kExternStep || !effective_request().wants_weights()) return 0;
+  if (!wants) return 0;
+  load_site(slurm);  // a no-op when init_post_opt did it
   try {
     if (config_error_) throw Error(*config_error_);
-    layout_ = read_step_layout(slurm);
-    weights_ = compute(slurm, *layout_);
+    if (!step_error_) {
+      layout_ = read_step_layout(slurm);
+      weights_ = compute(slurm, *layout_);
+    }
   } catch (const Error& error) {
     step_error_ = error.what();
   } catch (const std::exception& error) {
@@ -102,7 +123,7 @@ int Plugin::prepare_step(SlurmApi& slurm) {
 }
 
 StepWeights Plugin::compute(SlurmApi& slurm, const StepLayout& layout) {
-  SiteTable table = in_phase("table", [&] { return load_table_(args_.site); });
+  const SiteTable& table = *table_;
   site_path_ = args_.site.string();
   StepWeights marked =
       in_phase("weights", [&] { return marked_weights(table, layout, args_.on_missing); });

@@ -9,13 +9,12 @@
 
 #include "hetscale/rank_weights.hpp"
 #include "plugin_args.hpp"
+#include "site_cache_store.hpp"
 #include "slurm_api.hpp"
 #include "weights_option.hpp"
 
 namespace hetscale::spank {
 
-/// Loads a site table (hetscale::load_site_table in the real plugin).
-using SiteTableLoader = std::function<SiteTable(const std::filesystem::path&)>;
 
 /// Job environment variable a batch script (or a user) sets to ask for weights; the
 /// plugin sets it in a batch script so that the steps inside inherit the request.
@@ -44,8 +43,14 @@ class Plugin {
   /// under a broken configuration, before anything runs.
   int check_request(SlurmApi& slurm);
 
+  /// slurm_spank_init_post_opt, remote (root, once per step and node): loads the site
+  /// table through its cache when the step wants weights. Never fails by itself: a
+  /// failure is kept, reported by prepare_step and fails the tasks.
+  int load_site(SlurmApi& slurm);
+
   /// slurm_spank_user_init (remote, once per step and node, with the user's privileges
-  /// for a FILE): computes the step's weights; a failure is kept for task_init.
+  /// for a FILE): computes the step's weights; a failure is logged once and kept for
+  /// task_init.
   int prepare_step(SlurmApi& slurm);
 
   /// slurm_spank_task_init (remote, in each task): sets the HETSCALE_* variables, or
@@ -56,6 +61,7 @@ class Plugin {
   [[nodiscard]] WeightsRequest effective_request() const;
 
  private:
+  [[nodiscard]] bool step_wants_weights(const SlurmApi& slurm);
   StepWeights compute(SlurmApi& slurm, const StepLayout& layout);
   Partition read_partition(SlurmApi& slurm, const StepLayout& layout) const;
   void export_rank(SlurmApi& slurm) const;
@@ -65,6 +71,8 @@ class Plugin {
   std::optional<std::string> config_error_;
   std::optional<WeightsRequest> request_;
   bool batch_step_ = false;
+  bool site_loaded_ = false;
+  std::optional<SiteTable> table_;
   std::optional<StepLayout> layout_;
   std::optional<StepWeights> weights_;
   std::string site_path_;

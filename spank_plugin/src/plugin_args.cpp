@@ -26,7 +26,7 @@ PluginArgs parse_plugin_args(std::span<const std::string> args) {
   for (const std::string& arg : args) {
     std::size_t eq = arg.find('=');
     if (eq == std::string::npos) {
-      bad("argument '" + arg + "' is not key=value (keys: site, default, partitions, on_missing)");
+      bad("argument '" + arg + "' is not key=value (keys: site, default, partitions, on_missing, cache)");
     }
     std::string key = arg.substr(0, eq);
     std::string value = arg.substr(eq + 1);
@@ -35,6 +35,8 @@ PluginArgs parse_plugin_args(std::span<const std::string> args) {
       out.site = absolute_path(key, value);
     } else if (key == "partitions") {
       out.partitions = absolute_path(key, value);
+    } else if (key == "cache") {
+      out.cache = value == "off" ? std::filesystem::path() : absolute_path(key, value);
     } else if (key == "default") {
       if (value != "off" && value != "marked") bad("default= must be off or marked, got '" + value + "'");
       out.default_mode = value == "off" ? DefaultMode::off : DefaultMode::marked;
@@ -44,7 +46,7 @@ PluginArgs parse_plugin_args(std::span<const std::string> args) {
       }
       out.on_missing = value == "fail" ? OnMissing::fail : OnMissing::equal;
     } else {
-      bad("unknown argument '" + arg + "' (keys: site, default, partitions, on_missing)");
+      bad("unknown argument '" + arg + "' (keys: site, default, partitions, on_missing, cache)");
     }
   }
   return out;

@@ -17,10 +17,11 @@ struct PluginArgs {
   DefaultMode default_mode = DefaultMode::off;
   std::filesystem::path partitions = "/etc/hetscale/partitions";
   OnMissing on_missing = OnMissing::fail;
+  std::filesystem::path cache = "/var/cache/hetscale";  // empty: no site table cache
 };
 
-/// Parses "site=PATH default=off|marked partitions=DIR on_missing=fail|equal" (any order,
-/// each at most once). Throws Error "hetscale: config: ..." naming the bad argument.
+/// Parses "site=PATH default=off|marked partitions=DIR on_missing=fail|equal
+/// cache=DIR|off" (any order, each at most once). Throws Error "hetscale: config: ..." naming the bad argument.
 PluginArgs parse_plugin_args(std::span<const std::string> args);
 
 }  // namespace hetscale::spank

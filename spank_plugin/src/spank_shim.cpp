@@ -182,8 +182,9 @@ int slurm_spank_init(spank_t sp, int ac, char** av) {
 int slurm_spank_init_post_opt(spank_t sp, int, char**) {
   return guarded("init_post_opt", [&] {
     spank_context_t context = spank_context();
-    if (context != S_CTX_LOCAL && context != S_CTX_ALLOCATOR) return 0;
     SpankApi slurm(sp);
+    if (context == S_CTX_REMOTE) return plugin().load_site(slurm);  // still root here
+    if (context != S_CTX_LOCAL && context != S_CTX_ALLOCATOR) return 0;
     return plugin().check_request(slurm);
   });
 }

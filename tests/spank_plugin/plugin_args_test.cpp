@@ -22,6 +22,15 @@ TEST(PluginArgs, DefaultsWhenEmpty) {
   EXPECT_EQ(args.default_mode, DefaultMode::off);
   EXPECT_EQ(args.partitions, "/etc/hetscale/partitions");
   EXPECT_EQ(args.on_missing, OnMissing::fail);
+  EXPECT_EQ(args.cache, "/var/cache/hetscale");
+}
+
+TEST(PluginArgs, CacheDirectoryOrOff) {
+  std::vector<std::string> off{"cache=off"};
+  EXPECT_TRUE(parse_plugin_args(off).cache.empty());
+  std::vector<std::string> dir{"cache=/run/hetscale"};
+  EXPECT_EQ(parse_plugin_args(dir).cache, "/run/hetscale");
+  EXPECT_EQ(error_of({"cache=tmp"}), "hetscale: config: cache= needs an absolute path, got 'tmp'");
 }
 
 TEST(PluginArgs, ReadsEveryKey) {
@@ -37,10 +46,10 @@ TEST(PluginArgs, ReadsEveryKey) {
 TEST(PluginArgs, StrictMessages) {
   EXPECT_EQ(error_of({"color=blue"}),
             "hetscale: config: unknown argument 'color=blue' (keys: site, default, partitions, "
-            "on_missing)");
+            "on_missing, cache)");
   EXPECT_EQ(error_of({"site"}),
             "hetscale: config: argument 'site' is not key=value (keys: site, default, partitions, "
-            "on_missing)");
+            "on_missing, cache)");
   EXPECT_EQ(error_of({"default=on"}), "hetscale: config: default= must be off or marked, got 'on'");
   EXPECT_EQ(error_of({"on_missing=skip"}),
             "hetscale: config: on_missing= must be fail or equal, got 'skip'");

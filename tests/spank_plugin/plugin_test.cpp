@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 
@@ -34,6 +35,9 @@ class PluginTest : public ::testing::Test {
 
   Plugin make(std::vector<std::string> args, SiteTableLoader loader = nullptr) {
     Plugin plugin(loader ? loader : [](const std::filesystem::path&) { return test_table(); });
+    bool has_cache = std::any_of(args.begin(), args.end(),
+                                 [](const std::string& a) { return a.rfind("cache=", 0) == 0; });
+    if (!has_cache) args.push_back("cache=off");  // the table is in memory, not on disk
     plugin.configure(args, slurm);
     return plugin;
   }
@@ -167,7 +171,7 @@ TEST_F(PluginTest, BadPlugstackArgumentsOnlyHurtJobsThatAsk) {
 
   const std::string expected =
       "hetscale: config: unknown argument 'colour=blue' (keys: site, default, partitions, "
-      "on_missing)";
+      "on_missing, cache)";
   Plugin asking = make({"colour=blue"});
   ASSERT_EQ(asking.on_option("marked"), std::nullopt);
   EXPECT_EQ(asking.check_request(slurm), -1);
