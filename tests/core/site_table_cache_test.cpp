@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 namespace hetscale {
 namespace {
 
@@ -59,6 +61,31 @@ TEST(SiteTableCache, StampOfAMissingFile) {
   } catch (const Error& error) {
     EXPECT_STREQ(error.what(), "cannot read /nonexistent/site.toml: No such file or directory");
   }
+}
+
+}  // namespace
+}  // namespace hetscale
+
+namespace hetscale {
+namespace {
+
+// Bounded fuzzing of the cache reader: random edits of a valid cache must give a table
+// or nullopt, never crash (the cache is on disk, so it may be anything).
+TEST(SiteTableCache, FuzzedCacheNeverCrashes) {
+  std::string seed = format_site_cache(sample(), kStamp).value();
+  std::mt19937 rng(7);
+  int accepted = 0;
+  for (int i = 0; i < 5000; ++i) {
+    std::string text = seed;
+    for (int e = 0; e < 3; ++e) {
+      std::size_t at = rng() % text.size();
+      if (rng() % 2) text[at] = static_cast<char>(rng() % 256);
+      else text.erase(at, 1 + rng() % 8);
+      if (text.empty()) break;
+    }
+    if (parse_site_cache(text, kStamp)) ++accepted;
+  }
+  EXPECT_LT(accepted, 5000);
 }
 
 }  // namespace

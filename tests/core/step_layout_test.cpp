@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "hetscale/error.hpp"
 
 namespace hetscale {
@@ -64,6 +66,31 @@ TEST(StepLayout, RejectsMismatchedCounts) {
   } catch (const Error& error) {
     EXPECT_STREQ(error.what(), "step node n2 has no task");
   }
+}
+
+}  // namespace
+}  // namespace hetscale
+
+namespace hetscale {
+namespace {
+
+// Bounded fuzzing: any text gives counts or an Error, nothing else.
+TEST(TasksPerNode, FuzzedTextOnlyRaisesError) {
+  const std::string alphabet = "0123456789(x),- ";
+  std::mt19937 rng(11);
+  int ok = 0, rejected = 0;
+  for (int i = 0; i < 20000; ++i) {
+    std::string text;
+    for (std::size_t n = rng() % 12; n > 0; --n) text += alphabet[rng() % alphabet.size()];
+    try {
+      parse_tasks_per_node(text);
+      ++ok;
+    } catch (const Error&) {
+      ++rejected;
+    }
+  }
+  EXPECT_GT(ok, 0);
+  EXPECT_GT(rejected, 0);
 }
 
 }  // namespace
