@@ -1,7 +1,7 @@
 // The plugin's work per step and node with a 10,000-node site table: site table from
 // the cache (as slurmstepd does on every step while the table is unchanged), weights of
 // a 4-node step, and one task's environment. Budget (issue 6): under 5 ms.
-//   build/default/bench/bench_spank_plugin
+//   build/default/bin/bench_spank_plugin
 #include <benchmark/benchmark.h>
 
 #include <filesystem>
@@ -22,8 +22,12 @@ SiteTable big_table(const fs::path& source) {
   table.source = source;
   table.groups = {{"g0", 10.0, {}}, {"g1", 20.0, {}}};
   for (int i = 0; i < 10000; ++i) {
-    table.nodes.push_back({"node" + std::to_string(i), i % 2 ? "g1" : "g0", 4,
-                           10.0 + (i % 7) * 1.5, NodeState::ok, {}});
+    table.nodes.push_back({"node" + std::to_string(i),
+                           i % 2 ? "g1" : "g0",
+                           4,
+                           10.0 + (i % 7) * 1.5,
+                           NodeState::ok,
+                           {}});
   }
   table.index();
   return table;
@@ -44,7 +48,10 @@ struct Files {
 void BM_StepOnOneNode_10000NodeTable_CacheHit(benchmark::State& state) {
   Files files;
   int parses = 0;
-  auto loader = [&](const fs::path& p) { ++parses; return big_table(p); };
+  auto loader = [&](const fs::path& p) {
+    ++parses;
+    return big_table(p);
+  };
   std::vector<std::string> args{"site=" + files.site.string(), "cache=" + files.cache.string()};
   {
     FakeSlurm warm;  // first step: parses and writes the cache

@@ -1,10 +1,11 @@
 // Parser of partition files (docs/partition-file.md); every error names file:line:col.
 #include "hetscale/partition_file.hpp"
 
+#include <toml++/toml.h>
+
 #include <algorithm>
 #include <cmath>
 #include <set>
-#include <toml++/toml.h>
 
 namespace hetscale {
 namespace {
@@ -39,7 +40,8 @@ const toml::node& required(const toml::table& table, std::string_view key, const
   return *node;
 }
 
-double positive_weight(const toml::table& entry, const std::string& file, std::string_view context) {
+double positive_weight(const toml::table& entry, const std::string& file,
+                       std::string_view context) {
   const toml::node& node = required(entry, "weight", file, context);
   std::optional<double> value = node.value<double>();  // integers convert too
   if (!node.is_number() || !value) fail(node, file, "weight must be a number");
@@ -54,8 +56,8 @@ const toml::array* entries(const toml::table& root, std::string_view key, const 
   if (node == nullptr) return nullptr;
   const toml::array* array = node->as_array();
   if (array == nullptr || !array->is_array_of_tables()) {
-    fail(*node, file, "'" + std::string(key) + "' must be an array of tables ([[" +
-                          std::string(key) + "]])");
+    fail(*node, file,
+         "'" + std::string(key) + "' must be an array of tables ([[" + std::string(key) + "]])");
   }
   return array;
 }
@@ -91,8 +93,8 @@ void read_nodes(const toml::array& array, const std::string& file, Partition& ou
     }
     std::string host = *name.value<std::string>();
     if (!seen.insert(host).second) fail(name, file, "node " + host + " is listed twice");
-    out.nodes.push_back({host, positive_weight(entry, file, "[[node]]"),
-                         where_of(entry.source(), file)});
+    out.nodes.push_back(
+        {host, positive_weight(entry, file, "[[node]]"), where_of(entry.source(), file)});
   }
 }
 

@@ -56,8 +56,7 @@ StepWeights::Rank StepWeights::rank(std::uint32_t node_index, std::uint64_t glob
   return {weight, node.rank_speed, node.group};
 }
 
-StepWeights marked_weights(const SiteTable& table, const StepLayout& layout,
-                           OnMissing on_missing) {
+StepWeights marked_weights(const SiteTable& table, const StepLayout& layout, OnMissing on_missing) {
   if (layout.nodes.empty()) throw Error("step has no node");
   StepWeights out;
   out.source = "marked";

@@ -12,7 +12,9 @@ namespace {
 
 constexpr std::string_view kMagic = "hetscale-site-cache 1";
 
-bool clean(std::string_view text) { return text.find_first_of("\t\n\r") == std::string_view::npos; }
+bool clean(std::string_view text) {
+  return text.find_first_of("\t\n\r") == std::string_view::npos;
+}
 
 std::string number(double value) {
   char buffer[32];
@@ -67,11 +69,16 @@ bool apply_line(const std::vector<std::string_view>& f, SiteTable& table) {
     return true;
   }
   if (f.size() != 2) return false;
-  if (f[0] == "site") table.name = f[1];
-  else if (f[0] == "unit") table.speed_unit = f[1];
-  else if (f[0] == "benchmark") table.benchmark = f[1];
-  else if (f[0] == "source") table.source = std::string(f[1]);
-  else return false;
+  if (f[0] == "site")
+    table.name = f[1];
+  else if (f[0] == "unit")
+    table.speed_unit = f[1];
+  else if (f[0] == "benchmark")
+    table.benchmark = f[1];
+  else if (f[0] == "source")
+    table.source = std::string(f[1]);
+  else
+    return false;
   return true;
 }
 

@@ -20,8 +20,7 @@ std::uint32_t parse_count(std::string_view digits, std::string_view whole) {
 }
 
 // One comma-separated item: "N" or "N(xR)".
-void append_item(std::string_view item, std::string_view whole,
-                 std::vector<std::uint32_t>& out) {
+void append_item(std::string_view item, std::string_view whole, std::vector<std::uint32_t>& out) {
   std::size_t open = item.find('(');
   std::uint32_t repeat = 1;
   if (open != std::string_view::npos) {

@@ -81,6 +81,10 @@ int Plugin::check_request(SlurmApi& slurm) {
   return 0;
 }
 
+void Plugin::export_request(SlurmApi& slurm) const {
+  if (request_) slurm.setenv(kRequestEnv, to_option_value(*request_));
+}
+
 bool Plugin::step_wants_weights(const SlurmApi& slurm) {
   std::uint64_t step = slurm.item(Item::step_id).value_or(0);
   batch_step_ = step == kBatchStep;
@@ -91,7 +95,8 @@ int Plugin::load_site(SlurmApi& slurm) {
   if (site_loaded_ || !step_wants_weights(slurm) || config_error_) return 0;
   site_loaded_ = true;
   try {
-    table_ = in_phase("table", [&] { return load_site_table_cached(args_.site, args_.cache, load_table_); });
+    table_ = in_phase("table",
+                      [&] { return load_site_table_cached(args_.site, args_.cache, load_table_); });
   } catch (const Error& error) {
     step_error_ = error.what();
   } catch (const std::exception& error) {
@@ -142,8 +147,8 @@ Partition Plugin::read_partition(SlurmApi& slurm, const StepLayout& layout) cons
     std::string nodelist = slurm.getenv("SLURM_STEP_NODELIST").value_or("");
     std::filesystem::path path = args_.partitions / (nodelist + ".toml");
     if (!std::filesystem::exists(path)) {
-      throw Error("no equalized partition for nodes " + nodelist + " (expected " +
-                  path.string() + ")");
+      throw Error("no equalized partition for nodes " + nodelist + " (expected " + path.string() +
+                  ")");
     }
     return parse_partition(read_admin_file(path), path.string());
   }

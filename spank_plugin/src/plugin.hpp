@@ -15,13 +15,13 @@
 
 namespace hetscale::spank {
 
-
 /// Job environment variable a batch script (or a user) sets to ask for weights; the
 /// plugin sets it in a batch script so that the steps inside inherit the request.
 inline constexpr const char* kRequestEnv = "HETSCALE_WEIGHTS";
 /// Slurm 22.05's own environment form of the option (plugin "hetscale", option
 /// "hetscale-weights").
-inline constexpr const char* kSlurmOptionEnv = "SLURM_SPANK__SLURM_SPANK_OPTION_hetscale_hetscale_weights";
+inline constexpr const char* kSlurmOptionEnv =
+    "SLURM_SPANK__SLURM_SPANK_OPTION_hetscale_hetscale_weights";
 
 class Plugin {
  public:
@@ -42,6 +42,11 @@ class Plugin {
   /// slurm_spank_init_post_opt, local and allocator: refuses a job that asks for weights
   /// under a broken configuration, before anything runs.
   int check_request(SlurmApi& slurm);
+
+  /// slurm_spank_init_post_opt, allocator (sbatch, salloc): puts an explicit request into
+  /// HETSCALE_WEIGHTS of the command's environment, so that the shell salloc starts, and
+  /// the job sbatch submits, hand it on to their sruns.
+  void export_request(SlurmApi& slurm) const;
 
   /// slurm_spank_init_post_opt, remote (root, once per step and node): loads the site
   /// table through its cache when the step wants weights. Never fails by itself: a

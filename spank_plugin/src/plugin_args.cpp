@@ -26,7 +26,8 @@ PluginArgs parse_plugin_args(std::span<const std::string> args) {
   for (const std::string& arg : args) {
     std::size_t eq = arg.find('=');
     if (eq == std::string::npos) {
-      bad("argument '" + arg + "' is not key=value (keys: site, default, partitions, on_missing, cache)");
+      bad("argument '" + arg +
+          "' is not key=value (keys: site, default, partitions, on_missing, cache)");
     }
     std::string key = arg.substr(0, eq);
     std::string value = arg.substr(eq + 1);
@@ -38,7 +39,8 @@ PluginArgs parse_plugin_args(std::span<const std::string> args) {
     } else if (key == "cache") {
       out.cache = value == "off" ? std::filesystem::path() : absolute_path(key, value);
     } else if (key == "default") {
-      if (value != "off" && value != "marked") bad("default= must be off or marked, got '" + value + "'");
+      if (value != "off" && value != "marked")
+        bad("default= must be off or marked, got '" + value + "'");
       out.default_mode = value == "off" ? DefaultMode::off : DefaultMode::marked;
     } else if (key == "on_missing") {
       if (value != "fail" && value != "equal") {

@@ -21,7 +21,8 @@ struct PluginArgs {
 };
 
 /// Parses "site=PATH default=off|marked partitions=DIR on_missing=fail|equal
-/// cache=DIR|off" (any order, each at most once). Throws Error "hetscale: config: ..." naming the bad argument.
+/// cache=DIR|off" (any order, each at most once). Throws Error "hetscale: config: ..." naming the
+/// bad argument.
 PluginArgs parse_plugin_args(std::span<const std::string> args);
 
 }  // namespace hetscale::spank

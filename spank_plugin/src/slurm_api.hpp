@@ -16,10 +16,10 @@ enum class Item {
   job_uid,
   job_id,
   step_id,
-  node_id,           // relative id of this node in the step
+  node_id,  // relative id of this node in the step
   local_task_count,
   total_task_count,
-  task_global_id,    // only inside a task hook
+  task_global_id,  // only inside a task hook
   cpus_per_task,
 };
 

@@ -45,13 +45,27 @@ class SpankApi final : public SlurmApi {
         if (spank_get_item(sp_, S_JOB_UID, &uid) != ESPANK_SUCCESS) return std::nullopt;
         return uid;
       }
-      case Item::job_id: rc = spank_get_item(sp_, S_JOB_ID, &value); break;
-      case Item::step_id: rc = spank_get_item(sp_, S_JOB_STEPID, &value); break;
-      case Item::node_id: rc = spank_get_item(sp_, S_JOB_NODEID, &value); break;
-      case Item::local_task_count: rc = spank_get_item(sp_, S_JOB_LOCAL_TASK_COUNT, &value); break;
-      case Item::total_task_count: rc = spank_get_item(sp_, S_JOB_TOTAL_TASK_COUNT, &value); break;
-      case Item::task_global_id: rc = spank_get_item(sp_, S_TASK_GLOBAL_ID, &value); break;
-      case Item::cpus_per_task: rc = spank_get_item(sp_, S_STEP_CPUS_PER_TASK, &value); break;
+      case Item::job_id:
+        rc = spank_get_item(sp_, S_JOB_ID, &value);
+        break;
+      case Item::step_id:
+        rc = spank_get_item(sp_, S_JOB_STEPID, &value);
+        break;
+      case Item::node_id:
+        rc = spank_get_item(sp_, S_JOB_NODEID, &value);
+        break;
+      case Item::local_task_count:
+        rc = spank_get_item(sp_, S_JOB_LOCAL_TASK_COUNT, &value);
+        break;
+      case Item::total_task_count:
+        rc = spank_get_item(sp_, S_JOB_TOTAL_TASK_COUNT, &value);
+        break;
+      case Item::task_global_id:
+        rc = spank_get_item(sp_, S_TASK_GLOBAL_ID, &value);
+        break;
+      case Item::cpus_per_task:
+        rc = spank_get_item(sp_, S_STEP_CPUS_PER_TASK, &value);
+        break;
     }
     if (rc != ESPANK_SUCCESS) return std::nullopt;
     return value;
@@ -64,7 +78,8 @@ class SpankApi final : public SlurmApi {
     }
     std::vector<char> buffer(4096);
     while (true) {
-      spank_err_t rc = spank_getenv(sp_, name.c_str(), buffer.data(), static_cast<int>(buffer.size()));
+      spank_err_t rc =
+          spank_getenv(sp_, name.c_str(), buffer.data(), static_cast<int>(buffer.size()));
       if (rc == ESPANK_SUCCESS) return std::string(buffer.data());
       if (rc != ESPANK_NOSPACE || buffer.size() > (1u << 20)) return std::nullopt;
       buffer.resize(buffer.size() * 2);
@@ -109,7 +124,8 @@ class SpankApi final : public SlurmApi {
     std::string text;
     char chunk[65536];
     ssize_t n = 0;
-    while ((n = ::read(fd, chunk, sizeof chunk)) > 0) text.append(chunk, static_cast<std::size_t>(n));
+    while ((n = ::read(fd, chunk, sizeof chunk)) > 0)
+      text.append(chunk, static_cast<std::size_t>(n));
     int read_errno = errno;
     ::close(fd);
     if (n < 0) throw Error("cannot read " + path.string() + ": " + std::strerror(read_errno));
@@ -144,7 +160,9 @@ struct spank_option weights_option = {
     const_cast<char*>("off|marked|equalized|FILE"),
     const_cast<char*>("hetscale: per-rank speed weights in HETSCALE_WEIGHT (marked speeds, "
                       "the site's equalized partition, or a partition FILE)"),
-    1, 0, on_weights_option};
+    1,
+    0,
+    on_weights_option};
 
 // Runs one hook body; any escaping exception becomes a logged error return.
 template <typename Body>
@@ -185,7 +203,9 @@ int slurm_spank_init_post_opt(spank_t sp, int, char**) {
     SpankApi slurm(sp);
     if (context == S_CTX_REMOTE) return plugin().load_site(slurm);  // still root here
     if (context != S_CTX_LOCAL && context != S_CTX_ALLOCATOR) return 0;
-    return plugin().check_request(slurm);
+    int rc = plugin().check_request(slurm);
+    if (rc == 0 && context == S_CTX_ALLOCATOR) plugin().export_request(slurm);
+    return rc;
   });
 }
 

@@ -43,9 +43,10 @@ weight = 1
 }
 
 TEST(PartitionFile, ReadsRankShares) {
-  Partition p = parse_partition("[partition]\nby = \"rank\"\n[[rank]]\nrank = 0\nweight = 2.5\n"
-                                "[[rank]]\nrank = 1\nweight = 1.5\n",
-                                "p.toml");
+  Partition p = parse_partition(
+      "[partition]\nby = \"rank\"\n[[rank]]\nrank = 0\nweight = 2.5\n"
+      "[[rank]]\nrank = 1\nweight = 1.5\n",
+      "p.toml");
   EXPECT_EQ(p.by, Partition::By::rank);
   ASSERT_EQ(p.ranks.size(), 2u);
   EXPECT_EQ(p.ranks[1].rank, 1u);
@@ -84,7 +85,8 @@ TEST(PartitionFile, ErrorsNameFileLineAndColumn) {
             "p.toml:7:8: rank 0 is listed twice");
   EXPECT_EQ(error_of("[partition]\nby = \"node\"\nnode = 3\n"),
             "p.toml:3:1: unknown key 'node' in [partition]");
-  EXPECT_EQ(error_of("[partition\n"), "p.toml:1:11: Error while parsing table header: expected ']', saw '\\n'");
+  EXPECT_EQ(error_of("[partition\n"),
+            "p.toml:1:11: Error while parsing table header: expected ']', saw '\\n'");
 }
 
 TEST(PartitionFile, TopLevelNodeMustBeArrayOfTables) {
@@ -108,9 +110,15 @@ TEST(PartitionFile, FuzzedInputOnlyRaisesConfigError) {
     for (int e = 0; e < edits; ++e) {
       std::size_t at = rng() % (text.size() + 1);
       switch (rng() % 3) {
-        case 0: text.insert(at, 1, alphabet[rng() % alphabet.size()]); break;
-        case 1: if (at < text.size()) text.erase(at, 1); break;
-        default: if (at < text.size()) text[at] = static_cast<char>(rng() % 256); break;
+        case 0:
+          text.insert(at, 1, alphabet[rng() % alphabet.size()]);
+          break;
+        case 1:
+          if (at < text.size()) text.erase(at, 1);
+          break;
+        default:
+          if (at < text.size()) text[at] = static_cast<char>(rng() % 256);
+          break;
       }
     }
     try {

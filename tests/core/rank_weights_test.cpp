@@ -143,9 +143,9 @@ Partition node_partition(std::vector<std::pair<std::string, double>> shares) {
 TEST(PartitionWeights, NodeSharesSplitEvenlyAndNormalise) {
   SiteTable table = make_table();
   StepLayout layout = layout_of({{"n1", 2}, {"n2", 1}}, 1);
-  StepWeights w = partition_weights(marked_weights(table, layout, OnMissing::fail),
-                                    node_partition({{"n2", 1.0}, {"n1", 3.0}}), layout, table,
-                                    "file");
+  StepWeights w =
+      partition_weights(marked_weights(table, layout, OnMissing::fail),
+                        node_partition({{"n2", 1.0}, {"n1", 3.0}}), layout, table, "file");
   EXPECT_EQ(w.source, "file");
   EXPECT_DOUBLE_EQ(w.rank(0, 1).weight, 0.375);
   EXPECT_DOUBLE_EQ(w.rank(1, 2).weight, 0.25);

@@ -79,8 +79,10 @@ TEST(SiteTableCache, FuzzedCacheNeverCrashes) {
     std::string text = seed;
     for (int e = 0; e < 3; ++e) {
       std::size_t at = rng() % text.size();
-      if (rng() % 2) text[at] = static_cast<char>(rng() % 256);
-      else text.erase(at, 1 + rng() % 8);
+      if (rng() % 2)
+        text[at] = static_cast<char>(rng() % 256);
+      else
+        text.erase(at, 1 + rng() % 8);
       if (text.empty()) break;
     }
     if (parse_site_cache(text, kStamp)) ++accepted;

@@ -32,7 +32,8 @@ TEST(TasksPerNode, RejectsMalformedParts) {
   EXPECT_EQ(message("2(x0)"), "bad tasks per node '2(x0)': repeat count out of range");
   EXPECT_EQ(message("a"), "bad tasks per node 'a': 'a' is not a count");
   EXPECT_EQ(message("-1"), "bad tasks per node '-1': '-1' is not a count");
-  EXPECT_EQ(message("2(x99999999)"), "bad tasks per node '2(x99999999)': repeat count out of range");
+  EXPECT_EQ(message("2(x99999999)"),
+            "bad tasks per node '2(x99999999)': repeat count out of range");
 }
 
 TEST(StepLayout, PairsHostsWithCounts) {

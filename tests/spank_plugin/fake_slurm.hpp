@@ -40,7 +40,8 @@ class FakeSlurm final : public SlurmApi {
   }
   std::string read_user_file(const std::filesystem::path& path) const override {
     auto it = user_files.find(path.string());
-    if (it == user_files.end()) throw Error("cannot read " + path.string() + ": No such file or directory");
+    if (it == user_files.end())
+      throw Error("cannot read " + path.string() + ": No such file or directory");
     return it->second;
   }
   void info(const std::string& message) override { infos.push_back(message); }

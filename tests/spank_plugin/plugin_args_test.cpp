@@ -55,7 +55,8 @@ TEST(PluginArgs, StrictMessages) {
             "hetscale: config: on_missing= must be fail or equal, got 'skip'");
   EXPECT_EQ(error_of({"site=etc/site.toml"}),
             "hetscale: config: site= needs an absolute path, got 'etc/site.toml'");
-  EXPECT_EQ(error_of({"partitions="}), "hetscale: config: partitions= needs an absolute path, got ''");
+  EXPECT_EQ(error_of({"partitions="}),
+            "hetscale: config: partitions= needs an absolute path, got ''");
   EXPECT_EQ(error_of({"default=off", "default=marked"}),
             "hetscale: config: argument default= is given twice");
 }

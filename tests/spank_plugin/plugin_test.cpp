@@ -148,7 +148,8 @@ TEST_F(PluginTest, MalformedTableFailsAJobThatAsked) {
   EXPECT_EQ(plugin.prepare_step(slurm), 0);
   slurm.task("n1", 0);
   EXPECT_EQ(plugin.task_init(slurm), -1);
-  EXPECT_EQ(slurm.errors.back(), "hetscale: table: /etc/hetscale/site.toml:3:1: unknown key 'speed'");
+  EXPECT_EQ(slurm.errors.back(),
+            "hetscale: table: /etc/hetscale/site.toml:3:1: unknown key 'speed'");
 }
 
 TEST_F(PluginTest, BadOptionValueIsRefused) {
@@ -214,7 +215,8 @@ TEST_F(PluginTest, PartitionNotMatchingTheStep) {
   EXPECT_EQ(plugin.prepare_step(slurm), 0);
   slurm.task("n1", 0);
   EXPECT_EQ(plugin.task_init(slurm), -1);
-  EXPECT_EQ(slurm.errors.back(), "hetscale: partition: partition /p.toml does not list rank 1 of the step");
+  EXPECT_EQ(slurm.errors.back(),
+            "hetscale: partition: partition /p.toml does not list rank 1 of the step");
 }
 
 TEST_F(PluginTest, EqualizedPartitionFromTheSiteDirectory) {
@@ -235,8 +237,9 @@ TEST_F(PluginTest, EqualizedPartitionFromTheSiteDirectory) {
   slurm.step("n[1-3]", {"n1", "n2", "n3"}, "1(x3)");
   EXPECT_EQ(missing.prepare_step(slurm), 0);
   EXPECT_EQ(missing.task_init(slurm), -1);
-  EXPECT_EQ(slurm.errors.back(), "hetscale: partition: no equalized partition for nodes n[1-3] (expected " +
-                                     (dir / "n[1-3].toml").string() + ")");
+  EXPECT_EQ(slurm.errors.back(),
+            "hetscale: partition: no equalized partition for nodes n[1-3] (expected " +
+                (dir / "n[1-3].toml").string() + ")");
 }
 
 TEST_F(PluginTest, BatchStepHandsTheRequestOnAndGetsNoWeights) {
@@ -262,6 +265,15 @@ TEST_F(PluginTest, RequestFromTheEnvironmentBecomesTheSlurmOption) {
   EXPECT_FALSE(slurm.env.contains(kSlurmOptionEnv));  // not leaked into the tasks
 }
 
+TEST_F(PluginTest, AllocatorExportsAnExplicitRequestOnly) {
+  Plugin plugin = make({"default=marked"});
+  plugin.export_request(slurm);
+  EXPECT_FALSE(slurm.env.contains(kRequestEnv));  // the site default is not a request
+  ASSERT_EQ(plugin.on_option("./p.toml"), std::nullopt);
+  plugin.export_request(slurm);
+  EXPECT_EQ(slurm.env.at(kRequestEnv), "./p.toml");
+}
+
 TEST_F(PluginTest, RefusedSetenvFailsTheTask) {
   Plugin plugin = make({});
   ASSERT_EQ(plugin.on_option("marked"), std::nullopt);
@@ -283,9 +295,8 @@ TEST_F(PluginTest, MissingStepEnvironment) {
 }
 
 TEST_F(PluginTest, UnexpectedExceptionsBecomeInternalErrors) {
-  Plugin plugin = make({}, [](const std::filesystem::path&) -> SiteTable {
-    throw std::runtime_error("boom");
-  });
+  Plugin plugin =
+      make({}, [](const std::filesystem::path&) -> SiteTable { throw std::runtime_error("boom"); });
   ASSERT_EQ(plugin.on_option("marked"), std::nullopt);
   slurm.step("n1", {"n1"}, "1");
   EXPECT_EQ(plugin.prepare_step(slurm), 0);

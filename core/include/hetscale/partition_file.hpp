@@ -26,8 +26,8 @@ struct Partition {
   };
 
   By by = By::node;
-  std::string site;  // site table it was made for; empty: any
-  std::string source;  // file name used in messages
+  std::string site;              // site table it was made for; empty: any
+  std::string source;            // file name used in messages
   std::vector<NodeShare> nodes;  // when by == node, in file order
   std::vector<RankShare> ranks;  // when by == rank, in file order
 };

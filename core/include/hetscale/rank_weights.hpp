@@ -19,16 +19,16 @@ enum class OnMissing { fail, equal };
 /// The per-rank values of one node of the step (all its ranks share them unless the
 /// partition is per rank).
 struct NodeWeights {
-  std::string group;          // "unknown" for a node absent from the table (on_missing=equal)
-  double rank_speed = 0;      // marked speed of each rank on this node (0 when unknown)
-  double rank_weight = 0;     // share of each rank on this node
+  std::string group;       // "unknown" for a node absent from the table (on_missing=equal)
+  double rank_speed = 0;   // marked speed of each rank on this node (0 when unknown)
+  double rank_weight = 0;  // share of each rank on this node
 };
 
 struct StepWeights {
-  std::string source;        // HETSCALE_WEIGHTS_SOURCE: marked, equalized, file or equal
-  double system_speed = 0;   // C: sum of the ranks' marked speeds
-  std::vector<NodeWeights> nodes;      // parallel to StepLayout::nodes
-  std::vector<double> rank_weights;    // only for a per-rank partition, by global rank
+  std::string source;                // HETSCALE_WEIGHTS_SOURCE: marked, equalized, file or equal
+  double system_speed = 0;           // C: sum of the ranks' marked speeds
+  std::vector<NodeWeights> nodes;    // parallel to StepLayout::nodes
+  std::vector<double> rank_weights;  // only for a per-rank partition, by global rank
 
   /// Values of the rank `global_rank` running on step node `node_index`.
   struct Rank {
@@ -51,8 +51,7 @@ StepWeights marked_weights(const SiteTable& table, const StepLayout& layout, OnM
 /// becomes "equalized" or "file". Throws Error naming the mismatch: a step node or rank
 /// missing from the partition, an entry not in the step, another site.
 StepWeights partition_weights(StepWeights marked, const Partition& partition,
-                              const StepLayout& layout, const SiteTable& table,
-                              std::string source);
+                              const StepLayout& layout, const SiteTable& table, std::string source);
 
 /// A weight as the environment carries it: 17 significant digits.
 std::string format_weight(double value);
