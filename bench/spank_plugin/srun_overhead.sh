@@ -18,11 +18,12 @@ time_one() {  # seconds of one srun, with the option when $1 = with
 }
 
 with=() without=()
+# Two runs of each per round, so that neither is always the first after a switch.
 for ((i = 0; i < rounds; i++)); do
-  echo "$line" >"$plugstack"
-  with+=("$(time_one with)")
   : >"$plugstack"
-  without+=("$(time_one without)")
+  without+=("$(time_one without)" "$(time_one without)")
+  echo "$line" >"$plugstack"
+  with+=("$(time_one with)" "$(time_one with)")
 done
 echo "$line" >"$plugstack"
 

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <unordered_set>
 #include <vector>
 
 namespace hetscale {
@@ -117,7 +118,9 @@ std::optional<std::string> format_site_cache(const SiteTable& table, const FileS
   return out;
 }
 
-std::optional<SiteTable> parse_site_cache(std::string_view text, const FileStamp& expected) {
+std::optional<SiteTable> parse_site_cache(std::string_view text, const FileStamp& expected,
+                                          std::span<const std::string> only_nodes) {
+  std::unordered_set<std::string_view> wanted(only_nodes.begin(), only_nodes.end());
   std::string expected_head = std::string(kMagic) + "\nstamp\t" + std::to_string(expected.size) +
                               '\t' + std::to_string(expected.mtime_ns) + '\t' +
                               std::to_string(expected.inode) + '\n';
@@ -130,7 +133,9 @@ std::optional<SiteTable> parse_site_cache(std::string_view text, const FileStamp
     std::size_t eol = text.find('\n');
     if (eol == std::string_view::npos) return std::nullopt;
     split(text.substr(0, eol), fields);
-    if (!apply_line(fields, table)) return std::nullopt;
+    bool skip =
+        !wanted.empty() && fields[0] == "node" && fields.size() > 1 && !wanted.contains(fields[1]);
+    if (!skip && !apply_line(fields, table)) return std::nullopt;
     text.remove_prefix(eol + 1);
   }
   table.index();

@@ -95,8 +95,13 @@ int Plugin::load_site(SlurmApi& slurm) {
   if (site_loaded_ || !step_wants_weights(slurm) || config_error_) return 0;
   site_loaded_ = true;
   try {
-    table_ = in_phase("table",
-                      [&] { return load_site_table_cached(args_.site, args_.cache, load_table_); });
+    layout_ = read_step_layout(slurm);
+    std::vector<std::string> hosts;  // the cache builds only these nodes
+    hosts.reserve(layout_->nodes.size());
+    for (const StepNode& node : layout_->nodes) hosts.push_back(node.host);
+    table_ = in_phase("table", [&] {
+      return load_site_table_cached(args_.site, args_.cache, load_table_, hosts);
+    });
   } catch (const Error& error) {
     step_error_ = error.what();
   } catch (const std::exception& error) {
@@ -112,10 +117,7 @@ int Plugin::prepare_step(SlurmApi& slurm) {
   load_site(slurm);  // a no-op when init_post_opt did it
   try {
     if (config_error_) throw Error(*config_error_);
-    if (!step_error_) {
-      layout_ = read_step_layout(slurm);
-      weights_ = compute(slurm, *layout_);
-    }
+    if (!step_error_) weights_ = compute(slurm, *layout_);
   } catch (const Error& error) {
     step_error_ = error.what();
   } catch (const std::exception& error) {

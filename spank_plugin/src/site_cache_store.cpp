@@ -19,12 +19,13 @@ bool trusted(const std::filesystem::path& path) {
   return ::lstat(path.c_str(), &st) == 0 && st.st_uid == ::geteuid() && (st.st_mode & 022) == 0;
 }
 
-std::optional<SiteTable> read_cache(const std::filesystem::path& file, const FileStamp& stamp) {
+std::optional<SiteTable> read_cache(const std::filesystem::path& file, const FileStamp& stamp,
+                                    std::span<const std::string> hosts) {
   if (!trusted(file.parent_path()) || !trusted(file)) return std::nullopt;
   std::ifstream in(file, std::ios::binary);
   std::ostringstream text;
   text << in.rdbuf();
-  return in ? parse_site_cache(text.str(), stamp) : std::nullopt;
+  return in ? parse_site_cache(text.str(), stamp, hosts) : std::nullopt;
 }
 
 // Writes a temporary file beside the cache and renames it over, so that a concurrent
@@ -53,11 +54,11 @@ std::filesystem::path cache_file_for(const std::filesystem::path& site,
 
 SiteTable load_site_table_cached(const std::filesystem::path& site,
                                  const std::filesystem::path& cache_dir,
-                                 const SiteTableLoader& load) {
+                                 const SiteTableLoader& load, std::span<const std::string> hosts) {
   if (cache_dir.empty()) return load(site);
   FileStamp stamp = stamp_of(site);
   std::filesystem::path file = cache_file_for(site, cache_dir);
-  if (std::optional<SiteTable> cached = read_cache(file, stamp)) return std::move(*cached);
+  if (std::optional<SiteTable> cached = read_cache(file, stamp, hosts)) return std::move(*cached);
   SiteTable table = load(site);
   if (std::optional<std::string> text = format_site_cache(table, stamp)) write_cache(file, *text);
   return table;

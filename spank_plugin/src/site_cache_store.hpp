@@ -4,6 +4,8 @@
 
 #include <filesystem>
 #include <functional>
+#include <span>
+#include <string>
 
 #include "hetscale/site_table.hpp"
 
@@ -16,9 +18,11 @@ using SiteTableLoader = std::function<SiteTable(const std::filesystem::path&)>;
 /// directory owned by the current user that nobody else may write (root under
 /// slurmstepd); cache trouble never fails a step, it only costs the parse. An empty
 /// `cache_dir` disables the cache.
+/// With `hosts`, a table from the cache holds only those nodes (see parse_site_cache).
 SiteTable load_site_table_cached(const std::filesystem::path& site,
                                  const std::filesystem::path& cache_dir,
-                                 const SiteTableLoader& load);
+                                 const SiteTableLoader& load,
+                                 std::span<const std::string> hosts = {});
 
 /// The cache file for `site` in `cache_dir` ("/etc/hetscale/site.toml" ->
 /// "%etc%hetscale%site.toml.cache").

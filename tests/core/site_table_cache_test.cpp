@@ -92,3 +92,20 @@ TEST(SiteTableCache, FuzzedCacheNeverCrashes) {
 
 }  // namespace
 }  // namespace hetscale
+
+namespace hetscale {
+namespace {
+
+TEST(SiteTableCache, KeepsOnlyTheNodesAsked) {
+  std::string text = format_site_cache(sample(), kStamp).value();
+  std::vector<std::string> only{"n2", "n7"};
+  std::optional<SiteTable> back = parse_site_cache(text, kStamp, only);
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->nodes.size(), 1u);
+  EXPECT_EQ(back->find_node("n1"), nullptr);
+  EXPECT_NE(back->find_node("n2"), nullptr);
+  EXPECT_EQ(back->groups.size(), 1u);
+}
+
+}  // namespace
+}  // namespace hetscale

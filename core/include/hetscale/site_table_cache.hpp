@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -31,6 +32,9 @@ FileStamp stamp_of(const std::filesystem::path& path);
 std::optional<std::string> format_site_cache(const SiteTable& table, const FileStamp& stamp);
 
 /// The table back, when `text` is a well-formed cache for `expected`; else nullopt.
-std::optional<SiteTable> parse_site_cache(std::string_view text, const FileStamp& expected);
+/// With `only_nodes`, just those nodes are kept (every group is): a job step needs a
+/// handful of a 10,000-node table, and building the rest costs more than the scan.
+std::optional<SiteTable> parse_site_cache(std::string_view text, const FileStamp& expected,
+                                          std::span<const std::string> only_nodes = {});
 
 }  // namespace hetscale
