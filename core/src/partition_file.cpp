@@ -7,6 +7,8 @@
 #include <cmath>
 #include <set>
 
+#include "hetscale/hostlist.hpp"
+
 namespace hetscale {
 namespace {
 
@@ -82,6 +84,17 @@ void read_header(const toml::table& root, const std::string& file, Partition& ou
   }
 }
 
+// Expands a host list ("n[1-4]"); an error points at its column inside the string.
+std::vector<std::string> hosts_of(const toml::node& name, const std::string& file) {
+  try {
+    return expand_hostlist(*name.value<std::string>());
+  } catch (const ExpressionError& error) {
+    SourceLocation where = where_of(name.source(), file);
+    where.column += static_cast<std::uint32_t>(error.column());  // past the opening quote
+    throw ConfigError(where, "bad host list: " + error.message());
+  }
+}
+
 void read_nodes(const toml::array& array, const std::string& file, Partition& out) {
   std::set<std::string> seen;
   for (const toml::node& element : array) {
@@ -89,12 +102,13 @@ void read_nodes(const toml::array& array, const std::string& file, Partition& ou
     check_keys(entry, {"name", "weight"}, file, "[[node]]");
     const toml::node& name = required(entry, "name", file, "[[node]]");
     if (!name.is_string() || name.value<std::string>()->empty()) {
-      fail(name, file, "'name' must be a non-empty host name");
+      fail(name, file, "'name' must be a non-empty host name or host list");
     }
-    std::string host = *name.value<std::string>();
-    if (!seen.insert(host).second) fail(name, file, "node " + host + " is listed twice");
-    out.nodes.push_back(
-        {host, positive_weight(entry, file, "[[node]]"), where_of(entry.source(), file)});
+    double weight = positive_weight(entry, file, "[[node]]");
+    for (std::string& host : hosts_of(name, file)) {
+      if (!seen.insert(host).second) fail(name, file, "node " + host + " is listed twice");
+      out.nodes.push_back({std::move(host), weight, where_of(entry.source(), file)});
+    }
   }
 }
 

@@ -42,6 +42,17 @@ weight = 1
   EXPECT_EQ(p.nodes[1].where.line, 10u);
 }
 
+TEST(PartitionFile, HostListGivesEachNodeTheWeight) {
+  Partition p = parse_partition(
+      "[partition]\nby = \"node\"\n[[node]]\nname = \"n[1-3]\"\nweight = 2\n", "p.toml");
+  ASSERT_EQ(p.nodes.size(), 3u);
+  EXPECT_EQ(p.nodes[2].host, "n3");
+  EXPECT_DOUBLE_EQ(p.nodes[2].weight, 2.0);
+  EXPECT_EQ(error_of("[partition]\nby = \"node\"\n[[node]]\nname = \"n[1-3]\"\nweight = 1\n"
+                     "[[node]]\nname = \"n2\"\nweight = 1\n"),
+            "p.toml:7:8: node n2 is listed twice");
+}
+
 TEST(PartitionFile, ReadsRankShares) {
   Partition p = parse_partition(
       "[partition]\nby = \"rank\"\n[[rank]]\nrank = 0\nweight = 2.5\n"
@@ -87,6 +98,11 @@ TEST(PartitionFile, ErrorsNameFileLineAndColumn) {
             "p.toml:3:1: unknown key 'node' in [partition]");
   EXPECT_EQ(error_of("[partition\n"),
             "p.toml:1:11: Error while parsing table header: expected ']', saw '\\n'");
+}
+
+TEST(PartitionFile, BadHostListPointsInsideTheString) {
+  EXPECT_EQ(error_of("[partition]\nby = \"node\"\n[[node]]\nname = \"n[1-\"\nweight = 1\n"),
+            "p.toml:4:10: bad host list: unbalanced '['");
 }
 
 TEST(PartitionFile, TopLevelNodeMustBeArrayOfTables) {

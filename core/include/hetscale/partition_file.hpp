@@ -15,7 +15,7 @@ struct Partition {
   enum class By { node, rank };
 
   struct NodeShare {
-    std::string host;
+    std::string host;   // one node; a [[node]] naming a host list gives one entry each
     double weight = 0;  // the node's share, split evenly between its ranks
     SourceLocation where;
   };
