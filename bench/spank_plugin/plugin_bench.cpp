@@ -77,6 +77,23 @@ void BM_StepOnOneNode_10000NodeTable_CacheHit(benchmark::State& state) {
 }
 BENCHMARK(BM_StepOnOneNode_10000NodeTable_CacheHit)->Unit(benchmark::kMillisecond);
 
+// The first step after the table changes: the full TOML parse (hetscale::load_site_table)
+// of 10,000 single-name [[node]] entries, the worst case a site can write.
+void BM_ParseSiteTable_10000Nodes_CacheMiss(benchmark::State& state) {
+  Files files;
+  {
+    std::ofstream out(files.site);
+    out << "[site]\nname = \"big\"\nspeed_unit = \"Mflops\"\nbenchmark = \"dgemm\"\n"
+        << "[[group]]\nname = \"g0\"\nmarked_speed = 10.0\n";
+    for (int i = 0; i < 10000; ++i) {
+      out << "[[node]]\nname = \"node" << i << "\"\ngroup = \"g0\"\nprocessors = 4\n"
+          << "marked_speed = " << 10.0 + (i % 7) * 1.5 << "\n";
+    }
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(load_site_table(files.site));
+}
+BENCHMARK(BM_ParseSiteTable_10000Nodes_CacheMiss)->Unit(benchmark::kMillisecond);
+
 void BM_WeightsOnly_10000NodeStep(benchmark::State& state) {
   SiteTable table = big_table("site.toml");
   StepLayout layout;
