@@ -80,6 +80,10 @@ std::map<int, double> expected_rank_speeds(const StepEnv& step, const std::vecto
   return speeds;
 }
 
+std::filesystem::path multi_cpu_layout() {
+  return std::filesystem::path(HETSCALE_PLUGIN_TEST_DIR) / "multi-cpu-layout.txt";
+}
+
 namespace {
 
 std::filesystem::path cluster_script() { return std::filesystem::path(HETSCALE_SOURCE_DIR) / "scripts" / "cluster.sh"; }

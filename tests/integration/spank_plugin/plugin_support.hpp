@@ -52,6 +52,9 @@ const TestbedNode& node_named(const std::vector<TestbedNode>& nodes, const std::
 /// Tasks per node of a step, by node name.
 std::map<std::string, unsigned> tasks_per_node(const StepEnv& step);
 
+/// multi-cpu-layout.txt: p1, p2 (2 CPUs, speed 1.0, group fast), p3 (4 CPUs, 0.5, slow).
+std::filesystem::path multi_cpu_layout();
+
 /// A second cluster (scripts/cluster.sh) in its own run dir with the plugin loaded: up in
 /// the constructor, down in the destructor, so a failing test leaves nothing running.
 class ExtraCluster {

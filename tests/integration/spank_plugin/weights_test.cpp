@@ -10,8 +10,6 @@
 namespace hetscale::test {
 namespace {
 
-std::filesystem::path multi_cpu_layout() { return std::filesystem::path(HETSCALE_PLUGIN_TEST_DIR) / "multi-cpu-layout.txt"; }
-
 // The extra cluster of these tests: 3 nodes of 2, 2 and 4 CPUs (speeds 1, 1, 0.5).
 ExtraCluster multi_cpu_cluster() {
   return ExtraCluster("plugin-multi", multi_cpu_layout(), "default=off cache=/var/cache/hetscale");
