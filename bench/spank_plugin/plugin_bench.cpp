@@ -56,7 +56,7 @@ void BM_StepOnOneNode_10000NodeTable_CacheHit(benchmark::State& state) {
   {
     FakeSlurm warm;  // first step: parses and writes the cache
     Plugin plugin(loader);
-    plugin.configure(args, warm);
+    plugin.configure(args);
     plugin.on_option("marked");
     warm.step("node[0-3]", {"node0", "node1", "node2", "node3"}, "1(x4)");
     plugin.load_site(warm);
@@ -64,7 +64,7 @@ void BM_StepOnOneNode_10000NodeTable_CacheHit(benchmark::State& state) {
   for (auto _ : state) {
     FakeSlurm slurm;
     Plugin plugin(loader);
-    plugin.configure(args, slurm);
+    plugin.configure(args);
     plugin.on_option("marked");
     slurm.step("node[0-3]", {"node0", "node1", "node2", "node3"}, "1(x4)");
     plugin.load_site(slurm);

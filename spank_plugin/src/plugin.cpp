@@ -43,8 +43,9 @@ std::string format_speed(double value) {
 
 }  // namespace
 
-void Plugin::configure(std::span<const std::string> args, SlurmApi& slurm) {
-  (void)slurm;  // reported where a job asks, and in each step's slurmd log
+// A bad configuration is reported where a job asks (check_request, prepare_step) and in
+// each step's slurmd log, not here: every srun, sbatch and slurmstepd runs this.
+void Plugin::configure(std::span<const std::string> args) {
   try {
     args_ = parse_plugin_args(args);
   } catch (const Error& error) {
@@ -136,14 +137,14 @@ StepWeights Plugin::compute(SlurmApi& slurm, const StepLayout& layout) {
       in_phase("weights", [&] { return marked_weights(table, layout, args_.on_missing); });
   WeightsRequest request = effective_request();
   if (request.kind == WeightsRequest::Kind::marked) return marked;
-  Partition partition = in_phase("partition", [&] { return read_partition(slurm, layout); });
+  Partition partition = in_phase("partition", [&] { return read_partition(slurm); });
   const char* source = request.kind == WeightsRequest::Kind::file ? "file" : "equalized";
   return in_phase("partition", [&] {
     return partition_weights(std::move(marked), partition, layout, table, source);
   });
 }
 
-Partition Plugin::read_partition(SlurmApi& slurm, const StepLayout& layout) const {
+Partition Plugin::read_partition(SlurmApi& slurm) const {
   WeightsRequest request = effective_request();
   if (request.kind == WeightsRequest::Kind::equalized) {
     std::string nodelist = slurm.getenv("SLURM_STEP_NODELIST").value_or("");
@@ -158,7 +159,6 @@ Partition Plugin::read_partition(SlurmApi& slurm, const StepLayout& layout) cons
   if (path.is_relative()) {
     path = std::filesystem::path(slurm.getenv("PWD").value_or("/")) / path;
   }
-  (void)layout;
   return parse_partition(slurm.read_user_file(path), path.string());
 }
 

@@ -29,7 +29,7 @@ class Plugin {
 
   /// slurm_spank_init, every context: parses plugstack arguments. Never fails: a bad
   /// configuration must not hurt jobs that do not ask; it is logged once here.
-  void configure(std::span<const std::string> args, SlurmApi& slurm);
+  void configure(std::span<const std::string> args);
 
   /// slurm_spank_init, local and allocator: maps HETSCALE_WEIGHTS onto Slurm's
   /// environment form of the option (the command line still wins).
@@ -68,7 +68,7 @@ class Plugin {
  private:
   [[nodiscard]] bool step_wants_weights(const SlurmApi& slurm);
   StepWeights compute(SlurmApi& slurm, const StepLayout& layout);
-  Partition read_partition(SlurmApi& slurm, const StepLayout& layout) const;
+  Partition read_partition(SlurmApi& slurm) const;
   void export_rank(SlurmApi& slurm) const;
 
   SiteTableLoader load_table_;

@@ -191,7 +191,7 @@ int slurm_spank_init(spank_t sp, int ac, char** av) {
     spank_context_t context = spank_context();
     if (context != S_CTX_LOCAL && context != S_CTX_REMOTE && context != S_CTX_ALLOCATOR) return 0;
     SpankApi slurm(sp);
-    plugin().configure(std::vector<std::string>(av, av + ac), slurm);
+    plugin().configure(std::vector<std::string>(av, av + ac));
     if (context != S_CTX_REMOTE) plugin().import_request_env(slurm);
     return spank_option_register(sp, &hetscale::spank::weights_option) == ESPANK_SUCCESS ? 0 : -1;
   });

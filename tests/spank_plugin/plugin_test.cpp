@@ -38,7 +38,7 @@ class PluginTest : public ::testing::Test {
     bool has_cache = std::any_of(args.begin(), args.end(),
                                  [](const std::string& a) { return a.rfind("cache=", 0) == 0; });
     if (!has_cache) args.push_back("cache=off");  // the table is in memory, not on disk
-    plugin.configure(args, slurm);
+    plugin.configure(args);
     return plugin;
   }
 
