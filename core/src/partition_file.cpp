@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <numeric>
 #include <set>
 
 #include "hetscale/hostlist.hpp"
@@ -183,6 +184,38 @@ std::string format_partition(const Partition& partition) {
     out += "\n[[rank]]\nrank = " + std::to_string(rank.rank) + "\nweight = " + number + "\n";
   }
   return out;
+}
+
+std::vector<double> weights_for_ranks(const Partition& partition,
+                                      std::span<const std::string> rank_hosts) {
+  const std::string name =
+      partition.source.empty() ? std::string("the partition") : "partition " + partition.source;
+  std::vector<double> weights(rank_hosts.size(), 0.0);
+  if (partition.by == Partition::By::rank) {
+    for (const auto& share : partition.ranks) {
+      if (share.rank >= rank_hosts.size())
+        throw Error(name + " lists rank " + std::to_string(share.rank) +
+                    ", which is not in the run of " + std::to_string(rank_hosts.size()) + " ranks");
+      weights[share.rank] = share.weight;
+    }
+    for (std::size_t r = 0; r < weights.size(); ++r)
+      if (weights[r] == 0) throw Error(name + " does not list rank " + std::to_string(r));
+  } else {
+    for (const auto& share : partition.nodes) {
+      const auto ranks =
+          static_cast<double>(std::count(rank_hosts.begin(), rank_hosts.end(), share.host));
+      if (ranks == 0) throw Error(name + " lists node " + share.host + ", which runs no rank");
+      for (std::size_t r = 0; r < rank_hosts.size(); ++r)
+        if (rank_hosts[r] == share.host) weights[r] = share.weight / ranks;
+    }
+    for (std::size_t r = 0; r < weights.size(); ++r)
+      if (weights[r] == 0)
+        throw Error(name + " does not list node " + rank_hosts[r] + " (rank " + std::to_string(r) +
+                    ")");
+  }
+  const double total = std::accumulate(weights.begin(), weights.end(), 0.0);
+  for (double& w : weights) w /= total;
+  return weights;
 }
 
 }  // namespace hetscale

@@ -62,11 +62,12 @@ KernelOptions parse_kernel_options(std::span<const std::string_view> args) {
 
 std::string kernel_usage(std::string_view program) {
   return "usage: " + std::string(program) +
-         " -N <n> [--seed S] [--record FILE] [--weights equal|w1,w2,...] [--experiment NAME]\n"
+         " -N <n> [--seed S] [--record FILE] [--weights equal|w1,w2,...|FILE] [--experiment NAME]\n"
          "  -N <n>          problem size (N x N)\n"
          "  --seed S        input data seed (default 1)\n"
          "  --record FILE   append the run record here (default: $HETSCALE_RECORD; none if unset)\n"
-         "  --weights W     'equal' or one positive weight per rank (default: each rank's\n"
+         "  --weights W     'equal', one positive weight per rank, or a partition file (a path\n"
+         "                  with a '/', e.g. ./part.toml; default: each rank's\n"
          "                  $HETSCALE_WEIGHT; equal weights when absent)\n"
          "  --experiment X  experiment name (default: $HETSCALE_EXPERIMENT)\n";
 }

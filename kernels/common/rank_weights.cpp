@@ -1,17 +1,24 @@
 #include "common/rank_weights.hpp"
 
+#include <unistd.h>
+
+#include <array>
 #include <cstdlib>
+#include <fstream>
 #include <numeric>
+#include <sstream>
 #include <string_view>
 
 #include "hetscale/error.hpp"
+#include "hetscale/partition_file.hpp"
 #include "hetscale/row_distribution.hpp"
 #include "hetscale/weights_option.hpp"
 
 namespace hetscale::kernels {
 namespace {
 
-void read_positive(const char* text, std::string_view name, std::optional<double>& value, bool& invalid) {
+void read_positive(const char* text, std::string_view name, std::optional<double>& value,
+                   bool& invalid) {
   if (text == nullptr || *text == '\0') return;  // empty = unset
   try {
     value = parse_number(text, name);
@@ -46,12 +53,14 @@ RankEnvironment read_rank_environment(const char* weight, const char* marked_spe
   return env;
 }
 
-RankWeights choose_weights(std::span<const RankEnvironment> ranks, const std::optional<std::string>& option,
-                           const char* weights_source, const char* system_speed) {
+RankWeights choose_weights(std::span<const RankEnvironment> ranks,
+                           const std::optional<std::string>& option, const char* weights_source,
+                           const char* system_speed) {
   RankWeights out;
   for (std::size_t r = 0; r < ranks.size(); ++r) {
     if (ranks[r].speed_invalid) {
-      throw Error("HETSCALE_MARKED_SPEED of rank " + std::to_string(r) + " is not a positive number");
+      throw Error("HETSCALE_MARKED_SPEED of rank " + std::to_string(r) +
+                  " is not a positive number");
     }
   }
   out.marked_speeds = marked_speeds_of(ranks);
@@ -72,8 +81,10 @@ RankWeights choose_weights(std::span<const RankEnvironment> ranks, const std::op
     if (ranks[r].weight_invalid) {
       throw Error("HETSCALE_WEIGHT of rank " + std::to_string(r) + " is not a positive number");
     }
-    if (ranks[r].weight) weights.push_back(*ranks[r].weight);
-    else missing.push_back(r);
+    if (ranks[r].weight)
+      weights.push_back(*ranks[r].weight);
+    else
+      missing.push_back(r);
   }
   if (!missing.empty()) {
     out.weights.assign(ranks.size(), 1.0 / static_cast<double>(ranks.size()));
@@ -87,15 +98,59 @@ RankWeights choose_weights(std::span<const RankEnvironment> ranks, const std::op
   return out;
 }
 
+bool names_partition_file(const std::string& option) {
+  return option.find('/') != std::string::npos;
+}
+
+namespace {
+
+/// Collective: every rank's host name, by rank.
+std::vector<std::string> gather_hosts(const MpiSession& mpi) {
+  std::array<char, 256> mine{};
+  if (gethostname(mine.data(), mine.size() - 1) != 0) throw Error("cannot read this host's name");
+  std::vector<char> all(mine.size() * static_cast<std::size_t>(mpi.size()));
+  check_mpi(MPI_Allgather(mine.data(), static_cast<int>(mine.size()), MPI_CHAR, all.data(),
+                          static_cast<int>(mine.size()), MPI_CHAR, mpi.comm()),
+            "MPI_Allgather");
+  std::vector<std::string> hosts;
+  for (std::size_t r = 0; r < static_cast<std::size_t>(mpi.size()); ++r)
+    hosts.emplace_back(all.data() + r * mine.size());
+  return hosts;
+}
+
+/// Collective: rank 0 reads the file and every rank gets its text (-1 length = unreadable).
+std::string broadcast_file(const MpiSession& mpi, const std::string& path) {
+  std::string text;
+  int length = 0;
+  if (mpi.rank() == 0) {
+    std::ifstream in(path);
+    std::ostringstream content;
+    content << in.rdbuf();
+    text = content.str();
+    length = in ? static_cast<int>(text.size()) : -1;
+  }
+  check_mpi(MPI_Bcast(&length, 1, MPI_INT, 0, mpi.comm()), "MPI_Bcast");
+  if (length < 0) throw Error("--weights: cannot read the partition file " + path);
+  text.resize(static_cast<std::size_t>(length));
+  check_mpi(MPI_Bcast(text.data(), length, MPI_CHAR, 0, mpi.comm()), "MPI_Bcast");
+  return text;
+}
+
+}  // namespace
+
 RankWeights resolve_weights(const MpiSession& mpi, const std::optional<std::string>& option) {
   const RankEnvironment mine =
       read_rank_environment(std::getenv("HETSCALE_WEIGHT"), std::getenv("HETSCALE_MARKED_SPEED"));
   // Per rank: (state, value) twice; state 1 = set, 0 = unset, -1 = invalid.
-  auto state = [](const std::optional<double>& v, bool invalid) { return invalid ? -1.0 : v ? 1.0 : 0.0; };
+  auto state = [](const std::optional<double>& v, bool invalid) {
+    return invalid ? -1.0 : v ? 1.0 : 0.0;
+  };
   const double packed[4] = {state(mine.weight, mine.weight_invalid), mine.weight.value_or(0),
-                            state(mine.marked_speed, mine.speed_invalid), mine.marked_speed.value_or(0)};
+                            state(mine.marked_speed, mine.speed_invalid),
+                            mine.marked_speed.value_or(0)};
   std::vector<double> all(4 * static_cast<std::size_t>(mpi.size()));
-  check_mpi(MPI_Allgather(packed, 4, MPI_DOUBLE, all.data(), 4, MPI_DOUBLE, mpi.comm()), "MPI_Allgather");
+  check_mpi(MPI_Allgather(packed, 4, MPI_DOUBLE, all.data(), 4, MPI_DOUBLE, mpi.comm()),
+            "MPI_Allgather");
   std::vector<RankEnvironment> ranks(static_cast<std::size_t>(mpi.size()));
   for (std::size_t r = 0; r < ranks.size(); ++r) {
     const double* p = all.data() + 4 * r;
@@ -117,6 +172,16 @@ RankWeights resolve_weights(const MpiSession& mpi, const std::optional<std::stri
   };
   const auto source = broadcast_text("HETSCALE_WEIGHTS_SOURCE");
   const auto system_speed = broadcast_text("HETSCALE_SYSTEM_SPEED");
+  if (option && names_partition_file(*option)) {
+    // Marked speeds and C still come from the environment; only the shares come from the file.
+    const auto text = broadcast_file(mpi, *option);
+    const auto hosts = gather_hosts(mpi);
+    RankWeights out = choose_weights(ranks, std::string("equal"), nullptr,
+                                     system_speed ? system_speed->c_str() : nullptr);
+    out.weights = weights_for_ranks(parse_partition(text, *option), hosts);
+    out.source = "file";
+    return out;
+  }
   return choose_weights(ranks, option, source ? source->c_str() : nullptr,
                         system_speed ? system_speed->c_str() : nullptr);
 }

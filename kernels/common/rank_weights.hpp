@@ -13,7 +13,7 @@ namespace hetscale::kernels {
 
 /// What one rank's environment says; `*_invalid` when a variable is set but unusable.
 struct RankEnvironment {
-  std::optional<double> weight;        // HETSCALE_WEIGHT
+  std::optional<double> weight;  // HETSCALE_WEIGHT
   bool weight_invalid = false;
   std::optional<double> marked_speed;  // HETSCALE_MARKED_SPEED
   bool speed_invalid = false;
@@ -36,7 +36,14 @@ struct RankWeights {
                                          const std::optional<std::string>& option,
                                          const char* weights_source, const char* system_speed);
 
-/// Collective: gathers every rank's environment and decides the same on every rank.
-[[nodiscard]] RankWeights resolve_weights(const MpiSession& mpi, const std::optional<std::string>& option);
+/// True when a --weights value names a partition file (it contains a '/', as for the
+/// SPANK plugin: `./part.toml`), not `equal` or a list of numbers.
+[[nodiscard]] bool names_partition_file(const std::string& option);
+
+/// Collective: gathers every rank's environment and decides the same on every rank. A
+/// --weights partition file (docs/partition-file.md) is read by rank 0; by-node shares are
+/// split between the ranks on that host.
+[[nodiscard]] RankWeights resolve_weights(const MpiSession& mpi,
+                                          const std::optional<std::string>& option);
 
 }  // namespace hetscale::kernels

@@ -177,3 +177,44 @@ TEST(PartitionFormat, RoundTripsByNodeAndByRank) {
 
 }  // namespace
 }  // namespace hetscale
+
+namespace hetscale {
+namespace {
+
+TEST(PartitionForRanks, NodeSharesAreSplitBetweenTheirRanks) {
+  const auto p = parse_partition(
+      "[partition]\nby = \"node\"\n[[node]]\nname = \"a\"\nweight = 3\n"
+      "[[node]]\nname = \"b\"\nweight = 1\n",
+      "p.toml");
+  const std::vector<std::string> hosts{"a", "a", "b"};
+  const auto w = weights_for_ranks(p, hosts);
+  EXPECT_DOUBLE_EQ(w[0], 0.375);
+  EXPECT_DOUBLE_EQ(w[1], 0.375);
+  EXPECT_DOUBLE_EQ(w[2], 0.25);
+  const std::vector<std::string> other{"a", "c"};
+  try {
+    (void)weights_for_ranks(p, other);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "partition p.toml lists node b, which runs no rank");
+  }
+}
+
+TEST(PartitionForRanks, RankSharesMustCoverEveryRank) {
+  const auto p = parse_partition(
+      "[partition]\nby = \"rank\"\n[[rank]]\nrank = 0\nweight = 1\n"
+      "[[rank]]\nrank = 1\nweight = 3\n",
+      "r.toml");
+  const std::vector<std::string> two{"x", "y"};
+  EXPECT_DOUBLE_EQ(weights_for_ranks(p, two)[1], 0.75);
+  const std::vector<std::string> three{"x", "y", "z"};
+  try {
+    (void)weights_for_ranks(p, three);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "partition r.toml does not list rank 2");
+  }
+}
+
+}  // namespace
+}  // namespace hetscale

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,6 +37,12 @@ struct Partition {
 /// keys, wrong types, missing keys, non-positive or non-finite weights, duplicates,
 /// entries that do not match `by`, and a file with no entry.
 Partition parse_partition(std::string_view text, const std::string& source_name);
+
+/// Each rank's weight (summing to 1) given the host every rank runs on (by global rank):
+/// a node's share is split evenly between its ranks. Throws Error naming a rank or node
+/// that the partition and the ranks do not agree on.
+std::vector<double> weights_for_ranks(const Partition& partition,
+                                      std::span<const std::string> rank_hosts);
 
 /// Writes a partition in the format parse_partition reads (weights with 17 significant
 /// digits, so reading it back gives the same doubles).
