@@ -1,14 +1,20 @@
 -- hetscale schema, tables (DESIGN.md contract 3.5; documented in docs/schema.md).
 -- Never edit this file once it is in main: add a new numbered migration instead.
 
--- Units marked speeds are quoted in, as operations per second.
+-- Units marked speeds are quoted in, in base units (operations, bytes) per second; the
+-- same list as core's known_speed_units() (core/src/units.cpp).
 CREATE TABLE hetscale.speed_units (
   unit            text PRIMARY KEY,
   ops_per_second  double precision NOT NULL CHECK (ops_per_second > 0)
 );
 INSERT INTO hetscale.speed_units (unit, ops_per_second) VALUES
   ('flops', 1), ('Kflops', 1e3), ('Mflops', 1e6), ('Gflops', 1e9), ('Tflops', 1e12),
-  ('ops/s', 1), ('Kop/s', 1e3), ('Mop/s', 1e6), ('Gop/s', 1e9), ('Top/s', 1e12);
+  ('Pflops', 1e15),
+  ('flop/s', 1), ('Kflop/s', 1e3), ('Mflop/s', 1e6), ('Gflop/s', 1e9), ('Tflop/s', 1e12),
+  ('Pflop/s', 1e15),
+  ('op/s', 1), ('Kop/s', 1e3), ('Mop/s', 1e6), ('Gop/s', 1e9), ('Top/s', 1e12),
+  ('B/s', 1), ('KB/s', 1e3), ('MB/s', 1e6), ('GB/s', 1e9), ('TB/s', 1e12),
+  ('KiB/s', 1024), ('MiB/s', 1048576), ('GiB/s', 1073741824), ('TiB/s', 1099511627776);
 
 CREATE TABLE hetscale.sites (
   site_id     bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
