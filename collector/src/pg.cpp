@@ -28,8 +28,9 @@ DbError::DbError(const std::string& message, std::string sqlstate, bool connecti
     : Error(message), sqlstate_(std::move(sqlstate)), connection_lost_(connection_lost) {}
 
 bool DbError::retryable() const noexcept {
+  // 23505: another loader stored the same run first; the retry sees it and skips it.
   return connection_lost_ || connection_sqlstate(sqlstate_) || sqlstate_ == "40001" ||
-         sqlstate_ == "40P01";
+         sqlstate_ == "40P01" || sqlstate_ == "23505";
 }
 
 void Result::Clear::operator()(pg_result* result) const noexcept { PQclear(result); }

@@ -3,63 +3,52 @@
 
 #include "hetscale/collector/copy_buffer.hpp"
 
+#include <algorithm>
+#include <map>
+#include <set>
+#include <unordered_set>
+
+#include "hetscale/collector/sha256.hpp"
+
 namespace hetscale::collector {
 namespace {
 
-// Temporary, dropped at commit: each batch starts clean, also after a reconnect.
-constexpr const char* create_staging = R"sql(
-CREATE TEMP TABLE staging_runs (
-  batch_row integer, identity text, experiment text, code text, workload text,
-  parameters jsonb, work double precision, wall_seconds double precision,
-  marked_speed double precision, speed_unit text, weights_source text, set_index integer,
-  repetition integer, slurm_job_id bigint, slurm_array_job_id bigint,
-  slurm_array_task_id bigint, slurm_step_id bigint, node_list text, start_time timestamptz,
-  end_time timestamptz, verified boolean, fingerprint jsonb, source_file text,
-  source_line integer
-) ON COMMIT DROP;
-CREATE TEMP TABLE staging_ranks (
-  batch_row integer, rank integer, host text, weight double precision,
-  marked_speed double precision, compute_seconds double precision,
-  communication_seconds double precision, wall_seconds double precision
-) ON COMMIT DROP;)sql";
-
-// Experiments first, then runs in run_key order: concurrent loaders take row locks in the
-// same order and cannot deadlock. Rank rows go in only for runs added now.
+// Experiments named by the batch, created when new, in name order (concurrent loaders
+// lock rows in the same order); then their ids.
 constexpr const char* insert_experiments = R"sql(
 INSERT INTO hetscale.experiments (name)
-SELECT DISTINCT experiment FROM staging_runs ORDER BY 1
+SELECT value FROM jsonb_array_elements_text($1::jsonb) ORDER BY 1
 ON CONFLICT (name) DO NOTHING)sql";
 
-constexpr const char* insert_runs = R"sql(
-WITH keyed AS MATERIALIZED (  -- one row per run_key: a run repeated in a batch counts once
-  SELECT DISTINCT ON (run_key) *
-  FROM (SELECT sha256(convert_to(identity, 'UTF8')) AS run_key, * FROM staging_runs) s
-  ORDER BY run_key, batch_row
-), added AS (
-  INSERT INTO hetscale.runs (
-    run_key, experiment_id, code, workload, parameters, work, wall_seconds, marked_speed,
-    speed_unit, weights_source, set_index, repetition, slurm_job_id, slurm_array_job_id,
-    slurm_array_task_id, slurm_step_id, node_list, start_time, end_time, verified,
-    fingerprint, source_file, source_line)
-  SELECT k.run_key, e.experiment_id, k.code, k.workload, k.parameters, k.work,
-         k.wall_seconds, k.marked_speed, k.speed_unit, k.weights_source, k.set_index,
-         k.repetition, k.slurm_job_id, k.slurm_array_job_id, k.slurm_array_task_id,
-         k.slurm_step_id, k.node_list, k.start_time, k.end_time, k.verified, k.fingerprint,
-         k.source_file, k.source_line
-  FROM keyed k JOIN hetscale.experiments e ON e.name = k.experiment
-  ORDER BY k.run_key
-  ON CONFLICT (run_key) DO NOTHING
-  RETURNING run_id, run_key
-), ranks AS (
-  INSERT INTO hetscale.rank_timings (
-    run_id, rank, host, weight, marked_speed, compute_seconds, communication_seconds,
-    wall_seconds)
-  SELECT a.run_id, t.rank, t.host, t.weight, t.marked_speed, t.compute_seconds,
-         t.communication_seconds, t.wall_seconds
-  FROM added a JOIN keyed k USING (run_key) JOIN staging_ranks t USING (batch_row)
-  RETURNING 1
-)
-SELECT (SELECT count(*) FROM added), (SELECT count(*) FROM ranks))sql";
+constexpr const char* select_experiments = R"sql(
+SELECT name, experiment_id FROM hetscale.experiments
+WHERE name IN (SELECT value FROM jsonb_array_elements_text($1::jsonb)))sql";
+
+constexpr const char* select_present = R"sql(
+SELECT encode(run_key, 'hex') FROM hetscale.runs
+WHERE run_key IN (SELECT decode(value, 'hex') FROM jsonb_array_elements_text($1::jsonb)))sql";
+
+constexpr const char* reserve_run_ids = R"sql(
+SELECT nextval(pg_get_serial_sequence('hetscale.runs', 'run_id'))
+FROM generate_series(1, $1::integer))sql";
+
+constexpr const char* copy_runs = R"sql(
+COPY hetscale.runs (
+  run_id, run_key, experiment_id, code, workload, parameters, work, wall_seconds,
+  marked_speed, speed_unit, weights_source, set_index, repetition, slurm_job_id,
+  slurm_array_job_id, slurm_array_task_id, slurm_step_id, node_list, start_time, end_time,
+  verified, fingerprint, source_file, source_line) FROM STDIN)sql";
+
+constexpr const char* copy_ranks = R"sql(
+COPY hetscale.rank_timings (
+  run_id, rank, host, weight, marked_speed, compute_seconds, communication_seconds,
+  wall_seconds) FROM STDIN)sql";
+
+// A record with its natural key.
+struct Keyed {
+  const NumberedRunRecord* numbered;
+  std::string key;  // hex SHA-256 of run_identity()
+};
 
 void optional_integer(pg::CopyBuffer& out, const std::optional<std::uint64_t>& value) {
   if (value) {
@@ -83,12 +72,12 @@ nlohmann::json parameters_json(const ParameterValues& parameters) {
   return out;
 }
 
-void run_row(pg::CopyBuffer& out, int batch_row, const NumberedRunRecord& numbered,
-             const std::string& source) {
-  const RunRecord& r = numbered.record;
-  out.integer(batch_row);
-  out.text(run_identity(r));
-  out.text(r.experiment);
+void run_row(pg::CopyBuffer& out, long long run_id, const Keyed& keyed,
+             const std::string& experiment_id, const std::string& source) {
+  const RunRecord& r = keyed.numbered->record;
+  out.integer(run_id);
+  out.text("\\x" + keyed.key);  // bytea in hex form
+  out.text(experiment_id);
   out.text(r.code);
   out.text(r.workload);
   out.text(parameters_json(r.parameters).dump());
@@ -113,13 +102,13 @@ void run_row(pg::CopyBuffer& out, int batch_row, const NumberedRunRecord& number
   out.text(r.verified ? "t" : "f");
   out.text(r.fingerprint.dump());
   out.text(source);
-  out.integer(numbered.line);
+  out.integer(keyed.numbered->line);
   out.end_row();
 }
 
-void rank_rows(pg::CopyBuffer& out, int batch_row, const RunRecord& record) {
+void rank_rows(pg::CopyBuffer& out, long long run_id, const RunRecord& record) {
   for (const RankTiming& t : record.ranks) {
-    out.integer(batch_row);
+    out.integer(run_id);
     out.integer(t.rank);
     out.text(t.host);
     out.number(t.weight);
@@ -148,24 +137,69 @@ std::string run_identity(const RunRecord& r) {
   return identity.dump();
 }
 
+namespace {
+
+// Sorted by key, one per key (the first line wins): loaders that meet on the same runs
+// insert them in the same order, so one waits for the other instead of deadlocking.
+std::vector<Keyed> keyed_records(std::span<const NumberedRunRecord> records) {
+  std::vector<Keyed> out;
+  out.reserve(records.size());
+  for (const NumberedRunRecord& r : records) out.push_back({&r, to_hex(sha256(run_identity(r.record)))});
+  std::stable_sort(out.begin(), out.end(), [](const Keyed& a, const Keyed& b) { return a.key < b.key; });
+  out.erase(std::unique(out.begin(), out.end(), [](const Keyed& a, const Keyed& b) { return a.key == b.key; }),
+            out.end());
+  return out;
+}
+
+std::map<std::string, std::string> experiment_ids(pg::Connection& conn, const std::vector<Keyed>& runs) {
+  std::set<std::string> names;
+  for (const Keyed& k : runs) names.insert(k.numbered->record.experiment);
+  const std::string list = nlohmann::json(names).dump();
+  conn.exec(insert_experiments, {list});
+  const pg::Result r = conn.exec(select_experiments, {list});
+  std::map<std::string, std::string> ids;
+  for (int i = 0; i < r.rows(); ++i) ids.emplace(r.text(i, 0), r.text(i, 1));
+  return ids;
+}
+
+// Runs of the batch not stored yet.
+std::vector<Keyed> not_present(pg::Connection& conn, std::vector<Keyed> runs) {
+  nlohmann::json keys = nlohmann::json::array();
+  for (const Keyed& k : runs) keys.push_back(k.key);
+  const pg::Result r = conn.exec(select_present, {keys.dump()});
+  std::unordered_set<std::string> present;
+  for (int i = 0; i < r.rows(); ++i) present.emplace(r.text(i, 0));
+  std::erase_if(runs, [&](const Keyed& k) { return present.count(k.key) > 0; });
+  return runs;
+}
+
+}  // namespace
+
+// Plain COPY into runs and rank_timings (ids reserved first), no staging: the unique
+// run_key refuses a run that another loader stored meanwhile, and the batch is retried.
 BatchCounts load_run_batch(pg::Connection& conn, std::span<const NumberedRunRecord> records,
                            const std::string& source) {
-  pg::CopyBuffer runs;
-  pg::CopyBuffer ranks;
-  for (std::size_t i = 0; i < records.size(); ++i) {
-    run_row(runs, static_cast<int>(i), records[i], source);
-    rank_rows(ranks, static_cast<int>(i), records[i].record);
-  }
+  const std::vector<Keyed> keyed = keyed_records(records);
   pg::Transaction tx(conn);
-  conn.exec(create_staging);
-  conn.copy_in("COPY staging_runs FROM STDIN", runs.data());
-  conn.copy_in("COPY staging_ranks FROM STDIN", ranks.data());
-  conn.exec(insert_experiments);
-  const pg::Result counts = conn.exec(insert_runs);
-  tx.commit();
+  const auto experiments = experiment_ids(conn, keyed);
+  const std::vector<Keyed> runs = not_present(conn, keyed);
   BatchCounts out;
-  out.runs_added = counts.integer(0, 0);
-  out.rank_rows_added = counts.integer(0, 1);
+  if (!runs.empty()) {
+    const pg::Result ids = conn.exec(reserve_run_ids, {std::to_string(runs.size())});
+    pg::CopyBuffer run_rows;
+    pg::CopyBuffer rank_lines;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      const long long run_id = ids.integer(static_cast<int>(i), 0);
+      const RunRecord& record = runs[i].numbered->record;
+      run_row(run_rows, run_id, runs[i], experiments.at(record.experiment), source);
+      rank_rows(rank_lines, run_id, record);
+      out.rank_rows_added += static_cast<long long>(record.ranks.size());
+    }
+    conn.copy_in(copy_runs, run_rows.data());
+    conn.copy_in(copy_ranks, rank_lines.data());
+  }
+  tx.commit();
+  out.runs_added = static_cast<long long>(runs.size());
   out.runs_present = static_cast<long long>(records.size()) - out.runs_added;
   return out;
 }

@@ -50,6 +50,9 @@ ParameterValues parameters(const Json& object) {
   ParameterValues out;
   for (const auto& item : value.items()) {
     if (item.key().empty()) fail("parameters", "must not have an empty name");
+    if (item.key().find('\0') != std::string::npos) {
+      fail("parameters", "must not contain a NUL character");
+    }
     out.emplace(item.key(), finite_number(item.value(), "parameters." + item.key()));
   }
   return out;

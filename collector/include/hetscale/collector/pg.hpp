@@ -23,7 +23,8 @@ class DbError : public Error {
   [[nodiscard]] const std::string& sqlstate() const noexcept { return sqlstate_; }
   [[nodiscard]] bool connection_lost() const noexcept { return connection_lost_; }
   /// Worth running the whole transaction again: connection lost, server shutting down
-  /// or starting, deadlock, serialization failure.
+  /// or starting, deadlock, serialization failure, unique violation (a concurrent
+  /// loader stored the same run first).
   [[nodiscard]] bool retryable() const noexcept;
 
  private:
