@@ -81,10 +81,15 @@ double solve_level(std::span<const VariableComputer> computers, double total_wor
 
 }  // namespace
 
-double variation_from_heterogeneity(double temporal_heterogeneity, double interval) {
-  if (!(temporal_heterogeneity >= 0) || !(interval > 0))
-    throw Error("temporal heterogeneity must be >= 0 and the interval > 0");
-  return temporal_heterogeneity * std::sqrt(interval);
+double variation_from_heterogeneity(double temporal_heterogeneity, double correlation_time) {
+  if (!(temporal_heterogeneity >= 0) || !(correlation_time > 0))
+    throw Error("temporal heterogeneity must be >= 0 and the correlation time > 0");
+  return temporal_heterogeneity * std::sqrt(correlation_time);
+}
+
+double correlation_time_of_uniform_intervals(double max_interval) {
+  if (!(max_interval > 0)) throw Error("the maximum interval must be positive");
+  return 2 * max_interval / 3;
 }
 
 double equalization_degree(std::span<const double> mean_time, std::span<const double> time_sd) {

@@ -26,9 +26,13 @@ struct StochasticPartition {
   std::string note;  // why the partition is what it is, when that needs saying
 };
 
-/// k_i from temporal heterogeneity TH_i = sigma_Ai / a_i and the availability interval
-/// (the time over which availability stays constant, in the time unit of t).
-double variation_from_heterogeneity(double temporal_heterogeneity, double interval);
+/// k_i from temporal heterogeneity TH_i = sigma_Ai / a_i and the correlation time of the
+/// availability, E[L^2] / E[L] for interval lengths L (in the time unit of t): over a time t
+/// the work done varies with variance sigma_A^2 t E[L^2]/E[L], so sigma_T = TH sqrt(t E[L^2]/E[L]).
+double variation_from_heterogeneity(double temporal_heterogeneity, double correlation_time);
+
+/// E[L^2] / E[L] for interval lengths uniform in [0, max_interval]: 2 max_interval / 3.
+double correlation_time_of_uniform_intervals(double max_interval);
 
 /// Step 1: X_i proportional to s_i (all t_i equal).
 StochasticPartition proportional_partition(std::span<const VariableComputer> computers,
