@@ -84,9 +84,13 @@ Connection Connection::open(const std::string& uri) {
   Connection conn(PQconnectdb(uri.c_str()));
   if (!conn.conn_) throw DbError("database: out of memory", "", true);
   if (PQstatus(conn.conn_.get()) != CONNECTION_OK) {
-    // Never print the URI: it may hold a password.
-    throw DbError("database: cannot connect: " + trimmed(PQerrorMessage(conn.conn_.get())), "",
-                  true);
+    // Never print the URI: it may hold a password. A server that answered FATAL (no such
+    // database, authentication failed) will answer the same again: not worth a retry,
+    // unless it was only starting up or shutting down.
+    const std::string message = trimmed(PQerrorMessage(conn.conn_.get()));
+    const bool transient = message.find("FATAL:") == std::string::npos ||
+                           message.find("the database system is") != std::string::npos;
+    throw DbError("database: cannot connect: " + message, "", transient);
   }
   PQsetNoticeProcessor(conn.conn_.get(), ignore_notice, nullptr);
   if (PQsetClientEncoding(conn.conn_.get(), "UTF8") != 0) conn.fail("cannot set UTF8 encoding");
