@@ -105,7 +105,6 @@ double seconds_since(Clock::time_point start) {
 double time_collector(const std::string& uri, const fs::path& jsonl) {
   collector::CollectOptions options;
   options.inputs = {jsonl.string()};
-  options.batch_size = 5000;
   std::istringstream no_stdin;
   std::ostringstream log;
   const auto start = Clock::now();
