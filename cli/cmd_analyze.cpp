@@ -22,10 +22,14 @@ Cell optional_cell(const std::optional<double>& value) {
 
 const char* status_name(TargetReading::Status status) {
   switch (status) {
-    case TargetReading::Status::found: return "found";
-    case TargetReading::Status::below_range: return "below_range";
-    case TargetReading::Status::above_range: return "above_range";
-    case TargetReading::Status::too_few_points: return "too_few_points";
+    case TargetReading::Status::found:
+      return "found";
+    case TargetReading::Status::below_range:
+      return "below_range";
+    case TargetReading::Status::above_range:
+      return "above_range";
+    case TargetReading::Status::too_few_points:
+      return "too_few_points";
   }
   return "unknown";
 }
@@ -36,12 +40,11 @@ Table sets_table(const collector::Analysis& a) {
           {}};
   for (const auto& s : a.sets) {
     const bool found = s.reading.status == TargetReading::Status::found;
-    t.rows.push_back({std::int64_t{s.set_index}, std::int64_t{s.node_count}, s.group_counts,
-                      s.marked_speed, static_cast<std::int64_t>(s.runs),
-                      std::string(status_name(s.reading.status)),
-                      found ? Cell(s.reading.parameter) : Cell(std::monostate{}),
-                      optional_cell(s.work), optional_cell(s.nearest_parameter),
-                      optional_cell(s.nearest_efficiency)});
+    t.rows.push_back(
+        {std::int64_t{s.set_index}, std::int64_t{s.node_count}, s.group_counts, s.marked_speed,
+         static_cast<std::int64_t>(s.runs), std::string(status_name(s.reading.status)),
+         found ? Cell(s.reading.parameter) : Cell(std::monostate{}), optional_cell(s.work),
+         optional_cell(s.nearest_parameter), optional_cell(s.nearest_efficiency)});
   }
   return t;
 }

@@ -55,7 +55,8 @@ std::string record_line(int i) {
 }
 
 // The same rows as the collector writes them (rank_timings, and runs), as CSV for psql.
-void write_files(const fs::path& jsonl, const fs::path& csv, const fs::path& runs_csv, int records) {
+void write_files(const fs::path& jsonl, const fs::path& csv, const fs::path& runs_csv,
+                 int records) {
   std::ofstream lines(jsonl, std::ios::binary);
   std::ofstream rows(csv, std::ios::binary);
   std::ofstream runs(runs_csv, std::ios::binary);
@@ -68,7 +69,8 @@ void write_files(const fs::path& jsonl, const fs::path& csv, const fs::path& run
          << ",1,mm,2*N^3,\"{\"\"N\"\": " << 100 + i << "}\"," << 2e6 + i
          << ",1.25,160,Mflops,marked,2,0," << 5000 + i << ",4999," << i
          << ",0,node-[1-8],2026-11-21T06:00:00Z,2026-11-21T06:00:01.25Z,t,"
-         << "\"{\"\"software\"\": {\"\"hetscale\"\": \"\"0.1.0\"\"}}\",runs.jsonl," << i + 1 << '\n';
+         << "\"{\"\"software\"\": {\"\"hetscale\"\": \"\"0.1.0\"\"}}\",runs.jsonl," << i + 1
+         << '\n';
     for (int r = 0; r < ranks_per_record; ++r) {
       rows << i + 1 << ',' << r << ",node-" << r + 1 << ",0.125,20," << 1.0 + r * 1e-3
            << ",0.2,1.25\n";
@@ -80,7 +82,8 @@ struct Database {
   std::string server;
   std::string name;
   std::string uri;
-  Database(std::string server_uri, std::string db) : server(std::move(server_uri)), name(std::move(db)) {
+  Database(std::string server_uri, std::string db)
+      : server(std::move(server_uri)), name(std::move(db)) {
     pg::Connection::open(server).exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
     pg::Connection::open(server).exec("CREATE DATABASE " + name);
     uri = with_database(server, name);
@@ -126,13 +129,16 @@ double time_parse(const fs::path& jsonl) {
 double time_psql(const std::string& uri, const fs::path& csv, const fs::path* runs_csv) {
   std::string command = "psql -X -q -v ON_ERROR_STOP=1 -d '" + uri + "'";
   if (runs_csv != nullptr) {
-    command += " -c \"\\copy public.psql_runs (run_id, run_key, experiment_id, code, workload, "
-               "parameters, work, wall_seconds, marked_speed, speed_unit, weights_source, "
-               "set_index, repetition, slurm_job_id, slurm_array_job_id, slurm_array_task_id, "
-               "slurm_step_id, node_list, start_time, end_time, verified, fingerprint, "
-               "source_file, source_line) FROM '" + runs_csv->string() + "' WITH (FORMAT csv)\"";
+    command +=
+        " -c \"\\copy public.psql_runs (run_id, run_key, experiment_id, code, workload, "
+        "parameters, work, wall_seconds, marked_speed, speed_unit, weights_source, "
+        "set_index, repetition, slurm_job_id, slurm_array_job_id, slurm_array_task_id, "
+        "slurm_step_id, node_list, start_time, end_time, verified, fingerprint, "
+        "source_file, source_line) FROM '" +
+        runs_csv->string() + "' WITH (FORMAT csv)\"";
   }
-  command += " -c \"\\copy public.psql_rank_timings FROM '" + csv.string() + "' WITH (FORMAT csv)\"";
+  command +=
+      " -c \"\\copy public.psql_rank_timings FROM '" + csv.string() + "' WITH (FORMAT csv)\"";
   const auto start = Clock::now();
   if (std::system(command.c_str()) != 0) throw Error("bench: psql \\copy failed");
   return seconds_since(start);
@@ -165,17 +171,21 @@ int main(int argc, char** argv) {
       const double both = time_psql(fresh.uri, dir / "ranks.csv", &runs_csv);
       const double r = time_parse(dir / "runs.jsonl");
       std::printf("%-34s %10lld %10.3f %14.0f\n", "  of which reading JSONL", rows, r, rows / r);
-      std::printf("%-34s %10lld %10.3f %14.0f\n", "hetscale collect (JSONL, 8 ranks)", rows, c, rows / c);
-      std::printf("%-34s %10lld %10.3f %14.0f\n", "psql \\copy (CSV, rank rows only)", rows, p, rows / p);
+      std::printf("%-34s %10lld %10.3f %14.0f\n", "hetscale collect (JSONL, 8 ranks)", rows, c,
+                  rows / c);
+      std::printf("%-34s %10lld %10.3f %14.0f\n", "psql \\copy (CSV, rank rows only)", rows, p,
+                  rows / p);
       best_collector = std::min(best_collector, c);
-      std::printf("%-34s %10lld %10.3f %14.0f\n", "psql \\copy (CSV, runs + rank rows)", rows, both, rows / both);
+      std::printf("%-34s %10lld %10.3f %14.0f\n", "psql \\copy (CSV, runs + rank rows)", rows, both,
+                  rows / both);
       best_psql = std::min(best_psql, p);
       best_psql_both = std::min(best_psql_both, both);
     }
-    std::printf("best of 3: collect %.0f rank rows/s; psql \\copy rank rows only %.0f/s (ratio %.2f), "
-                "runs + rank rows %.0f/s (ratio %.2f)\n",
-                rows / best_collector, rows / best_psql, best_psql / best_collector,
-                rows / best_psql_both, best_psql_both / best_collector);
+    std::printf(
+        "best of 3: collect %.0f rank rows/s; psql \\copy rank rows only %.0f/s (ratio %.2f), "
+        "runs + rank rows %.0f/s (ratio %.2f)\n",
+        rows / best_collector, rows / best_psql, best_psql / best_collector, rows / best_psql_both,
+        best_psql_both / best_collector);
   } catch (const std::exception& e) {
     std::cerr << "bench_collector_load: " << e.what() << '\n';
     fs::remove_all(dir);

@@ -48,7 +48,8 @@ Experiment experiment(pg::Connection& conn, const std::string& name) {
           std::string(r.text(0, 3))};
 }
 
-std::map<int, std::vector<EfficiencyPoint>> points_by_set(pg::Connection& conn, const std::string& id) {
+std::map<int, std::vector<EfficiencyPoint>> points_by_set(pg::Connection& conn,
+                                                          const std::string& id) {
   const pg::Result r = conn.exec(R"sql(
     SELECT set_index, parameter_value, speed_efficiency FROM hetscale.run_efficiency
     WHERE experiment_id = $1 AND set_index IS NOT NULL AND parameter_value > 0
@@ -107,7 +108,8 @@ void nearest(const EfficiencyCurve& curve, double target, SetAnalysis& set) {
   }
 }
 
-std::string advice(const SetAnalysis& set, const EfficiencyCurve& curve, const std::string& parameter) {
+std::string advice(const SetAnalysis& set, const EfficiencyCurve& curve,
+                   const std::string& parameter) {
   switch (set.reading.status) {
     case TargetReading::Status::found:
       return "";
@@ -126,8 +128,9 @@ std::string advice(const SetAnalysis& set, const EfficiencyCurve& curve, const s
   return "";
 }
 
-SetAnalysis analyze_set(int index, const std::vector<EfficiencyPoint>& points, const SetFacts& facts,
-                        const Experiment& e, const Workload& workload, double target) {
+SetAnalysis analyze_set(int index, const std::vector<EfficiencyPoint>& points,
+                        const SetFacts& facts, const Experiment& e, const Workload& workload,
+                        double target) {
   SetAnalysis set;
   set.set_index = index;
   set.node_count = facts.node_count;
@@ -144,22 +147,24 @@ SetAnalysis analyze_set(int index, const std::vector<EfficiencyPoint>& points, c
   return set;
 }
 
-void store(pg::Connection& conn, const Experiment& e, double target, const std::vector<SetAnalysis>& sets) {
-  conn.exec("DELETE FROM hetscale.required_work WHERE experiment_id = $1 AND target_efficiency = $2",
-            {e.id, number(target)});
+void store(pg::Connection& conn, const Experiment& e, double target,
+           const std::vector<SetAnalysis>& sets) {
+  conn.exec(
+      "DELETE FROM hetscale.required_work WHERE experiment_id = $1 AND target_efficiency = $2",
+      {e.id, number(target)});
   static const char* status_names[] = {"found", "below_range", "above_range", "too_few_points"};
   for (const SetAnalysis& s : sets) {
     if (s.node_count <= 0 || s.marked_speed <= 0) continue;  // unknown C: psi undefined
     const bool found = s.reading.status == TargetReading::Status::found;
-    conn.exec(R"sql(
+    conn.exec(
+        R"sql(
       INSERT INTO hetscale.required_work (experiment_id, set_index, target_efficiency,
         node_count, marked_speed, status, parameter_value, work, nearest_efficiency, explanation)
       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10))sql",
-              {e.id, std::to_string(s.set_index), number(target), std::to_string(s.node_count),
-               number(s.marked_speed), status_names[static_cast<int>(s.reading.status)],
-               found ? std::optional<std::string>(number(s.reading.parameter)) : std::nullopt,
-               optional_number(s.work), optional_number(s.nearest_efficiency),
-               s.reading.explanation});
+        {e.id, std::to_string(s.set_index), number(target), std::to_string(s.node_count),
+         number(s.marked_speed), status_names[static_cast<int>(s.reading.status)],
+         found ? std::optional<std::string>(number(s.reading.parameter)) : std::nullopt,
+         optional_number(s.work), optional_number(s.nearest_efficiency), s.reading.explanation});
   }
 }
 
@@ -172,8 +177,8 @@ std::vector<PsiPair> psi_pairs(pg::Connection& conn, const Experiment& e, double
   std::vector<PsiPair> out;
   for (int i = 0; i < r.rows(); ++i) {
     out.push_back({static_cast<int>(r.integer(i, 0)), static_cast<int>(r.integer(i, 1)),
-                   r.number(i, 2), r.number(i, 3), r.optional_number(i, 4),
-                   r.optional_number(i, 5), r.optional_number(i, 6)});
+                   r.number(i, 2), r.number(i, 3), r.optional_number(i, 4), r.optional_number(i, 5),
+                   r.optional_number(i, 6)});
   }
   return out;
 }
@@ -186,7 +191,8 @@ Analysis analyze(pg::Connection& conn, const std::string& name, double target) {
   const Experiment e = experiment(conn, name);
   const Workload workload = Workload::parse(e.workload);
   const auto points = points_by_set(conn, e.id);
-  if (points.empty()) throw Error("analyze: experiment '" + name + "' has no runs on a machine set");
+  if (points.empty())
+    throw Error("analyze: experiment '" + name + "' has no runs on a machine set");
   const auto facts = set_facts(conn, e.id);
   Analysis out{name, e.parameter, e.workload, e.speed_unit, target, {}, {}};
   for (const auto& [index, set_points] : points) {

@@ -26,7 +26,9 @@ struct Inputs {
   std::vector<RecordInput> records;
 };
 
-bool is_plan_file(const fs::path& path) { return path.extension() == ".json"; }
+bool is_plan_file(const fs::path& path) {
+  return path.extension() == ".json";
+}
 
 // Directories give their *.json and *.jsonl files, recursively, in name order.
 std::vector<fs::path> expand(const std::string& input) {
@@ -77,7 +79,8 @@ std::size_t set_aside(const Inputs& inputs, const fs::path& rejects, std::ostrea
       ++count;
     }
   }
-  if (out.is_open() && !out.flush()) throw Error("collect: cannot write rejects file " + rejects.string());
+  if (out.is_open() && !out.flush())
+    throw Error("collect: cannot write rejects file " + rejects.string());
   return count;
 }
 
@@ -107,9 +110,10 @@ CollectReport collect(const std::string& uri, const CollectOptions& options,
   for (const RecordInput& input : inputs.records) report.records += input.file.records.size();
   report.rejected = set_aside(inputs, options.rejects, log);
 
-  Session session(uri, options.backoff, [&log](const pg::DbError& e, std::chrono::milliseconds delay) {
-    log << "collect: " << e.what() << "; retrying in " << delay.count() << " ms\n";
-  });
+  Session session(uri, options.backoff,
+                  [&log](const pg::DbError& e, std::chrono::milliseconds delay) {
+                    log << "collect: " << e.what() << "; retrying in " << delay.count() << " ms\n";
+                  });
   session.run([](pg::Connection& conn) { require_current_schema(conn); });
   for (const StudyPlan& plan : inputs.plans) {
     session.run([&plan](pg::Connection& conn) { load_plan(conn, plan); });

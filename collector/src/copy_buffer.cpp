@@ -15,11 +15,20 @@ void CopyBuffer::text(std::string_view value) {
   separator();
   for (char c : value) {
     switch (c) {
-      case '\\': data_ += "\\\\"; break;
-      case '\t': data_ += "\\t"; break;
-      case '\n': data_ += "\\n"; break;
-      case '\r': data_ += "\\r"; break;
-      default: data_ += c;
+      case '\\':
+        data_ += "\\\\";
+        break;
+      case '\t':
+        data_ += "\\t";
+        break;
+      case '\n':
+        data_ += "\\n";
+        break;
+      case '\r':
+        data_ += "\\r";
+        break;
+      default:
+        data_ += c;
     }
   }
 }

@@ -118,7 +118,8 @@ int schema_version(pg::Connection& conn) {
   const pg::Result exists =
       conn.exec("SELECT to_regclass('hetscale.schema_migrations') IS NOT NULL");
   if (exists.text(0, 0) != "t") return 0;
-  const pg::Result r = conn.exec("SELECT coalesce(max(version), 0) FROM hetscale.schema_migrations");
+  const pg::Result r =
+      conn.exec("SELECT coalesce(max(version), 0) FROM hetscale.schema_migrations");
   return static_cast<int>(r.integer(0, 0));
 }
 

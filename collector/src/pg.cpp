@@ -33,10 +33,16 @@ bool DbError::retryable() const noexcept {
          sqlstate_ == "40P01" || sqlstate_ == "23505";
 }
 
-void Result::Clear::operator()(pg_result* result) const noexcept { PQclear(result); }
+void Result::Clear::operator()(pg_result* result) const noexcept {
+  PQclear(result);
+}
 
-int Result::rows() const noexcept { return PQntuples(result_.get()); }
-int Result::columns() const noexcept { return PQnfields(result_.get()); }
+int Result::rows() const noexcept {
+  return PQntuples(result_.get());
+}
+int Result::columns() const noexcept {
+  return PQnfields(result_.get());
+}
 
 bool Result::is_null(int row, int column) const noexcept {
   return PQgetisnull(result_.get(), row, column) == 1;
@@ -78,7 +84,9 @@ long long Result::affected() const {
   return n == nullptr || *n == '\0' ? 0 : std::atoll(n);
 }
 
-void Connection::Finish::operator()(pg_conn* conn) const noexcept { PQfinish(conn); }
+void Connection::Finish::operator()(pg_conn* conn) const noexcept {
+  PQfinish(conn);
+}
 
 Connection Connection::open(const std::string& uri) {
   Connection conn(PQconnectdb(uri.c_str()));
@@ -146,11 +154,17 @@ void Connection::copy_in(const std::string& copy_sql, std::string_view data) {
   }
 }
 
-bool Connection::ok() const noexcept { return conn_ && PQstatus(conn_.get()) == CONNECTION_OK; }
+bool Connection::ok() const noexcept {
+  return conn_ && PQstatus(conn_.get()) == CONNECTION_OK;
+}
 
-int Connection::backend_pid() const noexcept { return PQbackendPID(conn_.get()); }
+int Connection::backend_pid() const noexcept {
+  return PQbackendPID(conn_.get());
+}
 
-Transaction::Transaction(Connection& conn) : conn_(conn) { conn_.exec("BEGIN"); }
+Transaction::Transaction(Connection& conn) : conn_(conn) {
+  conn_.exec("BEGIN");
+}
 
 Transaction::~Transaction() {
   if (!open_ || !conn_.ok()) return;

@@ -17,7 +17,9 @@ std::optional<std::string> optional(const std::string& value) {
   return value.empty() ? std::nullopt : std::optional<std::string>(value);
 }
 
-std::string id(const pg::Result& r) { return std::string(r.text(0, 0)); }
+std::string id(const pg::Result& r) {
+  return std::string(r.text(0, 0));
+}
 
 std::string upsert_site(pg::Connection& conn, const PlanSite& site) {
   return id(conn.exec(R"sql(
@@ -46,17 +48,16 @@ std::map<std::string, std::string> upsert_nodes(pg::Connection& conn, const std:
                                                 const std::map<std::string, std::string>& groups) {
   std::map<std::string, std::string> ids;
   for (const Node& n : plan.site.nodes) {
-    const std::string node_id = id(conn.exec(R"sql(
+    const std::string node_id =
+        id(conn.exec(R"sql(
       INSERT INTO hetscale.nodes (site_id, name, group_id, processors, marked_speed, state)
       VALUES ($1, $2, $3, $4, $5, $6)
       ON CONFLICT (site_id, name) DO UPDATE SET group_id = EXCLUDED.group_id,
         processors = EXCLUDED.processors, marked_speed = EXCLUDED.marked_speed,
         state = EXCLUDED.state
       RETURNING node_id)sql",
-                                             {site_id, n.name, groups.at(n.group),
-                                              std::to_string(n.processors),
-                                              number(n.marked_speed),
-                                              std::string(to_string(n.state))}));
+                     {site_id, n.name, groups.at(n.group), std::to_string(n.processors),
+                      number(n.marked_speed), std::string(to_string(n.state))}));
     // The plan's time stamps the figure; without one, the load time does.
     conn.exec(R"sql(
       INSERT INTO hetscale.benchmark_history (node_id, benchmark, observed_at, marked_speed)
@@ -93,17 +94,16 @@ std::string array_literal(const std::vector<double>& values) {
 void upsert_set(pg::Connection& conn, const std::string& experiment_id, const PlannedSet& planned,
                 const std::map<std::string, std::string>& groups,
                 const std::map<std::string, std::string>& nodes) {
-  const std::string set_id = id(conn.exec(R"sql(
+  const std::string set_id = id(conn.exec(
+      R"sql(
     INSERT INTO hetscale.machine_sets
       (experiment_id, set_index, node_count, marked_speed, parameter_values)
     VALUES ($1, $2, $3, $4, $5::double precision[])
     ON CONFLICT (experiment_id, set_index) DO UPDATE SET node_count = EXCLUDED.node_count,
       marked_speed = EXCLUDED.marked_speed, parameter_values = EXCLUDED.parameter_values
     RETURNING machine_set_id)sql",
-                                          {experiment_id, std::to_string(planned.set.index),
-                                           std::to_string(planned.set.nodes.size()),
-                                           number(planned.set.marked_speed),
-                                           array_literal(planned.parameter_values)}));
+      {experiment_id, std::to_string(planned.set.index), std::to_string(planned.set.nodes.size()),
+       number(planned.set.marked_speed), array_literal(planned.parameter_values)}));
   for (const std::string& node : planned.set.nodes) {
     conn.exec(R"sql(
       INSERT INTO hetscale.machine_set_members (machine_set_id, node_id) VALUES ($1, $2)
@@ -112,8 +112,9 @@ void upsert_set(pg::Connection& conn, const std::string& experiment_id, const Pl
   }
   for (const auto& [group, count] : planned.set.group_counts) {
     auto it = groups.find(group);
-    if (it == groups.end()) throw Error("plan: machine set " + std::to_string(planned.set.index) +
-                                        " counts unknown group '" + group + "'");
+    if (it == groups.end())
+      throw Error("plan: machine set " + std::to_string(planned.set.index) +
+                  " counts unknown group '" + group + "'");
     conn.exec(R"sql(
       INSERT INTO hetscale.machine_set_groups (machine_set_id, group_id, node_count)
       VALUES ($1, $2, $3)

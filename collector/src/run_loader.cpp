@@ -1,13 +1,12 @@
 // One batch of run records into hetscale.runs and hetscale.rank_timings.
 #include "hetscale/collector/run_loader.hpp"
 
-#include "hetscale/collector/copy_buffer.hpp"
-
 #include <algorithm>
 #include <map>
 #include <set>
 #include <unordered_set>
 
+#include "hetscale/collector/copy_buffer.hpp"
 #include "hetscale/collector/sha256.hpp"
 
 namespace hetscale::collector {
@@ -130,10 +129,20 @@ std::string run_identity(const RunRecord& r) {
   };
   // An array, so that the order is fixed; parameters are a sorted object already.
   const nlohmann::json identity = {
-      r.experiment, r.code, r.workload, parameters_json(r.parameters),
-      r.machine_set ? nlohmann::json(*r.machine_set) : nlohmann::json(nullptr), r.repetition,
-      id(r.slurm.job_id), id(r.slurm.array_job_id), id(r.slurm.array_task_id),
-      id(r.slurm.step_id), r.slurm.node_list, r.start_time, r.end_time, hosts};
+      r.experiment,
+      r.code,
+      r.workload,
+      parameters_json(r.parameters),
+      r.machine_set ? nlohmann::json(*r.machine_set) : nlohmann::json(nullptr),
+      r.repetition,
+      id(r.slurm.job_id),
+      id(r.slurm.array_job_id),
+      id(r.slurm.array_task_id),
+      id(r.slurm.step_id),
+      r.slurm.node_list,
+      r.start_time,
+      r.end_time,
+      hosts};
   return identity.dump();
 }
 
@@ -144,14 +153,18 @@ namespace {
 std::vector<Keyed> keyed_records(std::span<const NumberedRunRecord> records) {
   std::vector<Keyed> out;
   out.reserve(records.size());
-  for (const NumberedRunRecord& r : records) out.push_back({&r, to_hex(sha256(run_identity(r.record)))});
-  std::stable_sort(out.begin(), out.end(), [](const Keyed& a, const Keyed& b) { return a.key < b.key; });
-  out.erase(std::unique(out.begin(), out.end(), [](const Keyed& a, const Keyed& b) { return a.key == b.key; }),
+  for (const NumberedRunRecord& r : records)
+    out.push_back({&r, to_hex(sha256(run_identity(r.record)))});
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Keyed& a, const Keyed& b) { return a.key < b.key; });
+  out.erase(std::unique(out.begin(), out.end(),
+                        [](const Keyed& a, const Keyed& b) { return a.key == b.key; }),
             out.end());
   return out;
 }
 
-std::map<std::string, std::string> experiment_ids(pg::Connection& conn, const std::vector<Keyed>& runs) {
+std::map<std::string, std::string> experiment_ids(pg::Connection& conn,
+                                                  const std::vector<Keyed>& runs) {
   std::set<std::string> names;
   for (const Keyed& k : runs) names.insert(k.numbered->record.experiment);
   const std::string list = nlohmann::json(names).dump();

@@ -27,7 +27,8 @@ struct State {
              std::uint32_t(p[4 * i + 2]) << 8 | std::uint32_t(p[4 * i + 3]);
     }
     for (int i = 16; i < 64; ++i) {
-      const std::uint32_t s0 = std::rotr(w[i - 15], 7) ^ std::rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
+      const std::uint32_t s0 =
+          std::rotr(w[i - 15], 7) ^ std::rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
       const std::uint32_t s1 = std::rotr(w[i - 2], 17) ^ std::rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
       w[i] = w[i - 16] + s0 + w[i - 7] + s1;
     }
@@ -63,7 +64,8 @@ Sha256Digest sha256(std::string_view data) {
   for (std::size_t at = 0; at < tail_size; at += 64) state.block(tail.data() + at);
   Sha256Digest out{};
   for (int i = 0; i < 8; ++i) {
-    for (int j = 0; j < 4; ++j) out[4 * i + j] = static_cast<std::uint8_t>(state.h[i] >> (24 - 8 * j));
+    for (int j = 0; j < 4; ++j)
+      out[4 * i + j] = static_cast<std::uint8_t>(state.h[i] >> (24 - 8 * j));
   }
   return out;
 }

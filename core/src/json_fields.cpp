@@ -57,7 +57,9 @@ const Json& require(const Json& object, const std::string& parent, std::string_v
   return *value;
 }
 
-bool absent(const Json* value) { return value == nullptr || value->is_null(); }
+bool absent(const Json* value) {
+  return value == nullptr || value->is_null();
+}
 
 std::string text(const Json& value, const std::string& field) {
   if (!value.is_string()) fail(field, "must be a string");
@@ -91,7 +93,8 @@ double non_negative(const Json& value, const std::string& field) {
 }
 
 double positive(const Json& value, const std::string& field) {
-  if (!is_finite_number(value) || value.get<double>() <= 0) fail(field, "must be a positive number");
+  if (!is_finite_number(value) || value.get<double>() <= 0)
+    fail(field, "must be a positive number");
   return value.get<double>();
 }
 
@@ -128,8 +131,8 @@ std::optional<std::uint64_t> optional_counter(const Json& object, const std::str
 
 bool is_iso8601(std::string_view s) {
   if (s.size() < 20 || !digits(s, 0, 4) || s[4] != '-' || !digits(s, 5, 2) || s[7] != '-' ||
-      !digits(s, 8, 2) || s[10] != 'T' || !digits(s, 11, 2) || s[13] != ':' ||
-      !digits(s, 14, 2) || s[16] != ':' || !digits(s, 17, 2)) {
+      !digits(s, 8, 2) || s[10] != 'T' || !digits(s, 11, 2) || s[13] != ':' || !digits(s, 14, 2) ||
+      s[16] != ':' || !digits(s, 17, 2)) {
     return false;
   }
   std::size_t i = 19;
@@ -141,7 +144,8 @@ bool is_iso8601(std::string_view s) {
   return is_zone(s.substr(i));
 }
 
-std::string optional_timestamp(const Json& object, const std::string& parent, std::string_view key) {
+std::string optional_timestamp(const Json& object, const std::string& parent,
+                               std::string_view key) {
   std::string value = optional_text(object, parent, key);
   if (!value.empty() && !is_iso8601(value)) {
     fail(join(parent, key), "must be an ISO 8601 time with a zone, e.g. 2026-11-21T06:10:00Z");

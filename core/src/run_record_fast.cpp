@@ -66,7 +66,9 @@ double positive(element value) {
   return x;
 }
 
-double optional_non_negative(element value) { return value.is_null() ? 0.0 : non_negative(value); }
+double optional_non_negative(element value) {
+  return value.is_null() ? 0.0 : non_negative(value);
+}
 
 std::uint64_t counter(element value) {
   if (value.type() == element_type::INT64) {
@@ -97,10 +99,12 @@ std::string optional_timestamp(element value) {
   return s;
 }
 
-// Marks a key as seen; a key seen twice is declined (nlohmann keeps the last one).
-void see(std::bitset<32>& seen, std::size_t bit) {
+// Marks key number `bit` as seen and passes its value on; a key seen twice is declined
+// (nlohmann would keep the last one).
+element once(std::bitset<32>& seen, std::size_t bit, element value) {
   require(!seen[bit]);
   seen[bit] = true;
+  return value;
 }
 
 RankTiming rank_timing(element value) {
@@ -110,14 +114,22 @@ RankTiming rank_timing(element value) {
   std::bitset<32> seen;
   for (auto field : o) {
     const std::string_view key = field.key;
-    if (key == "rank") see(seen, 0), rank.rank = small_counter(field.value);
-    else if (key == "host") see(seen, 1), rank.host = non_empty_text(field.value);
-    else if (key == "weight") see(seen, 2), rank.weight = non_negative(field.value);
-    else if (key == "marked_speed") see(seen, 3), rank.marked_speed = optional_non_negative(field.value);
-    else if (key == "compute_seconds") see(seen, 4), rank.compute_seconds = optional_non_negative(field.value);
-    else if (key == "communication_seconds") see(seen, 5), rank.communication_seconds = optional_non_negative(field.value);
-    else if (key == "wall_seconds") see(seen, 6), rank.wall_seconds = non_negative(field.value);
-    else throw Decline{};
+    if (key == "rank")
+      rank.rank = small_counter(once(seen, 0, field.value));
+    else if (key == "host")
+      rank.host = non_empty_text(once(seen, 1, field.value));
+    else if (key == "weight")
+      rank.weight = non_negative(once(seen, 2, field.value));
+    else if (key == "marked_speed")
+      rank.marked_speed = optional_non_negative(once(seen, 3, field.value));
+    else if (key == "compute_seconds")
+      rank.compute_seconds = optional_non_negative(once(seen, 4, field.value));
+    else if (key == "communication_seconds")
+      rank.communication_seconds = optional_non_negative(once(seen, 5, field.value));
+    else if (key == "wall_seconds")
+      rank.wall_seconds = non_negative(once(seen, 6, field.value));
+    else
+      throw Decline{};
   }
   require(seen[0] && seen[1] && seen[2] && seen[6]);  // the required ones
   return rank;
@@ -156,12 +168,18 @@ SlurmIds slurm_ids(element value) {
   std::bitset<32> seen;
   for (auto field : o) {
     const std::string_view key = field.key;
-    if (key == "job_id") see(seen, 0), ids.job_id = optional_counter(field.value);
-    else if (key == "array_job_id") see(seen, 1), ids.array_job_id = optional_counter(field.value);
-    else if (key == "array_task_id") see(seen, 2), ids.array_task_id = optional_counter(field.value);
-    else if (key == "step_id") see(seen, 3), ids.step_id = optional_counter(field.value);
-    else if (key == "node_list") see(seen, 4), ids.node_list = optional_text(field.value);
-    else throw Decline{};
+    if (key == "job_id")
+      ids.job_id = optional_counter(once(seen, 0, field.value));
+    else if (key == "array_job_id")
+      ids.array_job_id = optional_counter(once(seen, 1, field.value));
+    else if (key == "array_task_id")
+      ids.array_task_id = optional_counter(once(seen, 2, field.value));
+    else if (key == "step_id")
+      ids.step_id = optional_counter(once(seen, 3, field.value));
+    else if (key == "node_list")
+      ids.node_list = optional_text(once(seen, 4, field.value));
+    else
+      throw Decline{};
   }
   return ids;
 }
@@ -174,31 +192,72 @@ nlohmann::json fingerprint(element value) {
   return nlohmann::json::parse(minified);
 }
 
+void check_schema(element value) {
+  require(value.type() == element_type::INT64 && int64_t(value) == run_record_schema);
+}
+
+std::optional<int> optional_small_counter(element value) {
+  return value.is_null() ? std::nullopt : std::optional<int>(small_counter(value));
+}
+
+int repetition(element value) {
+  return value.is_null() ? 0 : small_counter(value);
+}
+
+bool verified(element value) {
+  if (value.is_null()) return false;
+  require(value.is_bool());
+  return bool(value);
+}
+
+nlohmann::json optional_fingerprint(element value) {
+  return value.is_null() ? nlohmann::json::object() : fingerprint(value);
+}
+
 RunRecord record(object o) {
   RunRecord r;
   std::bitset<32> seen;
   for (auto field : o) {
     const std::string_view key = field.key;
     const element v = field.value;
-    if (key == "schema") see(seen, 0), require(v.type() == element_type::INT64 && int64_t(v) == run_record_schema);
-    else if (key == "experiment") see(seen, 1), r.experiment = optional_text(v);
-    else if (key == "code") see(seen, 2), r.code = non_empty_text(v);
-    else if (key == "workload") see(seen, 3), r.workload = std::string(text(v));
-    else if (key == "parameters") see(seen, 4), r.parameters = parameters(v);
-    else if (key == "work") see(seen, 5), r.work = positive(v);
-    else if (key == "wall_seconds") see(seen, 6), r.wall_seconds = positive(v);
-    else if (key == "marked_speed") see(seen, 7), r.marked_speed = optional_non_negative(v);
-    else if (key == "speed_unit") see(seen, 8), r.speed_unit = optional_text(v);
-    else if (key == "weights_source") see(seen, 9), r.weights_source = optional_text(v);
-    else if (key == "ranks") see(seen, 10), r.ranks = ranks(v);
-    else if (key == "slurm") see(seen, 11), r.slurm = slurm_ids(v);
-    else if (key == "machine_set") see(seen, 12), r.machine_set = v.is_null() ? std::nullopt : std::optional<int>(small_counter(v));
-    else if (key == "repetition") see(seen, 13), r.repetition = v.is_null() ? 0 : small_counter(v);
-    else if (key == "start_time") see(seen, 14), r.start_time = optional_timestamp(v);
-    else if (key == "end_time") see(seen, 15), r.end_time = optional_timestamp(v);
-    else if (key == "verified") see(seen, 16), r.verified = v.is_null() ? false : [&] { require(v.is_bool()); return bool(v); }();
-    else if (key == "fingerprint") see(seen, 17), r.fingerprint = v.is_null() ? nlohmann::json::object() : fingerprint(v);
-    else throw Decline{};
+    if (key == "schema")
+      check_schema(once(seen, 0, v));
+    else if (key == "experiment")
+      r.experiment = optional_text(once(seen, 1, v));
+    else if (key == "code")
+      r.code = non_empty_text(once(seen, 2, v));
+    else if (key == "workload")
+      r.workload = std::string(text(once(seen, 3, v)));
+    else if (key == "parameters")
+      r.parameters = parameters(once(seen, 4, v));
+    else if (key == "work")
+      r.work = positive(once(seen, 5, v));
+    else if (key == "wall_seconds")
+      r.wall_seconds = positive(once(seen, 6, v));
+    else if (key == "marked_speed")
+      r.marked_speed = optional_non_negative(once(seen, 7, v));
+    else if (key == "speed_unit")
+      r.speed_unit = optional_text(once(seen, 8, v));
+    else if (key == "weights_source")
+      r.weights_source = optional_text(once(seen, 9, v));
+    else if (key == "ranks")
+      r.ranks = ranks(once(seen, 10, v));
+    else if (key == "slurm")
+      r.slurm = slurm_ids(once(seen, 11, v));
+    else if (key == "machine_set")
+      r.machine_set = optional_small_counter(once(seen, 12, v));
+    else if (key == "repetition")
+      r.repetition = repetition(once(seen, 13, v));
+    else if (key == "start_time")
+      r.start_time = optional_timestamp(once(seen, 14, v));
+    else if (key == "end_time")
+      r.end_time = optional_timestamp(once(seen, 15, v));
+    else if (key == "verified")
+      r.verified = verified(once(seen, 16, v));
+    else if (key == "fingerprint")
+      r.fingerprint = optional_fingerprint(once(seen, 17, v));
+    else
+      throw Decline{};
   }
   for (std::size_t required : {0, 2, 3, 4, 5, 6, 10}) require(seen[required]);
   return r;
@@ -210,7 +269,8 @@ std::optional<RunRecord> run_record_from_text(std::string_view text) {
   thread_local simdjson::dom::parser parser;
   try {
     element root;
-    if (parser.parse(text.data(), text.size(), true).get(root) != simdjson::SUCCESS) return std::nullopt;
+    if (parser.parse(text.data(), text.size(), true).get(root) != simdjson::SUCCESS)
+      return std::nullopt;
     object o;
     if (root.get_object().get(o) != simdjson::SUCCESS) return std::nullopt;
     return record(o);

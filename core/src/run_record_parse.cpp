@@ -76,8 +76,7 @@ SlurmIds slurm_ids(const Json& object) {
 void check_schema(const Json& object) {
   const Json& value = require(object, "", "schema");
   if (!value.is_number_integer() || value.get<std::int64_t>() != run_record_schema) {
-    fail("schema",
-         "must be " + std::to_string(run_record_schema) + " (got " + value.dump() + ")");
+    fail("schema", "must be " + std::to_string(run_record_schema) + " (got " + value.dump() + ")");
   }
 }
 
@@ -86,11 +85,11 @@ void check_schema(const Json& object) {
 RunRecord run_record_from_json(const Json& object) {
   if (!object.is_object()) throw Error("a run record must be a JSON object");
   check_schema(object);  // first: a newer schema explains every other difference
-  reject_unknown_keys(object, "",
-                      {"schema", "experiment", "code", "workload", "parameters", "work",
-                       "wall_seconds", "marked_speed", "speed_unit", "weights_source", "ranks",
-                       "slurm", "machine_set", "repetition", "start_time", "end_time",
-                       "verified", "fingerprint"});
+  reject_unknown_keys(
+      object, "",
+      {"schema", "experiment", "code", "workload", "parameters", "work", "wall_seconds",
+       "marked_speed", "speed_unit", "weights_source", "ranks", "slurm", "machine_set",
+       "repetition", "start_time", "end_time", "verified", "fingerprint"});
   RunRecord record;
   record.experiment = optional_text(object, "", "experiment");
   record.code = non_empty_text(require(object, "", "code"), "code");

@@ -1,11 +1,11 @@
 // JSON Lines reading of run records, reporting file and line of each invalid one.
 #include "hetscale/run_record_reader.hpp"
 
-#include "run_record_fast.hpp"
-
 #include <fstream>
 #include <optional>
 #include <string_view>
+
+#include "run_record_fast.hpp"
 
 namespace hetscale {
 namespace {
@@ -19,8 +19,8 @@ bool blank(std::string_view text) {
 std::string syntax_message(const nlohmann::json::parse_error& e) {
   std::string_view what = e.what();
   const auto colon = what.find(": ");
-  return "invalid JSON: " + std::string(colon == std::string_view::npos ? what
-                                                                         : what.substr(colon + 2));
+  return "invalid JSON: " +
+         std::string(colon == std::string_view::npos ? what : what.substr(colon + 2));
 }
 
 }  // namespace

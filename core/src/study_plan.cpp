@@ -31,7 +31,8 @@ nlohmann::json set_json(const PlannedSet& planned) {
 
 nlohmann::json site_json(const PlanSite& site) {
   nlohmann::json groups = nlohmann::json::array();
-  for (const Group& g : site.groups) groups.push_back({{"name", g.name}, {"marked_speed", g.marked_speed}});
+  for (const Group& g : site.groups)
+    groups.push_back({{"name", g.name}, {"marked_speed", g.marked_speed}});
   nlohmann::json nodes = nlohmann::json::array();
   for (const Node& n : site.nodes) {
     nodes.push_back({{"name", n.name},
@@ -64,7 +65,8 @@ NodeState node_state(const Json& value, const std::string& field) {
 PlanExperiment experiment(const Json& document) {
   const Json& e = require(document, "", "experiment");
   if (!e.is_object()) fail("experiment", "must be an object");
-  reject_unknown_keys(e, "experiment", {"name", "code", "workload", "parameter", "target_efficiency"});
+  reject_unknown_keys(e, "experiment",
+                      {"name", "code", "workload", "parameter", "target_efficiency"});
   PlanExperiment out;
   out.name = non_empty_text(require(e, "experiment", "name"), "experiment.name");
   out.code = non_empty_text(require(e, "experiment", "code"), "experiment.code");
@@ -105,7 +107,8 @@ std::vector<Node> nodes(const Json& site, const std::set<std::string>& group_nam
     Node node;
     node.name = non_empty_text(require(n, field, "name"), field + ".name");
     node.group = non_empty_text(require(n, field, "group"), field + ".group");
-    if (group_names.count(node.group) == 0) fail(field + ".group", "names unknown group '" + node.group + "'");
+    if (group_names.count(node.group) == 0)
+      fail(field + ".group", "names unknown group '" + node.group + "'");
     const int processors = small_counter(require(n, field, "processors"), field + ".processors");
     if (processors == 0) fail(field + ".processors", "must be a positive integer");
     node.processors = static_cast<std::uint32_t>(processors);
@@ -132,7 +135,8 @@ PlanSite site(const Json& document) {
   return out;
 }
 
-std::vector<std::pair<std::string, std::size_t>> group_counts(const Json& set, const std::string& field) {
+std::vector<std::pair<std::string, std::size_t>> group_counts(const Json& set,
+                                                              const std::string& field) {
   const Json& array = array_field(set, field, "group_counts");
   std::vector<std::pair<std::string, std::size_t>> out;
   for (std::size_t i = 0; i < array.size(); ++i) {
@@ -158,14 +162,17 @@ void check_set(const PlannedSet& planned, const std::string& field, const PlanSi
   std::set<std::string> seen;
   for (std::size_t i = 0; i < planned.set.nodes.size(); ++i) {
     const std::string& name = planned.set.nodes[i];
-    if (site_nodes.count(name) == 0) fail(indexed(field + ".nodes", i), "names unknown node '" + name + "'");
-    if (!seen.insert(name).second) fail(indexed(field + ".nodes", i), "repeats node '" + name + "'");
+    if (site_nodes.count(name) == 0)
+      fail(indexed(field + ".nodes", i), "names unknown node '" + name + "'");
+    if (!seen.insert(name).second)
+      fail(indexed(field + ".nodes", i), "repeats node '" + name + "'");
   }
 }
 
 PlannedSet planned_set(const Json& value, const std::string& field, std::size_t position) {
   if (!value.is_object()) fail(field, "must be an object");
-  reject_unknown_keys(value, field, {"index", "nodes", "group_counts", "marked_speed", "parameter_values"});
+  reject_unknown_keys(value, field,
+                      {"index", "nodes", "group_counts", "marked_speed", "parameter_values"});
   PlannedSet out;
   out.set.index = counter(require(value, field, "index"), field + ".index");
   if (out.set.index != position) fail(field + ".index", "must be " + std::to_string(position));
@@ -251,7 +258,8 @@ StudyPlan parse_study_plan(std::string_view text, const std::string& source_name
     std::string_view what = e.what();
     const auto colon = what.find(": ");
     throw ConfigError(location_of(text, e.byte, source_name),
-                      "invalid JSON: " + std::string(what.substr(colon == std::string_view::npos ? 0 : colon + 2)));
+                      "invalid JSON: " + std::string(what.substr(
+                                             colon == std::string_view::npos ? 0 : colon + 2)));
   }
   try {
     return study_plan_from_json(document);

@@ -1,6 +1,6 @@
-#include "hetscale/collector/run_loader.hpp"
-
 #include <gtest/gtest.h>
+
+#include "hetscale/collector/run_loader.hpp"
 
 namespace hetscale::collector {
 namespace {

@@ -70,9 +70,9 @@ TEST(FastRunRecord, GivesWhatTheReferenceReaderGives) {
 
 TEST(FastRunRecord, AcceptsAbsentOptionalFields) {
   json j = valid();
-  for (const char* key : {"experiment", "marked_speed", "speed_unit", "weights_source", "slurm",
-                          "machine_set", "repetition", "start_time", "end_time", "verified",
-                          "fingerprint"}) {
+  for (const char* key :
+       {"experiment", "marked_speed", "speed_unit", "weights_source", "slurm", "machine_set",
+        "repetition", "start_time", "end_time", "verified", "fingerprint"}) {
     j.erase(key);
   }
   const std::optional<RunRecord> fast = fast::run_record_from_text(j.dump());

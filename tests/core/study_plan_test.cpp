@@ -7,9 +7,12 @@
 namespace hetscale {
 namespace {
 
-const std::filesystem::path fixture = std::filesystem::path(HETSCALE_FIXTURES_DIR) / "plans/mm-small.json";
+const std::filesystem::path fixture =
+    std::filesystem::path(HETSCALE_FIXTURES_DIR) / "plans/mm-small.json";
 
-nlohmann::json valid() { return to_json(load_study_plan(fixture)); }
+nlohmann::json valid() {
+  return to_json(load_study_plan(fixture));
+}
 
 std::string error_of(const nlohmann::json& document) {
   try {
@@ -69,7 +72,8 @@ TEST(StudyPlan, NamesTheInvalidField) {
   EXPECT_EQ(error_of(j), "field 'site.nodes[0].group' names unknown group 'gpu'");
   j = valid();
   j["site"]["nodes"][0]["state"] = "broken";
-  EXPECT_EQ(error_of(j), "field 'site.nodes[0].state' must be one of ok, degraded, excluded (got 'broken')");
+  EXPECT_EQ(error_of(j),
+            "field 'site.nodes[0].state' must be one of ok, degraded, excluded (got 'broken')");
   j = valid();
   j["experiment"].erase("parameter");
   EXPECT_EQ(error_of(j), "missing field 'experiment.parameter'");

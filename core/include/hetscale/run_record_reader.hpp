@@ -22,9 +22,9 @@ struct NumberedRunRecord {
 
 /// An invalid line, kept so that it can be written to a rejects file unchanged.
 struct RejectedLine {
-  SourceLocation where;   // file and line (column for JSON syntax errors)
-  std::string message;    // e.g. "field 'wall_seconds' must be a positive number"
-  std::string text;       // the line as read, without its newline
+  SourceLocation where;  // file and line (column for JSON syntax errors)
+  std::string message;   // e.g. "field 'wall_seconds' must be a positive number"
+  std::string text;      // the line as read, without its newline
 };
 
 enum class OnInvalid {

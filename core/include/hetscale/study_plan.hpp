@@ -4,11 +4,10 @@
 #pragma once
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "hetscale/machine_sets.hpp"
 #include "hetscale/site_table.hpp"
@@ -18,31 +17,31 @@ namespace hetscale {
 inline constexpr int study_plan_schema = 1;
 
 struct PlanExperiment {
-  std::string name;               // unique key of the experiment in the database
-  std::string code;               // kernel name ("mm") or the user's command line
-  std::string workload;           // formula as given, e.g. "2*N^3" or "mm"
-  std::string parameter;          // the parameter that grows, e.g. "N"
-  double target_efficiency = 0;   // target E_s, in (0, 1]
+  std::string name;              // unique key of the experiment in the database
+  std::string code;              // kernel name ("mm") or the user's command line
+  std::string workload;          // formula as given, e.g. "2*N^3" or "mm"
+  std::string parameter;         // the parameter that grows, e.g. "N"
+  double target_efficiency = 0;  // target E_s, in (0, 1]
 };
 
 /// The site the plan was made for: its identity, and the groups and nodes (with marked
 /// speeds) as they were when the plan was written.
 struct PlanSite {
   std::string name;
-  std::string speed_unit;         // unit of every marked speed in the plan
+  std::string speed_unit;  // unit of every marked speed in the plan
   std::string benchmark;
-  std::vector<Group> groups;      // `where` is not stored
-  std::vector<Node> nodes;        // host lists expanded; `where` is not stored
+  std::vector<Group> groups;  // `where` is not stored
+  std::vector<Node> nodes;    // host lists expanded; `where` is not stored
 };
 
 struct PlannedSet {
-  MachineSet set;                          // index, nodes, group counts, marked speed C
-  std::vector<double> parameter_values;    // values of the parameter to run on this set
+  MachineSet set;                        // index, nodes, group counts, marked speed C
+  std::vector<double> parameter_values;  // values of the parameter to run on this set
 };
 
 struct StudyPlan {
   int schema = study_plan_schema;
-  std::string created;            // ISO 8601 UTC time the plan was written
+  std::string created;  // ISO 8601 UTC time the plan was written
   PlanExperiment experiment;
   PlanSite site;
   std::vector<PlannedSet> machine_sets;  // index i at position i

@@ -19,7 +19,9 @@ namespace fs = std::filesystem;
 
 const fs::path plan_fixture = fs::path(HETSCALE_FIXTURES_DIR) / "plans/mm-small.json";
 
-double efficiency(double n, int nodes) { return n / (n + 20.0 * nodes); }
+double efficiency(double n, int nodes) {
+  return n / (n + 20.0 * nodes);
+}
 
 // Runs of set `set` (2 << set nodes, C = 100 (set + 1) Mflops) at the given N, 2 repetitions.
 std::vector<nlohmann::json> runs(int set, std::initializer_list<double> ns, int& serial) {
@@ -40,7 +42,8 @@ class Analyze : public ::testing::Test {
  protected:
   void SetUp() override {
     db_.migrate();
-    file_ = fs::temp_directory_path() / ("hetscale-analyze-" + std::to_string(::getpid()) + ".jsonl");
+    file_ =
+        fs::temp_directory_path() / ("hetscale-analyze-" + std::to_string(::getpid()) + ".jsonl");
   }
   void TearDown() override { fs::remove(file_); }
 
@@ -84,8 +87,9 @@ TEST_F(Analyze, RequiredWorkAndPsiMatchTheClosedForm) {
   ASSERT_EQ(a.psi.size(), 1u);
   EXPECT_NEAR(*a.psi[0].psi, 0.25, 1e-9);
   // Stored for dashboards: the view gives the same psi.
-  EXPECT_NEAR(std::stod(db_.scalar("SELECT psi FROM hetscale.set_psi WHERE target_efficiency = 0.5")),
-              0.25, 1e-9);
+  EXPECT_NEAR(
+      std::stod(db_.scalar("SELECT psi FROM hetscale.set_psi WHERE target_efficiency = 0.5")), 0.25,
+      1e-9);
   // Analysing again replaces, never duplicates.
   collector::analyze(conn, "mm-small", 0.5);
   EXPECT_EQ(db_.scalar("SELECT count(*) FROM hetscale.required_work"), "2");
@@ -104,7 +108,8 @@ TEST_F(Analyze, SaysWhatToRunWhenASetDoesNotBracketTheTarget) {
             "the runs do not bracket the target: run larger N than 40 on this set "
             "(hetscale jobgen --refine adds such values)");
   EXPECT_FALSE(a.psi[0].psi.has_value());
-  EXPECT_EQ(db_.scalar("SELECT status FROM hetscale.required_work WHERE set_index = 1"), "above_range");
+  EXPECT_EQ(db_.scalar("SELECT status FROM hetscale.required_work WHERE set_index = 1"),
+            "above_range");
 }
 
 TEST_F(Analyze, NamesAnUnknownExperiment) {

@@ -67,9 +67,10 @@ TEST(Cli, MigrateCollectAnalyze) {
                 (dir / "rejects.jsonl").string(), (dir / "runs.jsonl").string(),
                 std::string(HETSCALE_FIXTURES_DIR) + "/plans/mm-small.json"});
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(r.out, "collected 1 record file(s) and 1 plan(s): 12 runs added (36 rank rows), 0 "
-                   "already present, 1 rejected\nrejected lines were appended to " +
-                       (dir / "rejects.jsonl").string() + "\n");
+  EXPECT_EQ(r.out,
+            "collected 1 record file(s) and 1 plan(s): 12 runs added (36 rank rows), 0 "
+            "already present, 1 rejected\nrejected lines were appended to " +
+                (dir / "rejects.jsonl").string() + "\n");
 
   r = hetscale({"analyze", "--db", db.uri(), "--experiment", "mm-small", "--target", "0.5",
                 "--format", "csv"});
@@ -86,8 +87,8 @@ TEST(Cli, MigrateCollectAnalyze) {
 }
 
 TEST(Cli, AnalyzeRefusesATargetOutOfRange) {
-  const CliResult r = hetscale({"analyze", "--db", "postgresql://unused/x", "--experiment", "e",
-                                "--target", "1.5"});
+  const CliResult r = hetscale(
+      {"analyze", "--db", "postgresql://unused/x", "--experiment", "e", "--target", "1.5"});
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err, "hetscale analyze: --target must be in (0, 1] (see --help)\n");
 }

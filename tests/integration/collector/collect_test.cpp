@@ -70,7 +70,9 @@ class Collect : public ::testing::Test {
     return "no error";
   }
 
-  std::string count(const std::string& table) { return db_.scalar("SELECT count(*) FROM " + table); }
+  std::string count(const std::string& table) {
+    return db_.scalar("SELECT count(*) FROM " + table);
+  }
 
   TestDatabase db_;
   fs::path dir_;
@@ -88,10 +90,14 @@ TEST_F(Collect, LoadsRunsAndRankTimings) {
   EXPECT_EQ(db_.scalar("SELECT source_file || ':' || source_line FROM hetscale.runs "
                        "WHERE (parameters->>'N')::float8 = 101"),
             file.string() + ":2");
-  EXPECT_EQ(db_.scalar("SELECT slurm_array_task_id FROM hetscale.runs WHERE (parameters->>'N')::float8 = 102"),
-            "2");
-  EXPECT_EQ(db_.scalar("SELECT to_char(start_time AT TIME ZONE 'UTC', 'HH24:MI:SS') FROM hetscale.runs LIMIT 1"),
-            "06:00:00");
+  EXPECT_EQ(
+      db_.scalar(
+          "SELECT slurm_array_task_id FROM hetscale.runs WHERE (parameters->>'N')::float8 = 102"),
+      "2");
+  EXPECT_EQ(
+      db_.scalar(
+          "SELECT to_char(start_time AT TIME ZONE 'UTC', 'HH24:MI:SS') FROM hetscale.runs LIMIT 1"),
+      "06:00:00");
 }
 
 TEST_F(Collect, LoadingAgainAddsNothing) {
@@ -140,7 +146,8 @@ TEST_F(Collect, NamesFileLineAndFieldOfAnInvalidRecord) {
   for (const Case& c : cases) {
     nlohmann::json bad = record_json("mm-small", 2, 0, 0, 1, 1, 1, 8, 2);
     c.spoil(bad);
-    write_lines(dir_ / "runs.jsonl", {record_json("mm-small", 1, 0, 0, 1, 1, 1, 8, 1).dump(), bad.dump()});
+    write_lines(dir_ / "runs.jsonl",
+                {record_json("mm-small", 1, 0, 0, 1, 1, 1, 8, 1).dump(), bad.dump()});
     EXPECT_EQ(error_of(inputs({(dir_ / "runs.jsonl").string()})),
               (dir_ / "runs.jsonl").string() + ":2: " + c.message);
   }
@@ -148,8 +155,8 @@ TEST_F(Collect, NamesFileLineAndFieldOfAnInvalidRecord) {
 }
 
 TEST_F(Collect, SkipInvalidSetsBadLinesAsideAndLoadsTheRest) {
-  std::vector<std::string> lines =
-      dump_all({record_json("mm-small", 1, 0, 0, 1, 1, 1, 8, 1), record_json("mm-small", 2, 0, 0, 1, 1, 1, 8, 2)});
+  std::vector<std::string> lines = dump_all({record_json("mm-small", 1, 0, 0, 1, 1, 1, 8, 1),
+                                             record_json("mm-small", 2, 0, 0, 1, 1, 1, 8, 2)});
   lines.insert(lines.begin() + 1, "garbage");
   write_lines(dir_ / "runs.jsonl", lines);
   CollectOptions options = inputs({(dir_ / "runs.jsonl").string()});
@@ -210,10 +217,11 @@ TEST_F(Collect, LoadsAPlanOnceAndLinksItsRuns) {
   EXPECT_EQ(count("hetscale.benchmark_history"), "4");
   EXPECT_EQ(count("hetscale.machine_sets"), "2");
   EXPECT_EQ(count("hetscale.machine_set_members"), "6");
-  EXPECT_EQ(db_.scalar("SELECT string_agg(g.name || '=' || sg.node_count, ',' ORDER BY g.name) "
-                       "FROM hetscale.machine_set_groups sg JOIN hetscale.groups g USING (group_id) "
-                       "JOIN hetscale.machine_sets s USING (machine_set_id) WHERE s.set_index = 1"),
-            "blade=2,server=2");
+  EXPECT_EQ(
+      db_.scalar("SELECT string_agg(g.name || '=' || sg.node_count, ',' ORDER BY g.name) "
+                 "FROM hetscale.machine_set_groups sg JOIN hetscale.groups g USING (group_id) "
+                 "JOIN hetscale.machine_sets s USING (machine_set_id) WHERE s.set_index = 1"),
+      "blade=2,server=2");
   EXPECT_EQ(db_.scalar("SELECT parameter || ' ' || target_efficiency FROM hetscale.experiments "
                        "WHERE name = 'mm-small'"),
             "N 0.3");

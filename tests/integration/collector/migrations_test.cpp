@@ -1,10 +1,11 @@
 // The migration runner against a real server: from empty, step by step, twice, from two
 // processes at once, refusing a newer or edited database; roles.
+#include "hetscale/collector/migrations.hpp"
+
 #include <gtest/gtest.h>
 
 #include <thread>
 
-#include "hetscale/collector/migrations.hpp"
 #include "test_database.hpp"
 
 namespace hetscale::test {
@@ -43,8 +44,9 @@ TEST(Migrations, FromEmptyAppliesAllAndRecordsTheVersion) {
   EXPECT_EQ(report.to_version, 3);
   EXPECT_EQ(report.applied, (std::vector<int>{1, 2, 3}));
   EXPECT_EQ(collector::schema_version(conn), 3);
-  EXPECT_EQ(db.scalar("SELECT string_agg(name, ',' ORDER BY version) FROM hetscale.schema_migrations"),
-            "tables,roles,views");
+  EXPECT_EQ(
+      db.scalar("SELECT string_agg(name, ',' ORDER BY version) FROM hetscale.schema_migrations"),
+      "tables,roles,views");
   EXPECT_NO_THROW(collector::require_current_schema(conn));
 }
 
@@ -108,11 +110,14 @@ TEST(Migrations, RefusesADatabaseNewerThanTheBinary) {
   TestDatabase db;
   pg::Connection conn = db.connect();
   migrate(conn);
-  conn.exec("INSERT INTO hetscale.schema_migrations (version, name, checksum) VALUES (4, 'future', 'x')");
-  EXPECT_EQ(error_of([&] { migrate(conn); }),
-            "database: schema version 4 is newer than this hetscale knows (3); use a newer hetscale");
-  EXPECT_EQ(error_of([&] { collector::require_current_schema(conn); }),
-            "database: schema version 4 is newer than this hetscale knows (3); use a newer hetscale");
+  conn.exec(
+      "INSERT INTO hetscale.schema_migrations (version, name, checksum) VALUES (4, 'future', 'x')");
+  EXPECT_EQ(
+      error_of([&] { migrate(conn); }),
+      "database: schema version 4 is newer than this hetscale knows (3); use a newer hetscale");
+  EXPECT_EQ(
+      error_of([&] { collector::require_current_schema(conn); }),
+      "database: schema version 4 is newer than this hetscale knows (3); use a newer hetscale");
 }
 
 TEST(Migrations, RefusesAnEditedMigration) {

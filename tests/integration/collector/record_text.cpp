@@ -4,9 +4,9 @@
 
 namespace hetscale::test {
 
-nlohmann::json record_json(const std::string& experiment, double n, int set_index,
-                           int repetition, double work, double seconds, double marked_speed,
-                           int ranks, int serial) {
+nlohmann::json record_json(const std::string& experiment, double n, int set_index, int repetition,
+                           double work, double seconds, double marked_speed, int ranks,
+                           int serial) {
   nlohmann::json rank_list = nlohmann::json::array();
   for (int r = 0; r < ranks; ++r) {
     rank_list.push_back({{"rank", r},

@@ -54,7 +54,8 @@ TEST_F(Views, SpeedEfficiencyPerRunConvertsTheUnit) {
 
 TEST_F(Views, AMissingMarkedSpeedComesFromThePlannedSet) {
   const double work = 2e6;
-  nlohmann::json record = record_json("mm-small", 100, 1, 0, work, seconds_for(work, 200, 0.5), 200, 2, 1);
+  nlohmann::json record =
+      record_json("mm-small", 100, 1, 0, work, seconds_for(work, 200, 0.5), 200, 2, 1);
   record["marked_speed"] = 0;
   record["speed_unit"] = "";
   load({record});
@@ -68,9 +69,13 @@ TEST_F(Views, TheCurveAveragesRepetitions) {
         record_json("mm-small", 100, 0, 1, work, seconds_for(work, 100, 0.4), 100, 2, 2),
         record_json("mm-small", 200, 0, 0, work * 8, seconds_for(work * 8, 100, 0.5), 100, 2, 3)});
   EXPECT_EQ(db_.scalar("SELECT count(*) FROM hetscale.set_efficiency_curve"), "2");
-  EXPECT_NEAR(number("SELECT speed_efficiency FROM hetscale.set_efficiency_curve WHERE parameter_value = 100"),
-              0.3, 1e-12);
-  EXPECT_EQ(db_.scalar("SELECT runs FROM hetscale.set_efficiency_curve WHERE parameter_value = 100"), "2");
+  EXPECT_NEAR(
+      number(
+          "SELECT speed_efficiency FROM hetscale.set_efficiency_curve WHERE parameter_value = 100"),
+      0.3, 1e-12);
+  EXPECT_EQ(
+      db_.scalar("SELECT runs FROM hetscale.set_efficiency_curve WHERE parameter_value = 100"),
+      "2");
 }
 
 // With E_s(N) = N / (N + 50 p) on p nodes, the target E is reached at N = 50 p E / (1 - E);
@@ -90,8 +95,8 @@ TEST_F(Views, PsiBetweenConsecutiveSetsIsTheClosedForm) {
         "node_count, marked_speed, status, parameter_value, work, explanation) "
         "SELECT experiment_id, $1, $2, $3, $4, 'found', $5, $6, 'read off the fitted curve' "
         "FROM hetscale.experiments WHERE name = 'mm-small'",
-        {std::to_string(set), "0.3", std::to_string(nodes), std::to_string(100 * (set + 1)),
-         "1", std::to_string(required(nodes))});
+        {std::to_string(set), "0.3", std::to_string(nodes), std::to_string(100 * (set + 1)), "1",
+         std::to_string(required(nodes))});
   }
   EXPECT_NEAR(number("SELECT psi FROM hetscale.set_psi"), 0.25, 1e-9);
   EXPECT_EQ(db_.scalar("SELECT set_index || '->' || next_set_index FROM hetscale.set_psi"), "0->1");
@@ -101,9 +106,11 @@ TEST_F(Views, PsiIsNullWhereASetDidNotReachTheTarget) {
   load({}, true);
   pg::Connection conn = db_.connect();
   conn.exec(
-      "INSERT INTO hetscale.required_work (experiment_id, set_index, target_efficiency, node_count, "
+      "INSERT INTO hetscale.required_work (experiment_id, set_index, target_efficiency, "
+      "node_count, "
       "marked_speed, status, parameter_value, work, explanation) "
-      "SELECT experiment_id, 0, 0.3, 2, 100, 'found', 100, 2e6, 'ok' FROM hetscale.experiments UNION ALL "
+      "SELECT experiment_id, 0, 0.3, 2, 100, 'found', 100, 2e6, 'ok' FROM hetscale.experiments "
+      "UNION ALL "
       "SELECT experiment_id, 1, 0.3, 4, 200, 'above_range', NULL, NULL, 'larger problems needed' "
       "FROM hetscale.experiments");
   EXPECT_EQ(db_.scalar("SELECT psi FROM hetscale.set_psi"), "NULL");
@@ -122,8 +129,10 @@ TEST_F(Views, TemporalAndSpatialHeterogeneity) {
   load(records);
   EXPECT_NEAR(number("SELECT th FROM hetscale.node_temporal_heterogeneity WHERE host = 'n2'"),
               std::sqrt(2.0) / 2, 1e-12);
-  EXPECT_NEAR(number("SELECT th FROM hetscale.node_temporal_heterogeneity WHERE host = 'n1'"), 0, 1e-12);
-  EXPECT_NEAR(number("SELECT sh FROM hetscale.set_spatial_heterogeneity"), std::sqrt(2.0) / 4, 1e-12);
+  EXPECT_NEAR(number("SELECT th FROM hetscale.node_temporal_heterogeneity WHERE host = 'n1'"), 0,
+              1e-12);
+  EXPECT_NEAR(number("SELECT sh FROM hetscale.set_spatial_heterogeneity"), std::sqrt(2.0) / 4,
+              1e-12);
   EXPECT_EQ(db_.scalar("SELECT nodes FROM hetscale.set_spatial_heterogeneity"), "2");
 }
 

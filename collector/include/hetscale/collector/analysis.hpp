@@ -15,14 +15,14 @@ namespace hetscale::collector {
 struct SetAnalysis {
   int set_index = 0;
   int node_count = 0;
-  std::string group_counts;                 // "blade=2 server=2"; empty without a plan
-  double marked_speed = 0;                  // C of the set, in the site's unit
+  std::string group_counts;  // "blade=2 server=2"; empty without a plan
+  double marked_speed = 0;   // C of the set, in the site's unit
   std::size_t runs = 0;
-  TargetReading reading;                    // status, parameter, explanation
-  std::optional<double> work;               // W at the target (found only)
-  std::optional<double> nearest_parameter;  // measured parameter whose mean E_s is nearest
-  std::optional<double> nearest_efficiency; // ... the target, and that mean E_s
-  std::string advice;                       // what to run when the target is not bracketed
+  TargetReading reading;                     // status, parameter, explanation
+  std::optional<double> work;                // W at the target (found only)
+  std::optional<double> nearest_parameter;   // measured parameter whose mean E_s is nearest
+  std::optional<double> nearest_efficiency;  // ... the target, and that mean E_s
+  std::string advice;                        // what to run when the target is not bracketed
 };
 
 struct PsiPair {
@@ -37,9 +37,9 @@ struct PsiPair {
 
 struct Analysis {
   std::string experiment;
-  std::string parameter;     // e.g. "N"
-  std::string workload;      // e.g. "2*N^3"
-  std::string speed_unit;    // unit of the marked speeds; empty when unknown
+  std::string parameter;   // e.g. "N"
+  std::string workload;    // e.g. "2*N^3"
+  std::string speed_unit;  // unit of the marked speeds; empty when unknown
   double target_efficiency = 0;
   std::vector<SetAnalysis> sets;
   std::vector<PsiPair> psi;

@@ -13,9 +13,9 @@
 namespace hetscale::collector {
 
 struct Backoff {
-  int attempts = 8;                                  // tries per unit of work, first included
-  std::chrono::milliseconds first_delay{100};        // doubled after each failure...
-  std::chrono::milliseconds max_delay{5000};         // ...up to this
+  int attempts = 8;                            // tries per unit of work, first included
+  std::chrono::milliseconds first_delay{100};  // doubled after each failure...
+  std::chrono::milliseconds max_delay{5000};   // ...up to this
 };
 
 class Session {
