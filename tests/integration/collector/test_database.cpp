@@ -8,17 +8,10 @@
 #include <stdexcept>
 
 #include "hetscale/collector/migrations.hpp"
+#include "support/testbed.hpp"
 
 namespace hetscale::test {
 namespace {
-
-std::string server_uri() {
-  const char* uri = std::getenv("HETSCALE_TEST_DB_URI");
-  if (uri == nullptr || *uri == '\0') {
-    throw std::runtime_error("HETSCALE_TEST_DB_URI is not set: run this test through ctest");
-  }
-  return uri;
-}
 
 std::string unique_name() {
   static std::atomic<int> counter{0};
@@ -36,7 +29,7 @@ std::string with_database(const std::string& uri, const std::string& database) {
   return (slash == std::string::npos ? base : base.substr(0, slash)) + "/" + database + rest;
 }
 
-TestDatabase::TestDatabase() : server_uri_(server_uri()), name_(unique_name()) {
+TestDatabase::TestDatabase() : server_uri_(test_db_uri()), name_(unique_name()) {
   pg::Connection::open(server_uri_).exec("CREATE DATABASE " + name_);
   uri_ = with_database(server_uri_, name_);
 }
