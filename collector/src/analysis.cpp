@@ -26,23 +26,20 @@ std::optional<std::string> optional_number(const std::optional<double>& value) {
   return value ? std::optional<std::string>(number(*value)) : std::nullopt;
 }
 
-// The plan's parameter and workload; without a plan, what the runs say (one parameter).
+// The plan's parameter and workload, or those the first record gave.
 Experiment experiment(pg::Connection& conn, const std::string& name) {
   const pg::Result r = conn.exec(R"sql(
-    SELECT e.experiment_id,
-           coalesce(e.parameter, (SELECT min(k) FROM hetscale.runs r,
-                                  LATERAL jsonb_object_keys(r.parameters) k
-                                  WHERE r.experiment_id = e.experiment_id)),
-           coalesce(e.workload, (SELECT min(workload) FROM hetscale.runs r
-                                 WHERE r.experiment_id = e.experiment_id)),
-           coalesce(s.speed_unit, (SELECT min(nullif(speed_unit, '')) FROM hetscale.runs r
-                                   WHERE r.experiment_id = e.experiment_id), '')
+    SELECT e.experiment_id, e.parameter, e.workload,
+           coalesce(s.speed_unit, (SELECT nullif(speed_unit, '') FROM hetscale.runs r
+                                   WHERE r.experiment_id = e.experiment_id LIMIT 1), '')
     FROM hetscale.experiments e LEFT JOIN hetscale.sites s USING (site_id)
     WHERE e.name = $1)sql",
                                  {name});
   if (r.rows() == 0) throw Error("analyze: no experiment '" + name + "' in the database");
   if (r.is_null(0, 1) || r.is_null(0, 2)) {
-    throw Error("analyze: experiment '" + name + "' has no runs and no plan");
+    throw Error("analyze: experiment '" + name +
+                "' has no parameter or workload: load its plan file (its runs have several "
+                "parameters)");
   }
   return {std::string(r.text(0, 0)), std::string(r.text(0, 1)), std::string(r.text(0, 2)),
           std::string(r.text(0, 3))};

@@ -14,9 +14,13 @@ namespace {
 
 // Experiments named by the batch, created when new, in name order (concurrent loaders
 // lock rows in the same order); then their ids.
+// Experiments named by the batch, created when new (with the code, workload and, when
+// there is only one, the parameter of their first record; a plan file fills in the rest),
+// in name order: concurrent loaders lock rows in the same order.
 constexpr const char* insert_experiments = R"sql(
-INSERT INTO hetscale.experiments (name)
-SELECT value FROM jsonb_array_elements_text($1::jsonb) ORDER BY 1
+INSERT INTO hetscale.experiments (name, code, workload, parameter)
+SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3
+FROM jsonb_array_elements($1::jsonb) ORDER BY 1
 ON CONFLICT (name) DO NOTHING)sql";
 
 constexpr const char* select_experiments = R"sql(
@@ -165,11 +169,23 @@ std::vector<Keyed> keyed_records(std::span<const NumberedRunRecord> records) {
 
 std::map<std::string, std::string> experiment_ids(pg::Connection& conn,
                                                   const std::vector<Keyed>& runs) {
-  std::set<std::string> names;
-  for (const Keyed& k : runs) names.insert(k.numbered->record.experiment);
-  const std::string list = nlohmann::json(names).dump();
-  conn.exec(insert_experiments, {list});
-  const pg::Result r = conn.exec(select_experiments, {list});
+  std::map<std::string, nlohmann::json> first;  // name -> [name, code, workload, parameter]
+  for (const Keyed& k : runs) {
+    const RunRecord& r = k.numbered->record;
+    if (first.count(r.experiment) > 0) continue;
+    const nlohmann::json parameter = r.parameters.size() == 1
+                                         ? nlohmann::json(r.parameters.begin()->first)
+                                         : nlohmann::json(nullptr);
+    first.emplace(r.experiment, nlohmann::json{r.experiment, r.code, r.workload, parameter});
+  }
+  nlohmann::json rows = nlohmann::json::array();
+  nlohmann::json names = nlohmann::json::array();
+  for (const auto& [name, row] : first) {
+    rows.push_back(row);
+    names.push_back(name);
+  }
+  conn.exec(insert_experiments, {rows.dump()});
+  const pg::Result r = conn.exec(select_experiments, {names.dump()});
   std::map<std::string, std::string> ids;
   for (int i = 0; i < r.rows(); ++i) ids.emplace(r.text(i, 0), r.text(i, 1));
   return ids;

@@ -1,16 +1,5 @@
 -- Views (contract 3.5; SCIENCE.md sections 1 and 3; documented in docs/schema.md).
 
--- The experiment's parameter value of a run: the plan's parameter, or the only
--- parameter a run has when no plan is loaded.
-CREATE FUNCTION hetscale.parameter_value(parameters jsonb, parameter text)
-RETURNS double precision LANGUAGE sql IMMUTABLE AS $$
-  SELECT CASE
-    WHEN parameter IS NOT NULL THEN (parameters ->> parameter)::double precision
-    WHEN (SELECT count(*) FROM jsonb_object_keys(parameters)) = 1
-      THEN (SELECT value::double precision FROM jsonb_each_text(parameters))
-  END
-$$;
-
 -- E_s = W / (T C): C is the run's marked speed (or its set's, from the plan, when the
 -- run did not know it), converted from the speed unit to operations per second.
 CREATE VIEW hetscale.run_efficiency AS
@@ -20,7 +9,7 @@ SELECT r.run_id,
        r.set_index,
        r.repetition,
        r.parameters,
-       hetscale.parameter_value(r.parameters, e.parameter) AS parameter_value,
+       (r.parameters ->> e.parameter)::double precision AS parameter_value,
        r.work,
        r.wall_seconds,
        c.marked_speed,
@@ -130,5 +119,3 @@ SELECT experiment_id, experiment, set_index,
        max(th) - avg(th) AS sh
 FROM hetscale.node_temporal_heterogeneity
 GROUP BY experiment_id, experiment, set_index;
-
-GRANT EXECUTE ON FUNCTION hetscale.parameter_value(jsonb, text) TO hetscale_reader, hetscale_writer;
