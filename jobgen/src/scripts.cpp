@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <span>
 
 #include "hetscale/hostlist.hpp"
@@ -24,11 +23,7 @@ std::string shell_quote(std::string_view s) {
 std::string number(double v) { return fmt::format("{}", v); }
 
 // Sorted first, so that nodes of one name pattern merge into one range ("blade[01-04]").
-std::string compressed_nodes(const StudySet& set) {
-  std::vector<std::string> names = set.set.nodes;
-  std::sort(names.begin(), names.end());
-  return compress_hostlist(names);
-}
+std::string compressed_nodes(const StudySet& set) { return compress_hostlist(sort_hostnames(set.set.nodes)); }
 
 std::string job_name(const Study& study, const StudySet& set) {
   return fmt::format("{}-set{}", study.spec.name, set.set.index);
