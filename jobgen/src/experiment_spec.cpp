@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <fstream>
@@ -40,6 +41,16 @@ bool is_identifier(std::string_view s) {
   for (char c : s)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
   return true;
+}
+
+// The scripts hold the parameter in a shell variable of its name: it must not clobber
+// theirs or the shell's.
+bool is_reserved(std::string_view name) {
+  static constexpr std::string_view taken[] = {"study_dir", "bin_dir", "repetition", "PATH", "HOME", "IFS",
+                                               "PWD", "OLDPWD", "SHELL", "USER", "LANG", "TMPDIR", "HOSTNAME",
+                                               "UID", "EUID", "PPID", "RANDOM", "SECONDS", "LINENO", "BASH"};
+  if (name.starts_with("SLURM_") || name.starts_with("HETSCALE_") || name.starts_with("BASH_")) return true;
+  return std::find(std::begin(taken), std::end(taken), name) != std::end(taken);
 }
 
 // 1-based column of the first whole-word occurrence of `name` in `text` (1 if none).
@@ -179,6 +190,9 @@ class SpecReader {
       if (!is_identifier(spec_.parameter.name))
         toml_.fail(toml_.at(*name), fmt::format("parameter name '{}' is not a name (letters, digits, '_')",
                                                 spec_.parameter.name));
+      if (is_reserved(spec_.parameter.name))
+        toml_.fail(toml_.at(*name), fmt::format("parameter name '{}' is taken by the job scripts or the shell; "
+                                                "choose another", spec_.parameter.name));
     }
   }
 

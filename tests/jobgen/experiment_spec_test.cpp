@@ -151,6 +151,23 @@ TEST(ExperimentSpec, AnUnreadableFileIsAConfigError) {
   }
 }
 
+TEST(ExperimentSpec, ParameterNamesMustNotClobberScriptVariables) {
+  const std::string spec = "[experiment]\nname = \"x\"\ntarget_efficiency = 0.3\n[code]\ncommand = \"./a {NAME}\"\n"
+                           "workload = \"NAME^2\"\n[parameter]\nname = \"NAME\"\nvalues = [1, 2]\n";
+  const auto with = [&](const std::string& name) {
+    std::string text = spec;
+    for (auto pos = text.find("NAME"); pos != std::string::npos; pos = text.find("NAME"))
+      text.replace(pos, 4, name);
+    return error_of(text);
+  };
+  EXPECT_EQ(with("repetition"),
+            "spec.toml:8:8: parameter name 'repetition' is taken by the job scripts or the shell; choose another");
+  EXPECT_EQ(with("SLURM_NNODES"),
+            "spec.toml:8:8: parameter name 'SLURM_NNODES' is taken by the job scripts or the shell; choose another");
+  EXPECT_EQ(with("PATH"), "spec.toml:8:8: parameter name 'PATH' is taken by the job scripts or the shell; choose another");
+  EXPECT_EQ(with("rows"), "");
+}
+
 struct BadSpec {
   const char* file;
   const char* message;
