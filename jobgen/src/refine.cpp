@@ -136,15 +136,11 @@ SetRefinement refine_set(std::size_t set_index, const std::vector<EfficiencyPoin
 }
 
 Study refined_study(const Study& previous, const std::vector<SetRefinement>& refinements) {
-  Study next{previous.spec, previous.site, {}};
-  for (const SetRefinement& r : refinements) {
-    if (r.status != SetRefinement::Status::refine) continue;
-    for (const StudySet& s : previous.sets) {
-      if (s.set.index != r.set_index) continue;
-      StudySet copy = s;
-      copy.parameter_values = r.parameter_values;
-      next.sets.push_back(std::move(copy));
-    }
+  Study next = previous;
+  for (StudySet& s : next.sets) {
+    s.parameter_values.clear();
+    for (const SetRefinement& r : refinements)
+      if (r.set_index == s.set.index && r.status == SetRefinement::Status::refine) s.parameter_values = r.parameter_values;
   }
   return next;
 }

@@ -13,6 +13,7 @@ namespace fs = std::filesystem;
 std::vector<GeneratedFile> study_files(const Study& study, const RenderOptions& options, const std::string& created) {
   std::vector<GeneratedFile> files;
   for (const StudySet& set : study.sets) {
+    if (set.parameter_values.empty()) continue;  // a set without jobs (refinement)
     files.push_back({set_script_name(set), render_set_script(study, set, options), true});
     if (!set.uniform_tasks()) files.push_back({host_file_name(set), render_host_file(set), false});
   }

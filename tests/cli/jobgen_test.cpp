@@ -18,6 +18,13 @@ const std::string fixtures = std::string(HETSCALE_FIXTURES_DIR) + "/jobgen/";
 const std::string site = fixtures + "site-example.toml";
 const std::string examples = std::string(HETSCALE_SOURCE_DIR) + "/examples/experiments/";
 
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
 std::string read(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream text;
@@ -90,8 +97,65 @@ TEST_F(Jobgen, UsageErrors) {
   r = run_cli({"jobgen", "--refine", "--experiment", "ge-chain", "-o", (root_ / "out").string()});
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err,
-            "hetscale jobgen: --refine needs --db URI (the database the runs were collected into) (see --help)\n");
+            "hetscale jobgen: --refine needs --from DIR (the study and its rounds so far) or --db URI (the database "
+            "the runs were collected into) (see --help)\n");
   EXPECT_TRUE(fs::is_empty(root_));
+}
+
+// Records as the kernels would write them, with E_s from the constant-overhead model
+// 1/E_s = 2 + k/W (W = 2 N^3): the target 0.3 is reached at N = 1000.
+void write_records(const fs::path& file, int set, double marked_speed, std::initializer_list<double> sizes) {
+  constexpr double k = (1 / 0.3 - 2) * 2e9;
+  std::ofstream out(file);
+  for (double n : sizes) {
+    const double work = 2 * n * n * n;
+    const double efficiency = 1 / (2 + k / work);
+    const double seconds = work / (efficiency * marked_speed * 1e6);  // C in Mflops
+    out << nlohmann::json{{"schema", 1}, {"experiment", "mm-scaling"}, {"code", "mm"}, {"workload", "mm"},
+                          {"parameters", {{"N", n}}}, {"work", work}, {"wall_seconds", seconds},
+                          {"marked_speed", marked_speed}, {"machine_set", set}}.dump()
+        << '\n';
+  }
+}
+
+TEST_F(Jobgen, RefinesFromTheRecordsOfAStudy) {
+  const fs::path first = root_ / "mm";
+  ASSERT_EQ(run_cli({"jobgen", "--site", site, "--experiment", examples + "mm.toml", "-o", first.string(),
+                     "--kernel-dir", "/opt/hetscale/bin"}).code, 0);
+  write_records(first / "records" / "set0-10_0.jsonl", 0, 100, {400, 566, 800, 1131, 1600});
+  write_records(first / "records" / "set1-11_0.jsonl", 1, 200, {800, 1000, 1200});
+  // Another experiment's records in the same folder are not this study's.
+  std::ofstream(first / "records" / "other.jsonl") << R"({"experiment": "other", "machine_set": 7})" << '\n';
+  const fs::path next = root_ / "round1";
+  const auto r = run_cli({"jobgen", "--refine", "--experiment", "mm-scaling", "--from", first.string(), "-o",
+                          next.string(), "--kernel-dir", "/opt/hetscale/bin"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto lines = split_lines(r.out);
+  ASSERT_EQ(lines.size(), 4U) << r.out;
+  EXPECT_TRUE(lines[0].starts_with("set 0: the fitted curve reaches 0.3 at ")) << lines[0];
+  EXPECT_EQ(lines[1], "set 1: E_s = 0.3 at 1000 is within 2% of the target 0.3");
+  EXPECT_EQ(lines[2], "set 2: no runs collected");
+  EXPECT_EQ(lines[3], "wrote " + next.string() + ": 1 machine set (2 nodes), 5 array tasks x 2 repetitions; "
+                      "submit with " + next.string() + "/submit.sh");
+  EXPECT_TRUE(fs::exists(next / "set0.sbatch"));
+  EXPECT_FALSE(fs::exists(next / "set1.sbatch"));
+  EXPECT_EQ(read(next / "submit.sh").find("submit 1 "), std::string::npos);
+  const auto plan = nlohmann::json::parse(read(next / "plan.json"));
+  const auto sizes = plan["machine_sets"][0]["parameter_values"].get<std::vector<double>>();
+  ASSERT_EQ(sizes.size(), 5U);
+  EXPECT_NEAR(sizes[2], 1000, 30);  // the estimate, within 3%
+  EXPECT_NEAR(sizes[0] / sizes[2], 0.96, 0.002);
+  EXPECT_TRUE(plan["machine_sets"][1]["parameter_values"].empty());
+}
+
+TEST_F(Jobgen, RefineChecksTheExperimentName) {
+  const fs::path first = root_ / "mm";
+  ASSERT_EQ(run_cli({"jobgen", "--site", site, "--experiment", examples + "mm.toml", "-o", first.string()}).code, 0);
+  const auto r = run_cli({"jobgen", "--refine", "--experiment", "ge-chain", "--from", first.string(), "-o",
+                          (root_ / "next").string()});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "hetscale jobgen: " + first.string() + " holds experiment 'mm-scaling', not 'ge-chain' (see --help)\n");
+  EXPECT_FALSE(fs::exists(root_ / "next"));
 }
 
 TEST_F(Jobgen, RefineIsNotWiredToTheDatabaseYet) {

@@ -82,7 +82,7 @@ TEST(Refine, NoMeasurementsNoJobs) {
   EXPECT_EQ(r.explanation, "set 4: no runs collected");
 }
 
-TEST(Refine, TheNextStudyKeepsOnlySetsThatNeedJobs) {
+TEST(Refine, TheNextStudyGivesSizesOnlyToSetsThatNeedJobs) {
   Study previous{parse_experiment_spec("[experiment]\nname = \"x\"\ntarget_efficiency = 0.3\n[code]\nkernel = \"mm\"\n"
                                        "[parameter]\nmin = 10\nmax = 40\npoints = 3\n",
                                        "x.toml"),
@@ -98,9 +98,10 @@ TEST(Refine, TheNextStudyKeepsOnlySetsThatNeedJobs) {
   SetRefinement more{1, Status::refine, 50, {48, 50, 52}, ""};
   SetRefinement spent{2, Status::exhausted, 0, {}, ""};
   const Study next = refined_study(previous, {done, more, spent});
-  ASSERT_EQ(next.sets.size(), 1U);
-  EXPECT_EQ(next.sets[0].set.index, 1U);
-  EXPECT_THAT(next.sets[0].parameter_values, ::testing::ElementsAre(48, 50, 52));
+  ASSERT_EQ(next.sets.size(), 3U);
+  EXPECT_TRUE(next.sets[0].parameter_values.empty());
+  EXPECT_THAT(next.sets[1].parameter_values, ::testing::ElementsAre(48, 50, 52));
+  EXPECT_TRUE(next.sets[2].parameter_values.empty());
 }
 
 }  // namespace

@@ -53,7 +53,8 @@ SetRefinement refine_set(std::size_t set_index, const std::vector<EfficiencyPoin
 double extrapolate_parameter(const std::vector<EfficiencyPoint>& points, const Workload& workload,
                              double target);
 
-/// The next round's study: the previous study's sets that need jobs, with their new sizes.
+/// The next round's study: every set of the previous one, with the new sizes of those that
+/// need jobs and no sizes for the others (they get no script).
 Study refined_study(const Study& previous, const std::vector<SetRefinement>& refinements);
 
 }  // namespace hetscale::jobgen
