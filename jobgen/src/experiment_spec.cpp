@@ -10,7 +10,6 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
-#include <regex>
 #include <sstream>
 
 #include "hetscale/hostlist.hpp"
@@ -41,6 +40,34 @@ bool is_identifier(std::string_view s) {
   for (char c : s)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
   return true;
+}
+
+// Letters, digits and the given punctuation only (values pasted into scripts and names).
+bool only_chars(std::string_view s, std::string_view punctuation) {
+  return std::all_of(s.begin(), s.end(), [&](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || punctuation.find(c) != std::string_view::npos;
+  });
+}
+
+// Slurm's time formats: M, M:S, H:M:S, D-H, D-H:M, D-H:M:S (every field digits).
+bool is_slurm_time(std::string_view s) {
+  const auto dash = s.find('-');
+  std::string_view clock = dash == std::string_view::npos ? s : s.substr(dash + 1);
+  if (dash != std::string_view::npos) {
+    const std::string_view days = s.substr(0, dash);
+    if (days.empty() || !std::all_of(days.begin(), days.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+      return false;
+  }
+  std::size_t fields = 0;
+  for (std::size_t start = 0;; ++fields) {
+    const auto colon = clock.find(':', start);
+    const std::string_view field = clock.substr(start, colon == std::string_view::npos ? std::string_view::npos : colon - start);
+    if (field.empty() || !std::all_of(field.begin(), field.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+      return false;
+    if (colon == std::string_view::npos) break;
+    start = colon + 1;
+  }
+  return fields <= 2;
 }
 
 // The scripts hold the parameter in a shell variable of its name: it must not clobber
@@ -92,8 +119,7 @@ class SpecReader {
     toml_.check_keys(t, {"name", "target_efficiency", "repetitions", "database"}, "in [experiment]");
     const toml::node& name = toml_.required(t, "name", "[experiment]");
     spec_.name = toml_.string(name, "name");
-    static const std::regex name_pattern("[A-Za-z0-9][A-Za-z0-9._-]*");
-    if (!std::regex_match(spec_.name, name_pattern))
+    if (!std::isalnum(static_cast<unsigned char>(spec_.name[0])) || !only_chars(spec_.name, "._-"))
       toml_.fail(toml_.at(name), fmt::format("'name' must be letters, digits, '.', '_' or '-' (it names "
                                              "files and jobs), got '{}'", spec_.name));
     const toml::node& target = toml_.required(t, "target_efficiency", "[experiment]");
@@ -312,8 +338,7 @@ class SpecReader {
   // Values pasted into #SBATCH lines must not break the script.
   std::string shell_safe(const toml::node& value, std::string_view key) const {
     std::string s = toml_.string(value, key);
-    static const std::regex safe("[A-Za-z0-9._/+:=@,-]+");
-    if (!std::regex_match(s, safe))
+    if (!only_chars(s, "._/+:=@,-"))
       toml_.fail(toml_.at(value), fmt::format("'{}' may hold only letters, digits and ._/+:=@,- (got '{}')", key, s));
     return s;
   }
@@ -321,8 +346,7 @@ class SpecReader {
   // Slurm's formats: M, M:S, H:M:S, D-H, D-H:M, D-H:M:S.
   void read_time_limit(const toml::node& value) {
     const std::string s = toml_.string(value, "time_limit");
-    static const std::regex format(R"(\d+(:\d+){0,2}|\d+-\d+(:\d+){0,2})");
-    if (!std::regex_match(s, format))
+    if (!is_slurm_time(s))
       toml_.fail(toml_.at(value), fmt::format("'time_limit' must be a Slurm time (minutes, HH:MM:SS or "
                                               "D-HH:MM:SS), got '{}'", s));
     spec_.slurm.time_limit = s;

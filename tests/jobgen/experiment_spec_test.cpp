@@ -151,6 +151,18 @@ TEST(ExperimentSpec, AnUnreadableFileIsAConfigError) {
   }
 }
 
+TEST(ExperimentSpec, TimeLimitsInEverySlurmFormat) {
+  const std::string base = "[experiment]\nname = \"x\"\ntarget_efficiency = 0.3\n[code]\nkernel = \"mm\"\n"
+                           "[parameter]\nvalues = [1, 2]\n[slurm]\ntime_limit = ";
+  for (const char* good : {"90", "10:30", "01:00:00", "2-0", "2-12:30", "1-00:00:00"})
+    EXPECT_EQ(error_of(base + "\"" + good + "\"\n"), "") << good;
+  for (const char* bad : {"1:2:3:4", "-5", "1-", "1h", "1-2:3:4:5", "::"})
+    EXPECT_EQ(error_of(base + "\"" + bad + "\"\n"),
+              std::string("spec.toml:9:14: 'time_limit' must be a Slurm time (minutes, HH:MM:SS or D-HH:MM:SS), got '") +
+                  bad + "'")
+        << bad;
+}
+
 TEST(ExperimentSpec, ParameterNamesMustNotClobberScriptVariables) {
   const std::string spec = "[experiment]\nname = \"x\"\ntarget_efficiency = 0.3\n[code]\ncommand = \"./a {NAME}\"\n"
                            "workload = \"NAME^2\"\n[parameter]\nname = \"NAME\"\nvalues = [1, 2]\n";
