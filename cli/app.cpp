@@ -15,6 +15,7 @@ void register_all(CLI::App& app, Context& context) {
   register_psi(app, context);
   register_sets(app, context);
   register_simulate(app, context);
+  register_equalize(app, context);
 }
 
 std::string command_path(const CLI::App& app) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <set>
 
 #include "hetscale/hostlist.hpp"
@@ -156,6 +157,30 @@ Partition parse_partition(std::string_view text, const std::string& source_name)
   if (out.nodes.empty() && out.ranks.empty()) {
     throw ConfigError({source_name, 1, 1},
                       out.by == Partition::By::node ? "no [[node]] entry" : "no [[rank]] entry");
+  }
+  return out;
+}
+
+std::string format_partition(const Partition& partition) {
+  auto quoted = [](const std::string& text) {
+    std::string out = "\"";
+    for (char c : text) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
+    return out + '"';
+  };
+  std::string out = "[partition]\nby = ";
+  out += partition.by == Partition::By::node ? "\"node\"\n" : "\"rank\"\n";
+  if (!partition.site.empty()) out += "site = " + quoted(partition.site) + "\n";
+  char number[64];
+  for (const auto& node : partition.nodes) {
+    std::snprintf(number, sizeof number, "%.17g", node.weight);
+    out += "\n[[node]]\nname = " + quoted(node.host) + "\nweight = " + number + "\n";
+  }
+  for (const auto& rank : partition.ranks) {
+    std::snprintf(number, sizeof number, "%.17g", rank.weight);
+    out += "\n[[rank]]\nrank = " + std::to_string(rank.rank) + "\nweight = " + number + "\n";
   }
   return out;
 }

@@ -150,3 +150,30 @@ TEST(PartitionFile, FuzzedInputOnlyRaisesConfigError) {
 
 }  // namespace
 }  // namespace hetscale
+
+namespace hetscale {
+namespace {
+
+TEST(PartitionFormat, RoundTripsByNodeAndByRank) {
+  Partition by_node;
+  by_node.site = "testbed";
+  by_node.nodes = {{"n1", 0.1, {}}, {"n2", 1.0 / 3, {}}};
+  const auto node_text = format_partition(by_node);
+  EXPECT_EQ(node_text,
+            "[partition]\nby = \"node\"\nsite = \"testbed\"\n\n[[node]]\nname = \"n1\"\nweight = "
+            "0.10000000000000001\n\n[[node]]\nname = \"n2\"\nweight = 0.33333333333333331\n");
+  const auto back = parse_partition(node_text, "p.toml");
+  ASSERT_EQ(back.nodes.size(), 2u);
+  EXPECT_EQ(back.nodes[1].weight, 1.0 / 3);
+  EXPECT_EQ(back.site, "testbed");
+
+  Partition by_rank;
+  by_rank.by = Partition::By::rank;
+  by_rank.ranks = {{0, 2.0, {}}, {1, 1.0, {}}};
+  const auto rank_back = parse_partition(format_partition(by_rank), "r.toml");
+  ASSERT_EQ(rank_back.ranks.size(), 2u);
+  EXPECT_EQ(rank_back.ranks[0].weight, 2.0);
+}
+
+}  // namespace
+}  // namespace hetscale

@@ -37,4 +37,8 @@ struct Partition {
 /// entries that do not match `by`, and a file with no entry.
 Partition parse_partition(std::string_view text, const std::string& source_name);
 
+/// Writes a partition in the format parse_partition reads (weights with 17 significant
+/// digits, so reading it back gives the same doubles).
+std::string format_partition(const Partition& partition);
+
 }  // namespace hetscale

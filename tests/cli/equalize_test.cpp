@@ -1,0 +1,78 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli_runner.hpp"
+#include "hetscale/partition_file.hpp"
+
+namespace hetscale::cli::testing {
+namespace {
+
+std::string fixture(const std::string& name) {
+  return std::string(HETSCALE_FIXTURES_DIR) + "/cli/" + name;
+}
+
+TEST(Equalize, TwoNodesByHandAndThePartitionFile) {
+  // Speeds 1 and 1, k = 0 and 1, 1 s each at step 1 (X = 2): t1 = t2 + sqrt(t2), t1 + t2 = 2,
+  // so sqrt(t2) = (sqrt(17) - 1) / 4 and the shares are t1 / 2, t2 / 2.
+  const auto dir = std::filesystem::path(::testing::TempDir()) / "equalize-partitions";
+  std::filesystem::remove_all(dir);
+  const auto r = run_cli({"equalize", "--input", fixture("two-nodes.csv"), "--seconds", "1",
+                          "--partitions", dir.string(), "--site", "testbed", "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const double root = (std::sqrt(17.0) - 1) / 4;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_NEAR(j[1]["equalized_weight"].get<double>(), root * root / 2, 1e-12);
+  EXPECT_NEAR(j[0]["equalized_weight"].get<double>(), 1 - root * root / 2, 1e-12);
+  EXPECT_DOUBLE_EQ(j[0]["proportional_weight"].get<double>(), 0.5);
+  EXPECT_NEAR(j[0]["t_plus_sigma_step2"].get<double>(), j[1]["t_plus_sigma_step2"].get<double>(),
+              1e-12);
+
+  const auto file = dir / "n[1-2].toml";
+  ASSERT_TRUE(std::filesystem::exists(file)) << r.err;
+  std::ifstream in(file);
+  std::stringstream text;
+  text << in.rdbuf();
+  const auto partition = parse_partition(text.str(), file.string());
+  EXPECT_EQ(partition.site, "testbed");
+  ASSERT_EQ(partition.nodes.size(), 2u);
+  EXPECT_EQ(partition.nodes[0].weight, j[0]["equalized_weight"].get<double>());
+}
+
+TEST(Equalize, TemporalHeterogeneityNeedsACorrelationTime) {
+  auto r = run_cli({"equalize", "--input", fixture("two-nodes-th.csv"), "--seconds", "1"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err,
+            "hetscale equalize: --correlation-time: needed with a 'th' column (E[L^2]/E[L] of the "
+            "availability intervals, in seconds) (see --help)\n");
+  // th = 0.5 with a correlation time of 4 s is k = 1: the same answer as the case above.
+  r = run_cli({"equalize", "--input", fixture("two-nodes-th.csv"), "--seconds", "1",
+               "--correlation-time", "4", "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const double root = (std::sqrt(17.0) - 1) / 4;
+  EXPECT_NEAR(nlohmann::json::parse(r.out)[1]["equalized_weight"].get<double>(), root * root / 2,
+              1e-12);
+}
+
+TEST(Equalize, BadInput) {
+  auto r = run_cli({"equalize", "--input", fixture("both-spreads.csv"), "--seconds", "1"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "hetscale equalize: " + fixture("both-spreads.csv") +
+                       ":2:1: give exactly one of the columns 'variation' and 'th'\n");
+  r = run_cli({"equalize", "--input", fixture("two-nodes.csv")});
+  EXPECT_EQ(r.code, 2);
+}
+
+TEST(Equalize, LinearisedForComparison) {
+  const auto r = run_cli({"equalize", "--input", fixture("two-nodes.csv"), "--seconds", "100",
+                          "--method", "linearised"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("step 2 (linearised)"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace hetscale::cli::testing
