@@ -11,6 +11,7 @@ namespace {
 
 void register_all(CLI::App& app, Context& context) {
   register_efficiency(app, context);
+  register_jobgen(app, context);
   register_psi(app, context);
   register_sets(app, context);
   register_simulate(app, context);
