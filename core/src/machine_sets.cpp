@@ -44,7 +44,8 @@ std::vector<GroupPool> make_pools(const SiteTable& site, const MachineSetOptions
     if (!eligible(node, options)) continue;
     auto it = std::find_if(pools.begin(), pools.end(),
                            [&](const GroupPool& p) { return p.name == node.group; });
-    if (it == pools.end()) throw Error("node '" + node.name + "' names unknown group '" + node.group + "'");
+    if (it == pools.end())
+      throw Error("node '" + node.name + "' names unknown group '" + node.group + "'");
     it->nodes.push_back(&node);
   }
   return pools;
@@ -112,7 +113,8 @@ MachineSet extend(const MachineSet* previous, std::vector<GroupPool>& pools,
     set.nodes = previous->nodes;
   }
   for (std::size_t p = 0; p < pools.size(); ++p) {
-    for (std::size_t i = 0; i < take[p]; ++i) set.nodes.push_back(pools[p].nodes[pools[p].used + i]->name);
+    for (std::size_t i = 0; i < take[p]; ++i)
+      set.nodes.push_back(pools[p].nodes[pools[p].used + i]->name);
     pools[p].used += take[p];
   }
   for (const auto& pool : pools) {
@@ -130,17 +132,19 @@ std::size_t eligible_count(const std::vector<GroupPool>& pools) {
 
 }  // namespace
 
-std::vector<MachineSet> build_machine_sets(const SiteTable& site, const MachineSetOptions& options) {
+std::vector<MachineSet> build_machine_sets(const SiteTable& site,
+                                           const MachineSetOptions& options) {
   if (options.start < 1) throw Error("the first machine set needs at least 1 node");
   if (options.max != 0 && options.max < options.start)
-    throw Error("the largest set (" + std::to_string(options.max) + " nodes) is smaller than the first (" +
-                std::to_string(options.start) + ")");
+    throw Error("the largest set (" + std::to_string(options.max) +
+                " nodes) is smaller than the first (" + std::to_string(options.start) + ")");
   auto pools = make_pools(site, options);
   const auto order = fastest_first(pools);
   const std::size_t available = eligible_count(pools);
   if (available < options.start)
-    throw Error("cannot form the first machine set of " + std::to_string(options.start) + " nodes: only " +
-                std::to_string(available) + " eligible node" + (available == 1 ? "" : "s") +
+    throw Error("cannot form the first machine set of " + std::to_string(options.start) +
+                " nodes: only " + std::to_string(available) + " eligible node" +
+                (available == 1 ? "" : "s") +
                 (options.include_degraded ? "" : " (degraded nodes are left out unless asked)"));
 
   std::vector<MachineSet> sets;

@@ -2,6 +2,8 @@
 
 namespace hetscale {
 
-std::string_view version() noexcept { return HETSCALE_VERSION; }
+std::string_view version() noexcept {
+  return HETSCALE_VERSION;
+}
 
 }  // namespace hetscale

@@ -26,7 +26,8 @@ SiteTable three_groups(int blades, int fats) {
   site.name = "test";
   site.groups = {{"head", 30, {}}, {"blade", 20, {}}, {"fat", 40, {}}};
   site.nodes.push_back(node("h1", "head", 30));
-  for (int i = 1; i <= blades; ++i) site.nodes.push_back(node("b" + std::to_string(i), "blade", 20));
+  for (int i = 1; i <= blades; ++i)
+    site.nodes.push_back(node("b" + std::to_string(i), "blade", 20));
   for (int i = 1; i <= fats; ++i) site.nodes.push_back(node("f" + std::to_string(i), "fat", 40));
   site.index();
   return site;
@@ -61,7 +62,8 @@ TEST(MachineSets, FillPolicyTopsUpFromTheOtherGroups) {
   options.policy = SetPolicy::fill;
   const auto sets = build_machine_sets(three_groups(32, 8), options);
   ASSERT_THAT(sizes(sets), ElementsAre(2, 4, 8, 16, 32));
-  EXPECT_THAT(sets[4].group_counts, ElementsAre(Pair("head", 1), Pair("blade", 23), Pair("fat", 8)));
+  EXPECT_THAT(sets[4].group_counts,
+              ElementsAre(Pair("head", 1), Pair("blade", 23), Pair("fat", 8)));
   EXPECT_DOUBLE_EQ(sets[4].marked_speed, 30 + 23 * 20 + 8 * 40);
 }
 
@@ -74,7 +76,8 @@ TEST(MachineSets, EverySetContainsThePreviousOne) {
     ASSERT_GE(sets.size(), 3u);
     for (std::size_t i = 1; i < sets.size(); ++i) {
       ASSERT_EQ(sets[i].nodes.size(), 2 * sets[i - 1].nodes.size());
-      EXPECT_TRUE(std::equal(sets[i - 1].nodes.begin(), sets[i - 1].nodes.end(), sets[i].nodes.begin()))
+      EXPECT_TRUE(
+          std::equal(sets[i - 1].nodes.begin(), sets[i - 1].nodes.end(), sets[i].nodes.begin()))
           << "set " << i << " does not start with set " << i - 1;
     }
   }

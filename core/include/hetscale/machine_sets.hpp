@@ -16,17 +16,17 @@ enum class SetPolicy {
 };
 
 struct MachineSetOptions {
-  std::size_t start = 2;          // nodes in the first set
-  std::size_t max = 0;            // largest set allowed, in nodes; 0 = no limit
+  std::size_t start = 2;  // nodes in the first set
+  std::size_t max = 0;    // largest set allowed, in nodes; 0 = no limit
   SetPolicy policy = SetPolicy::stop;
   bool include_degraded = false;  // degraded nodes are used only when asked
 };
 
 struct MachineSet {
-  std::size_t index = 0;                  // 0-based position in the sequence
-  std::vector<std::string> nodes;         // members; a set's nodes start with its predecessor's
+  std::size_t index = 0;           // 0-based position in the sequence
+  std::vector<std::string> nodes;  // members; a set's nodes start with its predecessor's
   std::vector<std::pair<std::string, std::size_t>> group_counts;  // in site-table group order
-  double marked_speed = 0;                // C = sum of total_speed() of its nodes
+  double marked_speed = 0;  // C = sum of total_speed() of its nodes
 };
 
 /// Builds the sets; throws Error when not even the first set can be formed.

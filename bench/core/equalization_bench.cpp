@@ -1,0 +1,33 @@
+// Equalization of many computers (issue 9 target: 100,000 nodes in under 50 ms).
+//   build/default/bin/bench_core --benchmark_filter=Equaliz
+#include <benchmark/benchmark.h>
+
+#include <random>
+#include <vector>
+
+#include "hetscale/equalization.hpp"
+
+namespace {
+
+std::vector<hetscale::VariableComputer> random_computers(std::size_t n) {
+  std::mt19937_64 rng(42);
+  std::uniform_real_distribution<double> speed(0.5, 4), variation(0, 1);
+  std::vector<hetscale::VariableComputer> computers(n);
+  for (auto& c : computers) c = {speed(rng), variation(rng)};
+  return computers;
+}
+
+void BM_EqualizedPartition(benchmark::State& state) {
+  const auto computers = random_computers(static_cast<std::size_t>(state.range(0)));
+  for (auto _ : state) benchmark::DoNotOptimize(hetscale::equalized_partition(computers, 1e9));
+  state.SetLabel(std::to_string(state.range(0)) + " computers");
+}
+BENCHMARK(BM_EqualizedPartition)->Arg(1000)->Arg(100000)->Unit(benchmark::kMillisecond);
+
+void BM_LinearisedPartition(benchmark::State& state) {
+  const auto computers = random_computers(static_cast<std::size_t>(state.range(0)));
+  for (auto _ : state) benchmark::DoNotOptimize(hetscale::linearised_partition(computers, 1e9));
+}
+BENCHMARK(BM_LinearisedPartition)->Arg(100000)->Unit(benchmark::kMillisecond);
+
+}  // namespace
