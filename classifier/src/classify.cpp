@@ -1,10 +1,11 @@
 #include "hetscale/classifier/classify.hpp"
 
-#include <chrono>
-#include <ctime>
 #include <fmt/format.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+
+#include <chrono>
+#include <ctime>
 
 #include "hetscale/version.hpp"
 
@@ -12,7 +13,8 @@ namespace hetscale {
 namespace {
 
 nlohmann::json software_versions() {
-  nlohmann::json software = {{"hetscale", std::string(version())}, {"hwloc", hwloc_version()},
+  nlohmann::json software = {{"hetscale", std::string(version())},
+                             {"hwloc", hwloc_version()},
                              {"compiler", fmt::format("g++ {}", __VERSION__)}};
   utsname uts{};
   if (uname(&uts) == 0) software["kernel"] = uts.release;
@@ -65,7 +67,8 @@ NodeRecord classify_node(const ClassifyOptions& options, const BenchmarkFunction
     return record;
   }
   try {
-    const BenchmarkOutcome outcome = benchmark({options.benchmark, probe.allowed_cpus, options.seconds});
+    const BenchmarkOutcome outcome =
+        benchmark({options.benchmark, probe.allowed_cpus, options.seconds});
     record.marked_speed = outcome.per_processor_speed;
     record.speed_unit = outcome.speed_unit;
     record.repetitions = outcome.repetitions;

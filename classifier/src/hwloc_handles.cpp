@@ -1,8 +1,9 @@
 #include "hetscale/classifier/hwloc_handles.hpp"
 
+#include <fmt/format.h>
+
 #include <cerrno>
 #include <cstring>
-#include <fmt/format.h>
 #include <new>
 #include <utility>
 
@@ -18,7 +19,8 @@ HwlocBitmap::HwlocBitmap(hwloc_const_bitmap_t copy_of) : bitmap_(hwloc_bitmap_du
   if (bitmap_ == nullptr) throw std::bad_alloc();
 }
 
-HwlocBitmap::HwlocBitmap(HwlocBitmap&& other) noexcept : bitmap_(std::exchange(other.bitmap_, nullptr)) {}
+HwlocBitmap::HwlocBitmap(HwlocBitmap&& other) noexcept
+    : bitmap_(std::exchange(other.bitmap_, nullptr)) {}
 
 HwlocBitmap& HwlocBitmap::operator=(HwlocBitmap&& other) noexcept {
   std::swap(bitmap_, other.bitmap_);
@@ -45,7 +47,8 @@ HwlocTopology::HwlocTopology() {
   hwloc_topology_set_io_types_filter(topology_, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
 }
 
-HwlocTopology::HwlocTopology(HwlocTopology&& other) noexcept : topology_(std::exchange(other.topology_, nullptr)) {}
+HwlocTopology::HwlocTopology(HwlocTopology&& other) noexcept
+    : topology_(std::exchange(other.topology_, nullptr)) {}
 
 HwlocTopology& HwlocTopology::operator=(HwlocTopology&& other) noexcept {
   std::swap(topology_, other.topology_);
@@ -87,6 +90,8 @@ HwlocTopology HwlocTopology::synthetic(const std::string& description) {
   return t;
 }
 
-bool HwlocTopology::is_this_system() const { return hwloc_topology_is_thissystem(topology_) != 0; }
+bool HwlocTopology::is_this_system() const {
+  return hwloc_topology_is_thissystem(topology_) != 0;
+}
 
 }  // namespace hetscale

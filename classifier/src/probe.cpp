@@ -1,8 +1,9 @@
 // hwloc probe: counts, caches, accelerators, allocation; /proc fills what hwloc lacks.
 #include "hetscale/classifier/probe.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <fstream>
 #include <map>
 
@@ -19,8 +20,10 @@ std::uint32_t count_of(hwloc_topology_t t, hwloc_obj_type_t type) {
 
 // First non-empty info `name` over the packages (all packages of a node are alike).
 std::string package_info(hwloc_topology_t t, const char* name) {
-  for (hwloc_obj_t p = nullptr; (p = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_PACKAGE, p)) != nullptr;) {
-    if (const char* value = hwloc_obj_get_info_by_name(p, name); value != nullptr && *value != '\0') return value;
+  for (hwloc_obj_t p = nullptr;
+       (p = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_PACKAGE, p)) != nullptr;) {
+    if (const char* value = hwloc_obj_get_info_by_name(p, name); value != nullptr && *value != '\0')
+      return value;
   }
   return "";
 }
@@ -28,12 +31,13 @@ std::string package_info(hwloc_topology_t t, const char* name) {
 // Data and unified caches by level; a level with caches of two sizes (hybrid cores)
 // gives one entry per size.
 std::vector<CacheLevel> caches_of(hwloc_topology_t t) {
-  const hwloc_obj_type_t types[] = {HWLOC_OBJ_L1CACHE, HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L3CACHE, HWLOC_OBJ_L4CACHE,
-                                    HWLOC_OBJ_L5CACHE};
+  const hwloc_obj_type_t types[] = {HWLOC_OBJ_L1CACHE, HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L3CACHE,
+                                    HWLOC_OBJ_L4CACHE, HWLOC_OBJ_L5CACHE};
   std::vector<CacheLevel> out;
   for (int level = 1; level <= 5; ++level) {
     std::map<std::uint64_t, std::uint32_t> sizes;
-    for (hwloc_obj_t c = nullptr; (c = hwloc_get_next_obj_by_type(t, types[level - 1], c)) != nullptr;)
+    for (hwloc_obj_t c = nullptr;
+         (c = hwloc_get_next_obj_by_type(t, types[level - 1], c)) != nullptr;)
       ++sizes[c->attr->cache.size];
     for (const auto& [size, count] : sizes) out.push_back({level, size, count});
   }
@@ -60,7 +64,8 @@ std::string device_description(hwloc_obj_t osdev, hwloc_obj_t pci) {
   if (const char* model = hwloc_obj_get_info_by_name(osdev, "GPUModel")) return model;
   if (pci != nullptr && pci->name != nullptr) return pci->name;
   if (pci != nullptr)
-    return fmt::format("pci {:04x}:{:04x}", pci->attr->pcidev.vendor_id, pci->attr->pcidev.device_id);
+    return fmt::format("pci {:04x}:{:04x}", pci->attr->pcidev.vendor_id,
+                       pci->attr->pcidev.device_id);
   return osdev->name != nullptr ? osdev->name : "unknown";
 }
 
@@ -74,11 +79,13 @@ std::vector<std::string> accelerators_of(hwloc_topology_t t) {
     const void* key = pci != nullptr ? static_cast<const void*>(pci) : static_cast<const void*>(o);
     auto& [coproc_only, description] = devices[key];
     const bool first = description.empty();
-    if (first || hwloc_obj_get_info_by_name(o, "GPUModel") != nullptr) description = device_description(o, pci);
+    if (first || hwloc_obj_get_info_by_name(o, "GPUModel") != nullptr)
+      description = device_description(o, pci);
     coproc_only = (first || coproc_only) && o->attr->osdev.type == HWLOC_OBJ_OSDEV_COPROC;
   }
   std::vector<std::string> out;
-  for (const auto& [key, device] : devices) out.push_back((device.first ? "CoProc " : "GPU ") + device.second);
+  for (const auto& [key, device] : devices)
+    out.push_back((device.first ? "CoProc " : "GPU ") + device.second);
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -89,7 +96,8 @@ std::vector<unsigned> allowed_cpus(const HwlocTopology& topology) {
   HwlocBitmap allowed(hwloc_topology_get_allowed_cpuset(t));
   if (topology.is_this_system()) {
     HwlocBitmap bound;
-    if (hwloc_get_cpubind(t, bound.get(), HWLOC_CPUBIND_PROCESS) == 0) hwloc_bitmap_and(allowed.get(), allowed.get(), bound.get());
+    if (hwloc_get_cpubind(t, bound.get(), HWLOC_CPUBIND_PROCESS) == 0)
+      hwloc_bitmap_and(allowed.get(), allowed.get(), bound.get());
   }
   return allowed.indices();
 }
@@ -146,12 +154,15 @@ ProbeResult probe_node(const TopologySource& source, const ProcFiles& proc) {
   h.caches = caches_of(t);
   h.memory_bytes = hwloc_get_root_obj(t)->total_memory;
   h.accelerators = accelerators_of(t);
-  if (source.kind == TopologySource::Kind::live && topology.is_this_system()) fill_from_proc(h, proc);
+  if (source.kind == TopologySource::Kind::live && topology.is_this_system())
+    fill_from_proc(h, proc);
   result.allowed_cpus = allowed_cpus(topology);
   result.source = source.describe();
   return result;
 }
 
-std::string hwloc_version() { return HWLOC_VERSION; }
+std::string hwloc_version() {
+  return HWLOC_VERSION;
+}
 
 }  // namespace hetscale

@@ -22,7 +22,8 @@ std::uint64_t meminfo_total_bytes(std::istream& meminfo) {
     const std::string value = trim(line.substr(9));
     std::uint64_t kib = 0;
     const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), kib);
-    if (error != std::errc() || trim(std::string(end, value.data() + value.size())) != "kB") return 0;
+    if (error != std::errc() || trim(std::string(end, value.data() + value.size())) != "kB")
+      return 0;
     return kib * 1024;
   }
   return 0;
@@ -43,7 +44,8 @@ CpuinfoFacts parse_cpuinfo(std::istream& cpuinfo) {
     } else if (key == "cpu MHz") {
       double mhz = 0;
       const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), mhz);
-      if (error == std::errc() && end == value.data() + value.size()) facts.mhz = std::max(facts.mhz, mhz);
+      if (error == std::errc() && end == value.data() + value.size())
+        facts.mhz = std::max(facts.mhz, mhz);
     }
   }
   return facts;

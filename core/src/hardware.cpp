@@ -1,8 +1,9 @@
 #include "hetscale/hardware.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <bit>
-#include <fmt/format.h>
 
 namespace hetscale {
 namespace {
@@ -51,7 +52,8 @@ std::string fingerprint_text(const HardwareParts& parts) {
   std::vector<CacheLevel> caches = parts.caches;
   std::sort(caches.begin(), caches.end(),
             [](const CacheLevel& a, const CacheLevel& b) { return a.level < b.level; });
-  for (const CacheLevel& c : caches) text += fmt::format("L{}={}x{};", c.level, c.size_bytes, c.count);
+  for (const CacheLevel& c : caches)
+    text += fmt::format("L{}={}x{};", c.level, c.size_bytes, c.count);
   text += fmt::format("memory_gib={};", nominal_memory_gib(parts.memory_bytes));
   std::vector<std::string> accelerators;
   for (const std::string& a : parts.accelerators) accelerators.push_back(normalise_text(a));

@@ -2,8 +2,9 @@
 // the JSON Lines reader that names file and line.
 #include "hetscale/node_record.hpp"
 
-#include <cmath>
 #include <fmt/format.h>
+
+#include <cmath>
 #include <limits>
 #include <regex>
 
@@ -43,7 +44,8 @@ std::uint64_t get_count(const json& object, const std::string& name, const std::
   return value.get<std::uint64_t>();
 }
 
-std::uint32_t get_count32(const json& object, const std::string& name, const std::string& path = "") {
+std::uint32_t get_count32(const json& object, const std::string& name,
+                          const std::string& path = "") {
   const std::uint64_t value = get_count(object, name, path);
   if (value > std::numeric_limits<std::uint32_t>::max()) bad_field(path + name, "is too large");
   return static_cast<std::uint32_t>(value);
@@ -59,10 +61,16 @@ json hardware_to_json(const HardwareParts& h) {
   json caches = json::array();
   for (const CacheLevel& c : h.caches)
     caches.push_back({{"level", c.level}, {"size_bytes", c.size_bytes}, {"count", c.count}});
-  return {{"cpu_vendor", h.cpu_vendor}, {"cpu_model", h.cpu_model}, {"packages", h.packages},
-          {"cores", h.cores},           {"pus", h.pus},             {"numa_nodes", h.numa_nodes},
-          {"caches", caches},           {"memory_bytes", h.memory_bytes},
-          {"clock_mhz", h.clock_mhz},   {"accelerators", h.accelerators}};
+  return {{"cpu_vendor", h.cpu_vendor},
+          {"cpu_model", h.cpu_model},
+          {"packages", h.packages},
+          {"cores", h.cores},
+          {"pus", h.pus},
+          {"numa_nodes", h.numa_nodes},
+          {"caches", caches},
+          {"memory_bytes", h.memory_bytes},
+          {"clock_mhz", h.clock_mhz},
+          {"accelerators", h.accelerators}};
 }
 
 HardwareParts hardware_from_json(const json& object) {
@@ -89,7 +97,8 @@ HardwareParts hardware_from_json(const json& object) {
   h.clock_mhz = get_number(object, "clock_mhz", path);
   const json& accelerators = get_array(object, "accelerators", path);
   for (std::size_t i = 0; i < accelerators.size(); ++i) {
-    if (!accelerators[i].is_string()) bad_field(fmt::format("hardware.accelerators[{}]", i), "must be a string");
+    if (!accelerators[i].is_string())
+      bad_field(fmt::format("hardware.accelerators[{}]", i), "must be a string");
     h.accelerators.push_back(accelerators[i].get<std::string>());
   }
   return h;
@@ -108,7 +117,8 @@ NodeState state_from_text(const std::string& text) {
 
 void check_measurement(const NodeRecord& r) {
   if (r.state != NodeState::ok) return;
-  if (!(r.marked_speed > 0)) bad_field("marked_speed", "must be a positive number for a node in state ok");
+  if (!(r.marked_speed > 0))
+    bad_field("marked_speed", "must be a positive number for a node in state ok");
   if (r.processors == 0) bad_field("processors", "must be at least 1 for a node in state ok");
   if (r.repetitions <= 0) bad_field("repetitions", "must be at least 1 for a node in state ok");
   if (r.fingerprint.empty()) bad_field("fingerprint", "must not be empty for a node in state ok");
@@ -149,16 +159,20 @@ NodeRecord node_record_from_json(const json& object) {
   if (!schema.is_number_integer()) bad_field("schema", "must be an integer");
   r.schema = schema.get<int>();
   if (r.schema != node_record_schema)
-    throw Error(fmt::format("schema {} is not supported (this hetscale reads node records of schema {})",
-                            r.schema, node_record_schema));
+    throw Error(
+        fmt::format("schema {} is not supported (this hetscale reads node records of schema {})",
+                    r.schema, node_record_schema));
   r.host = get_string(object, "host");
   if (r.host.empty()) bad_field("host", "must not be empty");
   r.time = get_string(object, "time");
   if (!std::regex_match(r.time, time_pattern()))
-    bad_field("time", fmt::format("must be an ISO 8601 UTC time like 2026-11-21T06:10:00Z, not \"{}\"", r.time));
+    bad_field(
+        "time",
+        fmt::format("must be an ISO 8601 UTC time like 2026-11-21T06:10:00Z, not \"{}\"", r.time));
   r.state = state_from_text(get_string(object, "state"));
   r.reason = get_string(object, "reason");
-  if (r.state == NodeState::excluded && r.reason.empty()) bad_field("reason", "must say why the node is excluded");
+  if (r.state == NodeState::excluded && r.reason.empty())
+    bad_field("reason", "must say why the node is excluded");
   r.fingerprint = get_string(object, "fingerprint");
   r.hardware = hardware_from_json(required(object, "hardware"));
   r.topology_source = get_string(object, "topology_source");

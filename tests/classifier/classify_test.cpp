@@ -2,6 +2,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
 #include <regex>
 #include <stdexcept>
 
@@ -32,7 +33,8 @@ TEST(Classify, RecordCarriesProbeAndBenchmark) {
   EXPECT_DOUBLE_EQ(seen.seconds, 1.5);
   EXPECT_EQ(r.state, NodeState::ok);
   EXPECT_EQ(r.host, "gpu01");
-  EXPECT_EQ(r.fingerprint, "97e5b14b61ace0a1");  // tests/fixtures/classifier/dual-xeon-2gpu.expected.json
+  EXPECT_EQ(r.fingerprint,
+            "97e5b14b61ace0a1");  // tests/fixtures/classifier/dual-xeon-2gpu.expected.json
   EXPECT_EQ(r.processors, 8u);
   EXPECT_DOUBLE_EQ(r.marked_speed, 1234.5);
   EXPECT_EQ(r.speed_unit, "Mflops");
@@ -55,7 +57,8 @@ TEST(Classify, AFailingBenchmarkGivesAnExcludedRecord) {
 }
 
 TEST(Classify, ABenchmarkWithoutSpeedIsExcluded) {
-  const NodeRecord r = classify_node(dual_xeon(), [](const BenchmarkRequest&) { return BenchmarkOutcome{}; });
+  const NodeRecord r =
+      classify_node(dual_xeon(), [](const BenchmarkRequest&) { return BenchmarkOutcome{}; });
   EXPECT_EQ(r.state, NodeState::excluded);
   EXPECT_EQ(r.reason, "benchmark dgemm measured no speed");
 }
@@ -79,7 +82,8 @@ TEST(Classify, DefaultsAreThisHostAndNow) {
   ClassifyOptions o = dual_xeon();
   o.host.clear();
   o.time.clear();
-  const NodeRecord r = classify_node(o, [](const BenchmarkRequest&) { return BenchmarkOutcome{1, "Mflops", 1, 0, 1, ""}; });
+  const NodeRecord r = classify_node(
+      o, [](const BenchmarkRequest&) { return BenchmarkOutcome{1, "Mflops", 1, 0, 1, ""}; });
   EXPECT_EQ(r.host, short_host_name());
   EXPECT_TRUE(std::regex_match(r.time, std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)"))) << r.time;
 }

@@ -1,10 +1,11 @@
 #include "hetscale/classifier/probe.hpp"
 
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
 #include <cstdlib>
 #include <fstream>
-#include <gmock/gmock.h>
 #include <nlohmann/json.hpp>
-#include <gtest/gtest.h>
 #include <sstream>
 
 #include "hetscale/classifier/proc_files.hpp"
@@ -39,7 +40,8 @@ nlohmann::json probe_json(const ProbeResult& p) {
 // (then review the diff: a changed fingerprint re-labels every site's groups).
 void expect_golden(const ProbeResult& probe, const std::string& golden) {
   const nlohmann::json actual = probe_json(probe);
-  if (const char* update = std::getenv("HETSCALE_UPDATE_GOLDEN"); update != nullptr && std::string(update) == "1") {
+  if (const char* update = std::getenv("HETSCALE_UPDATE_GOLDEN");
+      update != nullptr && std::string(update) == "1") {
     std::ofstream(dir + golden) << actual.dump(2) << "\n";
   }
   std::ifstream in(dir + golden);
@@ -54,17 +56,22 @@ struct Case {
 
 class ProbeGolden : public ::testing::TestWithParam<Case> {};
 
-TEST_P(ProbeGolden, MatchesTheGoldenFile) { expect_golden(probe_node(GetParam().source), GetParam().golden); }
+TEST_P(ProbeGolden, MatchesTheGoldenFile) {
+  expect_golden(probe_node(GetParam().source), GetParam().golden);
+}
 
 INSTANTIATE_TEST_SUITE_P(
     Topologies, ProbeGolden,
-    ::testing::Values(
-        Case{"vm-epyc-2pu.expected.json", {TopologySource::Kind::xml, dir + "vm-epyc-2pu.xml"}},
-        Case{"dual-xeon-2gpu.expected.json", {TopologySource::Kind::xml, dir + "dual-xeon-2gpu.xml"}},
-        Case{"synthetic-pack2-core8-pu2.expected.json", {TopologySource::Kind::synthetic, "pack:2 core:8 pu:2"}},
-        Case{"synthetic-numa4.expected.json",
-             {TopologySource::Kind::synthetic,
-              "pack:2 numa:2(memory=68719476736) l3:1(size=33554432) core:16 l2:1(size=524288) pu:2"}}),
+    ::testing::Values(Case{"vm-epyc-2pu.expected.json",
+                           {TopologySource::Kind::xml, dir + "vm-epyc-2pu.xml"}},
+                      Case{"dual-xeon-2gpu.expected.json",
+                           {TopologySource::Kind::xml, dir + "dual-xeon-2gpu.xml"}},
+                      Case{"synthetic-pack2-core8-pu2.expected.json",
+                           {TopologySource::Kind::synthetic, "pack:2 core:8 pu:2"}},
+                      Case{"synthetic-numa4.expected.json",
+                           {TopologySource::Kind::synthetic,
+                            "pack:2 numa:2(memory=68719476736) l3:1(size=33554432) core:16 "
+                            "l2:1(size=524288) pu:2"}}),
     [](const auto& param_info) {
       std::string name = param_info.param.golden.substr(0, param_info.param.golden.find('.'));
       for (char& c : name)
@@ -83,7 +90,8 @@ TEST(Probe, RecordedTopologyCountsAndAllocation) {
   // Slurm's cgroup gave this process the first 8 PUs; the hardware counts stay whole.
   EXPECT_THAT(p.allowed_cpus, ElementsAre(0, 1, 2, 3, 4, 5, 6, 7));
   // Four OS devices per GPU are one accelerator each; the BMC's VGA is no accelerator.
-  EXPECT_THAT(p.hardware.accelerators, ElementsAre("GPU Tesla V100-SXM2-32GB", "GPU Tesla V100-SXM2-32GB"));
+  EXPECT_THAT(p.hardware.accelerators,
+              ElementsAre("GPU Tesla V100-SXM2-32GB", "GPU Tesla V100-SXM2-32GB"));
   EXPECT_EQ(p.source, "xml:" + dir + "dual-xeon-2gpu.xml");
 }
 

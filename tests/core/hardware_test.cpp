@@ -35,7 +35,8 @@ TEST(Fingerprint, TextListsTheNormalisedParts) {
   h.cpu_model = "  AMD EPYC 7763   64-Core Processor ";
   h.accelerators = {"GPU NVIDIA A100", "GPU  NVIDIA A100"};
   EXPECT_EQ(fingerprint_text(h),
-            "vendor=AuthenticAMD;model=AMD EPYC 7763 64-Core Processor;packages=2;cores=128;pus=256;numa=8;"
+            "vendor=AuthenticAMD;model=AMD EPYC 7763 64-Core "
+            "Processor;packages=2;cores=128;pus=256;numa=8;"
             "L1=32768x128;L2=524288x128;L3=33554432x16;memory_gib=256;"
             "accelerator=GPU NVIDIA A100;accelerator=GPU NVIDIA A100;");
 }

@@ -1,8 +1,9 @@
 #include "hetscale/node_record.hpp"
 
-#include <fstream>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <fstream>
 #include <sstream>
 
 namespace hetscale {
@@ -50,16 +51,18 @@ TEST(NodeRecord, ReadsFilesAndNamesLineOfEachBadRecord) {
   ASSERT_EQ(batch.records.size(), 1u);
   EXPECT_EQ(batch.records[0].record.host, "n6");
   EXPECT_EQ(batch.records[0].where.str(), "corrupt.jsonl:1");
-  EXPECT_THAT(batch.errors, ElementsAre("corrupt.jsonl:2: invalid JSON at column 67",
-                                        "corrupt.jsonl:3: truncated record (the JSON object ends early)"));
+  EXPECT_THAT(batch.errors,
+              ElementsAre("corrupt.jsonl:2: invalid JSON at column 67",
+                          "corrupt.jsonl:3: truncated record (the JSON object ends early)"));
 }
 
 TEST(NodeRecord, AnotherSchemaIsRejectedAndTheRestKept) {
   NodeRecordBatch batch = read_fixture("other-schema.jsonl");
   ASSERT_EQ(batch.records.size(), 1u);
   EXPECT_EQ(batch.records[0].record.host, "n10");
-  EXPECT_THAT(batch.errors, ElementsAre("other-schema.jsonl:1: schema 2 is not supported (this hetscale reads "
-                                        "node records of schema 1)"));
+  EXPECT_THAT(batch.errors,
+              ElementsAre("other-schema.jsonl:1: schema 2 is not supported (this hetscale reads "
+                          "node records of schema 1)"));
 }
 
 TEST(NodeRecord, BlankLinesAreSkippedAndLinesStillCounted) {
@@ -97,7 +100,9 @@ TEST(NodeRecord, FieldErrorsNameTheField) {
   EXPECT_EQ(error_of(j), "field 'state' must be \"ok\" or \"excluded\", not \"degraded\"");
   j = first_good_record();
   j["time"] = "yesterday";
-  EXPECT_EQ(error_of(j), "field 'time' must be an ISO 8601 UTC time like 2026-11-21T06:10:00Z, not \"yesterday\"");
+  EXPECT_EQ(
+      error_of(j),
+      "field 'time' must be an ISO 8601 UTC time like 2026-11-21T06:10:00Z, not \"yesterday\"");
   EXPECT_EQ(error_of(nlohmann::json::array()), "a node record must be a JSON object");
 }
 

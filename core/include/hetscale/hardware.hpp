@@ -19,15 +19,15 @@ struct CacheLevel {
 };
 
 struct HardwareParts {
-  std::string cpu_vendor;            // "GenuineIntel", "AuthenticAMD"; empty when unknown
-  std::string cpu_model;             // "AMD EPYC 7763 64-Core Processor"; empty when unknown
+  std::string cpu_vendor;  // "GenuineIntel", "AuthenticAMD"; empty when unknown
+  std::string cpu_model;   // "AMD EPYC 7763 64-Core Processor"; empty when unknown
   std::uint32_t packages = 0;
   std::uint32_t cores = 0;
-  std::uint32_t pus = 0;             // processing units (hardware threads)
+  std::uint32_t pus = 0;  // processing units (hardware threads)
   std::uint32_t numa_nodes = 0;
-  std::vector<CacheLevel> caches;    // by level, ascending
-  std::uint64_t memory_bytes = 0;    // as the kernel reports it (MemTotal); 0 when unknown
-  double clock_mhz = 0;              // nominal or current clock; 0 when unknown
+  std::vector<CacheLevel> caches;         // by level, ascending
+  std::uint64_t memory_bytes = 0;         // as the kernel reports it (MemTotal); 0 when unknown
+  double clock_mhz = 0;                   // nominal or current clock; 0 when unknown
   std::vector<std::string> accelerators;  // one entry per device, e.g. "GPU NVIDIA A100"
 
   bool operator==(const HardwareParts&) const = default;

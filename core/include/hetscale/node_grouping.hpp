@@ -47,16 +47,17 @@ struct NodeNotice {
 };
 
 struct GroupingResult {
-  SiteTable table;                     // groups and nodes in output order
-  std::vector<GroupSummary> groups;    // same order as table.groups
-  std::vector<NodeNotice> notices;     // degraded and excluded nodes, by host
-  std::vector<std::string> warnings;   // duplicates, mixed benchmarks, nodes left out
+  SiteTable table;                    // groups and nodes in output order
+  std::vector<GroupSummary> groups;   // same order as table.groups
+  std::vector<NodeNotice> notices;    // degraded and excluded nodes, by host
+  std::vector<std::string> warnings;  // duplicates, mixed benchmarks, nodes left out
 };
 
 /// Groups records: newest record per host (duplicates reported), then by fingerprint,
 /// then by speed; degraded nodes marked; excluded nodes kept with their reason.
 /// Throws Error when no record has a measured speed.
-GroupingResult group_nodes(const std::vector<LocatedNodeRecord>& records, const GroupingOptions& options);
+GroupingResult group_nodes(const std::vector<LocatedNodeRecord>& records,
+                           const GroupingOptions& options);
 
 /// Lower-case name from a CPU model: "Intel(R) Xeon(R) Gold 6248 CPU @ 2.50GHz" gives
 /// "intel-xeon-gold-6248"; "node" when nothing is left.

@@ -4,10 +4,9 @@
 
 #include <cstdint>
 #include <istream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "hetscale/error.hpp"
 #include "hetscale/hardware.hpp"
@@ -20,17 +19,17 @@ inline constexpr int node_record_schema = 1;
 struct NodeRecord {
   int schema = node_record_schema;
   std::string host;
-  std::string time;             // ISO 8601 UTC, "2026-11-21T06:10:00Z" (fraction allowed)
+  std::string time;                 // ISO 8601 UTC, "2026-11-21T06:10:00Z" (fraction allowed)
   NodeState state = NodeState::ok;  // ok or excluded (degraded is decided by `groups`)
-  std::string reason;           // why the node is excluded; empty when ok
-  std::string fingerprint;      // hardware_fingerprint(hardware)
+  std::string reason;               // why the node is excluded; empty when ok
+  std::string fingerprint;          // hardware_fingerprint(hardware)
   HardwareParts hardware;
-  std::string topology_source;  // "live", "xml:FILE" or "synthetic:SPEC"
-  std::string benchmark;        // "dgemm", "stream", "kernel:mm:512"
-  std::string speed_unit;       // unit of marked_speed ("Mflops", "MB/s")
-  double marked_speed = 0;      // per processor; 0 when excluded before measuring
-  std::uint32_t processors = 0; // CPUs the benchmark ran on (the job's allocation)
-  std::vector<unsigned> cpus;   // their OS indices
+  std::string topology_source;   // "live", "xml:FILE" or "synthetic:SPEC"
+  std::string benchmark;         // "dgemm", "stream", "kernel:mm:512"
+  std::string speed_unit;        // unit of marked_speed ("Mflops", "MB/s")
+  double marked_speed = 0;       // per processor; 0 when excluded before measuring
+  std::uint32_t processors = 0;  // CPUs the benchmark ran on (the job's allocation)
+  std::vector<unsigned> cpus;    // their OS indices
   int repetitions = 0;
   double cv = 0;                // coefficient of variation over the repetitions
   double duration_seconds = 0;  // wall time of the whole benchmark

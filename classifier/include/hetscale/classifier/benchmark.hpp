@@ -18,9 +18,9 @@ struct BenchmarkOutcome {
   double per_processor_speed = 0;  // median over repetitions, per processor
   std::string speed_unit;          // "Mflops", "MB/s"
   int repetitions = 0;
-  double cv = 0;                   // coefficient of variation over the repetitions
+  double cv = 0;  // coefficient of variation over the repetitions
   double duration_seconds = 0;
-  std::string library_version;     // for the record's software versions; may be empty
+  std::string library_version;  // for the record's software versions; may be empty
 };
 
 /// Runs a benchmark; throws (any std::exception) when it cannot: the message becomes
