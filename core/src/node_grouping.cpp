@@ -93,8 +93,9 @@ double median(std::vector<double> values) {
   return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
+// How much slower the slower speed is, as a fraction of the faster (as for "degraded").
 double relative_gap(double slower, double faster) {
-  return (faster - slower) / slower;
+  return (faster - slower) / faster;
 }
 
 // One speed class: a run of records of one fingerprint, sorted by speed (ascending).
@@ -113,11 +114,16 @@ std::vector<SpeedClass> cut_at_gaps(const SpeedClass& sorted, const GroupingOpti
   return classes;
 }
 
-// Folds classes smaller than min_class_nodes into the nearer neighbour class unless the
-// gap is clear: one slow node among twins is degraded, not a group of its own.
+// Folds small classes into the nearer neighbour class unless the gap is clear: a few slow
+// nodes among many twins are degraded, not a group of their own.
 void merge_outliers(std::vector<SpeedClass>& classes, const GroupingOptions& o) {
+  std::size_t twins = 0;
+  for (const SpeedClass& c : classes) twins += c.size();
+  const auto min_size = std::max<std::size_t>(
+      o.min_class_nodes,
+      static_cast<std::size_t>(std::ceil(o.min_class_fraction * static_cast<double>(twins))));
   for (std::size_t c = 0; c < classes.size() && classes.size() > 1;) {
-    if (classes[c].size() >= o.min_class_nodes) {
+    if (classes[c].size() >= min_size) {
       ++c;
       continue;
     }

@@ -119,6 +119,23 @@ TEST(Grouping, DegradedThresholdIsConfigurable) {
   EXPECT_EQ(r.table.nodes.back().state, NodeState::ok);
 }
 
+TEST(Grouping, AFewSlowNodesAmongManyTwinsAreDegradedButAClassOfTheirOwnIsAGroup) {
+  // 40 twins near 1000 and 2 at 800: a class of 2 is under 5% of 42 (3 nodes), so the
+  // two are outliers, merged into their twins' group and degraded.
+  std::vector<LocatedNodeRecord> records;
+  for (int i = 1; i <= 40; ++i) records.push_back(record("n" + std::to_string(i), 1000 + i % 3));
+  for (int i = 41; i <= 42; ++i) records.push_back(record("n" + std::to_string(i), 800));
+  GroupingResult r = group_nodes(records, {});
+  EXPECT_EQ(r.groups.size(), 1u);
+  EXPECT_EQ(r.groups[0].degraded, 2u);
+  // Ten slow nodes (20% of 50) are a class of their own: another group, none degraded.
+  for (int i = 43; i <= 50; ++i) records.push_back(record("n" + std::to_string(i), 800));
+  r = group_nodes(records, {});
+  EXPECT_THAT(groups_of(r),
+              ElementsAre("intel-xeon-gold-6248-1=1001", "intel-xeon-gold-6248-2=800"));
+  EXPECT_TRUE(r.notices.empty());
+}
+
 TEST(Grouping, NoisyRecordsNeedALargerGapToSplit) {
   // 12% apart: split when both runs were steady, one group when each run varied by 5%.
   const std::vector<LocatedNodeRecord> steady = {record("a1", 1000), record("a2", 1000),

@@ -19,9 +19,11 @@ struct GroupingOptions {
   double noise_gap = 0.05;
   /// ...and so is any gap within this many standard deviations of the two records' CVs.
   double noise_sigmas = 3.0;
-  /// A speed class with fewer nodes than this is an outlier of its faster (or slower)
-  /// neighbour class, not a class of its own, unless the gap is at least clear_gap.
+  /// A speed class with fewer nodes than min_class_nodes, or than min_class_fraction of
+  /// its hardware twins, is an outlier of the nearer neighbour class (then degraded if
+  /// slow), not a class of its own, unless the gap to that class is at least clear_gap.
   std::uint32_t min_class_nodes = 2;
+  double min_class_fraction = 0.05;
   double clear_gap = 0.25;
 };
 
