@@ -1,8 +1,9 @@
 // From measured (parameter, speed-efficiency) points of one machine set, a smooth
 // monotone curve E_s(N), and the parameter that reaches a target E_s (SCIENCE.md
-// section 1, "Finding W' in practice"). Never extrapolates silently.
+// section 1, "Finding W' in practice"). Never extrapolates. Method: docs/fitting.md.
 #pragma once
 
+#include <cstddef>
 #include <span>
 #include <string>
 #include <vector>
@@ -17,33 +18,52 @@ struct EfficiencyPoint {
 /// Outcome of reading a target off a curve.
 struct TargetReading {
   enum class Status {
-    found,         // parameter holds the value where the curve reaches the target
-    below_range,   // target below every fitted value: smaller problems are needed
-    above_range,   // target above every fitted value: larger problems are needed
-    too_few_points // fewer than two distinct parameter values
+    found,          // parameter holds the value where the curve reaches the target
+    below_range,    // target below every fitted value: smaller problems are needed
+    above_range,    // target above every fitted value: larger problems are needed
+    too_few_points  // fewer than two distinct parameter values
   };
   Status status = Status::too_few_points;
-  double parameter = 0;  // valid when status == found
+  double parameter = 0;     // valid when status == found
   std::string explanation;  // one line for users, also when found
+};
+
+/// One distinct measured parameter after fitting.
+struct FittedKnot {
+  double parameter = 0;
+  double mean_efficiency = 0;    // mean of the repeats measured at this parameter
+  double fitted_efficiency = 0;  // after the monotone (isotonic) fit
+  std::size_t repeats = 0;
 };
 
 class EfficiencyCurve {
  public:
   /// Fits the curve; repeated parameters are averaged. Throws Error on non-finite or
-  /// non-positive parameters or non-finite efficiencies.
+  /// non-positive parameters or non-finite or negative efficiencies. Fewer than two
+  /// distinct parameters is not an error here: parameter_at() reports too_few_points.
   static EfficiencyCurve fit(std::span<const EfficiencyPoint> points);
 
-  /// Fitted E_s at parameter n, which must lie within [min_parameter, max_parameter].
+  /// Fitted E_s at a parameter within [min_parameter, max_parameter]; throws Error
+  /// outside that range or when the curve has fewer than two knots.
   [[nodiscard]] double at(double parameter) const;
+  /// Smallest and largest measured parameter; throw Error on a curve without points.
   [[nodiscard]] double min_parameter() const;
   [[nodiscard]] double max_parameter() const;
-  /// Inverts the curve for a target E_s, inside the measured range only.
+  /// The distinct parameters, ascending, with their mean and fitted E_s.
+  [[nodiscard]] const std::vector<FittedKnot>& knots() const noexcept { return knots_; }
+  /// Inverts the curve for a target E_s, inside the measured range only; a flat stretch
+  /// at exactly the target gives its smallest parameter. Throws Error on a non-finite
+  /// target.
   [[nodiscard]] TargetReading parameter_at(double target_efficiency) const;
 
  private:
-  std::vector<double> knots_;   // distinct parameters, ascending (log-space internally)
-  std::vector<double> values_;  // fitted, non-decreasing E_s at the knots
-  std::vector<double> slopes_;  // monotone Hermite slopes at the knots
+  [[nodiscard]] double at_log(double log_parameter, std::size_t interval) const;
+  void require_curve() const;
+
+  std::vector<FittedKnot> knots_;
+  std::vector<double> log_parameters_;  // ln(parameter) of each knot: the fit's abscissa
+  std::vector<double> fitted_;          // fitted E_s of each knot (copy kept for the cubic)
+  std::vector<double> slopes_;          // monotone Hermite slopes dE_s/d ln(N) at the knots
 };
 
 }  // namespace hetscale

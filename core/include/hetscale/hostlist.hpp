@@ -10,11 +10,26 @@
 namespace hetscale {
 
 /// Expands a host-list expression into host names, in order, keeping duplicates.
-/// Throws ExpressionError (1-based column into `expression`) on malformed input.
+/// Throws ExpressionError (1-based column into `expression`) on malformed input and on
+/// more than 1,000,000 hosts. Stricter than Slurm in places: docs/hostlists.md.
 std::vector<std::string> expand_hostlist(std::string_view expression);
 
-/// Compresses host names into the shortest expression Slurm would print for them
-/// (sorted, consecutive numbers merged into ranges, zero padding kept).
+/// A top-level term of an expression ("b[2-3]" in "a1,b[2-3],c"): its 1-based column and
+/// the index of its first host in the expansion.
+struct HostlistTerm {
+  std::size_t column = 1;
+  std::size_t first_host = 0;
+};
+
+/// expand_hostlist that also says where each host came from, so that a caller can point
+/// at the term of one host ("n3" in "n[5-8],n3"). `terms` is replaced, one per term.
+std::vector<std::string> expand_hostlist(std::string_view expression,
+                                         std::vector<HostlistTerm>& terms);
+
+/// Compresses host names exactly as `scontrol show hostlist` does: order and duplicates
+/// are kept (sort first for the shortest text), each run of consecutive numbers with
+/// the same prefix and a compatible zero padding becomes a range, and neighbouring
+/// ranges of one prefix share a bracket. expand_hostlist(compress_hostlist(h)) == h.
 std::string compress_hostlist(std::span<const std::string> hosts);
 
 }  // namespace hetscale

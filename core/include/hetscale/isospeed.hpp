@@ -1,4 +1,7 @@
 // The isospeed-efficiency model (SCIENCE.md section 1), in its own names.
+// Every function validates its inputs: speeds, times and work must be positive and
+// finite; t0, T0 and beta finite and >= 0 (Error names the symbol otherwise). All
+// speeds must be in the same unit as W / T (see units.hpp).
 #pragma once
 
 #include <span>
@@ -20,7 +23,8 @@ double psi_theorem1(double t0, double overhead, double t0_next, double overhead_
 /// Corollary 2 (alpha = 0): psi = T0 / T0'.
 double psi_corollary2(double overhead, double overhead_next);
 /// Theorem 2 (sequential part always on one node, beta = alpha / C_i):
-/// W' = C' T0' W / (C beta W - C' beta W + C T0).
+/// W' = C' T0' W / (C beta W - C' beta W + C T0). Throws Error when the denominator is
+/// not positive (no W' reaches the same E_s on C').
 double theorem2_required_work(double marked_speed, double marked_speed_next, double beta,
                               double work, double overhead, double overhead_next);
 /// Theorem 2: psi = (C beta W - C' beta W + C T0) / (C T0').

@@ -29,9 +29,13 @@ class Workload {
   /// Parameter names in order of first appearance.
   [[nodiscard]] const std::vector<std::string>& parameters() const noexcept;
 
-  /// Evaluates with values given in the order of parameters(); the fast path.
+  /// Domain errors are not exceptions: lg(-1) or sqrt(-1) give NaN, ln(0) -inf, 1/0 inf
+  /// (IEEE 754); callers must reject a non-finite W (docs/workload.md).
+  /// Evaluates with values given in the order of parameters(); the fast path. Throws
+  /// Error when the number of values differs from parameters().size().
   [[nodiscard]] double evaluate(std::span<const double> values) const;
-  /// Evaluates with named values; throws Error naming any missing parameter.
+  /// Evaluates with named values; throws Error naming any missing parameter. Names the
+  /// formula does not use are ignored.
   [[nodiscard]] double evaluate(const ParameterValues& values) const;
 
   Workload(const Workload&);

@@ -1,0 +1,25 @@
+// Speed units of marked speeds (the site table's `speed_unit`), converted to base units
+// (operations, bytes) per second, so that E_s = W / (T C) takes W in operations, T in
+// seconds and C in operations per second.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+namespace hetscale {
+
+struct SpeedUnit {
+  std::string_view name;  // as written in a site table, case-sensitive: "Mflops"
+  double scale;           // base units per second in one unit: 1e6 for "Mflops"
+};
+
+/// Every known unit, in a fixed order (used in error messages and docs).
+std::span<const SpeedUnit> known_speed_units();
+
+/// Scale of a unit name; throws Error listing the known names when it is unknown.
+double speed_unit_scale(std::string_view unit);
+
+/// A speed given in `unit`, in base units per second.
+double to_base_speed(double speed, std::string_view unit);
+
+}  // namespace hetscale

@@ -1,0 +1,315 @@
+// Slurm host-list expressions: expansion (a small recursive-descent parser) and
+// compression (the same run-merging as `scontrol show hostlist`). docs/hostlists.md
+// lists where hetscale is stricter than Slurm 22.05.
+#include "hetscale/hostlist.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+
+#include "hetscale/error.hpp"
+
+namespace hetscale {
+namespace {
+
+constexpr std::size_t max_hosts = 1'000'000;  // per expression, so a typo cannot exhaust memory
+constexpr std::size_t max_digits = 18;        // every such number fits in 64 bits
+
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+bool is_name_char(char c) {
+  return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-' || c == '.' ||
+         c == '_';
+}
+
+std::string quoted(char c) {
+  return std::string("'") + c + "'";
+}
+
+// One bracket range "lo-hi"; width is the length of lo as written (Slurm pads every
+// number of the range to it: "[01-100]" gives n01 ... n100).
+struct Range {
+  std::uint64_t lo = 0;
+  std::uint64_t hi = 0;
+  std::size_t width = 0;
+  [[nodiscard]] std::size_t count() const { return static_cast<std::size_t>(hi - lo + 1); }
+};
+
+// A piece of a term: either literal text or the ranges of one bracket.
+struct Piece {
+  std::string text;
+  std::vector<Range> ranges;
+  [[nodiscard]] bool is_bracket() const { return !ranges.empty(); }
+  [[nodiscard]] std::size_t count() const {
+    std::size_t n = 0;
+    for (const Range& r : ranges) n += r.count();
+    return n;
+  }
+};
+
+std::string padded(std::uint64_t value, std::size_t width) {
+  std::string digits = std::to_string(value);
+  if (digits.size() < width) digits.insert(0, width - digits.size(), '0');
+  return digits;
+}
+
+class Parser {
+ public:
+  explicit Parser(std::string_view text) : text_(text) {}
+
+  std::vector<std::string> expand(std::vector<HostlistTerm>* terms) {
+    std::vector<std::string> hosts;
+    while (true) {
+      std::size_t term_start = pos_;
+      if (terms != nullptr) terms->push_back(HostlistTerm{term_start + 1, hosts.size()});
+      std::vector<Piece> pieces = term();
+      append_product(pieces, term_start, hosts);
+      if (at_end()) break;
+      ++pos_;  // the ',' between terms (term() stops only there or at the end)
+    }
+    return hosts;
+  }
+
+ private:
+  [[nodiscard]] bool at_end() const { return pos_ >= text_.size(); }
+  [[nodiscard]] char peek() const { return text_[pos_]; }
+  [[nodiscard]] std::size_t column() const { return pos_ + 1; }
+
+  [[noreturn]] void fail(std::size_t column, const std::string& message) const {
+    throw ExpressionError(column, message);
+  }
+
+  std::vector<Piece> term() {
+    std::vector<Piece> pieces;
+    while (!at_end() && peek() != ',') {
+      char c = peek();
+      if (c == '[') {
+        pieces.push_back(bracket());
+      } else if (c == ']') {
+        fail(column(), "unbalanced ']'");
+      } else if (is_name_char(c)) {
+        pieces.push_back(literal());
+      } else {
+        fail(column(), "invalid character " + quoted(c) + " in host name");
+      }
+    }
+    if (pieces.empty()) fail(column(), "empty host name");
+    return pieces;
+  }
+
+  Piece literal() {
+    std::size_t start = pos_;
+    while (!at_end() && is_name_char(peek())) ++pos_;
+    return Piece{std::string(text_.substr(start, pos_ - start)), {}};
+  }
+
+  Piece bracket() {
+    std::size_t open = pos_++;
+    Piece piece;
+    while (true) {
+      piece.ranges.push_back(range(open));
+      if (at_end()) fail(open + 1, "unbalanced '['");
+      char c = peek();
+      ++pos_;
+      if (c == ']') break;
+      if (c != ',') fail(pos_, unexpected_in_bracket(c));
+    }
+    if (piece.count() > max_hosts) fail(open + 1, "too many hosts (more than 1000000)");
+    return piece;
+  }
+
+  static std::string unexpected_in_bracket(char c) {
+    if (c == '[') return "nested '['";
+    return "invalid character " + quoted(c) + " in range";
+  }
+
+  Range range(std::size_t open) {
+    std::size_t start = column();
+    std::optional<std::string> lo = number();
+    if (!lo) {
+      expect_number_here(open);
+      fail(start, "empty range");
+    }
+    Range r{to_u64(*lo), 0, lo->size()};
+    r.hi = r.lo;
+    if (!at_end() && peek() == '-') {
+      ++pos_;
+      std::optional<std::string> hi = number();
+      if (!hi) {
+        expect_number_here(open);
+        fail(column(), "missing upper bound of range");
+      }
+      r.hi = to_u64(*hi);
+      if (r.hi < r.lo) fail(start, "descending range " + *lo + "-" + *hi);
+    }
+    if (r.hi - r.lo >= max_hosts) fail(start, "too many hosts (more than 1000000)");
+    return r;
+  }
+
+  // Where a number is missing, a stray character or the end of text says more than
+  // "empty range" does.
+  void expect_number_here(std::size_t open) const {
+    if (at_end()) fail(open + 1, "unbalanced '['");
+    if (peek() != ',' && peek() != ']') fail(column(), unexpected_in_bracket(peek()));
+  }
+
+  std::optional<std::string> number() {
+    std::size_t start = pos_;
+    while (!at_end() && is_digit(peek())) ++pos_;
+    if (pos_ == start) return std::nullopt;
+    if (pos_ - start > max_digits) fail(start + 1, "number too large");
+    return std::string(text_.substr(start, pos_ - start));
+  }
+
+  static std::uint64_t to_u64(const std::string& digits) {
+    std::uint64_t value = 0;
+    for (char c : digits) value = value * 10 + static_cast<std::uint64_t>(c - '0');
+    return value;
+  }
+
+  // Cartesian product of the pieces, leftmost bracket varying slowest (as Slurm does for
+  // "n[1-2]x[1-2]"); the size is checked before anything is built.
+  void append_product(const std::vector<Piece>& pieces, std::size_t term_start,
+                      std::vector<std::string>& hosts) const {
+    std::size_t total = 1;
+    for (const Piece& p : pieces) {
+      if (!p.is_bracket()) continue;
+      total *= p.count();  // each factor <= max_hosts, so this cannot overflow before the check
+      if (total + hosts.size() > max_hosts)
+        fail(term_start + 1, "too many hosts (more than 1000000)");
+    }
+    hosts.reserve(hosts.size() + total);
+    std::string name;
+    emit(pieces, 0, name, hosts);
+  }
+
+  static void emit(const std::vector<Piece>& pieces, std::size_t index, std::string& name,
+                   std::vector<std::string>& hosts) {
+    if (index == pieces.size()) {
+      hosts.push_back(name);
+      return;
+    }
+    const Piece& piece = pieces[index];
+    std::size_t keep = name.size();
+    if (!piece.is_bracket()) {
+      name += piece.text;
+      emit(pieces, index + 1, name, hosts);
+    } else {
+      for (const Range& r : piece.ranges) {
+        for (std::uint64_t v = r.lo; v <= r.hi; ++v) {
+          name += padded(v, r.width);
+          emit(pieces, index + 1, name, hosts);
+          name.resize(keep);
+        }
+      }
+    }
+    name.resize(keep);
+  }
+
+  std::string_view text_;
+  std::size_t pos_ = 0;
+};
+
+// --- compression -------------------------------------------------------------------
+
+// A host name split as Slurm does: prefix + trailing decimal number (if any).
+struct SplitName {
+  std::string_view prefix;
+  std::optional<std::uint64_t> number;
+  std::size_t min_width = 0;  // widths w with which "%0*lu" reproduces the digits exactly
+  std::size_t max_width = 0;
+};
+
+SplitName split(std::string_view host) {
+  std::size_t start = host.size();
+  while (start > 0 && is_digit(host[start - 1])) --start;
+  std::size_t digits = host.size() - start;
+  if (digits == 0 || digits > max_digits) return SplitName{host, std::nullopt, 0, 0};
+  std::uint64_t value = 0;
+  for (char c : host.substr(start)) value = value * 10 + static_cast<std::uint64_t>(c - '0');
+  bool zero_padded = digits > 1 && host[start] == '0';
+  // "05" prints only at width 2; "10" prints the same at width 1 or 2.
+  return SplitName{host.substr(0, start), value, zero_padded ? digits : 1, digits};
+}
+
+// A run of consecutive numbers sharing a prefix and a compatible width.
+struct Run {
+  std::string_view prefix;
+  std::optional<std::uint64_t> lo;  // nullopt: a name without a number, printed as is
+  std::uint64_t hi = 0;
+  std::size_t min_width = 0;
+  std::size_t max_width = 0;
+
+  bool absorb(const SplitName& name) {
+    if (!lo || !name.number || name.prefix != prefix || hi == UINT64_MAX || *name.number != hi + 1)
+      return false;
+    std::size_t low = std::max(min_width, name.min_width);
+    std::size_t high = std::min(max_width, name.max_width);
+    if (low > high) return false;
+    hi = *name.number;
+    min_width = low;
+    max_width = high;
+    return true;
+  }
+
+  [[nodiscard]] std::string bounds() const {
+    std::string out = padded(*lo, min_width);
+    if (hi != *lo) out += "-" + padded(hi, min_width);
+    return out;
+  }
+};
+
+std::vector<Run> runs_of(std::span<const std::string> hosts) {
+  std::vector<Run> runs;
+  for (const std::string& host : hosts) {
+    SplitName name = split(host);
+    if (!runs.empty() && runs.back().absorb(name)) continue;
+    if (name.number)
+      runs.push_back(Run{name.prefix, name.number, *name.number, name.min_width, name.max_width});
+    else
+      runs.push_back(Run{name.prefix, std::nullopt, 0, 0, 0});
+  }
+  return runs;
+}
+
+bool same_bracket(const Run& a, const Run& b) {
+  return a.lo && b.lo && a.prefix == b.prefix;
+}
+
+}  // namespace
+
+std::vector<std::string> expand_hostlist(std::string_view expression) {
+  return Parser(expression).expand(nullptr);
+}
+
+std::vector<std::string> expand_hostlist(std::string_view expression,
+                                         std::vector<HostlistTerm>& terms) {
+  terms.clear();
+  return Parser(expression).expand(&terms);
+}
+
+std::string compress_hostlist(std::span<const std::string> hosts) {
+  std::vector<Run> runs = runs_of(hosts);
+  std::string out;
+  for (std::size_t i = 0; i < runs.size();) {
+    std::size_t end = i + 1;
+    while (end < runs.size() && same_bracket(runs[i], runs[end])) ++end;
+    if (!out.empty()) out += ',';
+    out += runs[i].prefix;
+    if (!runs[i].lo) {
+      // a name without a number: prefix is the whole name
+    } else if (end - i == 1 && runs[i].hi == *runs[i].lo) {
+      out += runs[i].bounds();
+    } else {
+      out += '[';
+      for (std::size_t k = i; k < end; ++k) out += (k > i ? "," : "") + runs[k].bounds();
+      out += ']';
+    }
+    i = end;
+  }
+  return out;
+}
+
+}  // namespace hetscale

@@ -1,0 +1,386 @@
+// Reading and writing the site table (DESIGN.md contract 3.1) with toml++. Every error
+// is a ConfigError at the file:line:col of the offending key, value or table.
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <initializer_list>
+#include <limits>
+#include <optional>
+#include <sstream>
+#include <unordered_map>
+
+#include "hetscale/hostlist.hpp"
+#include "hetscale/site_table.hpp"
+
+namespace hetscale {
+namespace {
+
+std::string type_name(const toml::node& node) {
+  switch (node.type()) {
+    case toml::node_type::string:
+      return "a string";
+    case toml::node_type::integer:
+      return "an integer";
+    case toml::node_type::floating_point:
+      return "a floating-point number";
+    case toml::node_type::boolean:
+      return "a boolean";
+    case toml::node_type::table:
+      return "a table";
+    case toml::node_type::array:
+      return "an array";
+    case toml::node_type::date:
+      return "a date";
+    case toml::node_type::time:
+      return "a time";
+    case toml::node_type::date_time:
+      return "a date-time";
+    case toml::node_type::none:
+      break;
+  }
+  return "nothing";
+}
+
+// toml++ says "Error while parsing key-value pair: ..."; our messages start lowercase
+// and stay on one line.
+std::string syntax_message(std::string_view description) {
+  std::string text(description);
+  constexpr std::string_view error_while = "Error while ";
+  if (text.starts_with(error_while))
+    text = "syntax error while " + text.substr(error_while.size());
+  else
+    text = "syntax error: " + text;
+  for (char& c : text)
+    if (c == '\n' || c == '\r') c = ' ';
+  while (!text.empty() && (text.back() == '.' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
+std::string join_keys(std::initializer_list<std::string_view> keys) {
+  std::string out;
+  std::size_t i = 0;
+  for (std::string_view key : keys) {
+    if (i > 0) out += (i + 1 == keys.size()) ? " or " : ", ";
+    out += key;
+    ++i;
+  }
+  return out;
+}
+
+class SiteReader {
+ public:
+  SiteReader(std::string_view text, std::string source_name)
+      : text_(text), file_(std::move(source_name)) {}
+
+  SiteTable read() {
+    toml::table root = parse_toml();
+    check_keys(root, {"site", "group", "node"}, "at top level");
+    SiteTable table;
+    read_site(root, table);
+    for (const toml::table* entry : tables_of(root, "group")) table.groups.push_back(group(*entry));
+    std::vector<const toml::table*> node_entries = tables_of(root, "node");
+    table.nodes.reserve(node_entries.size());  // exact for one name per entry, the common case
+    for (const toml::table* entry : node_entries) add_nodes(*entry, table);
+    table.index();
+    return table;
+  }
+
+ private:
+  [[nodiscard]] SourceLocation at(const toml::source_region& region) const {
+    return SourceLocation{file_, region.begin.line, region.begin.column};
+  }
+  [[nodiscard]] SourceLocation at(const toml::node& node) const { return at(node.source()); }
+  [[nodiscard]] SourceLocation at(const toml::source_position& place) const {
+    return SourceLocation{file_, place.line, place.column};
+  }
+
+  [[noreturn]] void fail(const SourceLocation& where, const std::string& message) const {
+    throw ConfigError(where, message);
+  }
+
+  toml::table parse_toml() const {
+    try {
+      return toml::parse(text_, std::string_view(file_));
+    } catch (const toml::parse_error& e) {
+      fail(at(e.source()), syntax_message(e.description()));
+    }
+  }
+
+  void check_keys(const toml::table& table, std::initializer_list<std::string_view> allowed,
+                  std::string_view context) const {
+    for (const auto& [key, value] : table) {
+      bool known = false;
+      for (std::string_view name : allowed) known = known || key.str() == name;
+      if (!known)
+        fail(at(key.source()), fmt::format("unknown key '{}' {} (expected {})", key.str(), context,
+                                           join_keys(allowed)));
+    }
+  }
+
+  // [[group]] / [[node]]: absent is an empty list; anything but an array of tables is wrong.
+  std::vector<const toml::table*> tables_of(const toml::table& root, std::string_view key) const {
+    std::vector<const toml::table*> tables;
+    const toml::node* node = root.get(key);
+    if (node == nullptr) return tables;
+    const toml::array* array = node->as_array();
+    if (array == nullptr || !array->is_array_of_tables())
+      fail(at(*node), fmt::format("'{}' must be an array of tables ([[{}]]), not {}", key, key,
+                                  type_name(*node)));
+    tables.reserve(array->size());
+    for (const toml::node& element : *array) tables.push_back(element.as_table());
+    return tables;
+  }
+
+  void read_site(const toml::table& root, SiteTable& table) const {
+    const toml::node* node = root.get("site");
+    if (node == nullptr) fail(at(root), "missing table [site]");
+    const toml::table* site = node->as_table();
+    if (site == nullptr) fail(at(*node), "'site' must be a table, not " + type_name(*node));
+    check_keys(*site, {"name", "speed_unit", "benchmark"}, "in [site]");
+    table.name = required_string(*site, "name", "[site]");
+    if (auto unit = optional_string(*site, "speed_unit")) table.speed_unit = *unit;
+    if (auto benchmark = optional_string(*site, "benchmark")) table.benchmark = *benchmark;
+  }
+
+  Group group(const toml::table& entry) {
+    check_keys(entry, {"name", "marked_speed"}, "in [[group]]");
+    Group g;
+    g.name = required_string(entry, "name", "[[group]]");
+    g.where = at(entry);
+    const toml::node& speed = required(entry, "marked_speed", "[[group]]");
+    g.marked_speed = positive_speed(speed);
+    const toml::node& name = *entry.get("name");
+    auto [first, inserted] = group_places_.emplace(g.name, at(name));
+    if (!inserted)
+      fail(at(name),
+           fmt::format("group '{}' is declared twice (first at {})", g.name, first->second.str()));
+    group_speeds_.emplace(g.name, g.marked_speed);
+    return g;
+  }
+
+  void add_nodes(const toml::table& entry, SiteTable& table) {
+    check_keys(entry, {"name", "group", "processors", "marked_speed", "state"}, "in [[node]]");
+    Node proto;
+    proto.where = at(entry);
+    std::string expression = required_string(entry, "name", "[[node]]");
+    proto.group = required_string(entry, "group", "[[node]]");
+    auto speed = group_speeds_.find(proto.group);
+    if (speed == group_speeds_.end())
+      fail(at(*entry.get("group")), fmt::format("unknown group '{}'", proto.group));
+    proto.marked_speed = speed->second;
+    if (const toml::node* value = entry.get("marked_speed"))
+      proto.marked_speed = positive_speed(*value);
+    if (const toml::node* value = entry.get("processors")) proto.processors = processors(*value);
+    if (const toml::node* value = entry.get("state")) proto.state = state(*value);
+
+    const toml::node& name = *entry.get("name");
+    std::vector<HostlistTerm>& terms = terms_;  // reused: no allocation per entry
+    std::vector<std::string> hosts = expand(name, expression, terms);
+    // The place of a host is its term inside the string: "n3" in "n[5-8],n3". Every term
+    // gives at least one host, so the next term starts exactly at its first_host.
+    std::size_t term = 0;
+    toml::source_position place = inside_string(name, terms[0].column);
+    for (std::size_t i = 0; i < hosts.size(); ++i) {
+      if (term + 1 < terms.size() && terms[term + 1].first_host == i)
+        place = inside_string(name, terms[++term].column);
+      auto [first, inserted] = node_places_.emplace(hosts[i], place);
+      if (!inserted)
+        fail(at(place), fmt::format("node '{}' is listed twice (first at {})", hosts[i],
+                                    at(first->second).str()));
+      Node& node = table.nodes.emplace_back(proto);
+      node.name = std::move(hosts[i]);
+    }
+  }
+
+  std::vector<std::string> expand(const toml::node& name, const std::string& expression,
+                                  std::vector<HostlistTerm>& terms) const {
+    try {
+      return expand_hostlist(expression, terms);
+    } catch (const ExpressionError& e) {
+      fail(at(inside_string(name, e.column())),
+           fmt::format("bad host list '{}': {}", expression, e.message()));
+    }
+  }
+
+  // Line and column of the 1-based `column` of a string value's text.
+  toml::source_position inside_string(const toml::node& value, std::size_t column) const {
+    toml::source_position place = value.source().begin;
+    place.column += static_cast<toml::source_index>(opening_quote_width(value) + column - 1);
+    return place;
+  }
+
+  // The string's region starts at its opening quote: ' and " are one character,
+  // ''' and """ three. (Escapes inside the string would shift the column; host names
+  // have none.)
+  std::size_t opening_quote_width(const toml::node& value) const {
+    std::size_t offset = line_offset(value.source().begin.line) + value.source().begin.column - 1;
+    std::string_view rest = text_.substr(std::min(offset, text_.size()));
+    return (rest.starts_with(R"(""")") || rest.starts_with("'''")) ? 3 : 1;
+  }
+
+  // Byte offset of the start of a 1-based line; computed once, lazily.
+  std::size_t line_offset(std::uint32_t line) const {
+    if (line_starts_.empty()) {
+      line_starts_.push_back(0);
+      for (std::size_t i = text_.find('\n'); i != std::string_view::npos;
+           i = text_.find('\n', i + 1))
+        line_starts_.push_back(i + 1);
+    }
+    return line == 0 || line > line_starts_.size() ? 0 : line_starts_[line - 1];
+  }
+
+  const toml::node& required(const toml::table& table, std::string_view key,
+                             std::string_view table_name) const {
+    const toml::node* node = table.get(key);
+    if (node == nullptr) fail(at(table), fmt::format("missing key '{}' in {}", key, table_name));
+    return *node;
+  }
+
+  std::string required_string(const toml::table& table, std::string_view key,
+                              std::string_view table_name) const {
+    return string_value(required(table, key, table_name), key);
+  }
+
+  std::optional<std::string> optional_string(const toml::table& table, std::string_view key) const {
+    const toml::node* node = table.get(key);
+    if (node == nullptr) return std::nullopt;
+    return string_value(*node, key);
+  }
+
+  std::string string_value(const toml::node& node, std::string_view key) const {
+    const auto* value = node.as_string();
+    if (value == nullptr)
+      fail(at(node), fmt::format("'{}' must be a string, not {}", key, type_name(node)));
+    if (value->get().empty()) fail(at(node), fmt::format("'{}' must not be empty", key));
+    return value->get();
+  }
+
+  // Integers are accepted too: "marked_speed = 20" is a speed.
+  double positive_speed(const toml::node& node) const {
+    std::optional<double> value = node.is_number() ? node.value<double>() : std::nullopt;
+    if (!value) fail(at(node), "'marked_speed' must be a number, not " + type_name(node));
+    if (!(*value > 0) || !std::isfinite(*value))
+      fail(at(node), fmt::format("'marked_speed' must be positive and finite, not {}", *value));
+    return *value;
+  }
+
+  std::uint32_t processors(const toml::node& node) const {
+    const auto* value = node.as_integer();
+    if (value == nullptr) fail(at(node), "'processors' must be an integer, not " + type_name(node));
+    std::int64_t count = value->get();
+    if (count < 1) fail(at(node), fmt::format("'processors' must be at least 1, not {}", count));
+    if (count > std::numeric_limits<std::uint32_t>::max())
+      fail(at(node), fmt::format("'processors' must be at most {}, not {}",
+                                 std::numeric_limits<std::uint32_t>::max(), count));
+    return static_cast<std::uint32_t>(count);
+  }
+
+  NodeState state(const toml::node& node) const {
+    std::string text = string_value(node, "state");
+    for (NodeState s : {NodeState::ok, NodeState::degraded, NodeState::excluded})
+      if (to_string(s) == text) return s;
+    fail(at(node), fmt::format("unknown state '{}' (expected ok, degraded or excluded)", text));
+  }
+
+  std::string_view text_;
+  std::string file_;
+  mutable std::vector<std::size_t> line_starts_;
+  std::vector<HostlistTerm> terms_;
+  std::unordered_map<std::string, SourceLocation> group_places_;
+  std::unordered_map<std::string, double> group_speeds_;
+  // Only line and column per host: 10,000 copies of the file name would cost time.
+  std::unordered_map<std::string, toml::source_position> node_places_;
+};
+
+// --- writing -----------------------------------------------------------------------
+
+// A TOML basic string: quotes, backslashes and control characters escaped.
+std::string toml_string(std::string_view text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      out += fmt::format("\\u{:04X}", static_cast<unsigned>(static_cast<unsigned char>(c)));
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+// Shortest text that reads back as the same double, always a TOML float.
+std::string speed_text(double speed) {
+  std::string text = fmt::format("{}", speed);
+  if (text.find_first_of(".en") == std::string::npos) text += ".0";
+  return text;
+}
+
+bool same_entry(const Node& a, const Node& b) {
+  return a.group == b.group && a.processors == b.processors && a.marked_speed == b.marked_speed &&
+         a.state == b.state;
+}
+
+using GroupSpeeds = std::unordered_map<std::string_view, double>;
+
+void write_node_entry(std::string& out, const GroupSpeeds& group_speeds,
+                      std::span<const Node> run) {
+  std::vector<std::string> names;
+  names.reserve(run.size());
+  for (const Node& node : run) names.push_back(node.name);
+  const Node& first = run.front();
+  out += "\n[[node]]\nname = " + toml_string(compress_hostlist(names)) + "\n";
+  out += "group = " + toml_string(first.group) + "\n";
+  out += fmt::format("processors = {}\n", first.processors);
+  // A speed equal to the group's is the default and left out.
+  auto group = group_speeds.find(first.group);
+  if (group == group_speeds.end() || group->second != first.marked_speed)
+    out += "marked_speed = " + speed_text(first.marked_speed) + "\n";
+  out += fmt::format("state = \"{}\"\n", to_string(first.state));
+}
+
+}  // namespace
+
+SiteTable parse_site_table(std::string_view text, const std::string& source_name) {
+  return SiteReader(text, source_name).read();
+}
+
+SiteTable load_site_table(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw ConfigError({path.string(), 0, 0}, fmt::format("cannot read: {}", std::strerror(errno)));
+  std::ostringstream text;
+  text << in.rdbuf();
+  SiteTable table = parse_site_table(text.str(), path.string());
+  table.source = path;
+  return table;
+}
+
+std::string format_site_table(const SiteTable& table) {
+  GroupSpeeds group_speeds;
+  for (const Group& group : table.groups) group_speeds.emplace(group.name, group.marked_speed);
+  std::string out = "[site]\n";
+  out += "name = " + toml_string(table.name) + "\n";
+  out += "speed_unit = " + toml_string(table.speed_unit) + "\n";
+  out += "benchmark = " + toml_string(table.benchmark) + "\n";
+  for (const Group& group : table.groups) {
+    out += "\n[[group]]\nname = " + toml_string(group.name) + "\n";
+    out += "marked_speed = " + speed_text(group.marked_speed) + "\n";
+  }
+  // Only neighbours merge, so reading the text back gives the nodes in the same order.
+  std::span<const Node> nodes(table.nodes);
+  for (std::size_t start = 0; start < nodes.size();) {
+    std::size_t end = start + 1;
+    while (end < nodes.size() && same_entry(nodes[start], nodes[end])) ++end;
+    write_node_entry(out, group_speeds, nodes.subspan(start, end - start));
+    start = end;
+  }
+  return out;
+}
+
+}  // namespace hetscale

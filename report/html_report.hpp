@@ -1,0 +1,41 @@
+// A self-contained HTML report: sections of charts (inline SVG) with their tables under
+// them, each table downloadable as CSV and JSON through data: links. No network, no script.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "svg_chart.hpp"
+
+namespace hetscale::report {
+
+/// A table; `cells` are the texts shown, `raw` (same shape, optional) the values exported.
+struct ReportTable {
+  std::string id;  // file name stem of the downloads, e.g. "psi-mm"
+  std::string title;
+  std::vector<std::string> columns;
+  std::vector<std::vector<std::string>> cells;
+};
+
+struct ReportSection {
+  std::string id;
+  std::string title;
+  std::string text;                 // short explanation (plain text, escaped)
+  std::vector<std::string> charts;  // rendered SVG
+  std::vector<ReportTable> tables;
+  std::vector<std::string> notes;  // warnings shown prominently (e.g. target not bracketed)
+};
+
+struct Report {
+  std::string title;
+  std::string subtitle;  // site, experiments, time of generation
+  std::vector<ReportSection> sections;
+};
+
+std::string render_html(const Report& report);
+
+/// CSV text of a table (RFC 4180 quoting) and its JSON (array of objects by column).
+std::string table_csv(const ReportTable& table);
+std::string table_json(const ReportTable& table);
+
+}  // namespace hetscale::report

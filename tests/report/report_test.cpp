@@ -1,0 +1,92 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "html_report.hpp"
+#include "svg_chart.hpp"
+
+namespace hetscale::report {
+namespace {
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(Ticks, LinearStepsAreOneTwoFive) {
+  EXPECT_EQ(nice_ticks(0, 1, false),
+            (std::vector<double>{0, 0.2, 0.4, 0.6000000000000001, 0.8, 1}));
+  EXPECT_EQ(nice_ticks(0, 100, false, 5), (std::vector<double>{0, 20, 40, 60, 80, 100}));
+}
+
+TEST(Ticks, LogAxesUseDecades) {
+  EXPECT_EQ(nice_ticks(90, 11000, true), (std::vector<double>{100, 1000, 10000}));
+  EXPECT_EQ(nice_ticks(150, 900, true), (std::vector<double>{200, 500}));
+}
+
+TEST(LineChart, DrawsEveryPointTitleLabelsAndTarget) {
+  LineChart chart;
+  chart.title = "E_s of mm <set 0>";
+  chart.x_label = "problem size N";
+  chart.y_label = "speed-efficiency E_s";
+  chart.log_x = true;
+  chart.series.push_back({"set 0 (2 nodes)", {{100, 0.1}, {200, 0.2}, {400, 0.35}}});
+  chart.series.push_back({"set 1 (4 nodes)", {{200, 0.1}, {400, 0.2}, {800, NAN}}});
+  chart.horizontal_lines.push_back({"target 0.3", 0.3});
+  chart.highlights.push_back({"read-off", {{330, 0.3}}});
+  const auto svg = render_svg(chart);
+  EXPECT_EQ(svg.rfind("<svg", 0), 0u);
+  EXPECT_EQ(count(svg, "class=\"point\""), 5u);  // NaN is skipped
+  EXPECT_EQ(count(svg, "class=\"point highlight\""), 1u);
+  EXPECT_NE(svg.find("E_s of mm &lt;set 0&gt;"), std::string::npos);
+  EXPECT_NE(svg.find("problem size N"), std::string::npos);
+  EXPECT_NE(svg.find("class=\"guide\""), std::string::npos);
+  EXPECT_EQ(svg.find("no data"), std::string::npos);
+}
+
+TEST(LineChart, EmptyChartSaysNoData) {
+  LineChart chart;
+  chart.title = "nothing";
+  EXPECT_NE(render_svg(chart).find("no data"), std::string::npos);
+}
+
+TEST(BarChart, OneBarPerFiniteValueAndNotes) {
+  BarChart chart;
+  chart.title = "TH per node";
+  chart.categories = {"n1", "n2", "n3"};
+  chart.series = {"TH"};
+  chart.values = {{0.1, NAN, 0.3}};
+  chart.category_notes = {"", "", "degraded"};
+  const auto svg = render_svg(chart);
+  EXPECT_EQ(count(svg, "class=\"point bar\""), 2u);
+  EXPECT_NE(svg.find(">degraded<"), std::string::npos);
+}
+
+TEST(Html, SelfContainedWithDownloads) {
+  Report report;
+  report.title = "hetscale report";
+  report.subtitle = "site testbed";
+  ReportSection section;
+  section.id = "psi";
+  section.title = "Isospeed-e scalability";
+  section.notes.push_back("set 3 does not bracket the target");
+  section.tables.push_back(
+      {"psi-mm", "psi, mm", {"from", "to", "psi"}, {{"0", "1", "0.93"}, {"1", "2", "a,\"b\""}}});
+  report.sections.push_back(section);
+  const auto page = render_html(report);
+  EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_EQ(page.find("http://"),
+            page.find("http://www.w3.org"));  // no fetches, only SVG namespaces
+  EXPECT_EQ(page.find("<script"), std::string::npos);
+  EXPECT_NE(page.find("download=\"psi-mm.csv\""), std::string::npos);
+  EXPECT_NE(page.find("set 3 does not bracket the target"), std::string::npos);
+  EXPECT_EQ(table_csv(section.tables[0]), "from,to,psi\n0,1,0.93\n1,2,\"a,\"\"b\"\"\"\n");
+  const auto json = nlohmann::json::parse(table_json(section.tables[0]));
+  EXPECT_EQ(json[1]["psi"], "a,\"b\"");
+}
+
+}  // namespace
+}  // namespace hetscale::report
