@@ -4,7 +4,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
+#include <fstream>
 #include <limits>
 #include <regex>
 
@@ -219,6 +223,39 @@ void read_node_records(std::istream& in, const std::string& source, NodeRecordBa
       batch.errors.push_back(fmt::format("{}: {}", where.str(), e.what()));
     }
   }
+}
+
+namespace {
+
+void read_node_record_file(const std::filesystem::path& file, NodeRecordBatch& batch) {
+  std::ifstream in(file);
+  if (!in) {
+    batch.errors.push_back(fmt::format("{}: cannot read: {}", file.string(), std::strerror(errno)));
+    return;
+  }
+  read_node_records(in, file.string(), batch);
+}
+
+}  // namespace
+
+void read_node_record_path(const std::filesystem::path& path, NodeRecordBatch& batch) {
+  std::error_code error;
+  if (!std::filesystem::is_directory(path, error)) {
+    read_node_record_file(path, batch);
+    return;
+  }
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(path, error)) {
+    const std::string extension = entry.path().extension().string();
+    if (entry.is_regular_file() && (extension == ".json" || extension == ".jsonl"))
+      files.push_back(entry.path());
+  }
+  if (error) {
+    batch.errors.push_back(fmt::format("{}: cannot read: {}", path.string(), error.message()));
+    return;
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& file : files) read_node_record_file(file, batch);
 }
 
 }  // namespace hetscale

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <sstream>
 
 namespace hetscale {
 namespace {
@@ -226,6 +227,29 @@ TEST(Grouping, NothingMeasuredIsAnError) {
         }
       },
       Error);
+}
+
+TEST(Grouping, WritesTheSiteTableWithCompressedHostLists) {
+  std::vector<LocatedNodeRecord> records;
+  for (int i = 1; i <= 12; ++i) records.push_back(record("n" + std::to_string(i), 1000 + (i % 4)));
+  records.push_back(record("n13", 850));
+  for (int i = 14; i <= 20; ++i) records.push_back(record("n" + std::to_string(i), 500 + (i % 2)));
+  records.push_back(excluded("n21", "aaaa000000000001", "benchmark dgemm failed: out of memory"));
+  GroupingOptions options;
+  options.site_name = "testbed";
+  const GroupingResult r = group_nodes(records, options);
+  const std::string text = format_site_table(r.table);
+  std::ifstream golden(dir + "grouped.expected.toml");
+  std::stringstream expected;
+  expected << golden.rdbuf();
+  EXPECT_EQ(text, expected.str());
+  // What groups writes, everything else reads.
+  const SiteTable back = parse_site_table(text, "grouped.toml");
+  EXPECT_EQ(back.nodes.size(), 21u);
+  EXPECT_EQ(back.find_node("n13")->state, NodeState::degraded);
+  EXPECT_DOUBLE_EQ(back.find_node("n13")->marked_speed, 850);
+  EXPECT_EQ(back.find_node("n21")->state, NodeState::excluded);
+  EXPECT_EQ(back.find_node("n21")->group, "intel-xeon-gold-6248-1");
 }
 
 }  // namespace

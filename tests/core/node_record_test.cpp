@@ -106,6 +106,18 @@ TEST(NodeRecord, FieldErrorsNameTheField) {
   EXPECT_EQ(error_of(nlohmann::json::array()), "a node record must be a JSON object");
 }
 
+TEST(NodeRecord, ReadsADirectoryInNameOrderAndReportsUnreadablePaths) {
+  NodeRecordBatch batch;
+  read_node_record_path(dir, batch);
+  // corrupt, duplicates, excluded, good, half, other-schema (.toml files are skipped).
+  ASSERT_EQ(batch.records.size(), 1u + 2u + 1u + 3u + 2u + 1u);
+  EXPECT_EQ(batch.records.front().where.str(), dir + "corrupt.jsonl:1");
+  EXPECT_EQ(batch.records.back().where.str(), dir + "other-schema.jsonl:2");
+  EXPECT_EQ(batch.errors.size(), 3u);
+  read_node_record_path(dir + "missing.jsonl", batch);
+  EXPECT_EQ(batch.errors.back(), dir + "missing.jsonl: cannot read: No such file or directory");
+}
+
 TEST(NodeRecord, TimesCompareWithAndWithoutFraction) {
   EXPECT_EQ(compare_record_times("2026-11-21T06:00:00Z", "2026-11-21T06:00:00.5Z"), -1);
   EXPECT_EQ(compare_record_times("2026-11-21T06:00:01Z", "2026-11-21T06:00:00.9Z"), 1);

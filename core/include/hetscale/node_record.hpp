@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <istream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -62,5 +63,9 @@ struct NodeRecordBatch {
 /// Reads JSON Lines (one record per line; blank lines ignored) and appends to `batch`.
 /// `source` names the stream in messages (a file name or "<stdin>").
 void read_node_records(std::istream& in, const std::string& source, NodeRecordBatch& batch);
+
+/// Reads a file, or every *.json and *.jsonl file of a directory (sorted by name, not
+/// recursive). An unreadable path is one error in `batch`, not an exception.
+void read_node_record_path(const std::filesystem::path& path, NodeRecordBatch& batch);
 
 }  // namespace hetscale
