@@ -26,6 +26,12 @@ void exclude(NodeRecord& record, const std::string& reason) {
   record.reason = reason;
 }
 
+std::vector<unsigned> benchmark_cpus(const ClassifyOptions& options, const ProbeResult& probe) {
+  if (!options.cpus.empty()) return options.cpus;
+  if (options.topology.kind == TopologySource::Kind::live) return probe.allowed_cpus;
+  return live_allowed_cpus();
+}
+
 }  // namespace
 
 std::string short_host_name() {
@@ -60,15 +66,19 @@ NodeRecord classify_node(const ClassifyOptions& options, const BenchmarkFunction
   }
   record.hardware = probe.hardware;
   record.fingerprint = hardware_fingerprint(probe.hardware);
-  record.cpus = probe.allowed_cpus;
-  record.processors = static_cast<std::uint32_t>(probe.allowed_cpus.size());
-  if (probe.allowed_cpus.empty()) {
+  try {
+    record.cpus = benchmark_cpus(options, probe);
+  } catch (const std::exception& e) {
+    exclude(record, e.what());
+    return record;
+  }
+  record.processors = static_cast<std::uint32_t>(record.cpus.size());
+  if (record.cpus.empty()) {
     exclude(record, "no CPU is allowed to this process");
     return record;
   }
   try {
-    const BenchmarkOutcome outcome =
-        benchmark({options.benchmark, probe.allowed_cpus, options.seconds});
+    const BenchmarkOutcome outcome = benchmark({options.benchmark, record.cpus, options.seconds});
     record.marked_speed = outcome.per_processor_speed;
     record.speed_unit = outcome.speed_unit;
     record.repetitions = outcome.repetitions;

@@ -161,6 +161,10 @@ ProbeResult probe_node(const TopologySource& source, const ProcFiles& proc) {
   return result;
 }
 
+std::vector<unsigned> live_allowed_cpus() {
+  return allowed_cpus(HwlocTopology::live());
+}
+
 std::string hwloc_version() {
   return HWLOC_VERSION;
 }

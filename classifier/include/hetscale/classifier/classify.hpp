@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "hetscale/classifier/benchmark.hpp"
 #include "hetscale/classifier/probe.hpp"
@@ -15,6 +16,9 @@ struct ClassifyOptions {
   ProcFiles proc;
   std::string benchmark = "dgemm";
   double seconds = 2;
+  /// CPUs to benchmark on. Empty: the allowed CPUs of the probed topology when it is the
+  /// live one, else this machine's (a recorded or synthetic topology only describes).
+  std::vector<unsigned> cpus;
   std::string host;  // empty: this machine's host name
   std::string time;  // empty: now (ISO 8601 UTC)
 };

@@ -38,6 +38,9 @@ struct ProbeResult {
 /// loaded.
 ProbeResult probe_node(const TopologySource& source, const ProcFiles& proc = {});
 
+/// The CPUs this process may use on the live machine (as ProbeResult::allowed_cpus).
+std::vector<unsigned> live_allowed_cpus();
+
 /// The hwloc release hetscale was built with, "2.9.0".
 std::string hwloc_version();
 
