@@ -312,4 +312,39 @@ std::string compress_hostlist(std::span<const std::string> hosts) {
   return out;
 }
 
+bool natural_host_less(std::string_view a, std::string_view b) {
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  std::size_t i = 0;
+  std::size_t j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (digit(a[i]) && digit(b[j])) {
+      std::size_t ie = i;
+      std::size_t je = j;
+      while (ie < a.size() && digit(a[ie])) ++ie;
+      while (je < b.size() && digit(b[je])) ++je;
+      // Compare the digit runs as numbers: strip leading zeros, then length, then digits.
+      std::size_t is = i;
+      std::size_t js = j;
+      while (is + 1 < ie && a[is] == '0') ++is;
+      while (js + 1 < je && b[js] == '0') ++js;
+      if (ie - is != je - js) return ie - is < je - js;
+      if (const int c = a.substr(is, ie - is).compare(b.substr(js, je - js)); c != 0) return c < 0;
+      if (ie - i != je - j) return ie - i < je - j;  // same number, less padding first
+      i = ie;
+      j = je;
+    } else {
+      if (a[i] != b[j]) return a[i] < b[j];
+      ++i;
+      ++j;
+    }
+  }
+  return a.size() - i < b.size() - j;
+}
+
+std::vector<std::string> sort_hostnames(std::span<const std::string> hosts) {
+  std::vector<std::string> sorted(hosts.begin(), hosts.end());
+  std::sort(sorted.begin(), sorted.end(), natural_host_less);
+  return sorted;
+}
+
 }  // namespace hetscale

@@ -181,3 +181,20 @@ TEST(CompressHostlist, ExpandUndoesCompress) {
 
 }  // namespace
 }  // namespace hetscale
+
+namespace hetscale {
+namespace {
+
+TEST(HostlistOrder, NaturalOrderComparesNumbersAsNumbers) {
+  const std::vector<std::string> hosts{"n10", "n2", "hpc-65", "n1",   "hpc-0",
+                                       "n02", "a",  "n1b",    "hpc-1"};
+  EXPECT_EQ(sort_hostnames(hosts), (std::vector<std::string>{"a", "hpc-0", "hpc-1", "hpc-65", "n1",
+                                                             "n1b", "n2", "n02", "n10"}));
+  EXPECT_FALSE(natural_host_less("n1", "n1"));
+  EXPECT_TRUE(natural_host_less("rack2-n9", "rack10-n1"));
+  const std::vector<std::string> set{"hpc-0", "hpc-65", "hpc-1", "hpc-66"};
+  EXPECT_EQ(compress_hostlist(sort_hostnames(set)), "hpc-[0-1,65-66]");
+}
+
+}  // namespace
+}  // namespace hetscale

@@ -32,4 +32,11 @@ std::vector<std::string> expand_hostlist(std::string_view expression,
 /// ranges of one prefix share a bracket. expand_hostlist(compress_hostlist(h)) == h.
 std::string compress_hostlist(std::span<const std::string> hosts);
 
+/// Natural host-name order: digit runs compare as numbers ("n2" < "n10"), the rest as text;
+/// equal numbers with different zero padding order by length so the order is total.
+bool natural_host_less(std::string_view a, std::string_view b);
+
+/// Sorted copy of `hosts` in natural order (for compressing a set into the shortest list).
+std::vector<std::string> sort_hostnames(std::span<const std::string> hosts);
+
 }  // namespace hetscale

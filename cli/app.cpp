@@ -1,0 +1,67 @@
+// The top-level app: subcommand wiring, exit codes and one-line error messages.
+#include <iostream>
+
+#include "commands.hpp"
+#include "hetscale/error.hpp"
+#include "hetscale/version.hpp"
+
+namespace hetscale::cli {
+
+namespace {
+
+void register_all(CLI::App& app, Context& context) {
+  register_efficiency(app, context);
+  register_psi(app, context);
+  register_sets(app, context);
+  register_simulate(app, context);
+}
+
+std::string command_path(const CLI::App& app) {
+  std::string path = "hetscale";
+  for (const CLI::App* sub = &app; sub != nullptr;) {
+    const auto chosen = sub->get_subcommands();
+    if (chosen.empty()) break;
+    sub = chosen.front();
+    path += ' ' + sub->get_name();
+  }
+  return path;
+}
+
+}  // namespace
+
+int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  CLI::App app{"hetscale: isospeed-e scalability on heterogeneous Slurm clusters", "hetscale"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "hetscale " + std::string(version()));
+  Context context{out, err};
+  register_all(app, context);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    out << app.help();
+    return 0;
+  } catch (const CLI::CallForAllHelp&) {
+    out << app.help("", CLI::AppFormatMode::All);
+    return 0;
+  } catch (const CLI::CallForVersion&) {
+    out << app.version() << '\n';
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    // Subcommand --help arrives here too: CLI11 raises CallForHelp from the subcommand.
+    if (e.get_exit_code() == 0) return 0;
+    err << command_path(app) << ": " << e.what() << " (see --help)\n";
+    return 2;
+  } catch (const UsageError& e) {
+    err << command_path(app) << ": " << e.what() << " (see --help)\n";
+    return 2;
+  } catch (const Error& e) {
+    err << command_path(app) << ": " << e.what() << '\n';
+    return 1;
+  } catch (const std::exception& e) {
+    err << command_path(app) << ": internal error: " << e.what() << '\n';
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace hetscale::cli

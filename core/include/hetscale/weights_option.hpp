@@ -1,0 +1,18 @@
+// The kernels' `--weights` option and the HETSCALE_WEIGHT value (DESIGN.md 3.3), parsed
+// without MPI so that every rank reaches the same verdict on the same text.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+#include <vector>
+
+namespace hetscale {
+
+/// "equal" gives 1/ranks each; "w1,w2,..." gives exactly `ranks` positive numbers,
+/// normalised to sum to 1. Throws Error ("--weights: ...") on anything else.
+[[nodiscard]] std::vector<double> parse_weights_option(std::string_view text, std::size_t ranks);
+
+/// One finite number, the whole text (no trailing characters). Throws Error naming `what`.
+[[nodiscard]] double parse_number(std::string_view text, std::string_view what);
+
+}  // namespace hetscale

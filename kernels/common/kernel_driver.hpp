@@ -1,0 +1,48 @@
+// The frame every kernel runs in: MPI session, options, weights, the timed region,
+// the answer check, and the run record appended by rank 0. A kernel only supplies how
+// to prepare its data, run, and verify.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/mpi_session.hpp"
+#include "common/phase_timer.hpp"
+
+namespace hetscale::kernels {
+
+struct KernelContext {
+  const MpiSession& mpi;
+  std::size_t n = 0;
+  std::uint64_t seed = 1;
+  std::vector<double> weights;  // one per rank, sum 1
+};
+
+struct Verification {
+  bool ok = false;
+  std::string detail;  // e.g. "scaled residual 0.012 < 16"; meaningful on rank 0
+};
+
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  /// The timed region: distribution, computation, collection. Collective.
+  virtual void run(PhaseTimer& timer) = 0;
+  /// Checks the answer; collective, the same verdict on every rank.
+  [[nodiscard]] virtual Verification verify() = 0;
+};
+
+struct KernelDefinition {
+  std::string name;  // "mm": program "hetscale-mm", workload "mm"
+  /// Generates inputs and buffers; no communication (a failure is reported collectively).
+  std::function<std::unique_ptr<Kernel>(const KernelContext&)> prepare;
+};
+
+/// main() of a kernel. Exit codes: 0 verified, 1 wrong answer or failure, 2 bad usage.
+int kernel_main(int argc, char** argv, const KernelDefinition& definition);
+
+}  // namespace hetscale::kernels

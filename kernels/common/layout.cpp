@@ -1,0 +1,25 @@
+#include "common/layout.hpp"
+
+#include <climits>
+#include <string>
+
+#include "hetscale/error.hpp"
+
+namespace hetscale::kernels {
+
+IntLayout int_layout(const std::vector<std::size_t>& rows, std::size_t items_per_row) {
+  IntLayout layout;
+  std::size_t offset = 0;
+  for (std::size_t r : rows) {
+    const std::size_t count = r * items_per_row;
+    if ((items_per_row != 0 && count / items_per_row != r) || offset + count > static_cast<std::size_t>(INT_MAX)) {
+      throw Error("problem too large for MPI's int counts (" + std::to_string(offset + count) + " items)");
+    }
+    layout.counts.push_back(static_cast<int>(count));
+    layout.displacements.push_back(static_cast<int>(offset));
+    offset += count;
+  }
+  return layout;
+}
+
+}  // namespace hetscale::kernels

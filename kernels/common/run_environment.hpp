@@ -1,0 +1,43 @@
+// What a run record takes from the task's environment (DESIGN.md 3.3, 3.4): the
+// record file, experiment, machine set, repetition and Slurm ids; plus timestamps and
+// the software/hardware fingerprint.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "common/kernel_options.hpp"
+#include "hetscale/run_record.hpp"
+
+namespace hetscale::kernels {
+
+using GetEnv = std::function<const char*(const char*)>;
+
+struct RunEnvironment {
+  std::optional<std::string> record_file;  // --record, else HETSCALE_RECORD
+  std::string experiment;                  // --experiment, else HETSCALE_EXPERIMENT
+  std::optional<int> machine_set;          // HETSCALE_MACHINE_SET
+  int repetition = 0;                      // HETSCALE_REPETITION
+  SlurmIds slurm;                          // SLURM_JOB_ID, SLURM_ARRAY_JOB_ID, ...
+  std::optional<std::string> site;         // HETSCALE_SITE: the site table used
+};
+
+/// Options win over the environment. Throws Error naming a malformed variable.
+[[nodiscard]] RunEnvironment read_run_environment(const KernelOptions& options, const GetEnv& getenv);
+
+/// The site table's speed_unit, or "" when there is no site table; throws Error when
+/// the table cannot be loaded.
+[[nodiscard]] std::string site_speed_unit(const std::optional<std::string>& site);
+
+/// ISO 8601 UTC with milliseconds: "2026-11-21T06:10:00.123Z".
+[[nodiscard]] std::string utc_timestamp(std::chrono::system_clock::time_point when);
+
+/// {"software": {hetscale, mpi, blas, fftw, compiler}, "hardware": {cpu_model, cpus}}
+/// of the calling process's node.
+[[nodiscard]] nlohmann::json fingerprint();
+
+}  // namespace hetscale::kernels

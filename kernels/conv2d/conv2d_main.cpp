@@ -1,0 +1,215 @@
+// hetscale-conv2d: circular 2-D convolution of two complex N x N images by FFT
+// (SCIENCE.md section 1). Rows in weighted contiguous blocks: row FFTs, a weighted
+// all-to-all transpose (each rank then holds a weighted block of columns), column FFTs,
+// point-wise product, inverse column FFTs, transpose back, inverse row FFTs.
+// Check: N <= direct_check_limit against the direct convolution of two random images;
+// larger N convolve with c * delta(s_r, s_c), which must give c * X shifted by (s_r, s_c).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "common/kernel_driver.hpp"
+#include "common/layout.hpp"
+#include "hetscale/row_distribution.hpp"
+#include "serial/fft.hpp"
+#include "serial/random_fill.hpp"
+
+namespace hetscale::kernels {
+namespace {
+
+constexpr std::size_t direct_check_limit = 64;
+constexpr Complex delta_scale{0.6, -0.8};
+
+class Convolution2d final : public Kernel {
+ public:
+  explicit Convolution2d(const KernelContext& context)
+      : mpi_(context.mpi), n_(context.n), seed_(context.seed),
+        counts_(block_counts(context.n, context.weights)), offsets_(block_offsets(counts_)),
+        rows_(counts_[static_cast<std::size_t>(mpi_.rank())]), first_row_(offsets_[static_cast<std::size_t>(mpi_.rank())]) {
+    (void)int_layout(counts_, 2 * n_);  // throws when the transposes exceed MPI's int counts
+    images_.resize(2 * rows_ * n_);     // X rows then Y rows
+    columns_.resize(2 * rows_ * n_);    // X columns then Y columns (my column block = my row block)
+    for (std::size_t i = 0; i < rows_; ++i) {
+      fill_x_row(first_row_ + i, row(images_, i));
+      fill_y_row(first_row_ + i, row(images_, rows_ + i));
+    }
+    rows_forward_ = FftRows(n_, 2 * rows_, images_.data(), FftDirection::forward);
+    columns_forward_ = FftRows(n_, 2 * rows_, columns_.data(), FftDirection::forward);
+    columns_backward_ = FftRows(n_, rows_, columns_.data(), FftDirection::backward);
+    rows_backward_ = FftRows(n_, rows_, images_.data(), FftDirection::backward);
+  }
+
+  void run(PhaseTimer& timer) override {
+    timer.compute([&] { rows_forward_.execute(); });
+    timer.communicate([&] { transpose_forward(); });
+    timer.compute([&] {
+      columns_forward_.execute();
+      const double scale = 1.0 / (static_cast<double>(n_) * static_cast<double>(n_));
+      const std::size_t half = rows_ * n_;
+      for (std::size_t i = 0; i < half; ++i) columns_[i] *= columns_[half + i] * scale;
+      columns_backward_.execute();
+    });
+    timer.communicate([&] { transpose_backward(); });
+    timer.compute([&] { rows_backward_.execute(); });
+  }
+
+  Verification verify() override { return n_ <= direct_check_limit ? check_direct() : check_shift(); }
+
+ private:
+  // Row i of an n_-wide row-major matrix.
+  Complex* row(std::vector<Complex>& m, std::size_t i) const { return m.data() + i * n_; }
+
+  void fill_x_row(std::size_t g, Complex* out) const { fill_uniform({out, n_}, seed_, 4, g * n_); }
+  void fill_y_row(std::size_t g, Complex* out) const {
+    if (n_ <= direct_check_limit) {
+      fill_uniform({out, n_}, seed_, 5, g * n_);
+      return;
+    }
+    std::fill_n(out, n_, Complex{});
+    if (g == shift_rows()) out[shift_columns()] = delta_scale;
+  }
+  std::size_t shift_rows() const { return n_ / 3; }
+  std::size_t shift_columns() const { return n_ / 5 + 1; }
+
+  // Sends to rank s my rows restricted to s's columns (both images); receives from s its
+  // rows restricted to my columns, stored transposed: columns_[c][row].
+  void transpose_forward() {
+    const std::size_t ranks = counts_.size();
+    std::vector<int> send_counts(ranks), send_displs(ranks), recv_counts(ranks), recv_displs(ranks);
+    std::vector<Complex> send(2 * rows_ * n_), recv(2 * rows_ * n_);
+    std::size_t at = 0;
+    for (std::size_t s = 0; s < ranks; ++s) {
+      send_displs[s] = static_cast<int>(at);
+      for (std::size_t image = 0; image < 2; ++image) {
+        for (std::size_t i = 0; i < rows_; ++i) {
+          const Complex* from = row(images_, image * rows_ + i) + offsets_[s];
+          at = static_cast<std::size_t>(std::copy_n(from, counts_[s], send.data() + at) - send.data());
+        }
+      }
+      send_counts[s] = static_cast<int>(at) - send_displs[s];
+    }
+    for (std::size_t s = 0, r = 0; s < ranks; r += 2 * counts_[s] * rows_, ++s) {
+      recv_displs[s] = static_cast<int>(r);
+      recv_counts[s] = static_cast<int>(2 * counts_[s] * rows_);
+    }
+    alltoallv(send, send_counts, send_displs, recv, recv_counts, recv_displs);
+    for (std::size_t s = 0; s < ranks; ++s) {
+      const Complex* from = recv.data() + recv_displs[s];
+      for (std::size_t image = 0; image < 2; ++image) {
+        for (std::size_t i = 0; i < counts_[s]; ++i) {
+          for (std::size_t c = 0; c < rows_; ++c) row(columns_, image * rows_ + c)[offsets_[s] + i] = *from++;
+        }
+      }
+    }
+  }
+
+  // The product (first rows_ columns) goes back to row layout in images_.
+  void transpose_backward() {
+    const std::size_t ranks = counts_.size();
+    std::vector<int> send_counts(ranks), send_displs(ranks), recv_counts(ranks), recv_displs(ranks);
+    std::vector<Complex> send(rows_ * n_), recv(rows_ * n_);
+    std::size_t at = 0;
+    for (std::size_t s = 0; s < ranks; ++s) {
+      send_displs[s] = static_cast<int>(at);
+      for (std::size_t c = 0; c < rows_; ++c) {
+        const Complex* from = row(columns_, c) + offsets_[s];
+        at = static_cast<std::size_t>(std::copy_n(from, counts_[s], send.data() + at) - send.data());
+      }
+      send_counts[s] = static_cast<int>(at) - send_displs[s];
+    }
+    for (std::size_t s = 0, r = 0; s < ranks; r += counts_[s] * rows_, ++s) {
+      recv_displs[s] = static_cast<int>(r);
+      recv_counts[s] = static_cast<int>(counts_[s] * rows_);
+    }
+    alltoallv(send, send_counts, send_displs, recv, recv_counts, recv_displs);
+    for (std::size_t s = 0; s < ranks; ++s) {
+      const Complex* from = recv.data() + recv_displs[s];
+      for (std::size_t c = 0; c < counts_[s]; ++c) {
+        for (std::size_t i = 0; i < rows_; ++i) row(images_, i)[offsets_[s] + c] = *from++;
+      }
+    }
+  }
+
+  void alltoallv(const std::vector<Complex>& send, const std::vector<int>& send_counts,
+                 const std::vector<int>& send_displs, std::vector<Complex>& recv,
+                 const std::vector<int>& recv_counts, const std::vector<int>& recv_displs) const {
+    check_mpi(MPI_Alltoallv(send.data(), send_counts.data(), send_displs.data(), MPI_C_DOUBLE_COMPLEX,
+                            recv.data(), recv_counts.data(), recv_displs.data(), MPI_C_DOUBLE_COMPLEX,
+                            mpi_.comm()),
+              "MPI_Alltoallv");
+  }
+
+  // Rank 0 gathers Z and compares it with the definition.
+  Verification check_direct() {
+    const IntLayout layout = int_layout(counts_, n_);
+    std::vector<Complex> z(mpi_.rank() == 0 ? n_ * n_ : 0);
+    check_mpi(MPI_Gatherv(images_.data(), layout.counts[static_cast<std::size_t>(mpi_.rank())], MPI_C_DOUBLE_COMPLEX,
+                          z.data(), layout.counts.data(), layout.displacements.data(), MPI_C_DOUBLE_COMPLEX, 0,
+                          mpi_.comm()),
+              "MPI_Gatherv");
+    double error = 0;
+    if (mpi_.rank() == 0) {
+      std::vector<Complex> x(n_ * n_), y(n_ * n_);
+      for (std::size_t g = 0; g < n_; ++g) {
+        fill_x_row(g, row(x, g));
+        fill_y_row(g, row(y, g));
+      }
+      const std::vector<Complex> expected = convolve_direct(n_, x, y);
+      for (std::size_t i = 0; i < z.size(); ++i) error = std::max(error, std::abs(z[i] - expected[i]));
+    }
+    check_mpi(MPI_Bcast(&error, 1, MPI_DOUBLE, 0, mpi_.comm()), "MPI_Bcast");
+    // Entries are sums of n^2 products of magnitude <= 2; FFT rounding grows like log n.
+    const double n2 = static_cast<double>(n_ * n_);
+    const double bound = 64 * std::numeric_limits<double>::epsilon() * std::log2(n2 + 1) * 2 * n2;
+    return verdict("direct convolution", error, bound);
+  }
+
+  // Every rank checks its own rows against c * X shifted, regenerating X's rows.
+  Verification check_shift() {
+    double error = 0;
+    std::vector<Complex> x_row(n_);
+    for (std::size_t i = 0; i < rows_; ++i) {
+      const std::size_t g = first_row_ + i;
+      fill_x_row((g + n_ - shift_rows()) % n_, x_row.data());
+      const Complex* z = row(images_, i);
+      for (std::size_t j = 0; j < n_; ++j) {
+        error = std::max(error, std::abs(z[j] - delta_scale * x_row[(j + n_ - shift_columns()) % n_]));
+      }
+    }
+    double worst = 0;
+    check_mpi(MPI_Allreduce(&error, &worst, 1, MPI_DOUBLE, MPI_MAX, mpi_.comm()), "MPI_Allreduce");
+    const double bound = 64 * std::numeric_limits<double>::epsilon() * std::log2(static_cast<double>(n_ * n_)) * 2;
+    return verdict("shifted-delta identity", worst, bound);
+  }
+
+  static Verification verdict(const char* check, double error, double bound) {
+    char detail[128];
+    const bool ok = error <= bound;  // NaN fails
+    std::snprintf(detail, sizeof detail, "%s: max error %.3g %s bound %.3g", check, error, ok ? "<=" : ">", bound);
+    return {ok, detail};
+  }
+
+  const MpiSession& mpi_;
+  std::size_t n_;
+  std::uint64_t seed_;
+  std::vector<std::size_t> counts_, offsets_;  // rows per rank = columns per rank after the transpose
+  std::size_t rows_, first_row_;
+  std::vector<Complex> images_, columns_;
+  FftRows rows_forward_{0, 0, nullptr, FftDirection::forward};
+  FftRows columns_forward_{0, 0, nullptr, FftDirection::forward};
+  FftRows columns_backward_{0, 0, nullptr, FftDirection::backward};
+  FftRows rows_backward_{0, 0, nullptr, FftDirection::backward};
+};
+
+}  // namespace
+}  // namespace hetscale::kernels
+
+int main(int argc, char** argv) {
+  using namespace hetscale::kernels;
+  return kernel_main(argc, argv, {"conv2d", [](const KernelContext& context) -> std::unique_ptr<Kernel> {
+                                    return std::make_unique<Convolution2d>(context);
+                                  }});
+}

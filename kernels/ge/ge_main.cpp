@@ -1,0 +1,173 @@
+// hetscale-ge: solves A x = b by Gaussian elimination with partial pivoting
+// (SCIENCE.md section 1). Rows are dealt out by the weighted row-cyclic owner map; for
+// each column the pivot is found by an allreduce (max-loc), its owner broadcasts the
+// pivot row, the rows at pivot and pivot-row positions are swapped (a message when two
+// ranks own them), and every rank eliminates its rows below. Rank 0 gathers the upper
+// triangle, back-substitutes (the sequential part) and checks the scaled residual.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <vector>
+
+#include "common/kernel_driver.hpp"
+#include "common/layout.hpp"
+#include "hetscale/error.hpp"
+#include "hetscale/row_distribution.hpp"
+#include "serial/elimination.hpp"
+#include "serial/random_fill.hpp"
+
+namespace hetscale::kernels {
+namespace {
+
+struct PivotCandidate {  // layout of MPI_DOUBLE_INT
+  double magnitude;
+  int position;
+};
+
+class GaussianElimination final : public Kernel {
+ public:
+  explicit GaussianElimination(const KernelContext& context)
+      : mpi_(context.mpi), n_(context.n), stride_(context.n + 1),
+        owners_(cyclic_owners(context.n, context.weights)), local_index_(context.n, -1) {
+    std::vector<std::size_t> rows_of(static_cast<std::size_t>(mpi_.size()), 0);
+    for (std::size_t g = 0; g < n_; ++g) {
+      const auto owner = static_cast<std::size_t>(owners_[g]);
+      if (owners_[g] == mpi_.rank()) {
+        local_index_[g] = static_cast<long>(positions_.size());
+        positions_.push_back(g);
+      }
+      ++rows_of[owner];
+    }
+    layout_ = int_layout(rows_of, stride_);
+    local_.resize(positions_.size() * stride_);
+    pivot_.resize(stride_);
+    if (mpi_.rank() == 0) {
+      original_.resize(n_ * stride_);
+      fill_uniform(original_, context.seed, 3);
+      upper_.resize(n_ * stride_);
+    }
+  }
+
+  void run(PhaseTimer& timer) override {
+    timer.communicate([&] { distribute(); });
+    for (std::size_t k = 0; k < n_; ++k) step(timer, k);
+    timer.communicate([&] { collect(); });
+    timer.compute([&] {
+      if (mpi_.rank() == 0) x_ = back_substitute(n_, upper_);
+    });
+  }
+
+  Verification verify() override {
+    double residual = 0;
+    if (mpi_.rank() == 0) residual = scaled_residual(n_, original_, x_);
+    check_mpi(MPI_Bcast(&residual, 1, MPI_DOUBLE, 0, mpi_.comm()), "MPI_Bcast");
+    char detail[96];
+    const bool ok = residual < residual_bound;  // NaN fails
+    std::snprintf(detail, sizeof detail, "scaled residual %.3g %s %.0f", residual, ok ? "<" : ">=",
+                  residual_bound);
+    return {ok, detail};
+  }
+
+ private:
+  double* row_at(std::size_t position) { return local_.data() + static_cast<std::size_t>(local_index_[position]) * stride_; }
+  bool mine(std::size_t position) const { return owners_[position] == mpi_.rank(); }
+
+  // Rank 0 packs the rows owner by owner and scatters them.
+  void distribute() {
+    std::vector<double> packed;
+    if (mpi_.rank() == 0) {
+      packed.resize(n_ * stride_);
+      std::vector<std::size_t> next(layout_.displacements.begin(), layout_.displacements.end());
+      for (std::size_t g = 0; g < n_; ++g) {
+        auto& at = next[static_cast<std::size_t>(owners_[g])];
+        std::copy_n(original_.data() + g * stride_, stride_, packed.data() + at);
+        at += stride_;
+      }
+    }
+    check_mpi(MPI_Scatterv(packed.data(), layout_.counts.data(), layout_.displacements.data(), MPI_DOUBLE,
+                           local_.data(), static_cast<int>(local_.size()), MPI_DOUBLE, 0, mpi_.comm()),
+              "MPI_Scatterv");
+  }
+
+  // Local rows at positions >= k start at first_local_.
+  void step(PhaseTimer& timer, std::size_t k) {
+    while (first_local_ < positions_.size() && positions_[first_local_] < k) ++first_local_;
+    PivotCandidate candidate{-1.0, static_cast<int>(n_)};
+    timer.compute([&] {
+      for (std::size_t l = first_local_; l < positions_.size(); ++l) {
+        const double magnitude = std::abs(local_[l * stride_ + k]);
+        if (magnitude > candidate.magnitude) candidate = {magnitude, static_cast<int>(positions_[l])};
+      }
+    });
+    PivotCandidate pivot{};
+    timer.communicate([&] {
+      check_mpi(MPI_Allreduce(&candidate, &pivot, 1, MPI_DOUBLE_INT, MPI_MAXLOC, mpi_.comm()), "MPI_Allreduce");
+      if (!(pivot.magnitude > 0)) throw Error("the matrix is singular (column " + std::to_string(k) + ")");
+      share_pivot_row(k, static_cast<std::size_t>(pivot.position));
+    });
+    timer.compute([&] {
+      const std::size_t length = stride_ - k;
+      for (std::size_t l = first_local_; l < positions_.size(); ++l) {
+        if (positions_[l] > k) eliminate_entry(local_.data() + l * stride_ + k, pivot_.data(), length);
+      }
+    });
+  }
+
+  // Broadcasts the pivot row (columns k..n) and moves it to position k; the row that was
+  // at position k moves to position p.
+  void share_pivot_row(std::size_t k, std::size_t p) {
+    const std::size_t length = stride_ - k;
+    const int len = static_cast<int>(length);
+    if (mine(p)) std::copy_n(row_at(p) + k, length, pivot_.data());
+    check_mpi(MPI_Bcast(pivot_.data(), len, MPI_DOUBLE, owners_[p], mpi_.comm()), "MPI_Bcast");
+    if (p != k) {
+      const int tag = static_cast<int>(k % 32768);
+      if (mine(k) && mine(p)) {
+        std::copy_n(row_at(k) + k, length, row_at(p) + k);
+      } else if (mine(k)) {
+        check_mpi(MPI_Send(row_at(k) + k, len, MPI_DOUBLE, owners_[p], tag, mpi_.comm()), "MPI_Send");
+      } else if (mine(p)) {
+        check_mpi(MPI_Recv(row_at(p) + k, len, MPI_DOUBLE, owners_[k], tag, mpi_.comm(), MPI_STATUS_IGNORE),
+                  "MPI_Recv");
+      }
+    }
+    if (mine(k)) std::copy_n(pivot_.data(), length, row_at(k) + k);
+  }
+
+  // Rank 0 gathers every rank's (now final) rows and puts them back in position order.
+  void collect() {
+    std::vector<double> packed(mpi_.rank() == 0 ? n_ * stride_ : 0);
+    check_mpi(MPI_Gatherv(local_.data(), static_cast<int>(local_.size()), MPI_DOUBLE, packed.data(),
+                          layout_.counts.data(), layout_.displacements.data(), MPI_DOUBLE, 0, mpi_.comm()),
+              "MPI_Gatherv");
+    if (mpi_.rank() != 0) return;
+    std::vector<std::size_t> next(layout_.displacements.begin(), layout_.displacements.end());
+    for (std::size_t g = 0; g < n_; ++g) {
+      auto& at = next[static_cast<std::size_t>(owners_[g])];
+      std::copy_n(packed.data() + at, stride_, upper_.data() + g * stride_);
+      at += stride_;
+    }
+  }
+
+  const MpiSession& mpi_;
+  std::size_t n_;
+  std::size_t stride_;  // n coefficients + right-hand side
+  std::vector<int> owners_;
+  std::vector<long> local_index_;     // position -> local row, -1 when not mine
+  std::vector<std::size_t> positions_;  // my positions, ascending
+  std::size_t first_local_ = 0;
+  IntLayout layout_;
+  std::vector<double> local_, pivot_;
+  std::vector<double> original_, upper_, x_;  // rank 0 only
+};
+
+}  // namespace
+}  // namespace hetscale::kernels
+
+int main(int argc, char** argv) {
+  using namespace hetscale::kernels;
+  return kernel_main(argc, argv, {"ge", [](const KernelContext& context) -> std::unique_ptr<Kernel> {
+                                    return std::make_unique<GaussianElimination>(context);
+                                  }});
+}

@@ -1,0 +1,50 @@
+#include "processors.hpp"
+
+#include <string>
+
+#include "hetscale/error.hpp"
+#include "hetscale/markspeed.hpp"
+
+namespace hetscale::markspeed {
+
+Bitmap::Bitmap() : bitmap_(hwloc_bitmap_alloc()) {
+  if (bitmap_ == nullptr) throw Error("hwloc: cannot allocate a bitmap");
+}
+
+Bitmap::~Bitmap() { hwloc_bitmap_free(bitmap_); }
+
+Topology::Topology() {
+  if (hwloc_topology_init(&topology_) != 0) throw Error("hwloc: cannot initialise the topology");
+  if (hwloc_topology_load(topology_) != 0) {
+    hwloc_topology_destroy(topology_);
+    throw Error("hwloc: cannot load the topology");
+  }
+}
+
+Topology::~Topology() { hwloc_topology_destroy(topology_); }
+
+std::vector<unsigned> Topology::allowed_processors() const {
+  Bitmap usable;
+  hwloc_bitmap_copy(usable.get(), hwloc_topology_get_allowed_cpuset(topology_));
+  Bitmap bound;
+  if (hwloc_get_cpubind(topology_, bound.get(), HWLOC_CPUBIND_PROCESS) == 0) {
+    hwloc_bitmap_and(usable.get(), usable.get(), bound.get());
+  }
+  std::vector<unsigned> cpus;
+  for (int i = hwloc_bitmap_first(usable.get()); i >= 0; i = hwloc_bitmap_next(usable.get(), i)) {
+    cpus.push_back(static_cast<unsigned>(i));
+  }
+  return cpus;
+}
+
+void Topology::pin_this_thread(unsigned cpu) const {
+  Bitmap set;
+  hwloc_bitmap_only(set.get(), cpu);
+  if (hwloc_set_cpubind(topology_, set.get(), HWLOC_CPUBIND_THREAD) != 0) {
+    throw Error("hwloc: cannot bind a worker to processor " + std::to_string(cpu));
+  }
+}
+
+std::vector<unsigned> allowed_processors() { return Topology().allowed_processors(); }
+
+}  // namespace hetscale::markspeed

@@ -1,0 +1,25 @@
+// What one worker times: a repetition of a benchmark on its own data, as a speed.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+
+#include "hetscale/markspeed.hpp"
+
+namespace hetscale::markspeed {
+
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  /// One repetition; returns the speed in the benchmark's unit (untimed setup excluded).
+  virtual double run_once() = 0;
+};
+
+/// The effective problem size: spec.n for kernels, else options.size or the default.
+[[nodiscard]] std::size_t effective_size(const BenchmarkSpec& spec, std::size_t size);
+
+/// Allocates and fills the worker's data (call after pinning: first touch places it).
+[[nodiscard]] std::unique_ptr<Workload> make_workload(const BenchmarkSpec& spec, std::size_t size,
+                                                      unsigned seed);
+
+}  // namespace hetscale::markspeed
