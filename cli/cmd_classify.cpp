@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cstdint>
+#include <cstdlib>
 #include <fstream>
 #include <memory>
 
@@ -50,8 +52,18 @@ BenchmarkFunction with_progress(BenchmarkFunction benchmark, std::ostream& err) 
   };
 }
 
+// SLURM_CPUS_ON_NODE: the CPUs the job was given here, when the task plugin binds nothing.
+std::uint32_t slurm_cpus_on_node() {
+  const char* text = std::getenv("SLURM_CPUS_ON_NODE");
+  if (text == nullptr) return 0;
+  char* end = nullptr;
+  const unsigned long value = std::strtoul(text, &end, 10);
+  return end != text && *end == '\0' && value <= UINT32_MAX ? static_cast<std::uint32_t>(value) : 0;
+}
+
 void run_classify(ClassifyArgs& args, Context& context) {
   args.options.topology = topology_source(args);
+  args.options.max_cpus = slurm_cpus_on_node();
   const NodeRecord record = classify_node(args.options, with_progress(run_markspeed, context.err));
   const std::string line = to_json(record).dump() + "\n";
   if (args.output.empty()) {

@@ -27,9 +27,12 @@ void exclude(NodeRecord& record, const std::string& reason) {
 }
 
 std::vector<unsigned> benchmark_cpus(const ClassifyOptions& options, const ProbeResult& probe) {
-  if (!options.cpus.empty()) return options.cpus;
-  if (options.topology.kind == TopologySource::Kind::live) return probe.allowed_cpus;
-  return live_allowed_cpus();
+  std::vector<unsigned> cpus = options.cpus;
+  if (cpus.empty())
+    cpus = options.topology.kind == TopologySource::Kind::live ? probe.allowed_cpus
+                                                               : live_allowed_cpus();
+  if (options.max_cpus > 0 && cpus.size() > options.max_cpus) cpus.resize(options.max_cpus);
+  return cpus;
 }
 
 }  // namespace

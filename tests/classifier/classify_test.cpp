@@ -48,6 +48,19 @@ TEST(Classify, RecordCarriesProbeAndBenchmark) {
   EXPECT_EQ(to_json(node_record_from_json(to_json(r))), to_json(r));
 }
 
+TEST(Classify, SlurmsCpuCountCapsTheCpusWhenNothingIsBound) {
+  ClassifyOptions o = dual_xeon();
+  o.cpus = {4, 5, 6, 7};
+  o.max_cpus = 2;
+  BenchmarkRequest seen;
+  const NodeRecord r = classify_node(o, [&](const BenchmarkRequest& request) {
+    seen = request;
+    return BenchmarkOutcome{100, "Mflops", 5, 0, 1, ""};
+  });
+  EXPECT_THAT(seen.cpus, ElementsAre(4, 5));
+  EXPECT_EQ(r.processors, 2u);
+}
+
 TEST(Classify, AFailingBenchmarkGivesAnExcludedRecord) {
   const NodeRecord r = classify_node(dual_xeon(), [](const BenchmarkRequest&) -> BenchmarkOutcome {
     throw std::runtime_error("cannot bind to CPU 3: Invalid argument");

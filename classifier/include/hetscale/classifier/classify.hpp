@@ -2,6 +2,7 @@
 // node that cannot be measured: the record says "excluded" and why.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,9 @@ struct ClassifyOptions {
   /// CPUs to benchmark on. Empty: the allowed CPUs of the probed topology when it is the
   /// live one, else this machine's (a recorded or synthetic topology only describes).
   std::vector<unsigned> cpus;
+  /// At most this many of them (0: no cap): Slurm's CPU count on this node
+  /// (SLURM_CPUS_ON_NODE), for clusters whose task plugin binds nothing (task/none).
+  std::uint32_t max_cpus = 0;
   std::string host;  // empty: this machine's host name
   std::string time;  // empty: now (ISO 8601 UTC)
 };
