@@ -20,7 +20,16 @@ scripts/install-deps.sh
 
 step() { printf '\n==> %s\n' "$*"; }
 
+# A run that was killed midway may have left its testbed running (the CTest cleanup
+# fixtures never ran): stop it before its run directories are deleted. Both scripts find
+# their processes through cgroups named after the run dir, so this works in any state.
+stop_leftover_testbed() {
+  scripts/cluster.sh down --run-dir build/test/testbed/cluster >/dev/null
+  scripts/pg.sh down --run-dir build/test/testbed/pg >/dev/null
+}
+
 step "configure and build (build/test, from scratch)"
+stop_leftover_testbed
 rm -rf build/test
 cmake -S . -B build/test -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build/test -j "$(nproc)"

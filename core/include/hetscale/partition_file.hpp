@@ -1,0 +1,40 @@
+// A partition file: explicit work shares for the ranks of a step, per node or per rank,
+// written by `hetscale equalize` or by a user (format: docs/partition-file.md).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hetscale/error.hpp"
+
+namespace hetscale {
+
+struct Partition {
+  enum class By { node, rank };
+
+  struct NodeShare {
+    std::string host;   // one node; a [[node]] naming a host list gives one entry each
+    double weight = 0;  // the node's share, split evenly between its ranks
+    SourceLocation where;
+  };
+  struct RankShare {
+    std::uint32_t rank = 0;
+    double weight = 0;
+    SourceLocation where;
+  };
+
+  By by = By::node;
+  std::string site;              // site table it was made for; empty: any
+  std::string source;            // file name used in messages
+  std::vector<NodeShare> nodes;  // when by == node, in file order
+  std::vector<RankShare> ranks;  // when by == rank, in file order
+};
+
+/// Parses a partition file. Throws ConfigError (file:line:col) on syntax errors, unknown
+/// keys, wrong types, missing keys, non-positive or non-finite weights, duplicates,
+/// entries that do not match `by`, and a file with no entry.
+Partition parse_partition(std::string_view text, const std::string& source_name);
+
+}  // namespace hetscale

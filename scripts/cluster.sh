@@ -1,0 +1,369 @@
+#!/usr/bin/env bash
+# A local heterogeneous Slurm cluster on this one machine (docs/testbed.md).
+#   scripts/cluster.sh up     [--run-dir DIR] [--layout FILE] [--plugin SO] [--plugin-args 'k=v ...']
+#   scripts/cluster.sh down   [--run-dir DIR]
+#   scripts/cluster.sh status [--run-dir DIR]
+#   scripts/cluster.sh restart ...   (down, then up with the same options)
+# DIR defaults to <repo>/run/cluster, FILE to site-configs/testbed-layout.txt. After `up`,
+# `source DIR/env` sets SLURM_CONF for srun/sbatch/sinfo; DIR/site.toml is a site table
+# generated from the layout's speeds. `down` stops exactly what `up` started.
+set -euo pipefail
+
+SCRIPT=cluster.sh
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=lib/testbed-common.sh
+source "$REPO/scripts/lib/testbed-common.sh"
+
+PERIOD_US=20000       # CFS period: short, so that short timed runs see a smooth quota
+# Share of the real cores the node quotas add up to: the rest is headroom for the
+# scheduler's imperfect packing of throttled tasks on cores, for slurmctld, srun, munged
+# and whatever else runs (docs/testbed.md, "Speed factors").
+CPU_BUDGET=${HETSCALE_TESTBED_CPU_BUDGET:-0.8}
+TEST_USER=hetscale-test
+UP_TIMEOUT_S=30
+
+usage() { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; }
+
+parse_args() {
+  VERB=${1:-}
+  [ $# -gt 0 ] && shift
+  RUN_DIR=$REPO/run/cluster LAYOUT=$REPO/site-configs/testbed-layout.txt
+  PLUGIN="" PLUGIN_ARGS=""
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --run-dir) RUN_DIR=${2:?--run-dir needs a value}; shift 2 ;;
+      --layout) LAYOUT=${2:?--layout needs a value}; shift 2 ;;
+      --plugin) PLUGIN=${2:?--plugin needs a value}; shift 2 ;;
+      --plugin-args) PLUGIN_ARGS=${2?--plugin-args needs a value}; shift 2 ;;
+      -h | --help) usage; exit 0 ;;
+      *) die "unknown argument '$1' (try --help)" ;;
+    esac
+  done
+  RUN_DIR=$(abs_path "$RUN_DIR")
+  # Unix socket paths (munge, slurmstepd, PMIx) live under it and are limited to 107 bytes.
+  [ ${#RUN_DIR} -le 70 ] || die "run dir '$RUN_DIR' is longer than 70 characters (unix socket paths under it would be too long)"
+  CG_NAME=hetscale-testbed-$(dir_id "$RUN_DIR")
+  cg_detect
+  CG=$CG_ROOT/$CG_NAME
+  export SLURM_CONF=$RUN_DIR/slurm.conf
+}
+
+# ---------------------------------------------------------------------------- layout
+# Fills NODES, GROUP[n], CPUS[n], SPEED[n] from the layout file; errors name file:line.
+read_layout() {
+  [ -r "$LAYOUT" ] || die "cannot read layout '$LAYOUT'"
+  NODES=()
+  declare -gA GROUP=() CPUS=() SPEED=()
+  local lineno=0 line name kv key value
+  while IFS= read -r line || [ -n "$line" ]; do
+    lineno=$((lineno + 1))
+    line=${line%%#*}
+    read -r -a words <<<"$line"
+    [ ${#words[@]} -eq 0 ] && continue
+    name=${words[0]}
+    [[ "$name" =~ ^[a-z][a-z0-9-]*$ ]] ||
+      die "$LAYOUT:$lineno: bad node name '$name' (lower-case letters, digits, '-')"
+    [ -z "${GROUP[$name]+x}" ] || die "$LAYOUT:$lineno: node '$name' listed twice"
+    GROUP[$name]="" CPUS[$name]=1 SPEED[$name]=1.0
+    for kv in "${words[@]:1}"; do
+      [[ "$kv" == *=* ]] || die "$LAYOUT:$lineno: expected key=value, got '$kv'"
+      key=${kv%%=*} value=${kv#*=}
+      case "$key" in
+        group) [[ "$value" =~ ^[A-Za-z0-9_-]+$ ]] || die "$LAYOUT:$lineno: bad group '$value'"
+          GROUP[$name]=$value ;;
+        cpus) [[ "$value" =~ ^[1-9][0-9]*$ ]] || die "$LAYOUT:$lineno: cpus must be a positive integer, got '$value'"
+          CPUS[$name]=$value ;;
+        speed) [[ "$value" =~ ^[0-9]*\.?[0-9]+$ ]] && awk "BEGIN{exit !($value > 0)}" ||
+            die "$LAYOUT:$lineno: speed must be a positive number, got '$value'"
+          SPEED[$name]=$value ;;
+        *) die "$LAYOUT:$lineno: unknown key '$key' (group, cpus, speed)" ;;
+      esac
+    done
+    [ -n "${GROUP[$name]}" ] || die "$LAYOUT:$lineno: node '$name' has no group="
+    NODES+=("$name")
+  done <"$LAYOUT"
+  [ ${#NODES[@]} -gt 0 ] || die "$LAYOUT: no nodes"
+}
+
+# Fills QUOTA[n] (microseconds per PERIOD_US): the sum over all nodes is CPU_BUDGET x the
+# machine's real cores; speed 1.0 x 1 cpu = CPU_BUDGET x REAL_CORES / sum(speed x cpus) of
+# one core, capped at one core per declared CPU.
+compute_quotas() {
+  declare -gA QUOTA=()
+  local total=0 n
+  REAL_CORES=$(nproc)
+  for n in "${NODES[@]}"; do total=$(awk "BEGIN{print $total + ${SPEED[$n]} * ${CPUS[$n]}}"); done
+  awk "BEGIN{exit !($CPU_BUDGET > 0 && $CPU_BUDGET <= 1)}" ||
+    die "HETSCALE_TESTBED_CPU_BUDGET must be in (0, 1], got '$CPU_BUDGET'"
+  CORE_PER_SPEED=$(awk "BEGIN{u = $CPU_BUDGET * $REAL_CORES / $total; if (u > 1) u = 1; printf \"%.6f\", u}")
+  for n in "${NODES[@]}"; do
+    QUOTA[$n]=$(awk "BEGIN{q = int(${SPEED[$n]} * ${CPUS[$n]} * $CORE_PER_SPEED * $PERIOD_US); if (q < 1000) q = 1000; print q}")
+  done
+}
+
+# ---------------------------------------------------------------------------- files
+# CTLD_PORT and PORT[n]: a block of free ports, starting at one derived from the run dir
+# so that several clusters (other worktrees) can run side by side.
+pick_ports() {
+  declare -gA PORT=()
+  local need=$((${#NODES[@]} + 1)) base attempt p ok
+  # Below 32768, where Linux's ephemeral (outgoing) ports begin.
+  base=$((20000 + ($(dir_id "$RUN_DIR") % 1200) * 10))
+  for attempt in $(seq 0 50); do
+    ok=1
+    for ((p = base; p < base + need; p++)); do port_free "$p" || { ok=0; break; }; done
+    [ $ok = 1 ] && break
+    base=$((base + need + 3))
+  done
+  [ $ok = 1 ] || die "no block of $need free TCP ports found"
+  CTLD_PORT=$base
+  local i=1 n
+  for n in "${NODES[@]}"; do PORT[$n]=$((base + i)); i=$((i + 1)); done
+}
+
+write_slurm_conf() {
+  local host n
+  host=$(hostname -s)
+  {
+    echo "# Generated by scripts/cluster.sh up from $LAYOUT; do not edit."
+    echo "ClusterName=hetscale"
+    echo "SlurmctldHost=$host(127.0.0.1)"
+    echo "SlurmctldPort=$CTLD_PORT"
+    echo "SlurmUser=root"
+    echo "SlurmdUser=root"
+    echo "AuthType=auth/munge"
+    echo "CredType=cred/munge"
+    echo "AuthInfo=socket=$RUN_DIR/munge/munge.socket"
+    echo "StateSaveLocation=$RUN_DIR/state/ctld"
+    echo "SlurmdSpoolDir=$RUN_DIR/state/%n"
+    echo "TmpFS=$RUN_DIR/tmp/%n"
+    echo "SlurmctldPidFile=$RUN_DIR/pid/slurmctld.pid"
+    echo "SlurmdPidFile=$RUN_DIR/pid/slurmd-%n.pid"
+    echo "SlurmctldLogFile=$RUN_DIR/log/slurmctld.log"
+    echo "SlurmdLogFile=$RUN_DIR/log/slurmd-%n.log"
+    echo "SlurmctldDebug=info"
+    echo "SlurmdDebug=info"
+    echo "SlurmdParameters=config_overrides"
+    echo "# linuxproc tracks a step's processes through /proc parentage: no cgroup of its"
+    echo "# own, so every step stays in its node's CPU-quota cgroup (docs/testbed.md)."
+    echo "ProctrackType=proctrack/linuxproc"
+    echo "TaskPlugin=task/none"
+    echo "SelectType=select/cons_tres"
+    echo "SelectTypeParameters=CR_CPU"
+    echo "SchedulerType=sched/backfill"
+    echo "# Start batch jobs at once rather than batching them up (default delay 3 s): an"
+    echo "# array of 8 short tasks completes in 0.8 s instead of 5.7 s."
+    echo "SchedulerParameters=batch_sched_delay=0,sched_interval=1"
+    echo "MpiDefault=none"
+    echo "JobCompType=jobcomp/filetxt"
+    echo "JobCompLoc=$RUN_DIR/jobcomp.log"
+    echo "JobAcctGatherType=jobacct_gather/none"
+    echo "AccountingStorageType=accounting_storage/none"
+    echo "PlugStackConfig=$RUN_DIR/plugstack.conf"
+    echo "ReturnToService=2"
+    echo "MailProg=/bin/true"
+    echo "InactiveLimit=0"
+    echo "KillWait=5"
+    echo "MessageTimeout=20"
+    echo "SlurmdTimeout=300"
+    for n in "${NODES[@]}"; do
+      echo "NodeName=$n NodeHostname=$host NodeAddr=127.0.0.1 Port=${PORT[$n]} CPUs=${CPUS[$n]} Features=${GROUP[$n]} State=UNKNOWN"
+    done
+    echo "PartitionName=testbed Nodes=ALL Default=YES MaxTime=INFINITE State=UP"
+  } >"$RUN_DIR/slurm.conf"
+}
+
+write_plugstack() {
+  if [ -n "$PLUGIN" ]; then
+    [ -r "$PLUGIN" ] || die "plugin '$PLUGIN' not found"
+    echo "required $(abs_path "$PLUGIN") $PLUGIN_ARGS" >"$RUN_DIR/plugstack.conf"
+  else
+    : >"$RUN_DIR/plugstack.conf"
+  fi
+}
+
+write_env() {
+  {
+    echo "# source this file to talk to the testbed cluster"
+    echo "export SLURM_CONF=$RUN_DIR/slurm.conf"
+    echo "export HETSCALE_TESTBED_DIR=$RUN_DIR"
+  } >"$RUN_DIR/env"
+}
+
+# A site table (DESIGN.md 3.1) whose marked speeds are the layout's speed factors.
+write_site_table() {
+  local n g
+  declare -A seen=()
+  {
+    echo "# Generated by scripts/cluster.sh from $LAYOUT: the declared speed factors,"
+    echo "# enforced by CPU quotas. The classifier measures the real figures."
+    echo "[site]"
+    echo "name = \"testbed\""
+    echo "speed_unit = \"speed-factor\""
+    echo "benchmark = \"declared\""
+    for n in "${NODES[@]}"; do
+      g=${GROUP[$n]}
+      [ -n "${seen[$g]+x}" ] && continue
+      seen[$g]=1
+      printf '\n[[group]]\nname = "%s"\nmarked_speed = %s\n' "$g" "${SPEED[$n]}"
+    done
+    for n in "${NODES[@]}"; do
+      printf '\n[[node]]\nname = "%s"\ngroup = "%s"\nprocessors = %s\nmarked_speed = %s\nstate = "ok"\n' \
+        "$n" "${GROUP[$n]}" "${CPUS[$n]}" "${SPEED[$n]}"
+    done
+  } >"$RUN_DIR/site.toml"
+}
+
+# ---------------------------------------------------------------------------- daemons
+ensure_test_user() {
+  id -u "$TEST_USER" >/dev/null 2>&1 && return 0
+  useradd --system --user-group --create-home --home-dir "/var/lib/$TEST_USER" \
+    --shell /bin/bash "$TEST_USER" 2>/dev/null || id -u "$TEST_USER" >/dev/null 2>&1 ||
+    die "cannot create user $TEST_USER"
+  say "created user $TEST_USER"
+}
+
+start_munge() {
+  local d=$RUN_DIR/munge
+  mkdir -p "$d"
+  chmod 711 "$d"
+  if [ ! -s "$d/munge.key" ]; then
+    dd if=/dev/urandom of="$d/munge.key" bs=1024 count=1 status=none
+  fi
+  chmod 400 "$d/munge.key"
+  cg_spawn "$CG/ctl" "$RUN_DIR/log/munged.out" munged --force --socket="$d/munge.socket" \
+    --key-file="$d/munge.key" --pid-file="$RUN_DIR/pid/munged.pid" \
+    --log-file="$RUN_DIR/log/munged.log" --seed-file="$d/munged.seed" ||
+    die "munged did not start (see $RUN_DIR/log/munged.log)"
+}
+
+start_slurmctld() {
+  cg_spawn "$CG/ctl" "$RUN_DIR/log/slurmctld.out" slurmctld -c ||
+    die "slurmctld did not start (see $RUN_DIR/log/slurmctld.log)"
+}
+
+# One slurmd per node, in its own UTS namespace (host name = node name) and in its node's
+# cgroup, whose CPU quota every job step on that node inherits.
+start_slurmd() {
+  local n=$1
+  cg_create "$CG/$n"
+  cg_limit "$CG/$n" "${QUOTA[$n]}" "$PERIOD_US"
+  mkdir -p "$RUN_DIR/state/$n" "$RUN_DIR/tmp/$n"
+  chmod 1777 "$RUN_DIR/tmp/$n"
+  cg_spawn "$CG/$n" "$RUN_DIR/log/slurmd-$n.out" \
+    unshare --uts sh -c 'hostname "$1" && exec slurmd -N "$1"' sh "$n" ||
+    die "slurmd for $n did not start (see $RUN_DIR/log/slurmd-$n.log)"
+}
+
+wait_idle() {
+  local deadline=$((SECONDS + UP_TIMEOUT_S)) states n
+  while :; do
+    for n in "${NODES[@]}"; do
+      # A slurmd that exits (port taken, bad config) leaves its node cgroup empty.
+      [ -n "$(cg_pids "$CG/$n")" ] ||
+        die "slurmd of $n exited: $(tail -n 1 "$RUN_DIR/log/slurmd-$n.log" 2>/dev/null)"
+    done
+    states=$(sinfo -h -N -o '%T' 2>/dev/null | sort -u | tr '\n' ' ') || true
+    [ "$states" = "idle " ] && [ "$(sinfo -h -N -o '%N' 2>/dev/null | wc -l)" = "${#NODES[@]}" ] && return 0
+    [ $SECONDS -ge $deadline ] && die "nodes not idle after ${UP_TIMEOUT_S}s (states: ${states:-none}); logs in $RUN_DIR/log"
+    sleep 0.1
+  done
+}
+
+# True when any process of ours runs (the cgroup tree is not empty).
+is_running() { [ -n "$(cg_pids "$CG")" ]; }
+
+# ---------------------------------------------------------------------------- verbs
+cmd_up() {
+  if is_running; then
+    say "already running in $RUN_DIR (nothing done; 'down' first to restart)"
+    return 0
+  fi
+  local start=$SECONDS n
+  read_layout
+  compute_quotas
+  cleanup_leftovers
+  rm -rf "$RUN_DIR/log" # the previous run's logs stay until the next up
+  mkdir -p "$RUN_DIR"/{log,pid,state/ctld,tmp}
+  chmod 755 "$RUN_DIR"
+  : >"$RUN_DIR/jobcomp.log"
+  pick_ports
+  write_slurm_conf
+  write_plugstack
+  write_env
+  write_site_table
+  cp "$LAYOUT" "$RUN_DIR/layout.txt"
+  ensure_test_user
+  cg_create "$CG"
+  cg_priority "$CG"
+  cg_create "$CG/ctl"
+  start_munge
+  start_slurmctld
+  for n in "${NODES[@]}"; do start_slurmd "$n"; done
+  wait_idle
+  say "up: ${#NODES[@]} nodes idle in $((SECONDS - start))s; source $RUN_DIR/env"
+}
+
+# Removes what a killed or half-started run left behind (never a running process).
+cleanup_leftovers() {
+  cg_destroy "$CG"
+  rm -rf "$RUN_DIR/state" "$RUN_DIR/tmp" "$RUN_DIR/pid" "$RUN_DIR/munge/munge.socket"*
+}
+
+cmd_down() {
+  local f
+  # Gracefully through the PID files when they are there; whatever is left (or everything,
+  # when the run dir is gone) is then killed through the cgroup.
+  if [ -d "$CG" ] && [ -d "$RUN_DIR/pid" ]; then
+    for f in "$RUN_DIR"/pid/slurmd-*.pid; do [ -e "$f" ] && stop_pidfile "$f" "$CG_NAME"; done
+    stop_pidfile "$RUN_DIR/pid/slurmctld.pid" "$CG_NAME"
+    # munged last: the Slurm daemons need it while they shut down.
+    wait_cgroup_empty_but_munge 5
+    stop_pidfile "$RUN_DIR/pid/munged.pid" "$CG_NAME"
+    wait_cgroup_empty "$CG" 3 || warn "forcing what is left in $CG"
+  fi
+  cleanup_leftovers
+  say "down: nothing of $RUN_DIR is running"
+}
+
+# Waits until only munged (or nothing) is left in our cgroups.
+wait_cgroup_empty_but_munge() {
+  local tenths=$(($1 * 10)) i munge pids
+  munge=$(pid_in_cgroup "$RUN_DIR/pid/munged.pid" "$CG_NAME" || true)
+  for ((i = 0; i < tenths; i++)); do
+    pids=$(cg_pids "$CG" | grep -vx "${munge:-none}" || true)
+    [ -z "$pids" ] && return 0
+    sleep 0.1
+  done
+}
+
+cmd_status() {
+  if ! is_running; then
+    say "not running ($RUN_DIR)"
+    return 3
+  fi
+  say "running in $RUN_DIR (cgroup $CG, cgroup v$CG_VERSION)"
+  local n
+  printf '%-8s %-10s %-8s %-5s %-6s %s\n' NODE STATE GROUP CPUS SPEED QUOTA
+  while read -r n state cpus feat; do
+    local speed="?"
+    [ -f "$RUN_DIR/layout.txt" ] && speed=$(awk -v n="$n" '$1 == n { s = "1.0"; for (i = 2; i <= NF; i++) if ($i ~ /^speed=/) s = substr($i, 7); print s }' "$RUN_DIR/layout.txt")
+    printf '%-8s %-10s %-8s %-5s %-6s %s\n' "$n" "$state" "$feat" "$cpus" "$speed" \
+      "$( [ -d "$CG/$n" ] && cg_describe "$CG/$n" || echo missing)"
+  done < <(sinfo -h -N -o '%N %T %c %f')
+}
+
+main() {
+  parse_args "$@"
+  [ "$(id -u)" -eq 0 ] || die "must run as root (cgroups, slurmd)"
+  case "$VERB" in
+    up) cmd_up ;;
+    down) cmd_down ;;
+    status) cmd_status ;;
+    restart) cmd_down && cmd_up ;;
+    -h | --help | "") usage; [ -n "$VERB" ] ;;
+    *) die "unknown verb '$VERB' (up, down, status, restart)" ;;
+  esac
+}
+
+main "$@"

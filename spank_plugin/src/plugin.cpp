@@ -1,0 +1,201 @@
+#include "plugin.hpp"
+
+#include <charconv>
+#include <fstream>
+#include <sstream>
+
+#include "hetscale/error.hpp"
+#include "step_reader.hpp"
+
+namespace hetscale::spank {
+namespace {
+
+// Step ids Slurm 22.05 gives to the batch script and the extern container (slurm.h).
+constexpr std::uint64_t kBatchStep = 0xfffffffb;
+constexpr std::uint64_t kExternStep = 0xfffffffc;
+
+// Runs `work`, turning any hetscale::Error into one "hetscale: <phase>: ..." Error.
+template <typename Work>
+auto in_phase(const char* phase, Work&& work) {
+  try {
+    return work();
+  } catch (const Error& error) {
+    std::string what = error.what();
+    if (what.rfind("hetscale: ", 0) == 0) throw;
+    throw Error(std::string("hetscale: ") + phase + ": " + what);
+  }
+}
+
+std::string read_admin_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot read " + path.string());
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Shortest text that reads back as the same double.
+std::string format_speed(double value) {
+  char buffer[32];
+  auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
+  return ec == std::errc() ? std::string(buffer, end) : format_weight(value);
+}
+
+}  // namespace
+
+void Plugin::configure(std::span<const std::string> args, SlurmApi& slurm) {
+  (void)slurm;  // reported where a job asks, and in each step's slurmd log
+  try {
+    args_ = parse_plugin_args(args);
+  } catch (const Error& error) {
+    config_error_ = error.what();
+  }
+}
+
+void Plugin::import_request_env(SlurmApi& slurm) {
+  std::optional<std::string> request = slurm.getenv(kRequestEnv);
+  if (request && !slurm.getenv(kSlurmOptionEnv)) slurm.setenv(kSlurmOptionEnv, *request);
+}
+
+std::optional<std::string> Plugin::on_option(const char* value) {
+  try {
+    request_ = parse_weights_option(value ? value : "");
+    return std::nullopt;
+  } catch (const Error& error) {
+    return error.what();
+  }
+}
+
+WeightsRequest Plugin::effective_request() const {
+  if (request_) return *request_;
+  if (args_.default_mode == DefaultMode::marked) return {WeightsRequest::Kind::marked, {}};
+  return {};
+}
+
+int Plugin::check_request(SlurmApi& slurm) {
+  if (slurm.getenv(kRequestEnv)) slurm.unsetenv(kSlurmOptionEnv);
+  if (request_ && request_->wants_weights() && config_error_) {
+    slurm.error(*config_error_);
+    return -1;
+  }
+  return 0;
+}
+
+void Plugin::export_request(SlurmApi& slurm) const {
+  if (request_) slurm.setenv(kRequestEnv, to_option_value(*request_));
+}
+
+bool Plugin::step_wants_weights(const SlurmApi& slurm) {
+  std::uint64_t step = slurm.item(Item::step_id).value_or(0);
+  batch_step_ = step == kBatchStep;
+  return !batch_step_ && step != kExternStep && effective_request().wants_weights();
+}
+
+int Plugin::load_site(SlurmApi& slurm) {
+  if (site_loaded_ || !step_wants_weights(slurm) || config_error_) return 0;
+  site_loaded_ = true;
+  try {
+    layout_ = read_step_layout(slurm);
+    std::vector<std::string> hosts;  // the cache builds only these nodes
+    hosts.reserve(layout_->nodes.size());
+    for (const StepNode& node : layout_->nodes) hosts.push_back(node.host);
+    table_ = in_phase("table", [&] {
+      return load_site_table_cached(args_.site, args_.cache, load_table_, hosts);
+    });
+  } catch (const Error& error) {
+    step_error_ = error.what();
+  } catch (const std::exception& error) {
+    step_error_ = std::string("hetscale: internal: ") + error.what();
+  }
+  return 0;
+}
+
+int Plugin::prepare_step(SlurmApi& slurm) {
+  bool wants = step_wants_weights(slurm);
+  if (config_error_) slurm.error(*config_error_);  // once per step, for the admin
+  if (!wants) return 0;
+  load_site(slurm);  // a no-op when init_post_opt did it
+  try {
+    if (config_error_) throw Error(*config_error_);
+    if (!step_error_) weights_ = compute(slurm, *layout_);
+  } catch (const Error& error) {
+    step_error_ = error.what();
+  } catch (const std::exception& error) {
+    step_error_ = std::string("hetscale: internal: ") + error.what();
+  }
+  // Logged once per node: slurmstepd shows it on the user's terminal and in its log.
+  // The step fails in task_init: a failing user_init makes srun exit 0 in 22.05.
+  if (step_error_ && !config_error_) slurm.error(*step_error_);
+  return 0;
+}
+
+StepWeights Plugin::compute(SlurmApi& slurm, const StepLayout& layout) {
+  const SiteTable& table = *table_;
+  site_path_ = args_.site.string();
+  StepWeights marked =
+      in_phase("weights", [&] { return marked_weights(table, layout, args_.on_missing); });
+  WeightsRequest request = effective_request();
+  if (request.kind == WeightsRequest::Kind::marked) return marked;
+  Partition partition = in_phase("partition", [&] { return read_partition(slurm, layout); });
+  const char* source = request.kind == WeightsRequest::Kind::file ? "file" : "equalized";
+  return in_phase("partition", [&] {
+    return partition_weights(std::move(marked), partition, layout, table, source);
+  });
+}
+
+Partition Plugin::read_partition(SlurmApi& slurm, const StepLayout& layout) const {
+  WeightsRequest request = effective_request();
+  if (request.kind == WeightsRequest::Kind::equalized) {
+    std::string nodelist = slurm.getenv("SLURM_STEP_NODELIST").value_or("");
+    std::filesystem::path path = args_.partitions / (nodelist + ".toml");
+    if (!std::filesystem::exists(path)) {
+      throw Error("no equalized partition for nodes " + nodelist + " (expected " + path.string() +
+                  ")");
+    }
+    return parse_partition(read_admin_file(path), path.string());
+  }
+  std::filesystem::path path = request.file;
+  if (path.is_relative()) {
+    path = std::filesystem::path(slurm.getenv("PWD").value_or("/")) / path;
+  }
+  (void)layout;
+  return parse_partition(slurm.read_user_file(path), path.string());
+}
+
+int Plugin::task_init(SlurmApi& slurm) {
+  if (batch_step_) {
+    // Hand the request on to the steps the batch script starts.
+    if (request_) slurm.setenv(kRequestEnv, to_option_value(*request_));
+    return 0;
+  }
+  if (!effective_request().wants_weights()) return 0;
+  if (step_error_) return -1;  // already reported by prepare_step
+  try {
+    if (!weights_ || !layout_) throw Error("hetscale: internal: weights were not computed");
+    export_rank(slurm);
+    return 0;
+  } catch (const Error& error) {
+    slurm.error(error.what());
+  } catch (const std::exception& error) {
+    slurm.error(std::string("hetscale: internal: ") + error.what());
+  }
+  return -1;
+}
+
+void Plugin::export_rank(SlurmApi& slurm) const {
+  std::optional<std::uint64_t> rank = slurm.item(Item::task_global_id);
+  if (!rank) throw Error("hetscale: task: Slurm gave no global task id");
+  std::uint32_t node = this_node_index(slurm, *layout_);
+  StepWeights::Rank values = in_phase("task", [&] { return weights_->rank(node, *rank); });
+  in_phase("env", [&] {
+    slurm.setenv("HETSCALE_WEIGHT", format_weight(values.weight));
+    slurm.setenv("HETSCALE_MARKED_SPEED", format_speed(values.marked_speed));
+    slurm.setenv("HETSCALE_SYSTEM_SPEED", format_speed(weights_->system_speed));
+    slurm.setenv("HETSCALE_GROUP", std::string(values.group));
+    slurm.setenv("HETSCALE_WEIGHTS_SOURCE", weights_->source);
+    slurm.setenv("HETSCALE_SITE", site_path_);
+    return 0;
+  });
+}
+
+}  // namespace hetscale::spank

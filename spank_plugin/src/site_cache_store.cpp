@@ -1,0 +1,67 @@
+#include "site_cache_store.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "hetscale/site_table_cache.hpp"
+
+namespace hetscale::spank {
+namespace {
+
+// Owned by us and writable by nobody else: what a cache must be before we believe it.
+bool trusted(const std::filesystem::path& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0 && st.st_uid == ::geteuid() && (st.st_mode & 022) == 0;
+}
+
+std::optional<SiteTable> read_cache(const std::filesystem::path& file, const FileStamp& stamp,
+                                    std::span<const std::string> hosts) {
+  if (!trusted(file.parent_path()) || !trusted(file)) return std::nullopt;
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return in ? parse_site_cache(text.str(), stamp, hosts) : std::nullopt;
+}
+
+// Writes a temporary file beside the cache and renames it over, so that a concurrent
+// step reads either the old copy or the new one, never half of one.
+void write_cache(const std::filesystem::path& file, const std::string& text) {
+  std::filesystem::path dir = file.parent_path();
+  ::mkdir(dir.c_str(), 0755);  // may already exist
+  if (!trusted(dir)) return;
+  std::string temp = (dir / ".site-cache-XXXXXX").string();
+  int fd = ::mkstemp(temp.data());
+  if (fd < 0) return;
+  bool ok = ::fchmod(fd, 0644) == 0 &&
+            ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  ok = ::close(fd) == 0 && ok;
+  if (!ok || ::rename(temp.c_str(), file.c_str()) != 0) ::unlink(temp.c_str());
+}
+
+}  // namespace
+
+std::filesystem::path cache_file_for(const std::filesystem::path& site,
+                                     const std::filesystem::path& cache_dir) {
+  std::string name = site.string();
+  std::replace(name.begin(), name.end(), '/', '%');
+  return cache_dir / (name + ".cache");
+}
+
+SiteTable load_site_table_cached(const std::filesystem::path& site,
+                                 const std::filesystem::path& cache_dir,
+                                 const SiteTableLoader& load, std::span<const std::string> hosts) {
+  if (cache_dir.empty()) return load(site);
+  FileStamp stamp = stamp_of(site);
+  std::filesystem::path file = cache_file_for(site, cache_dir);
+  if (std::optional<SiteTable> cached = read_cache(file, stamp, hosts)) return std::move(*cached);
+  SiteTable table = load(site);
+  if (std::optional<std::string> text = format_site_cache(table, stamp)) write_cache(file, *text);
+  return table;
+}
+
+}  // namespace hetscale::spank

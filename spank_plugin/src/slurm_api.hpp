@@ -1,0 +1,47 @@
+// The thin interface between the plugin's logic and Slurm: item lookup, the job's
+// environment, logging and reading a user's file. spank_shim.cpp implements it over
+// spank.h; tests use a fake.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hetscale::spank {
+
+/// The spank items the plugin reads (a subset of spank.h's spank_item_t).
+enum class Item {
+  job_uid,
+  job_id,
+  step_id,
+  node_id,  // relative id of this node in the step
+  local_task_count,
+  total_task_count,
+  task_global_id,  // only inside a task hook
+  cpus_per_task,
+};
+
+class SlurmApi {
+ public:
+  virtual ~SlurmApi() = default;
+
+  /// The item's value, or nullopt when Slurm cannot give it in this context.
+  [[nodiscard]] virtual std::optional<std::uint64_t> item(Item which) const = 0;
+  /// The job's environment in remote context, the process environment elsewhere.
+  [[nodiscard]] virtual std::optional<std::string> getenv(const std::string& name) const = 0;
+  /// Sets a variable of the job's environment; throws Error when Slurm refuses.
+  virtual void setenv(const std::string& name, const std::string& value) = 0;
+  virtual void unsetenv(const std::string& name) = 0;
+  /// Expands a Slurm host list ("n[1-3]") with the deployed Slurm's own parser.
+  [[nodiscard]] virtual std::vector<std::string> expand_hostlist(const std::string& list) const = 0;
+  /// Reads a file the job's user named, with that user's privileges, never as root.
+  /// Throws Error with a one-line reason.
+  [[nodiscard]] virtual std::string read_user_file(const std::filesystem::path& path) const = 0;
+
+  virtual void info(const std::string& message) = 0;
+  virtual void error(const std::string& message) = 0;
+};
+
+}  // namespace hetscale::spank

@@ -1,0 +1,226 @@
+// The C ABI of the plugin: the only file that includes spank.h. It holds the option
+// table, a dispatcher on spank_context() and the real SlurmApi; the logic is in
+// plugin.cpp. No exception leaves an extern "C" function.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hetscale/error.hpp"
+#include "hetscale/site_table.hpp"
+#include "plugin.hpp"
+
+extern "C" {
+#include <slurm/slurm.h>
+#include <slurm/spank.h>
+
+// SPANK_PLUGIN defines these; in C++ a namespace-scope const has internal linkage unless
+// declared extern "C" first, and Slurm would not find them.
+extern const char plugin_name[];
+extern const char plugin_type[];
+extern const unsigned int plugin_version;
+extern const unsigned int spank_plugin_version;
+SPANK_PLUGIN(hetscale, 1)
+}
+
+namespace hetscale::spank {
+namespace {
+
+class SpankApi final : public SlurmApi {
+ public:
+  explicit SpankApi(spank_t sp) : sp_(sp), remote_(spank_remote(sp) == 1) {}
+
+  std::optional<std::uint64_t> item(Item which) const override {
+    std::uint32_t value = 0;
+    spank_err_t rc = ESPANK_ERROR;
+    switch (which) {
+      case Item::job_uid: {
+        uid_t uid = 0;
+        if (spank_get_item(sp_, S_JOB_UID, &uid) != ESPANK_SUCCESS) return std::nullopt;
+        return uid;
+      }
+      case Item::job_id:
+        rc = spank_get_item(sp_, S_JOB_ID, &value);
+        break;
+      case Item::step_id:
+        rc = spank_get_item(sp_, S_JOB_STEPID, &value);
+        break;
+      case Item::node_id:
+        rc = spank_get_item(sp_, S_JOB_NODEID, &value);
+        break;
+      case Item::local_task_count:
+        rc = spank_get_item(sp_, S_JOB_LOCAL_TASK_COUNT, &value);
+        break;
+      case Item::total_task_count:
+        rc = spank_get_item(sp_, S_JOB_TOTAL_TASK_COUNT, &value);
+        break;
+      case Item::task_global_id:
+        rc = spank_get_item(sp_, S_TASK_GLOBAL_ID, &value);
+        break;
+      case Item::cpus_per_task:
+        rc = spank_get_item(sp_, S_STEP_CPUS_PER_TASK, &value);
+        break;
+    }
+    if (rc != ESPANK_SUCCESS) return std::nullopt;
+    return value;
+  }
+
+  std::optional<std::string> getenv(const std::string& name) const override {
+    if (!remote_) {
+      const char* value = std::getenv(name.c_str());
+      return value ? std::optional<std::string>(value) : std::nullopt;
+    }
+    std::vector<char> buffer(4096);
+    while (true) {
+      spank_err_t rc =
+          spank_getenv(sp_, name.c_str(), buffer.data(), static_cast<int>(buffer.size()));
+      if (rc == ESPANK_SUCCESS) return std::string(buffer.data());
+      if (rc != ESPANK_NOSPACE || buffer.size() > (1u << 20)) return std::nullopt;
+      buffer.resize(buffer.size() * 2);
+    }
+  }
+
+  void setenv(const std::string& name, const std::string& value) override {
+    bool ok = remote_ ? spank_setenv(sp_, name.c_str(), value.c_str(), 1) == ESPANK_SUCCESS
+                      : ::setenv(name.c_str(), value.c_str(), 1) == 0;
+    if (!ok) throw Error("cannot set " + name);
+  }
+
+  void unsetenv(const std::string& name) override {
+    if (remote_) {
+      spank_unsetenv(sp_, name.c_str());
+    } else {
+      ::unsetenv(name.c_str());
+    }
+  }
+
+  std::vector<std::string> expand_hostlist(const std::string& list) const override {
+    std::unique_ptr<hostlist, void (*)(hostlist_t)> hosts(slurm_hostlist_create(list.c_str()),
+                                                          slurm_hostlist_destroy);
+    if (!hosts) throw Error("bad host list '" + list + "'");
+    std::vector<std::string> out;
+    while (char* host = slurm_hostlist_shift(hosts.get())) {
+      out.emplace_back(host);
+      std::free(host);
+    }
+    return out;
+  }
+
+  // slurmstepd runs slurm_spank_user_init with its effective ids switched to the job's
+  // user (and the user's groups); we refuse to open anything if that is not so.
+  std::string read_user_file(const std::filesystem::path& path) const override {
+    std::optional<std::uint64_t> uid = item(Item::job_uid);
+    if (!uid || geteuid() != static_cast<uid_t>(*uid)) {
+      throw Error("refusing to read " + path.string() + " without the job user's privileges");
+    }
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw Error("cannot read " + path.string() + ": " + std::strerror(errno));
+    std::string text;
+    char chunk[65536];
+    ssize_t n = 0;
+    while ((n = ::read(fd, chunk, sizeof chunk)) > 0)
+      text.append(chunk, static_cast<std::size_t>(n));
+    int read_errno = errno;
+    ::close(fd);
+    if (n < 0) throw Error("cannot read " + path.string() + ": " + std::strerror(read_errno));
+    return text;
+  }
+
+  void info(const std::string& message) override { slurm_info("%s", message.c_str()); }
+  void error(const std::string& message) override { slurm_error("%s", message.c_str()); }
+
+ private:
+  spank_t sp_;
+  bool remote_;
+};
+
+Plugin& plugin() {
+  static Plugin instance([](const std::filesystem::path& path) { return load_site_table(path); });
+  return instance;
+}
+
+int on_weights_option(int, const char* value, int) {
+  try {
+    std::optional<std::string> error = plugin().on_option(value);
+    if (error) slurm_error("%s", error->c_str());
+    return error ? -1 : 0;
+  } catch (...) {
+    return -1;
+  }
+}
+
+struct spank_option weights_option = {
+    const_cast<char*>("hetscale-weights"),
+    const_cast<char*>("off|marked|equalized|FILE"),
+    const_cast<char*>("hetscale: per-rank speed weights in HETSCALE_WEIGHT (marked speeds, "
+                      "the site's equalized partition, or a partition FILE)"),
+    1,
+    0,
+    on_weights_option};
+
+// Runs one hook body; any escaping exception becomes a logged error return.
+template <typename Body>
+int guarded(const char* hook, Body&& body) noexcept {
+  try {
+    return body();
+  } catch (const std::exception& error) {
+    slurm_error("hetscale: internal: %s: %s", hook, error.what());
+  } catch (...) {
+    slurm_error("hetscale: internal: %s: unknown exception", hook);
+  }
+  return -1;
+}
+
+}  // namespace
+}  // namespace hetscale::spank
+
+using hetscale::spank::guarded;
+using hetscale::spank::plugin;
+using hetscale::spank::SpankApi;
+
+extern "C" {
+
+int slurm_spank_init(spank_t sp, int ac, char** av) {
+  return guarded("init", [&] {
+    spank_context_t context = spank_context();
+    if (context != S_CTX_LOCAL && context != S_CTX_REMOTE && context != S_CTX_ALLOCATOR) return 0;
+    SpankApi slurm(sp);
+    plugin().configure(std::vector<std::string>(av, av + ac), slurm);
+    if (context != S_CTX_REMOTE) plugin().import_request_env(slurm);
+    return spank_option_register(sp, &hetscale::spank::weights_option) == ESPANK_SUCCESS ? 0 : -1;
+  });
+}
+
+int slurm_spank_init_post_opt(spank_t sp, int, char**) {
+  return guarded("init_post_opt", [&] {
+    spank_context_t context = spank_context();
+    SpankApi slurm(sp);
+    if (context == S_CTX_REMOTE) return plugin().load_site(slurm);  // still root here
+    if (context != S_CTX_LOCAL && context != S_CTX_ALLOCATOR) return 0;
+    int rc = plugin().check_request(slurm);
+    if (rc == 0 && context == S_CTX_ALLOCATOR) plugin().export_request(slurm);
+    return rc;
+  });
+}
+
+int slurm_spank_user_init(spank_t sp, int, char**) {
+  return guarded("user_init", [&] {
+    SpankApi slurm(sp);
+    return plugin().prepare_step(slurm);
+  });
+}
+
+int slurm_spank_task_init(spank_t sp, int, char**) {
+  return guarded("task_init", [&] {
+    SpankApi slurm(sp);
+    return plugin().task_init(slurm);
+  });
+}
+
+}  // extern "C"

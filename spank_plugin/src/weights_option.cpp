@@ -1,0 +1,33 @@
+#include "weights_option.hpp"
+
+#include "hetscale/error.hpp"
+
+namespace hetscale::spank {
+
+WeightsRequest parse_weights_option(std::string_view value) {
+  if (value == "off") return {WeightsRequest::Kind::off, {}};
+  if (value == "marked") return {WeightsRequest::Kind::marked, {}};
+  if (value == "equalized") return {WeightsRequest::Kind::equalized, {}};
+  if (value.find('/') != std::string_view::npos) {
+    return {WeightsRequest::Kind::file, std::string(value)};
+  }
+  throw Error("hetscale: option: bad value '" + std::string(value) +
+              "' for --hetscale-weights (off, marked, equalized or a partition file path "
+              "containing '/', e.g. ./part.toml)");
+}
+
+std::string to_option_value(const WeightsRequest& request) {
+  switch (request.kind) {
+    case WeightsRequest::Kind::off:
+      return "off";
+    case WeightsRequest::Kind::marked:
+      return "marked";
+    case WeightsRequest::Kind::equalized:
+      return "equalized";
+    case WeightsRequest::Kind::file:
+      return request.file;
+  }
+  return "off";
+}
+
+}  // namespace hetscale::spank

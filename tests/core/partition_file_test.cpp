@@ -1,0 +1,152 @@
+#include "hetscale/partition_file.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <random>
+
+namespace hetscale {
+namespace {
+
+std::string error_of(std::string_view text) {
+  try {
+    parse_partition(text, "p.toml");
+  } catch (const ConfigError& error) {
+    return error.what();
+  }
+  return "no error";
+}
+
+TEST(PartitionFile, ReadsNodeShares) {
+  Partition p = parse_partition(R"(
+[partition]
+by = "node"
+site = "example"
+
+[[node]]
+name = "n1"
+weight = 0.75
+
+[[node]]
+name = "n2"
+weight = 1
+)",
+                                "p.toml");
+  EXPECT_EQ(p.by, Partition::By::node);
+  EXPECT_EQ(p.site, "example");
+  EXPECT_EQ(p.source, "p.toml");
+  ASSERT_EQ(p.nodes.size(), 2u);
+  EXPECT_EQ(p.nodes[0].host, "n1");
+  EXPECT_DOUBLE_EQ(p.nodes[0].weight, 0.75);
+  EXPECT_DOUBLE_EQ(p.nodes[1].weight, 1.0);
+  EXPECT_EQ(p.nodes[1].where.line, 10u);
+}
+
+TEST(PartitionFile, HostListGivesEachNodeTheWeight) {
+  Partition p = parse_partition(
+      "[partition]\nby = \"node\"\n[[node]]\nname = \"n[1-3]\"\nweight = 2\n", "p.toml");
+  ASSERT_EQ(p.nodes.size(), 3u);
+  EXPECT_EQ(p.nodes[2].host, "n3");
+  EXPECT_DOUBLE_EQ(p.nodes[2].weight, 2.0);
+  EXPECT_EQ(error_of("[partition]\nby = \"node\"\n[[node]]\nname = \"n[1-3]\"\nweight = 1\n"
+                     "[[node]]\nname = \"n2\"\nweight = 1\n"),
+            "p.toml:7:8: node n2 is listed twice");
+}
+
+TEST(PartitionFile, ReadsRankShares) {
+  Partition p = parse_partition(
+      "[partition]\nby = \"rank\"\n[[rank]]\nrank = 0\nweight = 2.5\n"
+      "[[rank]]\nrank = 1\nweight = 1.5\n",
+      "p.toml");
+  EXPECT_EQ(p.by, Partition::By::rank);
+  ASSERT_EQ(p.ranks.size(), 2u);
+  EXPECT_EQ(p.ranks[1].rank, 1u);
+  EXPECT_DOUBLE_EQ(p.ranks[1].weight, 1.5);
+}
+
+TEST(PartitionFile, ErrorsNameFileLineAndColumn) {
+  EXPECT_EQ(error_of("[partition]\nby = \"node\"\n[[node]]\nname = \"n1\"\nweight = 0\n"),
+            "p.toml:5:10: weight must be positive and finite");
+  EXPECT_EQ(error_of("[partition]\nby = \"node\"\n[[node]]\nname = \"n1\"\nweight = -1.0\n"),
+            "p.toml:5:10: weight must be positive and finite");
+  EXPECT_EQ(error_of("[partition]\nby = \"node\"\n[[node]]\nname = \"n1\"\nweight = nan\n"),
+            "p.toml:5:10: weight must be positive and finite");
+  EXPECT_EQ(error_of("[partition]\nby = \"node\"\n[[node]]\nname = \"n1\"\nweight = \"x\"\n"),
+            "p.toml:5:10: weight must be a number");
+  EXPECT_EQ(error_of("[partition]\nby = \"node\"\n[[node]]\nname = \"n1\"\nwieght = 1\n"),
+            "p.toml:5:1: unknown key 'wieght' in [[node]]");
+  EXPECT_EQ(error_of("[partition]\nby = \"node\"\n[[node]]\nweight = 1\n"),
+            "p.toml:3:1: missing key 'name' in [[node]]");
+  EXPECT_EQ(error_of("[partition]\nby = \"cpu\"\n"),
+            "p.toml:2:6: 'by' must be \"node\" or \"rank\"");
+  EXPECT_EQ(error_of("[partition]\nby = \"node\"\nfoo = 1\n"),
+            "p.toml:3:1: unknown key 'foo' in [partition]");
+  EXPECT_EQ(error_of("by = \"node\"\n"), "p.toml:1:1: unknown key 'by' in the partition file");
+  EXPECT_EQ(error_of(""), "p.toml:1:1: missing table [partition]");
+  EXPECT_EQ(error_of("[partition]\nby = \"node\"\n"), "p.toml:1:1: no [[node]] entry");
+  EXPECT_EQ(error_of("[partition]\nby = \"node\"\n[[node]]\nname = \"n1\"\nweight = 1\n"
+                     "[[node]]\nname = \"n1\"\nweight = 2\n"),
+            "p.toml:7:8: node n1 is listed twice");
+  EXPECT_EQ(error_of("[partition]\nby = \"node\"\n[[rank]]\nrank = 0\nweight = 1\n"),
+            "p.toml:3:1: [[rank]] entries in a partition by node");
+  EXPECT_EQ(error_of("[partition]\nby = \"rank\"\n[[rank]]\nrank = -1\nweight = 1\n"),
+            "p.toml:4:8: 'rank' must be an integer from 0 to 4294967295");
+  EXPECT_EQ(error_of("[partition]\nby = \"rank\"\n[[rank]]\nrank = 0\nweight = 1\n"
+                     "[[rank]]\nrank = 0\nweight = 1\n"),
+            "p.toml:7:8: rank 0 is listed twice");
+  EXPECT_EQ(error_of("[partition]\nby = \"node\"\nnode = 3\n"),
+            "p.toml:3:1: unknown key 'node' in [partition]");
+  EXPECT_EQ(error_of("[partition\n"),
+            "p.toml:1:11: Error while parsing table header: expected ']', saw '\\n'");
+}
+
+TEST(PartitionFile, BadHostListPointsInsideTheString) {
+  EXPECT_EQ(error_of("[partition]\nby = \"node\"\n[[node]]\nname = \"n[1-\"\nweight = 1\n"),
+            "p.toml:4:10: bad host list: unbalanced '['");
+}
+
+TEST(PartitionFile, TopLevelNodeMustBeArrayOfTables) {
+  EXPECT_EQ(error_of("node = 3\n[partition]\nby = \"node\"\n"),
+            "p.toml:1:8: 'node' must be an array of tables ([[node]])");
+}
+
+// Bounded fuzzing without libFuzzer: mutations of a valid file must either parse or
+// raise ConfigError, never crash or throw anything else. Fixed seed, ~1 s at most.
+TEST(PartitionFile, FuzzedInputOnlyRaisesConfigError) {
+  const std::string seed =
+      "[partition]\nby = \"node\"\nsite = \"s\"\n[[node]]\nname = \"n1\"\nweight = 0.5\n"
+      "[[rank]]\nrank = 3\nweight = 1e3\n";
+  const std::string alphabet = "[]=\"\n #.,{}0123456789abnoderkwight-+e_x\\\t";
+  std::mt19937 rng(20261121);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  int parsed = 0, rejected = 0;
+  for (int i = 0; i < 20000 && std::chrono::steady_clock::now() < deadline; ++i) {
+    std::string text = seed;
+    int edits = 1 + static_cast<int>(rng() % 6);
+    for (int e = 0; e < edits; ++e) {
+      std::size_t at = rng() % (text.size() + 1);
+      switch (rng() % 3) {
+        case 0:
+          text.insert(at, 1, alphabet[rng() % alphabet.size()]);
+          break;
+        case 1:
+          if (at < text.size()) text.erase(at, 1);
+          break;
+        default:
+          if (at < text.size()) text[at] = static_cast<char>(rng() % 256);
+          break;
+      }
+    }
+    try {
+      parse_partition(text, "fuzz.toml");
+      ++parsed;
+    } catch (const ConfigError&) {
+      ++rejected;
+    }
+  }
+  EXPECT_GT(rejected, 0);
+  EXPECT_GT(parsed + rejected, 100);
+}
+
+}  // namespace
+}  // namespace hetscale
