@@ -99,6 +99,9 @@ void register_classify(CLI::App& app, Context& context) {
   cmd->add_option("--seconds", args->options.seconds, "Time budget of the benchmark")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--size", args->options.size,
+                  "Problem size: dgemm matrix order, stream elements (default: the benchmark's; "
+                  "use the same on every node)");
   cmd->add_option("--output", args->output,
                   "Write the record to this file instead of stdout (%n: the host name)");
   cmd->add_option("--host", args->options.host, "Host name to record (default: this host's)");

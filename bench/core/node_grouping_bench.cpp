@@ -35,6 +35,7 @@ std::string generated_records(int nodes) {
     r.fingerprint = hardware_fingerprint(r.hardware);
     r.topology_source = "live";
     r.benchmark = "dgemm";
+    r.benchmark_size = 1024;
     r.speed_unit = "Mflops";
     const double base = 1000.0 * (1 + type) * (type % 3 == 0 && i % 20 < 10 ? 0.5 : 1.0);
     r.marked_speed = base * noise(random) * (uniform(random) < 0.01 ? 0.8 : 1.0);

@@ -81,12 +81,14 @@ NodeRecord classify_node(const ClassifyOptions& options, const BenchmarkFunction
     return record;
   }
   try {
-    const BenchmarkOutcome outcome = benchmark({options.benchmark, record.cpus, options.seconds});
+    const BenchmarkOutcome outcome =
+        benchmark({options.benchmark, record.cpus, options.seconds, options.size});
     record.marked_speed = outcome.per_processor_speed;
     record.speed_unit = outcome.speed_unit;
     record.repetitions = outcome.repetitions;
     record.cv = outcome.cv;
     record.duration_seconds = outcome.duration_seconds;
+    record.benchmark_size = outcome.size;
     if (!outcome.library_version.empty()) record.software["markspeed"] = outcome.library_version;
     if (!(outcome.per_processor_speed > 0) || outcome.repetitions <= 0)
       exclude(record, fmt::format("benchmark {} measured no speed", options.benchmark));

@@ -13,7 +13,7 @@ constexpr int min_repetitions = 5;  // markspeed's floor
 constexpr int max_repetitions = 200;
 
 BenchmarkOutcome outcome_of(const markspeed::BenchmarkResult& r) {
-  return {r.median, r.unit, r.repetitions, r.cv, r.seconds, std::string(version())};
+  return {r.median, r.unit, r.repetitions, r.cv, r.seconds, r.size, std::string(version())};
 }
 
 }  // namespace
@@ -23,6 +23,7 @@ BenchmarkOutcome run_markspeed(const BenchmarkRequest& request) {
   markspeed::Options options;
   options.cpus = request.cpus;
   options.repetitions = min_repetitions;
+  options.size = request.size;
   const markspeed::BenchmarkResult first = markspeed::run_benchmark(spec, options);
   if (first.seconds >= request.seconds / 2) return outcome_of(first);
   // One repetition (the warm-up counts as one) took first.seconds / (reps + warm-ups).

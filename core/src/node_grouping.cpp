@@ -40,16 +40,31 @@ std::vector<std::size_t> newest_per_host(const Records& records,
   return order;
 }
 
-// The benchmark (and unit) most measured records used; figures of another are not comparable.
-std::pair<std::string, std::string> site_benchmark(const Records& records,
-                                                   const std::vector<std::size_t>& kept) {
-  std::map<std::pair<std::string, std::string>, std::size_t> counts;
-  std::pair<std::string, std::string> best;
+// A benchmark as run: figures of another benchmark, size or unit are not comparable.
+struct BenchmarkKey {
+  std::string name;
+  std::uint64_t size = 0;
+  std::string unit;
+
+  explicit BenchmarkKey(const NodeRecord& r)
+      : name(r.benchmark), size(r.benchmark_size), unit(r.speed_unit) {}
+  BenchmarkKey() = default;
+  auto operator<=>(const BenchmarkKey&) const = default;
+  [[nodiscard]] std::string describe() const {
+    return size > 0 ? fmt::format("{} (size {}) in {}", name, size, unit)
+                    : fmt::format("{} in {}", name, unit);
+  }
+};
+
+// The benchmark most measured records used.
+BenchmarkKey site_benchmark(const Records& records, const std::vector<std::size_t>& kept) {
+  std::map<BenchmarkKey, std::size_t> counts;
+  BenchmarkKey best;
   std::size_t best_count = 0;
   for (std::size_t i : kept) {
     const NodeRecord& r = records[i].record;
     if (r.state != NodeState::ok) continue;
-    const auto key = std::make_pair(r.benchmark, r.speed_unit);
+    const BenchmarkKey key(r);
     if (++counts[key] > best_count) {
       best_count = counts[key];
       best = key;
@@ -283,10 +298,10 @@ GroupingResult group_nodes(const Records& records, const GroupingOptions& option
   Builder b{options, {}, {}};
   b.result.table.name = options.site_name;
   const std::vector<std::size_t> kept = newest_per_host(records, b.result.warnings);
-  const auto [benchmark, unit] = site_benchmark(records, kept);
-  if (benchmark.empty()) throw Error("no node record has a measured speed: nothing to group");
-  b.result.table.benchmark = benchmark;
-  b.result.table.speed_unit = unit;
+  const BenchmarkKey site = site_benchmark(records, kept);
+  if (site.name.empty()) throw Error("no node record has a measured speed: nothing to group");
+  b.result.table.benchmark = site.name;
+  b.result.table.speed_unit = site.unit;
 
   std::map<std::string, SpeedClass> by_fingerprint;
   std::vector<std::pair<const NodeRecord*, std::string>> excluded;
@@ -294,9 +309,9 @@ GroupingResult group_nodes(const Records& records, const GroupingOptions& option
     const NodeRecord& r = records[i].record;
     if (r.state != NodeState::ok) {
       excluded.emplace_back(&r, r.reason);
-    } else if (r.benchmark != benchmark || r.speed_unit != unit) {
-      excluded.emplace_back(&r, fmt::format("measured with {} in {}, not the site's {} in {}",
-                                            r.benchmark, r.speed_unit, benchmark, unit));
+    } else if (BenchmarkKey(r) != site) {
+      excluded.emplace_back(&r, fmt::format("measured with {}, not the site's {}",
+                                            BenchmarkKey(r).describe(), site.describe()));
     } else {
       by_fingerprint[r.fingerprint].push_back(&r);
     }

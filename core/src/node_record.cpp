@@ -146,6 +146,7 @@ json to_json(const NodeRecord& r) {
           {"hardware", hardware_to_json(r.hardware)},
           {"topology_source", r.topology_source},
           {"benchmark", r.benchmark},
+          {"benchmark_size", r.benchmark_size},
           {"speed_unit", r.speed_unit},
           {"marked_speed", r.marked_speed},
           {"processors", r.processors},
@@ -181,6 +182,7 @@ NodeRecord node_record_from_json(const json& object) {
   r.hardware = hardware_from_json(required(object, "hardware"));
   r.topology_source = get_string(object, "topology_source");
   r.benchmark = get_string(object, "benchmark");
+  r.benchmark_size = get_count(object, "benchmark_size");
   r.speed_unit = get_string(object, "speed_unit");
   r.marked_speed = get_number(object, "marked_speed");
   r.processors = get_count32(object, "processors");

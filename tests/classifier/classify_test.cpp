@@ -27,7 +27,7 @@ TEST(Classify, RecordCarriesProbeAndBenchmark) {
   BenchmarkRequest seen;
   const NodeRecord r = classify_node(dual_xeon(), [&](const BenchmarkRequest& request) {
     seen = request;
-    return BenchmarkOutcome{1234.5, "Mflops", 7, 0.012, 1.4, "markspeed 0.1.0"};
+    return BenchmarkOutcome{1234.5, "Mflops", 7, 0.012, 1.4, 2048, "markspeed 0.1.0"};
   });
   EXPECT_EQ(seen.name, "dgemm");
   EXPECT_THAT(seen.cpus, ElementsAre(2, 3));
@@ -41,6 +41,7 @@ TEST(Classify, RecordCarriesProbeAndBenchmark) {
   EXPECT_DOUBLE_EQ(r.marked_speed, 1234.5);
   EXPECT_EQ(r.speed_unit, "Mflops");
   EXPECT_EQ(r.repetitions, 7);
+  EXPECT_EQ(r.benchmark_size, 2048u);
   EXPECT_EQ(r.software["markspeed"], "markspeed 0.1.0");
   EXPECT_EQ(r.software["hwloc"], "2.9.0");
   EXPECT_EQ(r.topology_source, "xml:" + dir + "dual-xeon-2gpu.xml");
@@ -55,7 +56,7 @@ TEST(Classify, SlurmsCpuCountCapsTheCpusWhenNothingIsBound) {
   BenchmarkRequest seen;
   const NodeRecord r = classify_node(o, [&](const BenchmarkRequest& request) {
     seen = request;
-    return BenchmarkOutcome{100, "Mflops", 5, 0, 1, ""};
+    return BenchmarkOutcome{100, "Mflops", 5, 0, 1, 1024, ""};
   });
   EXPECT_THAT(seen.cpus, ElementsAre(4, 5));
   EXPECT_EQ(r.processors, 2u);
@@ -98,7 +99,7 @@ TEST(Classify, DefaultsAreThisHostAndNow) {
   o.host.clear();
   o.time.clear();
   const NodeRecord r = classify_node(
-      o, [](const BenchmarkRequest&) { return BenchmarkOutcome{1, "Mflops", 1, 0, 1, ""}; });
+      o, [](const BenchmarkRequest&) { return BenchmarkOutcome{1, "Mflops", 1, 0, 1, 1024, ""}; });
   EXPECT_EQ(r.host, short_host_name());
   EXPECT_TRUE(std::regex_match(r.time, std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)"))) << r.time;
 }

@@ -23,6 +23,7 @@ LocatedNodeRecord record(const std::string& host, double speed,
   r.fingerprint = fingerprint;
   r.hardware.cpu_model = model;
   r.benchmark = "dgemm";
+  r.benchmark_size = 1024;
   r.speed_unit = "Mflops";
   r.marked_speed = speed;
   r.processors = 2;
@@ -180,9 +181,19 @@ TEST(Grouping, ARecordOfAnotherBenchmarkIsExcluded) {
                                             record("n3", 9000)};
   records[2].record.benchmark = "stream";
   records[2].record.speed_unit = "MB/s";
+  records[2].record.benchmark_size = 4194304;
+  records.push_back(record("n4", 1000));
+  records[3].record.benchmark_size = 2048;  // dgemm too, but another size: not comparable
   const GroupingResult r = group_nodes(records, {});
-  EXPECT_EQ(r.notices[0].reason, "measured with stream in MB/s, not the site's dgemm in Mflops");
+  ASSERT_EQ(r.notices.size(), 2u);
+  EXPECT_EQ(r.notices[0].reason,
+            "measured with stream (size 4194304) in MB/s, not the site's dgemm (size 1024) in "
+            "Mflops");
+  EXPECT_EQ(r.notices[1].reason,
+            "measured with dgemm (size 2048) in Mflops, not the site's dgemm (size 1024) in "
+            "Mflops");
   EXPECT_EQ(r.table.nodes[2].state, NodeState::excluded);
+  EXPECT_EQ(r.table.nodes[3].state, NodeState::excluded);
 }
 
 TEST(Grouping, NewestRecordPerHostWinsAndDuplicatesAreReported) {

@@ -25,12 +25,13 @@ struct NodeRecord {
   std::string reason;               // why the node is excluded; empty when ok
   std::string fingerprint;          // hardware_fingerprint(hardware)
   HardwareParts hardware;
-  std::string topology_source;   // "live", "xml:FILE" or "synthetic:SPEC"
-  std::string benchmark;         // "dgemm", "stream", "kernel:mm:512"
-  std::string speed_unit;        // unit of marked_speed ("Mflops", "MB/s")
-  double marked_speed = 0;       // per processor; 0 when excluded before measuring
-  std::uint32_t processors = 0;  // CPUs the benchmark ran on (the job's allocation)
-  std::vector<unsigned> cpus;    // their OS indices
+  std::string topology_source;       // "live", "xml:FILE" or "synthetic:SPEC"
+  std::string benchmark;             // "dgemm", "stream", "kernel:mm:512"
+  std::uint64_t benchmark_size = 0;  // its problem size (dgemm order...); 0 when not run
+  std::string speed_unit;            // unit of marked_speed ("Mflops", "MB/s")
+  double marked_speed = 0;           // per processor; 0 when excluded before measuring
+  std::uint32_t processors = 0;      // CPUs the benchmark ran on (the job's allocation)
+  std::vector<unsigned> cpus;        // their OS indices
   int repetitions = 0;
   double cv = 0;                // coefficient of variation over the repetitions
   double duration_seconds = 0;  // wall time of the whole benchmark

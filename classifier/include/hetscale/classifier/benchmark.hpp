@@ -2,6 +2,7 @@
 // hetscale_markspeed (kernels/markspeed); tests pass a stand-in.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@ struct BenchmarkRequest {
   std::string name;            // "dgemm", "stream", "kernel:<name>:<N>"
   std::vector<unsigned> cpus;  // OS indices of the PUs to run on, one worker pinned to each
   double seconds = 2;          // time budget of the whole measurement
+  std::size_t size = 0;        // problem size (dgemm order, stream elements); 0: default
 };
 
 struct BenchmarkOutcome {
@@ -20,6 +22,7 @@ struct BenchmarkOutcome {
   int repetitions = 0;
   double cv = 0;  // coefficient of variation over the repetitions
   double duration_seconds = 0;
+  std::size_t size = 0;         // the problem size used
   std::string library_version;  // for the record's software versions; may be empty
 };
 

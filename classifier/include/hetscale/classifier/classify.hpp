@@ -17,6 +17,7 @@ struct ClassifyOptions {
   ProcFiles proc;
   std::string benchmark = "dgemm";
   double seconds = 2;
+  std::size_t size = 0;  // benchmark problem size; 0: the benchmark's default
   /// CPUs to benchmark on. Empty: the allowed CPUs of the probed topology when it is the
   /// live one, else this machine's (a recorded or synthetic topology only describes).
   std::vector<unsigned> cpus;
