@@ -5,12 +5,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <fstream>
 #include <limits>
-#include <regex>
 
 namespace hetscale {
 namespace {
@@ -108,9 +108,20 @@ HardwareParts hardware_from_json(const json& object) {
   return h;
 }
 
-const std::regex& time_pattern() {
-  static const std::regex pattern(R"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z)");
-  return pattern;
+// "YYYY-MM-DDTHH:MM:SSZ" with an optional fraction of seconds before the Z.
+bool is_utc_time(const std::string& t) {
+  constexpr std::string_view shape = "dddd-dd-ddTdd:dd:dd";
+  if (t.size() < shape.size() + 1 || t.back() != 'Z') return false;
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    const bool digit = std::isdigit(static_cast<unsigned char>(t[i])) != 0;
+    if (shape[i] == 'd' ? !digit : t[i] != shape[i]) return false;
+  }
+  const std::string_view rest =
+      std::string_view(t).substr(shape.size(), t.size() - shape.size() - 1);
+  if (rest.empty()) return true;
+  return rest.size() > 1 && rest[0] == '.' && std::all_of(rest.begin() + 1, rest.end(), [](char c) {
+           return std::isdigit(static_cast<unsigned char>(c)) != 0;
+         });
 }
 
 NodeState state_from_text(const std::string& text) {
@@ -170,7 +181,7 @@ NodeRecord node_record_from_json(const json& object) {
   r.host = get_string(object, "host");
   if (r.host.empty()) bad_field("host", "must not be empty");
   r.time = get_string(object, "time");
-  if (!std::regex_match(r.time, time_pattern()))
+  if (!is_utc_time(r.time))
     bad_field(
         "time",
         fmt::format("must be an ISO 8601 UTC time like 2026-11-21T06:10:00Z, not \"{}\"", r.time));

@@ -103,6 +103,14 @@ TEST(NodeRecord, FieldErrorsNameTheField) {
   EXPECT_EQ(
       error_of(j),
       "field 'time' must be an ISO 8601 UTC time like 2026-11-21T06:10:00Z, not \"yesterday\"");
+  for (const char* bad : {"2026-11-21 06:10:00Z", "2026-11-21T06:10:00", "2026-11-21T06:10:00.Z",
+                          "2026-11-21T06:10:0xZ"}) {
+    j = first_good_record();
+    j["time"] = bad;
+    EXPECT_NE(error_of(j), "no error") << bad;
+  }
+  j["time"] = "2026-11-21T06:10:00.125Z";
+  EXPECT_EQ(error_of(j), "no error");
   EXPECT_EQ(error_of(nlohmann::json::array()), "a node record must be a JSON object");
 }
 
