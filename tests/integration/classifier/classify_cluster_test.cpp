@@ -1,0 +1,112 @@
+// Classify every testbed node through Slurm and group the records: the speed factors the
+// CPU quotas enforce must come out of the benchmark, and the groups must follow them.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "hetscale/node_record.hpp"
+#include "hetscale/site_table.hpp"
+#include "support/process.hpp"
+#include "support/testbed.hpp"
+
+namespace hetscale::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+NodeRecord classify_on(const std::string& node) {
+  const auto r = run_command({"srun", "-N1", "-n1", "-w", node, HETSCALE_BIN, "classify",
+                              "--seconds", "1", "--size", "2048"},
+                             120s);
+  if (!r.ok()) throw std::runtime_error("classify on " + node + ": " + r.describe());
+  NodeRecord record = node_record_from_json(nlohmann::json::parse(r.out));
+  std::printf("%s: %.1f %s per processor, %u processor(s), %d repetitions, CV %.2f%%, %.1f s\n",
+              record.host.c_str(), record.marked_speed, record.speed_unit.c_str(),
+              record.processors, record.repetitions, 100 * record.cv, record.duration_seconds);
+  return record;
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+std::filesystem::path fresh_dir(const std::string& name) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+TEST(ClassifyCluster, SpeedsFollowTheQuotasAndGroupsFollowTheSpeeds) {
+  const Testbed tb = Testbed::from_env();
+  const auto dir = fresh_dir("hetscale-classify");
+  std::map<std::string, NodeRecord> records;
+  for (const TestbedNode& node : tb.nodes) {
+    NodeRecord record = classify_on(node.name);
+    ASSERT_EQ(record.state, NodeState::ok) << record.reason;
+    EXPECT_EQ(record.host, node.name);        // each slurmd has its own host name
+    EXPECT_EQ(record.processors, node.cpus);  // Slurm's allocation, not the machine's CPUs
+    std::ofstream(dir / (node.name + ".json")) << to_json(record).dump() << '\n';
+    records.emplace(node.name, std::move(record));
+  }
+  // All nodes run on this one machine: one fingerprint.
+  for (const auto& [host, record] : records)
+    EXPECT_EQ(record.fingerprint, records.begin()->second.fingerprint) << host;
+
+  std::vector<double> full;
+  for (const TestbedNode& node : tb.nodes)
+    if (node.speed == 1.0) full.push_back(records.at(node.name).marked_speed);
+  ASSERT_FALSE(full.empty());
+  const double full_speed = median(full);
+  for (const TestbedNode& node : tb.nodes) {
+    const double ratio = records.at(node.name).marked_speed / full_speed;
+    std::printf("%s: speed factor %.2f, measured %.3f of the full-speed median\n",
+                node.name.c_str(), node.speed, ratio);
+    EXPECT_NEAR(ratio, node.speed, 0.03) << node.name;
+  }
+
+  const auto site = dir / "site.toml";
+  const auto r = run_command(
+      {HETSCALE_BIN, "groups", dir.string(), "-o", site.string(), "--site-name", "testbed"}, 60s);
+  ASSERT_TRUE(r.ok()) << r.describe();
+  std::printf("%s", r.out.c_str());
+  const SiteTable table = load_site_table(site);
+  ASSERT_EQ(table.nodes.size(), tb.nodes.size());
+  for (const TestbedNode& a : tb.nodes) {
+    for (const TestbedNode& b : tb.nodes) {
+      const bool same_group = table.find_node(a.name)->group == table.find_node(b.name)->group;
+      EXPECT_EQ(same_group, a.speed == b.speed) << a.name << " " << b.name;
+    }
+    EXPECT_EQ(table.find_node(a.name)->state, NodeState::ok) << a.name;
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ClassifyCluster, RepeatedRunsOnAnIdleNodeVaryByAtMostTwoPercent) {
+  const Testbed tb = Testbed::from_env();
+  const std::string node = tb.node_with_speed(1.0).name;
+  std::vector<double> speeds;
+  for (int run = 0; run < 3; ++run) speeds.push_back(classify_on(node).marked_speed);
+  double mean = 0;
+  for (double s : speeds) mean += s / static_cast<double>(speeds.size());
+  double variance = 0;
+  for (double s : speeds) variance += (s - mean) * (s - mean) / static_cast<double>(speeds.size());
+  const double cv = std::sqrt(variance) / mean;
+  std::printf("%s: %zu runs, mean %.1f, CV across runs %.2f%%\n", node.c_str(), speeds.size(), mean,
+              100 * cv);
+  RecordProperty("cv_across_runs", std::to_string(cv));
+  EXPECT_LE(cv, 0.02);
+}
+
+}  // namespace
+}  // namespace hetscale::test
