@@ -15,6 +15,9 @@ void register_all(CLI::App& app, Context& context) {
   register_sets(app, context);
   register_simulate(app, context);
   register_equalize(app, context);
+  register_db(app, context);
+  register_collect(app, context);
+  register_analyze(app, context);
 }
 
 std::string command_path(const CLI::App& app) {

@@ -6,7 +6,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build pkg-config git ca-certificates
   libgtest-dev libgmock-dev libbenchmark-dev
-  libtomlplusplus-dev nlohmann-json3-dev libcli11-dev libfmt-dev
+  libtomlplusplus-dev nlohmann-json3-dev libsimdjson-dev libcli11-dev libfmt-dev
   libhwloc-dev hwloc
   libopenblas-dev libfftw3-dev
   openmpi-bin libopenmpi-dev libpmix-dev

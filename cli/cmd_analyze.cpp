@@ -1,0 +1,119 @@
+// hetscale analyze: per machine set the work needed for a target speed-efficiency, and
+// psi between consecutive sets (SCIENCE.md section 1), from the database.
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "hetscale/collector/analysis.hpp"
+#include "output.hpp"
+
+namespace hetscale::cli {
+namespace {
+
+struct AnalyzeArgs {
+  std::string db;
+  std::string experiment;
+  double target = 0;
+  Format format = Format::table;
+};
+
+Cell optional_cell(const std::optional<double>& value) {
+  return value ? Cell(*value) : Cell(std::monostate{});
+}
+
+const char* status_name(TargetReading::Status status) {
+  switch (status) {
+    case TargetReading::Status::found:
+      return "found";
+    case TargetReading::Status::below_range:
+      return "below_range";
+    case TargetReading::Status::above_range:
+      return "above_range";
+    case TargetReading::Status::too_few_points:
+      return "too_few_points";
+  }
+  return "unknown";
+}
+
+Table sets_table(const collector::Analysis& a) {
+  Table t{{"set", "nodes", "groups", "marked_speed", "runs", "status", "parameter", "work",
+           "nearest_parameter", "nearest_efficiency"},
+          {}};
+  for (const auto& s : a.sets) {
+    const bool found = s.reading.status == TargetReading::Status::found;
+    t.rows.push_back(
+        {std::int64_t{s.set_index}, std::int64_t{s.node_count}, s.group_counts, s.marked_speed,
+         static_cast<std::int64_t>(s.runs), std::string(status_name(s.reading.status)),
+         found ? Cell(s.reading.parameter) : Cell(std::monostate{}), optional_cell(s.work),
+         optional_cell(s.nearest_parameter), optional_cell(s.nearest_efficiency)});
+  }
+  return t;
+}
+
+Table psi_table(const collector::Analysis& a) {
+  Table t{{"from_set", "to_set", "from_speed", "to_speed", "from_work", "to_work", "psi"}, {}};
+  for (const auto& p : a.psi) {
+    t.rows.push_back({std::int64_t{p.set_index}, std::int64_t{p.next_set_index}, p.marked_speed,
+                      p.next_marked_speed, optional_cell(p.work), optional_cell(p.next_work),
+                      optional_cell(p.psi)});
+  }
+  return t;
+}
+
+void print_table(const collector::Analysis& a, Context& context) {
+  context.out << fmt::format("experiment {}: W = {}, parameter {}, target E_s = {}{}\n\n",
+                             a.experiment, a.workload, a.parameter, a.target_efficiency,
+                             a.speed_unit.empty() ? "" : ", marked speeds in " + a.speed_unit);
+  print(context.out, sets_table(a), Format::table);
+  for (const auto& s : a.sets) {
+    if (!s.advice.empty()) {
+      context.out << fmt::format("set {}: {}; {}\n", s.set_index, s.reading.explanation, s.advice);
+    }
+  }
+  context.out << '\n';
+  print(context.out, psi_table(a), Format::table);
+}
+
+void run_analyze(const AnalyzeArgs& args, Context& context) {
+  if (!(args.target > 0 && args.target <= 1)) throw UsageError("--target must be in (0, 1]");
+  pg::Connection conn = pg::Connection::open(args.db);
+  const collector::Analysis a = collector::analyze(conn, args.experiment, args.target);
+  switch (args.format) {
+    case Format::table:
+      return print_table(a, context);
+    case Format::json: {
+      nlohmann::json j = {{"experiment", a.experiment},
+                          {"workload", a.workload},
+                          {"parameter", a.parameter},
+                          {"speed_unit", a.speed_unit},
+                          {"target_efficiency", a.target_efficiency},
+                          {"sets", to_json(sets_table(a))},
+                          {"psi", to_json(psi_table(a))}};
+      for (std::size_t i = 0; i < a.sets.size(); ++i) {
+        j["sets"][i]["explanation"] = a.sets[i].reading.explanation;
+        j["sets"][i]["advice"] = a.sets[i].advice;
+      }
+      context.out << j.dump(2) << '\n';
+      return;
+    }
+    case Format::csv:  // two tables, separated by an empty line
+      print(context.out, sets_table(a), Format::csv);
+      context.out << '\n';
+      print(context.out, psi_table(a), Format::csv);
+      return;
+  }
+}
+
+}  // namespace
+
+void register_analyze(CLI::App& app, Context& context) {
+  auto args = std::make_shared<AnalyzeArgs>();
+  auto* cmd = app.add_subcommand(
+      "analyze", "Required work per machine set at a target E_s, and psi between sets");
+  cmd->add_option("--db", args->db, "libpq connection URI")->required();
+  cmd->add_option("--experiment", args->experiment, "Experiment name")->required();
+  cmd->add_option("--target", args->target, "Target speed-efficiency E_s, in (0, 1]")->required();
+  add_format_option(*cmd, args->format);
+  cmd->callback([args, &context] { run_analyze(*args, context); });
+}
+
+}  // namespace hetscale::cli

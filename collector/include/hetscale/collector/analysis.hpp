@@ -1,0 +1,52 @@
+// `hetscale analyze`: from an experiment's runs, each set's fitted E_s curve (core's
+// EfficiencyCurve), the parameter and work W at the target, stored in
+// hetscale.required_work; then psi between consecutive sets from the set_psi view.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hetscale/collector/pg.hpp"
+#include "hetscale/efficiency_fit.hpp"
+
+namespace hetscale::collector {
+
+struct SetAnalysis {
+  int set_index = 0;
+  int node_count = 0;
+  std::string group_counts;  // "blade=2 server=2"; empty without a plan
+  double marked_speed = 0;   // C of the set, in the site's unit
+  std::size_t runs = 0;
+  TargetReading reading;                     // status, parameter, explanation
+  std::optional<double> work;                // W at the target (found only)
+  std::optional<double> nearest_parameter;   // measured parameter whose mean E_s is nearest
+  std::optional<double> nearest_efficiency;  // ... the target, and that mean E_s
+  std::string advice;                        // what to run when the target is not bracketed
+};
+
+struct PsiPair {
+  int set_index = 0;
+  int next_set_index = 0;
+  double marked_speed = 0;
+  double next_marked_speed = 0;
+  std::optional<double> work;
+  std::optional<double> next_work;
+  std::optional<double> psi;  // absent when either set did not reach the target
+};
+
+struct Analysis {
+  std::string experiment;
+  std::string parameter;   // e.g. "N"
+  std::string workload;    // e.g. "2*N^3"
+  std::string speed_unit;  // unit of the marked speeds; empty when unknown
+  double target_efficiency = 0;
+  std::vector<SetAnalysis> sets;
+  std::vector<PsiPair> psi;
+};
+
+/// Computes and stores (one transaction) the analysis of `experiment` at `target`;
+/// throws Error for an unknown experiment or one without runs on a machine set.
+Analysis analyze(pg::Connection& conn, const std::string& experiment, double target);
+
+}  // namespace hetscale::collector

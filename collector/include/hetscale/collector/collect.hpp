@@ -1,0 +1,40 @@
+// `hetscale collect`: run records (JSON Lines, *.jsonl or stdin) and plan files (*.json)
+// into the database. Everything is read and validated before anything is written, so an
+// invalid record loads nothing (or, when skipping, goes to the rejects file).
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "hetscale/collector/session.hpp"
+
+namespace hetscale::collector {
+
+struct CollectOptions {
+  std::vector<std::string> inputs;  // files, directories (recursive), "-" = stdin
+  bool skip_invalid = false;        // reject bad lines instead of failing
+  std::filesystem::path rejects = "hetscale-rejects.jsonl";  // appended to when skipping
+  std::size_t batch_size = 5000;                             // records per transaction
+  Backoff backoff;
+};
+
+struct CollectReport {
+  std::size_t record_files = 0;
+  std::size_t plans = 0;
+  std::size_t records = 0;   // valid records read
+  std::size_t rejected = 0;  // invalid lines set aside
+  long long runs_added = 0;
+  long long runs_present = 0;  // already in the database
+  long long rank_rows_added = 0;
+};
+
+/// Throws ConfigError for an unreadable input or (without skip_invalid) the first invalid
+/// record, naming file and line; pg::DbError / Error for database failures. Retries and
+/// rejected lines are reported on `log`.
+CollectReport collect(const std::string& uri, const CollectOptions& options,
+                      std::istream& stdin_stream, std::ostream& log);
+
+}  // namespace hetscale::collector

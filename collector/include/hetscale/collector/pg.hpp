@@ -1,0 +1,102 @@
+// A small RAII layer over libpq (DESIGN.md style rules 7 and 8): one move-only owner per
+// PGconn and PGresult, values only as parameters, COPY for bulk data.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hetscale/error.hpp"
+
+struct pg_conn;
+struct pg_result;
+
+namespace hetscale::pg {
+
+/// A failed database call. sqlstate() is PostgreSQL's error code ("23505"), empty when
+/// libpq failed on its own (e.g. the connection broke).
+class DbError : public Error {
+ public:
+  DbError(const std::string& message, std::string sqlstate, bool connection_lost);
+  [[nodiscard]] const std::string& sqlstate() const noexcept { return sqlstate_; }
+  [[nodiscard]] bool connection_lost() const noexcept { return connection_lost_; }
+  /// Worth running the whole transaction again: connection lost, server shutting down
+  /// or starting, deadlock, serialization failure, unique violation (a concurrent
+  /// loader stored the same run first).
+  [[nodiscard]] bool retryable() const noexcept;
+
+ private:
+  std::string sqlstate_;
+  bool connection_lost_;
+};
+
+/// Owns one PGresult.
+class Result {
+ public:
+  explicit Result(pg_result* result) noexcept : result_(result) {}
+  [[nodiscard]] int rows() const noexcept;
+  [[nodiscard]] int columns() const noexcept;
+  [[nodiscard]] bool is_null(int row, int column) const noexcept;
+  [[nodiscard]] std::string_view text(int row, int column) const noexcept;
+  /// Typed reads; throw DbError on NULL or a value of another type.
+  [[nodiscard]] long long integer(int row, int column) const;
+  [[nodiscard]] double number(int row, int column) const;
+  [[nodiscard]] std::optional<double> optional_number(int row, int column) const;
+  /// Rows affected by INSERT/UPDATE/DELETE.
+  [[nodiscard]] long long affected() const;
+
+ private:
+  struct Clear {
+    void operator()(pg_result* result) const noexcept;
+  };
+  std::unique_ptr<pg_result, Clear> result_;
+};
+
+/// Query parameters; std::nullopt is SQL NULL. Every value is sent as text.
+using Params = std::vector<std::optional<std::string>>;
+
+/// Owns one PGconn.
+class Connection {
+ public:
+  /// Connects to a libpq URI or key=value string; throws DbError (connection_lost).
+  static Connection open(const std::string& uri);
+
+  /// Runs trusted SQL text of ours (migrations, DDL); may hold several statements.
+  Result exec(std::string_view sql);
+  /// Runs one statement with values as parameters ($1, $2...).
+  Result exec(const std::string& sql, const Params& params);
+  /// COPY ... FROM STDIN with `data` in COPY text format.
+  void copy_in(const std::string& copy_sql, std::string_view data);
+
+  /// True while the connection is usable.
+  [[nodiscard]] bool ok() const noexcept;
+  /// The server's process id for this session (pg_terminate_backend in tests).
+  [[nodiscard]] int backend_pid() const noexcept;
+
+ private:
+  struct Finish {
+    void operator()(pg_conn* conn) const noexcept;
+  };
+  explicit Connection(pg_conn* conn) noexcept : conn_(conn) {}
+  Result check(pg_result* result, std::string_view what);
+  [[noreturn]] void fail(std::string_view what);
+  std::unique_ptr<pg_conn, Finish> conn_;
+};
+
+/// BEGIN on construction, ROLLBACK on destruction unless commit() was called.
+class Transaction {
+ public:
+  explicit Transaction(Connection& conn);
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+  ~Transaction();
+  void commit();
+
+ private:
+  Connection& conn_;
+  bool open_ = true;
+};
+
+}  // namespace hetscale::pg

@@ -1,0 +1,209 @@
+// The scalability analysis: reading runs, fitting per set, storing required work, psi.
+#include "hetscale/collector/analysis.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <map>
+
+#include "hetscale/workload.hpp"
+
+namespace hetscale::collector {
+namespace {
+
+struct Experiment {
+  std::string id;
+  std::string parameter;
+  std::string workload;
+  std::string speed_unit;
+};
+
+std::string number(double value) {
+  char buffer[32];
+  return std::string(buffer, std::to_chars(buffer, buffer + sizeof buffer, value).ptr);
+}
+
+std::optional<std::string> optional_number(const std::optional<double>& value) {
+  return value ? std::optional<std::string>(number(*value)) : std::nullopt;
+}
+
+// The plan's parameter and workload; without a plan, what the runs say (one parameter).
+Experiment experiment(pg::Connection& conn, const std::string& name) {
+  const pg::Result r = conn.exec(R"sql(
+    SELECT e.experiment_id,
+           coalesce(e.parameter, (SELECT min(k) FROM hetscale.runs r,
+                                  LATERAL jsonb_object_keys(r.parameters) k
+                                  WHERE r.experiment_id = e.experiment_id)),
+           coalesce(e.workload, (SELECT min(workload) FROM hetscale.runs r
+                                 WHERE r.experiment_id = e.experiment_id)),
+           coalesce(s.speed_unit, (SELECT min(nullif(speed_unit, '')) FROM hetscale.runs r
+                                   WHERE r.experiment_id = e.experiment_id), '')
+    FROM hetscale.experiments e LEFT JOIN hetscale.sites s USING (site_id)
+    WHERE e.name = $1)sql",
+                                 {name});
+  if (r.rows() == 0) throw Error("analyze: no experiment '" + name + "' in the database");
+  if (r.is_null(0, 1) || r.is_null(0, 2)) {
+    throw Error("analyze: experiment '" + name + "' has no runs and no plan");
+  }
+  return {std::string(r.text(0, 0)), std::string(r.text(0, 1)), std::string(r.text(0, 2)),
+          std::string(r.text(0, 3))};
+}
+
+std::map<int, std::vector<EfficiencyPoint>> points_by_set(pg::Connection& conn,
+                                                          const std::string& id) {
+  const pg::Result r = conn.exec(R"sql(
+    SELECT set_index, parameter_value, speed_efficiency FROM hetscale.run_efficiency
+    WHERE experiment_id = $1 AND set_index IS NOT NULL AND parameter_value > 0
+      AND speed_efficiency IS NOT NULL)sql",
+                                 {id});
+  std::map<int, std::vector<EfficiencyPoint>> out;
+  for (int i = 0; i < r.rows(); ++i) {
+    out[static_cast<int>(r.integer(i, 0))].push_back({r.number(i, 1), r.number(i, 2)});
+  }
+  return out;
+}
+
+struct SetFacts {
+  int node_count = 0;
+  double marked_speed = 0;
+  std::string group_counts;
+};
+
+// From the plan when there is one, else from the set's runs.
+std::map<int, SetFacts> set_facts(pg::Connection& conn, const std::string& id) {
+  const pg::Result r = conn.exec(R"sql(
+    SELECT s.set_index, s.node_count, s.marked_speed,
+           (SELECT string_agg(g.name || '=' || sg.node_count, ' ' ORDER BY g.group_id)
+            FROM hetscale.machine_set_groups sg JOIN hetscale.groups g USING (group_id)
+            WHERE sg.machine_set_id = s.machine_set_id)
+    FROM hetscale.machine_sets s WHERE s.experiment_id = $1
+    UNION ALL
+    SELECT r.set_index,
+           (SELECT count(DISTINCT t.host) FROM hetscale.rank_timings t WHERE t.run_id = min(r.run_id)),
+           avg(nullif(r.marked_speed, 0)), NULL
+    FROM hetscale.runs r
+    WHERE r.experiment_id = $1 AND r.set_index IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM hetscale.machine_sets s
+                      WHERE s.experiment_id = $1 AND s.set_index = r.set_index)
+    GROUP BY r.set_index)sql",
+                                 {id});
+  std::map<int, SetFacts> out;
+  for (int i = 0; i < r.rows(); ++i) {
+    SetFacts f;
+    f.node_count = r.is_null(i, 1) ? 0 : static_cast<int>(r.integer(i, 1));
+    f.marked_speed = r.optional_number(i, 2).value_or(0);
+    f.group_counts = r.is_null(i, 3) ? "" : std::string(r.text(i, 3));
+    out[static_cast<int>(r.integer(i, 0))] = f;
+  }
+  return out;
+}
+
+// The measured point (mean of repeats) nearest to the target.
+void nearest(const EfficiencyCurve& curve, double target, SetAnalysis& set) {
+  for (const FittedKnot& k : curve.knots()) {
+    if (!set.nearest_efficiency ||
+        std::abs(k.mean_efficiency - target) < std::abs(*set.nearest_efficiency - target)) {
+      set.nearest_efficiency = k.mean_efficiency;
+      set.nearest_parameter = k.parameter;
+    }
+  }
+}
+
+std::string advice(const SetAnalysis& set, const EfficiencyCurve& curve,
+                   const std::string& parameter) {
+  switch (set.reading.status) {
+    case TargetReading::Status::found:
+      return "";
+    case TargetReading::Status::above_range:
+      return "the runs do not bracket the target: run larger " + parameter + " than " +
+             number(curve.max_parameter()) +
+             " on this set (hetscale jobgen --refine adds such values)";
+    case TargetReading::Status::below_range:
+      return "the runs do not bracket the target: run smaller " + parameter + " than " +
+             number(curve.min_parameter()) +
+             " on this set (hetscale jobgen --refine adds such values)";
+    case TargetReading::Status::too_few_points:
+      return "run at least two values of " + parameter +
+             " on this set (hetscale jobgen --refine adds them)";
+  }
+  return "";
+}
+
+SetAnalysis analyze_set(int index, const std::vector<EfficiencyPoint>& points,
+                        const SetFacts& facts, const Experiment& e, const Workload& workload,
+                        double target) {
+  SetAnalysis set;
+  set.set_index = index;
+  set.node_count = facts.node_count;
+  set.marked_speed = facts.marked_speed;
+  set.group_counts = facts.group_counts;
+  set.runs = points.size();
+  const EfficiencyCurve curve = EfficiencyCurve::fit(points);
+  set.reading = curve.parameter_at(target);
+  if (set.reading.status == TargetReading::Status::found) {
+    set.work = workload.evaluate(ParameterValues{{e.parameter, set.reading.parameter}});
+  }
+  nearest(curve, target, set);
+  set.advice = advice(set, curve, e.parameter);
+  return set;
+}
+
+void store(pg::Connection& conn, const Experiment& e, double target,
+           const std::vector<SetAnalysis>& sets) {
+  conn.exec(
+      "DELETE FROM hetscale.required_work WHERE experiment_id = $1 AND target_efficiency = $2",
+      {e.id, number(target)});
+  static const char* status_names[] = {"found", "below_range", "above_range", "too_few_points"};
+  for (const SetAnalysis& s : sets) {
+    if (s.node_count <= 0 || s.marked_speed <= 0) continue;  // unknown C: psi undefined
+    const bool found = s.reading.status == TargetReading::Status::found;
+    conn.exec(
+        R"sql(
+      INSERT INTO hetscale.required_work (experiment_id, set_index, target_efficiency,
+        node_count, marked_speed, status, parameter_value, work, nearest_efficiency, explanation)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10))sql",
+        {e.id, std::to_string(s.set_index), number(target), std::to_string(s.node_count),
+         number(s.marked_speed), status_names[static_cast<int>(s.reading.status)],
+         found ? std::optional<std::string>(number(s.reading.parameter)) : std::nullopt,
+         optional_number(s.work), optional_number(s.nearest_efficiency), s.reading.explanation});
+  }
+}
+
+std::vector<PsiPair> psi_pairs(pg::Connection& conn, const Experiment& e, double target) {
+  const pg::Result r = conn.exec(R"sql(
+    SELECT set_index, next_set_index, marked_speed, next_marked_speed, work, next_work, psi
+    FROM hetscale.set_psi WHERE experiment_id = $1 AND target_efficiency = $2
+    ORDER BY set_index)sql",
+                                 {e.id, number(target)});
+  std::vector<PsiPair> out;
+  for (int i = 0; i < r.rows(); ++i) {
+    out.push_back({static_cast<int>(r.integer(i, 0)), static_cast<int>(r.integer(i, 1)),
+                   r.number(i, 2), r.number(i, 3), r.optional_number(i, 4), r.optional_number(i, 5),
+                   r.optional_number(i, 6)});
+  }
+  return out;
+}
+
+}  // namespace
+
+Analysis analyze(pg::Connection& conn, const std::string& name, double target) {
+  if (!(target > 0 && target <= 1)) throw Error("analyze: --target must be in (0, 1]");
+  pg::Transaction tx(conn);
+  const Experiment e = experiment(conn, name);
+  const Workload workload = Workload::parse(e.workload);
+  const auto points = points_by_set(conn, e.id);
+  if (points.empty())
+    throw Error("analyze: experiment '" + name + "' has no runs on a machine set");
+  const auto facts = set_facts(conn, e.id);
+  Analysis out{name, e.parameter, e.workload, e.speed_unit, target, {}, {}};
+  for (const auto& [index, set_points] : points) {
+    auto it = facts.find(index);
+    out.sets.push_back(analyze_set(index, set_points, it == facts.end() ? SetFacts{} : it->second,
+                                   e, workload, target));
+  }
+  store(conn, e, target, out.sets);
+  out.psi = psi_pairs(conn, e, target);
+  tx.commit();
+  return out;
+}
+
+}  // namespace hetscale::collector

@@ -1,0 +1,183 @@
+// The libpq RAII layer: connection, results, parameters, COPY, transactions.
+#include "hetscale/collector/pg.hpp"
+
+#include <libpq-fe.h>
+
+#include <charconv>
+#include <cstdlib>
+
+namespace hetscale::pg {
+namespace {
+
+std::string trimmed(const char* message) {
+  std::string s = message == nullptr ? std::string() : std::string(message);
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+void ignore_notice(void*, const char*) {}  // NOTICEs ("already exists, skipping") are noise
+
+// Class 08 (connection exception), 57P01-03 (server shutting down or starting).
+bool connection_sqlstate(const std::string& state) {
+  return state.rfind("08", 0) == 0 || state == "57P01" || state == "57P02" || state == "57P03";
+}
+
+}  // namespace
+
+DbError::DbError(const std::string& message, std::string sqlstate, bool connection_lost)
+    : Error(message), sqlstate_(std::move(sqlstate)), connection_lost_(connection_lost) {}
+
+bool DbError::retryable() const noexcept {
+  // 23505: another loader stored the same run first; the retry sees it and skips it.
+  return connection_lost_ || connection_sqlstate(sqlstate_) || sqlstate_ == "40001" ||
+         sqlstate_ == "40P01" || sqlstate_ == "23505";
+}
+
+void Result::Clear::operator()(pg_result* result) const noexcept {
+  PQclear(result);
+}
+
+int Result::rows() const noexcept {
+  return PQntuples(result_.get());
+}
+int Result::columns() const noexcept {
+  return PQnfields(result_.get());
+}
+
+bool Result::is_null(int row, int column) const noexcept {
+  return PQgetisnull(result_.get(), row, column) == 1;
+}
+
+std::string_view Result::text(int row, int column) const noexcept {
+  return {PQgetvalue(result_.get(), row, column),
+          static_cast<std::size_t>(PQgetlength(result_.get(), row, column))};
+}
+
+long long Result::integer(int row, int column) const {
+  const std::string_view s = text(row, column);
+  long long value = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+  if (is_null(row, column) || ec != std::errc() || end != s.data() + s.size()) {
+    throw DbError("database: expected an integer, got '" + std::string(s) + "'", "", false);
+  }
+  return value;
+}
+
+double Result::number(int row, int column) const {
+  if (is_null(row, column)) throw DbError("database: expected a number, got NULL", "", false);
+  const std::string s(text(row, column));
+  char* end = nullptr;
+  const double value = std::strtod(s.c_str(), &end);  // also reads "Infinity", "NaN"
+  if (end != s.c_str() + s.size()) {
+    throw DbError("database: expected a number, got '" + s + "'", "", false);
+  }
+  return value;
+}
+
+std::optional<double> Result::optional_number(int row, int column) const {
+  if (is_null(row, column)) return std::nullopt;
+  return number(row, column);
+}
+
+long long Result::affected() const {
+  const char* n = PQcmdTuples(result_.get());
+  return n == nullptr || *n == '\0' ? 0 : std::atoll(n);
+}
+
+void Connection::Finish::operator()(pg_conn* conn) const noexcept {
+  PQfinish(conn);
+}
+
+Connection Connection::open(const std::string& uri) {
+  Connection conn(PQconnectdb(uri.c_str()));
+  if (!conn.conn_) throw DbError("database: out of memory", "", true);
+  if (PQstatus(conn.conn_.get()) != CONNECTION_OK) {
+    // Never print the URI: it may hold a password. A server that answered FATAL (no such
+    // database, authentication failed) will answer the same again: not worth a retry,
+    // unless it was only starting up or shutting down.
+    const std::string message = trimmed(PQerrorMessage(conn.conn_.get()));
+    const bool transient = message.find("FATAL:") == std::string::npos ||
+                           message.find("the database system is") != std::string::npos;
+    throw DbError("database: cannot connect: " + message, "", transient);
+  }
+  PQsetNoticeProcessor(conn.conn_.get(), ignore_notice, nullptr);
+  if (PQsetClientEncoding(conn.conn_.get(), "UTF8") != 0) conn.fail("cannot set UTF8 encoding");
+  return conn;
+}
+
+void Connection::fail(std::string_view what) {
+  const bool lost = PQstatus(conn_.get()) != CONNECTION_OK;
+  throw DbError("database: " + std::string(what) + ": " + trimmed(PQerrorMessage(conn_.get())), "",
+                lost);
+}
+
+Result Connection::check(pg_result* raw, std::string_view what) {
+  Result result(raw);
+  const ExecStatusType status = raw == nullptr ? PGRES_FATAL_ERROR : PQresultStatus(raw);
+  if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK || status == PGRES_COPY_IN) {
+    return result;
+  }
+  const char* state = raw == nullptr ? nullptr : PQresultErrorField(raw, PG_DIAG_SQLSTATE);
+  const std::string message =
+      trimmed(raw == nullptr ? PQerrorMessage(conn_.get()) : PQresultErrorMessage(raw));
+  const bool lost = PQstatus(conn_.get()) != CONNECTION_OK;
+  throw DbError("database: " + std::string(what) + ": " + message, state ? state : "", lost);
+}
+
+Result Connection::exec(std::string_view sql) {
+  return check(PQexec(conn_.get(), std::string(sql).c_str()), "query failed");
+}
+
+Result Connection::exec(const std::string& sql, const Params& params) {
+  std::vector<const char*> values;
+  values.reserve(params.size());
+  for (const auto& p : params) values.push_back(p ? p->c_str() : nullptr);
+  return check(PQexecParams(conn_.get(), sql.c_str(), static_cast<int>(values.size()), nullptr,
+                            values.data(), nullptr, nullptr, 0),
+               "query failed");
+}
+
+void Connection::copy_in(const std::string& copy_sql, std::string_view data) {
+  check(PQexec(conn_.get(), copy_sql.c_str()), "COPY failed");
+  // Sent in pieces so that libpq never has to buffer the whole batch twice.
+  constexpr std::size_t piece = 1 << 20;
+  for (std::size_t at = 0; at < data.size(); at += piece) {
+    const std::size_t n = std::min(piece, data.size() - at);
+    if (PQputCopyData(conn_.get(), data.data() + at, static_cast<int>(n)) != 1) {
+      fail("COPY failed");
+    }
+  }
+  if (PQputCopyEnd(conn_.get(), nullptr) != 1) fail("COPY failed");
+  // The COPY's own outcome, then the end of the results.
+  for (PGresult* raw = PQgetResult(conn_.get()); raw != nullptr; raw = PQgetResult(conn_.get())) {
+    check(raw, "COPY failed");
+  }
+}
+
+bool Connection::ok() const noexcept {
+  return conn_ && PQstatus(conn_.get()) == CONNECTION_OK;
+}
+
+int Connection::backend_pid() const noexcept {
+  return PQbackendPID(conn_.get());
+}
+
+Transaction::Transaction(Connection& conn) : conn_(conn) {
+  conn_.exec("BEGIN");
+}
+
+Transaction::~Transaction() {
+  if (!open_ || !conn_.ok()) return;
+  try {
+    conn_.exec("ROLLBACK");
+  } catch (const Error&) {
+    // The connection is going away anyway; the server rolls back on its own.
+  }
+}
+
+void Transaction::commit() {
+  conn_.exec("COMMIT");
+  open_ = false;
+}
+
+}  // namespace hetscale::pg

@@ -1,0 +1,140 @@
+// A plan file into the site, node and experiment tables (small: plain parameterised
+// statements, no COPY).
+#include "hetscale/collector/plan_loader.hpp"
+
+#include <charconv>
+#include <map>
+
+namespace hetscale::collector {
+namespace {
+
+std::string number(double value) {
+  char buffer[32];
+  return std::string(buffer, std::to_chars(buffer, buffer + sizeof buffer, value).ptr);
+}
+
+std::optional<std::string> optional(const std::string& value) {
+  return value.empty() ? std::nullopt : std::optional<std::string>(value);
+}
+
+std::string id(const pg::Result& r) {
+  return std::string(r.text(0, 0));
+}
+
+std::string upsert_site(pg::Connection& conn, const PlanSite& site) {
+  return id(conn.exec(R"sql(
+    INSERT INTO hetscale.sites (name, speed_unit, benchmark) VALUES ($1, $2, $3)
+    ON CONFLICT (name) DO UPDATE SET speed_unit = EXCLUDED.speed_unit,
+                                     benchmark = EXCLUDED.benchmark
+    RETURNING site_id)sql",
+                      {site.name, site.speed_unit, site.benchmark}));
+}
+
+std::map<std::string, std::string> upsert_groups(pg::Connection& conn, const std::string& site_id,
+                                                 const PlanSite& site) {
+  std::map<std::string, std::string> ids;
+  for (const Group& g : site.groups) {
+    ids[g.name] = id(conn.exec(R"sql(
+      INSERT INTO hetscale.groups (site_id, name, marked_speed) VALUES ($1, $2, $3)
+      ON CONFLICT (site_id, name) DO UPDATE SET marked_speed = EXCLUDED.marked_speed
+      RETURNING group_id)sql",
+                               {site_id, g.name, number(g.marked_speed)}));
+  }
+  return ids;
+}
+
+std::map<std::string, std::string> upsert_nodes(pg::Connection& conn, const std::string& site_id,
+                                                const StudyPlan& plan,
+                                                const std::map<std::string, std::string>& groups) {
+  std::map<std::string, std::string> ids;
+  for (const Node& n : plan.site.nodes) {
+    const std::string node_id =
+        id(conn.exec(R"sql(
+      INSERT INTO hetscale.nodes (site_id, name, group_id, processors, marked_speed, state)
+      VALUES ($1, $2, $3, $4, $5, $6)
+      ON CONFLICT (site_id, name) DO UPDATE SET group_id = EXCLUDED.group_id,
+        processors = EXCLUDED.processors, marked_speed = EXCLUDED.marked_speed,
+        state = EXCLUDED.state
+      RETURNING node_id)sql",
+                     {site_id, n.name, groups.at(n.group), std::to_string(n.processors),
+                      number(n.marked_speed), std::string(to_string(n.state))}));
+    // The plan's time stamps the figure; without one, the load time does.
+    conn.exec(R"sql(
+      INSERT INTO hetscale.benchmark_history (node_id, benchmark, observed_at, marked_speed)
+      VALUES ($1, $2, coalesce($3::timestamptz, now()), $4)
+      ON CONFLICT DO NOTHING)sql",
+              {node_id, plan.site.benchmark, optional(plan.created), number(n.marked_speed)});
+    ids[n.name] = node_id;
+  }
+  return ids;
+}
+
+std::string upsert_experiment(pg::Connection& conn, const std::string& site_id,
+                              const StudyPlan& plan) {
+  const PlanExperiment& e = plan.experiment;
+  return id(conn.exec(R"sql(
+    INSERT INTO hetscale.experiments
+      (name, code, workload, parameter, target_efficiency, site_id, plan_created)
+    VALUES ($1, $2, $3, $4, $5, $6, $7)
+    ON CONFLICT (name) DO UPDATE SET code = EXCLUDED.code, workload = EXCLUDED.workload,
+      parameter = EXCLUDED.parameter, target_efficiency = EXCLUDED.target_efficiency,
+      site_id = EXCLUDED.site_id, plan_created = EXCLUDED.plan_created
+    RETURNING experiment_id)sql",
+                      {e.name, e.code, e.workload, e.parameter, number(e.target_efficiency),
+                       site_id, optional(plan.created)}));
+}
+
+// '{1,2.5}': a PostgreSQL array literal of numbers (no quoting needed).
+std::string array_literal(const std::vector<double>& values) {
+  std::string out = "{";
+  for (std::size_t i = 0; i < values.size(); ++i) out += (i ? "," : "") + number(values[i]);
+  return out + "}";
+}
+
+void upsert_set(pg::Connection& conn, const std::string& experiment_id, const PlannedSet& planned,
+                const std::map<std::string, std::string>& groups,
+                const std::map<std::string, std::string>& nodes) {
+  const std::string set_id = id(conn.exec(
+      R"sql(
+    INSERT INTO hetscale.machine_sets
+      (experiment_id, set_index, node_count, marked_speed, parameter_values)
+    VALUES ($1, $2, $3, $4, $5::double precision[])
+    ON CONFLICT (experiment_id, set_index) DO UPDATE SET node_count = EXCLUDED.node_count,
+      marked_speed = EXCLUDED.marked_speed, parameter_values = EXCLUDED.parameter_values
+    RETURNING machine_set_id)sql",
+      {experiment_id, std::to_string(planned.set.index), std::to_string(planned.set.nodes.size()),
+       number(planned.set.marked_speed), array_literal(planned.parameter_values)}));
+  for (const std::string& node : planned.set.nodes) {
+    conn.exec(R"sql(
+      INSERT INTO hetscale.machine_set_members (machine_set_id, node_id) VALUES ($1, $2)
+      ON CONFLICT DO NOTHING)sql",
+              {set_id, nodes.at(node)});
+  }
+  for (const auto& [group, count] : planned.set.group_counts) {
+    auto it = groups.find(group);
+    if (it == groups.end())
+      throw Error("plan: machine set " + std::to_string(planned.set.index) +
+                  " counts unknown group '" + group + "'");
+    conn.exec(R"sql(
+      INSERT INTO hetscale.machine_set_groups (machine_set_id, group_id, node_count)
+      VALUES ($1, $2, $3)
+      ON CONFLICT (machine_set_id, group_id) DO UPDATE SET node_count = EXCLUDED.node_count)sql",
+              {set_id, it->second, std::to_string(count)});
+  }
+}
+
+}  // namespace
+
+void load_plan(pg::Connection& conn, const StudyPlan& plan) {
+  pg::Transaction tx(conn);
+  const std::string site_id = upsert_site(conn, plan.site);
+  const auto groups = upsert_groups(conn, site_id, plan.site);
+  const auto nodes = upsert_nodes(conn, site_id, plan, groups);
+  const std::string experiment_id = upsert_experiment(conn, site_id, plan);
+  for (const PlannedSet& planned : plan.machine_sets) {
+    upsert_set(conn, experiment_id, planned, groups, nodes);
+  }
+  tx.commit();
+}
+
+}  // namespace hetscale::collector

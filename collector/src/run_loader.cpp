@@ -1,0 +1,220 @@
+// One batch of run records into hetscale.runs and hetscale.rank_timings.
+#include "hetscale/collector/run_loader.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <unordered_set>
+
+#include "hetscale/collector/copy_buffer.hpp"
+#include "hetscale/collector/sha256.hpp"
+
+namespace hetscale::collector {
+namespace {
+
+// Experiments named by the batch, created when new, in name order (concurrent loaders
+// lock rows in the same order); then their ids.
+constexpr const char* insert_experiments = R"sql(
+INSERT INTO hetscale.experiments (name)
+SELECT value FROM jsonb_array_elements_text($1::jsonb) ORDER BY 1
+ON CONFLICT (name) DO NOTHING)sql";
+
+constexpr const char* select_experiments = R"sql(
+SELECT name, experiment_id FROM hetscale.experiments
+WHERE name IN (SELECT value FROM jsonb_array_elements_text($1::jsonb)))sql";
+
+constexpr const char* select_present = R"sql(
+SELECT encode(run_key, 'hex') FROM hetscale.runs
+WHERE run_key IN (SELECT decode(value, 'hex') FROM jsonb_array_elements_text($1::jsonb)))sql";
+
+constexpr const char* reserve_run_ids = R"sql(
+SELECT nextval(pg_get_serial_sequence('hetscale.runs', 'run_id'))
+FROM generate_series(1, $1::integer))sql";
+
+constexpr const char* copy_runs = R"sql(
+COPY hetscale.runs (
+  run_id, run_key, experiment_id, code, workload, parameters, work, wall_seconds,
+  marked_speed, speed_unit, weights_source, set_index, repetition, slurm_job_id,
+  slurm_array_job_id, slurm_array_task_id, slurm_step_id, node_list, start_time, end_time,
+  verified, fingerprint, source_file, source_line) FROM STDIN)sql";
+
+constexpr const char* copy_ranks = R"sql(
+COPY hetscale.rank_timings (
+  run_id, rank, host, weight, marked_speed, compute_seconds, communication_seconds,
+  wall_seconds) FROM STDIN)sql";
+
+// A record with its natural key.
+struct Keyed {
+  const NumberedRunRecord* numbered;
+  std::string key;  // hex SHA-256 of run_identity()
+};
+
+void optional_integer(pg::CopyBuffer& out, const std::optional<std::uint64_t>& value) {
+  if (value) {
+    out.integer(static_cast<long long>(*value));
+  } else {
+    out.null();
+  }
+}
+
+void optional_text(pg::CopyBuffer& out, const std::string& value) {
+  if (value.empty()) {
+    out.null();
+  } else {
+    out.text(value);
+  }
+}
+
+nlohmann::json parameters_json(const ParameterValues& parameters) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [name, value] : parameters) out[name] = value;
+  return out;
+}
+
+void run_row(pg::CopyBuffer& out, long long run_id, const Keyed& keyed,
+             const std::string& experiment_id, const std::string& source) {
+  const RunRecord& r = keyed.numbered->record;
+  out.integer(run_id);
+  out.text("\\x" + keyed.key);  // bytea in hex form
+  out.text(experiment_id);
+  out.text(r.code);
+  out.text(r.workload);
+  out.text(parameters_json(r.parameters).dump());
+  out.number(r.work);
+  out.number(r.wall_seconds);
+  out.number(r.marked_speed);
+  out.text(r.speed_unit);
+  out.text(r.weights_source);
+  if (r.machine_set) {
+    out.integer(*r.machine_set);
+  } else {
+    out.null();
+  }
+  out.integer(r.repetition);
+  optional_integer(out, r.slurm.job_id);
+  optional_integer(out, r.slurm.array_job_id);
+  optional_integer(out, r.slurm.array_task_id);
+  optional_integer(out, r.slurm.step_id);
+  out.text(r.slurm.node_list);
+  optional_text(out, r.start_time);
+  optional_text(out, r.end_time);
+  out.text(r.verified ? "t" : "f");
+  out.text(r.fingerprint.dump());
+  out.text(source);
+  out.integer(keyed.numbered->line);
+  out.end_row();
+}
+
+void rank_rows(pg::CopyBuffer& out, long long run_id, const RunRecord& record) {
+  for (const RankTiming& t : record.ranks) {
+    out.integer(run_id);
+    out.integer(t.rank);
+    out.text(t.host);
+    out.number(t.weight);
+    out.number(t.marked_speed);
+    out.number(t.compute_seconds);
+    out.number(t.communication_seconds);
+    out.number(t.wall_seconds);
+    out.end_row();
+  }
+}
+
+}  // namespace
+
+std::string run_identity(const RunRecord& r) {
+  nlohmann::json hosts = nlohmann::json::array();
+  for (const RankTiming& t : r.ranks) hosts.push_back(t.host);
+  const auto id = [](const std::optional<std::uint64_t>& v) {
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+  };
+  // An array, so that the order is fixed; parameters are a sorted object already.
+  const nlohmann::json identity = {
+      r.experiment,
+      r.code,
+      r.workload,
+      parameters_json(r.parameters),
+      r.machine_set ? nlohmann::json(*r.machine_set) : nlohmann::json(nullptr),
+      r.repetition,
+      id(r.slurm.job_id),
+      id(r.slurm.array_job_id),
+      id(r.slurm.array_task_id),
+      id(r.slurm.step_id),
+      r.slurm.node_list,
+      r.start_time,
+      r.end_time,
+      hosts};
+  return identity.dump();
+}
+
+namespace {
+
+// Sorted by key, one per key (the first line wins): loaders that meet on the same runs
+// insert them in the same order, so one waits for the other instead of deadlocking.
+std::vector<Keyed> keyed_records(std::span<const NumberedRunRecord> records) {
+  std::vector<Keyed> out;
+  out.reserve(records.size());
+  for (const NumberedRunRecord& r : records)
+    out.push_back({&r, to_hex(sha256(run_identity(r.record)))});
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Keyed& a, const Keyed& b) { return a.key < b.key; });
+  out.erase(std::unique(out.begin(), out.end(),
+                        [](const Keyed& a, const Keyed& b) { return a.key == b.key; }),
+            out.end());
+  return out;
+}
+
+std::map<std::string, std::string> experiment_ids(pg::Connection& conn,
+                                                  const std::vector<Keyed>& runs) {
+  std::set<std::string> names;
+  for (const Keyed& k : runs) names.insert(k.numbered->record.experiment);
+  const std::string list = nlohmann::json(names).dump();
+  conn.exec(insert_experiments, {list});
+  const pg::Result r = conn.exec(select_experiments, {list});
+  std::map<std::string, std::string> ids;
+  for (int i = 0; i < r.rows(); ++i) ids.emplace(r.text(i, 0), r.text(i, 1));
+  return ids;
+}
+
+// Runs of the batch not stored yet.
+std::vector<Keyed> not_present(pg::Connection& conn, std::vector<Keyed> runs) {
+  nlohmann::json keys = nlohmann::json::array();
+  for (const Keyed& k : runs) keys.push_back(k.key);
+  const pg::Result r = conn.exec(select_present, {keys.dump()});
+  std::unordered_set<std::string> present;
+  for (int i = 0; i < r.rows(); ++i) present.emplace(r.text(i, 0));
+  std::erase_if(runs, [&](const Keyed& k) { return present.count(k.key) > 0; });
+  return runs;
+}
+
+}  // namespace
+
+// Plain COPY into runs and rank_timings (ids reserved first), no staging: the unique
+// run_key refuses a run that another loader stored meanwhile, and the batch is retried.
+BatchCounts load_run_batch(pg::Connection& conn, std::span<const NumberedRunRecord> records,
+                           const std::string& source) {
+  const std::vector<Keyed> keyed = keyed_records(records);
+  pg::Transaction tx(conn);
+  const auto experiments = experiment_ids(conn, keyed);
+  const std::vector<Keyed> runs = not_present(conn, keyed);
+  BatchCounts out;
+  if (!runs.empty()) {
+    const pg::Result ids = conn.exec(reserve_run_ids, {std::to_string(runs.size())});
+    pg::CopyBuffer run_rows;
+    pg::CopyBuffer rank_lines;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      const long long run_id = ids.integer(static_cast<int>(i), 0);
+      const RunRecord& record = runs[i].numbered->record;
+      run_row(run_rows, run_id, runs[i], experiments.at(record.experiment), source);
+      rank_rows(rank_lines, run_id, record);
+      out.rank_rows_added += static_cast<long long>(record.ranks.size());
+    }
+    conn.copy_in(copy_runs, run_rows.data());
+    conn.copy_in(copy_ranks, rank_lines.data());
+  }
+  tx.commit();
+  out.runs_added = static_cast<long long>(runs.size());
+  out.runs_present = static_cast<long long>(records.size()) - out.runs_added;
+  return out;
+}
+
+}  // namespace hetscale::collector

@@ -1,0 +1,66 @@
+// The plan file (docs/plan-file.md): what `hetscale jobgen` decided for one experiment
+// (site, machine sets, parameter values). The collector stores it; `hetscale analyze`
+// reads the experiment's parameter and target from it.
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hetscale/machine_sets.hpp"
+#include "hetscale/site_table.hpp"
+
+namespace hetscale {
+
+inline constexpr int study_plan_schema = 1;
+
+struct PlanExperiment {
+  std::string name;              // unique key of the experiment in the database
+  std::string code;              // kernel name ("mm") or the user's command line
+  std::string workload;          // formula as given, e.g. "2*N^3" or "mm"
+  std::string parameter;         // the parameter that grows, e.g. "N"
+  double target_efficiency = 0;  // target E_s, in (0, 1]
+};
+
+/// The site the plan was made for: its identity, and the groups and nodes (with marked
+/// speeds) as they were when the plan was written.
+struct PlanSite {
+  std::string name;
+  std::string speed_unit;  // unit of every marked speed in the plan
+  std::string benchmark;
+  std::vector<Group> groups;  // `where` is not stored
+  std::vector<Node> nodes;    // host lists expanded; `where` is not stored
+};
+
+struct PlannedSet {
+  MachineSet set;                        // index, nodes, group counts, marked speed C
+  std::vector<double> parameter_values;  // values of the parameter to run on this set
+};
+
+struct StudyPlan {
+  int schema = study_plan_schema;
+  std::string created;  // ISO 8601 UTC time the plan was written
+  PlanExperiment experiment;
+  PlanSite site;
+  std::vector<PlannedSet> machine_sets;  // index i at position i
+};
+
+/// The plan's JSON document (stable keys, see docs/plan-file.md).
+nlohmann::json to_json(const StudyPlan& plan);
+
+/// Validates and converts a parsed document; throws Error naming the field, e.g.
+/// "field 'machine_sets[1].marked_speed' must be a positive number".
+StudyPlan study_plan_from_json(const nlohmann::json& document);
+
+/// Parses plan text; throws ConfigError "<source>[:line:col]: <message>".
+StudyPlan parse_study_plan(std::string_view text, const std::string& source_name);
+/// Reads and parses a plan file; an unreadable file is a ConfigError too.
+StudyPlan load_study_plan(const std::filesystem::path& file);
+
+/// True when a parsed JSON document looks like a plan file (has "machine_sets"), so
+/// that the collector can tell plans from run records.
+bool is_study_plan(const nlohmann::json& document);
+
+}  // namespace hetscale

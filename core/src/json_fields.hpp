@@ -1,0 +1,60 @@
+// Internal: typed access to fields of parsed JSON documents (run records, plan files),
+// with errors that name the field by its path, e.g. "field 'ranks[3].wall_seconds' must
+// be a non-negative number". Not installed; only core's JSON readers use it.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace hetscale::json_fields {
+
+using Json = nlohmann::json;
+
+/// Throws Error("field '<field>' <what>").
+[[noreturn]] void fail(const std::string& field, const std::string& what);
+
+/// "parent.key", or "key" at the top level.
+std::string join(const std::string& parent, std::string_view key);
+
+/// Throws Error("unknown field '<parent.key>'") for a key not in `known`.
+void reject_unknown_keys(const Json& object, const std::string& parent,
+                         std::initializer_list<std::string_view> known);
+
+/// nullptr when absent.
+const Json* find(const Json& object, std::string_view key);
+/// Throws Error("missing field '<parent.key>'") when absent.
+const Json& require(const Json& object, const std::string& parent, std::string_view key);
+/// Absent or null.
+bool absent(const Json* value);
+
+/// A string without NUL characters (PostgreSQL text cannot hold them).
+std::string text(const Json& value, const std::string& field);
+std::string non_empty_text(const Json& value, const std::string& field);
+/// "" when absent or null.
+std::string optional_text(const Json& object, const std::string& parent, std::string_view key);
+
+double finite_number(const Json& value, const std::string& field);
+double non_negative(const Json& value, const std::string& field);
+double positive(const Json& value, const std::string& field);
+/// 0 when absent or null.
+double optional_non_negative(const Json& object, const std::string& parent, std::string_view key);
+
+/// A non-negative integer that fits PostgreSQL bigint.
+std::uint64_t counter(const Json& value, const std::string& field);
+/// A non-negative integer that fits int.
+int small_counter(const Json& value, const std::string& field);
+std::optional<std::uint64_t> optional_counter(const Json& object, const std::string& parent,
+                                              std::string_view key);
+
+/// "" when absent or null; otherwise "YYYY-MM-DDTHH:MM:SS[.f](Z|+HH:MM|-HH:MM)".
+std::string optional_timestamp(const Json& object, const std::string& parent, std::string_view key);
+bool is_iso8601(std::string_view text);
+
+/// A JSON object with no "\u0000" anywhere inside (jsonb refuses it).
+void require_jsonb_safe(const Json& value, const std::string& field);
+
+}  // namespace hetscale::json_fields

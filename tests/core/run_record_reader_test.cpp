@@ -1,0 +1,75 @@
+#include "hetscale/run_record_reader.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace hetscale {
+namespace {
+
+std::string record_line(int n) {
+  return R"({"schema":1,"code":"mm","workload":"2*N^3","parameters":{"N":)" + std::to_string(n) +
+         R"(},"work":1e9,"wall_seconds":1.5,"ranks":[{"rank":0,"host":"n1","weight":1,"wall_seconds":1.5}]})";
+}
+
+TEST(ReadRunRecords, ReadsLinesAndSkipsBlankOnes) {
+  std::istringstream in(record_line(100) + "\n\n  \n" + record_line(200) + "\n");
+  const RunRecordFile file = read_run_records(in, "runs.jsonl", OnInvalid::fail);
+  ASSERT_EQ(file.records.size(), 2u);
+  EXPECT_EQ(file.records[0].line, 1u);
+  EXPECT_EQ(file.records[1].line, 4u);
+  EXPECT_EQ(file.records[1].record.parameters.at("N"), 200);
+  EXPECT_TRUE(file.rejected.empty());
+}
+
+TEST(ReadRunRecords, NamesFileAndLineOfACorruptLine) {
+  std::istringstream in(record_line(1) + "\n" + record_line(2) + "\n{\"schema\":1,\"co\n" +
+                        record_line(3) + "\n");
+  try {
+    read_run_records(in, "runs.jsonl", OnInvalid::fail);
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.where().file, "runs.jsonl");
+    EXPECT_EQ(e.where().line, 3u);
+    EXPECT_STREQ(e.what(),
+                 "runs.jsonl:3:16: invalid JSON: syntax error while parsing object key - invalid "
+                 "string: missing closing quote; last read: '\"co'; expected string literal");
+  }
+}
+
+TEST(ReadRunRecords, NamesFileLineAndFieldOfAnInvalidRecord) {
+  std::string bad = record_line(2);
+  bad.replace(bad.find("\"wall_seconds\":1.5,"), 19, "\"wall_seconds\":-1,");
+  std::istringstream in(record_line(1) + "\n" + bad + "\n");
+  try {
+    read_run_records(in, "runs.jsonl", OnInvalid::fail);
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(), "runs.jsonl:2: field 'wall_seconds' must be a positive number");
+  }
+}
+
+TEST(ReadRunRecords, SetsInvalidLinesAsideWhenSkipping) {
+  std::istringstream in(record_line(1) + "\nnot json\n" + record_line(3) + "\n");
+  const RunRecordFile file = read_run_records(in, "runs.jsonl", OnInvalid::skip);
+  ASSERT_EQ(file.records.size(), 2u);
+  EXPECT_EQ(file.records[1].line, 3u);
+  ASSERT_EQ(file.rejected.size(), 1u);
+  EXPECT_EQ(file.rejected[0].where.str(), "runs.jsonl:2:2");
+  EXPECT_EQ(file.rejected[0].text, "not json");
+  EXPECT_EQ(file.rejected[0].message,
+            "invalid JSON: syntax error while parsing value - invalid literal; last read: 'no'");
+}
+
+TEST(ReadRunRecords, ReportsAnUnreadableFile) {
+  try {
+    read_run_records(std::filesystem::path("/nonexistent/runs.jsonl"), OnInvalid::fail);
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(), "/nonexistent/runs.jsonl: cannot read");
+  }
+}
+
+}  // namespace
+}  // namespace hetscale

@@ -1,0 +1,61 @@
+// What the kernels write (to_json, contract 3.4) the collector reads back unchanged, on
+// the fast path and on the reference path.
+#include <gtest/gtest.h>
+
+#include "../../core/src/run_record_fast.hpp"
+#include "hetscale/run_record.hpp"
+
+namespace hetscale {
+namespace {
+
+RunRecord sample() {
+  RunRecord r;
+  r.experiment = "mm-study";
+  r.code = "mm";
+  r.workload = "2*N^3";
+  r.parameters = {{"N", 1200}};
+  r.work = 2.0 * 1200 * 1200 * 1200;
+  r.wall_seconds = 1.0 / 3;
+  r.marked_speed = 40.58;
+  r.speed_unit = "Mflops";
+  r.weights_source = "marked";
+  r.ranks = {{0, "n1", 0.25, 10.145, 0.3, 0.02, 1.0 / 3}, {1, "n2", 0.75, 30.435, 0.31, 0.01, 0.33}};
+  r.slurm.job_id = 77;
+  r.slurm.step_id = 3;
+  r.slurm.node_list = "n[1-2]";
+  r.machine_set = 1;
+  r.repetition = 2;
+  r.start_time = "2026-11-21T06:10:00.123Z";
+  r.end_time = "2026-11-21T06:10:00.456Z";
+  r.verified = true;
+  r.fingerprint = {{"software", {{"hetscale", "0.1.0"}}}, {"hardware", {{"cpus", 2}}}};
+  return r;
+}
+
+void expect_equal(const RunRecord& a, const RunRecord& b) {
+  EXPECT_EQ(to_json(a), to_json(b));  // every field, doubles compared exactly
+}
+
+TEST(RunRecordRoundTrip, ReferenceReaderReadsWhatToJsonWrites) {
+  const RunRecord written = sample();
+  expect_equal(run_record_from_json(nlohmann::json::parse(to_json(written).dump())), written);
+}
+
+TEST(RunRecordRoundTrip, FastReaderReadsWhatToJsonWrites) {
+  const RunRecord written = sample();
+  const auto read = fast::run_record_from_text(to_json(written).dump());
+  ASSERT_TRUE(read.has_value());
+  expect_equal(*read, written);
+}
+
+TEST(RunRecordRoundTrip, NullSlurmIdsAndMachineSet) {
+  RunRecord written = sample();
+  written.slurm = {};
+  written.machine_set.reset();
+  const auto read = fast::run_record_from_text(to_json(written).dump());
+  ASSERT_TRUE(read.has_value());
+  expect_equal(*read, written);
+}
+
+}  // namespace
+}  // namespace hetscale

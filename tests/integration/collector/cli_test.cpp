@@ -1,0 +1,97 @@
+// The db migrate, collect and analyze subcommands, run in-process against the server.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <sstream>
+
+#include "commands.hpp"
+#include "record_text.hpp"
+#include "test_database.hpp"
+
+namespace hetscale::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CliResult {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+CliResult hetscale(std::vector<std::string> args) {
+  args.insert(args.begin(), "hetscale");
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  std::ostringstream out;
+  std::ostringstream err;
+  CliResult r;
+  r.code = cli::run(static_cast<int>(argv.size()), argv.data(), out, err);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+TEST(Cli, MigrateCollectAnalyze) {
+  TestDatabase db;
+  CliResult r = hetscale({"db", "migrate", "--db", db.uri(), "--to", "2"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "database at schema version 2 (was 0; applied 1, 2)\n");
+  r = hetscale({"db", "migrate", "--db", db.uri()});
+  EXPECT_EQ(r.out, "database at schema version 3 (was 2; applied 3)\n");
+  r = hetscale({"db", "migrate", "--db", db.uri()});
+  EXPECT_EQ(r.out, "database at schema version 3: nothing to apply\n");
+
+  const fs::path dir = fs::temp_directory_path() / ("hetscale-cli-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::vector<std::string> lines;
+  for (int set = 0; set < 2; ++set) {
+    const int nodes = 2 << set;
+    for (double n : {10.0, 20.0, 40.0, 80.0, 160.0, 320.0}) {
+      const double work = 2 * n * n * n;
+      const double speed = 100.0 * (set + 1);
+      const double seconds = work / (n / (n + 20.0 * nodes) * speed * 1e6);
+      lines.push_back(record_json("mm-small", n, set, 0, work, seconds, speed, nodes,
+                                  static_cast<int>(lines.size()))
+                          .dump());
+    }
+  }
+  lines.insert(lines.begin() + 3, "{broken");
+  write_lines(dir / "runs.jsonl", lines);
+  r = hetscale({"collect", "--db", db.uri(), (dir / "runs.jsonl").string()});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "hetscale collect: " + (dir / "runs.jsonl").string() +
+                       ":4:2: invalid JSON: syntax error while parsing object key - invalid "
+                       "literal; last read: '{b'; expected string literal\n");
+  r = hetscale({"collect", "--db", db.uri(), "--skip-invalid", "--rejects",
+                (dir / "rejects.jsonl").string(), (dir / "runs.jsonl").string(),
+                std::string(HETSCALE_FIXTURES_DIR) + "/plans/mm-small.json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "collected 1 record file(s) and 1 plan(s): 12 runs added (36 rank rows), 0 "
+            "already present, 1 rejected\nrejected lines were appended to " +
+                (dir / "rejects.jsonl").string() + "\n");
+
+  r = hetscale({"analyze", "--db", db.uri(), "--experiment", "mm-small", "--target", "0.5",
+                "--format", "csv"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "set,nodes,groups,marked_speed,runs,status,parameter,work,nearest_parameter,"
+            "nearest_efficiency\n"
+            "0,2,blade=1 server=1,100,6,found,40,128000,40,0.5\n"
+            "1,4,blade=2 server=2,200,6,found,80,1024000,80,0.5\n"
+            "\n"
+            "from_set,to_set,from_speed,to_speed,from_work,to_work,psi\n"
+            "0,1,100,200,128000,1024000,0.25\n");
+  fs::remove_all(dir);
+}
+
+TEST(Cli, AnalyzeRefusesATargetOutOfRange) {
+  const CliResult r = hetscale(
+      {"analyze", "--db", "postgresql://unused/x", "--experiment", "e", "--target", "1.5"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "hetscale analyze: --target must be in (0, 1] (see --help)\n");
+}
+
+}  // namespace
+}  // namespace hetscale::test

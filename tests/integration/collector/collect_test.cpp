@@ -1,0 +1,322 @@
+// Loading run records and plan files into a real database: idempotence, invalid input,
+// hostile text, concurrent loaders, a lost connection, a killed loader.
+#include "hetscale/collector/collect.hpp"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "hetscale/collector/pg.hpp"
+#include "record_text.hpp"
+#include "test_database.hpp"
+
+namespace hetscale::test {
+namespace {
+
+namespace fs = std::filesystem;
+using collector::collect;
+using collector::CollectOptions;
+using collector::CollectReport;
+
+const fs::path plan_fixture = fs::path(HETSCALE_FIXTURES_DIR) / "plans/mm-small.json";
+
+class Collect : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    db_.migrate();
+    dir_ = fs::temp_directory_path() /
+           ("hetscale-collect-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // `count` distinct records of experiment "mm-small", 8 ranks each.
+  fs::path records_file(const std::string& name, int count, int first_serial = 0) {
+    std::vector<nlohmann::json> records;
+    for (int i = 0; i < count; ++i) {
+      records.push_back(record_json("mm-small", 100 + i, 0, 0, 2e6, 0.5, 100, 8, first_serial + i));
+    }
+    const fs::path file = dir_ / name;
+    write_lines(file, dump_all(records));
+    return file;
+  }
+
+  CollectReport run(CollectOptions options) {
+    std::istringstream no_stdin;
+    return collect(db_.uri(), options, no_stdin, log_);
+  }
+
+  static CollectOptions inputs(std::vector<std::string> paths) {
+    CollectOptions options;
+    options.inputs = std::move(paths);
+    options.backoff.first_delay = std::chrono::milliseconds(10);
+    return options;
+  }
+
+  std::string error_of(const CollectOptions& options) {
+    try {
+      run(options);
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "no error";
+  }
+
+  std::string count(const std::string& table) {
+    return db_.scalar("SELECT count(*) FROM " + table);
+  }
+
+  TestDatabase db_;
+  fs::path dir_;
+  std::ostringstream log_;
+};
+
+TEST_F(Collect, LoadsRunsAndRankTimings) {
+  const fs::path file = records_file("runs.jsonl", 3);
+  const CollectReport report = run(inputs({file.string()}));
+  EXPECT_EQ(report.records, 3u);
+  EXPECT_EQ(report.runs_added, 3);
+  EXPECT_EQ(report.rank_rows_added, 24);
+  EXPECT_EQ(count("hetscale.runs"), "3");
+  EXPECT_EQ(count("hetscale.rank_timings"), "24");
+  EXPECT_EQ(db_.scalar("SELECT source_file || ':' || source_line FROM hetscale.runs "
+                       "WHERE (parameters->>'N')::float8 = 101"),
+            file.string() + ":2");
+  EXPECT_EQ(
+      db_.scalar(
+          "SELECT slurm_array_task_id FROM hetscale.runs WHERE (parameters->>'N')::float8 = 102"),
+      "2");
+  EXPECT_EQ(
+      db_.scalar(
+          "SELECT to_char(start_time AT TIME ZONE 'UTC', 'HH24:MI:SS') FROM hetscale.runs LIMIT 1"),
+      "06:00:00");
+}
+
+TEST_F(Collect, LoadingAgainAddsNothing) {
+  const fs::path file = records_file("runs.jsonl", 5);
+  run(inputs({file.string()}));
+  const CollectReport again = run(inputs({file.string(), dir_.string()}));  // the file twice over
+  EXPECT_EQ(again.runs_added, 0);
+  EXPECT_EQ(again.runs_present, 10);
+  EXPECT_EQ(count("hetscale.runs"), "5");
+  EXPECT_EQ(count("hetscale.rank_timings"), "40");
+}
+
+TEST_F(Collect, ARecordRepeatedInOneFileCountsOnce) {
+  const std::string line = record_json("mm-small", 100, 0, 0, 2e6, 0.5, 100).dump();
+  write_lines(dir_ / "twice.jsonl", {line, line});
+  const CollectReport report = run(inputs({(dir_ / "twice.jsonl").string()}));
+  EXPECT_EQ(report.runs_added, 1);
+  EXPECT_EQ(report.runs_present, 1);
+  EXPECT_EQ(count("hetscale.rank_timings"), "8");
+}
+
+TEST_F(Collect, ACorruptLineInTheMiddleLoadsNothing) {
+  std::vector<std::string> lines = dump_all({record_json("mm-small", 1, 0, 0, 1, 1, 1, 2, 1),
+                                             record_json("mm-small", 2, 0, 0, 1, 1, 1, 2, 2)});
+  lines.insert(lines.begin() + 1, R"({"schema": 1, "code": "mm", "work": )");
+  write_lines(dir_ / "runs.jsonl", lines);
+  const fs::path other = records_file("other.jsonl", 2, 10);  // a good file loads nothing either
+  EXPECT_EQ(error_of(inputs({other.string(), (dir_ / "runs.jsonl").string()})),
+            (dir_ / "runs.jsonl").string() +
+                ":2:37: invalid JSON: syntax error while parsing value - unexpected end of input; "
+                "expected '[', '{', or a literal");
+  EXPECT_EQ(count("hetscale.runs"), "0");
+}
+
+TEST_F(Collect, NamesFileLineAndFieldOfAnInvalidRecord) {
+  struct Case {
+    std::function<void(nlohmann::json&)> spoil;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {[](nlohmann::json& j) { j.erase("work"); }, "missing field 'work'"},
+      {[](nlohmann::json& j) { j["ranks"][3]["wall_seconds"] = -2.0; },
+       "field 'ranks[3].wall_seconds' must be a non-negative number"},
+      {[](nlohmann::json& j) { j["schema"] = 2; }, "field 'schema' must be 1 (got 2)"},
+  };
+  for (const Case& c : cases) {
+    nlohmann::json bad = record_json("mm-small", 2, 0, 0, 1, 1, 1, 8, 2);
+    c.spoil(bad);
+    write_lines(dir_ / "runs.jsonl",
+                {record_json("mm-small", 1, 0, 0, 1, 1, 1, 8, 1).dump(), bad.dump()});
+    EXPECT_EQ(error_of(inputs({(dir_ / "runs.jsonl").string()})),
+              (dir_ / "runs.jsonl").string() + ":2: " + c.message);
+  }
+  EXPECT_EQ(count("hetscale.runs"), "0");
+}
+
+TEST_F(Collect, SkipInvalidSetsBadLinesAsideAndLoadsTheRest) {
+  std::vector<std::string> lines = dump_all({record_json("mm-small", 1, 0, 0, 1, 1, 1, 8, 1),
+                                             record_json("mm-small", 2, 0, 0, 1, 1, 1, 8, 2)});
+  lines.insert(lines.begin() + 1, "garbage");
+  write_lines(dir_ / "runs.jsonl", lines);
+  CollectOptions options = inputs({(dir_ / "runs.jsonl").string()});
+  options.skip_invalid = true;
+  options.rejects = dir_ / "rejects.jsonl";
+  const CollectReport report = run(options);
+  EXPECT_EQ(report.rejected, 1u);
+  EXPECT_EQ(report.runs_added, 2);
+  std::ifstream rejects(dir_ / "rejects.jsonl");
+  std::stringstream text;
+  text << rejects.rdbuf();
+  EXPECT_EQ(text.str(), "garbage\n");
+  EXPECT_EQ(log_.str(), "collect: rejected " + (dir_ / "runs.jsonl").string() +
+                            ":2:1: invalid JSON: syntax error while parsing value - invalid "
+                            "literal; last read: 'g'\n");
+}
+
+TEST_F(Collect, SqlLookingTextIsStoredVerbatim) {
+  const std::string hostile = "x'); DROP TABLE hetscale.runs; --\t\\N\n";
+  nlohmann::json record = record_json(hostile, 1, 0, 0, 1, 1, 1, 2, 1);
+  record["ranks"][0]["host"] = "n1\\\"; DELETE FROM hetscale.rank_timings; --";
+  write_lines(dir_ / "runs.jsonl", {record.dump()});
+  run(inputs({(dir_ / "runs.jsonl").string()}));
+  pg::Connection conn = db_.connect();
+  EXPECT_EQ(conn.exec("SELECT name FROM hetscale.experiments").text(0, 0), hostile);
+  EXPECT_EQ(conn.exec("SELECT host FROM hetscale.rank_timings WHERE rank = 0").text(0, 0),
+            "n1\\\"; DELETE FROM hetscale.rank_timings; --");
+  EXPECT_EQ(count("hetscale.rank_timings"), "2");
+}
+
+TEST_F(Collect, RefusesAnUnmigratedDatabase) {
+  TestDatabase empty;
+  const fs::path file = records_file("runs.jsonl", 1);
+  std::istringstream no_stdin;
+  try {
+    collect(empty.uri(), inputs({file.string()}), no_stdin, log_);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(),
+                 "database: schema version 0, this hetscale needs 3; run 'hetscale db migrate "
+                 "--db URI' first");
+  }
+}
+
+TEST_F(Collect, ReadsStandardInput) {
+  std::istringstream in(record_json("mm-small", 7, 0, 0, 1, 1, 1, 2, 7).dump() + "\n");
+  const CollectReport report = collect(db_.uri(), inputs({"-"}), in, log_);
+  EXPECT_EQ(report.runs_added, 1);
+  EXPECT_EQ(db_.scalar("SELECT source_file FROM hetscale.runs"), "<stdin>");
+}
+
+TEST_F(Collect, LoadsAPlanOnceAndLinksItsRuns) {
+  const fs::path file = records_file("runs.jsonl", 2);
+  run(inputs({plan_fixture.string(), file.string()}));
+  run(inputs({plan_fixture.string()}));
+  EXPECT_EQ(count("hetscale.sites"), "1");
+  EXPECT_EQ(count("hetscale.nodes"), "4");
+  EXPECT_EQ(count("hetscale.benchmark_history"), "4");
+  EXPECT_EQ(count("hetscale.machine_sets"), "2");
+  EXPECT_EQ(count("hetscale.machine_set_members"), "6");
+  EXPECT_EQ(
+      db_.scalar("SELECT string_agg(g.name || '=' || sg.node_count, ',' ORDER BY g.name) "
+                 "FROM hetscale.machine_set_groups sg JOIN hetscale.groups g USING (group_id) "
+                 "JOIN hetscale.machine_sets s USING (machine_set_id) WHERE s.set_index = 1"),
+      "blade=2,server=2");
+  EXPECT_EQ(db_.scalar("SELECT parameter || ' ' || target_efficiency FROM hetscale.experiments "
+                       "WHERE name = 'mm-small'"),
+            "N 0.3");
+  EXPECT_EQ(count("hetscale.experiments"), "1");
+}
+
+TEST_F(Collect, TwoCollectorsAtOnceLoadEveryRunOnce) {
+  const fs::path file = records_file("runs.jsonl", 400);
+  CollectOptions options = inputs({file.string()});
+  options.batch_size = 50;
+  CollectReport a;
+  CollectReport b;
+  std::string errors;
+  std::mutex mutex;
+  auto load = [&](CollectReport& out) {
+    try {
+      std::ostringstream log;
+      std::istringstream no_stdin;
+      out = collect(db_.uri(), options, no_stdin, log);
+    } catch (const std::exception& e) {
+      std::lock_guard lock(mutex);
+      errors += e.what();
+    }
+  };
+  std::thread first(load, std::ref(a));
+  std::thread second(load, std::ref(b));
+  first.join();
+  second.join();
+  EXPECT_EQ(errors, "");
+  EXPECT_EQ(a.runs_added + b.runs_added, 400);
+  EXPECT_EQ(count("hetscale.runs"), "400");
+  EXPECT_EQ(count("hetscale.rank_timings"), "3200");
+}
+
+// Kills the backend of every other session of this database once runs appear.
+void terminate_loader_once_loading(const TestDatabase& db) {
+  pg::Connection watcher = db.connect();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (watcher.exec("SELECT count(*) FROM hetscale.runs").integer(0, 0) > 0) {
+      watcher.exec(
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+          "WHERE datname = current_database() AND pid <> pg_backend_pid() "
+          "AND backend_type = 'client backend'");
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+}
+
+TEST_F(Collect, ALostConnectionIsRetriedAndEveryRunLoadsOnce) {
+  const fs::path file = records_file("runs.jsonl", 2000);
+  CollectOptions options = inputs({file.string()});
+  options.batch_size = 20;
+  std::thread killer(terminate_loader_once_loading, std::cref(db_));
+  const CollectReport report = run(options);
+  killer.join();
+  EXPECT_EQ(report.runs_added, 2000);
+  EXPECT_NE(log_.str().find("; retrying in 10 ms"), std::string::npos) << log_.str();
+  EXPECT_EQ(count("hetscale.runs"), "2000");
+  EXPECT_EQ(count("hetscale.rank_timings"), "16000");
+}
+
+TEST_F(Collect, ALoaderKilledMidwayAndRunAgainLoadsEveryRunOnce) {
+  const fs::path file = records_file("runs.jsonl", 3000);
+  CollectOptions options = inputs({file.string()});
+  options.batch_size = 20;
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {  // the loader to be killed: no gtest in here
+    try {
+      std::ostringstream log;
+      std::istringstream no_stdin;
+      collect(db_.uri(), options, no_stdin, log);
+    } catch (...) {
+      ::_exit(2);
+    }
+    ::_exit(0);
+  }
+  pg::Connection watcher = db_.connect();
+  while (watcher.exec("SELECT count(*) FROM hetscale.runs").integer(0, 0) == 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ::kill(child, SIGKILL);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the loader finished before it was killed";
+  const long long partial = watcher.exec("SELECT count(*) FROM hetscale.runs").integer(0, 0);
+  EXPECT_LT(partial, 3000);
+  EXPECT_EQ(partial % 20, 0) << "a batch was loaded in part";
+  const CollectReport report = run(options);
+  EXPECT_EQ(report.runs_added + partial, 3000);
+  EXPECT_EQ(count("hetscale.runs"), "3000");
+  EXPECT_EQ(count("hetscale.rank_timings"), "24000");
+}
+
+}  // namespace
+}  // namespace hetscale::test

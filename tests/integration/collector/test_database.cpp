@@ -1,0 +1,56 @@
+// Per-test databases on the fixture's server.
+#include "test_database.hpp"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "hetscale/collector/migrations.hpp"
+#include "support/testbed.hpp"
+
+namespace hetscale::test {
+namespace {
+
+std::string unique_name() {
+  static std::atomic<int> counter{0};
+  return "hetscale_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++);
+}
+
+}  // namespace
+
+std::string with_database(const std::string& uri, const std::string& database) {
+  const auto query = uri.find('?');
+  const std::string base = uri.substr(0, query);
+  const std::string rest = query == std::string::npos ? "" : uri.substr(query);
+  const auto scheme = base.find("://");
+  const auto slash = base.find('/', scheme == std::string::npos ? 0 : scheme + 3);
+  return (slash == std::string::npos ? base : base.substr(0, slash)) + "/" + database + rest;
+}
+
+TestDatabase::TestDatabase() : server_uri_(test_db_uri()), name_(unique_name()) {
+  pg::Connection::open(server_uri_).exec("CREATE DATABASE " + name_);
+  uri_ = with_database(server_uri_, name_);
+}
+
+TestDatabase::~TestDatabase() {
+  try {
+    pg::Connection::open(server_uri_).exec("DROP DATABASE IF EXISTS " + name_ + " WITH (FORCE)");
+  } catch (const std::exception&) {
+    // Left for the throwaway server to take away.
+  }
+}
+
+void TestDatabase::migrate() const {
+  pg::Connection conn = connect();
+  collector::migrate(conn);
+}
+
+std::string TestDatabase::scalar(const std::string& sql) const {
+  pg::Connection conn = connect();
+  const pg::Result r = conn.exec(sql);
+  return r.is_null(0, 0) ? "NULL" : std::string(r.text(0, 0));
+}
+
+}  // namespace hetscale::test

@@ -1,0 +1,34 @@
+// A fresh database per test on the fixture's PostgreSQL server (HETSCALE_TEST_DB_URI),
+// dropped at the end, so that tests never see each other's rows.
+#pragma once
+
+#include <string>
+
+#include "hetscale/collector/pg.hpp"
+
+namespace hetscale::test {
+
+/// `uri` with its database name replaced (query parameters kept).
+std::string with_database(const std::string& uri, const std::string& database);
+
+class TestDatabase {
+ public:
+  TestDatabase();  // CREATE DATABASE hetscale_test_<pid>_<n>
+  TestDatabase(const TestDatabase&) = delete;
+  TestDatabase& operator=(const TestDatabase&) = delete;
+  ~TestDatabase();  // DROP DATABASE ... WITH (FORCE)
+
+  [[nodiscard]] const std::string& uri() const noexcept { return uri_; }
+  [[nodiscard]] pg::Connection connect() const { return pg::Connection::open(uri_); }
+  /// A migrated database, ready for loading.
+  void migrate() const;
+  /// First column of the first row of a query, as text.
+  [[nodiscard]] std::string scalar(const std::string& sql) const;
+
+ private:
+  std::string server_uri_;
+  std::string name_;
+  std::string uri_;
+};
+
+}  // namespace hetscale::test
