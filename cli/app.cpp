@@ -10,7 +10,9 @@ namespace hetscale::cli {
 namespace {
 
 void register_all(CLI::App& app, Context& context) {
+  register_classify(app, context);
   register_efficiency(app, context);
+  register_groups(app, context);
   register_psi(app, context);
   register_sets(app, context);
   register_simulate(app, context);

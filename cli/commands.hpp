@@ -20,7 +20,9 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+void register_classify(CLI::App& app, Context& context);
 void register_efficiency(CLI::App& app, Context& context);
+void register_groups(CLI::App& app, Context& context);
 void register_psi(CLI::App& app, Context& context);
 void register_sets(CLI::App& app, Context& context);
 void register_simulate(CLI::App& app, Context& context);

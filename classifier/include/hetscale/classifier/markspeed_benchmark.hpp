@@ -1,0 +1,14 @@
+// The real marked-speed benchmark behind classify: hetscale_markspeed (kernels/markspeed).
+#pragma once
+
+#include "hetscale/classifier/benchmark.hpp"
+
+namespace hetscale {
+
+/// Runs request.name on request.cpus, one pinned worker per CPU. request.seconds is a
+/// budget: a first run of the minimum repetitions calibrates, and when it took under half
+/// the budget a second run with more repetitions fills it and is the one reported.
+/// Throws Error for an unknown benchmark or a CPU this process may not use.
+BenchmarkOutcome run_markspeed(const BenchmarkRequest& request);
+
+}  // namespace hetscale

@@ -1,0 +1,99 @@
+#include "hetscale/classifier/classify.hpp"
+
+#include <fmt/format.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+
+#include "hetscale/version.hpp"
+
+namespace hetscale {
+namespace {
+
+nlohmann::json software_versions() {
+  nlohmann::json software = {{"hetscale", std::string(version())},
+                             {"hwloc", hwloc_version()},
+                             {"compiler", fmt::format("g++ {}", __VERSION__)}};
+  utsname uts{};
+  if (uname(&uts) == 0) software["kernel"] = uts.release;
+  return software;
+}
+
+void exclude(NodeRecord& record, const std::string& reason) {
+  record.state = NodeState::excluded;
+  record.reason = reason;
+}
+
+std::vector<unsigned> benchmark_cpus(const ClassifyOptions& options, const ProbeResult& probe) {
+  std::vector<unsigned> cpus = options.cpus;
+  if (cpus.empty())
+    cpus = options.topology.kind == TopologySource::Kind::live ? probe.allowed_cpus
+                                                               : live_allowed_cpus();
+  if (options.max_cpus > 0 && cpus.size() > options.max_cpus) cpus.resize(options.max_cpus);
+  return cpus;
+}
+
+}  // namespace
+
+std::string short_host_name() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "unknown";
+  std::string host = name;
+  return host.substr(0, host.find('.'));
+}
+
+std::string utc_now() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+NodeRecord classify_node(const ClassifyOptions& options, const BenchmarkFunction& benchmark) {
+  NodeRecord record;
+  record.host = options.host.empty() ? short_host_name() : options.host;
+  record.time = options.time.empty() ? utc_now() : options.time;
+  record.benchmark = options.benchmark;
+  record.topology_source = options.topology.describe();
+  record.software = software_versions();
+  ProbeResult probe;
+  try {
+    probe = probe_node(options.topology, options.proc);
+  } catch (const std::exception& e) {
+    exclude(record, e.what());
+    return record;
+  }
+  record.hardware = probe.hardware;
+  record.fingerprint = hardware_fingerprint(probe.hardware);
+  try {
+    record.cpus = benchmark_cpus(options, probe);
+  } catch (const std::exception& e) {
+    exclude(record, e.what());
+    return record;
+  }
+  record.processors = static_cast<std::uint32_t>(record.cpus.size());
+  if (record.cpus.empty()) {
+    exclude(record, "no CPU is allowed to this process");
+    return record;
+  }
+  try {
+    const BenchmarkOutcome outcome = benchmark({options.benchmark, record.cpus, options.seconds});
+    record.marked_speed = outcome.per_processor_speed;
+    record.speed_unit = outcome.speed_unit;
+    record.repetitions = outcome.repetitions;
+    record.cv = outcome.cv;
+    record.duration_seconds = outcome.duration_seconds;
+    if (!outcome.library_version.empty()) record.software["markspeed"] = outcome.library_version;
+    if (!(outcome.per_processor_speed > 0) || outcome.repetitions <= 0)
+      exclude(record, fmt::format("benchmark {} measured no speed", options.benchmark));
+  } catch (const std::exception& e) {
+    exclude(record, fmt::format("benchmark {} failed: {}", options.benchmark, e.what()));
+  }
+  return record;
+}
+
+}  // namespace hetscale

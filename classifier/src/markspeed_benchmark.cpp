@@ -1,0 +1,37 @@
+#include "hetscale/classifier/markspeed_benchmark.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "hetscale/markspeed.hpp"
+#include "hetscale/version.hpp"
+
+namespace hetscale {
+namespace {
+
+constexpr int min_repetitions = 5;  // markspeed's floor
+constexpr int max_repetitions = 200;
+
+BenchmarkOutcome outcome_of(const markspeed::BenchmarkResult& r) {
+  return {r.median, r.unit, r.repetitions, r.cv, r.seconds, std::string(version())};
+}
+
+}  // namespace
+
+BenchmarkOutcome run_markspeed(const BenchmarkRequest& request) {
+  const markspeed::BenchmarkSpec spec = markspeed::parse_benchmark(request.name);
+  markspeed::Options options;
+  options.cpus = request.cpus;
+  options.repetitions = min_repetitions;
+  const markspeed::BenchmarkResult first = markspeed::run_benchmark(spec, options);
+  if (first.seconds >= request.seconds / 2) return outcome_of(first);
+  // One repetition (the warm-up counts as one) took first.seconds / (reps + warm-ups).
+  const double per_repetition = first.seconds / (options.repetitions + options.warmups);
+  const double fit = request.seconds / std::max(per_repetition, 1e-9) - options.warmups;
+  options.repetitions =
+      std::clamp(static_cast<int>(std::floor(fit)), min_repetitions, max_repetitions);
+  if (options.repetitions == min_repetitions) return outcome_of(first);
+  return outcome_of(markspeed::run_benchmark(spec, options));
+}
+
+}  // namespace hetscale

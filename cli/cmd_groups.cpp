@@ -1,0 +1,137 @@
+// hetscale groups: node records (files, directories, stdin) -> groups -> site table.
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "commands.hpp"
+#include "hetscale/error.hpp"
+#include "hetscale/hostlist.hpp"
+#include "hetscale/node_grouping.hpp"
+#include "hetscale/site_table.hpp"
+#include "output.hpp"
+
+namespace hetscale::cli {
+namespace {
+
+struct GroupsArgs {
+  std::vector<std::string> inputs;
+  std::string output;
+  GroupingOptions options;
+  Format format = Format::table;
+  bool strict = false;
+};
+
+NodeRecordBatch read_inputs(const std::vector<std::string>& inputs) {
+  NodeRecordBatch batch;
+  for (const std::string& input : inputs) {
+    if (input == "-") {
+      read_node_records(std::cin, "<stdin>", batch);
+    } else {
+      read_node_record_path(input, batch);
+    }
+  }
+  return batch;
+}
+
+std::vector<std::string> hosts_of(const SiteTable& table, const std::string& group) {
+  std::vector<std::string> hosts;
+  for (const Node& node : table.nodes)
+    if (node.group == group) hosts.push_back(node.name);
+  return hosts;
+}
+
+Table summary_table(const GroupingResult& result) {
+  Table table{{"group", "marked_speed", "unit", "nodes", "ok", "degraded", "excluded", "min_speed",
+               "max_speed", "fingerprint", "cpu_model", "hosts"},
+              {}};
+  for (const GroupSummary& g : result.groups) {
+    const auto count = [](std::uint32_t n) { return static_cast<std::int64_t>(n); };
+    table.rows.push_back({g.name, g.marked_speed, result.table.speed_unit,
+                          count(g.ok + g.degraded + g.excluded), count(g.ok), count(g.degraded),
+                          count(g.excluded), g.min_speed, g.max_speed, g.fingerprint, g.cpu_model,
+                          compress_hostlist(hosts_of(result.table, g.name))});
+  }
+  return table;
+}
+
+nlohmann::json notices_json(const GroupingResult& result) {
+  auto out = nlohmann::json::array();
+  for (const NodeNotice& n : result.notices)
+    out.push_back({{"host", n.host},
+                   {"group", n.group},
+                   {"state", std::string(to_string(n.state))},
+                   {"reason", n.reason}});
+  return out;
+}
+
+void write_site_table(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  out.close();
+  if (!out) throw Error(fmt::format("cannot write the site table to '{}'", path));
+}
+
+// Bad records, duplicates and nodes to review go to stderr, one line each; they never
+// stop the other records from being grouped.
+void report(const NodeRecordBatch& batch, const GroupingResult& result, std::ostream& err) {
+  for (const std::string& e : batch.errors) err << "hetscale groups: skipped " << e << '\n';
+  for (const std::string& w : result.warnings) err << "hetscale groups: " << w << '\n';
+  for (const NodeNotice& n : result.notices)
+    err << fmt::format("hetscale groups: {} {}{}: {}\n", to_string(n.state), n.host,
+                       n.group.empty() ? "" : " (group " + n.group + ")", n.reason);
+}
+
+void run_groups(const GroupsArgs& args, Context& context) {
+  const NodeRecordBatch batch =
+      read_inputs(args.inputs.empty() ? std::vector<std::string>{"-"} : args.inputs);
+  const GroupingResult result = group_nodes(batch.records, args.options);
+  report(batch, result, context.err);
+  const std::string site_toml = format_site_table(result.table);
+  if (args.output == "-") {
+    context.out << site_toml;
+  } else {
+    if (!args.output.empty()) write_site_table(args.output, site_toml);
+    if (args.format == Format::json) {
+      context.out << nlohmann::json{{"site", result.table.name},
+                                    {"speed_unit", result.table.speed_unit},
+                                    {"benchmark", result.table.benchmark},
+                                    {"groups", to_json(summary_table(result))},
+                                    {"notices", notices_json(result)},
+                                    {"warnings", result.warnings},
+                                    {"skipped", batch.errors}}
+                         .dump(2)
+                  << '\n';
+    } else {
+      print(context.out, summary_table(result), args.format);
+    }
+  }
+  if (args.strict && !(batch.errors.empty() && result.warnings.empty()))
+    throw Error(fmt::format("--strict: {} record(s) skipped, {} warning(s)", batch.errors.size(),
+                            result.warnings.size()));
+}
+
+}  // namespace
+
+void register_groups(CLI::App& app, Context& context) {
+  auto args = std::make_shared<GroupsArgs>();
+  auto* cmd = app.add_subcommand("groups",
+                                 "Group node records by hardware and speed; write the site table");
+  cmd->add_option("inputs", args->inputs,
+                  "Node record files (JSON Lines), directories of *.json/*.jsonl, or - for "
+                  "stdin (the default)");
+  cmd->add_option("-o,--output", args->output, "Write the site table (TOML) here; - for stdout");
+  cmd->add_option("--degraded-threshold", args->options.degraded_threshold,
+                  "A node this fraction below its group's median is degraded")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--site-name", args->options.site_name, "[site] name of the table")
+      ->capture_default_str();
+  cmd->add_flag("--strict", args->strict,
+                "Exit with status 1 when a record was skipped or a host was duplicated");
+  add_format_option(*cmd, args->format);
+  cmd->callback([args, &context] { run_groups(*args, context); });
+}
+
+}  // namespace hetscale::cli
