@@ -13,6 +13,7 @@ void register_all(CLI::App& app, Context& context) {
   register_classify(app, context);
   register_efficiency(app, context);
   register_groups(app, context);
+  register_jobgen(app, context);
   register_psi(app, context);
   register_sets(app, context);
   register_simulate(app, context);

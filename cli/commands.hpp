@@ -23,6 +23,7 @@ class UsageError : public std::runtime_error {
 void register_classify(CLI::App& app, Context& context);
 void register_efficiency(CLI::App& app, Context& context);
 void register_groups(CLI::App& app, Context& context);
+void register_jobgen(CLI::App& app, Context& context);
 void register_psi(CLI::App& app, Context& context);
 void register_sets(CLI::App& app, Context& context);
 void register_simulate(CLI::App& app, Context& context);

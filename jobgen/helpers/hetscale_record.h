@@ -1,0 +1,191 @@
+/* hetscale_record.h: write a hetscale run record (DESIGN.md contract 3.4) from your own
+ * MPI code, in C99, with no other dependency. Header only: include it in one or more
+ * files. Reference and worked example: docs/experiment-spec.md.
+ *
+ *   double my_share = hetscale_weight(rank, size);   // HETSCALE_WEIGHT, else 1/size
+ *   ... run, time it, gather every rank's timings on rank 0 (MPI_Gather) ...
+ *   if (rank == 0) hetscale_write_record(&run, timings, size);
+ *
+ * hetscale_write_record appends one JSON line to the file named by HETSCALE_RECORD (set
+ * by the scripts of `hetscale jobgen`); it does nothing when that variable is unset. The
+ * experiment, machine set, repetition, marked speed C and Slurm ids come from the
+ * environment. Returns 0 on success, -1 on error (errno set; EINVAL for a missing field
+ * or a non-finite number). Numbers are printed with printf, so keep the "C" numeric locale.
+ */
+#ifndef HETSCALE_RECORD_H
+#define HETSCALE_RECORD_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One rank's figures, as the contract's "ranks" entries. */
+typedef struct hetscale_rank_timing {
+  int rank;
+  const char *host;             /* the rank's host name */
+  double weight;                /* its share of the work (HETSCALE_WEIGHT) */
+  double marked_speed;          /* HETSCALE_MARKED_SPEED; 0 when unknown */
+  double compute_seconds;
+  double communication_seconds;
+  double wall_seconds;
+} hetscale_rank_timing;
+
+/* The run as a whole. */
+typedef struct hetscale_run {
+  const char *code;             /* your program, e.g. "heat" */
+  const char *workload;         /* the formula, as in the experiment spec: "500*M^2" */
+  const char *parameter;        /* the parameter's name: "M" */
+  double parameter_value;       /* its value in this run */
+  double work;                  /* W = workload(parameter_value), > 0 */
+  double wall_seconds;          /* T of the timed region on rank 0, > 0 */
+  int verified;                 /* 1 when your own answer check passed */
+  const char *start_time;       /* ISO 8601 UTC ("2026-11-21T06:10:00Z") or NULL */
+  const char *end_time;         /* or NULL */
+} hetscale_run;
+
+/* This rank's share of the work: HETSCALE_WEIGHT when the plugin set it, else 1/size. */
+static inline double hetscale_weight(int rank, int size) {
+  const char *text = getenv("HETSCALE_WEIGHT");
+  char *end = NULL;
+  double w = text ? strtod(text, &end) : 0.0;
+  (void)rank;
+  if (text == NULL || end == text || *end != '\0' || !(w >= 0.0)) return size > 0 ? 1.0 / size : 0.0;
+  return w;
+}
+
+/* --- internals: a growing text buffer --------------------------------------------- */
+typedef struct hetscale_buffer_ {
+  char *data;
+  size_t size, capacity;
+  int failed;
+} hetscale_buffer_;
+
+static inline void hetscale_put_(hetscale_buffer_ *b, const char *format, ...) {
+  va_list args;
+  int n;
+  if (b->failed) return;
+  for (;;) {
+    size_t room = b->capacity - b->size;
+    va_start(args, format);
+    n = vsnprintf(b->data ? b->data + b->size : NULL, room, format, args);
+    va_end(args);
+    if (n < 0) { b->failed = 1; return; }
+    if ((size_t)n < room) { b->size += (size_t)n; return; }
+    {
+      size_t capacity = (b->capacity + (size_t)n + 1) * 2;
+      char *grown = (char *)realloc(b->data, capacity);
+      if (grown == NULL) { b->failed = 1; return; }
+      b->data = grown;
+      b->capacity = capacity;
+    }
+  }
+}
+
+/* A JSON string (quotes and escapes), or null. */
+static inline void hetscale_put_string_(hetscale_buffer_ *b, const char *s) {
+  if (s == NULL) { hetscale_put_(b, "null"); return; }
+  hetscale_put_(b, "\"");
+  for (; *s; ++s) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') hetscale_put_(b, "\\%c", c);
+    else if (c < 0x20) hetscale_put_(b, "\\u%04x", c);
+    else hetscale_put_(b, "%c", c);
+  }
+  hetscale_put_(b, "\"");
+}
+
+/* An unsigned integer from the environment, or JSON null when unset or not a number. */
+static inline void hetscale_put_env_integer_(hetscale_buffer_ *b, const char *name) {
+  const char *text = getenv(name);
+  char *end = NULL;
+  unsigned long long v = text ? strtoull(text, &end, 10) : 0;
+  if (text == NULL || end == text || *end != '\0') hetscale_put_(b, "null");
+  else hetscale_put_(b, "%llu", v);
+}
+
+static inline double hetscale_env_number_(const char *name) {
+  const char *text = getenv(name);
+  char *end = NULL;
+  double v = text ? strtod(text, &end) : 0.0;
+  return (text == NULL || end == text || *end != '\0' || !(v >= 0.0)) ? 0.0 : v;
+}
+
+/* JSON has no inf or nan: x - x is 0 only for finite x. */
+static inline int hetscale_finite_(double x) { return x - x == 0.0; }
+
+static inline int hetscale_write_record(const hetscale_run *run, const hetscale_rank_timing *ranks, int count) {
+  const char *file = getenv("HETSCALE_RECORD");
+  const char *repetition = getenv("HETSCALE_REPETITION");
+  hetscale_buffer_ b = {NULL, 0, 0, 0};
+  int i, fd, result = 0;
+  if (file == NULL || *file == '\0') return 0;
+  if (run == NULL || ranks == NULL || count <= 0 || run->code == NULL || run->workload == NULL ||
+      run->parameter == NULL || !(run->work > 0) || !(run->wall_seconds > 0) || !hetscale_finite_(run->work) ||
+      !hetscale_finite_(run->wall_seconds) || !hetscale_finite_(run->parameter_value)) {
+    errno = EINVAL;
+    return -1;
+  }
+  hetscale_put_(&b, "{\"schema\":1,\"experiment\":");
+  hetscale_put_string_(&b, getenv("HETSCALE_EXPERIMENT") ? getenv("HETSCALE_EXPERIMENT") : "");
+  hetscale_put_(&b, ",\"code\":");
+  hetscale_put_string_(&b, run->code);
+  hetscale_put_(&b, ",\"workload\":");
+  hetscale_put_string_(&b, run->workload);
+  hetscale_put_(&b, ",\"parameters\":{");
+  hetscale_put_string_(&b, run->parameter);
+  hetscale_put_(&b, ":%.17g},\"work\":%.17g,\"wall_seconds\":%.17g", run->parameter_value, run->work,
+                run->wall_seconds);
+  hetscale_put_(&b, ",\"marked_speed\":%.17g,\"weights_source\":", hetscale_env_number_("HETSCALE_SYSTEM_SPEED"));
+  hetscale_put_string_(&b, getenv("HETSCALE_WEIGHTS_SOURCE") ? getenv("HETSCALE_WEIGHTS_SOURCE") : "equal");
+  hetscale_put_(&b, ",\"ranks\":[");
+  for (i = 0; i < count; ++i) {
+    hetscale_put_(&b, "%s{\"rank\":%d,\"host\":", i ? "," : "", ranks[i].rank);
+    hetscale_put_string_(&b, ranks[i].host ? ranks[i].host : "unknown");
+    hetscale_put_(&b,
+                  ",\"weight\":%.17g,\"marked_speed\":%.17g,\"compute_seconds\":%.17g,"
+                  "\"communication_seconds\":%.17g,\"wall_seconds\":%.17g}",
+                  ranks[i].weight, ranks[i].marked_speed, ranks[i].compute_seconds,
+                  ranks[i].communication_seconds, ranks[i].wall_seconds);
+  }
+  hetscale_put_(&b, "],\"slurm\":{\"job_id\":");
+  hetscale_put_env_integer_(&b, "SLURM_JOB_ID");
+  hetscale_put_(&b, ",\"array_job_id\":");
+  hetscale_put_env_integer_(&b, "SLURM_ARRAY_JOB_ID");
+  hetscale_put_(&b, ",\"array_task_id\":");
+  hetscale_put_env_integer_(&b, "SLURM_ARRAY_TASK_ID");
+  hetscale_put_(&b, ",\"step_id\":");
+  hetscale_put_env_integer_(&b, "SLURM_STEP_ID");
+  hetscale_put_(&b, ",\"node_list\":");
+  hetscale_put_string_(&b, getenv("SLURM_STEP_NODELIST") ? getenv("SLURM_STEP_NODELIST")
+                           : getenv("SLURM_JOB_NODELIST") ? getenv("SLURM_JOB_NODELIST") : "");
+  hetscale_put_(&b, "},\"machine_set\":");
+  hetscale_put_env_integer_(&b, "HETSCALE_MACHINE_SET");
+  hetscale_put_(&b, ",\"repetition\":%d", repetition ? atoi(repetition) : 0);
+  if (run->start_time) { hetscale_put_(&b, ",\"start_time\":"); hetscale_put_string_(&b, run->start_time); }
+  if (run->end_time) { hetscale_put_(&b, ",\"end_time\":"); hetscale_put_string_(&b, run->end_time); }
+  hetscale_put_(&b, ",\"verified\":%s}\n", run->verified ? "true" : "false");
+  if (b.failed) { free(b.data); errno = ENOMEM; return -1; }
+  /* One write(2) on O_APPEND: records of concurrent runs never interleave. */
+  fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) result = -1;
+  else {
+    if (write(fd, b.data, b.size) != (ssize_t)b.size) result = -1;
+    if (close(fd) != 0) result = -1;
+  }
+  free(b.data);
+  return result;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HETSCALE_RECORD_H */

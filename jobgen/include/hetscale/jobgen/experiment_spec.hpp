@@ -1,0 +1,89 @@
+// The experiment spec (DESIGN.md contract 3.2, reference in docs/experiment-spec.md):
+// what to run, how its work grows, on which machine sets, and how to submit it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hetscale/error.hpp"
+#include "hetscale/machine_sets.hpp"
+#include "hetscale/workload.hpp"
+
+namespace hetscale::jobgen {
+
+/// The bundled MPI kernels (binaries hetscale-<name>).
+enum class Kernel { mm, ge, conv2d };
+std::string_view to_string(Kernel kernel);
+
+struct CodeSpec {
+  std::optional<Kernel> kernel;  // exactly one of kernel / command is set
+  std::string command;           // the user's shell command line with {N}-style placeholders
+  SourceLocation command_where;
+};
+
+struct ParameterSpec {
+  std::string name = "N";
+  std::vector<double> values;   // the first set's sizes, ascending (from min/max/points or values)
+  bool integer = true;          // round every size to a whole number
+  double psi_floor = 0.7;       // lowest psi expected between consecutive sets
+  SourceLocation where;         // the [parameter] table
+};
+
+struct MachineSetSpec {
+  MachineSetOptions options;         // start, max (0 = no limit), policy, include_degraded
+  std::optional<std::string> nodes;  // host list the sets are drawn from (all nodes if absent)
+  SourceLocation start_where;
+  SourceLocation max_where;
+  SourceLocation nodes_where;
+};
+
+struct SlurmSpec {
+  std::string partition;          // empty: the cluster's default
+  std::string account;            // empty: the user's default
+  std::string time_limit = "00:30:00";
+  std::optional<std::uint32_t> tasks_per_node;  // absent: one task per processor
+  SourceLocation tasks_per_node_where;
+  std::optional<std::uint32_t> array_throttle;  // the %N of --array
+  bool chain = false;             // each set waits for the previous (afterany)
+  std::string weights = "marked"; // value of --hetscale-weights
+};
+
+struct RefineSpec {
+  std::vector<double> steps = {0.02, 0.04};  // relative steps around the estimate, each +/-
+  double tolerance = 0.02;        // |E_s - target| <= tolerance * target counts as reached
+  std::uint32_t max_rounds = 3;
+};
+
+struct ExperimentSpec {
+  std::filesystem::path source;   // file it was read from
+  std::string name;
+  CodeSpec code;
+  Workload workload = Workload::parse("N");
+  SourceLocation workload_where;
+  ParameterSpec parameter;
+  double target_efficiency = 0;
+  std::uint32_t repetitions = 1;
+  std::string database;           // URI to collect into; empty when not given
+  MachineSetSpec machine_sets;
+  SlurmSpec slurm;
+  RefineSpec refine;
+
+  /// What the code is called in records and the plan: the kernel name or the command.
+  [[nodiscard]] std::string code_label() const;
+};
+
+/// Parses a spec; `source_name` is the file name used in messages. Throws ConfigError
+/// "file:line:col: message" for syntax errors, unknown keys, wrong types, missing keys,
+/// out-of-range values, a workload formula that does not parse (column inside the
+/// string) or that uses another parameter, and command placeholders naming no parameter.
+ExperimentSpec parse_experiment_spec(std::string_view text, const std::string& source_name);
+
+/// Reads and parses a spec file; an unreadable file is a ConfigError too.
+ExperimentSpec load_experiment_spec(const std::filesystem::path& path);
+
+}  // namespace hetscale::jobgen

@@ -1,0 +1,60 @@
+// Refinement rounds (`hetscale jobgen --refine`): from the speed-efficiencies measured on
+// each machine set, the parameter expected to reach the target, and a follow-up array
+// around it at the spec's relative steps (STAS searched with 2% steps run by run; here
+// a round runs +/-2% and +/-4% at once). Pure functions: the caller brings the
+// measurements (from the database) and renders the result.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hetscale/efficiency_fit.hpp"
+#include "hetscale/jobgen/experiment_spec.hpp"
+#include "hetscale/jobgen/study.hpp"
+#include "hetscale/workload.hpp"
+
+namespace hetscale::jobgen {
+
+struct RefineSettings {
+  double target = 0;                 // target E_s
+  std::vector<double> steps;         // relative, each used + and -
+  double tolerance = 0;              // reached when |E_s - target| <= tolerance * target
+  std::uint32_t max_rounds = 0;
+  std::uint32_t round = 0;           // rounds already run after the first study
+  bool integer = true;               // parameter values are whole numbers
+
+  static RefineSettings from(const ExperimentSpec& spec, std::uint32_t round);
+};
+
+struct SetRefinement {
+  enum class Status {
+    reached,    // a measured size is within tolerance of the target: no new jobs
+    refine,     // parameter_values holds the follow-up sizes
+    exhausted,  // max_rounds spent without reaching the target: no new jobs
+    no_data     // nothing measured on this set: no new jobs (rerun the first study)
+  };
+  std::size_t set_index = 0;
+  Status status = Status::no_data;
+  double estimate = 0;                    // the parameter expected to reach the target
+  std::vector<double> parameter_values;   // ascending; only for `refine`
+  std::string explanation;                // one line for users
+};
+
+/// Decides one set's next step from its measured (parameter, E_s) points.
+SetRefinement refine_set(std::size_t set_index, const std::vector<EfficiencyPoint>& points,
+                         const Workload& workload, const RefineSettings& settings);
+
+/// The estimate when the target lies outside the measured sizes: fits the
+/// constant-overhead model 1/E_s = a + b/W to the points (E_s rises with W towards the
+/// plateau 1/a) and solves it for the target. The step is bounded to a factor 4 in W
+/// per round; without a usable fit the work is doubled (or halved).
+double extrapolate_parameter(const std::vector<EfficiencyPoint>& points, const Workload& workload,
+                             double target);
+
+/// The next round's study: every set of the previous one, with the new sizes of those that
+/// need jobs and no sizes for the others (they get no script).
+Study refined_study(const Study& previous, const std::vector<SetRefinement>& refinements);
+
+}  // namespace hetscale::jobgen

@@ -1,0 +1,47 @@
+// A planned study: the experiment spec applied to a site table. Machine sets, who runs
+// how many tasks where, the marked speed of each set and its problem sizes. Everything
+// the scripts and the plan file are rendered from.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hetscale/jobgen/experiment_spec.hpp"
+#include "hetscale/machine_sets.hpp"
+#include "hetscale/site_table.hpp"
+
+namespace hetscale::jobgen {
+
+struct SetMember {
+  std::string node;
+  std::string group;
+  double speed_per_processor = 0;  // the node's per-processor marked speed
+  std::uint32_t tasks = 1;         // MPI ranks on this node (one per processor used)
+
+  /// The node's share of C: per-processor speed x processors used.
+  [[nodiscard]] double marked_speed() const { return speed_per_processor * tasks; }
+};
+
+struct StudySet {
+  MachineSet set;                  // marked_speed is C over the processors actually used
+  std::vector<SetMember> members;  // in set order
+  std::vector<double> parameter_values;  // ascending; array task i runs value i
+
+  /// The same task count on every node (then --ntasks-per-node says it all).
+  [[nodiscard]] bool uniform_tasks() const;
+  [[nodiscard]] std::uint32_t total_tasks() const;
+};
+
+struct Study {
+  ExperimentSpec spec;
+  SiteTable site;        // restricted to the spec's `nodes` when given
+  std::vector<StudySet> sets;
+};
+
+/// Applies the spec to the site. Throws ConfigError at the spec's key for a set larger
+/// than the eligible nodes, a node the site table does not know, more tasks per node than a
+/// node has processors, or sets that cannot be formed.
+Study plan_study(const ExperimentSpec& spec, const SiteTable& site);
+
+}  // namespace hetscale::jobgen

@@ -1,0 +1,33 @@
+// Everything `hetscale jobgen` writes for a study, and writing it all or nothing.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "hetscale/jobgen/scripts.hpp"
+#include "hetscale/jobgen/study.hpp"
+
+namespace hetscale::jobgen {
+
+struct GeneratedFile {
+  std::filesystem::path path;  // relative to the study directory
+  std::string content;
+  bool executable = false;
+};
+
+/// The plan file's JSON document (docs/plan-file.md, the collector's format). `created`
+/// is the ISO 8601 UTC time to record (left out of golden files' concerns by the caller).
+nlohmann::json plan_document(const Study& study, const std::string& created);
+
+/// set<k>.sbatch, hosts/set<k>.txt where needed, submit.sh and plan.json.
+std::vector<GeneratedFile> study_files(const Study& study, const RenderOptions& options, const std::string& created);
+
+/// Writes the files into `dir` all at once: into a temporary sibling directory first,
+/// renamed to `dir` at the end, so that a failure leaves nothing behind. `dir` must not
+/// exist or be empty. Also creates the empty records/ and logs/ folders. Throws Error.
+void write_study(const std::filesystem::path& dir, const std::vector<GeneratedFile>& files);
+
+}  // namespace hetscale::jobgen

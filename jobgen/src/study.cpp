@@ -1,0 +1,118 @@
+#include "hetscale/jobgen/study.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "hetscale/hostlist.hpp"
+#include "hetscale/jobgen/problem_sizes.hpp"
+
+namespace hetscale::jobgen {
+namespace {
+
+std::string site_label(const SiteTable& site) {
+  return site.source.empty() ? fmt::format("site '{}'", site.name)
+                             : fmt::format("site '{}' ({})", site.name, site.source.string());
+}
+
+// The site reduced to the spec's `nodes`; every name must be known.
+SiteTable restrict_site(const ExperimentSpec& spec, const SiteTable& site) {
+  SiteTable out = site;
+  if (!spec.machine_sets.nodes) return out;
+  const auto wanted = expand_hostlist(*spec.machine_sets.nodes);
+  for (const std::string& name : wanted)
+    if (site.find_node(name) == nullptr)
+      throw ConfigError(spec.machine_sets.nodes_where,
+                        fmt::format("node '{}' is not in the {}", name, site_label(site)));
+  const std::set<std::string> keep(wanted.begin(), wanted.end());
+  std::erase_if(out.nodes, [&](const Node& n) { return keep.count(n.name) == 0; });
+  out.index();
+  return out;
+}
+
+std::size_t eligible_nodes(const SiteTable& site, bool include_degraded) {
+  return static_cast<std::size_t>(std::count_if(site.nodes.begin(), site.nodes.end(), [&](const Node& n) {
+    return n.state == NodeState::ok || (include_degraded && n.state == NodeState::degraded);
+  }));
+}
+
+void check_set_sizes(const ExperimentSpec& spec, const SiteTable& site) {
+  const auto& m = spec.machine_sets;
+  const std::size_t available = eligible_nodes(site, m.options.include_degraded);
+  std::string scope = m.nodes ? fmt::format("of 'nodes' in the {}", site_label(site)) : fmt::format("of the {}", site_label(site));
+  if (!m.options.include_degraded && eligible_nodes(site, true) > available)
+    scope += "; degraded nodes count only with include_degraded = true";
+  if (m.options.start > available)
+    throw ConfigError(m.start_where, fmt::format("a first set of {} nodes is larger than the {} eligible nodes {}",
+                                                 m.options.start, available, scope));
+  if (m.options.max > available)
+    throw ConfigError(m.max_where, fmt::format("a set of up to {} nodes is larger than the {} eligible nodes {}",
+                                               m.options.max, available, scope));
+}
+
+std::vector<SetMember> members_of(const ExperimentSpec& spec, const SiteTable& site, const MachineSet& set) {
+  std::vector<SetMember> out;
+  for (const std::string& name : set.nodes) {
+    const Node& node = *site.find_node(name);
+    const std::uint32_t tasks = spec.slurm.tasks_per_node.value_or(node.processors);
+    if (tasks > node.processors)
+      throw ConfigError(spec.slurm.tasks_per_node_where,
+                        fmt::format("tasks_per_node = {} is more than the {} processor{} of node '{}' ({})",
+                                    tasks, node.processors, node.processors == 1 ? "" : "s", name,
+                                    node.where.str()));
+    out.push_back({name, node.group, node.marked_speed, tasks});
+  }
+  return out;
+}
+
+double marked_speed(const std::vector<SetMember>& members) {
+  double c = 0;
+  for (const SetMember& m : members) c += m.marked_speed();
+  return c;
+}
+
+}  // namespace
+
+bool StudySet::uniform_tasks() const {
+  return std::all_of(members.begin(), members.end(),
+                     [&](const SetMember& m) { return m.tasks == members.front().tasks; });
+}
+
+std::uint32_t StudySet::total_tasks() const {
+  std::uint32_t n = 0;
+  for (const SetMember& m : members) n += m.tasks;
+  return n;
+}
+
+Study plan_study(const ExperimentSpec& spec, const SiteTable& site) {
+  Study study{spec, restrict_site(spec, site), {}};
+  check_set_sizes(spec, study.site);
+  std::vector<MachineSet> sets;
+  try {
+    sets = build_machine_sets(study.site, spec.machine_sets.options);
+  } catch (const ConfigError&) {
+    throw;
+  } catch (const Error& e) {
+    throw ConfigError(spec.machine_sets.start_where, e.what());
+  }
+  for (MachineSet& set : sets) {
+    StudySet planned;
+    planned.members = members_of(spec, study.site, set);
+    set.marked_speed = marked_speed(planned.members);
+    planned.set = std::move(set);
+    study.sets.push_back(std::move(planned));
+  }
+  const double base_speed = study.sets.front().set.marked_speed;
+  for (StudySet& s : study.sets) {
+    const SizeScaling scaling{s.set.marked_speed / base_speed, spec.parameter.psi_floor, s.set.index};
+    try {
+      s.parameter_values = scaled_values(spec.workload, spec.parameter.values, scaling, spec.parameter.integer);
+    } catch (const Error& e) {
+      throw ConfigError(spec.workload_where, fmt::format("cannot scale the sizes to set {}: {}", s.set.index, e.what()));
+    }
+  }
+  return study;
+}
+
+}  // namespace hetscale::jobgen

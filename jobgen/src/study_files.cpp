@@ -1,0 +1,73 @@
+#include "hetscale/jobgen/study_files.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <random>
+
+#include "hetscale/error.hpp"
+
+namespace hetscale::jobgen {
+namespace fs = std::filesystem;
+
+std::vector<GeneratedFile> study_files(const Study& study, const RenderOptions& options, const std::string& created) {
+  std::vector<GeneratedFile> files;
+  for (const StudySet& set : study.sets) {
+    if (set.parameter_values.empty()) continue;  // a set without jobs (refinement)
+    files.push_back({set_script_name(set), render_set_script(study, set, options), true});
+    if (!set.uniform_tasks()) files.push_back({host_file_name(set), render_host_file(set), false});
+  }
+  files.push_back({"submit.sh", render_submit_script(study), true});
+  files.push_back({"plan.json", plan_document(study, created).dump(2) + "\n", false});
+  return files;
+}
+
+namespace {
+
+void write_file(const fs::path& path, const GeneratedFile& file) {
+  fs::create_directories(path.parent_path());
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << file.content;
+  out.close();
+  if (!out) throw Error(fmt::format("cannot write '{}'", path.string()));
+  if (file.executable)
+    fs::permissions(path, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec, fs::perm_options::add);
+}
+
+// A fresh sibling of `dir`, so that the final rename stays on one file system.
+fs::path temporary_sibling(const fs::path& dir) {
+  std::random_device random;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    fs::path candidate = dir.parent_path() / fmt::format(".{}.jobgen-{:08x}", dir.filename().string(), random());
+    if (fs::create_directory(candidate)) return candidate;
+  }
+  throw Error(fmt::format("cannot create a temporary directory next to '{}'", dir.string()));
+}
+
+}  // namespace
+
+void write_study(const fs::path& target, const std::vector<GeneratedFile>& files) {
+  const fs::path dir = fs::absolute(target).lexically_normal();
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !(fs::is_directory(dir, ec) && fs::is_empty(dir, ec)))
+    throw Error(fmt::format("'{}' exists and is not an empty directory; choose a new output directory",
+                            target.string()));
+  fs::create_directories(dir.parent_path());
+  const fs::path staging = temporary_sibling(dir);
+  try {
+    for (const GeneratedFile& file : files) write_file(staging / file.path, file);
+    fs::create_directory(staging / "records");
+    fs::create_directory(staging / "logs");
+    fs::permissions(staging, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                 fs::perms::others_read | fs::perms::others_exec);
+    fs::rename(staging, dir);  // replaces an empty directory, atomically
+  } catch (const fs::filesystem_error& e) {
+    fs::remove_all(staging, ec);
+    throw Error(fmt::format("cannot write the study into '{}': {}", target.string(), e.code().message()));
+  } catch (...) {
+    fs::remove_all(staging, ec);
+    throw;
+  }
+}
+
+}  // namespace hetscale::jobgen

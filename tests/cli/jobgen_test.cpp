@@ -1,0 +1,174 @@
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli_runner.hpp"
+
+namespace hetscale::cli::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string fixtures = std::string(HETSCALE_FIXTURES_DIR) + "/jobgen/";
+const std::string site = fixtures + "site-example.toml";
+const std::string examples = std::string(HETSCALE_SOURCE_DIR) + "/examples/experiments/";
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+std::string read(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class Jobgen : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("hetscale-cli-jobgen-" + std::to_string(::getpid()));
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+  }
+  void TearDown() override { fs::remove_all(root_); }
+  fs::path root_;
+};
+
+TEST_F(Jobgen, WritesTheStudyAndSaysHowToSubmitIt) {
+  const std::string dir = (root_ / "mm").string();
+  const auto r = run_cli({"jobgen", "--site", site, "--experiment", examples + "mm.toml", "-o", dir, "--kernel-dir",
+                          "/opt/hetscale/bin"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "wrote " + dir + ": 3 machine sets (2, 4, 8 nodes), 15 array tasks x 2 repetitions; submit with " +
+                       dir + "/submit.sh\n");
+  // The same scripts as the library's golden files, plus copies of the inputs.
+  EXPECT_EQ(read(root_ / "mm" / "set1.sbatch"), read(fixtures + "golden/mm/set1.sbatch"));
+  EXPECT_EQ(read(root_ / "mm" / "submit.sh"), read(fixtures + "golden/mm/submit.sh"));
+  EXPECT_EQ(read(root_ / "mm" / "experiment.toml"), read(examples + "mm.toml"));
+  EXPECT_EQ(read(root_ / "mm" / "site.toml"), read(site));
+  const auto plan = nlohmann::json::parse(read(root_ / "mm" / "plan.json"));
+  // "2026-11-21T07:00:00Z": digits where the pattern has 'd'.
+  const std::string created = plan["created"];
+  const std::string pattern = "dddd-dd-ddTdd:dd:ddZ";
+  ASSERT_EQ(created.size(), pattern.size()) << created;
+  for (std::size_t i = 0; i < pattern.size(); ++i)
+    EXPECT_TRUE(pattern[i] == 'd' ? std::isdigit(static_cast<unsigned char>(created[i])) != 0 : created[i] == pattern[i])
+        << created;
+  EXPECT_EQ(plan["machine_sets"].size(), 3U);
+}
+
+TEST_F(Jobgen, ABadSpecWritesNothing) {
+  const std::string spec = fixtures + "bad/target-above-one.toml";
+  const auto r = run_cli({"jobgen", "--site", site, "--experiment", spec, "-o", (root_ / "out").string()});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "hetscale jobgen: " + spec +
+                       ":3:21: 'target_efficiency' must be in (0, 1]: a speed-efficiency above 1 cannot be reached, "
+                       "got 1.5\n");
+  EXPECT_TRUE(fs::is_empty(root_));
+}
+
+TEST_F(Jobgen, ASetLargerThanTheSiteWritesNothing) {
+  const std::string spec = fixtures + "bad/set-larger-than-site.toml";
+  const auto r = run_cli({"jobgen", "--site", site, "--experiment", spec, "-o", (root_ / "out").string()});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "hetscale jobgen: " + spec + ":15:7: a set of up to 32 nodes is larger than the 16 eligible nodes of "
+                       "the site 'example' (" + site + "); degraded nodes count only with include_degraded = true\n");
+  EXPECT_TRUE(fs::is_empty(root_));
+}
+
+TEST_F(Jobgen, RefuseToOverwriteAStudy) {
+  fs::create_directories(root_ / "out");
+  std::ofstream(root_ / "out" / "jobs.txt") << "0 17 set0.sbatch\n";
+  const auto r = run_cli({"jobgen", "--site", site, "--experiment", examples + "ge.toml", "-o", (root_ / "out").string()});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "hetscale jobgen: '" + (root_ / "out").string() +
+                       "' exists and is not an empty directory; choose a new output directory\n");
+  EXPECT_EQ(read(root_ / "out" / "jobs.txt"), "0 17 set0.sbatch\n");
+}
+
+TEST_F(Jobgen, UsageErrors) {
+  auto r = run_cli({"jobgen", "--experiment", examples + "ge.toml", "-o", (root_ / "out").string()});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "hetscale jobgen: --site is required (the site table) (see --help)\n");
+  r = run_cli({"jobgen", "--refine", "--experiment", "ge-chain", "-o", (root_ / "out").string()});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err,
+            "hetscale jobgen: --refine needs --from DIR (the study and its rounds so far) or --db URI (the database "
+            "the runs were collected into) (see --help)\n");
+  EXPECT_TRUE(fs::is_empty(root_));
+}
+
+// Records as the kernels would write them, with E_s from the constant-overhead model
+// 1/E_s = 2 + k/W (W = 2 N^3): the target 0.3 is reached at N = 1000.
+void write_records(const fs::path& file, int set, double marked_speed, std::initializer_list<double> sizes) {
+  constexpr double k = (1 / 0.3 - 2) * 2e9;
+  std::ofstream out(file);
+  for (double n : sizes) {
+    const double work = 2 * n * n * n;
+    const double efficiency = 1 / (2 + k / work);
+    const double seconds = work / (efficiency * marked_speed * 1e6);  // C in Mflops
+    out << nlohmann::json{{"schema", 1}, {"experiment", "mm-scaling"}, {"code", "mm"}, {"workload", "mm"},
+                          {"parameters", {{"N", n}}}, {"work", work}, {"wall_seconds", seconds},
+                          {"marked_speed", marked_speed}, {"machine_set", set}}.dump()
+        << '\n';
+  }
+}
+
+TEST_F(Jobgen, RefinesFromTheRecordsOfAStudy) {
+  const fs::path first = root_ / "mm";
+  ASSERT_EQ(run_cli({"jobgen", "--site", site, "--experiment", examples + "mm.toml", "-o", first.string(),
+                     "--kernel-dir", "/opt/hetscale/bin"}).code, 0);
+  write_records(first / "records" / "set0-10_0.jsonl", 0, 100, {400, 566, 800, 1131, 1600});
+  write_records(first / "records" / "set1-11_0.jsonl", 1, 200, {800, 1000, 1200});
+  // Another experiment's records in the same folder are not this study's.
+  std::ofstream(first / "records" / "other.jsonl") << R"({"experiment": "other", "machine_set": 7})" << '\n';
+  const fs::path next = root_ / "round1";
+  const auto r = run_cli({"jobgen", "--refine", "--experiment", "mm-scaling", "--from", first.string(), "-o",
+                          next.string(), "--kernel-dir", "/opt/hetscale/bin"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto lines = split_lines(r.out);
+  ASSERT_EQ(lines.size(), 4U) << r.out;
+  EXPECT_TRUE(lines[0].starts_with("set 0: the fitted curve reaches 0.3 at ")) << lines[0];
+  EXPECT_EQ(lines[1], "set 1: E_s = 0.3 at 1000 is within 2% of the target 0.3");
+  EXPECT_EQ(lines[2], "set 2: no runs collected");
+  EXPECT_EQ(lines[3], "wrote " + next.string() + ": 1 machine set (2 nodes), 5 array tasks x 2 repetitions; "
+                      "submit with " + next.string() + "/submit.sh");
+  EXPECT_TRUE(fs::exists(next / "set0.sbatch"));
+  EXPECT_FALSE(fs::exists(next / "set1.sbatch"));
+  EXPECT_EQ(read(next / "submit.sh").find("submit 1 "), std::string::npos);
+  const auto plan = nlohmann::json::parse(read(next / "plan.json"));
+  const auto sizes = plan["machine_sets"][0]["parameter_values"].get<std::vector<double>>();
+  ASSERT_EQ(sizes.size(), 5U);
+  EXPECT_NEAR(sizes[2], 1000, 30);  // the estimate, within 3%
+  EXPECT_NEAR(sizes[0] / sizes[2], 0.96, 0.002);
+  EXPECT_TRUE(plan["machine_sets"][1]["parameter_values"].empty());
+}
+
+TEST_F(Jobgen, RefineChecksTheExperimentName) {
+  const fs::path first = root_ / "mm";
+  ASSERT_EQ(run_cli({"jobgen", "--site", site, "--experiment", examples + "mm.toml", "-o", first.string()}).code, 0);
+  const auto r = run_cli({"jobgen", "--refine", "--experiment", "ge-chain", "--from", first.string(), "-o",
+                          (root_ / "next").string()});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "hetscale jobgen: " + first.string() + " holds experiment 'mm-scaling', not 'ge-chain' (see --help)\n");
+  EXPECT_FALSE(fs::exists(root_ / "next"));
+}
+
+TEST_F(Jobgen, RefineIsNotWiredToTheDatabaseYet) {
+  const auto r = run_cli({"jobgen", "--refine", "--db", "postgresql:///hetscale", "--experiment", "ge-chain", "-o",
+                          (root_ / "out").string()});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "hetscale jobgen: --refine: reading the collected runs needs the collector's database layer, which "
+                   "this build does not include yet\n");
+}
+
+}  // namespace
+}  // namespace hetscale::cli::testing

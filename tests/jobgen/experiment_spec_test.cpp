@@ -1,0 +1,262 @@
+#include "hetscale/jobgen/experiment_spec.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace hetscale::jobgen {
+namespace {
+
+using ::testing::ElementsAre;
+
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The message a spec text fails with, or "" when it parses.
+std::string error_of(const std::string& text, const std::string& name = "spec.toml") {
+  try {
+    (void)parse_experiment_spec(text, name);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ExperimentSpec, ReadsEveryKey) {
+  const auto spec = parse_experiment_spec(R"(
+[experiment]
+name = "heat"
+target_efficiency = 0.4
+repetitions = 3
+database = "postgresql:///hetscale"
+
+[code]
+command = "./heat --grid {M} --home ${HOME}"
+workload = "5*M^2"
+
+[parameter]
+name = "M"
+values = [100, 200, 400]
+integer = true
+psi_floor = 0.9
+
+[machine_sets]
+start = 4
+max = 16
+policy = "fill"
+include_degraded = true
+nodes = "n[1-16]"
+
+[slurm]
+partition = "batch"
+account = "lab"
+time_limit = "1-00:00:00"
+tasks_per_node = 2
+array_throttle = 3
+chain = true
+weights = "equalized"
+
+[refine]
+steps = [0.01, 0.03]
+tolerance = 0.05
+max_rounds = 5
+)",
+                                          "heat.toml");
+  EXPECT_EQ(spec.name, "heat");
+  EXPECT_DOUBLE_EQ(spec.target_efficiency, 0.4);
+  EXPECT_EQ(spec.repetitions, 3U);
+  EXPECT_EQ(spec.database, "postgresql:///hetscale");
+  EXPECT_FALSE(spec.code.kernel.has_value());
+  EXPECT_EQ(spec.code.command, "./heat --grid {M} --home ${HOME}");
+  EXPECT_EQ(spec.code_label(), spec.code.command);
+  EXPECT_EQ(spec.workload.text(), "5*M^2");
+  EXPECT_EQ(spec.parameter.name, "M");
+  EXPECT_THAT(spec.parameter.values, ElementsAre(100, 200, 400));
+  EXPECT_DOUBLE_EQ(spec.parameter.psi_floor, 0.9);
+  EXPECT_EQ(spec.machine_sets.options.start, 4U);
+  EXPECT_EQ(spec.machine_sets.options.max, 16U);
+  EXPECT_EQ(spec.machine_sets.options.policy, SetPolicy::fill);
+  EXPECT_TRUE(spec.machine_sets.options.include_degraded);
+  EXPECT_EQ(spec.machine_sets.nodes, "n[1-16]");
+  EXPECT_EQ(spec.machine_sets.nodes_where.str(), "heat.toml:23:9");
+  EXPECT_EQ(spec.slurm.partition, "batch");
+  EXPECT_EQ(spec.slurm.account, "lab");
+  EXPECT_EQ(spec.slurm.time_limit, "1-00:00:00");
+  EXPECT_EQ(spec.slurm.tasks_per_node, 2U);
+  EXPECT_EQ(spec.slurm.array_throttle, 3U);
+  EXPECT_TRUE(spec.slurm.chain);
+  EXPECT_EQ(spec.slurm.weights, "equalized");
+  EXPECT_THAT(spec.refine.steps, ElementsAre(0.01, 0.03));
+  EXPECT_DOUBLE_EQ(spec.refine.tolerance, 0.05);
+  EXPECT_EQ(spec.refine.max_rounds, 5U);
+}
+
+TEST(ExperimentSpec, DefaultsForAKernel) {
+  const auto spec = parse_experiment_spec(R"(
+[experiment]
+name = "mm"
+target_efficiency = 0.3
+[code]
+kernel = "mm"
+[parameter]
+min = 100
+max = 400
+points = 3
+)",
+                                          "mm.toml");
+  EXPECT_EQ(spec.code.kernel, Kernel::mm);
+  EXPECT_EQ(spec.code_label(), "mm");
+  EXPECT_EQ(spec.workload.text(), "mm");
+  EXPECT_EQ(spec.workload.formula(), "2*N^3");
+  EXPECT_EQ(spec.parameter.name, "N");
+  EXPECT_THAT(spec.parameter.values, ElementsAre(100, 200, 400));
+  EXPECT_TRUE(spec.parameter.integer);
+  EXPECT_DOUBLE_EQ(spec.parameter.psi_floor, 0.7);
+  EXPECT_EQ(spec.repetitions, 1U);
+  EXPECT_EQ(spec.database, "");
+  EXPECT_EQ(spec.machine_sets.options.start, 2U);
+  EXPECT_EQ(spec.machine_sets.options.max, 0U);
+  EXPECT_EQ(spec.machine_sets.options.policy, SetPolicy::stop);
+  EXPECT_FALSE(spec.machine_sets.options.include_degraded);
+  EXPECT_FALSE(spec.machine_sets.nodes.has_value());
+  EXPECT_EQ(spec.slurm.time_limit, "00:30:00");
+  EXPECT_FALSE(spec.slurm.tasks_per_node.has_value());
+  EXPECT_FALSE(spec.slurm.array_throttle.has_value());
+  EXPECT_FALSE(spec.slurm.chain);
+  EXPECT_EQ(spec.slurm.weights, "marked");
+  EXPECT_THAT(spec.refine.steps, ElementsAre(0.02, 0.04));
+  EXPECT_DOUBLE_EQ(spec.refine.tolerance, 0.02);
+  EXPECT_EQ(spec.refine.max_rounds, 3U);
+}
+
+TEST(ExperimentSpec, ExamplesParse) {
+  for (const char* name : {"mm", "ge", "conv2d", "heat"}) {
+    const std::string path = std::string(HETSCALE_SOURCE_DIR) + "/examples/experiments/" + name + ".toml";
+    EXPECT_NO_THROW((void)load_experiment_spec(path)) << path;
+  }
+}
+
+TEST(ExperimentSpec, AnUnreadableFileIsAConfigError) {
+  try {
+    (void)load_experiment_spec("/nonexistent/spec.toml");
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(), "/nonexistent/spec.toml: cannot read the experiment spec");
+  }
+}
+
+TEST(ExperimentSpec, TimeLimitsInEverySlurmFormat) {
+  const std::string base = "[experiment]\nname = \"x\"\ntarget_efficiency = 0.3\n[code]\nkernel = \"mm\"\n"
+                           "[parameter]\nvalues = [1, 2]\n[slurm]\ntime_limit = ";
+  for (const char* good : {"90", "10:30", "01:00:00", "2-0", "2-12:30", "1-00:00:00"})
+    EXPECT_EQ(error_of(base + "\"" + good + "\"\n"), "") << good;
+  for (const char* bad : {"1:2:3:4", "-5", "1-", "1h", "1-2:3:4:5", "::"})
+    EXPECT_EQ(error_of(base + "\"" + bad + "\"\n"),
+              std::string("spec.toml:9:14: 'time_limit' must be a Slurm time (minutes, HH:MM:SS or D-HH:MM:SS), got '") +
+                  bad + "'")
+        << bad;
+}
+
+TEST(ExperimentSpec, ParameterNamesMustNotClobberScriptVariables) {
+  const std::string spec = "[experiment]\nname = \"x\"\ntarget_efficiency = 0.3\n[code]\ncommand = \"./a {NAME}\"\n"
+                           "workload = \"NAME^2\"\n[parameter]\nname = \"NAME\"\nvalues = [1, 2]\n";
+  const auto with = [&](const std::string& name) {
+    std::string text = spec;
+    for (auto pos = text.find("NAME"); pos != std::string::npos; pos = text.find("NAME"))
+      text.replace(pos, 4, name);
+    return error_of(text);
+  };
+  EXPECT_EQ(with("repetition"),
+            "spec.toml:8:8: parameter name 'repetition' is taken by the job scripts or the shell; choose another");
+  EXPECT_EQ(with("SLURM_NNODES"),
+            "spec.toml:8:8: parameter name 'SLURM_NNODES' is taken by the job scripts or the shell; choose another");
+  EXPECT_EQ(with("PATH"), "spec.toml:8:8: parameter name 'PATH' is taken by the job scripts or the shell; choose another");
+  EXPECT_EQ(with("rows"), "");
+}
+
+struct BadSpec {
+  const char* file;
+  const char* message;
+};
+
+class BadSpecs : public ::testing::TestWithParam<BadSpec> {};
+
+TEST_P(BadSpecs, FailWithFileLineColumnAndExactMessage) {
+  const std::string path = std::string(HETSCALE_FIXTURES_DIR) + "/jobgen/bad/" + GetParam().file;
+  const std::string text = read(path);
+  ASSERT_FALSE(text.empty()) << path;
+  EXPECT_EQ(error_of(text, GetParam().file), GetParam().message);
+}
+
+// One committed fixture per rule; the site-dependent ones are in study_test.cpp.
+INSTANTIATE_TEST_SUITE_P(
+    Fixtures, BadSpecs,
+    ::testing::Values(
+        BadSpec{"syntax.toml", "syntax.toml:1:12: syntax error while parsing table header: expected ']', saw '\\n'"},
+        BadSpec{"unknown-top-key.toml",
+                "unknown-top-key.toml:13:2: unknown key 'slurmm' at top level (expected experiment, code, "
+                "parameter, machine_sets, slurm or refine)"},
+        BadSpec{"unknown-key-code.toml",
+                "unknown-key-code.toml:6:1: unknown key 'kernal' in [code] (expected kernel, command or workload)"},
+        BadSpec{"wrong-type-repetitions.toml",
+                "wrong-type-repetitions.toml:4:15: 'repetitions' must be an integer, not a string"},
+        BadSpec{"workload-syntax.toml", "workload-syntax.toml:7:17: bad workload formula: unexpected token '^'"},
+        BadSpec{"workload-other-parameter.toml",
+                "workload-other-parameter.toml:7:19: workload formula uses 'M', which is not the parameter 'N'"},
+        BadSpec{"workload-not-growing.toml",
+                "workload-not-growing.toml:6:10: the workload must be positive and grow with N over the sizes of "
+                "[parameter] (line 8), but W(1) = 0"},
+        BadSpec{"target-above-one.toml",
+                "target-above-one.toml:3:21: 'target_efficiency' must be in (0, 1]: a speed-efficiency above 1 "
+                "cannot be reached, got 1.5"},
+        BadSpec{"target-zero.toml", "target-zero.toml:3:21: 'target_efficiency' must be in (0, 1], got 0"},
+        BadSpec{"unknown-kernel.toml", "unknown-kernel.toml:6:10: unknown kernel 'fft' (expected mm, ge or conv2d)"},
+        BadSpec{"kernel-and-command.toml",
+                "kernel-and-command.toml:7:11: give either 'kernel' or 'command' in [code], not both"},
+        BadSpec{"command-unknown-placeholder.toml",
+                "command-unknown-placeholder.toml:6:25: unknown placeholder '{n}' in command (the parameter is "
+                "'{N}')"},
+        BadSpec{"command-without-placeholder.toml",
+                "command-without-placeholder.toml:6:11: command does not use the parameter as '{N}': every run "
+                "would have the same size"},
+        BadSpec{"missing-experiment.toml", "missing-experiment.toml:1:1: missing table [experiment]"},
+        BadSpec{"missing-target.toml", "missing-target.toml:1:1: missing key 'target_efficiency' in [experiment]"},
+        BadSpec{"range-and-values.toml",
+                "range-and-values.toml:12:10: give either 'values' or 'min', 'max' and 'points' in [parameter], "
+                "not both"},
+        BadSpec{"values-descending.toml", "values-descending.toml:9:21: 'values' must be ascending: 200 follows 300"},
+        BadSpec{"points-repeat.toml",
+                "points-repeat.toml:11:10: 10 points between 1 and 3 repeat whole numbers; use fewer points, a "
+                "wider range or integer = false"},
+        BadSpec{"max-below-min.toml", "max-below-min.toml:10:7: 'max' must be larger than 'min' (100), got 50"},
+        BadSpec{"sets-max-below-start.toml", "sets-max-below-start.toml:15:7: 'max' (2) is smaller than 'start' (4)"},
+        BadSpec{"unknown-policy.toml", "unknown-policy.toml:14:10: unknown policy 'grow' (expected stop or fill)"},
+        BadSpec{"nodes-hostlist.toml", "nodes-hostlist.toml:14:13: bad host list 'fat[1-': unbalanced '['"},
+        BadSpec{"time-limit.toml",
+                "time-limit.toml:14:14: 'time_limit' must be a Slurm time (minutes, HH:MM:SS or D-HH:MM:SS), got "
+                "'2h'"},
+        BadSpec{"tasks-per-node-word.toml",
+                "tasks-per-node-word.toml:14:18: 'tasks_per_node' must be \"processors\" or a positive integer, "
+                "got 'all'"},
+        BadSpec{"partition-unsafe.toml",
+                "partition-unsafe.toml:14:13: 'partition' may hold only letters, digits and ._/+:=@,- (got 'batch; "
+                "rm -rf ~')"},
+        BadSpec{"refine-steps-order.toml", "refine-steps-order.toml:14:16: 'steps' must be ascending: 0.02 follows 0.04"},
+        BadSpec{"refine-tolerance.toml",
+                "refine-tolerance.toml:14:13: 'tolerance' must be in (0, 1) (a fraction of the target), got 2"}),
+    [](const ::testing::TestParamInfo<BadSpec>& param) {
+      std::string name = param.param.file;
+      name = name.substr(0, name.find('.'));
+      for (char& c : name)
+        if (c == '-') c = '_';
+      return name;
+    });
+
+}  // namespace
+}  // namespace hetscale::jobgen

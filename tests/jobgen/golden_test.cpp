@@ -1,0 +1,95 @@
+// The generated files of the example experiments, compared byte for byte with committed
+// golden files (DESIGN.md style rule 12). After an intended change, regenerate with
+//   HETSCALE_UPDATE_GOLDEN=1 build/default/bin/jobgen_tests --gtest_filter='Golden*'
+// and review the diff of tests/fixtures/jobgen/golden/ before committing it.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <unistd.h>
+
+#include "hetscale/jobgen/study_files.hpp"
+
+namespace hetscale::jobgen {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path golden_root = fs::path(HETSCALE_FIXTURES_DIR) / "jobgen" / "golden";
+// Fixed inputs that would otherwise vary from machine to machine or run to run.
+const RenderOptions render{"/opt/hetscale/bin"};
+constexpr const char* created = "2026-01-01T00:00:00Z";
+
+bool updating() {
+  const char* flag = std::getenv("HETSCALE_UPDATE_GOLDEN");
+  return flag != nullptr && std::string(flag) == "1";
+}
+
+std::string read(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::vector<GeneratedFile> generate(const std::string& example) {
+  const auto spec = load_experiment_spec(fs::path(HETSCALE_SOURCE_DIR) / "examples" / "experiments" / (example + ".toml"));
+  const auto site = load_site_table(fs::path(HETSCALE_FIXTURES_DIR) / "jobgen" / "site-example.toml");
+  return study_files(plan_study(spec, site), render, created);
+}
+
+std::set<std::string> golden_files(const fs::path& dir) {
+  std::set<std::string> out;
+  if (!fs::exists(dir)) return out;
+  for (const auto& entry : fs::recursive_directory_iterator(dir))
+    if (entry.is_regular_file()) out.insert(fs::relative(entry.path(), dir).string());
+  return out;
+}
+
+class Golden : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Golden, GeneratedFilesMatch) {
+  const fs::path dir = golden_root / GetParam();
+  const auto files = generate(GetParam());
+  if (updating()) {
+    fs::remove_all(dir);
+    for (const auto& file : files) {
+      fs::create_directories((dir / file.path).parent_path());
+      std::ofstream(dir / file.path, std::ios::binary) << file.content;
+    }
+  }
+  std::set<std::string> generated;
+  for (const auto& file : files) {
+    generated.insert(file.path.string());
+    EXPECT_EQ(file.content, read(dir / file.path)) << "differs from " << (dir / file.path).string()
+                                                   << " (HETSCALE_UPDATE_GOLDEN=1 regenerates)";
+  }
+  EXPECT_EQ(generated, golden_files(dir)) << "stale or missing golden files in " << dir.string();
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, Golden, ::testing::Values("mm", "ge", "conv2d", "heat"));
+
+// The scripts must at least be valid shell: checked with the shells that will run them.
+TEST(GeneratedScripts, PassTheShellSyntaxCheck) {
+  const fs::path dir = fs::temp_directory_path() / ("hetscale-jobgen-syntax-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  for (const std::string example : {"mm", "ge", "conv2d", "heat"}) {
+    write_study(dir / example, generate(example));
+    for (const auto& entry : fs::directory_iterator(dir / example)) {
+      const std::string name = entry.path().filename().string();
+      const bool batch = name.ends_with(".sbatch");
+      if (!batch && name != "submit.sh") continue;
+      const std::string check = std::string(batch ? "bash" : "sh") + " -n " + entry.path().string();
+      EXPECT_EQ(std::system(check.c_str()), 0) << check;
+    }
+  }
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace hetscale::jobgen

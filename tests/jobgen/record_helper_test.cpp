@@ -1,0 +1,111 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "hetscale_record.hpp"
+
+extern "C" int write_record_from_c(void);
+
+namespace {
+
+namespace fs = std::filesystem;
+
+class RecordHelper : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    file_ = fs::temp_directory_path() / ("hetscale-record-helper-" + std::to_string(::getpid()) + ".jsonl");
+    fs::remove(file_);
+    ::setenv("HETSCALE_RECORD", file_.c_str(), 1);
+    ::setenv("HETSCALE_EXPERIMENT", "heat-solver", 1);
+    ::setenv("HETSCALE_MACHINE_SET", "1", 1);
+    ::setenv("HETSCALE_REPETITION", "2", 1);
+    ::setenv("HETSCALE_SYSTEM_SPEED", "40", 1);
+    ::setenv("HETSCALE_WEIGHTS_SOURCE", "marked", 1);
+    ::setenv("SLURM_JOB_ID", "17", 1);
+    ::setenv("SLURM_ARRAY_JOB_ID", "15", 1);
+    ::setenv("SLURM_ARRAY_TASK_ID", "2", 1);
+    ::unsetenv("SLURM_STEP_ID");
+    ::setenv("SLURM_STEP_NODELIST", "n[1-2]", 1);
+  }
+  void TearDown() override {
+    fs::remove(file_);
+    for (const char* name : {"HETSCALE_RECORD", "HETSCALE_EXPERIMENT", "HETSCALE_MACHINE_SET", "HETSCALE_REPETITION",
+                             "HETSCALE_SYSTEM_SPEED", "HETSCALE_WEIGHTS_SOURCE", "HETSCALE_WEIGHT", "SLURM_JOB_ID",
+                             "SLURM_ARRAY_JOB_ID", "SLURM_ARRAY_TASK_ID", "SLURM_STEP_NODELIST"})
+      ::unsetenv(name);
+  }
+  [[nodiscard]] std::vector<nlohmann::json> lines() const {
+    std::vector<nlohmann::json> out;
+    std::ifstream in(file_);
+    for (std::string line; std::getline(in, line);) out.push_back(nlohmann::json::parse(line));
+    return out;
+  }
+  fs::path file_;
+};
+
+TEST_F(RecordHelper, CWritesOneContractLine) {
+  ASSERT_EQ(write_record_from_c(), 0);
+  const auto records = lines();
+  ASSERT_EQ(records.size(), 1U);
+  const auto& r = records[0];
+  EXPECT_EQ(r["schema"], 1);
+  EXPECT_EQ(r["experiment"], "heat-solver");
+  EXPECT_EQ(r["code"], "heat");
+  EXPECT_EQ(r["workload"], "500*M^2");
+  EXPECT_EQ(r["parameters"], nlohmann::json({{"M", 1000.0}}));
+  EXPECT_EQ(r["work"], 5e8);
+  EXPECT_EQ(r["wall_seconds"], 2.5);
+  EXPECT_EQ(r["marked_speed"], 40.0);
+  EXPECT_EQ(r["weights_source"], "marked");
+  ASSERT_EQ(r["ranks"].size(), 2U);
+  EXPECT_EQ(r["ranks"][1]["host"], "n\"2");
+  EXPECT_EQ(r["ranks"][0]["weight"], 0.75);
+  EXPECT_EQ(r["ranks"][1]["communication_seconds"], 0.5);
+  EXPECT_EQ(r["slurm"], nlohmann::json({{"job_id", 17}, {"array_job_id", 15}, {"array_task_id", 2},
+                                        {"step_id", nullptr}, {"node_list", "n[1-2]"}}));
+  EXPECT_EQ(r["machine_set"], 1);
+  EXPECT_EQ(r["repetition"], 2);
+  EXPECT_EQ(r["start_time"], "2026-11-21T06:10:00Z");
+  EXPECT_FALSE(r.contains("end_time"));
+  EXPECT_EQ(r["verified"], true);
+}
+
+TEST_F(RecordHelper, CppAppendsAndReportsBadInput) {
+  hetscale::record::Run run{"heat", "500*M^2", "M", 2000, 2e9, 4.0, false, "", ""};
+  hetscale::record::write(run, {{0, "n1", 1.0, 40, 3.5, 0.5, 4.0}});
+  hetscale::record::write(run, {{0, "n1", 1.0, 40, 3.6, 0.4, 4.0}});
+  const auto records = lines();
+  ASSERT_EQ(records.size(), 2U);
+  EXPECT_EQ(records[1]["ranks"][0]["compute_seconds"], 3.6);
+  EXPECT_EQ(records[1]["verified"], false);
+  run.work = 0;
+  try {
+    hetscale::record::write(run, {{0, "n1", 1.0, 40, 3.5, 0.5, 4.0}});
+    FAIL() << "no error";
+  } catch (const std::system_error& e) {
+    EXPECT_EQ(e.code().value(), EINVAL);
+  }
+  EXPECT_EQ(lines().size(), 2U);
+}
+
+TEST_F(RecordHelper, NothingIsWrittenOutsideAStudy) {
+  ::unsetenv("HETSCALE_RECORD");
+  EXPECT_EQ(write_record_from_c(), 0);
+  EXPECT_FALSE(fs::exists(file_));
+}
+
+TEST_F(RecordHelper, WeightComesFromThePluginOrIsEqual) {
+  EXPECT_DOUBLE_EQ(hetscale::record::weight(0, 4), 0.25);
+  ::setenv("HETSCALE_WEIGHT", "0.62500000000000000", 1);
+  EXPECT_DOUBLE_EQ(hetscale::record::weight(0, 4), 0.625);
+  ::setenv("HETSCALE_WEIGHT", "lots", 1);
+  EXPECT_DOUBLE_EQ(hetscale::record::weight(0, 4), 0.25);
+}
+
+}  // namespace

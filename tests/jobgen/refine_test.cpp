@@ -1,0 +1,108 @@
+#include "hetscale/jobgen/refine.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace hetscale::jobgen {
+namespace {
+
+using Status = SetRefinement::Status;
+
+// Synthetic measurements from the constant-overhead model 1/E_s = 2 + k/W with W = 2 N^3:
+// the plateau is 0.5 and the target 0.3 is reached at exactly N = 1000.
+const Workload mm = Workload::parse("2*N^3");
+constexpr double k = (1 / 0.3 - 2) * 2e9;
+
+double efficiency(double n) { return 1 / (2 + k / (2 * n * n * n)); }
+
+std::vector<EfficiencyPoint> measured(std::initializer_list<double> sizes, int repeats = 1) {
+  std::vector<EfficiencyPoint> out;
+  for (double n : sizes)
+    for (int r = 0; r < repeats; ++r) out.push_back({n, efficiency(n) * (1 + 0.01 * (r - (repeats - 1) / 2.0))});
+  return out;
+}
+
+RefineSettings settings(std::uint32_t round = 0) { return {0.3, {0.02, 0.04}, 0.02, 3, round, true}; }
+
+TEST(Refine, ReadsTheTargetOffTheFittedCurveAndStepsAroundIt) {
+  const auto r = refine_set(1, measured({400, 566, 1600, 2263}, 3), mm, settings());
+  ASSERT_EQ(r.status, Status::refine) << r.explanation;
+  EXPECT_NEAR(r.estimate, 1000, 30);  // the monotone fit between 566 and 1600, within 3%
+  ASSERT_EQ(r.parameter_values.size(), 5U);
+  const double e = std::round(r.estimate);
+  EXPECT_NEAR(r.parameter_values[0], e * 0.96, 1);
+  EXPECT_NEAR(r.parameter_values[1], e * 0.98, 1);
+  EXPECT_NEAR(r.parameter_values[3], e * 1.02, 1);
+  EXPECT_NEAR(r.parameter_values[4], e * 1.04, 1);
+  EXPECT_EQ(r.set_index, 1U);
+}
+
+TEST(Refine, ExtrapolatesUpwardsWithTheOverheadModel) {
+  // 400..800 are all short of 0.3; the model gives W = 2e9 exactly (N = 1000).
+  EXPECT_NEAR(extrapolate_parameter(measured({400, 566, 800}), mm, 0.3), 1000, 1e-6);
+  const auto r = refine_set(0, measured({400, 566, 800}), mm, settings());
+  EXPECT_EQ(r.status, Status::refine);
+  EXPECT_EQ(r.explanation, "set 0: the target 0.3 lies outside the measured sizes; extrapolated to 1000");
+}
+
+TEST(Refine, BoundsAStepToFourTimesTheWork) {
+  // From 200..400 the model still says N = 1000, but one round goes to at most 4 W(400).
+  EXPECT_NEAR(extrapolate_parameter(measured({200, 283, 400}), mm, 0.3), 400 * std::cbrt(4.0), 1e-6);
+}
+
+TEST(Refine, ExtrapolatesDownwardsWhenEverySizeIsAboveTheTarget) {
+  // 2000 and 4000 exceed 0.3: N = 1000 is below W(2000) / 4, so the bound applies.
+  EXPECT_NEAR(extrapolate_parameter(measured({2000, 4000}), mm, 0.3), 2000 / std::cbrt(4.0), 1e-6);
+  EXPECT_NEAR(extrapolate_parameter(measured({1200, 2000}), mm, 0.3), 1000, 1e-6);
+}
+
+TEST(Refine, WithoutAUsableFitTheWorkDoubles) {
+  // A single size: no slope to fit.
+  EXPECT_NEAR(extrapolate_parameter(measured({500}), mm, 0.3), 500 * std::cbrt(2.0), 1e-6);
+}
+
+TEST(Refine, ASizeWithinToleranceEndsTheSet) {
+  const auto r = refine_set(2, measured({800, 1000, 1200}), mm, settings());
+  EXPECT_EQ(r.status, Status::reached);
+  EXPECT_TRUE(r.parameter_values.empty());
+  EXPECT_EQ(r.explanation, "set 2: E_s = 0.3 at 1000 is within 2% of the target 0.3");
+}
+
+TEST(Refine, StopsWhenTheRoundsAreSpent) {
+  const auto r = refine_set(0, measured({400, 800}), mm, settings(3));
+  EXPECT_EQ(r.status, Status::exhausted);
+  EXPECT_EQ(r.explanation, "set 0: target 0.3 not reached within 3 refinement rounds");
+}
+
+TEST(Refine, NoMeasurementsNoJobs) {
+  const auto r = refine_set(4, {}, mm, settings());
+  EXPECT_EQ(r.status, Status::no_data);
+  EXPECT_EQ(r.explanation, "set 4: no runs collected");
+}
+
+TEST(Refine, TheNextStudyGivesSizesOnlyToSetsThatNeedJobs) {
+  Study previous{parse_experiment_spec("[experiment]\nname = \"x\"\ntarget_efficiency = 0.3\n[code]\nkernel = \"mm\"\n"
+                                       "[parameter]\nmin = 10\nmax = 40\npoints = 3\n",
+                                       "x.toml"),
+                 {},
+                 {}};
+  for (std::size_t i = 0; i < 3; ++i) {
+    StudySet s;
+    s.set.index = i;
+    s.parameter_values = {1, 2};
+    previous.sets.push_back(s);
+  }
+  SetRefinement done{0, Status::reached, 5, {}, ""};
+  SetRefinement more{1, Status::refine, 50, {48, 50, 52}, ""};
+  SetRefinement spent{2, Status::exhausted, 0, {}, ""};
+  const Study next = refined_study(previous, {done, more, spent});
+  ASSERT_EQ(next.sets.size(), 3U);
+  EXPECT_TRUE(next.sets[0].parameter_values.empty());
+  EXPECT_THAT(next.sets[1].parameter_values, ::testing::ElementsAre(48, 50, 52));
+  EXPECT_TRUE(next.sets[2].parameter_values.empty());
+}
+
+}  // namespace
+}  // namespace hetscale::jobgen

@@ -1,0 +1,105 @@
+#include "hetscale/jobgen/study.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace hetscale::jobgen {
+namespace {
+
+using ::testing::ElementsAre;
+
+const std::string fixtures = std::string(HETSCALE_FIXTURES_DIR) + "/jobgen/";
+const std::string site_path = fixtures + "site-example.toml";
+
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+ExperimentSpec example(const std::string& name) {
+  return load_experiment_spec(std::string(HETSCALE_SOURCE_DIR) + "/examples/experiments/" + name + ".toml");
+}
+
+TEST(Study, MatrixMultiplicationExample) {
+  const Study study = plan_study(example("mm"), load_site_table(site_path));
+  ASSERT_EQ(study.sets.size(), 3U);  // 2, 4, 8 nodes: a fourth set would need 4 more fat nodes
+  EXPECT_THAT(study.sets[0].set.nodes, ElementsAre("fat1", "blade01"));
+  EXPECT_THAT(study.sets[2].set.nodes,
+              ElementsAre("fat1", "blade01", "fat2", "blade02", "fat3", "fat4", "blade03", "blade04"));
+  // One task per processor: fat nodes run 2 ranks of 40 Mflops each.
+  EXPECT_EQ(study.sets[0].members[0].tasks, 2U);
+  EXPECT_EQ(study.sets[0].members[1].tasks, 1U);
+  EXPECT_FALSE(study.sets[0].uniform_tasks());
+  EXPECT_EQ(study.sets[2].total_tasks(), 12U);
+  EXPECT_DOUBLE_EQ(study.sets[0].set.marked_speed, 100);
+  EXPECT_DOUBLE_EQ(study.sets[1].set.marked_speed, 200);
+  EXPECT_DOUBLE_EQ(study.sets[2].set.marked_speed, 400);
+  EXPECT_THAT(study.sets[0].parameter_values, ElementsAre(400, 566, 800, 1131, 1600));
+  // Set 1 doubles C: the bottom keeps W/C (N = 400 * 2^(1/3) = 504), the top allows
+  // psi = 0.7 (N = 1600 * (2/0.7)^(1/3) = 2270).
+  EXPECT_THAT(study.sets[1].parameter_values, ElementsAre(504, 734, 1070, 1558, 2270));
+  EXPECT_EQ(study.sets[2].parameter_values.front(), 635);
+  EXPECT_EQ(study.sets[2].parameter_values.back(), 3222);
+}
+
+TEST(Study, TasksPerNodeSetsTheMarkedSpeedUsed) {
+  const Study study = plan_study(example("ge"), load_site_table(site_path));
+  ASSERT_FALSE(study.sets.empty());
+  EXPECT_TRUE(study.sets[0].uniform_tasks());
+  EXPECT_EQ(study.sets[0].members[0].tasks, 1U);
+  EXPECT_DOUBLE_EQ(study.sets[0].set.marked_speed, 60);  // one 40 + one 20 processor
+}
+
+TEST(Study, NodesRestrictTheSite) {
+  const Study study = plan_study(example("conv2d"), load_site_table(site_path));
+  ASSERT_EQ(study.sets.size(), 2U);
+  EXPECT_EQ(study.site.nodes.size(), 4U);
+  EXPECT_THAT(study.sets[1].set.nodes, ElementsAre("fat1", "fat2", "fat3", "fat4"));
+  EXPECT_DOUBLE_EQ(study.sets[1].set.marked_speed, 320);
+}
+
+struct BadSpec {
+  const char* file;
+  std::string message;  // after "<file>:"
+};
+
+class SiteDependentErrors : public ::testing::TestWithParam<BadSpec> {};
+
+TEST_P(SiteDependentErrors, NameTheSpecKeyAndTheSite) {
+  const std::string path = fixtures + "bad/" + GetParam().file;
+  const auto spec = parse_experiment_spec(read(path), GetParam().file);
+  try {
+    (void)plan_study(spec, load_site_table(site_path));
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.what(), std::string(GetParam().file) + ":" + GetParam().message);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Fixtures, SiteDependentErrors,
+    ::testing::Values(
+        BadSpec{"set-larger-than-site.toml", "15:7: a set of up to 32 nodes is larger than the 16 eligible nodes of the "
+                                             "site 'example' (" + site_path +
+                                                 "); degraded nodes count only with include_degraded = true"},
+        BadSpec{"first-set-larger-than-site.toml",
+                "14:9: a first set of 17 nodes is larger than the 16 eligible nodes of the site 'example' (" +
+                    site_path + "); degraded nodes count only with include_degraded = true"},
+        BadSpec{"unknown-node.toml", "14:9: node 'fat5' is not in the site 'example' (" + site_path + ")"},
+        BadSpec{"tasks-exceed-processors.toml",
+                "14:18: tasks_per_node = 3 is more than the 2 processors of node 'fat1' (" + site_path + ":16:1)"}),
+    [](const ::testing::TestParamInfo<BadSpec>& param) {
+      std::string name = param.param.file;
+      name = name.substr(0, name.find('.'));
+      for (char& c : name)
+        if (c == '-') c = '_';
+      return name;
+    });
+
+}  // namespace
+}  // namespace hetscale::jobgen
