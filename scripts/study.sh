@@ -3,23 +3,22 @@
 # install, build, cluster + SPANK plugin + PostgreSQL, classify every node, site table,
 # jobgen for mm and ge over the doubling sets, submit, wait, collect, analyze, refine,
 # analyze again, print the psi table; tear everything down on exit (also on failure).
-#   scripts/study.sh [--quick] [--keep] [--run-dir DIR] [--port P] [--no-build]
+#   scripts/study.sh [--quick] [--keep] [--run-dir DIR] [--port P] [--no-build] [--build-dir DIR]
 #     --quick      smaller sizes, 1 repetition, one refinement round (< 3 min)
 #     --keep       leave the cluster and PostgreSQL running at the end
 #     --run-dir    where everything goes (default: <repo>/run/study; at most ~55 chars)
 #     --port       PostgreSQL port (default 16901)
-#     --no-build   use the existing build/default binaries (tests)
+#     --no-build   use the existing binaries of the build dir (tests)
+#     --build-dir  the build tree of preset default (default: <repo>/build/default)
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
 
 QUICK=0 KEEP=0 BUILD=1 PORT=16901 RUN=$REPO/run/study
 BUILD_DIR=$REPO/build/default
-BIN=$BUILD_DIR/bin
-HETSCALE=$BIN/hetscale
 KERNELS=(mm ge)
 
-usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "study.sh: $*" >&2; exit 1; }
 
 parse_args() {
@@ -30,12 +29,16 @@ parse_args() {
       --no-build) BUILD=0; shift ;;
       --run-dir) RUN=${2:?--run-dir needs a value}; shift 2 ;;
       --port) PORT=${2:?--port needs a value}; shift 2 ;;
+      --build-dir) BUILD_DIR=${2:?--build-dir needs a value}; shift 2 ;;
       -h | --help) usage; exit 0 ;;
       *) die "unknown argument '$1' (see --help)" ;;
     esac
   done
   mkdir -p "$RUN"
   RUN=$(cd "$RUN" && pwd)
+  BUILD_DIR=$(mkdir -p "$BUILD_DIR" && cd "$BUILD_DIR" && pwd)
+  BIN=$BUILD_DIR/bin
+  HETSCALE=$BIN/hetscale
   [ ${#RUN} -le 60 ] || die "--run-dir '$RUN' is too long (unix socket paths under it are limited)"
 }
 
@@ -87,8 +90,13 @@ build() {
   if [ "$BUILD" = 0 ]; then
     echo "--no-build: using $BIN"
   else
-    [ -f "$BUILD_DIR/build.ninja" ] || cmake --preset default >/dev/null
-    cmake --build --preset default --target hetscale hetscale-mm hetscale-ge hetscale_spank
+    if [ "$BUILD_DIR" = "$REPO/build/default" ]; then
+      [ -f "$BUILD_DIR/build.ninja" ] || cmake --preset default >/dev/null
+      cmake --build --preset default --target hetscale hetscale-mm hetscale-ge hetscale_spank
+    else
+      [ -f "$BUILD_DIR/build.ninja" ] || cmake -S "$REPO" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+      cmake --build "$BUILD_DIR" --target hetscale hetscale-mm hetscale-ge hetscale_spank
+    fi
   fi
   for f in "$HETSCALE" "$BIN/hetscale-mm" "$BIN/hetscale-ge" "$BUILD_DIR/spank_plugin/hetscale.so"; do
     [ -x "$f" ] || [ -f "$f" ] || die "missing $f after the build"
@@ -281,6 +289,8 @@ main() {
   SET_START=$(sed -n 's/^start *= *\([0-9]*\).*/\1/p' "$(spec_for mm)" | head -1)
   SET_MAX=$(sed -n 's/^max *= *\([0-9]*\).*/\1/p' "$(spec_for mm)" | tail -1)
   trap teardown EXIT
+  trap "exit 130" INT
+  trap "exit 143" TERM
   install_deps
   build
   cluster_up
@@ -300,4 +310,4 @@ main() {
   summary
 }
 
-main "$@"
+main "$@"; exit
