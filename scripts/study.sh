@@ -4,7 +4,7 @@
 # jobgen for mm and ge over the doubling sets, submit, wait, collect, analyze, refine,
 # analyze again, print the psi table; tear everything down on exit (also on failure).
 #   scripts/study.sh [--quick] [--keep] [--run-dir DIR] [--port P] [--no-build] [--build-dir DIR]
-#     --quick      smaller sizes, 1 repetition, one refinement round (< 3 min)
+#     --quick      fewer sizes, one refinement round of mm only (< 3 min)
 #     --keep       leave the cluster and PostgreSQL running at the end
 #     --run-dir    where everything goes (default: <repo>/run/study; at most ~55 chars)
 #     --port       PostgreSQL port (default 16901)
