@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Runs scripts/study.sh --quick and checks its psi table: one row per consecutive pair of
+# machine sets for every kernel, and every psi value in (0, 1.2]. The kernels in
+# REQUIRED (default: mm) must have a value on every pair; ge may print n/a, because on this
+# testbed its first set's E_s is bimodal (docs/study.md, "ge on the testbed").
+#   check_study.sh SOURCE_DIR BUILD_DIR RUN_DIR PG_PORT
+set -euo pipefail
+src=$1 build=$2 run=$3 port=$4
+rm -rf "$run"
+mkdir -p "$run"
+log=$run/../study-quick.log
+"$src/scripts/study.sh" --quick --no-build --build-dir "$build" --run-dir "$run" --port "$port" 2>&1 | tee "$log"
+[ -f "$run/psi.txt" ] || { echo "check_study: no psi table $run/psi.txt"; exit 1; }
+sets=$("$build/bin/hetscale" sets --site "$run/site.toml" --start 2 --max 4 --format json \
+  | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
+python3 - "$run/psi.txt" "$sets" "${REQUIRED:-mm}" <<'PY'
+import sys
+path, sets, required = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(",")
+rows = [l.split() for l in open(path).read().splitlines()[1:] if l.strip()]
+kernels = {}
+for r in rows:
+    kernels.setdefault(r[0], []).append(r)
+bad = []
+if set(kernels) != {"mm", "ge"}:
+    bad.append(f"kernels in the psi table: {sorted(kernels)}, expected ge and mm")
+for k, rs in kernels.items():
+    pairs = [r[3] for r in rs]
+    want = [f"{i}->{i + 1}" for i in range(sets - 1)]
+    if pairs != want:
+        bad.append(f"{k}: pairs {pairs}, expected {want}")
+    for r in rs:
+        try:
+            psi = float(r[5])
+        except ValueError:
+            if k in required or r[5] != "n/a":
+                bad.append(f"{k} {r[3]}: psi is '{r[5]}', not a number")
+            else:
+                print(f"check_study: warning: {k} {r[3]}: no psi (target not bracketed on both sets)")
+            continue
+        if not 0 < psi <= 1.2:
+            bad.append(f"{k} {r[3]}: psi {psi} outside (0, 1.2]")
+print(open(path).read())
+if bad:
+    print("check_study: FAILED\n  " + "\n  ".join(bad))
+    sys.exit(1)
+print(f"check_study: ok ({sets} sets, {len(rows)} psi values)")
+PY
