@@ -61,21 +61,6 @@ const json& get_array(const json& object, const std::string& name, const std::st
   return value;
 }
 
-json hardware_to_json(const HardwareParts& h) {
-  json caches = json::array();
-  for (const CacheLevel& c : h.caches)
-    caches.push_back({{"level", c.level}, {"size_bytes", c.size_bytes}, {"count", c.count}});
-  return {{"cpu_vendor", h.cpu_vendor},
-          {"cpu_model", h.cpu_model},
-          {"packages", h.packages},
-          {"cores", h.cores},
-          {"pus", h.pus},
-          {"numa_nodes", h.numa_nodes},
-          {"caches", caches},
-          {"memory_bytes", h.memory_bytes},
-          {"clock_mhz", h.clock_mhz},
-          {"accelerators", h.accelerators}};
-}
 
 HardwareParts hardware_from_json(const json& object) {
   if (!object.is_object()) bad_field("hardware", "must be an object");
@@ -146,6 +131,22 @@ std::string json_problem(const std::string& line, const json::parse_error& error
 }
 
 }  // namespace
+
+json hardware_to_json(const HardwareParts& h) {
+  json caches = json::array();
+  for (const CacheLevel& c : h.caches)
+    caches.push_back({{"level", c.level}, {"size_bytes", c.size_bytes}, {"count", c.count}});
+  return {{"cpu_vendor", h.cpu_vendor},
+          {"cpu_model", h.cpu_model},
+          {"packages", h.packages},
+          {"cores", h.cores},
+          {"pus", h.pus},
+          {"numa_nodes", h.numa_nodes},
+          {"caches", caches},
+          {"memory_bytes", h.memory_bytes},
+          {"clock_mhz", h.clock_mhz},
+          {"accelerators", h.accelerators}};
+}
 
 json to_json(const NodeRecord& r) {
   return {{"schema", r.schema},

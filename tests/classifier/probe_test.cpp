@@ -10,6 +10,7 @@
 
 #include "hetscale/classifier/proc_files.hpp"
 #include "hetscale/error.hpp"
+#include "hetscale/node_record.hpp"
 
 namespace hetscale {
 namespace {
@@ -19,21 +20,13 @@ using ::testing::ElementsAre;
 const std::string dir = std::string(HETSCALE_FIXTURES_DIR) + "/classifier/";
 
 nlohmann::json probe_json(const ProbeResult& p) {
-  nlohmann::json caches = nlohmann::json::array();
-  for (const CacheLevel& c : p.hardware.caches)
-    caches.push_back({{"level", c.level}, {"size_bytes", c.size_bytes}, {"count", c.count}});
-  const HardwareParts& h = p.hardware;
-  return {{"fingerprint", hardware_fingerprint(h)},
-          {"cpu_vendor", h.cpu_vendor},
-          {"cpu_model", h.cpu_model},
-          {"packages", h.packages},
-          {"cores", h.cores},
-          {"pus", h.pus},
-          {"numa_nodes", h.numa_nodes},
-          {"caches", caches},
-          {"memory_bytes", h.memory_bytes},
-          {"accelerators", h.accelerators},
-          {"allowed_cpus", p.allowed_cpus}};
+  // The record's own hardware object; the clock is left out because recorded and synthetic
+  // topologies carry none (it comes from /proc/cpuinfo on a live host only).
+  nlohmann::json j = hardware_to_json(p.hardware);
+  j.erase("clock_mhz");
+  j["fingerprint"] = hardware_fingerprint(p.hardware);
+  j["allowed_cpus"] = p.allowed_cpus;
+  return j;
 }
 
 // Compares with tests/fixtures/classifier/<golden>; HETSCALE_UPDATE_GOLDEN=1 rewrites it

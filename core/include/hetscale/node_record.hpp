@@ -41,6 +41,9 @@ struct NodeRecord {
 /// The record as one JSON object with stable keys.
 nlohmann::json to_json(const NodeRecord& record);
 
+/// The "hardware" object of a node record (the fingerprint's parts).
+nlohmann::json hardware_to_json(const HardwareParts& hardware);
+
 /// Validates and converts one parsed object. Throws Error naming the field, e.g.
 /// "field 'marked_speed' must be a positive number for a node in state ok", or
 /// "schema 2 is not supported (this hetscale reads node records of schema 1)".
