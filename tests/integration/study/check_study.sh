@@ -47,5 +47,6 @@ print(open(path).read())
 if bad:
     print("check_study: FAILED\n  " + "\n  ".join(bad))
     sys.exit(1)
-print(f"check_study: ok ({sets} sets, {len(rows)} psi values)")
+numeric = sum(1 for r in rows if r[5] != "n/a")
+print(f"check_study: ok ({sets} sets, {len(rows)} rows, {numeric} with a psi value)")
 PY
