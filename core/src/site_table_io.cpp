@@ -15,69 +15,19 @@
 
 #include "hetscale/hostlist.hpp"
 #include "hetscale/site_table.hpp"
+#include "hetscale/toml_source.hpp"
 
 namespace hetscale {
 namespace {
 
-std::string type_name(const toml::node& node) {
-  switch (node.type()) {
-    case toml::node_type::string:
-      return "a string";
-    case toml::node_type::integer:
-      return "an integer";
-    case toml::node_type::floating_point:
-      return "a floating-point number";
-    case toml::node_type::boolean:
-      return "a boolean";
-    case toml::node_type::table:
-      return "a table";
-    case toml::node_type::array:
-      return "an array";
-    case toml::node_type::date:
-      return "a date";
-    case toml::node_type::time:
-      return "a time";
-    case toml::node_type::date_time:
-      return "a date-time";
-    case toml::node_type::none:
-      break;
-  }
-  return "nothing";
-}
-
-// toml++ says "Error while parsing key-value pair: ..."; our messages start lowercase
-// and stay on one line.
-std::string syntax_message(std::string_view description) {
-  std::string text(description);
-  constexpr std::string_view error_while = "Error while ";
-  if (text.starts_with(error_while))
-    text = "syntax error while " + text.substr(error_while.size());
-  else
-    text = "syntax error: " + text;
-  for (char& c : text)
-    if (c == '\n' || c == '\r') c = ' ';
-  while (!text.empty() && (text.back() == '.' || text.back() == ' ')) text.pop_back();
-  return text;
-}
-
-std::string join_keys(std::initializer_list<std::string_view> keys) {
-  std::string out;
-  std::size_t i = 0;
-  for (std::string_view key : keys) {
-    if (i > 0) out += (i + 1 == keys.size()) ? " or " : ", ";
-    out += key;
-    ++i;
-  }
-  return out;
-}
-
-class SiteReader {
+// Positions and key checks come from TomlSource; this class knows the site table's meaning.
+class SiteReader : private TomlSource {
  public:
   SiteReader(std::string_view text, std::string source_name)
-      : text_(text), file_(std::move(source_name)) {}
+      : TomlSource(text, std::move(source_name)) {}
 
   SiteTable read() {
-    toml::table root = parse_toml();
+    toml::table root = parse();
     check_keys(root, {"site", "group", "node"}, "at top level");
     SiteTable table;
     read_site(root, table);
@@ -90,37 +40,6 @@ class SiteReader {
   }
 
  private:
-  [[nodiscard]] SourceLocation at(const toml::source_region& region) const {
-    return SourceLocation{file_, region.begin.line, region.begin.column};
-  }
-  [[nodiscard]] SourceLocation at(const toml::node& node) const { return at(node.source()); }
-  [[nodiscard]] SourceLocation at(const toml::source_position& place) const {
-    return SourceLocation{file_, place.line, place.column};
-  }
-
-  [[noreturn]] void fail(const SourceLocation& where, const std::string& message) const {
-    throw ConfigError(where, message);
-  }
-
-  toml::table parse_toml() const {
-    try {
-      return toml::parse(text_, std::string_view(file_));
-    } catch (const toml::parse_error& e) {
-      fail(at(e.source()), syntax_message(e.description()));
-    }
-  }
-
-  void check_keys(const toml::table& table, std::initializer_list<std::string_view> allowed,
-                  std::string_view context) const {
-    for (const auto& [key, value] : table) {
-      bool known = false;
-      for (std::string_view name : allowed) known = known || key.str() == name;
-      if (!known)
-        fail(at(key.source()), fmt::format("unknown key '{}' {} (expected {})", key.str(), context,
-                                           join_keys(allowed)));
-    }
-  }
-
   // [[group]] / [[node]]: absent is an empty list; anything but an array of tables is wrong.
   std::vector<const toml::table*> tables_of(const toml::table& root, std::string_view key) const {
     std::vector<const toml::table*> tables;
@@ -129,7 +48,7 @@ class SiteReader {
     const toml::array* array = node->as_array();
     if (array == nullptr || !array->is_array_of_tables())
       fail(at(*node), fmt::format("'{}' must be an array of tables ([[{}]]), not {}", key, key,
-                                  type_name(*node)));
+                                  toml_type_name(*node)));
     tables.reserve(array->size());
     for (const toml::node& element : *array) tables.push_back(element.as_table());
     return tables;
@@ -139,7 +58,7 @@ class SiteReader {
     const toml::node* node = root.get("site");
     if (node == nullptr) fail(at(root), "missing table [site]");
     const toml::table* site = node->as_table();
-    if (site == nullptr) fail(at(*node), "'site' must be a table, not " + type_name(*node));
+    if (site == nullptr) fail(at(*node), "'site' must be a table, not " + toml_type_name(*node));
     check_keys(*site, {"name", "speed_unit", "benchmark"}, "in [site]");
     table.name = required_string(*site, "name", "[site]");
     if (auto unit = optional_string(*site, "speed_unit")) table.speed_unit = *unit;
@@ -183,10 +102,10 @@ class SiteReader {
     // The place of a host is its term inside the string: "n3" in "n[5-8],n3". Every term
     // gives at least one host, so the next term starts exactly at its first_host.
     std::size_t term = 0;
-    toml::source_position place = inside_string(name, terms[0].column);
+    toml::source_position place = position_inside(name, terms[0].column);
     for (std::size_t i = 0; i < hosts.size(); ++i) {
       if (term + 1 < terms.size() && terms[term + 1].first_host == i)
-        place = inside_string(name, terms[++term].column);
+        place = position_inside(name, terms[++term].column);
       auto [first, inserted] = node_places_.emplace(hosts[i], place);
       if (!inserted)
         fail(at(place), fmt::format("node '{}' is listed twice (first at {})", hosts[i],
@@ -201,36 +120,9 @@ class SiteReader {
     try {
       return expand_hostlist(expression, terms);
     } catch (const ExpressionError& e) {
-      fail(at(inside_string(name, e.column())),
+      fail(at(position_inside(name, e.column())),
            fmt::format("bad host list '{}': {}", expression, e.message()));
     }
-  }
-
-  // Line and column of the 1-based `column` of a string value's text.
-  toml::source_position inside_string(const toml::node& value, std::size_t column) const {
-    toml::source_position place = value.source().begin;
-    place.column += static_cast<toml::source_index>(opening_quote_width(value) + column - 1);
-    return place;
-  }
-
-  // The string's region starts at its opening quote: ' and " are one character,
-  // ''' and """ three. (Escapes inside the string would shift the column; host names
-  // have none.)
-  std::size_t opening_quote_width(const toml::node& value) const {
-    std::size_t offset = line_offset(value.source().begin.line) + value.source().begin.column - 1;
-    std::string_view rest = text_.substr(std::min(offset, text_.size()));
-    return (rest.starts_with(R"(""")") || rest.starts_with("'''")) ? 3 : 1;
-  }
-
-  // Byte offset of the start of a 1-based line; computed once, lazily.
-  std::size_t line_offset(std::uint32_t line) const {
-    if (line_starts_.empty()) {
-      line_starts_.push_back(0);
-      for (std::size_t i = text_.find('\n'); i != std::string_view::npos;
-           i = text_.find('\n', i + 1))
-        line_starts_.push_back(i + 1);
-    }
-    return line == 0 || line > line_starts_.size() ? 0 : line_starts_[line - 1];
   }
 
   const toml::node& required(const toml::table& table, std::string_view key,
@@ -254,7 +146,7 @@ class SiteReader {
   std::string string_value(const toml::node& node, std::string_view key) const {
     const auto* value = node.as_string();
     if (value == nullptr)
-      fail(at(node), fmt::format("'{}' must be a string, not {}", key, type_name(node)));
+      fail(at(node), fmt::format("'{}' must be a string, not {}", key, toml_type_name(node)));
     if (value->get().empty()) fail(at(node), fmt::format("'{}' must not be empty", key));
     return value->get();
   }
@@ -262,7 +154,7 @@ class SiteReader {
   // Integers are accepted too: "marked_speed = 20" is a speed.
   double positive_speed(const toml::node& node) const {
     std::optional<double> value = node.is_number() ? node.value<double>() : std::nullopt;
-    if (!value) fail(at(node), "'marked_speed' must be a number, not " + type_name(node));
+    if (!value) fail(at(node), "'marked_speed' must be a number, not " + toml_type_name(node));
     if (!(*value > 0) || !std::isfinite(*value))
       fail(at(node), fmt::format("'marked_speed' must be positive and finite, not {}", *value));
     return *value;
@@ -270,7 +162,7 @@ class SiteReader {
 
   std::uint32_t processors(const toml::node& node) const {
     const auto* value = node.as_integer();
-    if (value == nullptr) fail(at(node), "'processors' must be an integer, not " + type_name(node));
+    if (value == nullptr) fail(at(node), "'processors' must be an integer, not " + toml_type_name(node));
     std::int64_t count = value->get();
     if (count < 1) fail(at(node), fmt::format("'processors' must be at least 1, not {}", count));
     if (count > std::numeric_limits<std::uint32_t>::max())
@@ -286,9 +178,6 @@ class SiteReader {
     fail(at(node), fmt::format("unknown state '{}' (expected ok, degraded or excluded)", text));
   }
 
-  std::string_view text_;
-  std::string file_;
-  mutable std::vector<std::size_t> line_starts_;
   std::vector<HostlistTerm> terms_;
   std::unordered_map<std::string, SourceLocation> group_places_;
   std::unordered_map<std::string, double> group_speeds_;

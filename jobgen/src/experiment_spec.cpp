@@ -362,7 +362,7 @@ class SpecReader {
     }
     if (value.as_integer() == nullptr)
       toml_.fail(toml_.at(value), fmt::format("'tasks_per_node' must be \"processors\" or a positive integer, "
-                                              "not {}", type_name(value)));
+                                              "not {}", toml_type_name(value)));
     spec_.slurm.tasks_per_node = static_cast<std::uint32_t>(toml_.integer(value, "tasks_per_node", 1, 4096));
   }
 

@@ -74,14 +74,14 @@ TEST(PartitionFile, ErrorsNameFileLineAndColumn) {
   EXPECT_EQ(error_of("[partition]\nby = \"node\"\n[[node]]\nname = \"n1\"\nweight = \"x\"\n"),
             "p.toml:5:10: weight must be a number");
   EXPECT_EQ(error_of("[partition]\nby = \"node\"\n[[node]]\nname = \"n1\"\nwieght = 1\n"),
-            "p.toml:5:1: unknown key 'wieght' in [[node]]");
+            "p.toml:5:1: unknown key 'wieght' in [[node]] (expected name or weight)");
   EXPECT_EQ(error_of("[partition]\nby = \"node\"\n[[node]]\nweight = 1\n"),
             "p.toml:3:1: missing key 'name' in [[node]]");
   EXPECT_EQ(error_of("[partition]\nby = \"cpu\"\n"),
             "p.toml:2:6: 'by' must be \"node\" or \"rank\"");
   EXPECT_EQ(error_of("[partition]\nby = \"node\"\nfoo = 1\n"),
-            "p.toml:3:1: unknown key 'foo' in [partition]");
-  EXPECT_EQ(error_of("by = \"node\"\n"), "p.toml:1:1: unknown key 'by' in the partition file");
+            "p.toml:3:1: unknown key 'foo' in [partition] (expected by or site)");
+  EXPECT_EQ(error_of("by = \"node\"\n"), "p.toml:1:1: unknown key 'by' in the partition file (expected partition, node or rank)");
   EXPECT_EQ(error_of(""), "p.toml:1:1: missing table [partition]");
   EXPECT_EQ(error_of("[partition]\nby = \"node\"\n"), "p.toml:1:1: no [[node]] entry");
   EXPECT_EQ(error_of("[partition]\nby = \"node\"\n[[node]]\nname = \"n1\"\nweight = 1\n"
@@ -95,9 +95,9 @@ TEST(PartitionFile, ErrorsNameFileLineAndColumn) {
                      "[[rank]]\nrank = 0\nweight = 1\n"),
             "p.toml:7:8: rank 0 is listed twice");
   EXPECT_EQ(error_of("[partition]\nby = \"node\"\nnode = 3\n"),
-            "p.toml:3:1: unknown key 'node' in [partition]");
+            "p.toml:3:1: unknown key 'node' in [partition] (expected by or site)");
   EXPECT_EQ(error_of("[partition\n"),
-            "p.toml:1:11: Error while parsing table header: expected ']', saw '\\n'");
+            "p.toml:1:11: syntax error while parsing table header: expected ']', saw '\\n'");
 }
 
 TEST(PartitionFile, BadHostListPointsInsideTheString) {

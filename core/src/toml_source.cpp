@@ -1,0 +1,106 @@
+#include "hetscale/toml_source.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace hetscale {
+namespace {
+
+// toml++ says "Error while parsing key-value pair: ..."; our messages start lowercase
+// and stay on one line.
+std::string syntax_message(std::string_view description) {
+  std::string text(description);
+  constexpr std::string_view error_while = "Error while ";
+  if (text.starts_with(error_while))
+    text = "syntax error while " + text.substr(error_while.size());
+  else
+    text = "syntax error: " + text;
+  std::replace_if(text.begin(), text.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
+  while (!text.empty() && (text.back() == '.' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
+std::string join_keys(std::initializer_list<std::string_view> keys) {
+  std::string out;
+  std::size_t i = 0;
+  for (std::string_view key : keys) {
+    if (i > 0) out += (i + 1 == keys.size()) ? " or " : ", ";
+    out += key;
+    ++i;
+  }
+  return out;
+}
+
+}  // namespace
+
+toml::table TomlSource::parse() const {
+  try {
+    return toml::parse(text_, std::string_view(file_));
+  } catch (const toml::parse_error& e) {
+    fail(at(e.source()), syntax_message(e.description()));
+  }
+}
+
+SourceLocation TomlSource::at(const toml::source_region& region) const {
+  return SourceLocation{file_, region.begin.line, region.begin.column};
+}
+
+SourceLocation TomlSource::at(const toml::source_position& place) const {
+  return SourceLocation{file_, place.line, place.column};
+}
+
+toml::source_position TomlSource::position_inside(const toml::node& string_value,
+                                                  std::size_t column) const {
+  toml::source_position place = string_value.source().begin;
+  const std::size_t offset = std::min(line_offset(place.line) + place.column - 1, text_.size());
+  const std::string_view rest = text_.substr(offset);
+  // (Escapes before the column would shift it; host names and formulas have none.)
+  const std::size_t quote = (rest.starts_with(R"(""")") || rest.starts_with("'''")) ? 3 : 1;
+  place.column += static_cast<toml::source_index>(quote + column - 1);
+  return place;
+}
+
+void TomlSource::fail(const SourceLocation& where, const std::string& message) const {
+  throw ConfigError(where, message);
+}
+
+void TomlSource::check_keys(const toml::table& table,
+                            std::initializer_list<std::string_view> allowed,
+                            std::string_view context) const {
+  for (const auto& [key, value] : table) {
+    if (std::find(allowed.begin(), allowed.end(), key.str()) == allowed.end())
+      fail(at(key.source()), fmt::format("unknown key '{}' {} (expected {})", key.str(), context,
+                                         join_keys(allowed)));
+  }
+}
+
+// Byte offset of the start of a 1-based line. Computed once: a 10,000-node site table
+// asks for thousands of positions.
+std::size_t TomlSource::line_offset(std::uint32_t line) const {
+  if (line_starts_.empty()) {
+    line_starts_.push_back(0);
+    for (std::size_t i = text_.find('\n'); i != std::string_view::npos;
+         i = text_.find('\n', i + 1))
+      line_starts_.push_back(i + 1);
+  }
+  return line == 0 || line > line_starts_.size() ? 0 : line_starts_[line - 1];
+}
+
+std::string toml_type_name(const toml::node& node) {
+  switch (node.type()) {
+    case toml::node_type::string: return "a string";
+    case toml::node_type::integer: return "an integer";
+    case toml::node_type::floating_point: return "a floating-point number";
+    case toml::node_type::boolean: return "a boolean";
+    case toml::node_type::table: return "a table";
+    case toml::node_type::array: return "an array";
+    case toml::node_type::date: return "a date";
+    case toml::node_type::time: return "a time";
+    case toml::node_type::date_time: return "a date-time";
+    case toml::node_type::none: break;
+  }
+  return "nothing";
+}
+
+}  // namespace hetscale
