@@ -105,7 +105,7 @@ int run(const MpiSession& mpi, int argc, char** argv, const KernelDefinition& de
   if (mpi.rank() == 0 && !weights.note.empty()) std::fprintf(stderr, "%s: note: %s\n", program.c_str(), weights.note.c_str());
 
   std::unique_ptr<Kernel> kernel;
-  const KernelContext context{mpi, options.n, options.seed, weights.weights};
+  const KernelContext context{mpi, options.n, options.seed, weights.weights, env.wait};
   if (!all_succeed(mpi, program, [&] { kernel = definition.prepare(context); })) return 1;
 
   RunTimes times;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/mpi_session.hpp"
+#include "common/mpi_wait.hpp"
 #include "common/phase_timer.hpp"
 
 namespace hetscale::kernels {
@@ -20,6 +21,7 @@ struct KernelContext {
   std::size_t n = 0;
   std::uint64_t seed = 1;
   std::vector<double> weights;  // one per rank, sum 1
+  WaitMode wait = WaitMode::spin;
 };
 
 struct Verification {

@@ -72,6 +72,8 @@ RunEnvironment read_run_environment(const KernelOptions& options, const GetEnv& 
   }
   if (const char* nodes = getenv("SLURM_STEP_NODELIST"); nodes != nullptr) env.slurm.node_list = nodes;
   if (const char* site = getenv("HETSCALE_SITE"); site != nullptr && *site != '\0') env.site = site;
+  if (const char* wait = getenv("HETSCALE_MPI_WAIT"); wait != nullptr && *wait != '\0')
+    env.wait = parse_wait_mode(wait);
   return env;
 }
 

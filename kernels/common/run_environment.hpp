@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/kernel_options.hpp"
+#include "common/mpi_wait.hpp"
 #include "hetscale/run_record.hpp"
 
 namespace hetscale::kernels {
@@ -24,6 +25,7 @@ struct RunEnvironment {
   int repetition = 0;                      // HETSCALE_REPETITION
   SlurmIds slurm;                          // SLURM_JOB_ID, SLURM_ARRAY_JOB_ID, ...
   std::optional<std::string> site;         // HETSCALE_SITE: the site table used
+  WaitMode wait = WaitMode::spin;          // HETSCALE_MPI_WAIT
 };
 
 /// Options win over the environment. Throws Error naming a malformed variable.

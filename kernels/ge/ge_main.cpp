@@ -28,7 +28,7 @@ struct PivotCandidate {  // layout of MPI_DOUBLE_INT
 class GaussianElimination final : public Kernel {
  public:
   explicit GaussianElimination(const KernelContext& context)
-      : mpi_(context.mpi), n_(context.n), stride_(context.n + 1),
+      : mpi_(context.mpi), wait_(context.wait), n_(context.n), stride_(context.n + 1),
         owners_(cyclic_owners(context.n, context.weights)), local_index_(context.n, -1) {
     std::vector<std::size_t> rows_of(static_cast<std::size_t>(mpi_.size()), 0);
     for (std::size_t g = 0; g < n_; ++g) {
@@ -102,7 +102,10 @@ class GaussianElimination final : public Kernel {
     });
     PivotCandidate pivot{};
     timer.communicate([&] {
-      check_mpi(MPI_Allreduce(&candidate, &pivot, 1, MPI_DOUBLE_INT, MPI_MAXLOC, mpi_.comm()), "MPI_Allreduce");
+      MPI_Request request = MPI_REQUEST_NULL;
+      check_mpi(MPI_Iallreduce(&candidate, &pivot, 1, MPI_DOUBLE_INT, MPI_MAXLOC, mpi_.comm(), &request),
+                "MPI_Iallreduce");
+      complete(request, wait_, "MPI_Iallreduce");
       if (!(pivot.magnitude > 0)) throw Error("the matrix is singular (column " + std::to_string(k) + ")");
       share_pivot_row(k, static_cast<std::size_t>(pivot.position));
     });
@@ -120,16 +123,19 @@ class GaussianElimination final : public Kernel {
     const std::size_t length = stride_ - k;
     const int len = static_cast<int>(length);
     if (mine(p)) std::copy_n(row_at(p) + k, length, pivot_.data());
-    check_mpi(MPI_Bcast(pivot_.data(), len, MPI_DOUBLE, owners_[p], mpi_.comm()), "MPI_Bcast");
+    MPI_Request request = MPI_REQUEST_NULL;
+    check_mpi(MPI_Ibcast(pivot_.data(), len, MPI_DOUBLE, owners_[p], mpi_.comm(), &request), "MPI_Ibcast");
+    complete(request, wait_, "MPI_Ibcast");
     if (p != k) {
       const int tag = static_cast<int>(k % 32768);
       if (mine(k) && mine(p)) {
         std::copy_n(row_at(k) + k, length, row_at(p) + k);
       } else if (mine(k)) {
-        check_mpi(MPI_Send(row_at(k) + k, len, MPI_DOUBLE, owners_[p], tag, mpi_.comm()), "MPI_Send");
+        check_mpi(MPI_Isend(row_at(k) + k, len, MPI_DOUBLE, owners_[p], tag, mpi_.comm(), &request), "MPI_Isend");
+        complete(request, wait_, "MPI_Isend");
       } else if (mine(p)) {
-        check_mpi(MPI_Recv(row_at(p) + k, len, MPI_DOUBLE, owners_[k], tag, mpi_.comm(), MPI_STATUS_IGNORE),
-                  "MPI_Recv");
+        check_mpi(MPI_Irecv(row_at(p) + k, len, MPI_DOUBLE, owners_[k], tag, mpi_.comm(), &request), "MPI_Irecv");
+        complete(request, wait_, "MPI_Irecv");
       }
     }
     if (mine(k)) std::copy_n(pivot_.data(), length, row_at(k) + k);
@@ -151,6 +157,7 @@ class GaussianElimination final : public Kernel {
   }
 
   const MpiSession& mpi_;
+  WaitMode wait_;
   std::size_t n_;
   std::size_t stride_;  // n coefficients + right-hand side
   std::vector<int> owners_;

@@ -57,6 +57,18 @@ TEST(RunEnvironment, MalformedNumberIsNamed) {
   }
 }
 
+TEST(RunEnvironment, WaitModeComesFromTheEnvironment) {
+  EXPECT_EQ(read_run_environment({}, fake({})).wait, WaitMode::spin);
+  EXPECT_EQ(read_run_environment({}, fake({{"HETSCALE_MPI_WAIT", "sleep"}})).wait, WaitMode::sleep);
+  EXPECT_EQ(read_run_environment({}, fake({{"HETSCALE_MPI_WAIT", "spin"}})).wait, WaitMode::spin);
+  try {
+    (void)read_run_environment({}, fake({{"HETSCALE_MPI_WAIT", "nap"}}));
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "HETSCALE_MPI_WAIT: expected spin or sleep, not 'nap'");
+  }
+}
+
 TEST(UtcTimestamp, Iso8601WithMilliseconds) {
   const auto when = std::chrono::system_clock::time_point(std::chrono::milliseconds(1795245000123));
   EXPECT_EQ(utc_timestamp(when), "2026-11-21T07:10:00.123Z");

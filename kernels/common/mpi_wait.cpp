@@ -1,0 +1,40 @@
+#include "common/mpi_wait.hpp"
+
+#include <time.h>
+
+#include <algorithm>
+#include <string>
+
+#include "common/mpi_session.hpp"
+#include "hetscale/error.hpp"
+
+namespace hetscale::kernels {
+
+WaitMode parse_wait_mode(std::string_view text) {
+  if (text == "spin") return WaitMode::spin;
+  if (text == "sleep") return WaitMode::sleep;
+  throw Error("HETSCALE_MPI_WAIT: expected spin or sleep, not '" + std::string(text) + "'");
+}
+
+void complete(MPI_Request& request, WaitMode mode, const char* what) {
+  if (mode == WaitMode::spin) {
+    check_mpi(MPI_Wait(&request, MPI_STATUS_IGNORE), what);
+    return;
+  }
+  // A few tests first (a message already on its way costs no sleep), then pauses that
+  // double from 5 us to 200 us: short against a pivot step, long against a poll.
+  constexpr long first_pause_ns = 5'000;
+  constexpr long longest_pause_ns = 200'000;
+  long pause_ns = first_pause_ns;
+  for (int tests = 0;; ++tests) {
+    int done = 0;
+    check_mpi(MPI_Test(&request, &done, MPI_STATUS_IGNORE), what);
+    if (done != 0) return;
+    if (tests < 16) continue;
+    const timespec pause{0, pause_ns};
+    nanosleep(&pause, nullptr);
+    pause_ns = std::min(2 * pause_ns, longest_pause_ns);
+  }
+}
+
+}  // namespace hetscale::kernels

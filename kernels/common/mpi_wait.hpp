@@ -1,0 +1,22 @@
+// How a rank waits for a message. `spin` is MPI_Wait: Open MPI busy-polls, the lowest
+// latency on a node whose cores are the job's. `sleep` tests, then sleeps between tests:
+// on a node whose CPU share is a quota (the testbed's cgroups, containers), a polling
+// rank spends the quota while it waits and is then throttled until the next period, so
+// every synchronisation costs up to a whole period (docs/kernels.md).
+#pragma once
+
+#include <mpi.h>
+
+#include <string_view>
+
+namespace hetscale::kernels {
+
+enum class WaitMode { spin, sleep };
+
+/// "spin" or "sleep" (HETSCALE_MPI_WAIT); throws Error naming the variable otherwise.
+[[nodiscard]] WaitMode parse_wait_mode(std::string_view text);
+
+/// Completes `request` in the given mode; throws Error naming `what` when it fails.
+void complete(MPI_Request& request, WaitMode mode, const char* what);
+
+}  // namespace hetscale::kernels
