@@ -34,6 +34,19 @@ std::string command_path(const CLI::App& app) {
   return path;
 }
 
+// CLI11 reads an unknown first word as a stray positional and reports "a subcommand is
+// required"; say what is wrong instead, and list the commands.
+void reject_unknown_command(const CLI::App& app, int argc, const char* const* argv) {
+  if (argc < 2 || argv[1][0] == '-') return;
+  const std::string word = argv[1];
+  std::string names;
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    if (sub->check_name(word)) return;
+    names += (names.empty() ? "" : ", ") + sub->get_name();
+  }
+  throw UsageError("unknown command '" + word + "' (commands: " + names + ")");
+}
+
 }  // namespace
 
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
@@ -43,6 +56,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   Context context{out, err};
   register_all(app, context);
   try {
+    reject_unknown_command(app, argc, argv);
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
     out << app.help();
