@@ -179,8 +179,8 @@ const Method& chosen(const EqualizeArgs& args, const std::vector<Method>& method
   return args.method == "linearised" ? methods.back() : methods[1];
 }
 
-void print_result(const EqualizeArgs& args, const NodeInput& in, const std::vector<Method>& methods,
-                  double total, Context& context) {
+Table node_table(const EqualizeArgs& args, const NodeInput& in, const std::vector<Method>& methods,
+                 double total) {
   const auto& step1 = methods[0].partition;
   const auto& step2 = chosen(args, methods).partition;
   Table table{{"node", "speed", "variation", "proportional_weight", "equalized_weight",
@@ -200,11 +200,38 @@ void print_result(const EqualizeArgs& args, const NodeInput& in, const std::vect
                            step2.mean_time[i] + step2.time_sd[i]});
     table.rows.push_back(std::move(row));
   }
-  print(context.out, table, args.format);
+  return table;
+}
+
+void print_result(const EqualizeArgs& args, const NodeInput& in, const std::vector<Method>& methods,
+                  double total, Context& context) {
+  print(context.out, node_table(args, in, methods, total), args.format);
   if (args.format != Format::table) return;
+  const auto& step2 = chosen(args, methods).partition;
   context.out << fmt::format("degree of equalization: step 1 {:.3g}%, step 2 ({}) {:.3g}%\n",
-                             step1.degree, args.method, step2.degree);
+                             methods[0].partition.degree, args.method, step2.degree);
   if (!step2.note.empty()) context.out << "note: " << step2.note << '\n';
+}
+
+/// --db with --format json: one object, nodes and the stored methods with their figures.
+void print_json(const EqualizeArgs& args, const NodeInput& in, const collector::SetTimings& timings,
+                const std::vector<Method>& methods, const std::vector<long long>& ids,
+                double total, Context& context) {
+  nlohmann::json j = {{"source", in.source},
+                      {"parameter", timings.parameter},
+                      {"runs", timings.runs},
+                      {"choice", timings.choice},
+                      {"note", in.note},
+                      {"nodes", to_json(node_table(args, in, methods, total))},
+                      {"methods", nlohmann::json::array()}};
+  for (std::size_t m = 0; m < methods.size(); ++m)
+    j["methods"].push_back({{"method", methods[m].name},
+                            {"partition_id", ids[m]},
+                            {"degree_of_equalization", methods[m].partition.degree},
+                            {"simulated_tau", methods[m].simulated.tau},
+                            {"simulated_sigma", methods[m].simulated.sigma_t},
+                            {"simulated_risk", methods[m].simulated.risk_factor}});
+  context.out << j.dump(2) << '\n';
 }
 
 void print_simulation(const std::vector<Method>& methods, const SimulationModel& sim,
@@ -219,11 +246,12 @@ void print_simulation(const std::vector<Method>& methods, const SimulationModel&
   if (!sim.note.empty()) context.out << "note: " << sim.note << '\n';
 }
 
-void store(const EqualizeArgs& args, const NodeInput& in, const collector::SetTimings& timings,
-           const std::vector<Method>& methods, double total, const std::string& file,
-           pg::Connection& conn, Context& context) {
+std::vector<long long> store(const EqualizeArgs& args, const NodeInput& in,
+                             const collector::SetTimings& timings,
+                             const std::vector<Method>& methods, double total,
+                             const std::string& file, pg::Connection& conn) {
   pg::Transaction tx(conn);
-  std::vector<std::string> ids;
+  std::vector<long long> ids;
   for (const auto& m : methods) {
     collector::StoredPartition p;
     p.experiment_id = timings.experiment_id;
@@ -240,11 +268,10 @@ void store(const EqualizeArgs& args, const NodeInput& in, const collector::SetTi
       p.shares.push_back({in.names[i], m.partition.work[i] / total,
                           in.stats[i].mean_seconds_per_op, in.stats[i].sd_seconds_per_op,
                           m.partition.mean_time[i] + m.partition.time_sd[i]});
-    ids.push_back(std::to_string(collector::store_partition(conn, p)));
+    ids.push_back(collector::store_partition(conn, p));
   }
   tx.commit();
-  if (args.format == Format::table)
-    context.out << "stored partitions " << fmt::format("{}", fmt::join(ids, ", ")) << '\n';
+  return ids;
 }
 
 void run_equalize(const EqualizeArgs& args, Context& context) {
@@ -271,12 +298,17 @@ void run_equalize(const EqualizeArgs& args, Context& context) {
   const auto methods = compute_methods(args, in, total, sim ? &*sim : nullptr);
   if (conn && args.format == Format::table)
     context.out << fmt::format("{}: {}\n", in.source, timings.choice);
-  print_result(args, in, methods, total, context);
+  const bool json_object = conn && args.format == Format::json;
+  if (!json_object) print_result(args, in, methods, total, context);
   if (!in.note.empty() && args.format == Format::table) context.out << "note: " << in.note << '\n';
   const std::string file = write_partition(args, in, chosen(args, methods).partition, context);
   if (!conn) return;
-  if (args.format == Format::table) print_simulation(methods, *sim, context);
-  store(args, in, timings, methods, total, file, *conn, context);
+  const auto ids = store(args, in, timings, methods, total, file, *conn);
+  if (json_object) return print_json(args, in, timings, methods, ids, total, context);
+  if (args.format == Format::table) {
+    print_simulation(methods, *sim, context);
+    context.out << fmt::format("stored partitions {}\n", fmt::join(ids, ", "));
+  }
 }
 
 }  // namespace

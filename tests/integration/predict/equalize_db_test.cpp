@@ -143,6 +143,22 @@ TEST_F(EqualizeDb, ParameterChoosesTheConfiguration) {
   EXPECT_NE(r.out.find("at N = 2000: given by --parameter (2 runs)"), std::string::npos) << r.out;
   EXPECT_EQ(db_.scalar("SELECT string_agg(method, ',' ORDER BY method) FROM hetscale.partitions"),
             "equalized,equalized_linear,proportional");
+  r = run_cli({"equalize", "--db", db_.uri(), "--experiment", "eq", "--set", "0", "--seconds",
+               "30", "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["parameter"], 1000);
+  EXPECT_EQ(j["runs"], 4);
+  ASSERT_EQ(j["methods"].size(), 2u);
+  EXPECT_EQ(j["nodes"].size(), 3u);
+  for (const auto& m : j["methods"]) {
+    const std::string id = std::to_string(m["partition_id"].get<long long>());
+    EXPECT_EQ(db_.scalar("SELECT method FROM hetscale.partitions WHERE partition_id = " + id),
+              m["method"].get<std::string>());
+    EXPECT_EQ(std::stod(db_.scalar("SELECT simulated_tau FROM hetscale.partitions WHERE "
+                                   "partition_id = " + id)),
+              m["simulated_tau"].get<double>());
+  }
   r = run_cli({"equalize", "--db", db_.uri(), "--experiment", "eq", "--set", "0", "--parameter",
                "1500", "--seconds", "30"});
   EXPECT_EQ(r.code, 1);
