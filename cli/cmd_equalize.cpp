@@ -1,17 +1,26 @@
 // hetscale equalize: step 1 (proportional to mean speed) and step 2 (the equalization
 // scheme) of Huang & Lee (SCIENCE.md section 3), written as a partition file that
-// `--hetscale-weights=equalized` (or =FILE) reads.
+// `--hetscale-weights=equalized` (or =FILE) reads. The nodes' speeds and variations come
+// from a CSV file or, with --db, from a machine set's collected rank timings; then both
+// partitions are also simulated and stored in hetscale.partitions.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <numeric>
+#include <optional>
 
 #include "commands.hpp"
+#include "hetscale/collector/partitions.hpp"
 #include "hetscale/csv.hpp"
 #include "hetscale/equalization.hpp"
 #include "hetscale/hostlist.hpp"
+#include "hetscale/node_timing.hpp"
 #include "hetscale/partition_file.hpp"
+#include "hetscale/simulation.hpp"
 #include "output.hpp"
 
 namespace hetscale::cli {
@@ -25,12 +34,22 @@ struct EqualizeArgs {
   std::string site;
   std::string output;
   std::string partitions;
+  std::string db;
+  std::string experiment;
+  int set_index = -1;
+  std::optional<double> parameter;
+  double interval = 1;
+  std::uint64_t seed = 1;
+  std::size_t repetitions = 1000;
   Format format = Format::table;
 };
 
 struct NodeInput {
+  std::string source;  // for the partition file's header
   std::vector<std::string> names;
   std::vector<VariableComputer> computers;
+  std::vector<NodeTimingStats> stats;  // --db only
+  std::string note;                    // what the user should know about the input
 };
 
 /// Per node: `speed` (mean speed s_i, work per second) and either `variation`
@@ -46,6 +65,7 @@ NodeInput read_input(const EqualizeArgs& args) {
         "--correlation-time: needed with a 'th' column (E[L^2]/E[L] of the availability "
         "intervals, in seconds)");
   NodeInput in;
+  in.source = args.input;
   for (std::size_t r = 0; r < csv.rows(); ++r) {
     in.names.push_back(csv.text(r, "node"));
     const double speed = csv.number(r, "speed");
@@ -59,9 +79,24 @@ NodeInput read_input(const EqualizeArgs& args) {
   return in;
 }
 
-void write_partition(const EqualizeArgs& args, const NodeInput& in, const StochasticPartition& p,
-                     Context& context) {
-  if (args.output.empty() && args.partitions.empty()) return;
+/// Per node, mean and spread of seconds per unit of work over the repetitions of one
+/// configuration of the set.
+NodeInput read_database(const EqualizeArgs& args, const collector::SetTimings& timings) {
+  NodeInput in;
+  in.source = fmt::format("experiment {} set {} at {} = {:g}", args.experiment, args.set_index,
+                          timings.parameter_name, timings.parameter);
+  in.stats = node_timing_stats(timings.ranks);
+  in.note = check_equalization_input(in.stats);
+  for (const auto& s : in.stats) {
+    in.names.push_back(s.host);
+    in.computers.push_back(variable_computer_from(s));
+  }
+  return in;
+}
+
+std::string write_partition(const EqualizeArgs& args, const NodeInput& in,
+                            const StochasticPartition& p, Context& context) {
+  if (args.output.empty() && args.partitions.empty()) return "";
   Partition partition;
   partition.site = args.site;
   const double total = std::accumulate(p.work.begin(), p.work.end(), 0.0);
@@ -77,38 +112,203 @@ void write_partition(const EqualizeArgs& args, const NodeInput& in, const Stocha
   const auto temporary = path.string() + ".tmp";
   {
     std::ofstream file(temporary, std::ios::trunc);
-    file << "# Written by hetscale equalize (" << args.method << ") from " << args.input << "\n"
+    file << "# Written by hetscale equalize (" << args.method << ") from " << in.source << "\n"
          << format_partition(partition);
     if (!file) throw Error("cannot write " + temporary);
   }
   std::filesystem::rename(temporary, path);  // readers never see half a file
   context.err << "hetscale equalize: wrote " << path.string() << '\n';
+  return path.string();
+}
+
+/// Availability processes that give each node its measured k_i: mean availability 0.5,
+/// TH_i = k_i / sqrt(correlation time). The interval is lengthened when needed so that
+/// the largest TH stays 0.5, inside what the uniform distribution can draw.
+struct SimulationModel {
+  std::vector<SimulatedComputer> computers;
+  SimulationOptions options;
+  std::string note;
+};
+
+SimulationModel simulation_model(const EqualizeArgs& args, const NodeInput& in) {
+  SimulationModel m;
+  m.options.repetitions = args.repetitions;
+  m.options.seed = args.seed;
+  m.options.max_interval = args.interval;
+  double largest_k = 0;
+  for (const auto& c : in.computers) largest_k = std::max(largest_k, c.variation);
+  constexpr double max_th = 0.5;
+  const double needed = 1.5 * std::pow(largest_k / max_th, 2);  // correlation = 2/3 interval
+  if (needed > m.options.max_interval) {
+    m.note = fmt::format("simulated availability intervals lengthened from {:g} s to {:.3g} s so "
+                         "that every node's TH stays <= {}",
+                         m.options.max_interval, needed, max_th);
+    m.options.max_interval = needed;
+  }
+  const double correlation = correlation_time_of_uniform_intervals(m.options.max_interval);
+  for (const auto& c : in.computers) {
+    const double th = c.variation / std::sqrt(correlation);
+    m.computers.push_back({c.speed / 0.5, 0.5, th * 0.5});
+  }
+  return m;
+}
+
+struct Method {
+  std::string name;  // as stored: proportional | equalized | equalized_linear
+  StochasticPartition partition;
+  SimulationResult simulated;
+};
+
+/// Step 1 first: its tau is the deadline of every risk factor, so that the risks compare.
+std::vector<Method> compute_methods(const EqualizeArgs& args, const NodeInput& in, double total,
+                                    const SimulationModel* sim) {
+  std::vector<Method> methods{{"proportional", proportional_partition(in.computers, total), {}},
+                              {"equalized", equalized_partition(in.computers, total), {}}};
+  if (args.method == "linearised")
+    methods.push_back({"equalized_linear", linearised_partition(in.computers, total), {}});
+  if (sim == nullptr) return methods;
+  SimulationOptions options = sim->options;
+  for (auto& m : methods) {
+    m.simulated = simulate(sim->computers, m.partition.work, options);
+    if (options.deadline == 0) options.deadline = m.simulated.tau;
+  }
+  return methods;
+}
+
+const Method& chosen(const EqualizeArgs& args, const std::vector<Method>& methods) {
+  return args.method == "linearised" ? methods.back() : methods[1];
+}
+
+Table node_table(const EqualizeArgs& args, const NodeInput& in, const std::vector<Method>& methods,
+                 double total) {
+  const auto& step1 = methods[0].partition;
+  const auto& step2 = chosen(args, methods).partition;
+  Table table{{"node", "speed", "variation", "proportional_weight", "equalized_weight",
+               "t_plus_sigma_step1", "t_plus_sigma_step2"},
+              {}};
+  if (!in.stats.empty()) {
+    table.columns.insert(table.columns.begin() + 1,
+                         {"repetitions", "mean_seconds_per_op", "sd_seconds_per_op"});
+  }
+  for (std::size_t i = 0; i < in.names.size(); ++i) {
+    std::vector<Cell> row{in.names[i]};
+    if (!in.stats.empty())
+      row.insert(row.end(), {static_cast<std::int64_t>(in.stats[i].repetitions),
+                             in.stats[i].mean_seconds_per_op, in.stats[i].sd_seconds_per_op});
+    row.insert(row.end(), {in.computers[i].speed, in.computers[i].variation, step1.work[i] / total,
+                           step2.work[i] / total, step1.mean_time[i] + step1.time_sd[i],
+                           step2.mean_time[i] + step2.time_sd[i]});
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+void print_result(const EqualizeArgs& args, const NodeInput& in, const std::vector<Method>& methods,
+                  double total, Context& context) {
+  print(context.out, node_table(args, in, methods, total), args.format);
+  if (args.format != Format::table) return;
+  const auto& step2 = chosen(args, methods).partition;
+  context.out << fmt::format("degree of equalization: step 1 {:.3g}%, step 2 ({}) {:.3g}%\n",
+                             methods[0].partition.degree, args.method, step2.degree);
+  if (!step2.note.empty()) context.out << "note: " << step2.note << '\n';
+}
+
+/// --db with --format json: one object, nodes and the stored methods with their figures.
+void print_json(const EqualizeArgs& args, const NodeInput& in, const collector::SetTimings& timings,
+                const std::vector<Method>& methods, const std::vector<long long>& ids,
+                double total, Context& context) {
+  nlohmann::json j = {{"source", in.source},
+                      {"parameter", timings.parameter},
+                      {"runs", timings.runs},
+                      {"choice", timings.choice},
+                      {"note", in.note},
+                      {"nodes", to_json(node_table(args, in, methods, total))},
+                      {"methods", nlohmann::json::array()}};
+  for (std::size_t m = 0; m < methods.size(); ++m)
+    j["methods"].push_back({{"method", methods[m].name},
+                            {"partition_id", ids[m]},
+                            {"degree_of_equalization", methods[m].partition.degree},
+                            {"simulated_tau", methods[m].simulated.tau},
+                            {"simulated_sigma", methods[m].simulated.sigma_t},
+                            {"simulated_risk", methods[m].simulated.risk_factor}});
+  context.out << j.dump(2) << '\n';
+}
+
+void print_simulation(const std::vector<Method>& methods, const SimulationModel& sim,
+                      Context& context) {
+  context.out << fmt::format(
+      "simulated ({} repetitions, seed {}, intervals uniform in [0, {:.3g}] s; risk = "
+      "Prob[T > tau of proportional]):\n",
+      sim.options.repetitions, sim.options.seed, sim.options.max_interval);
+  for (const auto& m : methods)
+    context.out << fmt::format("  {:<17} tau {:.6g} s  sigma_T {:.4g} s  risk {:.3f}\n", m.name,
+                               m.simulated.tau, m.simulated.sigma_t, m.simulated.risk_factor);
+  if (!sim.note.empty()) context.out << "note: " << sim.note << '\n';
+}
+
+std::vector<long long> store(const EqualizeArgs& args, const NodeInput& in,
+                             const collector::SetTimings& timings,
+                             const std::vector<Method>& methods, double total,
+                             const std::string& file, pg::Connection& conn) {
+  pg::Transaction tx(conn);
+  std::vector<long long> ids;
+  for (const auto& m : methods) {
+    collector::StoredPartition p;
+    p.experiment_id = timings.experiment_id;
+    p.set_index = args.set_index;
+    p.method = m.name;
+    p.seconds = args.seconds;
+    p.node_list = compress_hostlist(sort_hostnames(in.names));
+    p.degree_of_equalization = m.partition.degree;
+    p.simulated_tau = m.simulated.tau;
+    p.simulated_sigma = m.simulated.sigma_t;
+    p.simulated_risk = m.simulated.risk_factor;
+    if (!file.empty() && &m == &chosen(args, methods)) p.file_name = file;
+    for (std::size_t i = 0; i < in.names.size(); ++i)
+      p.shares.push_back({in.names[i], m.partition.work[i] / total,
+                          in.stats[i].mean_seconds_per_op, in.stats[i].sd_seconds_per_op,
+                          m.partition.mean_time[i] + m.partition.time_sd[i]});
+    ids.push_back(collector::store_partition(conn, p));
+  }
+  tx.commit();
+  return ids;
 }
 
 void run_equalize(const EqualizeArgs& args, Context& context) {
-  const auto in = read_input(args);
+  if (args.input.empty() == args.db.empty())
+    throw UsageError("give either --input FILE or --db URI (with --experiment and --set)");
+  if (!args.db.empty() && (args.experiment.empty() || args.set_index < 0))
+    throw UsageError("--db needs --experiment NAME and --set K");
+  std::optional<pg::Connection> conn;
+  collector::SetTimings timings;
+  NodeInput in;
+  if (args.db.empty()) {
+    in = read_input(args);
+  } else {
+    conn = pg::Connection::open(args.db);
+    timings = collector::load_set_timings(*conn, args.experiment, args.set_index, args.parameter);
+    in = read_database(args, timings);
+  }
   // sigma_T = k sqrt(t) grows slower than t, so the best shares depend on how long the run
   // is: the total is the work that keeps every node busy --seconds at step 1.
   double total = 0;
   for (const auto& c : in.computers) total += c.speed * args.seconds;
-  const auto step1 = proportional_partition(in.computers, total);
-  const auto step2 = args.method == "linearised" ? linearised_partition(in.computers, total)
-                                                 : equalized_partition(in.computers, total);
-  Table table{{"node", "speed", "variation", "proportional_weight", "equalized_weight",
-               "t_plus_sigma_step1", "t_plus_sigma_step2"},
-              {}};
-  for (std::size_t i = 0; i < in.names.size(); ++i)
-    table.rows.push_back({in.names[i], in.computers[i].speed, in.computers[i].variation,
-                          step1.work[i] / total, step2.work[i] / total,
-                          step1.mean_time[i] + step1.time_sd[i],
-                          step2.mean_time[i] + step2.time_sd[i]});
-  print(context.out, table, args.format);
+  std::optional<SimulationModel> sim;
+  if (conn) sim = simulation_model(args, in);
+  const auto methods = compute_methods(args, in, total, sim ? &*sim : nullptr);
+  if (conn && args.format == Format::table)
+    context.out << fmt::format("{}: {}\n", in.source, timings.choice);
+  const bool json_object = conn && args.format == Format::json;
+  if (!json_object) print_result(args, in, methods, total, context);
+  if (!in.note.empty() && args.format == Format::table) context.out << "note: " << in.note << '\n';
+  const std::string file = write_partition(args, in, chosen(args, methods).partition, context);
+  if (!conn) return;
+  const auto ids = store(args, in, timings, methods, total, file, *conn);
+  if (json_object) return print_json(args, in, timings, methods, ids, total, context);
   if (args.format == Format::table) {
-    context.out << fmt::format("degree of equalization: step 1 {:.3g}%, step 2 ({}) {:.3g}%\n",
-                               step1.degree, args.method, step2.degree);
-    if (!step2.note.empty()) context.out << "note: " << step2.note << '\n';
+    print_simulation(methods, *sim, context);
+    context.out << fmt::format("stored partitions {}\n", fmt::join(ids, ", "));
   }
-  write_partition(args, in, step2, context);
 }
 
 }  // namespace
@@ -120,8 +320,14 @@ void register_equalize(CLI::App& app, Context& context) {
   cmd->add_option("--input", args->input,
                   "CSV: node, speed (mean work per second), and variation (sigma_T/sqrt(t)) or th "
                   "(sigma_A/a)")
-      ->required()
       ->check(CLI::ExistingFile);
+  cmd->add_option("--db", args->db,
+                  "libpq URI: read the nodes' speeds and spreads from a set's rank timings, "
+                  "simulate and store the partitions");
+  cmd->add_option("--experiment", args->experiment, "Experiment name (with --db)");
+  cmd->add_option("--set", args->set_index, "Machine set index (with --db)");
+  cmd->add_option("--parameter", args->parameter,
+                  "Parameter value of the runs to use (with --db; default: the most repeated)");
   cmd->add_option("--correlation-time", args->correlation_time,
                   "E[L^2]/E[L] of availability intervals, seconds (with a 'th' column)");
   cmd->add_option(
@@ -133,6 +339,14 @@ void register_equalize(CLI::App& app, Context& context) {
   cmd->add_option("--method", args->method,
                   "exact (default) or linearised (the paper's approximation)")
       ->check(CLI::IsMember({"exact", "linearised"}))
+      ->capture_default_str();
+  cmd->add_option("--interval", args->interval,
+                  "Simulated availability intervals uniform in [0, this] seconds (with --db)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--seed", args->seed, "Simulation seed (with --db)")->capture_default_str();
+  cmd->add_option("--repetitions", args->repetitions, "Simulation repetitions (with --db)")
+      ->check(CLI::PositiveNumber)
       ->capture_default_str();
   cmd->add_option("--site", args->site, "Site name recorded in the partition file");
   cmd->add_option("-o,--output", args->output, "Write the partition file here");

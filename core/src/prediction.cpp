@@ -4,6 +4,8 @@
 #include <cmath>
 #include <numeric>
 
+#include <fmt/format.h>
+
 #include "hetscale/error.hpp"
 
 namespace hetscale {
@@ -231,6 +233,19 @@ TimeModel TimeModel::fit(const std::vector<TimingSample>& samples, const Workloa
              s.wall_seconds;
   model.mean_fit_error_ = error / static_cast<double>(samples.size());
   return model;
+}
+
+std::string TimeModel::describe() const {
+  static const char* degrees[] = {"constant", "linear", "quadratic"};
+  std::string t0;
+  for (std::size_t i = 0; i < communication_.terms().size(); ++i) {
+    if (communication_.coefficients()[i] <= 0) continue;
+    t0 += fmt::format("{}{:.4g}*{}", t0.empty() ? "" : " + ", communication_.coefficients()[i],
+                      communication_.terms()[i].name);
+  }
+  return fmt::format("T = W/(C eta) + T0; eta(N) {} in ln N on N in [{:g}, {:g}]; T0 = {}",
+                     degrees[std::min<std::size_t>(2, eta_coefficients_.size() - 1)],
+                     min_parameter_, max_parameter_, t0.empty() ? "0" : t0);
 }
 
 double TimeModel::compute_efficiency(double parameter) const {

@@ -67,6 +67,20 @@ TEST(Equalize, BadInput) {
   EXPECT_EQ(r.code, 2);
 }
 
+TEST(Equalize, OneSourceOfNodes) {
+  auto r = run_cli({"equalize", "--seconds", "1"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err,
+            "hetscale equalize: give either --input FILE or --db URI (with --experiment and "
+            "--set) (see --help)\n");
+  r = run_cli({"equalize", "--input", fixture("two-nodes.csv"), "--db", "postgresql://unused",
+               "--seconds", "1"});
+  EXPECT_EQ(r.code, 2);
+  r = run_cli({"equalize", "--db", "postgresql://unused", "--set", "0", "--seconds", "1"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "hetscale equalize: --db needs --experiment NAME and --set K (see --help)\n");
+}
+
 TEST(Equalize, LinearisedForComparison) {
   const auto r = run_cli({"equalize", "--input", fixture("two-nodes.csv"), "--seconds", "100",
                           "--method", "linearised"});

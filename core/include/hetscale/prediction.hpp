@@ -65,6 +65,10 @@ class TimeModel {
   [[nodiscard]] double max_parameter() const { return max_parameter_; }
   /// Relative error |predicted - measured| / measured of T on the fitting samples.
   [[nodiscard]] double mean_fit_error() const { return mean_fit_error_; }
+  /// One line naming the fitted model, e.g. "T = W/(C eta) + T0; eta(N) quadratic in ln N
+  /// on N in [100, 800]; T0 = 0.001*[p>1] + 2e-09*N^2*log2p" (terms with a zero
+  /// coefficient left out).
+  [[nodiscard]] std::string describe() const;
 
  private:
   explicit TimeModel(Workload workload) : workload_(std::move(workload)) {}
