@@ -2,8 +2,11 @@
 // psi between consecutive sets (SCIENCE.md section 1), from the database.
 #include <fmt/format.h>
 
+#include <fstream>
+
 #include "commands.hpp"
 #include "hetscale/collector/analysis.hpp"
+#include "hetscale/collector/extrap_export.hpp"
 #include "output.hpp"
 
 namespace hetscale::cli {
@@ -13,6 +16,8 @@ struct AnalyzeArgs {
   std::string db;
   std::string experiment;
   double target = 0;
+  double tolerance = default_efficiency_tolerance;
+  std::vector<std::string> export_to;  // {format, file}
   Format format = Format::table;
 };
 
@@ -30,6 +35,8 @@ const char* status_name(TargetReading::Status status) {
       return "above_range";
     case TargetReading::Status::too_few_points:
       return "too_few_points";
+    case TargetReading::Status::within_tolerance:
+      return "within_tolerance";
   }
   return "unknown";
 }
@@ -39,7 +46,8 @@ Table sets_table(const collector::Analysis& a) {
            "nearest_parameter", "nearest_efficiency"},
           {}};
   for (const auto& s : a.sets) {
-    const bool found = s.reading.status == TargetReading::Status::found;
+    const bool found = s.reading.status == TargetReading::Status::found ||
+                       s.reading.status == TargetReading::Status::within_tolerance;
     t.rows.push_back(
         {std::int64_t{s.set_index}, std::int64_t{s.node_count}, s.group_counts, s.marked_speed,
          static_cast<std::int64_t>(s.runs), std::string(status_name(s.reading.status)),
@@ -67,16 +75,38 @@ void print_table(const collector::Analysis& a, Context& context) {
   for (const auto& s : a.sets) {
     if (!s.advice.empty()) {
       context.out << fmt::format("set {}: {}; {}\n", s.set_index, s.reading.explanation, s.advice);
+    } else if (s.reading.status == TargetReading::Status::within_tolerance) {
+      context.out << fmt::format("set {}: {}\n", s.set_index, s.reading.explanation);
     }
   }
   context.out << '\n';
   print(context.out, psi_table(a), Format::table);
 }
 
+// Written before the analysis, which needs runs on machine sets; the export does not.
+void export_measurements(const AnalyzeArgs& args, pg::Connection& conn, Context& context) {
+  if (args.export_to.empty()) return;
+  const std::string& file = args.export_to[1];
+  std::ofstream out(file, std::ios::trunc);
+  if (!out) throw Error("analyze: cannot write '" + file + "'");
+  const std::size_t lines = collector::export_extrap(conn, args.experiment, out);
+  out.close();
+  if (!out) throw Error("analyze: writing '" + file + "' failed");
+  context.err << fmt::format("analyze: wrote {} run{} to {} (Extra-P JSON Lines)\n", lines,
+                             lines == 1 ? "" : "s", file);
+}
+
 void run_analyze(const AnalyzeArgs& args, Context& context) {
   if (!(args.target > 0 && args.target <= 1)) throw UsageError("--target must be in (0, 1]");
+  if (!(args.tolerance >= 0 && args.tolerance < 1))
+    throw UsageError("--tolerance must be in [0, 1)");
+  if (!args.export_to.empty() && args.export_to[0] != "extrap") {
+    throw UsageError("--export: unknown format '" + args.export_to[0] + "' (known: extrap)");
+  }
   pg::Connection conn = pg::Connection::open(args.db);
-  const collector::Analysis a = collector::analyze(conn, args.experiment, args.target);
+  export_measurements(args, conn, context);
+  const collector::Analysis a =
+      collector::analyze(conn, args.experiment, args.target, args.tolerance);
   switch (args.format) {
     case Format::table:
       return print_table(a, context);
@@ -112,6 +142,14 @@ void register_analyze(CLI::App& app, Context& context) {
   cmd->add_option("--db", args->db, "libpq connection URI")->required();
   cmd->add_option("--experiment", args->experiment, "Experiment name")->required();
   cmd->add_option("--target", args->target, "Target speed-efficiency E_s, in (0, 1]")->required();
+  cmd->add_option("--tolerance", args->tolerance,
+                  "A set whose runs do not bracket the target but whose measured mean E_s is "
+                  "within this fraction of it counts as reached there (as jobgen --refine)")
+      ->capture_default_str();
+  cmd->add_option("--export", args->export_to,
+                  "FORMAT FILE: also write the experiment's runs to FILE (FORMAT: extrap, "
+                  "Extra-P JSON Lines)")
+      ->expected(2);
   add_format_option(*cmd, args->format);
   cmd->callback([args, &context] { run_analyze(*args, context); });
 }

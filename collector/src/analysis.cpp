@@ -105,10 +105,16 @@ void nearest(const EfficiencyCurve& curve, double target, SetAnalysis& set) {
   }
 }
 
+bool has_parameter(const TargetReading& reading) {
+  return reading.status == TargetReading::Status::found ||
+         reading.status == TargetReading::Status::within_tolerance;
+}
+
 std::string advice(const SetAnalysis& set, const EfficiencyCurve& curve,
                    const std::string& parameter) {
   switch (set.reading.status) {
     case TargetReading::Status::found:
+    case TargetReading::Status::within_tolerance:
       return "";
     case TargetReading::Status::above_range:
       return "the runs do not bracket the target: run larger " + parameter + " than " +
@@ -127,7 +133,7 @@ std::string advice(const SetAnalysis& set, const EfficiencyCurve& curve,
 
 SetAnalysis analyze_set(int index, const std::vector<EfficiencyPoint>& points,
                         const SetFacts& facts, const Experiment& e, const Workload& workload,
-                        double target) {
+                        double target, double tolerance) {
   SetAnalysis set;
   set.set_index = index;
   set.node_count = facts.node_count;
@@ -135,8 +141,8 @@ SetAnalysis analyze_set(int index, const std::vector<EfficiencyPoint>& points,
   set.group_counts = facts.group_counts;
   set.runs = points.size();
   const EfficiencyCurve curve = EfficiencyCurve::fit(points);
-  set.reading = curve.parameter_at(target);
-  if (set.reading.status == TargetReading::Status::found) {
+  set.reading = curve.parameter_within(target, tolerance);
+  if (has_parameter(set.reading)) {
     set.work = workload.evaluate(ParameterValues{{e.parameter, set.reading.parameter}});
   }
   nearest(curve, target, set);
@@ -149,10 +155,12 @@ void store(pg::Connection& conn, const Experiment& e, double target,
   conn.exec(
       "DELETE FROM hetscale.required_work WHERE experiment_id = $1 AND target_efficiency = $2",
       {e.id, number(target)});
-  static const char* status_names[] = {"found", "below_range", "above_range", "too_few_points"};
+  // In the order of TargetReading::Status; the CHECK of required_work lists the same.
+  static const char* status_names[] = {"found", "below_range", "above_range", "too_few_points",
+                                       "within_tolerance"};
   for (const SetAnalysis& s : sets) {
     if (s.node_count <= 0 || s.marked_speed <= 0) continue;  // unknown C: psi undefined
-    const bool found = s.reading.status == TargetReading::Status::found;
+    const bool found = has_parameter(s.reading);
     conn.exec(
         R"sql(
       INSERT INTO hetscale.required_work (experiment_id, set_index, target_efficiency,
@@ -182,8 +190,9 @@ std::vector<PsiPair> psi_pairs(pg::Connection& conn, const Experiment& e, double
 
 }  // namespace
 
-Analysis analyze(pg::Connection& conn, const std::string& name, double target) {
+Analysis analyze(pg::Connection& conn, const std::string& name, double target, double tolerance) {
   if (!(target > 0 && target <= 1)) throw Error("analyze: --target must be in (0, 1]");
+  if (!(tolerance >= 0 && tolerance < 1)) throw Error("analyze: --tolerance must be in [0, 1)");
   pg::Transaction tx(conn);
   const Experiment e = experiment(conn, name);
   const Workload workload = Workload::parse(e.workload);
@@ -191,11 +200,11 @@ Analysis analyze(pg::Connection& conn, const std::string& name, double target) {
   if (points.empty())
     throw Error("analyze: experiment '" + name + "' has no runs on a machine set");
   const auto facts = set_facts(conn, e.id);
-  Analysis out{name, e.parameter, e.workload, e.speed_unit, target, {}, {}};
+  Analysis out{name, e.parameter, e.workload, e.speed_unit, target, tolerance, {}, {}};
   for (const auto& [index, set_points] : points) {
     auto it = facts.find(index);
     out.sets.push_back(analyze_set(index, set_points, it == facts.end() ? SetFacts{} : it->second,
-                                   e, workload, target));
+                                   e, workload, target, tolerance));
   }
   store(conn, e, target, out.sets);
   out.psi = psi_pairs(conn, e, target);

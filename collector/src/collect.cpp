@@ -5,6 +5,7 @@
 #include <fstream>
 #include <ostream>
 
+#include "hetscale/collector/jobcomp.hpp"
 #include "hetscale/collector/migrations.hpp"
 #include "hetscale/collector/plan_loader.hpp"
 #include "hetscale/collector/run_loader.hpp"
@@ -21,9 +22,15 @@ struct RecordInput {
   RunRecordFile file;
 };
 
+struct JobcompInput {
+  std::string source;
+  std::vector<JobCompletion> jobs;
+};
+
 struct Inputs {
   std::vector<StudyPlan> plans;
   std::vector<RecordInput> records;
+  std::vector<JobcompInput> jobcomp;
 };
 
 bool is_plan_file(const fs::path& path) {
@@ -62,6 +69,7 @@ Inputs read_inputs(const CollectOptions& options, std::istream& stdin_stream) {
       }
     }
   }
+  for (const std::string& file : options.jobcomp) out.jobcomp.push_back({file, read_jobcomp(file)});
   return out;
 }
 
@@ -98,6 +106,22 @@ void load_records(Session& session, const RecordInput& input, std::size_t batch_
   }
 }
 
+void load_jobcomp(Session& session, const JobcompInput& input, std::size_t batch_size,
+                  CollectReport& report) {
+  const std::vector<JobCompletion>& jobs = input.jobs;
+  for (std::size_t at = 0; at < jobs.size(); at += batch_size) {
+    const std::span<const JobCompletion> batch(jobs.data() + at,
+                                               std::min(batch_size, jobs.size() - at));
+    long long added = 0;
+    session.run([&](pg::Connection& conn) {
+      pg::Transaction tx(conn);
+      added = load_jobcomp_batch(conn, batch, input.source);
+      tx.commit();
+    });
+    report.jobs_added += added;
+  }
+}
+
 }  // namespace
 
 CollectReport collect(const std::string& uri, const CollectOptions& options,
@@ -108,6 +132,7 @@ CollectReport collect(const std::string& uri, const CollectOptions& options,
   report.plans = inputs.plans.size();
   report.record_files = inputs.records.size();
   for (const RecordInput& input : inputs.records) report.records += input.file.records.size();
+  for (const JobcompInput& input : inputs.jobcomp) report.jobs_read += input.jobs.size();
   report.rejected = set_aside(inputs, options.rejects, log);
 
   Session session(uri, options.backoff,
@@ -120,6 +145,9 @@ CollectReport collect(const std::string& uri, const CollectOptions& options,
   }
   for (const RecordInput& input : inputs.records) {
     load_records(session, input, options.batch_size, report);
+  }
+  for (const JobcompInput& input : inputs.jobcomp) {
+    load_jobcomp(session, input, options.batch_size, report);
   }
   return report;
 }

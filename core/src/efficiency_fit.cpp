@@ -168,4 +168,33 @@ TargetReading EfficiencyCurve::parameter_at(double target_efficiency) const {
   return reading;
 }
 
+TargetReading EfficiencyCurve::parameter_within(double target_efficiency, double tolerance) const {
+  if (!(tolerance >= 0 && tolerance < 1)) {
+    throw Error("tolerance must be in [0, 1) (a fraction of the target), got " +
+                shortest_text(tolerance));
+  }
+  TargetReading reading = parameter_at(target_efficiency);
+  if (reading.status == TargetReading::Status::found || knots_.empty()) return reading;
+  // The measured mean nearest to the target; the first of equals, as jobgen --refine picks.
+  const FittedKnot* nearest = &knots_.front();
+  for (const FittedKnot& k : knots_) {
+    if (std::abs(k.mean_efficiency - target_efficiency) <
+        std::abs(nearest->mean_efficiency - target_efficiency)) {
+      nearest = &k;
+    }
+  }
+  if (std::abs(nearest->mean_efficiency - target_efficiency) > tolerance * target_efficiency) {
+    return reading;
+  }
+  reading.status = TargetReading::Status::within_tolerance;
+  reading.parameter = nearest->parameter;
+  reading.explanation = "target E_s " + rounded_text(target_efficiency) +
+                        " is not bracketed by the runs, but the measured mean E_s " +
+                        rounded_text(nearest->mean_efficiency) + " at parameter " +
+                        rounded_text(nearest->parameter) + " is within " +
+                        rounded_text(tolerance * 100) +
+                        "% of it: taken as reached there (the rule of jobgen --refine)";
+  return reading;
+}
+
 }  // namespace hetscale

@@ -193,5 +193,34 @@ TEST(EfficiencyFit, BadInputs) {
                "target speed-efficiency must be a finite number, got nan");
 }
 
+// analyze --tolerance and jobgen --refine: a measured mean within tolerance x target.
+TEST(EfficiencyFit, AMeasuredPointWithinTheToleranceIsAcceptedWhenNotBracketed) {
+  // Means 0.2 (N = 100) and 0.388 (N = 200): the target 0.4 is above the curve.
+  const std::vector<EfficiencyPoint> points{{100, 0.2}, {200, 0.38}, {200, 0.396}};
+  const auto curve = EfficiencyCurve::fit(points);
+  EXPECT_EQ(curve.parameter_at(0.4).status, TargetReading::Status::above_range);
+  const auto within = curve.parameter_within(0.4, 0.05);  // |0.388 - 0.4| = 3% of 0.4
+  EXPECT_EQ(within.status, TargetReading::Status::within_tolerance);
+  EXPECT_EQ(within.parameter, 200.0);
+  EXPECT_EQ(within.explanation,
+            "target E_s 0.4 is not bracketed by the runs, but the measured mean E_s 0.388 at "
+            "parameter 200 is within 5% of it: taken as reached there (the rule of jobgen "
+            "--refine)");
+  EXPECT_EQ(curve.parameter_within(0.4, default_efficiency_tolerance).status,
+            TargetReading::Status::above_range);  // 3% > 2%
+  EXPECT_EQ(curve.parameter_within(0.42, 0.05).status,
+            TargetReading::Status::above_range);  // 7.6%
+  // Bracketed targets are read off the curve as before, tolerance or not.
+  const auto found = curve.parameter_within(0.3, 0.05);
+  EXPECT_EQ(found.status, TargetReading::Status::found);
+  EXPECT_EQ(found.parameter, curve.parameter_at(0.3).parameter);
+  // A single measured size within tolerance counts too (jobgen stops there as well).
+  const std::vector<EfficiencyPoint> one{{300, 0.41}};
+  EXPECT_EQ(EfficiencyCurve::fit(one).parameter_within(0.4, 0.05).status,
+            TargetReading::Status::within_tolerance);
+  expect_error([&] { (void)curve.parameter_within(0.4, 1); },
+               "tolerance must be in [0, 1) (a fraction of the target), got 1");
+}
+
 }  // namespace
 }  // namespace hetscale

@@ -10,6 +10,11 @@
 
 namespace hetscale {
 
+/// A measured mean E_s with |E_s - target| <= tolerance x target counts as reaching the
+/// target. One default for `hetscale jobgen --refine` (stops refining such a set) and
+/// `hetscale analyze` (accepts that measured point when the runs do not bracket the target).
+inline constexpr double default_efficiency_tolerance = 0.02;
+
 struct EfficiencyPoint {
   double parameter = 0;   // the workload parameter, e.g. N
   double efficiency = 0;  // measured E_s of one run
@@ -18,13 +23,15 @@ struct EfficiencyPoint {
 /// Outcome of reading a target off a curve.
 struct TargetReading {
   enum class Status {
-    found,          // parameter holds the value where the curve reaches the target
-    below_range,    // target below every fitted value: smaller problems are needed
-    above_range,    // target above every fitted value: larger problems are needed
-    too_few_points  // fewer than two distinct parameter values
+    found,            // parameter holds the value where the curve reaches the target
+    below_range,      // target below every fitted value: smaller problems are needed
+    above_range,      // target above every fitted value: larger problems are needed
+    too_few_points,   // fewer than two distinct parameter values
+    within_tolerance  // not bracketed, but a measured mean E_s is within the tolerance:
+                      // parameter is that measured value (parameter_within only)
   };
   Status status = Status::too_few_points;
-  double parameter = 0;     // valid when status == found
+  double parameter = 0;     // valid when status is found or within_tolerance
   std::string explanation;  // one line for users, also when found
 };
 
@@ -55,6 +62,10 @@ class EfficiencyCurve {
   /// at exactly the target gives its smallest parameter. Throws Error on a non-finite
   /// target.
   [[nodiscard]] TargetReading parameter_at(double target_efficiency) const;
+  /// parameter_at(), except that when the target is not bracketed and the measured mean
+  /// E_s nearest to it is within `tolerance` x target, the status is within_tolerance and
+  /// the parameter is that measured one. Throws Error unless 0 <= tolerance < 1.
+  [[nodiscard]] TargetReading parameter_within(double target_efficiency, double tolerance) const;
 
  private:
   [[nodiscard]] double at_log(double log_parameter, std::size_t interval) const;

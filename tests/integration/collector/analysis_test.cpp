@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "hetscale/collector/collect.hpp"
+#include "hetscale/collector/extrap_export.hpp"
 #include "record_text.hpp"
 #include "test_database.hpp"
 
@@ -110,6 +111,115 @@ TEST_F(Analyze, SaysWhatToRunWhenASetDoesNotBracketTheTarget) {
   EXPECT_FALSE(a.psi[0].psi.has_value());
   EXPECT_EQ(db_.scalar("SELECT status FROM hetscale.required_work WHERE set_index = 1"),
             "above_range");
+}
+
+// Set 1 (4 nodes) measured at N = 20 and at the N where E_s = 0.5 (1 - miss): the runs
+// do not bracket the target 0.5, the nearest point misses it by `miss` (relative).
+struct NearMiss {
+  double n = 0;  // the nearest measured N of set 1
+  std::vector<nlohmann::json> records;
+};
+
+NearMiss near_miss(double miss) {
+  int serial = 0;
+  NearMiss out;
+  out.records = runs(0, {10, 20, 40, 80, 160}, serial);
+  const double e = 0.5 * (1 - miss);
+  out.n = 80 * e / (1 - e);  // N / (N + 80) = e
+  for (auto& r : runs(1, {20, out.n}, serial)) out.records.push_back(r);
+  return out;
+}
+
+TEST_F(Analyze, AcceptsAMeasuredPointWithinTheTolerance) {
+  const NearMiss m = near_miss(0.03);
+  load(m.records);
+  pg::Connection conn = db_.connect();
+  const collector::Analysis a = collector::analyze(conn, "mm-small", 0.5, 0.05);
+  ASSERT_EQ(a.sets.size(), 2u);
+  EXPECT_EQ(a.sets[0].reading.status, TargetReading::Status::found);
+  ASSERT_EQ(a.sets[1].reading.status, TargetReading::Status::within_tolerance);
+  EXPECT_EQ(a.sets[1].reading.parameter, m.n);
+  EXPECT_NEAR(*a.sets[1].work, 2 * m.n * m.n * m.n, 1e-6);
+  EXPECT_EQ(a.sets[1].advice, "");
+  EXPECT_NE(a.sets[1].reading.explanation.find("is within 5% of it: taken as reached there"),
+            std::string::npos)
+      << a.sets[1].reading.explanation;
+  // psi from the measured point's work: (C' W) / (C W') with C = 100, C' = 200.
+  ASSERT_EQ(a.psi.size(), 1u);
+  ASSERT_TRUE(a.psi[0].psi.has_value());
+  EXPECT_NEAR(*a.psi[0].psi, (200 * 128000.0) / (100 * 2 * m.n * m.n * m.n), 1e-9);
+  EXPECT_EQ(db_.scalar("SELECT status || ' ' || (parameter_value IS NOT NULL) || ' ' || "
+                       "(work IS NOT NULL) FROM hetscale.required_work WHERE set_index = 1"),
+            "within_tolerance true true");
+  EXPECT_EQ(db_.scalar("SELECT psi IS NOT NULL FROM hetscale.set_psi"), "t");
+}
+
+TEST_F(Analyze, OutsideTheToleranceStaysUnbracketed) {
+  const NearMiss m = near_miss(0.08);
+  load(m.records);
+  pg::Connection conn = db_.connect();
+  const collector::Analysis a = collector::analyze(conn, "mm-small", 0.5, 0.05);
+  ASSERT_EQ(a.sets.size(), 2u);
+  EXPECT_EQ(a.sets[1].reading.status, TargetReading::Status::above_range);
+  EXPECT_FALSE(a.sets[1].work.has_value());
+  EXPECT_NEAR(*a.sets[1].nearest_efficiency, 0.46, 1e-12);
+  EXPECT_FALSE(a.psi[0].psi.has_value());
+  EXPECT_EQ(db_.scalar("SELECT status FROM hetscale.required_work WHERE set_index = 1"),
+            "above_range");
+}
+
+TEST_F(Analyze, TheDefaultToleranceIsJobgensTwoPercent) {
+  const NearMiss m = near_miss(0.03);  // within 5%, not within 2%
+  load(m.records);
+  pg::Connection conn = db_.connect();
+  EXPECT_EQ(collector::analyze(conn, "mm-small", 0.5).sets[1].reading.status,
+            TargetReading::Status::above_range);
+}
+
+TEST_F(Analyze, TheSchemaRefusesAParameterlessWithinTolerance) {
+  load(near_miss(0.03).records);
+  pg::Connection conn = db_.connect();
+  collector::analyze(conn, "mm-small", 0.5, 0.05);
+  try {
+    conn.exec("UPDATE hetscale.required_work SET work = NULL WHERE status = 'within_tolerance'");
+    FAIL() << "no error";
+  } catch (const pg::DbError& e) {
+    EXPECT_EQ(e.sqlstate(), "23514");  // check_violation
+  }
+}
+
+TEST_F(Analyze, ExportsEveryRunAsExtraPJsonLines) {
+  int serial = 0;
+  load(runs(0, {10, 20}, serial));  // 2 nodes, so p = 2 ranks
+  pg::Connection conn = db_.connect();
+  std::ostringstream out;
+  EXPECT_EQ(collector::export_extrap(conn, "mm-small", out), 4u);
+  std::istringstream lines(out.str());
+  std::vector<nlohmann::json> parsed;
+  for (std::string line; std::getline(lines, line);) parsed.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(parsed.size(), 4u);
+  const double expected_n[] = {10, 10, 20, 20};
+  for (std::size_t i = 0; i < parsed.size(); ++i) {
+    const nlohmann::json& j = parsed[i];
+    SCOPED_TRACE(j.dump());
+    EXPECT_EQ(j.size(), 4u);  // params, metric, value, callpath: nothing else
+    EXPECT_EQ(j.at("callpath"), "mm");
+    EXPECT_EQ(j.at("metric"), "time");
+    EXPECT_EQ(j.at("params"), (nlohmann::json{{"p", 2}, {"N", expected_n[i]}}));
+    const double n = expected_n[i];
+    EXPECT_DOUBLE_EQ(j.at("value").get<double>(), 2 * n * n * n / (efficiency(n, 2) * 100e6));
+  }
+}
+
+TEST_F(Analyze, ExportNamesAnUnknownExperiment) {
+  pg::Connection conn = db_.connect();
+  std::ostringstream out;
+  try {
+    collector::export_extrap(conn, "nope", out);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "analyze: no experiment 'nope' in the database");
+  }
 }
 
 TEST_F(Analyze, NamesAnUnknownExperiment) {

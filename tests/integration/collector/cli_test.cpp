@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <sstream>
 
 #include "commands.hpp"
@@ -38,9 +39,9 @@ TEST(Cli, MigrateCollectAnalyze) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, "database at schema version 2 (was 0; applied 1, 2)\n");
   r = hetscale({"db", "migrate", "--db", db.uri()});
-  EXPECT_EQ(r.out, "database at schema version 4 (was 2; applied 3, 4)\n");
+  EXPECT_EQ(r.out, "database at schema version 5 (was 2; applied 3, 4, 5)\n");
   r = hetscale({"db", "migrate", "--db", db.uri()});
-  EXPECT_EQ(r.out, "database at schema version 4: nothing to apply\n");
+  EXPECT_EQ(r.out, "database at schema version 5: nothing to apply\n");
 
   const fs::path dir = fs::temp_directory_path() / ("hetscale-cli-" + std::to_string(::getpid()));
   fs::create_directories(dir);
@@ -83,7 +84,49 @@ TEST(Cli, MigrateCollectAnalyze) {
             "\n"
             "from_set,to_set,from_speed,to_speed,from_work,to_work,psi\n"
             "0,1,100,200,128000,1024000,0.25\n");
+
+  // The Extra-P export beside the analysis: one line per run, the first of set 0 here.
+  const fs::path extrap = dir / "mm-small.extrap.jsonl";
+  r = hetscale({"analyze", "--db", db.uri(), "--experiment", "mm-small", "--target", "0.5",
+                "--tolerance", "0.05", "--format", "csv", "--export", "extrap", extrap.string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "analyze: wrote 12 runs to " + extrap.string() + " (Extra-P JSON Lines)\n");
+  std::ifstream in(extrap);
+  std::string first;
+  std::getline(in, first);
+  EXPECT_EQ(first, R"({"callpath":"mm","metric":"time","params":{"N":10.0,"p":2},"value":0.0001})");
   fs::remove_all(dir);
+}
+
+TEST(Cli, AnalyzeRefusesAnUnknownExportFormat) {
+  const CliResult r = hetscale({"analyze", "--db", "postgresql://unused/x", "--experiment", "e",
+                                "--target", "0.5", "--export", "csv", "x.csv"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err,
+            "hetscale analyze: --export: unknown format 'csv' (known: extrap) (see --help)\n");
+}
+
+TEST(Cli, CollectLoadsAJobCompletionFileOnce) {
+  TestDatabase db;
+  db.migrate();
+  const std::string file = std::string(HETSCALE_FIXTURES_DIR) + "/collector/jobcomp-testbed.log";
+  CliResult r = hetscale({"collect", "--db", db.uri(), "--jobcomp", file});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "collected 0 record file(s) and 0 plan(s): 0 runs added (0 rank rows), 0 already "
+            "present, 0 rejected\njob completions: 7 read, 7 added, 0 already present\n");
+  r = hetscale({"collect", "--db", db.uri(), "--jobcomp", file});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("job completions: 7 read, 0 added, 7 already present"), std::string::npos)
+      << r.out;
+}
+
+TEST(Cli, CollectNeedsSomethingToLoad) {
+  const CliResult r = hetscale({"collect", "--db", "postgresql://unused/x"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err,
+            "hetscale collect: give run record or plan files, directories, - or --jobcomp FILE "
+            "(see --help)\n");
 }
 
 TEST(Cli, AnalyzeRefusesATargetOutOfRange) {

@@ -19,7 +19,7 @@ struct SetAnalysis {
   double marked_speed = 0;   // C of the set, in the site's unit
   std::size_t runs = 0;
   TargetReading reading;                     // status, parameter, explanation
-  std::optional<double> work;                // W at the target (found only)
+  std::optional<double> work;                // W at reading.parameter (found, within_tolerance)
   std::optional<double> nearest_parameter;   // measured parameter whose mean E_s is nearest
   std::optional<double> nearest_efficiency;  // ... the target, and that mean E_s
   std::string advice;                        // what to run when the target is not bracketed
@@ -41,12 +41,16 @@ struct Analysis {
   std::string workload;    // e.g. "2*N^3"
   std::string speed_unit;  // unit of the marked speeds; empty when unknown
   double target_efficiency = 0;
+  double tolerance = default_efficiency_tolerance;  // relative, for within_tolerance
   std::vector<SetAnalysis> sets;
   std::vector<PsiPair> psi;
 };
 
-/// Computes and stores (one transaction) the analysis of `experiment` at `target`;
-/// throws Error for an unknown experiment or one without runs on a machine set.
-Analysis analyze(pg::Connection& conn, const std::string& experiment, double target);
+/// Computes and stores (one transaction) the analysis of `experiment` at `target`; a set
+/// whose runs do not bracket the target but whose nearest measured mean E_s is within
+/// `tolerance` x target gets status within_tolerance at that measured parameter. Throws
+/// Error for an unknown experiment or one without runs on a machine set.
+Analysis analyze(pg::Connection& conn, const std::string& experiment, double target,
+                 double tolerance = default_efficiency_tolerance);
 
 }  // namespace hetscale::collector

@@ -14,8 +14,9 @@
 namespace hetscale::collector {
 
 struct CollectOptions {
-  std::vector<std::string> inputs;  // files, directories (recursive), "-" = stdin
-  bool skip_invalid = false;        // reject bad lines instead of failing
+  std::vector<std::string> inputs;   // files, directories (recursive), "-" = stdin
+  std::vector<std::string> jobcomp;  // Slurm jobcomp/filetxt files (docs/collector.md)
+  bool skip_invalid = false;         // reject bad lines instead of failing
   std::filesystem::path rejects = "hetscale-rejects.jsonl";  // appended to when skipping
   std::size_t batch_size = 5000;                             // records per transaction
   Backoff backoff;
@@ -29,6 +30,8 @@ struct CollectReport {
   long long runs_added = 0;
   long long runs_present = 0;  // already in the database
   long long rank_rows_added = 0;
+  std::size_t jobs_read = 0;  // job completion lines read
+  long long jobs_added = 0;   // ... not in the database before
 };
 
 /// Throws ConfigError for an unreadable input or (without skip_invalid) the first invalid

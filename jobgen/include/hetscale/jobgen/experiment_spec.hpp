@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hetscale/efficiency_fit.hpp"
 #include "hetscale/error.hpp"
 #include "hetscale/machine_sets.hpp"
 #include "hetscale/workload.hpp"
@@ -55,7 +56,7 @@ struct SlurmSpec {
 
 struct RefineSpec {
   std::vector<double> steps = {0.02, 0.04};  // relative steps around the estimate, each +/-
-  double tolerance = 0.02;        // |E_s - target| <= tolerance * target counts as reached
+  double tolerance = default_efficiency_tolerance;  // |E_s - target| <= tolerance * target: reached
   std::uint32_t max_rounds = 3;
 };
 

@@ -1,0 +1,171 @@
+// Slurm job completions (jobcomp/filetxt): lines recorded on the testbed
+// (tests/fixtures/collector/jobcomp-testbed.log: srun over 2 nodes, a 2-task array, a job
+// exiting 3, a job named "a b", a job cancelled while held, one cancelled while running),
+// loaded once, joined to runs; malformed lines named by file and line.
+#include "hetscale/collector/jobcomp.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "hetscale/collector/collect.hpp"
+#include "hetscale/error.hpp"
+#include "record_text.hpp"
+#include "test_database.hpp"
+
+namespace hetscale::test {
+namespace {
+
+namespace fs = std::filesystem;
+using collector::JobCompletion;
+
+const fs::path sample = fs::path(HETSCALE_FIXTURES_DIR) / "collector/jobcomp-testbed.log";
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+const JobCompletion& job(const std::vector<JobCompletion>& jobs, std::uint64_t id) {
+  for (const auto& j : jobs)
+    if (j.job_id == id) return j;
+  throw std::runtime_error("no job " + std::to_string(id));
+}
+
+TEST(Jobcomp, SplitsFieldsWhoseValuesHoldSpaces) {
+  const auto fields = collector::jobcomp_fields("JobId=5 Name=a b ReservationName= Tres=cpu=1 ");
+  ASSERT_EQ(fields.size(), 4u);
+  EXPECT_EQ(fields[1], (std::pair<std::string, std::string>{"Name", "a b"}));
+  EXPECT_EQ(fields[2], (std::pair<std::string, std::string>{"ReservationName", ""}));
+  EXPECT_EQ(fields[3], (std::pair<std::string, std::string>{"Tres", "cpu=1"}));
+}
+
+TEST(Jobcomp, ReadsTheTestbedsLines) {
+  const auto jobs = collector::read_jobcomp(sample);
+  ASSERT_EQ(jobs.size(), 7u);
+  const JobCompletion& srun = job(jobs, 1);
+  EXPECT_EQ(srun.line, 1u);
+  EXPECT_EQ(srun.state, "COMPLETED");
+  EXPECT_EQ(srun.user_name, "root");
+  EXPECT_EQ(srun.partition, "testbed");
+  EXPECT_EQ(srun.start_time, "2026-11-21T09:23:04");
+  EXPECT_EQ(srun.node_list, "n[1-2]");
+  EXPECT_EQ(srun.node_count, 2);
+  EXPECT_EQ(srun.proc_count, 2);
+  EXPECT_EQ(srun.exit_code, 0);
+  EXPECT_FALSE(srun.array_job_id.has_value());
+  // Array tasks: each its own job id, the array's id and the task index.
+  EXPECT_EQ(job(jobs, 3).array_job_id, 2u);
+  EXPECT_EQ(job(jobs, 3).array_task_id, 0u);
+  EXPECT_EQ(job(jobs, 2).array_job_id, 2u);
+  EXPECT_EQ(job(jobs, 2).array_task_id, 1u);
+  EXPECT_EQ(job(jobs, 4).state, "FAILED");
+  EXPECT_EQ(job(jobs, 4).exit_code, 3);
+  EXPECT_EQ(job(jobs, 4).exit_signal, 0);
+  EXPECT_EQ(job(jobs, 5).job_name, "a b");
+  EXPECT_EQ(job(jobs, 5).time_limit, "1");
+  const JobCompletion& held = job(jobs, 6);  // cancelled before it ran
+  EXPECT_EQ(held.state, "CANCELLED");
+  EXPECT_FALSE(held.node_list.has_value());
+  EXPECT_FALSE(held.eligible_time.has_value());
+  EXPECT_EQ(held.node_count, 0);
+}
+
+TEST(Jobcomp, AMalformedLineIsNamedByFileAndLine) {
+  std::istringstream bad_id(
+      "JobId=1 JobState=COMPLETED StartTime=2026-11-21T09:23:04\n\n"
+      "JobId=x1 JobState=COMPLETED StartTime=2026-11-21T09:23:04\n");
+  EXPECT_EQ(error_of([&] { collector::read_jobcomp(bad_id, "j.log"); }),
+            "j.log:3: JobId: expected an integer, got 'x1'");
+  std::istringstream no_id("garbage line\n");
+  EXPECT_EQ(error_of([&] { collector::read_jobcomp(no_id, "j.log"); }), "j.log:1: no JobId field");
+  std::istringstream bad_time("JobId=1 JobState=COMPLETED StartTime=2026-11-21 09:23:04\n");
+  EXPECT_EQ(error_of([&] { collector::read_jobcomp(bad_time, "j.log"); }),
+            "j.log:1: StartTime: expected a time YYYY-MM-DDTHH:MM:SS, got '2026-11-21 09:23:04'");
+  std::istringstream never_started("JobId=1 JobState=CANCELLED StartTime=Unknown\n");
+  EXPECT_EQ(error_of([&] { collector::read_jobcomp(never_started, "j.log"); }),
+            "j.log:1: StartTime: the job never started ('Unknown'); a completion needs its "
+            "start time (the natural key)");
+  std::istringstream bad_exit("JobId=1 JobState=FAILED StartTime=2026-11-21T09:23:04 ExitCode=3\n");
+  EXPECT_EQ(error_of([&] { collector::read_jobcomp(bad_exit, "j.log"); }),
+            "j.log:1: ExitCode: expected code:signal, got '3'");
+}
+
+class JobcompLoad : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    db_.migrate();
+    dir_ = fs::temp_directory_path() / ("hetscale-jobcomp-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  collector::CollectReport collect(std::vector<std::string> jobcomp,
+                                   std::vector<std::string> inputs = {}) {
+    collector::CollectOptions options;
+    options.jobcomp = std::move(jobcomp);
+    options.inputs = std::move(inputs);
+    std::istringstream no_stdin;
+    std::ostringstream log;
+    return collector::collect(db_.uri(), options, no_stdin, log);
+  }
+
+  TestDatabase db_;
+  fs::path dir_;
+};
+
+TEST_F(JobcompLoad, LoadingAgainAddsNothing) {
+  auto r = collect({sample.string()});
+  EXPECT_EQ(r.jobs_read, 7u);
+  EXPECT_EQ(r.jobs_added, 7);
+  r = collect({sample.string()});
+  EXPECT_EQ(r.jobs_added, 0);
+  EXPECT_EQ(db_.scalar("SELECT count(*) FROM hetscale.slurm_jobs"), "7");
+  EXPECT_EQ(db_.scalar("SELECT string_agg(job_id || ':' || array_task_id, ',' ORDER BY job_id) "
+                       "FROM hetscale.slurm_jobs WHERE array_job_id = 2"),
+            "2:1,3:0");
+  EXPECT_EQ(db_.scalar("SELECT state || ' ' || exit_code || ' ' || start_time || ' ' || "
+                       "source_line FROM hetscale.slurm_jobs WHERE job_id = 4"),
+            "FAILED 3 2026-11-21 09:23:06 4");
+  EXPECT_EQ(db_.scalar("SELECT fields ->> 'Tres' FROM hetscale.slurm_jobs WHERE job_id = 1"),
+            "cpu=2,mem=2M,node=2,billing=2");
+}
+
+TEST_F(JobcompLoad, ARequeuedJobIsKeptPerStartAndTheViewShowsTheLast) {
+  std::ofstream(dir_ / "requeue.log")
+      << "JobId=4 JobState=NODE_FAIL StartTime=2026-11-21T09:20:00 EndTime=2026-11-21T09:21:00 "
+         "ExitCode=0:9\n";
+  collect({sample.string(), (dir_ / "requeue.log").string()});
+  EXPECT_EQ(db_.scalar("SELECT count(*) FROM hetscale.slurm_jobs WHERE job_id = 4"), "2");
+
+  nlohmann::json run = record_json("jobs", 100, 0, 0, 2e6, 1, 100, 2, 1);
+  run["slurm"]["job_id"] = 4;  // the testbed job that exited 3
+  nlohmann::json unknown = record_json("jobs", 100, 0, 1, 2e6, 1, 100, 2, 2);
+  unknown["slurm"]["job_id"] = 99;  // no completion loaded
+  write_lines(dir_ / "runs.jsonl", dump_all({run, unknown}));
+  collect({}, {(dir_ / "runs.jsonl").string()});
+  EXPECT_EQ(db_.scalar("SELECT string_agg(slurm_job_id || ' ' || coalesce(job_state, 'none') || "
+                       "' ' || coalesce(exit_code::text, '-'), ',' ORDER BY slurm_job_id) "
+                       "FROM hetscale.run_slurm_jobs"),
+            "4 FAILED 3,99 none -");
+}
+
+TEST_F(JobcompLoad, AMalformedFileLoadsNothing) {
+  std::ifstream in(sample);
+  std::ostringstream text;
+  text << in.rdbuf() << "JobId=8 JobState=COMPLETED StartTime=yesterday\n";
+  std::ofstream(dir_ / "bad.log") << text.str();
+  const std::string file = (dir_ / "bad.log").string();
+  EXPECT_EQ(error_of([&] { collect({file}); }),
+            file + ":8: StartTime: expected a time YYYY-MM-DDTHH:MM:SS, got 'yesterday'");
+  EXPECT_EQ(db_.scalar("SELECT count(*) FROM hetscale.slurm_jobs"), "0");
+}
+
+}  // namespace
+}  // namespace hetscale::test
