@@ -21,6 +21,7 @@ void register_all(CLI::App& app, Context& context) {
   register_db(app, context);
   register_collect(app, context);
   register_analyze(app, context);
+  register_report(app, context);
 }
 
 std::string command_path(const CLI::App& app) {
