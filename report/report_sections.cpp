@@ -408,6 +408,37 @@ BarChart node_map_chart(const std::string& site, const std::vector<NodeRow>& nod
   return chart;
 }
 
+BarChart group_speed_chart(const std::string& site, const std::vector<NodeRow>& nodes) {
+  BarChart chart;
+  const std::string unit = nodes.empty() ? "" : nodes.front().speed_unit;
+  chart.title = "Marked speed per node by group, site " + site;
+  chart.x_label = "node group (nodes not ok marked)";
+  chart.y_label = "marked speed of a node (" + unit + ")";
+  chart.series = {"smallest", "mean", "largest"};
+  chart.values.resize(3);
+  std::map<std::string, std::vector<const NodeRow*>> by_group;
+  for (const auto& n : nodes) by_group[n.group].push_back(&n);
+  for (const auto& [group, members] : by_group) {
+    double low = std::numeric_limits<double>::max();
+    double high = 0;
+    double sum = 0;
+    std::size_t not_ok = 0;
+    for (const NodeRow* n : members) {
+      const double speed = n->marked_speed * n->processors;
+      low = std::min(low, speed);
+      high = std::max(high, speed);
+      sum += speed;
+      not_ok += n->state == "ok" ? 0 : 1;
+    }
+    chart.categories.push_back(fmt::format("{} ({} nodes)", group, members.size()));
+    chart.category_notes.push_back(not_ok ? fmt::format("{} not ok", not_ok) : "");
+    chart.values[0].push_back(low);
+    chart.values[1].push_back(sum / static_cast<double>(members.size()));
+    chart.values[2].push_back(high);
+  }
+  return chart;
+}
+
 BarChart th_chart(const ExperimentData& e) {
   BarChart chart;
   chart.title = "Temporal heterogeneity TH per node, " + experiment_label(e);
@@ -663,8 +694,9 @@ ReportSection node_map_section(const ReportData& data) {
     if (!marked.empty())
       section.notes.push_back(fmt::format("site {}: {} node(s) not ok: {}", site, marked.size(),
                                           fmt::join(marked, ", ")));
-    add_figure(section, "site " + site, render_svg(node_map_chart(site, nodes)),
-               {node_table(site, nodes)});
+    const BarChart chart =
+        nodes.size() > kMaxNodeBars ? group_speed_chart(site, nodes) : node_map_chart(site, nodes);
+    add_figure(section, "site " + site, render_svg(chart), {node_table(site, nodes)});
   }
   if (by_site.empty())
     section.notes.push_back(

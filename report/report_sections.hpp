@@ -3,6 +3,7 @@
 // least one mark; otherwise the section says which command would fill it.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,13 @@ BarChart psi_chart(const std::vector<ExperimentData>& experiments);
 /// Marked speed of every node of one site (per-processor figure x processors), coloured
 /// by group, with degraded and excluded nodes marked above their bars.
 BarChart node_map_chart(const std::string& site, const std::vector<NodeRow>& nodes);
+
+/// Sites with more nodes than this get one bar group per node group instead of one bar
+/// per node (a bar per node of a 10,000-node site is neither readable nor small).
+inline constexpr std::size_t kMaxNodeBars = 96;
+
+/// Smallest, mean and largest node marked speed per group, with the count of nodes not ok.
+BarChart group_speed_chart(const std::string& site, const std::vector<NodeRow>& nodes);
 
 /// TH per host (categories), one bar series per set.
 BarChart th_chart(const ExperimentData& experiment);

@@ -123,6 +123,24 @@ TEST(NodeMap, NodeSpeedColouredByGroupWithStatesMarked) {
   EXPECT_TRUE(mentions(node_map_section(data), "s1 (server, degraded), s2 (server, excluded)"));
 }
 
+TEST(NodeMap, ALargeSiteIsSummarisedPerGroup) {
+  ReportData data;
+  for (std::size_t i = 0; i <= kMaxNodeBars; ++i)
+    data.nodes.push_back({"big", i % 2 ? "fat" : "thin", 10, "n" + std::to_string(i), 1,
+                          i % 2 ? 30.0 + static_cast<double>(i % 3) : 10.0, "Gflops",
+                          i == 3 ? "degraded" : "ok"});
+  const BarChart chart = group_speed_chart("big", data.nodes);
+  EXPECT_EQ(chart.categories, (std::vector<std::string>{"fat (48 nodes)", "thin (49 nodes)"}));
+  EXPECT_EQ(chart.values[0], (std::vector<double>{30, 10}));
+  EXPECT_DOUBLE_EQ(chart.values[1][0], 31);
+  EXPECT_EQ(chart.values[2], (std::vector<double>{32, 10}));
+  EXPECT_EQ(chart.category_notes, (std::vector<std::string>{"1 not ok", ""}));
+  const ReportSection s = node_map_section(data);
+  ASSERT_EQ(s.figures.size(), 1u);
+  EXPECT_NE(s.figures[0].chart.find("by group, site big"), std::string::npos);
+  EXPECT_EQ(s.figures[0].tables[0].cells.size(), kMaxNodeBars + 1);  // the table keeps every node
+}
+
 TEST(Heterogeneity, ThPerHostAndSetShPerExperiment) {
   ExperimentData e = mm();
   e.node_th = {{0, "n2", 1, 2, 0.1}, {0, "n1", 1, 2, 0.05}, {1, "n3", 1, 2, 0.2}};
