@@ -163,6 +163,16 @@ TEST_F(Report, RefusesADatabaseWithoutTheViews) {
             "of version 4 (run 'hetscale db migrate --db URI' first)\n");
 }
 
+TEST(ReportCli, HasItsOwnHelpAndRequiresAnOutputDirectory) {
+  std::string out;
+  std::string err;
+  ASSERT_EQ(hetscale_cli({"report", "--help"}, out, err), 0);
+  EXPECT_NE(out.find("Usage: hetscale report [OPTIONS]"), std::string::npos) << out;
+  EXPECT_NE(out.find("--experiment"), std::string::npos);
+  EXPECT_EQ(hetscale_cli({"report", "--db", "postgresql://x@127.0.0.1:1/x"}, out, err), 2);
+  EXPECT_EQ(err, "hetscale report: --output is required (see --help)\n");
+}
+
 // The checks above must be able to fail: a page with a script and a remote image.
 TEST(Chromium, NoticesConsoleMessagesAndNetworkRequests) {
   const fs::path dir =
