@@ -705,18 +705,9 @@ ReportSection node_map_section(const ReportData& data) {
   return section;
 }
 
-ReportSection heterogeneity_section(const ReportData& data) {
-  ReportSection section{"heterogeneity",
-                        "Heterogeneity and partitions",
-                        "TH of a node: relative spread of its time per operation across "
-                        "repetitions; SH of a set: max TH - mean TH. Partitions: the newest "
-                        "proportional and equalized partitions (hetscale equalize) with their "
-                        "simulated tau, and the measured gain where the same runs exist with "
-                        "marked and with equalized weights.",
-                        {},
-                        {},
-                        {},
-                        {}};
+namespace {
+
+void add_heterogeneity_figures(const ReportData& data, ReportSection& section) {
   for (const auto& e : data.experiments) {
     const BarChart chart = th_chart(e);
     if (has_marks(chart)) add_figure(section, "", render_svg(chart), {th_table(e)});
@@ -729,6 +720,9 @@ ReportSection heterogeneity_section(const ReportData& data) {
         "no TH/SH: needs per-rank timings of configurations repeated at least twice "
         "(repetitions >= 2 in the experiment spec; hetscale collect)");
   }
+}
+
+void add_partition_figures(const ReportData& data, ReportSection& section) {
   for (const auto& e : data.experiments) {
     std::vector<std::optional<int>> sets;
     for (const auto& p : e.partitions)
@@ -749,6 +743,9 @@ ReportSection heterogeneity_section(const ReportData& data) {
     section.tables.push_back(partitions_table(data.experiments));
     section.notes.push_back("no simulated tau stored with the partitions");
   }
+}
+
+void add_gain_figures(const ReportData& data, ReportSection& section) {
   bool gains = false;
   for (const auto& e : data.experiments) {
     const BarChart chart = gain_chart(e);
@@ -761,6 +758,25 @@ ReportSection heterogeneity_section(const ReportData& data) {
         "no measured gain: no set and size has runs with both weights_source 'marked' and "
         "'equalized'; run the same jobs with HETSCALE_WEIGHTS=equalized after hetscale equalize, "
         "then hetscale collect");
+}
+
+}  // namespace
+
+ReportSection heterogeneity_section(const ReportData& data) {
+  ReportSection section{"heterogeneity",
+                        "Heterogeneity and partitions",
+                        "TH of a node: relative spread of its time per operation across "
+                        "repetitions; SH of a set: max TH - mean TH. Partitions: the newest "
+                        "proportional and equalized partitions (hetscale equalize) with their "
+                        "simulated tau, and the measured gain where the same runs exist with "
+                        "marked and with equalized weights.",
+                        {},
+                        {},
+                        {},
+                        {}};
+  add_heterogeneity_figures(data, section);
+  add_partition_figures(data, section);
+  add_gain_figures(data, section);
   return section;
 }
 
