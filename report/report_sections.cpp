@@ -691,9 +691,13 @@ ReportSection node_map_section(const ReportData& data) {
     std::vector<std::string> marked;
     for (const auto& n : nodes)
       if (n.state != "ok") marked.push_back(fmt::format("{} ({}, {})", n.host, n.group, n.state));
+    constexpr std::size_t kListed = 24;  // the table under the chart has them all
+    const std::size_t more = marked.size() > kListed ? marked.size() - kListed : 0;
+    marked.resize(marked.size() - more);
     if (!marked.empty())
-      section.notes.push_back(fmt::format("site {}: {} node(s) not ok: {}", site, marked.size(),
-                                          fmt::join(marked, ", ")));
+      section.notes.push_back(fmt::format("site {}: {} node(s) not ok: {}{}", site,
+                                          marked.size() + more, fmt::join(marked, ", "),
+                                          more ? fmt::format(" and {} more", more) : ""));
     const BarChart chart =
         nodes.size() > kMaxNodeBars ? group_speed_chart(site, nodes) : node_map_chart(site, nodes);
     add_figure(section, "site " + site, render_svg(chart), {node_table(site, nodes)});

@@ -139,6 +139,9 @@ TEST(NodeMap, ALargeSiteIsSummarisedPerGroup) {
   ASSERT_EQ(s.figures.size(), 1u);
   EXPECT_NE(s.figures[0].chart.find("by group, site big"), std::string::npos);
   EXPECT_EQ(s.figures[0].tables[0].cells.size(), kMaxNodeBars + 1);  // the table keeps every node
+  for (auto& n : data.nodes) n.state = "degraded";
+  EXPECT_TRUE(mentions(node_map_section(data), "site big: 97 node(s) not ok: "));
+  EXPECT_TRUE(mentions(node_map_section(data), " and 73 more"));
 }
 
 TEST(Heterogeneity, ThPerHostAndSetShPerExperiment) {
