@@ -25,22 +25,25 @@ std::optional<int> optional_small(const pg::Result& r, int row, int column) {
   return small(r, row, column);
 }
 
-/// The chosen experiments by name ("" holds partitions computed from input files). Each
-/// view is read once for all experiments: the views aggregate before they can filter by
-/// name (TH over every rank timing), so one query per experiment would repeat that work.
+/// The chosen experiments by name; a NULL name (column 0) is the entry of partitions
+/// computed from input files. Each view is read once for all experiments: the views
+/// aggregate before they can filter by name (TH over every rank timing), so one query per
+/// experiment would repeat that work.
 class Chosen {
  public:
   explicit Chosen(std::vector<ExperimentData>& experiments) {
-    for (auto& e : experiments) by_name_[e.name] = &e;
+    for (auto& e : experiments) (e.from_files ? from_files_ : by_name_[e.name]) = &e;
   }
   /// The experiment named in column 0 of the row, or nullptr when it was not chosen.
   ExperimentData* operator()(const pg::Result& r, int row) const {
+    if (r.is_null(row, 0)) return from_files_;
     const auto at = by_name_.find(text(r, row, 0));
     return at == by_name_.end() ? nullptr : at->second;
   }
 
  private:
   std::map<std::string, ExperimentData*> by_name_;
+  ExperimentData* from_files_ = nullptr;
 };
 
 /// The problem parameter's name: the key of `parameters` whose value is always the run's
@@ -221,7 +224,7 @@ report::ReportData read_report_data(pg::Connection& conn, const std::vector<std:
   report::ReportData data;
   for (const auto& name : choose(report_experiments(conn), names))
     data.experiments.emplace_back().name = name;
-  if (names.empty()) data.experiments.emplace_back();  // partitions from input files
+  if (names.empty()) data.experiments.emplace_back().from_files = true;
   const Chosen chosen(data.experiments);
   read_parameter_names(conn, chosen);
   read_speed_units(conn, chosen);

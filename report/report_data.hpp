@@ -126,9 +126,10 @@ struct NodeRow {
 
 /// Everything the views hold about one experiment.
 struct ExperimentData {
-  std::string name;        // empty for partitions computed from an input file
-  std::string parameter;   // the problem parameter's name (e.g. "N"); may be empty
-  std::string speed_unit;  // unit of the marked speeds; may be empty
+  std::string name;         // may be empty: records without an experiment name
+  bool from_files = false;  // partitions computed from input files, of no experiment
+  std::string parameter;    // the problem parameter's name (e.g. "N"); may be empty
+  std::string speed_unit;   // unit of the marked speeds; may be empty
   std::vector<CurvePoint> curve;
   std::vector<RequiredWork> required_work;
   std::vector<PsiRow> psi;

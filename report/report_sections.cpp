@@ -86,7 +86,8 @@ std::string slug(const std::string& text) {
 }
 
 std::string experiment_label(const ExperimentData& e) {
-  return e.name.empty() ? "(input file)" : e.name;
+  if (e.from_files) return "(input file)";
+  return e.name.empty() ? "(unnamed experiment)" : e.name;
 }
 
 std::string parameter_label(const ExperimentData& e) {
@@ -260,7 +261,8 @@ ReportTable gain_table(const ExperimentData& e) {
     rows.push_back({integer(g.set_index), number(g.parameter_value), integer(g.marked_runs),
                     number(g.marked_seconds), integer(g.equalized_runs),
                     number(g.equalized_seconds), percent(g.gain())});
-  return make_table("gain-" + slug(e.name), "Measured gain of equalized weights, " + e.name,
+  return make_table("gain-" + slug(e.name),
+                    "Measured gain of equalized weights, " + experiment_label(e),
                     {"set_index", "parameter_value", "marked_runs", "marked_mean_wall_seconds",
                      "equalized_runs", "equalized_mean_wall_seconds", "gain"},
                     rows);
@@ -278,7 +280,7 @@ ReportTable forecast_table(const ExperimentData& e, double target) {
                     text(f.model)});
   }
   return make_table(fmt::format("forecast-{}-{}", slug(e.name), slug(fmt::format("{}", target))),
-                    fmt::format("Forecast, {} at {}", e.name, target_label(target)),
+                    fmt::format("Forecast, {} at {}", experiment_label(e), target_label(target)),
                     {"position", "kind", "label", "set_index", "node_count", "marked_speed",
                      "predicted_parameter", "predicted_work", "predicted_psi", "measured_parameter",
                      "measured_work", "relative_error", "model"},
@@ -293,7 +295,7 @@ ReportTable forecast_psi_table(const ExperimentData& e, double target) {
                       number(f.marked_speed), number(f.predicted_psi)});
   return make_table(
       fmt::format("forecast-psi-{}-{}", slug(e.name), slug(fmt::format("{}", target))),
-      fmt::format("Predicted psi, {} at {}", e.name, target_label(target)),
+      fmt::format("Predicted psi, {} at {}", experiment_label(e), target_label(target)),
       {"position", "kind", "label", "node_count", "marked_speed", "predicted_psi"}, rows);
 }
 
@@ -312,7 +314,7 @@ std::string forecast_error_note(const ExperimentData& e, double target) {
   return fmt::format(
       "{} at {}: prediction error of the required work where measured: mean |error| {:.2f} %, "
       "largest {:.2f} % ({} set{})",
-      e.name, target_label(target), 100 * sum / n, 100 * worst, n, n == 1 ? "" : "s");
+      experiment_label(e), target_label(target), 100 * sum / n, 100 * worst, n, n == 1 ? "" : "s");
 }
 
 }  // namespace
@@ -384,7 +386,7 @@ BarChart psi_chart(const std::vector<ExperimentData>& experiments) {
       values[static_cast<std::size_t>(at)] = or_nan(p.psi);
     }
     for (auto& [target, values] : by_target) {
-      chart.series.push_back(fmt::format("{} ({})", e.name, target_label(target)));
+      chart.series.push_back(fmt::format("{} ({})", experiment_label(e), target_label(target)));
       chart.values.push_back(values);
     }
   }
@@ -476,7 +478,7 @@ BarChart sh_chart(const std::vector<ExperimentData>& experiments) {
     std::vector<double> values(sets.size(), kNaN);
     for (const auto& s : e.set_sh)
       values[static_cast<std::size_t>(std::distance(sets.begin(), sets.find(s.set_index)))] = s.sh;
-    chart.series.push_back(e.name);
+    chart.series.push_back(experiment_label(e));
     chart.values.push_back(std::move(values));
   }
   return chart;
@@ -551,7 +553,7 @@ std::vector<MeasuredGain> measured_gains(const ExperimentData& e) {
 
 BarChart gain_chart(const ExperimentData& e) {
   BarChart chart;
-  chart.title = "Measured run time, marked vs equalized weights, " + e.name;
+  chart.title = "Measured run time, marked vs equalized weights, " + experiment_label(e);
   chart.x_label = "set and " + parameter_label(e);
   chart.y_label = "mean wall time T (s)";
   chart.series = {"marked", "equalized"};
@@ -568,7 +570,7 @@ BarChart gain_chart(const ExperimentData& e) {
 
 BarChart forecast_psi_chart(const ExperimentData& e, double target) {
   BarChart chart;
-  chart.title = fmt::format("Predicted psi, {} at {}", e.name, target_label(target));
+  chart.title = fmt::format("Predicted psi, {} at {}", experiment_label(e), target_label(target));
   chart.x_label = "machine set (measured, next doublings, what-if)";
   chart.y_label = "psi against the previous row (dimensionless)";
   chart.series = {"predicted psi"};
@@ -584,7 +586,7 @@ BarChart forecast_psi_chart(const ExperimentData& e, double target) {
 
 LineChart forecast_work_chart(const ExperimentData& e, double target) {
   LineChart chart;
-  chart.title = fmt::format("Required work at {}, {}", target_label(target), e.name);
+  chart.title = fmt::format("Required work at {}, {}", target_label(target), experiment_label(e));
   chart.x_label = "marked speed of the set C (" + unit_of(e) + ", log scale)";
   chart.y_label = "required work W' (operations, log scale)";
   chart.log_x = true;
@@ -618,12 +620,12 @@ ReportSection efficiency_section(const ReportData& data) {
                         {},
                         {}};
   for (const auto& e : data.experiments) {
-    if (e.name.empty()) continue;
+    if (e.from_files) continue;
     const LineChart chart = efficiency_chart(e);
     if (!has_marks(chart)) {
       section.notes.push_back(fmt::format(
           "{}: no runs with a known E_s: run hetscale collect --db URI <records and plan>",
-          e.name));
+          experiment_label(e)));
       continue;
     }
     if (e.required_work.empty())
@@ -633,10 +635,11 @@ ReportSection efficiency_section(const ReportData& data) {
           e.name, e.name));
     for (const auto& w : e.required_work)
       if (w.status != "found")
-        section.notes.push_back(fmt::format("{}, set {} at {}: {} ({})", e.name, w.set_index,
-                                            target_label(w.target_efficiency), w.explanation,
-                                            w.status));
-    add_figure(section, e.name, render_svg(chart), {curve_table(e), required_work_table(e)});
+        section.notes.push_back(fmt::format("{}, set {} at {}: {} ({})", experiment_label(e),
+                                            w.set_index, target_label(w.target_efficiency),
+                                            w.explanation, w.status));
+    add_figure(section, experiment_label(e), render_svg(chart),
+               {curve_table(e), required_work_table(e)});
   }
   if (section.figures.empty() && section.notes.empty())
     section.notes.push_back(
@@ -798,7 +801,8 @@ ReportSection capacity_section(const ReportData& data) {
     for (double target : targets_of(e)) {
       const std::string note = forecast_error_note(e, target);
       if (!note.empty()) section.notes.push_back(note);
-      const std::string heading = fmt::format("{} at {}", e.name, target_label(target));
+      const std::string heading =
+          fmt::format("{} at {}", experiment_label(e), target_label(target));
       const BarChart psi = forecast_psi_chart(e, target);
       if (has_marks(psi))
         add_figure(section, heading, render_svg(psi), {forecast_psi_table(e, target)});

@@ -198,6 +198,20 @@ TEST(Partitions, SharesPerMethodTauPerSetAndTheChangeAgainstProportional) {
   EXPECT_TRUE(mentions(s, "no TH/SH"));
 }
 
+TEST(Partitions, FromInputFilesAreLabelledAndHaveNoCurve) {
+  ExperimentData files;
+  files.from_files = true;
+  files.partitions = {share(7, "equalized", "n1", 1, 50)};
+  files.partitions[0].set_index.reset();
+  ReportData data;
+  data.experiments = {files};
+  EXPECT_EQ(tau_chart(data.experiments).categories,
+            (std::vector<std::string>{"(input file), no set"}));
+  const ReportSection s = efficiency_section(data);
+  EXPECT_TRUE(s.figures.empty());
+  EXPECT_FALSE(mentions(s, "(input file)"));  // no "no runs" note for it
+}
+
 TEST(Partitions, NoneStoredNamesEqualize) {
   ReportData data;
   data.experiments = {mm()};
