@@ -22,6 +22,7 @@ void register_all(CLI::App& app, Context& context) {
   register_collect(app, context);
   register_analyze(app, context);
   register_predict(app, context);
+  register_report(app, context);
 }
 
 std::string command_path(const CLI::App& app) {

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 namespace hetscale::report {
 namespace {
@@ -20,6 +22,7 @@ table{border-collapse:collapse;font-size:13px;margin:6px 0}
 th,td{border:1px solid #d0d6de;padding:3px 8px;text-align:right}th{background:#eef2f6}
 td:first-child,th:first-child{text-align:left}
 .downloads{font-size:12px;margin-bottom:4px}.downloads a{margin-right:10px}
+figure{margin:14px 0 22px}
 .note{background:#fff4e0;border-left:4px solid #e69f00;padding:6px 10px;margin:8px 0;font-size:14px}
 )";
 
@@ -54,6 +57,19 @@ std::string render_table(const ReportTable& table) {
   return s + "</tbody></table>";
 }
 
+/// The exported values: `raw` when it has the table's shape, else the shown cells.
+const std::vector<std::vector<std::string>>& exported(const ReportTable& table) {
+  return table.raw.size() == table.cells.size() ? table.raw : table.cells;
+}
+
+std::string render_figure(const Figure& figure) {
+  std::string s = "<figure class=\"figure\">";
+  if (!figure.heading.empty()) s += "<h3>" + html(figure.heading) + "</h3>";
+  s += figure.chart;  // SVG, escaped inside
+  for (const auto& table : figure.tables) s += render_table(table);
+  return s + "</figure>";
+}
+
 }  // namespace
 
 std::string table_csv(const ReportTable& table) {
@@ -67,19 +83,40 @@ std::string table_csv(const ReportTable& table) {
   for (std::size_t i = 0; i < table.columns.size(); ++i)
     s += (i ? "," : "") + field(table.columns[i]);
   s += "\n";
-  for (const auto& row : table.cells) {
+  for (const auto& row : exported(table)) {
     for (std::size_t i = 0; i < row.size(); ++i) s += (i ? "," : "") + field(row[i]);
     s += "\n";
   }
   return s;
 }
 
+namespace {
+
+bool numeric(const ReportTable& table, std::size_t column) {
+  return column < table.numeric.size() && table.numeric[column];
+}
+
+/// A value of a numeric column: empty is null, a finite number a number, else its text.
+nlohmann::json number_json(const std::string& value) {
+  if (value.empty()) return nullptr;
+  try {
+    std::size_t used = 0;
+    const double v = std::stod(value, &used);
+    if (used == value.size() && std::isfinite(v)) return v;
+  } catch (const std::exception&) {
+    // not a number: text
+  }
+  return value;
+}
+
+}  // namespace
+
 std::string table_json(const ReportTable& table) {
   auto rows = nlohmann::json::array();
-  for (const auto& row : table.cells) {
+  for (const auto& row : exported(table)) {
     auto object = nlohmann::json::object();
     for (std::size_t i = 0; i < row.size() && i < table.columns.size(); ++i)
-      object[table.columns[i]] = row[i];
+      object[table.columns[i]] = numeric(table, i) ? number_json(row[i]) : nlohmann::json(row[i]);
     rows.push_back(std::move(object));
   }
   return rows.dump();
@@ -104,6 +141,7 @@ std::string render_html(const Report& report) {
       s += "</div>";
     }
     for (const auto& table : section.tables) s += render_table(table);
+    for (const auto& figure : section.figures) s += render_figure(figure);
     s += "</section>";
   }
   return s + "</main></body></html>\n";

@@ -9,12 +9,23 @@
 
 namespace hetscale::report {
 
-/// A table; `cells` are the texts shown, `raw` (same shape, optional) the values exported.
+/// A table; `cells` are the texts shown, `raw` (same shape, optional) the values exported
+/// at full precision. In the JSON download a column marked in `numeric` holds numbers,
+/// with an empty value as null; other columns hold text.
 struct ReportTable {
   std::string id;  // file name stem of the downloads, e.g. "psi-mm"
   std::string title;
   std::vector<std::string> columns;
   std::vector<std::vector<std::string>> cells;
+  std::vector<std::vector<std::string>> raw = {};
+  std::vector<bool> numeric = {};
+};
+
+/// A chart with the tables of its data right under it.
+struct Figure {
+  std::string heading;  // optional sub-heading (e.g. the experiment)
+  std::string chart;    // rendered SVG
+  std::vector<ReportTable> tables;
 };
 
 struct ReportSection {
@@ -24,6 +35,7 @@ struct ReportSection {
   std::vector<std::string> charts;  // rendered SVG
   std::vector<ReportTable> tables;
   std::vector<std::string> notes;  // warnings shown prominently (e.g. target not bracketed)
+  std::vector<Figure> figures = {};  // after the charts and tables above, in order
 };
 
 struct Report {

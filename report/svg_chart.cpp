@@ -59,7 +59,7 @@ std::string open_svg(const Frame& f, const std::string& title, const std::string
 
 std::string y_ticks(const Frame& f, const Axis& y) {
   std::string s;
-  for (double t : nice_ticks(y.low, y.high, false)) {
+  for (double t : nice_ticks(y.low, y.high, y.log_scale)) {
     const double py = f.top + f.plot_height() * (1 - y.fraction(t));
     s += fmt::format(R"(<line x1="{}" x2="{}" y1="{:.2f}" y2="{:.2f}" stroke="#ddd"/>)", f.left,
                      f.left + f.plot_width(), py, py);
@@ -162,11 +162,17 @@ std::string render_svg(const LineChart& chart, int width, int height) {
   f.right = legend_margin(names);
   std::string s = open_svg(f, chart.title, chart.x_label, chart.y_label);
   Axis x{std::numeric_limits<double>::max(), std::numeric_limits<double>::lowest(), chart.log_x};
-  Axis y{0, std::numeric_limits<double>::lowest(), false};
+  // A linear y axis starts at 0; a log one at the smallest value.
+  Axis y{chart.log_y ? std::numeric_limits<double>::max() : 0,
+         std::numeric_limits<double>::lowest(), chart.log_y};
   bool any = false;
+  auto drawn = [&](const Point& p) {
+    return std::isfinite(p.x) && std::isfinite(p.y) && !(chart.log_x && p.x <= 0) &&
+           !(chart.log_y && p.y <= 0);
+  };
   auto extend = [&](const Series& series) {
     for (const auto& p : series.points) {
-      if (!std::isfinite(p.x) || !std::isfinite(p.y) || (chart.log_x && p.x <= 0)) continue;
+      if (!drawn(p)) continue;
       any = true;
       x.low = std::min(x.low, p.x);
       x.high = std::max(x.high, p.x);
@@ -189,7 +195,13 @@ std::string render_svg(const LineChart& chart, int width, int height) {
     x.low -= pad;
     x.high += pad;
   }
-  y.high = y.high > y.low ? y.high + 0.08 * (y.high - y.low) : y.low + 1;
+  if (chart.log_y) {
+    const double pad = y.high > y.low ? 1.3 : 2;
+    y.low /= pad;
+    y.high *= pad;
+  } else {
+    y.high = y.high > y.low ? y.high + 0.08 * (y.high - y.low) : y.low + 1;
+  }
   auto px = [&](double v) { return f.left + f.plot_width() * x.fraction(v); };
   auto py = [&](double v) { return f.top + f.plot_height() * (1 - y.fraction(v)); };
 
@@ -211,7 +223,7 @@ std::string render_svg(const LineChart& chart, int width, int height) {
     const auto& series = chart.series[i];
     std::string path;
     for (const auto& p : series.points) {
-      if (!std::isfinite(p.x) || !std::isfinite(p.y) || (chart.log_x && p.x <= 0)) continue;
+      if (!drawn(p)) continue;
       path += fmt::format("{}{:.2f},{:.2f}", path.empty() ? "" : " ", px(p.x), py(p.y));
     }
     s += fmt::format(R"(<g class="series" data-name="{}">)", escape_xml(series.name));
@@ -220,7 +232,7 @@ std::string render_svg(const LineChart& chart, int width, int height) {
                        path, colour(i), series.dashed ? R"( stroke-dasharray="5 3")" : "");
     if (series.markers)
       for (const auto& p : series.points) {
-        if (!std::isfinite(p.x) || !std::isfinite(p.y) || (chart.log_x && p.x <= 0)) continue;
+        if (!drawn(p)) continue;
         s += fmt::format(
             R"(<circle class="point" cx="{:.2f}" cy="{:.2f}" r="3.5" fill="{}"><title>{}: ({}, {})</title></circle>)",
             px(p.x), py(p.y), colour(i), escape_xml(series.name), number(p.x), number(p.y));
@@ -229,7 +241,7 @@ std::string render_svg(const LineChart& chart, int width, int height) {
   }
   for (const auto& series : chart.highlights)
     for (const auto& p : series.points) {
-      if (!std::isfinite(p.x) || !std::isfinite(p.y)) continue;
+      if (!drawn(p)) continue;
       s += fmt::format(
           R"(<path class="point highlight" d="M{0:.2f},{1:.2f} m-6,0 l6,-6 l6,6 l-6,6 z" fill="#fff" stroke="#C00" stroke-width="2"><title>{2}: ({3}, {4})</title></path>)",
           px(p.x), py(p.y), escape_xml(series.name), number(p.x), number(p.y));
@@ -238,11 +250,39 @@ std::string render_svg(const LineChart& chart, int width, int height) {
   return s + "</svg>";
 }
 
+namespace {
+
+/// The legend entries of a bar chart and the colour index of each bar: by series, or by
+/// category group when the chart colours one series by group.
+struct BarColours {
+  std::vector<std::string> legend;
+  std::vector<std::size_t> of_category;  // empty: colour by series
+};
+
+BarColours bar_colours(const BarChart& chart) {
+  BarColours c;
+  const bool by_group =
+      chart.series.size() == 1 && chart.category_groups.size() == chart.categories.size();
+  if (!by_group) {
+    if (chart.series.size() > 1) c.legend = chart.series;
+    return c;
+  }
+  for (const auto& g : chart.category_groups) {
+    auto at = std::find(c.legend.begin(), c.legend.end(), g);
+    if (at == c.legend.end()) at = c.legend.insert(c.legend.end(), g);
+    c.of_category.push_back(static_cast<std::size_t>(at - c.legend.begin()));
+  }
+  return c;
+}
+
+}  // namespace
+
 std::string render_svg(const BarChart& chart, int width, int height) {
   Frame f;
   f.width = width;
   f.height = height;
-  if (chart.series.size() > 1) f.right = legend_margin(chart.series);
+  const BarColours colours = bar_colours(chart);
+  if (!colours.legend.empty()) f.right = legend_margin(colours.legend);
   std::string s = open_svg(f, chart.title, chart.x_label, chart.y_label);
   Axis y{0, 0, false};
   bool any = false;
@@ -266,9 +306,10 @@ std::string render_svg(const BarChart& chart, int width, int height) {
       if (c >= chart.values[k].size() || !std::isfinite(chart.values[k][c])) continue;
       const double v = chart.values[k][c];
       const double top = py(std::max(v, 0.0));
+      const std::size_t hue = colours.of_category.empty() ? k : colours.of_category[c];
       s += fmt::format(
           R"(<rect class="point bar" x="{:.2f}" y="{:.2f}" width="{:.2f}" height="{:.2f}" fill="{}"><title>{} / {}: {}</title></rect>)",
-          x0 + bar * static_cast<double>(k), top, bar, std::abs(py(v) - py(0)), colour(k),
+          x0 + bar * static_cast<double>(k), top, bar, std::abs(py(v) - py(0)), colour(hue),
           escape_xml(chart.categories[c]), escape_xml(chart.series[k]), number(v));
     }
     const bool rotate = chart.categories.size() > 12;
@@ -286,7 +327,7 @@ std::string render_svg(const BarChart& chart, int width, int height) {
           R"(<text class="note" x="{:.2f}" y="{}" text-anchor="middle" fill="#C00" font-size="10">{}</text>)",
           lx, f.top + 12, escape_xml(chart.category_notes[c]));
   }
-  if (chart.series.size() > 1) s += legend(f, chart.series);
+  if (!colours.legend.empty()) s += legend(f, colours.legend);
   return s + "</svg>";
 }
 

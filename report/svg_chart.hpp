@@ -33,6 +33,7 @@ struct LineChart {
   std::string x_label;  // with unit, e.g. "problem size N"
   std::string y_label;
   bool log_x = false;
+  bool log_y = false;  // for quantities spanning decades (e.g. required work)
   std::vector<Series> series;
   std::vector<Guide> horizontal_lines;
   std::vector<Series> highlights;  // drawn on top, markers only (read-off points)
@@ -46,6 +47,9 @@ struct BarChart {
   std::vector<std::string> series;          // one bar per series in each group
   std::vector<std::vector<double>> values;  // [series][category]; NaN = no bar
   std::vector<std::string> category_notes;  // optional marker per category (e.g. "degraded")
+  /// Optional, with one series: colours each bar by its category's group (e.g. the node
+  /// group of a host) and lists the groups in the legend.
+  std::vector<std::string> category_groups;
 };
 
 std::string render_svg(const LineChart& chart, int width = 720, int height = 420);

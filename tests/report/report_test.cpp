@@ -88,5 +88,52 @@ TEST(Html, SelfContainedWithDownloads) {
   EXPECT_EQ(json[1]["psi"], "a,\"b\"");
 }
 
+TEST(LineChart, LogYSkipsNonPositiveValuesAndTicksByDecade) {
+  LineChart chart;
+  chart.title = "W";
+  chart.log_x = true;
+  chart.log_y = true;
+  chart.series.push_back({"work", {{100, 1e3}, {200, 1e5}, {400, 0}}});
+  const auto svg = render_svg(chart);
+  EXPECT_EQ(count(svg, "class=\"point\""), 2u);  // 0 has no place on a log axis
+  EXPECT_NE(svg.find(">10000<"), std::string::npos);
+}
+
+TEST(BarChart, OneSeriesColouredByCategoryGroupWithAGroupLegend) {
+  BarChart chart;
+  chart.title = "nodes";
+  chart.categories = {"b1", "s1", "s2"};
+  chart.series = {"speed"};
+  chart.values = {{20, 80, 80}};
+  chart.category_groups = {"blade", "server", "server"};
+  const auto svg = render_svg(chart);
+  EXPECT_EQ(count(svg, "fill=\"#0072B2\"><title>"), 1u);  // blade
+  EXPECT_EQ(count(svg, "fill=\"#E69F00\"><title>"), 2u);  // server
+  EXPECT_EQ(count(svg, ">server</text>"), 1u);
+}
+
+TEST(Html, FiguresPutTheirTablesUnderTheChart) {
+  Report report;
+  ReportSection section;
+  section.id = "s";
+  section.figures.push_back(
+      {"mm", "<svg id=\"c1\"></svg>", {{"t1", "T1", {"a"}, {{"1"}}, {}, {}}}});
+  section.figures.push_back({"", "<svg id=\"c2\"></svg>", {{"t2", "T2", {"a"}, {{"2"}}, {}, {}}}});
+  report.sections.push_back(section);
+  const auto page = render_html(report);
+  EXPECT_LT(page.find("id=\"c1\""), page.find("id=\"t1\""));
+  EXPECT_LT(page.find("id=\"t1\""), page.find("id=\"c2\""));
+  EXPECT_LT(page.find("id=\"c2\""), page.find("id=\"t2\""));
+}
+
+TEST(Html, NumericColumnsAreJsonNumbersAndRawValuesAreExported) {
+  ReportTable t{"t",          "T", {"host", "speed"}, {{"001", "1.5"}}, {{"001", "1.5000001"}},
+                {false, true}};
+  EXPECT_EQ(table_csv(t), "host,speed\n001,1.5000001\n");
+  const auto json = nlohmann::json::parse(table_json(t));
+  EXPECT_EQ(json[0]["host"], "001");
+  EXPECT_EQ(json[0]["speed"], 1.5000001);
+}
+
 }  // namespace
 }  // namespace hetscale::report

@@ -1,0 +1,83 @@
+// hetscale report: a self-contained HTML report (inline SVG charts, tables, CSV/JSON
+// downloads; no script, no network) from the documented views (docs/dashboards.md).
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+
+#include "commands.hpp"
+#include "hetscale/error.hpp"
+#include "report_sections.hpp"
+#include "report_views.hpp"
+
+namespace hetscale::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct ReportArgs {
+  std::string db;
+  std::vector<std::string> experiments;
+  std::string output_dir;
+  std::string title = "hetscale scalability report";
+};
+
+std::string subtitle(const report::ReportData& data) {
+  std::vector<std::string> names;
+  for (const auto& e : data.experiments)
+    if (!e.name.empty()) names.push_back(e.name);
+  const std::tm now =
+      fmt::gmtime(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now()));
+  return fmt::format(
+      "experiments: {}; generated {:%Y-%m-%d %H:%M:%S} UTC",
+      names.empty() ? std::string("none with data") : fmt::format("{}", fmt::join(names, ", ")),
+      now);
+}
+
+fs::path write_report(const fs::path& dir, const std::string& html) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw Error(fmt::format("cannot create {}: {}", dir.string(), ec.message()));
+  const fs::path file = fs::absolute(dir / "index.html");
+  const fs::path partial = fs::path(file).concat(".partial");
+  {
+    std::ofstream out(partial, std::ios::binary | std::ios::trunc);
+    out << html;
+    if (!out.flush()) throw Error(fmt::format("cannot write {}", partial.string()));
+  }
+  fs::rename(partial, file, ec);  // readers never see half a report
+  if (ec) throw Error(fmt::format("cannot write {}: {}", file.string(), ec.message()));
+  return file;
+}
+
+void run_report(const ReportArgs& args, Context& context) {
+  if (args.output_dir.empty()) throw UsageError("-o needs a directory");
+  pg::Connection conn = pg::Connection::open(args.db);
+  const report::ReportData data = read_report_data(conn, args.experiments);
+  const report::Report page = report::build_report(data, args.title, subtitle(data));
+  const fs::path file = write_report(args.output_dir, report::render_html(page));
+  context.out << fmt::format("report written to {}\n", file.string());
+}
+
+}  // namespace
+
+void register_report(CLI::App& app, Context& context) {
+  auto args = std::make_shared<ReportArgs>();
+  auto* cmd = app.add_subcommand(
+      "report",
+      "Self-contained HTML report (DIR/index.html) of E_s curves, psi, node map, heterogeneity, "
+      "partitions and forecasts, from the database views");
+  cmd->add_option("--db", args->db, "libpq connection URI (the read-only role is enough)")
+      ->required();
+  cmd->add_option("--experiment", args->experiments,
+                  "Experiment to report on (repeatable; default: every experiment with data)");
+  cmd->add_option("-o,--output", args->output_dir, "Directory to write index.html into")
+      ->required();
+  cmd->add_option("--title", args->title, "Title of the report")->capture_default_str();
+  cmd->callback([args, &context] { run_report(*args, context); });
+}
+
+}  // namespace hetscale::cli

@@ -1,0 +1,25 @@
+// Reads the report's data from the documented views only (docs/dashboards.md), so that
+// `hetscale report` works with the read-only role hetscale_reader, like a dashboard.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "hetscale/collector/pg.hpp"
+#include "report_data.hpp"
+
+namespace hetscale::cli {
+
+/// Schema version the views come from (migration 0004).
+inline constexpr int kReportSchemaVersion = 4;
+
+/// Names of the experiments that have rows in any of the views, sorted.
+std::vector<std::string> report_experiments(pg::Connection& conn);
+
+/// Every view row of the named experiments (all experiments with data when `names` is
+/// empty; then also partitions computed from input files) and every node. Throws Error for
+/// a name that has no rows, listing the experiments that have, and for a database older
+/// than the views.
+report::ReportData read_report_data(pg::Connection& conn, const std::vector<std::string>& names);
+
+}  // namespace hetscale::cli

@@ -1,0 +1,149 @@
+// The rows the report reads from the dashboard views (docs/dashboards.md), one struct per
+// view, with the view's column names. Filled by the CLI's `report` subcommand; pure data,
+// so that the mapping to charts (report_sections.hpp) is tested without a database.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hetscale::report {
+
+using OptionalNumber = std::optional<double>;
+
+/// hetscale.set_efficiency_curve: one point of a set's E_s curve.
+struct CurvePoint {
+  int set_index = 0;
+  double parameter_value = 0;
+  long long runs = 0;
+  double work = 0;
+  double speed_efficiency = 0;
+  double min_speed_efficiency = 0;
+  double max_speed_efficiency = 0;
+  OptionalNumber stddev_speed_efficiency;  // NULL for a single run
+};
+
+/// hetscale.set_required_work: the parameter and work at which a set reaches a target.
+struct RequiredWork {
+  int set_index = 0;
+  int node_count = 0;
+  double marked_speed = 0;
+  double target_efficiency = 0;
+  std::string status;  // found | below_range | above_range | too_few_points
+  OptionalNumber parameter_value;
+  OptionalNumber work;
+  OptionalNumber nearest_efficiency;
+  std::string explanation;
+};
+
+/// hetscale.set_psi: psi between consecutive sets at one target.
+struct PsiRow {
+  double target_efficiency = 0;
+  int set_index = 0;
+  int next_set_index = 0;
+  double marked_speed = 0;
+  double next_marked_speed = 0;
+  OptionalNumber work;
+  OptionalNumber next_work;
+  OptionalNumber psi;
+};
+
+/// hetscale.node_temporal_heterogeneity: TH of a host within a set.
+struct NodeTh {
+  int set_index = 0;
+  std::string host;
+  long long configurations = 0;
+  long long runs = 0;
+  double th = 0;
+};
+
+/// hetscale.set_spatial_heterogeneity: SH of a set.
+struct SetSh {
+  int set_index = 0;
+  long long nodes = 0;
+  double max_th = 0;
+  double mean_th = 0;
+  double sh = 0;
+};
+
+/// hetscale.weights_comparison: mean run time per configuration and weights source.
+struct WeightsRow {
+  int set_index = 0;
+  OptionalNumber parameter_value;
+  std::string weights_source;  // marked | equalized | file | equal ...
+  long long runs = 0;
+  double mean_wall_seconds = 0;
+  OptionalNumber stddev_wall_seconds;
+};
+
+/// hetscale.latest_partitions: one host's share in the newest partition per method.
+struct PartitionShare {
+  long long partition_id = 0;
+  std::optional<int> set_index;
+  std::string method;  // proportional | equalized | equalized_linear
+  double seconds = 0;
+  std::string node_list;
+  OptionalNumber degree_of_equalization;
+  OptionalNumber simulated_tau;
+  OptionalNumber simulated_sigma;
+  OptionalNumber simulated_risk;
+  std::string host;
+  double share = 0;
+  OptionalNumber mean_seconds_per_op;
+  OptionalNumber sd_seconds_per_op;
+  OptionalNumber expected_seconds;
+};
+
+/// hetscale.capacity_forecast: one row of the newest prediction run.
+struct Forecast {
+  int position = 0;
+  double target_efficiency = 0;
+  std::string kind;  // measured | doubling | what_if
+  std::string label;
+  std::optional<int> set_index;
+  int node_count = 0;
+  double marked_speed = 0;
+  OptionalNumber predicted_parameter;
+  OptionalNumber predicted_work;
+  OptionalNumber predicted_psi;
+  OptionalNumber measured_parameter;
+  OptionalNumber measured_work;
+  OptionalNumber relative_error;
+  std::string model;
+};
+
+/// hetscale.node_map: a node of a site.
+struct NodeRow {
+  std::string site;
+  std::string group;
+  double group_marked_speed = 0;
+  std::string host;
+  int processors = 1;
+  double marked_speed = 0;  // per processor
+  std::string speed_unit;
+  std::string state;  // ok | degraded | excluded
+};
+
+/// Everything the views hold about one experiment.
+struct ExperimentData {
+  std::string name;         // may be empty: records without an experiment name
+  bool from_files = false;  // partitions computed from input files, of no experiment
+  std::string parameter;    // the problem parameter's name (e.g. "N"); may be empty
+  std::string speed_unit;   // unit of the marked speeds; may be empty
+  std::vector<CurvePoint> curve;
+  std::vector<RequiredWork> required_work;
+  std::vector<PsiRow> psi;
+  std::vector<NodeTh> node_th;
+  std::vector<SetSh> set_sh;
+  std::vector<WeightsRow> weights;
+  std::vector<PartitionShare> partitions;
+  std::vector<Forecast> forecasts;
+};
+
+struct ReportData {
+  std::string db_label;  // the database, without credentials, for the commands to suggest
+  std::vector<ExperimentData> experiments;
+  std::vector<NodeRow> nodes;
+};
+
+}  // namespace hetscale::report

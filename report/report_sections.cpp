@@ -1,0 +1,831 @@
+#include "report_sections.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace hetscale::report {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+double or_nan(const OptionalNumber& v) {
+  return v ? *v : kNaN;
+}
+
+// --- table cells -------------------------------------------------------------------
+
+/// A cell as shown (4 significant digits) and as exported (round-trip precision).
+struct Cell {
+  std::string shown;
+  std::string raw;
+  bool numeric = false;
+};
+
+Cell text(const std::string& value) {
+  return {value, value, false};
+}
+
+Cell number(double value) {
+  if (!std::isfinite(value)) return {"n/a", "", true};
+  return {fmt::format("{:.4g}", value), fmt::format("{}", value), true};
+}
+
+Cell number(const OptionalNumber& value) {
+  return value ? number(*value) : Cell{"n/a", "", true};
+}
+
+Cell integer(long long value) {
+  return {std::to_string(value), std::to_string(value), true};
+}
+
+Cell percent(double fraction) {
+  if (!std::isfinite(fraction)) return {"n/a", "", true};
+  return {fmt::format("{:.2f} %", 100 * fraction), fmt::format("{}", fraction), true};
+}
+
+ReportTable make_table(const std::string& id, const std::string& title,
+                       std::vector<std::string> columns,
+                       const std::vector<std::vector<Cell>>& rows) {
+  ReportTable t{id, title, std::move(columns), {}, {}, {}};
+  t.numeric.assign(t.columns.size(), false);
+  for (const auto& row : rows) {
+    std::vector<std::string> shown;
+    std::vector<std::string> raw;
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      shown.push_back(row[i].shown);
+      raw.push_back(row[i].raw);
+      if (i < t.numeric.size() && row[i].numeric) t.numeric[i] = true;
+    }
+    t.cells.push_back(std::move(shown));
+    t.raw.push_back(std::move(raw));
+  }
+  return t;
+}
+
+// --- labels ------------------------------------------------------------------------
+
+/// A file-name-safe id part: lower-case letters, digits and '-'.
+std::string slug(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (std::isalnum(c)) {
+      out += static_cast<char>(std::tolower(c));
+    } else if (!out.empty() && out.back() != '-') {
+      out += '-';
+    }
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out.empty() ? "x" : out;
+}
+
+std::string experiment_label(const ExperimentData& e) {
+  if (e.from_files) return "(input file)";
+  return e.name.empty() ? "(unnamed experiment)" : e.name;
+}
+
+std::string parameter_label(const ExperimentData& e) {
+  return e.parameter.empty() ? "problem parameter" : "problem parameter " + e.parameter;
+}
+
+std::string unit_of(const ExperimentData& e) {
+  return e.speed_unit.empty() ? "site speed unit" : e.speed_unit;
+}
+
+std::string target_label(double target) {
+  return fmt::format("E_s {:.4g}", target);
+}
+
+/// "set 1 (4 nodes)" when the node count is known from required work or forecasts.
+std::string set_label(const ExperimentData& e, int set_index) {
+  for (const auto& w : e.required_work)
+    if (w.set_index == set_index) return fmt::format("set {} ({} nodes)", set_index, w.node_count);
+  for (const auto& f : e.forecasts)
+    if (f.set_index == set_index) return fmt::format("set {} ({} nodes)", set_index, f.node_count);
+  return fmt::format("set {}", set_index);
+}
+
+std::string set_label(const std::optional<int>& set_index) {
+  return set_index ? fmt::format("set {}", *set_index) : std::string("no set");
+}
+
+std::vector<double> targets_of(const ExperimentData& e) {
+  std::set<double> t;
+  for (const auto& f : e.forecasts) t.insert(f.target_efficiency);
+  return {t.begin(), t.end()};
+}
+
+void add_figure(ReportSection& section, std::string heading, std::string svg,
+                std::vector<ReportTable> tables) {
+  section.figures.push_back({std::move(heading), std::move(svg), std::move(tables)});
+}
+
+bool any_data(const ReportData& data, bool (*has)(const ExperimentData&)) {
+  return std::any_of(data.experiments.begin(), data.experiments.end(), has);
+}
+
+// --- tables --------------------------------------------------------------------------
+
+ReportTable curve_table(const ExperimentData& e) {
+  std::vector<std::vector<Cell>> rows;
+  for (const auto& p : e.curve)
+    rows.push_back({integer(p.set_index), number(p.parameter_value), integer(p.runs),
+                    number(p.work), number(p.speed_efficiency), number(p.min_speed_efficiency),
+                    number(p.max_speed_efficiency), number(p.stddev_speed_efficiency)});
+  return make_table("efficiency-" + slug(e.name), "E_s curve points, " + experiment_label(e),
+                    {"set_index", "parameter_value", "runs", "work", "speed_efficiency",
+                     "min_speed_efficiency", "max_speed_efficiency", "stddev_speed_efficiency"},
+                    rows);
+}
+
+ReportTable required_work_table(const ExperimentData& e) {
+  std::vector<std::vector<Cell>> rows;
+  for (const auto& w : e.required_work)
+    rows.push_back({integer(w.set_index), integer(w.node_count), number(w.marked_speed),
+                    number(w.target_efficiency), text(w.status), number(w.parameter_value),
+                    number(w.work), number(w.nearest_efficiency), text(w.explanation)});
+  return make_table("required-work-" + slug(e.name),
+                    "Required work at the target, " + experiment_label(e),
+                    {"set_index", "node_count", "marked_speed", "target_efficiency", "status",
+                     "parameter_value", "work", "nearest_efficiency", "explanation"},
+                    rows);
+}
+
+ReportTable psi_table(const std::vector<ExperimentData>& experiments) {
+  std::vector<std::vector<Cell>> rows;
+  for (const auto& e : experiments)
+    for (const auto& p : e.psi)
+      rows.push_back({text(e.name), number(p.target_efficiency), integer(p.set_index),
+                      integer(p.next_set_index), number(p.marked_speed),
+                      number(p.next_marked_speed), number(p.work), number(p.next_work),
+                      number(p.psi)});
+  return make_table("psi", "psi between consecutive sets",
+                    {"experiment", "target_efficiency", "set_index", "next_set_index",
+                     "marked_speed", "next_marked_speed", "work", "next_work", "psi"},
+                    rows);
+}
+
+ReportTable node_table(const std::string& site, const std::vector<NodeRow>& nodes) {
+  std::vector<std::vector<Cell>> rows;
+  for (const auto& n : nodes)
+    rows.push_back({text(n.group), number(n.group_marked_speed), text(n.host),
+                    integer(n.processors), number(n.marked_speed),
+                    number(n.marked_speed * n.processors), text(n.speed_unit), text(n.state)});
+  return make_table("node-map-" + slug(site), "Nodes of site " + site,
+                    {"group", "group_marked_speed", "host", "processors", "marked_speed",
+                     "node_marked_speed", "speed_unit", "state"},
+                    rows);
+}
+
+ReportTable th_table(const ExperimentData& e) {
+  std::vector<std::vector<Cell>> rows;
+  for (const auto& t : e.node_th)
+    rows.push_back({integer(t.set_index), text(t.host), integer(t.configurations), integer(t.runs),
+                    number(t.th)});
+  return make_table("th-" + slug(e.name), "TH per node, " + experiment_label(e),
+                    {"set_index", "host", "configurations", "runs", "th"}, rows);
+}
+
+ReportTable sh_table(const std::vector<ExperimentData>& experiments) {
+  std::vector<std::vector<Cell>> rows;
+  for (const auto& e : experiments)
+    for (const auto& s : e.set_sh)
+      rows.push_back({text(e.name), integer(s.set_index), integer(s.nodes), number(s.max_th),
+                      number(s.mean_th), number(s.sh)});
+  return make_table("sh", "SH per set",
+                    {"experiment", "set_index", "nodes", "max_th", "mean_th", "sh"}, rows);
+}
+
+ReportTable shares_table(const ExperimentData& e, const std::optional<int>& set_index) {
+  std::vector<std::vector<Cell>> rows;
+  for (const auto& p : e.partitions)
+    if (p.set_index == set_index)
+      rows.push_back({text(p.method), text(p.host), number(p.share), number(p.mean_seconds_per_op),
+                      number(p.sd_seconds_per_op), number(p.expected_seconds)});
+  return make_table(
+      "shares-" + slug(experiment_label(e)) + "-" + slug(set_label(set_index)),
+      "Shares, " + experiment_label(e) + ", " + set_label(set_index),
+      {"method", "host", "share", "mean_seconds_per_op", "sd_seconds_per_op", "expected_seconds"},
+      rows);
+}
+
+/// One row per partition (the shares' rows repeat the partition's figures).
+struct PartitionSummary {
+  const ExperimentData* experiment = nullptr;
+  const PartitionShare* first = nullptr;
+};
+
+std::vector<PartitionSummary> partition_summaries(const std::vector<ExperimentData>& experiments) {
+  std::vector<PartitionSummary> out;
+  for (const auto& e : experiments) {
+    std::set<long long> seen;
+    for (const auto& p : e.partitions)
+      if (seen.insert(p.partition_id).second) out.push_back({&e, &p});
+  }
+  return out;
+}
+
+/// Simulated tau of the proportional partition of the same experiment and set.
+OptionalNumber proportional_tau(const ExperimentData& e, const std::optional<int>& set_index) {
+  for (const auto& p : e.partitions)
+    if (p.set_index == set_index && p.method == "proportional") return p.simulated_tau;
+  return std::nullopt;
+}
+
+ReportTable partitions_table(const std::vector<ExperimentData>& experiments) {
+  std::vector<std::vector<Cell>> rows;
+  for (const auto& [e, p] : partition_summaries(experiments)) {
+    const OptionalNumber base = proportional_tau(*e, p->set_index);
+    const double change = base && p->simulated_tau ? *p->simulated_tau / *base - 1 : kNaN;
+    rows.push_back({text(experiment_label(*e)), text(set_label(p->set_index)), text(p->method),
+                    number(p->seconds), text(p->node_list), number(p->degree_of_equalization),
+                    number(p->simulated_tau), number(p->simulated_sigma), number(p->simulated_risk),
+                    percent(change)});
+  }
+  return make_table(
+      "partitions", "Newest partitions (simulated)",
+      {"experiment", "set", "method", "seconds", "node_list", "degree_of_equalization",
+       "simulated_tau", "simulated_sigma", "simulated_risk", "tau_change_vs_proportional"},
+      rows);
+}
+
+ReportTable gain_table(const ExperimentData& e) {
+  std::vector<std::vector<Cell>> rows;
+  for (const auto& g : measured_gains(e))
+    rows.push_back({integer(g.set_index), number(g.parameter_value), integer(g.marked_runs),
+                    number(g.marked_seconds), integer(g.equalized_runs),
+                    number(g.equalized_seconds), percent(g.gain())});
+  return make_table("gain-" + slug(e.name),
+                    "Measured gain of equalized weights, " + experiment_label(e),
+                    {"set_index", "parameter_value", "marked_runs", "marked_mean_wall_seconds",
+                     "equalized_runs", "equalized_mean_wall_seconds", "gain"},
+                    rows);
+}
+
+ReportTable forecast_table(const ExperimentData& e, double target) {
+  std::vector<std::vector<Cell>> rows;
+  for (const auto& f : e.forecasts) {
+    if (f.target_efficiency != target) continue;
+    rows.push_back({integer(f.position), text(f.kind), text(f.label),
+                    f.set_index ? integer(*f.set_index) : Cell{"", "", true}, integer(f.node_count),
+                    number(f.marked_speed), number(f.predicted_parameter), number(f.predicted_work),
+                    number(f.predicted_psi), number(f.measured_parameter), number(f.measured_work),
+                    f.relative_error ? percent(*f.relative_error) : Cell{"n/a", "", true},
+                    text(f.model)});
+  }
+  return make_table(fmt::format("forecast-{}-{}", slug(e.name), slug(fmt::format("{}", target))),
+                    fmt::format("Forecast, {} at {}", experiment_label(e), target_label(target)),
+                    {"position", "kind", "label", "set_index", "node_count", "marked_speed",
+                     "predicted_parameter", "predicted_work", "predicted_psi", "measured_parameter",
+                     "measured_work", "relative_error", "model"},
+                    rows);
+}
+
+ReportTable forecast_psi_table(const ExperimentData& e, double target) {
+  std::vector<std::vector<Cell>> rows;
+  for (const auto& f : e.forecasts)
+    if (f.target_efficiency == target)
+      rows.push_back({integer(f.position), text(f.kind), text(f.label), integer(f.node_count),
+                      number(f.marked_speed), number(f.predicted_psi)});
+  return make_table(
+      fmt::format("forecast-psi-{}-{}", slug(e.name), slug(fmt::format("{}", target))),
+      fmt::format("Predicted psi, {} at {}", experiment_label(e), target_label(target)),
+      {"position", "kind", "label", "node_count", "marked_speed", "predicted_psi"}, rows);
+}
+
+/// "prediction error where measured: mean |e| ..., max ..." or empty when none measured.
+std::string forecast_error_note(const ExperimentData& e, double target) {
+  double sum = 0;
+  double worst = 0;
+  int n = 0;
+  for (const auto& f : e.forecasts)
+    if (f.target_efficiency == target && f.relative_error) {
+      sum += std::abs(*f.relative_error);
+      worst = std::max(worst, std::abs(*f.relative_error));
+      ++n;
+    }
+  if (n == 0) return "";
+  return fmt::format(
+      "{} at {}: prediction error of the parameter at the target where measured: mean |error| {:.2f} %, "
+      "largest {:.2f} % ({} set{})",
+      experiment_label(e), target_label(target), 100 * sum / n, 100 * worst, n, n == 1 ? "" : "s");
+}
+
+}  // namespace
+
+// --- charts --------------------------------------------------------------------------
+
+bool has_marks(const LineChart& chart) {
+  auto drawn = [&](const Point& p) {
+    return std::isfinite(p.x) && std::isfinite(p.y) && !(chart.log_x && p.x <= 0) &&
+           !(chart.log_y && p.y <= 0);
+  };
+  for (const auto* list : {&chart.series, &chart.highlights})
+    for (const auto& s : *list)
+      if ((s.markers || s.line) && std::any_of(s.points.begin(), s.points.end(), drawn))
+        return true;
+  return false;
+}
+
+bool has_marks(const BarChart& chart) {
+  if (chart.categories.empty()) return false;
+  for (const auto& row : chart.values)
+    if (std::any_of(row.begin(), row.end(), [](double v) { return std::isfinite(v); })) return true;
+  return false;
+}
+
+LineChart efficiency_chart(const ExperimentData& e) {
+  LineChart chart;
+  chart.title = "Speed-efficiency E_s, " + experiment_label(e);
+  chart.x_label = parameter_label(e) + " (problem size, log scale)";
+  chart.y_label = "speed-efficiency E_s = W / (T C) (dimensionless)";
+  chart.log_x = std::all_of(e.curve.begin(), e.curve.end(),
+                            [](const CurvePoint& p) { return p.parameter_value > 0; });
+  std::map<int, std::vector<Point>> by_set;
+  for (const auto& p : e.curve)
+    by_set[p.set_index].push_back({p.parameter_value, p.speed_efficiency});
+  for (auto& [set_index, points] : by_set) {
+    std::sort(points.begin(), points.end(), [](Point a, Point b) { return a.x < b.x; });
+    chart.series.push_back({set_label(e, set_index), points});
+  }
+  if (!chart.log_x) chart.x_label = parameter_label(e) + " (problem size)";
+  std::set<double> targets;
+  Series read_off{"parameter at target (read-off)", {}, false, true, false};
+  for (const auto& w : e.required_work) {
+    targets.insert(w.target_efficiency);
+    if (w.status == "found" && w.parameter_value)
+      read_off.points.push_back({*w.parameter_value, w.target_efficiency});
+  }
+  for (double t : targets) chart.horizontal_lines.push_back({"target " + target_label(t), t});
+  if (!read_off.points.empty()) chart.highlights.push_back(read_off);
+  return chart;
+}
+
+BarChart psi_chart(const std::vector<ExperimentData>& experiments) {
+  BarChart chart;
+  chart.title = "Isospeed-e scalability psi between consecutive sets";
+  chart.x_label = "from set -> to set";
+  chart.y_label = "psi = C' W / (C W') (dimensionless, 1 = ideal)";
+  std::set<std::pair<int, int>> pairs;
+  for (const auto& e : experiments)
+    for (const auto& p : e.psi) pairs.insert({p.set_index, p.next_set_index});
+  for (const auto& [from, to] : pairs)
+    chart.categories.push_back(fmt::format("set {} -> {}", from, to));
+  for (const auto& e : experiments) {
+    std::map<double, std::vector<double>> by_target;
+    for (const auto& p : e.psi) {
+      auto& values = by_target[p.target_efficiency];
+      values.resize(pairs.size(), kNaN);
+      const auto at = std::distance(pairs.begin(), pairs.find({p.set_index, p.next_set_index}));
+      values[static_cast<std::size_t>(at)] = or_nan(p.psi);
+    }
+    for (auto& [target, values] : by_target) {
+      chart.series.push_back(fmt::format("{} ({})", experiment_label(e), target_label(target)));
+      chart.values.push_back(values);
+    }
+  }
+  return chart;
+}
+
+BarChart node_map_chart(const std::string& site, const std::vector<NodeRow>& nodes) {
+  BarChart chart;
+  const std::string unit = nodes.empty() ? "" : nodes.front().speed_unit;
+  chart.title = "Marked speed per node, site " + site;
+  chart.x_label = "node (coloured by group; degraded and excluded nodes marked)";
+  chart.y_label = "marked speed of the node (" + unit + ")";
+  chart.series = {"marked speed"};
+  chart.values.emplace_back();
+  for (const auto& n : nodes) {
+    chart.categories.push_back(n.host);
+    chart.category_groups.push_back(n.group);
+    chart.category_notes.push_back(n.state == "ok" ? "" : n.state);
+    chart.values[0].push_back(n.marked_speed * n.processors);
+  }
+  return chart;
+}
+
+BarChart group_speed_chart(const std::string& site, const std::vector<NodeRow>& nodes) {
+  BarChart chart;
+  const std::string unit = nodes.empty() ? "" : nodes.front().speed_unit;
+  chart.title = "Marked speed per node by group, site " + site;
+  chart.x_label = "node group (nodes not ok marked)";
+  chart.y_label = "marked speed of a node (" + unit + ")";
+  chart.series = {"smallest", "mean", "largest"};
+  chart.values.resize(3);
+  std::map<std::string, std::vector<const NodeRow*>> by_group;
+  for (const auto& n : nodes) by_group[n.group].push_back(&n);
+  for (const auto& [group, members] : by_group) {
+    double low = std::numeric_limits<double>::max();
+    double high = 0;
+    double sum = 0;
+    std::size_t not_ok = 0;
+    for (const NodeRow* n : members) {
+      const double speed = n->marked_speed * n->processors;
+      low = std::min(low, speed);
+      high = std::max(high, speed);
+      sum += speed;
+      not_ok += n->state == "ok" ? 0 : 1;
+    }
+    chart.categories.push_back(fmt::format("{} ({} nodes)", group, members.size()));
+    chart.category_notes.push_back(not_ok ? fmt::format("{} not ok", not_ok) : "");
+    chart.values[0].push_back(low);
+    chart.values[1].push_back(sum / static_cast<double>(members.size()));
+    chart.values[2].push_back(high);
+  }
+  return chart;
+}
+
+BarChart th_chart(const ExperimentData& e) {
+  BarChart chart;
+  chart.title = "Temporal heterogeneity TH per node, " + experiment_label(e);
+  chart.x_label = "node";
+  chart.y_label = "TH = sd / mean of seconds per operation (dimensionless)";
+  std::set<std::string> hosts;
+  std::set<int> sets;
+  for (const auto& t : e.node_th) {
+    hosts.insert(t.host);
+    sets.insert(t.set_index);
+  }
+  chart.categories.assign(hosts.begin(), hosts.end());
+  for (int s : sets) {
+    chart.series.push_back(set_label(e, s));
+    std::vector<double> values(hosts.size(), kNaN);
+    for (const auto& t : e.node_th)
+      if (t.set_index == s)
+        values[static_cast<std::size_t>(std::distance(hosts.begin(), hosts.find(t.host)))] = t.th;
+    chart.values.push_back(std::move(values));
+  }
+  return chart;
+}
+
+BarChart sh_chart(const std::vector<ExperimentData>& experiments) {
+  BarChart chart;
+  chart.title = "Spatial heterogeneity SH per set";
+  chart.x_label = "machine set";
+  chart.y_label = "SH = max TH - mean TH (dimensionless)";
+  std::set<int> sets;
+  for (const auto& e : experiments)
+    for (const auto& s : e.set_sh) sets.insert(s.set_index);
+  for (int s : sets) chart.categories.push_back(fmt::format("set {}", s));
+  for (const auto& e : experiments) {
+    if (e.set_sh.empty()) continue;
+    std::vector<double> values(sets.size(), kNaN);
+    for (const auto& s : e.set_sh)
+      values[static_cast<std::size_t>(std::distance(sets.begin(), sets.find(s.set_index)))] = s.sh;
+    chart.series.push_back(experiment_label(e));
+    chart.values.push_back(std::move(values));
+  }
+  return chart;
+}
+
+BarChart shares_chart(const ExperimentData& e, const std::optional<int>& set_index) {
+  BarChart chart;
+  chart.title = "Partition shares, " + experiment_label(e) + ", " + set_label(set_index);
+  chart.x_label = "node";
+  chart.y_label = "share of the work (fraction)";
+  std::vector<std::string> methods;
+  for (const auto& p : e.partitions) {
+    if (p.set_index != set_index) continue;
+    if (std::find(chart.categories.begin(), chart.categories.end(), p.host) ==
+        chart.categories.end())
+      chart.categories.push_back(p.host);
+    if (std::find(methods.begin(), methods.end(), p.method) == methods.end())
+      methods.push_back(p.method);
+  }
+  for (const auto& m : methods) {
+    std::vector<double> values(chart.categories.size(), kNaN);
+    for (const auto& p : e.partitions)
+      if (p.set_index == set_index && p.method == m) {
+        const auto at = std::find(chart.categories.begin(), chart.categories.end(), p.host);
+        values[static_cast<std::size_t>(at - chart.categories.begin())] = p.share;
+      }
+    chart.series.push_back(m);
+    chart.values.push_back(std::move(values));
+  }
+  return chart;
+}
+
+BarChart tau_chart(const std::vector<ExperimentData>& experiments) {
+  BarChart chart;
+  chart.title = "Simulated run time tau of the newest partitions";
+  chart.x_label = "experiment and set";
+  chart.y_label = "tau = E[max_i T_i] (s)";
+  std::vector<std::string> methods;
+  std::vector<std::tuple<std::string, std::string, double>> cells;  // category, method, tau
+  for (const auto& [e, p] : partition_summaries(experiments)) {
+    const std::string category = experiment_label(*e) + ", " + set_label(p->set_index);
+    if (std::find(chart.categories.begin(), chart.categories.end(), category) ==
+        chart.categories.end())
+      chart.categories.push_back(category);
+    if (std::find(methods.begin(), methods.end(), p->method) == methods.end())
+      methods.push_back(p->method);
+    cells.emplace_back(category, p->method, or_nan(p->simulated_tau));
+  }
+  chart.series = methods;
+  chart.values.assign(methods.size(), std::vector<double>(chart.categories.size(), kNaN));
+  for (const auto& [category, method, tau] : cells) {
+    const auto k = std::find(methods.begin(), methods.end(), method) - methods.begin();
+    const auto c = std::find(chart.categories.begin(), chart.categories.end(), category) -
+                   chart.categories.begin();
+    chart.values[static_cast<std::size_t>(k)][static_cast<std::size_t>(c)] = tau;
+  }
+  return chart;
+}
+
+std::vector<MeasuredGain> measured_gains(const ExperimentData& e) {
+  std::vector<MeasuredGain> out;
+  for (const auto& m : e.weights) {
+    if (m.weights_source != "marked") continue;
+    for (const auto& q : e.weights)
+      if (q.weights_source == "equalized" && q.set_index == m.set_index &&
+          q.parameter_value == m.parameter_value && m.mean_wall_seconds > 0)
+        out.push_back({m.set_index, m.parameter_value, m.mean_wall_seconds, q.mean_wall_seconds,
+                       m.runs, q.runs});
+  }
+  return out;
+}
+
+BarChart gain_chart(const ExperimentData& e) {
+  BarChart chart;
+  chart.title = "Measured run time, marked vs equalized weights, " + experiment_label(e);
+  chart.x_label = "set and " + parameter_label(e);
+  chart.y_label = "mean wall time T (s)";
+  chart.series = {"marked", "equalized"};
+  chart.values.resize(2);
+  for (const auto& g : measured_gains(e)) {
+    chart.categories.push_back(
+        fmt::format("set {}, {}", g.set_index,
+                    g.parameter_value ? fmt::format("{:.6g}", *g.parameter_value) : "n/a"));
+    chart.values[0].push_back(g.marked_seconds);
+    chart.values[1].push_back(g.equalized_seconds);
+  }
+  return chart;
+}
+
+BarChart forecast_psi_chart(const ExperimentData& e, double target) {
+  BarChart chart;
+  chart.title = fmt::format("Predicted psi, {} at {}", experiment_label(e), target_label(target));
+  chart.x_label = "machine set (measured, next doublings, what-if)";
+  chart.y_label = "psi against the previous row (dimensionless)";
+  chart.series = {"predicted psi"};
+  chart.values.emplace_back();
+  for (const auto& f : e.forecasts) {
+    if (f.target_efficiency != target) continue;
+    chart.categories.push_back(fmt::format("{} ({} nodes)", f.label, f.node_count));
+    chart.category_notes.push_back(f.kind == "what_if" ? "what-if" : f.kind);
+    chart.values[0].push_back(or_nan(f.predicted_psi));
+  }
+  return chart;
+}
+
+LineChart forecast_work_chart(const ExperimentData& e, double target) {
+  LineChart chart;
+  chart.title = fmt::format("Required work at {}, {}", target_label(target), experiment_label(e));
+  chart.x_label = "marked speed of the set C (" + unit_of(e) + ", log scale)";
+  chart.y_label = "required work W' (operations, log scale)";
+  chart.log_x = true;
+  chart.log_y = true;
+  Series path{"predicted (measured sets, doublings)", {}, true, true, false};
+  Series what_if{"predicted (what-if sets)", {}, false, true, false};
+  Series measured{"measured", {}, false, true, false};
+  for (const auto& f : e.forecasts) {
+    if (f.target_efficiency != target) continue;
+    (f.kind == "what_if" ? what_if : path)
+        .points.push_back({f.marked_speed, or_nan(f.predicted_work)});
+    if (f.measured_work) measured.points.push_back({f.marked_speed, *f.measured_work});
+  }
+  std::sort(path.points.begin(), path.points.end(), [](Point a, Point b) { return a.x < b.x; });
+  for (auto* s : {&path, &what_if, &measured})
+    if (!s->points.empty()) chart.series.push_back(*s);
+  return chart;
+}
+
+// --- sections ------------------------------------------------------------------------
+
+ReportSection efficiency_section(const ReportData& data) {
+  ReportSection section{"efficiency",
+                        "Speed-efficiency and required work",
+                        "E_s = W / (T C) of every run, averaged over repetitions, against the "
+                        "problem parameter; one curve per machine set. The dashed line is the "
+                        "target E_s; the diamonds are the parameter values read off the fitted "
+                        "curves at the target (hetscale analyze).",
+                        {},
+                        {},
+                        {},
+                        {}};
+  for (const auto& e : data.experiments) {
+    if (e.from_files) continue;
+    const LineChart chart = efficiency_chart(e);
+    if (!has_marks(chart)) {
+      section.notes.push_back(fmt::format(
+          "{}: no runs with a known E_s: run hetscale collect --db URI <records and plan>",
+          experiment_label(e)));
+      continue;
+    }
+    if (e.required_work.empty())
+      section.notes.push_back(fmt::format(
+          "{}: no required work stored: run hetscale analyze --db URI --experiment {} --target "
+          "<E_s>",
+          e.name, e.name));
+    for (const auto& w : e.required_work)
+      if (w.status != "found")
+        section.notes.push_back(fmt::format("{}, set {} at {}: {} ({})", experiment_label(e),
+                                            w.set_index, target_label(w.target_efficiency),
+                                            w.explanation, w.status));
+    add_figure(section, experiment_label(e), render_svg(chart),
+               {curve_table(e), required_work_table(e)});
+  }
+  if (section.figures.empty() && section.notes.empty())
+    section.notes.push_back(
+        "no runs stored: run hetscale collect --db URI <run records and plan files>, then "
+        "hetscale analyze");
+  return section;
+}
+
+ReportSection psi_section(const ReportData& data) {
+  ReportSection section{"psi",
+                        "Isospeed-e scalability psi",
+                        "psi(C, C') = C' W / (C W') between consecutive machine sets at the "
+                        "target E_s: 1 is ideal, smaller means the problem must grow faster "
+                        "than the system. Experiments side by side.",
+                        {},
+                        {},
+                        {},
+                        {}};
+  const BarChart chart = psi_chart(data.experiments);
+  const bool rows = any_data(data, [](const ExperimentData& e) { return !e.psi.empty(); });
+  if (has_marks(chart)) {
+    add_figure(section, "", render_svg(chart), {psi_table(data.experiments)});
+  } else if (rows) {
+    section.notes.push_back(
+        "psi is n/a for every pair: a set's required work is unknown (see the required work "
+        "tables; hetscale jobgen --refine adds runs that bracket the target)");
+    section.tables.push_back(psi_table(data.experiments));
+  } else {
+    section.notes.push_back(
+        "no psi stored: run hetscale analyze --db URI --experiment NAME --target E_s "
+        "(needs at least two machine sets)");
+  }
+  return section;
+}
+
+ReportSection node_map_section(const ReportData& data) {
+  ReportSection section{"nodes",
+                        "Node map",
+                        "Marked speed of every node (per-processor figure x processors) by "
+                        "group, from the plans loaded into the database. Degraded nodes are "
+                        "slower than their hardware twins; excluded nodes are not used.",
+                        {},
+                        {},
+                        {},
+                        {}};
+  std::map<std::string, std::vector<NodeRow>> by_site;
+  for (const auto& n : data.nodes) by_site[n.site].push_back(n);
+  for (auto& [site, nodes] : by_site) {
+    std::stable_sort(nodes.begin(), nodes.end(), [](const NodeRow& a, const NodeRow& b) {
+      return std::tie(a.group, a.host) < std::tie(b.group, b.host);
+    });
+    std::vector<std::string> marked;
+    for (const auto& n : nodes)
+      if (n.state != "ok") marked.push_back(fmt::format("{} ({}, {})", n.host, n.group, n.state));
+    constexpr std::size_t kListed = 24;  // the table under the chart has them all
+    const std::size_t more = marked.size() > kListed ? marked.size() - kListed : 0;
+    marked.resize(marked.size() - more);
+    if (!marked.empty())
+      section.notes.push_back(fmt::format("site {}: {} node(s) not ok: {}{}", site,
+                                          marked.size() + more, fmt::join(marked, ", "),
+                                          more ? fmt::format(" and {} more", more) : ""));
+    const BarChart chart =
+        nodes.size() > kMaxNodeBars ? group_speed_chart(site, nodes) : node_map_chart(site, nodes);
+    add_figure(section, "site " + site, render_svg(chart), {node_table(site, nodes)});
+  }
+  if (by_site.empty())
+    section.notes.push_back(
+        "no nodes stored: load a plan file (written by hetscale jobgen) with hetscale collect "
+        "--db URI <study dir>");
+  return section;
+}
+
+namespace {
+
+void add_heterogeneity_figures(const ReportData& data, ReportSection& section) {
+  for (const auto& e : data.experiments) {
+    const BarChart chart = th_chart(e);
+    if (has_marks(chart)) add_figure(section, "", render_svg(chart), {th_table(e)});
+  }
+  const BarChart sh = sh_chart(data.experiments);
+  if (has_marks(sh)) {
+    add_figure(section, "", render_svg(sh), {sh_table(data.experiments)});
+  } else {
+    section.notes.push_back(
+        "no TH/SH: needs per-rank timings of configurations repeated at least twice "
+        "(repetitions >= 2 in the experiment spec; hetscale collect)");
+  }
+}
+
+void add_partition_figures(const ReportData& data, ReportSection& section) {
+  for (const auto& e : data.experiments) {
+    std::vector<std::optional<int>> sets;
+    for (const auto& p : e.partitions)
+      if (std::find(sets.begin(), sets.end(), p.set_index) == sets.end())
+        sets.push_back(p.set_index);
+    for (const auto& s : sets) {
+      const BarChart chart = shares_chart(e, s);
+      if (has_marks(chart)) add_figure(section, "", render_svg(chart), {shares_table(e, s)});
+    }
+  }
+  const BarChart tau = tau_chart(data.experiments);
+  if (has_marks(tau)) {
+    add_figure(section, "", render_svg(tau), {partitions_table(data.experiments)});
+  } else if (!any_data(data, [](const ExperimentData& e) { return !e.partitions.empty(); })) {
+    section.notes.push_back(
+        "no partitions stored: run hetscale equalize --db URI --experiment NAME ...");
+  } else {
+    section.tables.push_back(partitions_table(data.experiments));
+    section.notes.push_back("no simulated tau stored with the partitions");
+  }
+}
+
+void add_gain_figures(const ReportData& data, ReportSection& section) {
+  bool gains = false;
+  for (const auto& e : data.experiments) {
+    const BarChart chart = gain_chart(e);
+    if (!has_marks(chart)) continue;
+    gains = true;
+    add_figure(section, "", render_svg(chart), {gain_table(e)});
+  }
+  if (!gains)
+    section.notes.push_back(
+        "no measured gain: no set and size has runs with both weights_source 'marked' and "
+        "'equalized'; run the same jobs with HETSCALE_WEIGHTS=equalized after hetscale equalize, "
+        "then hetscale collect");
+}
+
+}  // namespace
+
+ReportSection heterogeneity_section(const ReportData& data) {
+  ReportSection section{"heterogeneity",
+                        "Heterogeneity and partitions",
+                        "TH of a node: relative spread of its time per operation across "
+                        "repetitions; SH of a set: max TH - mean TH. Partitions: the newest "
+                        "proportional and equalized partitions (hetscale equalize) with their "
+                        "simulated tau, and the measured gain where the same runs exist with "
+                        "marked and with equalized weights.",
+                        {},
+                        {},
+                        {},
+                        {}};
+  add_heterogeneity_figures(data, section);
+  add_partition_figures(data, section);
+  add_gain_figures(data, section);
+  return section;
+}
+
+ReportSection capacity_section(const ReportData& data) {
+  ReportSection section{"capacity",
+                        "Capacity planning",
+                        "Forecasts of hetscale predict: required work and psi for the measured "
+                        "sets, the next doublings of the site and what-if sets, with the error "
+                        "of the prediction where the set was measured.",
+                        {},
+                        {},
+                        {},
+                        {}};
+  for (const auto& e : data.experiments) {
+    for (double target : targets_of(e)) {
+      const std::string note = forecast_error_note(e, target);
+      if (!note.empty()) section.notes.push_back(note);
+      const std::string heading =
+          fmt::format("{} at {}", experiment_label(e), target_label(target));
+      const BarChart psi = forecast_psi_chart(e, target);
+      if (has_marks(psi))
+        add_figure(section, heading, render_svg(psi), {forecast_psi_table(e, target)});
+      const LineChart work = forecast_work_chart(e, target);
+      if (has_marks(work))
+        add_figure(section, has_marks(psi) ? "" : heading, render_svg(work),
+                   {forecast_table(e, target)});
+      else
+        section.tables.push_back(forecast_table(e, target));
+    }
+  }
+  if (section.figures.empty() && section.tables.empty())
+    section.notes.push_back(
+        "no forecasts stored: run hetscale predict --db URI --experiment NAME (next doublings "
+        "and what-if sets)");
+  return section;
+}
+
+Report build_report(const ReportData& data, const std::string& title, const std::string& subtitle) {
+  return {title,
+          subtitle,
+          {efficiency_section(data), psi_section(data), node_map_section(data),
+           heterogeneity_section(data), capacity_section(data)}};
+}
+
+}  // namespace hetscale::report

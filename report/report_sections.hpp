@@ -1,0 +1,83 @@
+// From the rows of the dashboard views (report_data.hpp) to the report: one function per
+// chart (tested on its own) and one per section. A chart is drawn only when it has at
+// least one mark; otherwise the section says which command would fill it.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "html_report.hpp"
+#include "report_data.hpp"
+#include "svg_chart.hpp"
+
+namespace hetscale::report {
+
+/// E_s against the problem parameter, one curve per set, the target lines and the
+/// read-off points (parameter at target, status found) of set_required_work.
+LineChart efficiency_chart(const ExperimentData& experiment);
+
+/// psi per pair of consecutive sets ("set 0 -> 1"), one bar series per experiment and
+/// target; NULL psi is no bar.
+BarChart psi_chart(const std::vector<ExperimentData>& experiments);
+
+/// Marked speed of every node of one site (per-processor figure x processors), coloured
+/// by group, with degraded and excluded nodes marked above their bars.
+BarChart node_map_chart(const std::string& site, const std::vector<NodeRow>& nodes);
+
+/// Sites with more nodes than this get one bar group per node group instead of one bar
+/// per node (a bar per node of a 10,000-node site is neither readable nor small).
+inline constexpr std::size_t kMaxNodeBars = 96;
+
+/// Smallest, mean and largest node marked speed per group, with the count of nodes not ok.
+BarChart group_speed_chart(const std::string& site, const std::vector<NodeRow>& nodes);
+
+/// TH per host (categories), one bar series per set.
+BarChart th_chart(const ExperimentData& experiment);
+
+/// SH per set (categories "set k"), one bar series per experiment.
+BarChart sh_chart(const std::vector<ExperimentData>& experiments);
+
+/// Shares per host of the newest partitions of one set, one bar series per method.
+BarChart shares_chart(const ExperimentData& experiment, const std::optional<int>& set_index);
+
+/// Simulated tau per experiment and set (categories), one bar series per method.
+BarChart tau_chart(const std::vector<ExperimentData>& experiments);
+
+/// A configuration (set, parameter) run with both marked and equalized weights.
+struct MeasuredGain {
+  int set_index = 0;
+  OptionalNumber parameter_value;
+  double marked_seconds = 0;
+  double equalized_seconds = 0;
+  long long marked_runs = 0;
+  long long equalized_runs = 0;
+  /// 1 - T_equalized / T_marked: the fraction of the run time equalization saved.
+  [[nodiscard]] double gain() const { return 1 - equalized_seconds / marked_seconds; }
+};
+std::vector<MeasuredGain> measured_gains(const ExperimentData& experiment);
+
+/// Mean wall time with marked and with equalized weights per configuration that has both.
+BarChart gain_chart(const ExperimentData& experiment);
+
+/// Predicted psi per forecast row (by position) of one target, the row's kind as a note.
+BarChart forecast_psi_chart(const ExperimentData& experiment, double target);
+
+/// Required work against marked speed (log-log): predicted along the measured sets and
+/// doublings, predicted what-if sets, and the measured work where there is one.
+LineChart forecast_work_chart(const ExperimentData& experiment, double target);
+
+/// True when the chart would draw at least one mark.
+bool has_marks(const LineChart& chart);
+bool has_marks(const BarChart& chart);
+
+ReportSection efficiency_section(const ReportData& data);
+ReportSection psi_section(const ReportData& data);
+ReportSection node_map_section(const ReportData& data);
+ReportSection heterogeneity_section(const ReportData& data);
+ReportSection capacity_section(const ReportData& data);
+
+/// The whole report: the five sections above, in that order.
+Report build_report(const ReportData& data, const std::string& title, const std::string& subtitle);
+
+}  // namespace hetscale::report

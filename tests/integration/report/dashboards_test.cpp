@@ -1,0 +1,151 @@
+// The interface for centre dashboards (docs/dashboards.md): every SQL query of the shipped
+// dashboards runs as the read-only role hetscale_reader against a migrated, loaded
+// database and returns rows; they and the report read only the documented views, and the
+// documentation lists exactly the columns each view has.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "synthetic_study.hpp"
+#include "test_database.hpp"
+
+namespace hetscale::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path source_dir = HETSCALE_SOURCE_DIR;
+
+std::string read_file(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + file.string());
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+struct Query {
+  std::string where;  // dashboard file and panel
+  std::string sql;
+};
+
+/// The rawSql of every panel target and the SQL of every query variable.
+std::vector<Query> dashboard_queries() {
+  std::vector<Query> out;
+  for (const auto& entry : fs::directory_iterator(source_dir / "dashboards")) {
+    if (entry.path().extension() != ".json") continue;
+    const auto dashboard = nlohmann::json::parse(read_file(entry.path()));
+    const std::string file = entry.path().filename().string();
+    for (const auto& panel : dashboard.at("panels"))
+      for (const auto& target : panel.value("targets", nlohmann::json::array()))
+        out.push_back({file + ": panel '" + panel.value("title", "") + "'",
+                       target.at("rawSql").get<std::string>()});
+    for (const auto& variable : dashboard.at("templating").at("list"))
+      if (variable.value("type", "") == "query")
+        out.push_back({file + ": variable $" + variable.value("name", ""),
+                       variable.at("query").get<std::string>()});
+  }
+  return out;
+}
+
+/// Grafana's expansion of the dashboards' variable and macro, for the loaded experiments.
+std::string expand(std::string sql) {
+  sql = std::regex_replace(sql, std::regex(R"(\$__timeFilter\(([a-z_]+)\))"),
+                           "$1 BETWEEN '-infinity'::timestamptz AND 'infinity'::timestamptz");
+  sql = std::regex_replace(sql, std::regex(R"(\$experiment\b)"), "'mm-small','mm-steep'");
+  return sql;
+}
+
+/// Objects of schema hetscale that a text names ("hetscale.set_psi" -> "set_psi").
+std::set<std::string> hetscale_objects(const std::string& text) {
+  std::set<std::string> out;
+  const std::regex name(R"(hetscale\.([a-z_]+))");
+  for (std::sregex_iterator it(text.begin(), text.end(), name), end; it != end; ++it)
+    out.insert((*it)[1]);
+  return out;
+}
+
+/// docs/dashboards.md: "### `hetscale.VIEW`" followed by a table of "| `column` | ...".
+std::map<std::string, std::set<std::string>> documented_views() {
+  std::map<std::string, std::set<std::string>> views;
+  std::string current;
+  const std::regex heading(R"(^### `hetscale\.([a-z_]+)`)");
+  const std::regex column(R"(^\| `([a-z_]+)` \|)");
+  std::istringstream doc(read_file(source_dir / "docs" / "dashboards.md"));
+  for (std::string line; std::getline(doc, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, heading)) {
+      current = m[1];
+      views[current];
+    } else if (line.rfind("#", 0) == 0) {
+      current.clear();
+    } else if (!current.empty() && std::regex_search(line, m, column)) {
+      views[current].insert(m[1]);
+    }
+  }
+  return views;
+}
+
+TEST(Dashboards, EveryQueryRunsAsTheReaderAndReturnsRows) {
+  TestDatabase db;
+  const fs::path scratch =
+      fs::temp_directory_path() / ("hetscale-dashboards-" + std::to_string(::getpid()));
+  load_synthetic_study(db.uri(), scratch);
+  insert_partitions_and_predictions(db.uri());
+  fs::remove_all(scratch);
+
+  const auto queries = dashboard_queries();
+  ASSERT_GE(queries.size(), 12u);
+  pg::Connection conn = db.connect();
+  conn.exec("SET ROLE hetscale_reader");
+  for (const auto& q : queries) {
+    const std::string sql = expand(q.sql);
+    ASSERT_EQ(sql.find('$'), std::string::npos) << q.where << ": unexpanded variable";
+    try {
+      EXPECT_GT(conn.exec(sql).rows(), 0) << q.where;
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << q.where << ": " << e.what();
+    }
+  }
+  // The reader really is read-only.
+  EXPECT_THROW(conn.exec("DELETE FROM hetscale.predictions"), pg::DbError);
+}
+
+TEST(Dashboards, DashboardsAndTheReportReadOnlyTheDocumentedViews) {
+  const auto views = documented_views();
+  ASSERT_EQ(views.size(), 10u);
+  std::set<std::string> used;
+  for (const auto& q : dashboard_queries())
+    for (const auto& object : hetscale_objects(q.sql)) {
+      EXPECT_TRUE(views.count(object)) << q.where << " reads hetscale." << object;
+      used.insert(object);
+    }
+  for (const auto& object : hetscale_objects(read_file(source_dir / "cli" / "report_views.cpp"))) {
+    EXPECT_TRUE(views.count(object)) << "the report reads hetscale." << object;
+    used.insert(object);
+  }
+  for (const auto& [view, columns] : views) EXPECT_TRUE(used.count(view)) << view << " unused";
+}
+
+TEST(Dashboards, TheDocumentationListsEveryColumnOfEveryView) {
+  TestDatabase db;
+  db.migrate();
+  pg::Connection conn = db.connect();
+  for (const auto& [view, documented] : documented_views()) {
+    const pg::Result r = conn.exec(
+        "SELECT column_name FROM information_schema.columns "
+        "WHERE table_schema = 'hetscale' AND table_name = $1 ORDER BY ordinal_position",
+        {view});
+    std::set<std::string> actual;
+    for (int i = 0; i < r.rows(); ++i) actual.insert(std::string(r.text(i, 0)));
+    EXPECT_EQ(documented, actual) << "docs/dashboards.md, view " << view;
+  }
+}
+
+}  // namespace
+}  // namespace hetscale::test

@@ -1,0 +1,193 @@
+// `hetscale report` on a synthetic study loaded through collect and analyze (plus the rows
+// of equalize and predict, by SQL), then the page opened in real headless Chromium.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <iostream>
+#include <iterator>
+
+#include "chromium.hpp"
+#include "synthetic_study.hpp"
+#include "test_database.hpp"
+
+namespace hetscale::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read_file(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+std::string test_name() {
+  return ::testing::UnitTest::GetInstance()->current_test_info()->name();
+}
+
+class Report : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    scratch_ = fs::temp_directory_path() /
+               ("hetscale-report-" + std::to_string(::getpid()) + "-" + test_name());
+    fs::remove_all(scratch_);
+    fs::create_directories(scratch_);
+  }
+  void TearDown() override { fs::remove_all(scratch_); }
+
+  void load_study() {
+    load_synthetic_study(db_.uri(), scratch_ / "inputs");
+    insert_partitions_and_predictions(db_.uri());
+  }
+
+  /// Runs `hetscale report` (as `uri`, the test database by default) into scratch/report.
+  int report(std::vector<std::string> extra = {}, std::string uri = "") {
+    std::vector<std::string> args = {"report", "--db", uri.empty() ? db_.uri() : uri, "-o",
+                                     (scratch_ / "report").string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return hetscale_cli(args, out_, err_);
+  }
+
+  [[nodiscard]] fs::path page() const { return scratch_ / "report" / "index.html"; }
+
+  TestDatabase db_;
+  fs::path scratch_;
+  std::string out_;
+  std::string err_;
+};
+
+TEST_F(Report, EverySectionFromTheViews) {
+  load_study();
+  ASSERT_EQ(report(), 0) << err_;
+  EXPECT_EQ(out_, "report written to " + fs::absolute(page()).string() + "\n");
+  const std::string html = read_file(page());
+  for (const char* id : {"efficiency", "psi", "nodes", "heterogeneity", "capacity"})
+    EXPECT_NE(html.find(std::string("<section id=\"") + id + "\">"), std::string::npos) << id;
+  for (const char* title :
+       {"Speed-efficiency E_s, mm-small", "Speed-efficiency E_s, mm-steep",
+        "Isospeed-e scalability psi", "Marked speed per node, site example",
+        "Temporal heterogeneity TH per node, mm-small", "Spatial heterogeneity SH per set",
+        "Partition shares, mm-small, set 1", "Simulated run time tau",
+        "Measured run time, marked vs equalized weights, mm-small",
+        "Predicted psi, mm-steep at E_s 0.5", "Required work at E_s 0.5, mm-small"})
+    EXPECT_NE(html.find(std::string("<title>") + title), std::string::npos) << title;
+  EXPECT_EQ(html.find("no data"), std::string::npos);
+  EXPECT_EQ(html.find("class=\"note\">no "), std::string::npos) << "a section lacks data";
+  EXPECT_NE(html.find(">degraded<"), std::string::npos);
+  EXPECT_NE(html.find(">excluded<"), std::string::npos);
+  // One CSV and one JSON download per table.
+  EXPECT_EQ(count(html, "<table>"), count(html, "download=\"") / 2);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+}
+
+TEST_F(Report, OpensOfflineInChromiumWithDataInEveryChart) {
+  load_study();
+  // As a login role that holds only hetscale_reader: the report needs no more than a dashboard.
+  const std::string role = "hetscale_report_reader_" + std::to_string(::getpid());
+  db_.connect().exec("CREATE ROLE " + role + " LOGIN IN ROLE hetscale_reader");
+  std::string uri = db_.uri();
+  uri.replace(uri.find("://postgres@"), 12, "://" + role + "@");
+  const int code = report({}, uri);
+  db_.connect().exec("DROP ROLE " + role);
+  ASSERT_EQ(code, 0) << err_;
+
+  PageLoad load;
+  try {
+    load = load_page(page(), scratch_ / "chromium");
+  } catch (const std::exception& e) {
+    FAIL() << e.what() << " (install the Debian package chromium: scripts/install-deps.sh)";
+  }
+  EXPECT_TRUE(load.console.empty()) << "console: " << load.console.front();
+  EXPECT_TRUE(load.network_urls.empty()) << "network request: " << load.network_urls.front();
+  const auto svgs = svg_elements(load.dom);
+  // E_s 2, psi 1, nodes 1, TH 2, SH 1, shares 1, tau 1, gain 2, forecasts 2 x 2.
+  EXPECT_EQ(svgs.size(), 15u);
+  for (const auto& svg : svgs) {
+    const auto title =
+        svg.substr(svg.find("<title>") + 7, svg.find("</title>") - svg.find("<title>") - 7);
+    EXPECT_GT(count(svg, "class=\"point"), 0u) << "chart without a mark: " << title;
+  }
+
+  const fs::path artefacts = fs::path(HETSCALE_BINARY_DIR) / "test-artefacts" / "report";
+  fs::create_directories(artefacts);
+  const fs::path png = artefacts / "report-screenshot.png";
+  fs::remove(png);
+  const CommandResult shot = screenshot(page(), png, scratch_ / "chromium", 1280, 4000);
+  ASSERT_TRUE(shot.ok()) << shot.describe();
+  const std::string bytes = read_file(png);
+  ASSERT_GT(bytes.size(), 20000u) << png;
+  EXPECT_EQ(bytes.substr(1, 3), "PNG");
+  fs::copy_file(page(), artefacts / "index.html", fs::copy_options::overwrite_existing);
+  std::cout << "screenshot: " << png.string() << "\nreport: " << (artefacts / "index.html").string()
+            << std::endl;
+}
+
+TEST_F(Report, NamedExperimentsOnlyAndAnUnknownOneIsAClearError) {
+  load_study();
+  ASSERT_EQ(report({"--experiment", "mm-steep", "--title", "steep only"}), 0) << err_;
+  const std::string html = read_file(page());
+  EXPECT_NE(html.find("<h1>steep only</h1>"), std::string::npos);
+  EXPECT_NE(html.find("Speed-efficiency E_s, mm-steep"), std::string::npos);
+  EXPECT_EQ(html.find("Speed-efficiency E_s, mm-small"), std::string::npos);
+  EXPECT_EQ(report({"--experiment", "nope"}), 1);
+  EXPECT_EQ(err_,
+            "hetscale report: no experiment 'nope' in the views of the database (experiments "
+            "with data: mm-small, mm-steep)\n");
+}
+
+TEST_F(Report, AnEmptyDatabaseSaysWhichCommandFillsEachSection) {
+  db_.migrate();
+  ASSERT_EQ(report(), 0) << err_;
+  const std::string html = read_file(page());
+  EXPECT_EQ(html.find("<svg"), std::string::npos);
+  for (const char* hint :
+       {"no runs stored: run hetscale collect --db URI", "no psi stored: run hetscale analyze",
+        "no nodes stored: load a plan file", "no partitions stored: run hetscale equalize --db",
+        "no forecasts stored: run hetscale predict --db"})
+    EXPECT_NE(html.find(hint), std::string::npos) << hint;
+}
+
+TEST_F(Report, RefusesADatabaseWithoutTheViews) {
+  std::string out;
+  std::string err;
+  ASSERT_EQ(hetscale_cli({"db", "migrate", "--db", db_.uri(), "--to", "3"}, out, err), 0) << err;
+  EXPECT_EQ(report(), 1);
+  EXPECT_EQ(err_,
+            "hetscale report: the database is at schema version 3; the report reads the views "
+            "of version 4 (run 'hetscale db migrate --db URI' first)\n");
+}
+
+TEST(ReportCli, HasItsOwnHelpAndRequiresAnOutputDirectory) {
+  std::string out;
+  std::string err;
+  ASSERT_EQ(hetscale_cli({"report", "--help"}, out, err), 0);
+  EXPECT_NE(out.find("Usage: hetscale report [OPTIONS]"), std::string::npos) << out;
+  EXPECT_NE(out.find("--experiment"), std::string::npos);
+  EXPECT_EQ(hetscale_cli({"report", "--db", "postgresql://x@127.0.0.1:1/x"}, out, err), 2);
+  EXPECT_EQ(err, "hetscale report: --output is required (see --help)\n");
+}
+
+// The checks above must be able to fail: a page with a script and a remote image.
+TEST(Chromium, NoticesConsoleMessagesAndNetworkRequests) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("hetscale-chromium-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "bad.html")
+      << "<!DOCTYPE html><html><body><img src=\"http://127.0.0.1:9/x.png\">"
+         "<script>console.error('boom')</script><svg><circle/></svg></body></html>";
+  const PageLoad load = load_page(dir / "bad.html", dir / "chromium");
+  fs::remove_all(dir);
+  ASSERT_EQ(load.console.size(), 1u);
+  EXPECT_NE(load.console[0].find("\"boom\""), std::string::npos);
+  EXPECT_EQ(load.network_urls, (std::vector<std::string>{"http://127.0.0.1:9/x.png"}));
+  EXPECT_EQ(svg_elements(load.dom).size(), 1u);
+}
+
+}  // namespace
+}  // namespace hetscale::test

@@ -1,0 +1,160 @@
+#include "synthetic_study.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+
+#include "commands.hpp"
+#include "hetscale/collector/pg.hpp"
+#include "record_text.hpp"
+
+namespace hetscale::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path plan_fixture = fs::path(HETSCALE_FIXTURES_DIR) / "plans/mm-small.json";
+
+/// E_s(N) on p nodes: reaches 0.5 at N = 20 p (mm-small) and N = 7 p^2 (mm-steep).
+double efficiency(const std::string& experiment, double n, int nodes) {
+  const double overhead = experiment == "mm-small" ? 20.0 * nodes : 7.0 * nodes * nodes;
+  return n / (n + overhead);
+}
+
+/// The fixture's plan under another experiment name, with one more node, excluded.
+void write_plan(const std::string& experiment, const fs::path& file) {
+  std::ifstream in(plan_fixture);
+  nlohmann::json plan = nlohmann::json::parse(in);
+  plan["experiment"]["name"] = experiment;
+  plan["site"]["nodes"].push_back({{"name", "b3"},
+                                   {"group", "blade"},
+                                   {"processors", 1},
+                                   {"marked_speed", 20.0},
+                                   {"state", "excluded"}});
+  std::ofstream(file) << plan.dump();
+}
+
+/// Rank times vary by host and repetition (1 % x rank), so TH differs per host.
+void add_rank_noise(nlohmann::json& record, int repetition) {
+  int k = 0;
+  for (auto& rank : record["ranks"]) {
+    const double factor = 1 + 0.01 * (++k) * (repetition == 0 ? 1 : -1);
+    rank["compute_seconds"] = rank["compute_seconds"].get<double>() * factor;
+    rank["wall_seconds"] = rank["wall_seconds"].get<double>() * factor;
+  }
+}
+
+std::vector<std::string> records(const std::string& experiment, int& serial) {
+  std::vector<std::string> lines;
+  for (int set = 0; set < 2; ++set) {
+    const int nodes = 2 << set;
+    const double speed = 100.0 * (set + 1);
+    for (double n : set == 0 ? std::vector<double>{10, 20, 40, 80, 160}
+                             : std::vector<double>{20, 40, 80, 160, 320})
+      for (int rep = 0; rep < 2; ++rep) {
+        const double work = 2 * n * n * n;
+        const double seconds = work / (efficiency(experiment, n, nodes) * speed * 1e6);
+        nlohmann::json r =
+            record_json(experiment, n, set, rep, work, seconds, speed, nodes, serial++);
+        add_rank_noise(r, rep);
+        lines.push_back(r.dump());
+        if (set == 1 && n == 160) {  // the same configuration with equalized weights, 7 % faster
+          nlohmann::json eq =
+              record_json(experiment, n, set, rep, work, seconds * 0.93, speed, nodes, serial++);
+          eq["weights_source"] = "equalized";
+          lines.push_back(eq.dump());
+        }
+      }
+  }
+  return lines;
+}
+
+void run_or_throw(const std::vector<std::string>& args, const std::string& step) {
+  std::string out;
+  std::string err;
+  if (hetscale_cli(args, out, err) != 0) throw std::runtime_error(step + " failed: " + err + out);
+}
+
+}  // namespace
+
+int hetscale_cli(std::vector<std::string> args, std::string& out, std::string& err) {
+  args.insert(args.begin(), "hetscale");
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  std::ostringstream o;
+  std::ostringstream e;
+  const int code = cli::run(static_cast<int>(argv.size()), argv.data(), o, e);
+  out = o.str();
+  err = e.str();
+  return code;
+}
+
+void load_synthetic_study(const std::string& db_uri, const fs::path& scratch) {
+  fs::create_directories(scratch);
+  run_or_throw({"db", "migrate", "--db", db_uri}, "hetscale db migrate");
+  std::vector<std::string> lines;
+  int serial = 0;
+  std::vector<std::string> collect = {"collect", "--db", db_uri};
+  for (const auto& experiment : kSyntheticExperiments) {
+    const fs::path plan = scratch / (experiment + "-plan.json");
+    write_plan(experiment, plan);
+    collect.push_back(plan.string());
+    for (auto& line : records(experiment, serial)) lines.push_back(std::move(line));
+  }
+  write_lines(scratch / "runs.jsonl", lines);
+  collect.push_back((scratch / "runs.jsonl").string());
+  run_or_throw(collect, "hetscale collect");
+  for (const auto& experiment : kSyntheticExperiments)
+    run_or_throw({"analyze", "--db", db_uri, "--experiment", experiment, "--target", "0.5"},
+                 "hetscale analyze " + experiment);
+}
+
+void insert_partitions_and_predictions(const std::string& db_uri) {
+  pg::Connection conn = pg::Connection::open(db_uri);
+  // The two steps of SCIENCE.md section 3 for set 1 of mm-small: equalization moves work
+  // to the steadier hosts and lowers the simulated tau.
+  const std::string partition = R"(
+      WITH p AS (
+        INSERT INTO hetscale.partitions (experiment_id, set_index, method, seconds, node_list,
+                                         degree_of_equalization, simulated_tau,
+                                         simulated_sigma, simulated_risk)
+        SELECT experiment_id, 1, $1, 100, 'n[1-4]', $2::double precision, $3::double precision,
+               4, 0.1
+        FROM hetscale.experiments WHERE name = 'mm-small'
+        RETURNING partition_id)
+      INSERT INTO hetscale.partition_shares (partition_id, host, share, mean_seconds_per_op,
+                                             sd_seconds_per_op, expected_seconds)
+      SELECT partition_id, v.host, v.share * $4::double precision + v.shift * $5::double precision,
+             1e-6, v.sd, 100
+      FROM p, (VALUES ('n1', 0.125, 0.02, 1e-8), ('n2', 0.125, 0.01, 2e-8),
+                      ('n3', 0.375, -0.01, 3e-8), ('n4', 0.375, -0.02, 4e-8)) v(host, share, shift, sd))";
+  conn.exec(partition, {"proportional", "0.08", "112", "1", "0"});
+  conn.exec(partition, {"equalized", "0.01", "104", "1", "1"});
+  // One forecast per experiment: the measured sets (with their errors), the next doubling
+  // and a what-if set.
+  for (const auto& experiment : kSyntheticExperiments) {
+    const std::string batch(conn.exec("SELECT nextval('hetscale.prediction_batches')").text(0, 0));
+    conn.exec(R"(
+        INSERT INTO hetscale.predictions (batch, position, experiment_id, target_efficiency,
+          kind, label, set_index, node_count, marked_speed, predicted_parameter,
+          predicted_work, predicted_psi, measured_parameter, measured_work, relative_error,
+          model)
+        SELECT $1::bigint, v.position, e.experiment_id, 0.5, v.kind, v.label, v.set_index,
+               v.node_count, v.marked_speed, v.parameter, 2 * v.parameter ^ 3, v.psi,
+               v.measured, 2 * v.measured ^ 3, v.parameter ^ 3 / v.measured ^ 3 - 1,
+               'isospeed-e fit'
+        FROM hetscale.experiments e,
+             (VALUES (0, 'measured', 'set 0', 0, 2, 100.0, 41.0, NULL::double precision, 40.0),
+                     (1, 'measured', 'set 1', 1, 4, 200.0, 78.0, 0.26, 80.0),
+                     (2, 'doubling', 'set 2', NULL, 8, 400.0, 160.0, 0.25, NULL),
+                     (3, 'what_if', '+16 blade', NULL, 20, 520.0, 210.0, 0.3, NULL))
+               v(position, kind, label, set_index, node_count, marked_speed, parameter, psi,
+                 measured)
+        WHERE e.name = $2)",
+              {batch, experiment});
+  }
+}
+
+}  // namespace hetscale::test

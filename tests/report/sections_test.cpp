@@ -1,0 +1,309 @@
+// The mapping from view rows to charts and sections (report_sections.hpp), without a
+// database: which series, bars, guides and notes each set of rows gives.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "report_sections.hpp"
+
+namespace hetscale::report {
+namespace {
+
+ExperimentData mm() {
+  ExperimentData e;
+  e.name = "mm-small";
+  e.parameter = "N";
+  e.speed_unit = "Mflops";
+  for (double n : {40.0, 10.0, 20.0})
+    e.curve.push_back({0, n, 2, 2 * n * n * n, n / (n + 40), 0, 1, {}});
+  for (double n : {20.0, 40.0, 80.0})
+    e.curve.push_back({1, n, 2, 2 * n * n * n, n / (n + 80), 0, 1, 0.01});
+  e.required_work.push_back({0, 2, 100, 0.5, "found", 40.0, 128000.0, 0.5, "reached"});
+  e.required_work.push_back(
+      {1, 4, 200, 0.5, "above_range", {}, {}, 0.33, "the target lies above the measured range"});
+  e.psi.push_back({0.5, 0, 1, 100, 200, 128000.0, {}, {}});
+  return e;
+}
+
+ExperimentData ge() {
+  ExperimentData e;
+  e.name = "ge-small";
+  e.psi.push_back({0.3, 0, 1, 100, 200, 10.0, 20.0, 1.0});
+  e.psi.push_back({0.3, 1, 2, 200, 400, 20.0, 50.0, 0.8});
+  return e;
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+bool mentions(const ReportSection& section, const std::string& what) {
+  for (const auto& note : section.notes)
+    if (note.find(what) != std::string::npos) return true;
+  return false;
+}
+
+TEST(EfficiencyChart, OneCurvePerSetSortedWithTargetAndReadOff) {
+  const LineChart chart = efficiency_chart(mm());
+  ASSERT_EQ(chart.series.size(), 2u);
+  EXPECT_EQ(chart.series[0].name, "set 0 (2 nodes)");
+  EXPECT_EQ(chart.series[1].name, "set 1 (4 nodes)");
+  ASSERT_EQ(chart.series[0].points.size(), 3u);
+  EXPECT_EQ(chart.series[0].points[0].x, 10);  // sorted by the parameter
+  EXPECT_DOUBLE_EQ(chart.series[0].points[2].y, 0.5);
+  ASSERT_EQ(chart.horizontal_lines.size(), 1u);
+  EXPECT_EQ(chart.horizontal_lines[0].y, 0.5);
+  ASSERT_EQ(chart.highlights.size(), 1u);  // only the found set is read off
+  ASSERT_EQ(chart.highlights[0].points.size(), 1u);
+  EXPECT_EQ(chart.highlights[0].points[0].x, 40);
+  EXPECT_TRUE(chart.log_x);
+  EXPECT_NE(chart.x_label.find("problem parameter N"), std::string::npos);
+  EXPECT_NE(chart.y_label.find("dimensionless"), std::string::npos);
+}
+
+TEST(EfficiencySection, FigureWithTablesAndTheUnbracketedSetExplained) {
+  ReportData data;
+  data.experiments = {mm()};
+  const ReportSection s = efficiency_section(data);
+  ASSERT_EQ(s.figures.size(), 1u);
+  EXPECT_EQ(s.figures[0].tables.size(), 2u);
+  EXPECT_EQ(s.figures[0].tables[0].cells.size(), 6u);
+  EXPECT_EQ(count(s.figures[0].chart, "class=\"point\""), 6u);
+  EXPECT_TRUE(mentions(s, "set 1 at E_s 0.5: the target lies above the measured range"));
+}
+
+TEST(EfficiencySection, WithoutRunsNamesTheCommands) {
+  ReportData data;
+  EXPECT_TRUE(mentions(efficiency_section(data), "hetscale collect --db URI"));
+  ExperimentData curves_only = mm();
+  curves_only.required_work.clear();
+  data.experiments = {curves_only};
+  EXPECT_TRUE(
+      mentions(efficiency_section(data),
+               "no required work stored: run hetscale analyze --db URI --experiment mm-small"));
+}
+
+TEST(PsiChart, ExperimentsSideBySideOverTheUnionOfPairs) {
+  const BarChart chart = psi_chart({mm(), ge()});
+  EXPECT_EQ(chart.categories, (std::vector<std::string>{"set 0 -> 1", "set 1 -> 2"}));
+  EXPECT_EQ(chart.series, (std::vector<std::string>{"mm-small (E_s 0.5)", "ge-small (E_s 0.3)"}));
+  ASSERT_EQ(chart.values.size(), 2u);
+  EXPECT_TRUE(std::isnan(chart.values[0][0]));  // psi unknown
+  EXPECT_TRUE(std::isnan(chart.values[0][1]));  // no such pair for mm
+  EXPECT_EQ(chart.values[1], (std::vector<double>{1.0, 0.8}));
+}
+
+TEST(PsiSection, AllUnknownIsANoteNotAnEmptyChart) {
+  ReportData data;
+  data.experiments = {mm()};
+  const ReportSection s = psi_section(data);
+  EXPECT_TRUE(s.figures.empty());
+  EXPECT_TRUE(mentions(s, "psi is n/a for every pair"));
+  data.experiments = {};
+  EXPECT_TRUE(mentions(psi_section(data), "no psi stored: run hetscale analyze"));
+}
+
+TEST(NodeMap, NodeSpeedColouredByGroupWithStatesMarked) {
+  const std::vector<NodeRow> nodes = {{"lab", "blade", 20, "b1", 1, 20, "Mflops", "ok"},
+                                      {"lab", "server", 40, "s1", 2, 40, "Mflops", "degraded"},
+                                      {"lab", "server", 40, "s2", 2, 40, "Mflops", "excluded"}};
+  const BarChart chart = node_map_chart("lab", nodes);
+  EXPECT_EQ(chart.values[0], (std::vector<double>{20, 80, 80}));  // per processor x processors
+  EXPECT_EQ(chart.category_groups, (std::vector<std::string>{"blade", "server", "server"}));
+  EXPECT_EQ(chart.category_notes, (std::vector<std::string>{"", "degraded", "excluded"}));
+  EXPECT_NE(chart.y_label.find("Mflops"), std::string::npos);
+  const std::string svg = render_svg(chart);
+  EXPECT_EQ(count(svg, ">degraded<"), 1u);
+  EXPECT_EQ(count(svg, ">server<"), 1u);  // the group is in the legend
+  ReportData data;
+  data.nodes = nodes;
+  EXPECT_TRUE(mentions(node_map_section(data), "s1 (server, degraded), s2 (server, excluded)"));
+}
+
+TEST(NodeMap, ALargeSiteIsSummarisedPerGroup) {
+  ReportData data;
+  for (std::size_t i = 0; i <= kMaxNodeBars; ++i)
+    data.nodes.push_back({"big", i % 2 ? "fat" : "thin", 10, "n" + std::to_string(i), 1,
+                          i % 2 ? 30.0 + static_cast<double>(i % 3) : 10.0, "Gflops",
+                          i == 3 ? "degraded" : "ok"});
+  const BarChart chart = group_speed_chart("big", data.nodes);
+  EXPECT_EQ(chart.categories, (std::vector<std::string>{"fat (48 nodes)", "thin (49 nodes)"}));
+  EXPECT_EQ(chart.values[0], (std::vector<double>{30, 10}));
+  EXPECT_DOUBLE_EQ(chart.values[1][0], 31);
+  EXPECT_EQ(chart.values[2], (std::vector<double>{32, 10}));
+  EXPECT_EQ(chart.category_notes, (std::vector<std::string>{"1 not ok", ""}));
+  const ReportSection s = node_map_section(data);
+  ASSERT_EQ(s.figures.size(), 1u);
+  EXPECT_NE(s.figures[0].chart.find("by group, site big"), std::string::npos);
+  EXPECT_EQ(s.figures[0].tables[0].cells.size(), kMaxNodeBars + 1);  // the table keeps every node
+  for (auto& n : data.nodes) n.state = "degraded";
+  EXPECT_TRUE(mentions(node_map_section(data), "site big: 97 node(s) not ok: "));
+  EXPECT_TRUE(mentions(node_map_section(data), " and 73 more"));
+}
+
+TEST(Heterogeneity, ThPerHostAndSetShPerExperiment) {
+  ExperimentData e = mm();
+  e.node_th = {{0, "n2", 1, 2, 0.1}, {0, "n1", 1, 2, 0.05}, {1, "n3", 1, 2, 0.2}};
+  e.set_sh = {{0, 2, 0.1, 0.075, 0.025}, {1, 1, 0.2, 0.2, 0}};
+  const BarChart th = th_chart(e);
+  EXPECT_EQ(th.categories, (std::vector<std::string>{"n1", "n2", "n3"}));
+  ASSERT_EQ(th.values.size(), 2u);
+  EXPECT_EQ(th.values[0][0], 0.05);
+  EXPECT_TRUE(std::isnan(th.values[0][2]));
+  EXPECT_EQ(th.values[1][2], 0.2);
+  const BarChart sh = sh_chart({e, ge()});  // ge has no SH: no series
+  EXPECT_EQ(sh.series, (std::vector<std::string>{"mm-small"}));
+  EXPECT_EQ(sh.values[0], (std::vector<double>{0.025, 0}));
+}
+
+PartitionShare share(long long id, const std::string& method, const std::string& host, double s,
+                     double tau) {
+  PartitionShare p;
+  p.partition_id = id;
+  p.set_index = 1;
+  p.method = method;
+  p.seconds = 100;
+  p.node_list = "n[1-2]";
+  p.simulated_tau = tau;
+  p.host = host;
+  p.share = s;
+  return p;
+}
+
+TEST(Partitions, SharesPerMethodTauPerSetAndTheChangeAgainstProportional) {
+  ExperimentData e = mm();
+  e.partitions = {share(1, "proportional", "n1", 0.5, 120),
+                  share(1, "proportional", "n2", 0.5, 120), share(2, "equalized", "n1", 0.6, 108),
+                  share(2, "equalized", "n2", 0.4, 108)};
+  const BarChart shares = shares_chart(e, 1);
+  EXPECT_EQ(shares.series, (std::vector<std::string>{"proportional", "equalized"}));
+  EXPECT_EQ(shares.values[1], (std::vector<double>{0.6, 0.4}));
+  const BarChart tau = tau_chart({e});
+  EXPECT_EQ(tau.categories, (std::vector<std::string>{"mm-small, set 1"}));
+  EXPECT_EQ(tau.values, (std::vector<std::vector<double>>{{120}, {108}}));
+  ReportData data;
+  data.experiments = {e};
+  const ReportSection s = heterogeneity_section(data);
+  const ReportTable* partitions = nullptr;
+  for (const auto& f : s.figures)
+    for (const auto& t : f.tables)
+      if (t.id == "partitions") partitions = &t;
+  ASSERT_NE(partitions, nullptr);
+  ASSERT_EQ(partitions->cells.size(), 2u);
+  EXPECT_EQ(partitions->cells[1].back(), "-10.00 %");
+  EXPECT_TRUE(mentions(s, "no measured gain"));
+  EXPECT_TRUE(mentions(s, "no TH/SH"));
+}
+
+TEST(Partitions, FromInputFilesAreLabelledAndHaveNoCurve) {
+  ExperimentData files;
+  files.from_files = true;
+  files.partitions = {share(7, "equalized", "n1", 1, 50)};
+  files.partitions[0].set_index.reset();
+  ReportData data;
+  data.experiments = {files};
+  EXPECT_EQ(tau_chart(data.experiments).categories,
+            (std::vector<std::string>{"(input file), no set"}));
+  const ReportSection s = efficiency_section(data);
+  EXPECT_TRUE(s.figures.empty());
+  EXPECT_FALSE(mentions(s, "(input file)"));  // no "no runs" note for it
+}
+
+TEST(Partitions, NoneStoredNamesEqualize) {
+  ReportData data;
+  data.experiments = {mm()};
+  EXPECT_TRUE(
+      mentions(heterogeneity_section(data), "no partitions stored: run hetscale equalize --db"));
+}
+
+TEST(MeasuredGain, OnlyConfigurationsRunWithBothSources) {
+  ExperimentData e = mm();
+  e.weights = {{1, 80.0, "marked", 3, 10, {}},
+               {1, 80.0, "equalized", 3, 9, {}},
+               {1, 40.0, "marked", 3, 5, {}},
+               {0, 80.0, "equalized", 3, 4, {}}};
+  const auto gains = measured_gains(e);
+  ASSERT_EQ(gains.size(), 1u);
+  EXPECT_DOUBLE_EQ(gains[0].gain(), 0.1);
+  const BarChart chart = gain_chart(e);
+  EXPECT_EQ(chart.categories, (std::vector<std::string>{"set 1, 80"}));
+  EXPECT_EQ(chart.values, (std::vector<std::vector<double>>{{10}, {9}}));
+}
+
+Forecast forecast(int position, const std::string& kind, double speed, double work,
+                  OptionalNumber psi, OptionalNumber measured, OptionalNumber error) {
+  Forecast f;
+  f.position = position;
+  f.target_efficiency = 0.5;
+  f.kind = kind;
+  f.label = kind + std::to_string(position);
+  f.node_count = 2 << position;
+  f.marked_speed = speed;
+  f.predicted_work = work;
+  f.predicted_psi = psi;
+  f.measured_work = measured;
+  f.relative_error = error;
+  f.model = "fit";
+  return f;
+}
+
+TEST(Capacity, PsiPerRowWorkLogLogAndTheErrorSummarised) {
+  ExperimentData e = mm();
+  e.forecasts = {forecast(0, "measured", 100, 1.2e5, {}, 1.28e5, -0.06),
+                 forecast(1, "measured", 200, 1.0e6, 0.25, 1.024e6, 0.02),
+                 forecast(2, "doubling", 400, 8e6, 0.25, {}, {}),
+                 forecast(3, "what_if", 300, 4e6, 0.3, {}, {})};
+  const BarChart psi = forecast_psi_chart(e, 0.5);
+  EXPECT_EQ(psi.categories.size(), 4u);
+  EXPECT_TRUE(std::isnan(psi.values[0][0]));
+  EXPECT_EQ(psi.category_notes[3], "what-if");
+  const LineChart work = forecast_work_chart(e, 0.5);
+  EXPECT_TRUE(work.log_x && work.log_y);
+  ASSERT_EQ(work.series.size(), 3u);
+  EXPECT_EQ(work.series[0].points.size(), 3u);  // measured sets and the doubling
+  EXPECT_EQ(work.series[1].points.size(), 1u);  // what-if
+  EXPECT_EQ(work.series[2].points.size(), 2u);  // measured work
+  ReportData data;
+  data.experiments = {e};
+  const ReportSection s = capacity_section(data);
+  EXPECT_EQ(s.figures.size(), 2u);
+  EXPECT_TRUE(mentions(s, "mean |error| 4.00 %, largest 6.00 % (2 sets)"));
+  data.experiments = {mm()};
+  EXPECT_TRUE(mentions(capacity_section(data), "no forecasts stored: run hetscale predict --db"));
+}
+
+TEST(Report, EverySectionEveryChartHasMarksAndATable) {
+  ExperimentData e = mm();
+  e.psi[0].psi = 0.9;
+  ReportData data;
+  data.experiments = {e, ge()};
+  data.nodes = {{"lab", "blade", 20, "b1", 1, 20, "Mflops", "ok"}};
+  const Report report = build_report(data, "t", "s");
+  ASSERT_EQ(report.sections.size(), 5u);
+  for (const auto& section : report.sections)
+    for (const auto& figure : section.figures) {
+      EXPECT_EQ(figure.chart.find("no data"), std::string::npos) << section.id;
+      EXPECT_FALSE(figure.tables.empty()) << section.id;
+    }
+  const std::string html = render_html(report);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+}
+
+TEST(Tables, RawValuesAtFullPrecisionAndNumbersInJson) {
+  ReportData data;
+  data.experiments = {mm()};
+  const ReportSection section = efficiency_section(data);
+  const ReportTable& t = section.figures[0].tables[1];
+  EXPECT_EQ(t.cells[0][6], "1.28e+05");
+  EXPECT_EQ(t.raw[0][6], "128000");
+  const auto json = nlohmann::json::parse(table_json(t));
+  EXPECT_EQ(json[0]["work"], 128000);
+  EXPECT_TRUE(json[1]["work"].is_null());
+  EXPECT_EQ(json[0]["status"], "found");
+}
+
+}  // namespace
+}  // namespace hetscale::report
