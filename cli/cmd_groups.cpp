@@ -115,10 +115,11 @@ void store_in_database(const GroupsArgs& args, const NodeRecordBatch& batch, con
     if (!args.output.empty() && args.output != "-") write_site_table(args.output, site_toml);
     tx.commit();
   });
-  context.err << fmt::format("hetscale groups: stored site '{}' in the database: {} node{}, {} new benchmark "
-                             "point{}\n",
-                             table.name, counts.nodes, counts.nodes == 1 ? "" : "s", counts.points_added,
-                             counts.points_added == 1 ? "" : "s");
+  context.err << fmt::format(
+      "hetscale groups: stored site '{}' in the database: {} node{}, {} new benchmark "
+      "point{}\n",
+      table.name, counts.nodes, counts.nodes == 1 ? "" : "s", counts.points_added,
+      counts.points_added == 1 ? "" : "s");
 }
 
 void run_groups(const GroupsArgs& args, Context& context) {
@@ -172,9 +173,10 @@ void register_groups(CLI::App& app, Context& context) {
       ->capture_default_str();
   cmd->add_flag("--strict", args->strict,
                 "Exit with status 1 when a record was skipped or a host was duplicated");
-  cmd->add_option("--db", args->db,
-                  "Also store the site, groups, nodes and every record's marked speed (benchmark history) "
-                  "in this database, in one transaction");
+  cmd->add_option(
+      "--db", args->db,
+      "Also store the site, groups, nodes and every record's marked speed (benchmark history) "
+      "in this database, in one transaction");
   add_format_option(*cmd, args->format);
   cmd->callback([args, &context] { run_groups(*args, context); });
 }

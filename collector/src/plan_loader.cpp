@@ -62,8 +62,9 @@ std::map<std::string, std::string> upsert_nodes(pg::Connection& conn, const std:
 }
 
 // Without a time the load time stamps the figure. Returns the rows added (0 or 1).
-long long add_history(pg::Connection& conn, const std::string& node_id, const std::string& benchmark,
-                      const std::optional<std::string>& observed_at, double marked_speed) {
+long long add_history(pg::Connection& conn, const std::string& node_id,
+                      const std::string& benchmark, const std::optional<std::string>& observed_at,
+                      double marked_speed) {
   return conn
       .exec(R"sql(
       INSERT INTO hetscale.benchmark_history (node_id, benchmark, observed_at, marked_speed)
@@ -136,7 +137,8 @@ void load_plan(pg::Connection& conn, const StudyPlan& plan) {
   const auto nodes = upsert_nodes(conn, site_id, plan.site, groups);
   // The plan's time stamps its figures.
   for (const Node& n : plan.site.nodes)
-    add_history(conn, nodes.at(n.name), plan.site.benchmark, optional(plan.created), n.marked_speed);
+    add_history(conn, nodes.at(n.name), plan.site.benchmark, optional(plan.created),
+                n.marked_speed);
   const std::string experiment_id = upsert_experiment(conn, site_id, plan);
   for (const PlannedSet& planned : plan.machine_sets) {
     upsert_set(conn, experiment_id, planned, groups, nodes);
@@ -152,7 +154,8 @@ SiteCounts store_site(pg::Connection& conn, const PlanSite& site,
   for (const BenchmarkPoint& p : points) {
     const auto node = nodes.find(p.node);
     if (node == nodes.end() || p.marked_speed <= 0) continue;
-    counts.points_added += add_history(conn, node->second, p.benchmark, optional(p.observed_at), p.marked_speed);
+    counts.points_added +=
+        add_history(conn, node->second, p.benchmark, optional(p.observed_at), p.marked_speed);
   }
   return counts;
 }

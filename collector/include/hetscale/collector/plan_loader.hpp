@@ -26,13 +26,14 @@ struct BenchmarkPoint {
 };
 
 struct SiteCounts {
-  std::size_t nodes = 0;          // nodes stored (added or updated)
-  long long points_added = 0;     // history points new to the database
+  std::size_t nodes = 0;       // nodes stored (added or updated)
+  long long points_added = 0;  // history points new to the database
 };
 
 /// Upserts the site, its groups and nodes, and adds the points of nodes in the site
 /// (others are skipped); a point already stored (same node, benchmark and time) adds
 /// nothing. Runs in the caller's transaction. Throws pg::DbError.
-SiteCounts store_site(pg::Connection& conn, const PlanSite& site, const std::vector<BenchmarkPoint>& points);
+SiteCounts store_site(pg::Connection& conn, const PlanSite& site,
+                      const std::vector<BenchmarkPoint>& points);
 
 }  // namespace hetscale::collector
