@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -89,8 +90,11 @@ TEST_F(Jobgen, RefuseToOverwriteAStudy) {
   std::ofstream(root_ / "out" / "jobs.txt") << "0 17 set0.sbatch\n";
   const auto r = run_cli({"jobgen", "--site", site, "--experiment", examples + "ge.toml", "-o", (root_ / "out").string()});
   EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(r.err, "hetscale jobgen: '" + (root_ / "out").string() +
-                       "' exists and is not an empty directory; choose a new output directory\n");
+  // After the note that Slurm could not be asked about the partition, where it cannot.
+  EXPECT_TRUE(r.err.ends_with("hetscale jobgen: '" + (root_ / "out").string() +
+                              "' exists and is not an empty directory; choose a new output directory\n"))
+      << r.err;
+  EXPECT_EQ(split_lines(r.err).size(), r.err.starts_with("hetscale jobgen: note: ") ? 2U : 1U) << r.err;
   EXPECT_EQ(read(root_ / "out" / "jobs.txt"), "0 17 set0.sbatch\n");
 }
 
@@ -98,11 +102,17 @@ TEST_F(Jobgen, UsageErrors) {
   auto r = run_cli({"jobgen", "--experiment", examples + "ge.toml", "-o", (root_ / "out").string()});
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err, "hetscale jobgen: --site is required (the site table) (see --help)\n");
-  r = run_cli({"jobgen", "--refine", "--experiment", "ge-chain", "-o", (root_ / "out").string()});
-  EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err,
-            "hetscale jobgen: --refine needs --from DIR (the study and its rounds so far) or --db URI (the database "
-            "the runs were collected into) (see --help)\n");
+  // The database has the runs but not the spec's settings: --db needs --from as well.
+  for (const std::string db : {"", "postgresql:///hetscale"}) {
+    std::vector<std::string> args{"jobgen", "--refine", "--experiment", "ge-chain", "-o", (root_ / "out").string()};
+    if (!db.empty()) args.insert(args.end(), {"--db", db});
+    r = run_cli(args);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.err,
+              "hetscale jobgen: --refine needs --from DIR: the first study and every round since (their spec, site "
+              "table and number; the database holds runs and plans, not the spec's [code], [slurm] and [refine] "
+              "settings); add --db URI to read the runs from the database instead of DIR/records (see --help)\n");
+  }
   EXPECT_TRUE(fs::is_empty(root_));
 }
 
@@ -162,12 +172,46 @@ TEST_F(Jobgen, RefineChecksTheExperimentName) {
   EXPECT_FALSE(fs::exists(root_ / "next"));
 }
 
-TEST_F(Jobgen, RefineIsNotWiredToTheDatabaseYet) {
-  const auto r = run_cli({"jobgen", "--refine", "--db", "postgresql:///hetscale", "--experiment", "ge-chain", "-o",
-                          (root_ / "out").string()});
+// Without a reachable Slurm the partition check is skipped, and stderr says so.
+TEST_F(Jobgen, SaysWhenThePartitionCouldNotBeChecked) {
+  const char* before = std::getenv("SLURM_CONF");
+  const std::string saved = before == nullptr ? "" : before;
+  ::setenv("SLURM_CONF", (root_ / "no-slurm.conf").c_str(), 1);
+  const auto r =
+      run_cli({"jobgen", "--site", site, "--experiment", examples + "mm.toml", "-o", (root_ / "mm").string()});
+  const auto named = run_cli({"jobgen", "--site", site, "--experiment", examples + "mm.toml", "--partition", "short",
+                              "-o", (root_ / "short").string()});
+  before == nullptr ? ::unsetenv("SLURM_CONF") : ::setenv("SLURM_CONF", saved.c_str(), 1);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(r.err.starts_with("hetscale jobgen: note: Slurm not reachable (")) << r.err;
+  EXPECT_TRUE(r.err.ends_with("); machine sets not checked against partition 'batch'\n")) << r.err;
+  ASSERT_EQ(named.code, 0) << named.err;
+  EXPECT_TRUE(named.err.ends_with("); machine sets not checked against partition 'short'\n")) << named.err;
+  EXPECT_NE(read(root_ / "short" / "set0.sbatch").find("#SBATCH --partition=short\n"), std::string::npos);
+}
+
+TEST_F(Jobgen, PartitionUsageErrors) {
+  auto r = run_cli({"jobgen", "--site", site, "--experiment", examples + "mm.toml", "--partition", "a b", "-o",
+                    (root_ / "out").string()});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "hetscale jobgen: --partition may hold only letters, digits and ._- (got 'a b') (see --help)\n");
+  r = run_cli({"jobgen", "--refine", "--experiment", "mm-scaling", "--from", (root_ / "x").string(), "--partition",
+               "short", "-o", (root_ / "out").string()});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "hetscale jobgen: --partition is for a new study; rounds submit to the spec's [slurm] "
+                   "partition (see --help)\n");
+  EXPECT_TRUE(fs::is_empty(root_));
+}
+
+TEST_F(Jobgen, RefineFromAnUnreachableDatabaseWritesNothing) {
+  const fs::path first = root_ / "mm";
+  ASSERT_EQ(run_cli({"jobgen", "--site", site, "--experiment", examples + "mm.toml", "-o", first.string()}).code, 0);
+  // Port 1 on the loopback: nothing listens, the connection is refused at once.
+  const auto r = run_cli({"jobgen", "--refine", "--db", "postgresql://127.0.0.1:1/none?connect_timeout=2",
+                          "--experiment", "mm-scaling", "--from", first.string(), "-o", (root_ / "next").string()});
   EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(r.err, "hetscale jobgen: --refine: reading the collected runs needs the collector's database layer, which "
-                   "this build does not include yet\n");
+  EXPECT_NE(r.err.find("127.0.0.1"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(root_ / "next"));
 }
 
 }  // namespace
