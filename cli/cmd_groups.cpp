@@ -6,6 +6,9 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "hetscale/collector/migrations.hpp"
+#include "hetscale/collector/plan_loader.hpp"
+#include "hetscale/collector/session.hpp"
 #include "hetscale/error.hpp"
 #include "hetscale/hostlist.hpp"
 #include "hetscale/node_grouping.hpp"
@@ -21,6 +24,7 @@ struct GroupsArgs {
   GroupingOptions options;
   Format format = Format::table;
   bool strict = false;
+  std::string db;  // also store the site and every record's figure there
 };
 
 NodeRecordBatch read_inputs(const std::vector<std::string>& inputs) {
@@ -66,6 +70,21 @@ nlohmann::json notices_json(const GroupingResult& result) {
   return out;
 }
 
+// Every measured record is a point of its node's benchmark history (also the older
+// records `groups` did not keep for the table): re-classifying adds to the history.
+std::vector<collector::BenchmarkPoint> benchmark_points(const NodeRecordBatch& batch) {
+  std::vector<collector::BenchmarkPoint> out;
+  for (const LocatedNodeRecord& located : batch.records) {
+    const NodeRecord& r = located.record;
+    if (r.marked_speed > 0) out.push_back({r.host, r.benchmark, r.time, r.marked_speed});
+  }
+  return out;
+}
+
+PlanSite plan_site(const SiteTable& table) {
+  return {table.name, table.speed_unit, table.benchmark, table.groups, table.nodes};
+}
+
 void write_site_table(const std::string& path, const std::string& text) {
   std::ofstream out(path);
   out << text;
@@ -83,16 +102,40 @@ void report(const NodeRecordBatch& batch, const GroupingResult& result, std::ost
                        n.group.empty() ? "" : " (group " + n.group + ")", n.reason);
 }
 
+// Site, groups, nodes and history points in one transaction. The table file is written
+// just before the commit: a database error leaves no file, a file error stores nothing.
+void store_in_database(const GroupsArgs& args, const NodeRecordBatch& batch, const SiteTable& table,
+                       const std::string& site_toml, Context& context) {
+  collector::Session session(args.db, {});
+  collector::SiteCounts counts;
+  session.run([&](pg::Connection& conn) {
+    collector::require_current_schema(conn);
+    pg::Transaction tx(conn);
+    counts = collector::store_site(conn, plan_site(table), benchmark_points(batch));
+    if (!args.output.empty() && args.output != "-") write_site_table(args.output, site_toml);
+    tx.commit();
+  });
+  context.err << fmt::format(
+      "hetscale groups: stored site '{}' in the database: {} node{}, {} new benchmark "
+      "point{}\n",
+      table.name, counts.nodes, counts.nodes == 1 ? "" : "s", counts.points_added,
+      counts.points_added == 1 ? "" : "s");
+}
+
 void run_groups(const GroupsArgs& args, Context& context) {
   const NodeRecordBatch batch =
       read_inputs(args.inputs.empty() ? std::vector<std::string>{"-"} : args.inputs);
   const GroupingResult result = group_nodes(batch.records, args.options);
   report(batch, result, context.err);
   const std::string site_toml = format_site_table(result.table);
+  if (!args.db.empty()) {
+    store_in_database(args, batch, result.table, site_toml, context);
+  } else if (!args.output.empty() && args.output != "-") {
+    write_site_table(args.output, site_toml);
+  }
   if (args.output == "-") {
     context.out << site_toml;
   } else {
-    if (!args.output.empty()) write_site_table(args.output, site_toml);
     if (args.format == Format::json) {
       context.out << nlohmann::json{{"site", result.table.name},
                                     {"speed_unit", result.table.speed_unit},
@@ -130,6 +173,10 @@ void register_groups(CLI::App& app, Context& context) {
       ->capture_default_str();
   cmd->add_flag("--strict", args->strict,
                 "Exit with status 1 when a record was skipped or a host was duplicated");
+  cmd->add_option(
+      "--db", args->db,
+      "Also store the site, groups, nodes and every record's marked speed (benchmark history) "
+      "in this database, in one transaction");
   add_format_option(*cmd, args->format);
   cmd->callback([args, &context] { run_groups(*args, context); });
 }

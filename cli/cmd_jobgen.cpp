@@ -4,17 +4,25 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
+#include <string_view>
 
 #include "commands.hpp"
+#include "hetscale/collector/migrations.hpp"
+#include "hetscale/collector/session.hpp"
+#include "hetscale/collector/stored_experiment.hpp"
 #include "hetscale/jobgen/measurements.hpp"
 #include "hetscale/jobgen/refine.hpp"
 #include "hetscale/jobgen/study_files.hpp"
 #include "hetscale/site_table.hpp"
+#include "slurm_query.hpp"
 
 namespace hetscale::cli {
 namespace {
@@ -29,6 +37,7 @@ struct JobgenArgs {
   bool refine = false;
   std::string db;
   std::vector<std::string> from;  // study directories whose records --refine reads
+  std::string partition;          // overrides the spec's [slurm] partition
 };
 
 // The bundled kernels are installed (or built) next to the hetscale executable.
@@ -68,11 +77,48 @@ std::string summary(const jobgen::Study& study, const std::string& dir) {
                      study.spec.repetitions, study.spec.repetitions == 1 ? "" : "s", dir);
 }
 
+// The spec's partition, or --partition's (pasted into #SBATCH lines like the spec's).
+std::string partition_named_at(const JobgenArgs& args, jobgen::ExperimentSpec& spec) {
+  if (args.partition.empty()) return spec.slurm.partition_where.str();
+  const bool safe = std::all_of(args.partition.begin(), args.partition.end(), [](unsigned char c) {
+    return std::isalnum(c) != 0 || std::string_view("._-").find(static_cast<char>(c)) != std::string_view::npos;
+  });
+  if (!safe)
+    throw UsageError(fmt::format("--partition may hold only letters, digits and ._- (got '{}')", args.partition));
+  spec.slurm.partition = args.partition;
+  return "--partition";
+}
+
+// The largest set against the partition as Slurm has it; where Slurm cannot be asked
+// (no scontrol, no slurm.conf, controller down) the check is skipped, and said so.
+void check_against_slurm(const jobgen::Study& study, const std::string& named_at, Context& context) {
+  const std::string& name = study.spec.slurm.partition;
+  if (name.empty()) return;  // the cluster's default: submitting will tell
+  const PartitionQuery q = query_partition(name);
+  switch (q.status) {
+    case PartitionQuery::Status::found:
+      jobgen::check_partition(study, q.partition, named_at);
+      return;
+    case PartitionQuery::Status::unknown: {
+      const std::string message = fmt::format("partition '{}' does not exist in this Slurm cluster", name);
+      if (named_at == "--partition") throw UsageError(message);
+      throw ConfigError(study.spec.slurm.partition_where, message);
+    }
+    case PartitionQuery::Status::unreachable:
+      context.err << fmt::format("hetscale jobgen: note: Slurm not reachable ({}); machine sets not checked against "
+                                 "partition '{}'\n",
+                                 q.detail, name);
+      return;
+  }
+}
+
 void generate(const JobgenArgs& args, Context& context) {
   if (args.site.empty()) throw UsageError("--site is required (the site table)");
-  const auto spec = jobgen::load_experiment_spec(args.experiment);
+  auto spec = jobgen::load_experiment_spec(args.experiment);
+  const std::string named_at = partition_named_at(args, spec);
   const auto site = load_site_table(args.site);
   const auto study = jobgen::plan_study(spec, site);
+  check_against_slurm(study, named_at, context);
   auto files = jobgen::study_files(study, {args.kernel_dir.empty() ? own_directory() : args.kernel_dir}, now_utc());
   // Copies of the inputs make the study directory self-contained (and refinable).
   files.push_back({"experiment.toml", file_text(args.experiment), false});
@@ -81,30 +127,98 @@ void generate(const JobgenArgs& args, Context& context) {
   context.out << summary(study, args.output);
 }
 
-// The next round from the records of the first study and the rounds after it.
-void refine_from_records(const JobgenArgs& args, Context& context) {
+// The first study of --from, planned again from the spec and site copies it holds.
+jobgen::Study first_study(const JobgenArgs& args) {
   const fs::path first = args.from.front();
   const auto spec = jobgen::load_experiment_spec(first / "experiment.toml");
   if (spec.name != args.experiment)
     throw UsageError(fmt::format("{} holds experiment '{}', not '{}'", first.string(), spec.name, args.experiment));
-  const auto site = load_site_table(first / "site.toml");
-  const auto study = jobgen::plan_study(spec, site);
-  std::map<std::size_t, std::vector<EfficiencyPoint>> measured;
-  for (const fs::path dir : args.from)
-    for (auto& [set, points] : jobgen::read_measurements(dir / "records", study))
-      measured[set].insert(measured[set].end(), points.begin(), points.end());
-  const auto settings = jobgen::RefineSettings::from(spec, static_cast<std::uint32_t>(args.from.size() - 1));
+  return jobgen::plan_study(spec, load_site_table(first / "site.toml"));
+}
+
+std::vector<jobgen::MeasuredRun> runs_from_records(const JobgenArgs& args, const jobgen::Study& study) {
+  std::vector<jobgen::MeasuredRun> runs;
+  for (const fs::path dir : args.from) {
+    auto more = jobgen::read_record_runs(dir / "records", study);
+    runs.insert(runs.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+  }
+  return runs;
+}
+
+// The database must hold the plan of this very study: the same formula and target, and
+// every set with the same nodes count and C (a site table changed since would not).
+void check_stored_plan(const collector::StoredExperiment& stored, const jobgen::Study& study,
+                       const std::string& first) {
+  const auto& spec = study.spec;
+  if (stored.workload.empty())
+    throw Error(fmt::format("experiment '{}' has no plan in the database: collect the study first "
+                            "(hetscale collect --db URI {})", spec.name, first));
+  if (stored.workload != spec.workload.text() || stored.parameter != spec.parameter.name ||
+      stored.target_efficiency != spec.target_efficiency)
+    throw Error(fmt::format("experiment '{}' in the database (workload {}, parameter {}, target {:g}) is not the "
+                            "one in {} (workload {}, parameter {}, target {:g})", spec.name, stored.workload,
+                            stored.parameter, stored.target_efficiency.value_or(0), first, spec.workload.text(),
+                            spec.parameter.name, spec.target_efficiency));
+  for (const auto& s : study.sets) {
+    const auto it = std::find_if(stored.sets.begin(), stored.sets.end(),
+                                 [&](const auto& x) { return x.index == static_cast<int>(s.set.index); });
+    const bool same = it != stored.sets.end() && it->node_count == static_cast<int>(s.members.size()) &&
+                      std::abs(it->marked_speed - s.set.marked_speed) <= 1e-9 * s.set.marked_speed;
+    if (!same)
+      throw Error(fmt::format("machine set {} of experiment '{}' in the database is not the set of {} ({} nodes, "
+                              "C = {:g}): was the plan of another site table collected?",
+                              s.set.index, spec.name, first, s.members.size(), s.set.marked_speed));
+  }
+}
+
+jobgen::MeasuredRun measured_run(const collector::StoredRun& run, const std::string& parameter) {
+  if (!run.parameter) throw Error(fmt::format("{}: the run has no parameter '{}'", run.source, parameter));
+  return {static_cast<std::size_t>(run.set_index), *run.parameter, run.work, run.wall_seconds,
+          run.marked_speed, run.speed_unit, run.source};
+}
+
+// The runs collected into the database: every round's, wherever they were collected from.
+std::vector<jobgen::MeasuredRun> runs_from_database(const JobgenArgs& args, const jobgen::Study& study) {
+  std::optional<collector::StoredExperiment> stored;
+  std::vector<collector::StoredRun> runs;
+  // A read: a few quick retries, not the collector's long patience with a busy server.
+  collector::Session session(args.db, {3, std::chrono::milliseconds(100), std::chrono::milliseconds(400)});
+  session.run([&](pg::Connection& conn) {
+    collector::require_current_schema(conn);
+    pg::Transaction snapshot(conn);  // plan and runs as of one moment
+    stored = collector::read_stored_experiment(conn, study.spec.name);
+    if (stored) runs = collector::read_stored_runs(conn, study.spec.name);
+    snapshot.commit();
+  });
+  if (!stored)
+    throw Error(fmt::format("experiment '{}' is not in the database: collect the study first (hetscale collect "
+                            "--db URI {})", study.spec.name, args.from.front()));
+  check_stored_plan(*stored, study, args.from.front());
+  std::vector<jobgen::MeasuredRun> out;
+  for (const auto& run : runs) out.push_back(measured_run(run, study.spec.parameter.name));
+  return out;
+}
+
+// The next round from the runs of the first study and the rounds after it; the study
+// directories (--from) give the spec, the site and, by their number, the round.
+void refine(const JobgenArgs& args, Context& context) {
+  const jobgen::Study study = first_study(args);
+  const auto runs = args.db.empty() ? runs_from_records(args, study) : runs_from_database(args, study);
+  auto measured = jobgen::measured_points(runs, study);
+  const auto settings = jobgen::RefineSettings::from(study.spec, static_cast<std::uint32_t>(args.from.size() - 1));
   std::vector<jobgen::SetRefinement> refinements;
   for (const auto& set : study.sets) {
-    refinements.push_back(jobgen::refine_set(set.set.index, measured[set.set.index], spec.workload, settings));
+    refinements.push_back(jobgen::refine_set(set.set.index, measured[set.set.index], study.spec.workload, settings));
     context.out << refinements.back().explanation << '\n';
   }
   const auto next = jobgen::refined_study(study, refinements);
-  const bool any = std::any_of(next.sets.begin(), next.sets.end(), [](const auto& s) { return !s.parameter_values.empty(); });
+  const bool any = std::any_of(next.sets.begin(), next.sets.end(),
+                               [](const auto& s) { return !s.parameter_values.empty(); });
   if (!any) {
     context.out << "nothing to refine: no files written\n";
     return;
   }
+  const fs::path first = args.from.front();
   auto files = jobgen::study_files(next, {args.kernel_dir.empty() ? own_directory() : args.kernel_dir}, now_utc());
   files.push_back({"experiment.toml", file_text((first / "experiment.toml").string()), false});
   files.push_back({"site.toml", file_text((first / "site.toml").string()), false});
@@ -118,17 +232,12 @@ void run_jobgen(const JobgenArgs& args, Context& context) {
     generate(args, context);
     return;
   }
-  if (!args.from.empty()) {
-    refine_from_records(args, context);
-    return;
-  }
-  if (args.db.empty())
-    throw UsageError("--refine needs --from DIR (the study and its rounds so far) or --db URI (the database the runs "
-                     "were collected into)");
-  // The estimate per set is jobgen::refine_set; what is missing is the query of the
-  // collected runs, which belongs to the collector's database layer.
-  throw Error("--refine: reading the collected runs needs the collector's database layer, which this build "
-              "does not include yet");
+  if (!args.partition.empty()) throw UsageError("--partition is for a new study; rounds submit to the spec's [slurm] partition");
+  if (args.from.empty())
+    throw UsageError("--refine needs --from DIR: the first study and every round since (their spec, site table "
+                     "and number; the database holds runs and plans, not the spec's [code], [slurm] and [refine] "
+                     "settings); add --db URI to read the runs from the database instead of DIR/records");
+  refine(args, context);
 }
 
 }  // namespace
@@ -143,11 +252,16 @@ void register_jobgen(CLI::App& app, Context& context) {
   cmd->add_option("-o,--output", args->output, "Directory to write the study into (new or empty)")->required();
   cmd->add_option("--kernel-dir", args->kernel_dir,
                   "Where the bundled kernels are (default: next to this hetscale executable)");
+  cmd->add_option("--partition", args->partition,
+                  "Submit to this partition (instead of the spec's); the sets are checked against its nodes "
+                  "when Slurm is reachable");
   cmd->add_flag("--refine", args->refine, "Follow-up arrays around each set's estimated target size");
-  cmd->add_option("--db", args->db, "Database the runs were collected into (with --refine)");
+  cmd->add_option("--db", args->db,
+                  "With --refine: read the runs from this database (hetscale collect) instead of the study "
+                  "directories' records");
   cmd->add_option("--from", args->from,
-                  "With --refine: a study directory whose records to read; give the first study and every round "
-                  "since, in order");
+                  "With --refine: the first study directory, then every round since, in order (spec, site table, "
+                  "round number and, without --db, the records)");
   cmd->callback([args, &context] { run_jobgen(*args, context); });
 }
 

@@ -44,29 +44,34 @@ std::map<std::string, std::string> upsert_groups(pg::Connection& conn, const std
 }
 
 std::map<std::string, std::string> upsert_nodes(pg::Connection& conn, const std::string& site_id,
-                                                const StudyPlan& plan,
+                                                const PlanSite& site,
                                                 const std::map<std::string, std::string>& groups) {
   std::map<std::string, std::string> ids;
-  for (const Node& n : plan.site.nodes) {
-    const std::string node_id =
-        id(conn.exec(R"sql(
+  for (const Node& n : site.nodes) {
+    ids[n.name] = id(conn.exec(R"sql(
       INSERT INTO hetscale.nodes (site_id, name, group_id, processors, marked_speed, state)
       VALUES ($1, $2, $3, $4, $5, $6)
       ON CONFLICT (site_id, name) DO UPDATE SET group_id = EXCLUDED.group_id,
         processors = EXCLUDED.processors, marked_speed = EXCLUDED.marked_speed,
         state = EXCLUDED.state
       RETURNING node_id)sql",
-                     {site_id, n.name, groups.at(n.group), std::to_string(n.processors),
-                      number(n.marked_speed), std::string(to_string(n.state))}));
-    // The plan's time stamps the figure; without one, the load time does.
-    conn.exec(R"sql(
+                               {site_id, n.name, groups.at(n.group), std::to_string(n.processors),
+                                number(n.marked_speed), std::string(to_string(n.state))}));
+  }
+  return ids;
+}
+
+// Without a time the load time stamps the figure. Returns the rows added (0 or 1).
+long long add_history(pg::Connection& conn, const std::string& node_id,
+                      const std::string& benchmark, const std::optional<std::string>& observed_at,
+                      double marked_speed) {
+  return conn
+      .exec(R"sql(
       INSERT INTO hetscale.benchmark_history (node_id, benchmark, observed_at, marked_speed)
       VALUES ($1, $2, coalesce($3::timestamptz, now()), $4)
       ON CONFLICT DO NOTHING)sql",
-              {node_id, plan.site.benchmark, optional(plan.created), number(n.marked_speed)});
-    ids[n.name] = node_id;
-  }
-  return ids;
+            {node_id, benchmark, observed_at, number(marked_speed)})
+      .affected();
 }
 
 std::string upsert_experiment(pg::Connection& conn, const std::string& site_id,
@@ -129,12 +134,30 @@ void load_plan(pg::Connection& conn, const StudyPlan& plan) {
   pg::Transaction tx(conn);
   const std::string site_id = upsert_site(conn, plan.site);
   const auto groups = upsert_groups(conn, site_id, plan.site);
-  const auto nodes = upsert_nodes(conn, site_id, plan, groups);
+  const auto nodes = upsert_nodes(conn, site_id, plan.site, groups);
+  // The plan's time stamps its figures.
+  for (const Node& n : plan.site.nodes)
+    add_history(conn, nodes.at(n.name), plan.site.benchmark, optional(plan.created),
+                n.marked_speed);
   const std::string experiment_id = upsert_experiment(conn, site_id, plan);
   for (const PlannedSet& planned : plan.machine_sets) {
     upsert_set(conn, experiment_id, planned, groups, nodes);
   }
   tx.commit();
+}
+
+SiteCounts store_site(pg::Connection& conn, const PlanSite& site,
+                      const std::vector<BenchmarkPoint>& points) {
+  const std::string site_id = upsert_site(conn, site);
+  const auto nodes = upsert_nodes(conn, site_id, site, upsert_groups(conn, site_id, site));
+  SiteCounts counts{nodes.size(), 0};
+  for (const BenchmarkPoint& p : points) {
+    const auto node = nodes.find(p.node);
+    if (node == nodes.end() || p.marked_speed <= 0) continue;
+    counts.points_added +=
+        add_history(conn, node->second, p.benchmark, optional(p.observed_at), p.marked_speed);
+  }
+  return counts;
 }
 
 }  // namespace hetscale::collector

@@ -325,7 +325,10 @@ class SpecReader {
     toml_.check_keys(t, {"partition", "account", "time_limit", "tasks_per_node", "array_throttle", "chain", "weights"},
                      "in [slurm]");
     SlurmSpec& s = spec_.slurm;
-    if (const toml::node* v = t.get("partition")) s.partition = shell_safe(*v, "partition");
+    if (const toml::node* v = t.get("partition")) {
+      s.partition = shell_safe(*v, "partition");
+      s.partition_where = toml_.at(*v);
+    }
     if (const toml::node* v = t.get("account")) s.account = shell_safe(*v, "account");
     if (const toml::node* v = t.get("time_limit")) read_time_limit(*v);
     if (const toml::node* v = t.get("tasks_per_node")) read_tasks_per_node(*v);

@@ -20,47 +20,81 @@ double number(const nlohmann::json& record, const nlohmann::json::json_pointer& 
   return record.at(field).get<double>();
 }
 
-// One record's point, or nothing when it belongs to another experiment.
-std::optional<std::pair<std::size_t, EfficiencyPoint>> point_of(const nlohmann::json& record, const Study& study) {
+// One record's run, or nothing when it belongs to another experiment.
+std::optional<MeasuredRun> run_of(const nlohmann::json& record, const Study& study) {
   if (!record.is_object()) throw Error("a run record must be a JSON object");
   if (record.value("experiment", std::string()) != study.spec.name) return std::nullopt;
-  const auto set_index = static_cast<std::size_t>(number(record, "/machine_set"_json_pointer));
+  MeasuredRun run;
+  run.set_index = static_cast<std::size_t>(number(record, "/machine_set"_json_pointer));
+  run.parameter = number(record, nlohmann::json::json_pointer("/parameters/" + study.spec.parameter.name));
+  run.work = number(record, "/work"_json_pointer);
+  run.wall_seconds = number(record, "/wall_seconds"_json_pointer);
+  if (record.contains("marked_speed") && record["marked_speed"].is_number())
+    run.marked_speed = record["marked_speed"].get<double>();
+  return run;
+}
+
+const StudySet* find_set(const Study& study, std::size_t index) {
   const auto set = std::find_if(study.sets.begin(), study.sets.end(),
-                                [&](const StudySet& s) { return s.set.index == set_index; });
-  if (set == study.sets.end()) throw Error(fmt::format("machine set {} is not in the plan", set_index));
-  const double parameter = number(record, nlohmann::json::json_pointer("/parameters/" + study.spec.parameter.name));
-  const double work = number(record, "/work"_json_pointer);
-  const double seconds = number(record, "/wall_seconds"_json_pointer);
-  double speed = record.contains("marked_speed") && record["marked_speed"].is_number() ? record["marked_speed"].get<double>() : 0;
-  if (speed <= 0) speed = set->set.marked_speed;
-  if (work <= 0 || seconds <= 0) throw Error("work and wall_seconds must be positive");
-  const double efficiency = work / (seconds * to_base_speed(speed, study.site.speed_unit));
-  return std::pair{set_index, EfficiencyPoint{parameter, efficiency}};
+                                [&](const StudySet& s) { return s.set.index == index; });
+  return set == study.sets.end() ? nullptr : &*set;
+}
+
+EfficiencyPoint point_of(const MeasuredRun& run, const Study& study) {
+  const StudySet* set = find_set(study, run.set_index);
+  if (set == nullptr) throw Error(fmt::format("machine set {} is not in the plan", run.set_index));
+  if (run.work <= 0 || run.wall_seconds <= 0) throw Error("work and wall_seconds must be positive");
+  const double speed = run.marked_speed.value_or(0) > 0 ? *run.marked_speed : set->set.marked_speed;
+  const std::string& unit = run.speed_unit.empty() ? study.site.speed_unit : run.speed_unit;
+  return {run.parameter, run.work / (run.wall_seconds * to_base_speed(speed, unit))};
 }
 
 }  // namespace
 
-std::map<std::size_t, std::vector<EfficiencyPoint>> read_measurements(const fs::path& records_dir, const Study& study) {
+std::map<std::size_t, std::vector<EfficiencyPoint>> measured_points(const std::vector<MeasuredRun>& runs,
+                                                                    const Study& study) {
+  std::map<std::size_t, std::vector<EfficiencyPoint>> out;
+  for (const MeasuredRun& run : runs) {
+    try {
+      out[run.set_index].push_back(point_of(run, study));
+    } catch (const std::exception& e) {
+      throw Error(fmt::format("{}: {}", run.source, e.what()));
+    }
+  }
+  return out;
+}
+
+std::vector<MeasuredRun> read_record_runs(const fs::path& records_dir, const Study& study) {
   std::vector<fs::path> files;
   if (fs::is_directory(records_dir))
     for (const auto& entry : fs::directory_iterator(records_dir))
       if (entry.path().extension() == ".jsonl") files.push_back(entry.path());
   std::sort(files.begin(), files.end());  // a stable order of points
-  std::map<std::size_t, std::vector<EfficiencyPoint>> out;
+  std::vector<MeasuredRun> out;
   for (const fs::path& file : files) {
     std::ifstream in(file);
     std::size_t line_number = 0;
     for (std::string line; std::getline(in, line);) {
       ++line_number;
       if (line.empty()) continue;
+      const std::string source = fmt::format("{}:{}", file.string(), line_number);
       try {
-        if (auto point = point_of(nlohmann::json::parse(line), study)) out[point->first].push_back(point->second);
+        if (auto run = run_of(nlohmann::json::parse(line), study)) {
+          run->source = source;
+          point_of(*run, study);  // a bad record is reported with its line at once
+          out.push_back(std::move(*run));
+        }
       } catch (const std::exception& e) {
-        throw Error(fmt::format("{}:{}: {}", file.string(), line_number, e.what()));
+        throw Error(fmt::format("{}: {}", source, e.what()));
       }
     }
   }
   return out;
+}
+
+std::map<std::size_t, std::vector<EfficiencyPoint>> read_measurements(const fs::path& records_dir,
+                                                                      const Study& study) {
+  return measured_points(read_record_runs(records_dir, study), study);
 }
 
 }  // namespace hetscale::jobgen

@@ -1,9 +1,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "cli_runner.hpp"
@@ -31,15 +33,24 @@ std::string read(const fs::path& path) {
   return text.str();
 }
 
+// The example specs name partition "batch": the tests must not ask a Slurm that a
+// developer's shell may point to (SLURM_CONF of a running testbed), so no Slurm is
+// reachable here and the partition check is always skipped, with its note.
 class Jobgen : public ::testing::Test {
  protected:
   void SetUp() override {
     root_ = fs::temp_directory_path() / ("hetscale-cli-jobgen-" + std::to_string(::getpid()));
     fs::remove_all(root_);
     fs::create_directories(root_);
+    if (const char* conf = std::getenv("SLURM_CONF")) saved_conf_ = conf;
+    ::setenv("SLURM_CONF", (root_ / "no-slurm.conf").c_str(), 1);
   }
-  void TearDown() override { fs::remove_all(root_); }
+  void TearDown() override {
+    saved_conf_ ? ::setenv("SLURM_CONF", saved_conf_->c_str(), 1) : ::unsetenv("SLURM_CONF");
+    fs::remove_all(root_);
+  }
   fs::path root_;
+  std::optional<std::string> saved_conf_;
 };
 
 TEST_F(Jobgen, WritesTheStudyAndSaysHowToSubmitIt) {
@@ -89,8 +100,12 @@ TEST_F(Jobgen, RefuseToOverwriteAStudy) {
   std::ofstream(root_ / "out" / "jobs.txt") << "0 17 set0.sbatch\n";
   const auto r = run_cli({"jobgen", "--site", site, "--experiment", examples + "ge.toml", "-o", (root_ / "out").string()});
   EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(r.err, "hetscale jobgen: '" + (root_ / "out").string() +
-                       "' exists and is not an empty directory; choose a new output directory\n");
+  // After the note that Slurm could not be asked about the partition.
+  const auto lines = split_lines(r.err);
+  ASSERT_EQ(lines.size(), 2U) << r.err;
+  EXPECT_TRUE(lines[0].starts_with("hetscale jobgen: note: Slurm not reachable")) << r.err;
+  EXPECT_EQ(lines[1], "hetscale jobgen: '" + (root_ / "out").string() +
+                          "' exists and is not an empty directory; choose a new output directory");
   EXPECT_EQ(read(root_ / "out" / "jobs.txt"), "0 17 set0.sbatch\n");
 }
 
@@ -98,11 +113,17 @@ TEST_F(Jobgen, UsageErrors) {
   auto r = run_cli({"jobgen", "--experiment", examples + "ge.toml", "-o", (root_ / "out").string()});
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err, "hetscale jobgen: --site is required (the site table) (see --help)\n");
-  r = run_cli({"jobgen", "--refine", "--experiment", "ge-chain", "-o", (root_ / "out").string()});
-  EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err,
-            "hetscale jobgen: --refine needs --from DIR (the study and its rounds so far) or --db URI (the database "
-            "the runs were collected into) (see --help)\n");
+  // The database has the runs but not the spec's settings: --db needs --from as well.
+  for (const std::string db : {"", "postgresql:///hetscale"}) {
+    std::vector<std::string> args{"jobgen", "--refine", "--experiment", "ge-chain", "-o", (root_ / "out").string()};
+    if (!db.empty()) args.insert(args.end(), {"--db", db});
+    r = run_cli(args);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.err,
+              "hetscale jobgen: --refine needs --from DIR: the first study and every round since (their spec, site "
+              "table and number; the database holds runs and plans, not the spec's [code], [slurm] and [refine] "
+              "settings); add --db URI to read the runs from the database instead of DIR/records (see --help)\n");
+  }
   EXPECT_TRUE(fs::is_empty(root_));
 }
 
@@ -162,12 +183,44 @@ TEST_F(Jobgen, RefineChecksTheExperimentName) {
   EXPECT_FALSE(fs::exists(root_ / "next"));
 }
 
-TEST_F(Jobgen, RefineIsNotWiredToTheDatabaseYet) {
-  const auto r = run_cli({"jobgen", "--refine", "--db", "postgresql:///hetscale", "--experiment", "ge-chain", "-o",
-                          (root_ / "out").string()});
+// Without a reachable Slurm the partition check is skipped, and stderr says so.
+TEST_F(Jobgen, SaysWhenThePartitionCouldNotBeChecked) {
+  const auto r =
+      run_cli({"jobgen", "--site", site, "--experiment", examples + "mm.toml", "-o", (root_ / "mm").string()});
+  const auto named = run_cli({"jobgen", "--site", site, "--experiment", examples + "mm.toml", "--partition", "short",
+                              "-o", (root_ / "short").string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "hetscale jobgen: note: Slurm not reachable (SLURM_CONF names no file: " +
+                       (root_ / "no-slurm.conf").string() +
+                       "); machine sets not checked against partition 'batch'\n");
+  EXPECT_TRUE(r.err.ends_with("); machine sets not checked against partition 'batch'\n")) << r.err;
+  ASSERT_EQ(named.code, 0) << named.err;
+  EXPECT_TRUE(named.err.ends_with("); machine sets not checked against partition 'short'\n")) << named.err;
+  EXPECT_NE(read(root_ / "short" / "set0.sbatch").find("#SBATCH --partition=short\n"), std::string::npos);
+}
+
+TEST_F(Jobgen, PartitionUsageErrors) {
+  auto r = run_cli({"jobgen", "--site", site, "--experiment", examples + "mm.toml", "--partition", "a b", "-o",
+                    (root_ / "out").string()});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "hetscale jobgen: --partition may hold only letters, digits and ._- (got 'a b') (see --help)\n");
+  r = run_cli({"jobgen", "--refine", "--experiment", "mm-scaling", "--from", (root_ / "x").string(), "--partition",
+               "short", "-o", (root_ / "out").string()});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "hetscale jobgen: --partition is for a new study; rounds submit to the spec's [slurm] "
+                   "partition (see --help)\n");
+  EXPECT_TRUE(fs::is_empty(root_));
+}
+
+TEST_F(Jobgen, RefineFromAnUnreachableDatabaseWritesNothing) {
+  const fs::path first = root_ / "mm";
+  ASSERT_EQ(run_cli({"jobgen", "--site", site, "--experiment", examples + "mm.toml", "-o", first.string()}).code, 0);
+  // Port 1 on the loopback: nothing listens, the connection is refused at once.
+  const auto r = run_cli({"jobgen", "--refine", "--db", "postgresql://127.0.0.1:1/none?connect_timeout=2",
+                          "--experiment", "mm-scaling", "--from", first.string(), "-o", (root_ / "next").string()});
   EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(r.err, "hetscale jobgen: --refine: reading the collected runs needs the collector's database layer, which "
-                   "this build does not include yet\n");
+  EXPECT_NE(r.err.find("127.0.0.1"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(root_ / "next"));
 }
 
 }  // namespace

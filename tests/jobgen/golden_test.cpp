@@ -72,6 +72,17 @@ TEST_P(Golden, GeneratedFilesMatch) {
   EXPECT_EQ(generated, golden_files(dir)) << "stale or missing golden files in " << dir.string();
 }
 
+// The plan file has one definition (core's study_plan.hpp): what jobgen writes, core reads
+// back and writes again byte for byte, processors as used by the study included.
+TEST_P(Golden, PlanReadsBackThroughCore) {
+  const fs::path file = golden_root / GetParam() / "plan.json";
+  const StudyPlan plan = load_study_plan(file);
+  EXPECT_EQ(plan.experiment.name, load_experiment_spec(fs::path(HETSCALE_SOURCE_DIR) / "examples" /
+                                                       "experiments" / (GetParam() + ".toml"))
+                                      .name);
+  EXPECT_EQ(to_json(plan).dump(2) + "\n", read(file));
+}
+
 INSTANTIATE_TEST_SUITE_P(Examples, Golden, ::testing::Values("mm", "ge", "conv2d", "heat"));
 
 // The scripts must at least be valid shell: checked with the shells that will run them.

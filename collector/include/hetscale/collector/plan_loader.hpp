@@ -1,7 +1,13 @@
 // Loading a plan file (docs/plan-file.md): site, groups, nodes, benchmark history,
 // experiment, machine sets and their members, in one transaction. Loading it again
 // changes nothing; a newer plan of the same experiment updates it.
+//
+// The site part alone (`hetscale groups --db`): site, groups and nodes with their newest
+// figures, plus one benchmark history point per measured node record.
 #pragma once
+
+#include <string>
+#include <vector>
 
 #include "hetscale/collector/pg.hpp"
 #include "hetscale/study_plan.hpp"
@@ -10,5 +16,24 @@ namespace hetscale::collector {
 
 /// Throws pg::DbError.
 void load_plan(pg::Connection& conn, const StudyPlan& plan);
+
+/// One node's measured marked speed (per processor) at a time (ISO 8601 with a zone).
+struct BenchmarkPoint {
+  std::string node;
+  std::string benchmark;
+  std::string observed_at;
+  double marked_speed = 0;
+};
+
+struct SiteCounts {
+  std::size_t nodes = 0;       // nodes stored (added or updated)
+  long long points_added = 0;  // history points new to the database
+};
+
+/// Upserts the site, its groups and nodes, and adds the points of nodes in the site
+/// (others are skipped); a point already stored (same node, benchmark and time) adds
+/// nothing. Runs in the caller's transaction. Throws pg::DbError.
+SiteCounts store_site(pg::Connection& conn, const PlanSite& site,
+                      const std::vector<BenchmarkPoint>& points);
 
 }  // namespace hetscale::collector

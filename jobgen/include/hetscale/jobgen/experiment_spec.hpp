@@ -45,6 +45,7 @@ struct MachineSetSpec {
 
 struct SlurmSpec {
   std::string partition;          // empty: the cluster's default
+  SourceLocation partition_where; // its value in the spec (unset when not given there)
   std::string account;            // empty: the user's default
   std::string time_limit = "00:30:00";
   std::optional<std::uint32_t> tasks_per_node;  // absent: one task per processor

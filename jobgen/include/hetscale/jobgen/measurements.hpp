@@ -1,11 +1,14 @@
-// The measured speed-efficiencies of a study, per machine set, read from the run records
-// its array tasks wrote (DIR/records/*.jsonl). Stands in for the database query of
-// `--refine` until the collector's layer is there: same records, read directly.
+// The measured speed-efficiencies of a study, per machine set: from the run records its
+// array tasks wrote (DIR/records/*.jsonl, `--refine --from`) or from the runs collected
+// into the database (`--refine --db`, read by the caller). Both go through measured_points,
+// so that the two give the same points for the same runs.
 #pragma once
 
 #include <cstddef>
 #include <filesystem>
 #include <map>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "hetscale/efficiency_fit.hpp"
@@ -13,10 +16,29 @@
 
 namespace hetscale::jobgen {
 
-/// (parameter, E_s) per set index. E_s = W / (T C), with C the record's marked speed
-/// (the plan's when the record has none) converted from the site's speed unit. Records
-/// of other experiments are ignored. Throws Error "file:line: message" for a line that is
-/// not a usable record.
+/// One run of the study, as a record or the database holds it.
+struct MeasuredRun {
+  std::size_t set_index = 0;
+  double parameter = 0;
+  double work = 0;
+  double wall_seconds = 0;
+  std::optional<double> marked_speed;  // C of the run; absent or 0: the plan's C of its set
+  std::string speed_unit;              // empty: the site's
+  std::string source;                  // "file:line", for messages
+};
+
+/// (parameter, E_s) per set index, in the order of `runs`. E_s = W / (T C), with C
+/// converted from the speed unit. Throws Error "source: message" for a run of a set the
+/// study does not have or with a work or time that is not positive.
+std::map<std::size_t, std::vector<EfficiencyPoint>> measured_points(const std::vector<MeasuredRun>& runs,
+                                                                    const Study& study);
+
+/// The runs of the study's experiment in records_dir/*.jsonl, files in name order.
+/// Records of other experiments are ignored. Throws Error "file:line: message" for a
+/// line that is not a usable record.
+std::vector<MeasuredRun> read_record_runs(const std::filesystem::path& records_dir, const Study& study);
+
+/// measured_points(read_record_runs(records_dir, study), study).
 std::map<std::size_t, std::vector<EfficiencyPoint>> read_measurements(const std::filesystem::path& records_dir,
                                                                       const Study& study);
 

@@ -5,10 +5,9 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "hetscale/jobgen/scripts.hpp"
 #include "hetscale/jobgen/study.hpp"
+#include "hetscale/study_plan.hpp"
 
 namespace hetscale::jobgen {
 
@@ -18,9 +17,9 @@ struct GeneratedFile {
   bool executable = false;
 };
 
-/// The plan file's JSON document (docs/plan-file.md, the collector's format). `created`
-/// is the ISO 8601 UTC time to record (left out of golden files' concerns by the caller).
-nlohmann::json plan_document(const Study& study, const std::string& created);
+/// The study as the plan file records it (docs/plan-file.md; written with core's
+/// to_json, read by the collector). `created` is the ISO 8601 UTC time to record.
+StudyPlan study_plan(const Study& study, const std::string& created);
 
 /// set<k>.sbatch, hosts/set<k>.txt where needed, submit.sh and plan.json.
 std::vector<GeneratedFile> study_files(const Study& study, const RenderOptions& options, const std::string& created);

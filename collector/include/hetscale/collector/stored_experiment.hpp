@@ -1,0 +1,46 @@
+// An experiment as the database holds it (docs/schema.md): the plan's fields and machine
+// sets, and its collected runs with the marked speed and unit the run_efficiency view
+// resolves. Read by `hetscale jobgen --refine --db`.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hetscale/collector/pg.hpp"
+
+namespace hetscale::collector {
+
+struct StoredSet {
+  int index = 0;
+  int node_count = 0;
+  double marked_speed = 0;
+};
+
+struct StoredExperiment {
+  std::string name;
+  std::string workload;   // empty when no plan was loaded
+  std::string parameter;  // empty when no plan was loaded
+  std::optional<double> target_efficiency;
+  std::vector<StoredSet> sets;  // ascending index
+};
+
+struct StoredRun {
+  int set_index = 0;
+  std::optional<double> parameter;  // the experiment's parameter in the run's parameters
+  double work = 0;
+  double wall_seconds = 0;
+  std::optional<double> marked_speed;  // the run's C, or its set's from the plan
+  std::string speed_unit;              // the run's, or the site's; empty if neither
+  std::string source;                  // "file:line" it was collected from
+};
+
+/// The experiment named `name`, or nothing when the database does not know it.
+std::optional<StoredExperiment> read_stored_experiment(pg::Connection& conn,
+                                                       const std::string& name);
+
+/// Its runs that belong to a machine set, in the order they were collected from their
+/// files (source file, then line). Throws pg::DbError.
+std::vector<StoredRun> read_stored_runs(pg::Connection& conn, const std::string& name);
+
+}  // namespace hetscale::collector

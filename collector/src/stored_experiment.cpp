@@ -1,0 +1,58 @@
+// Reading an experiment's plan fields, machine sets and runs back (plain SELECTs).
+#include "hetscale/collector/stored_experiment.hpp"
+
+namespace hetscale::collector {
+namespace {
+
+std::string text_or_empty(const pg::Result& r, int row, int column) {
+  return r.is_null(row, column) ? std::string() : std::string(r.text(row, column));
+}
+
+std::vector<StoredSet> stored_sets(pg::Connection& conn, const std::string& experiment_id) {
+  const pg::Result r = conn.exec(R"sql(
+    SELECT set_index, node_count, marked_speed FROM hetscale.machine_sets
+    WHERE experiment_id = $1 ORDER BY set_index)sql",
+                                 {experiment_id});
+  std::vector<StoredSet> out;
+  for (int i = 0; i < r.rows(); ++i)
+    out.push_back(
+        {static_cast<int>(r.integer(i, 0)), static_cast<int>(r.integer(i, 1)), r.number(i, 2)});
+  return out;
+}
+
+}  // namespace
+
+std::optional<StoredExperiment> read_stored_experiment(pg::Connection& conn,
+                                                       const std::string& name) {
+  const pg::Result r = conn.exec(R"sql(
+    SELECT experiment_id, workload, parameter, target_efficiency FROM hetscale.experiments
+    WHERE name = $1)sql",
+                                 {name});
+  if (r.rows() == 0) return std::nullopt;
+  StoredExperiment out{
+      name, text_or_empty(r, 0, 1), text_or_empty(r, 0, 2), r.optional_number(0, 3), {}};
+  out.sets = stored_sets(conn, std::string(r.text(0, 0)));
+  return out;
+}
+
+std::vector<StoredRun> read_stored_runs(pg::Connection& conn, const std::string& name) {
+  // The view resolves the parameter's value and the run's C (its own or its set's) and
+  // unit; E_s itself is left to the caller, so that records and database give equal
+  // numbers through one computation.
+  const pg::Result r = conn.exec(R"sql(
+    SELECT e.set_index, e.parameter_value, e.work, e.wall_seconds, e.marked_speed,
+           e.speed_unit, r.source_file || ':' || r.source_line
+    FROM hetscale.run_efficiency e JOIN hetscale.runs r USING (run_id)
+    WHERE e.experiment = $1 AND e.set_index IS NOT NULL
+    ORDER BY r.source_file COLLATE "C", r.source_line, r.run_id)sql",
+                                 {name});
+  std::vector<StoredRun> out;
+  for (int i = 0; i < r.rows(); ++i) {
+    out.push_back({static_cast<int>(r.integer(i, 0)), r.optional_number(i, 1), r.number(i, 2),
+                   r.number(i, 3), r.optional_number(i, 4), text_or_empty(r, i, 5),
+                   std::string(r.text(i, 6))});
+  }
+  return out;
+}
+
+}  // namespace hetscale::collector

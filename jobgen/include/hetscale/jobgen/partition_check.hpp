@@ -1,0 +1,31 @@
+// The partition a study is submitted to, as Slurm reports it, against the study's
+// largest machine set: a set pinned with --nodelist to nodes the partition does not
+// have would wait in the queue for ever (Slurm rejects nothing at submit time then).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hetscale/error.hpp"
+#include "hetscale/jobgen/study.hpp"
+
+namespace hetscale::jobgen {
+
+struct SlurmPartition {
+  std::string name;
+  std::vector<std::string> nodes;  // host list expanded
+};
+
+/// Reads `scontrol show partition NAME --oneliner` output ("PartitionName=batch ...
+/// Nodes=n[1-5] ... TotalNodes=5 ..."). Throws Error when it holds no Nodes= field.
+SlurmPartition parse_scontrol_partition(std::string_view text);
+
+/// Throws ConfigError at the spec's [machine_sets] `max` (or where the sets are
+/// defined) when the largest set has more nodes than the partition, or a node the
+/// partition does not have. `named_at` says where the partition's name came from, for
+/// the message ("spec.toml:22:13" or "--partition").
+void check_partition(const Study& study, const SlurmPartition& partition,
+                     const std::string& named_at);
+
+}  // namespace hetscale::jobgen

@@ -1,0 +1,56 @@
+#include "hetscale/jobgen/partition_check.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "hetscale/hostlist.hpp"
+
+namespace hetscale::jobgen {
+namespace {
+
+// The value of `key=` in scontrol's one-line "key=value key=value" output.
+std::optional<std::string> field(std::string_view text, std::string_view key) {
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t end = std::min(text.find_first_of(" \n", at), text.size());
+    const std::string_view word = text.substr(at, end - at);
+    if (word.size() > key.size() && word.substr(0, key.size()) == key && word[key.size()] == '=')
+      return std::string(word.substr(key.size() + 1));
+    at = end + 1;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+SlurmPartition parse_scontrol_partition(std::string_view text) {
+  const auto name = field(text, "PartitionName");
+  const auto nodes = field(text, "Nodes");
+  if (!name || !nodes)
+    throw Error(fmt::format("unexpected scontrol output: '{}'", text.substr(0, 200)));
+  SlurmPartition out{*name, {}};
+  if (*nodes != "(null)") out.nodes = expand_hostlist(*nodes);
+  return out;
+}
+
+void check_partition(const Study& study, const SlurmPartition& partition,
+                     const std::string& named_at) {
+  if (study.sets.empty()) return;
+  const StudySet& largest = study.sets.back();  // sets only grow
+  const auto& where = study.spec.machine_sets.max_where;
+  if (largest.members.size() > partition.nodes.size())
+    throw ConfigError(
+        where, fmt::format("machine set {} has {} nodes, more than the {} node{} of partition '{}' "
+                           "({})",
+                           largest.set.index, largest.members.size(), partition.nodes.size(),
+                           partition.nodes.size() == 1 ? "" : "s", partition.name, named_at));
+  const std::set<std::string> in_partition(partition.nodes.begin(), partition.nodes.end());
+  for (const SetMember& m : largest.members)
+    if (in_partition.count(m.node) == 0)
+      throw ConfigError(
+          where, fmt::format("node '{}' of machine set {} is not in partition '{}' ({})", m.node,
+                             largest.set.index, partition.name, named_at));
+}
+
+}  // namespace hetscale::jobgen

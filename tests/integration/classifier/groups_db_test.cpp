@@ -1,0 +1,130 @@
+// `hetscale groups --db`: the site table's site, groups and nodes, and every node
+// record's figure as a benchmark history point, stored in a real PostgreSQL database in
+// one transaction (docs/admin-classify.md, docs/schema.md).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "commands.hpp"
+#include "test_database.hpp"
+
+namespace hetscale::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CliResult {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+CliResult hetscale(std::vector<std::string> args) {
+  args.insert(args.begin(), "hetscale");
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  std::ostringstream out;
+  std::ostringstream err;
+  CliResult r;
+  r.code = cli::run(static_cast<int>(argv.size()), argv.data(), out, err);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+std::string read(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+const std::string good = std::string(HETSCALE_FIXTURES_DIR) + "/node-records/good.jsonl";
+
+class GroupsDatabase : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("hetscale-groups-db-" + std::to_string(::getpid()));
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  CliResult groups(const std::vector<std::string>& inputs, const fs::path& output) const {
+    std::vector<std::string> args{"groups",  "--site-name", "lab",          "--db",
+                                  db_.uri(), "-o",          output.string()};
+    args.insert(args.end(), inputs.begin(), inputs.end());
+    return hetscale(args);
+  }
+
+  fs::path root_;
+  TestDatabase db_;
+};
+
+TEST_F(GroupsDatabase, StoresTheSiteAndEveryRecordOnce) {
+  db_.migrate();
+  auto r = groups({good}, root_ / "site.toml");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(
+      r.err,
+      "hetscale groups: stored site 'lab' in the database: 3 nodes, 3 new benchmark points\n");
+  // The same table as without --db.
+  const auto plain = hetscale({"groups", "--site-name", "lab", "-o", "-", good});
+  EXPECT_EQ(read(root_ / "site.toml"), plain.out);
+  EXPECT_EQ(db_.scalar("SELECT name || ' ' || speed_unit || ' ' || benchmark FROM hetscale.sites"),
+            "lab Mflops dgemm");
+  EXPECT_EQ(db_.scalar("SELECT count(*) FROM hetscale.groups"), "1");
+  EXPECT_EQ(
+      db_.scalar("SELECT string_agg(name || ':' || state, ',' ORDER BY name) FROM hetscale.nodes"),
+      "n1:ok,n2:ok,n3:ok");
+  // History holds each record's own figure and time.
+  EXPECT_EQ(
+      db_.scalar(
+          "SELECT string_agg(n.name || '=' || h.marked_speed || '@' || "
+          "to_char(h.observed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI'), ',' ORDER BY n.name) "
+          "FROM hetscale.benchmark_history h JOIN hetscale.nodes n USING (node_id) "
+          "WHERE h.benchmark = 'dgemm'"),
+      "n1=1000@2026-11-21 06:00,n2=1010@2026-11-21 06:00,n3=995@2026-11-21 06:00");
+
+  // Again with the same records: nothing new.
+  r = groups({good}, root_ / "again.toml");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(
+      r.err,
+      "hetscale groups: stored site 'lab' in the database: 3 nodes, 0 new benchmark points\n");
+  EXPECT_EQ(db_.scalar("SELECT count(*) FROM hetscale.benchmark_history"), "3");
+
+  // n2 classified again a day later: one more point; the table keeps the newest record.
+  std::string line;
+  {
+    std::ifstream in(good);
+    std::getline(in, line);
+    std::getline(in, line);
+  }
+  line.replace(line.find("2026-11-21T06:00:00Z"), 20, "2026-11-22T06:00:00Z");
+  line.replace(line.find("\"marked_speed\":1010"), 19, "\"marked_speed\":990");
+  std::ofstream(root_ / "n2-again.jsonl") << line << '\n';
+  r = groups({good, (root_ / "n2-again.jsonl").string()}, root_ / "newer.toml");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("stored site 'lab' in the database: 3 nodes, 1 new benchmark point\n"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(db_.scalar("SELECT string_agg(h.marked_speed::text, ',' ORDER BY h.observed_at) "
+                       "FROM hetscale.benchmark_history h JOIN hetscale.nodes n USING (node_id) "
+                       "WHERE n.name = 'n2'"),
+            "1010,990");
+}
+
+TEST_F(GroupsDatabase, AnUnmigratedDatabaseGetsNothingAndNoTableIsWritten) {
+  const auto r = groups({good}, root_ / "site.toml");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("hetscale groups: "), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(root_ / "site.toml"));
+  EXPECT_EQ(db_.scalar("SELECT count(*) FROM pg_tables WHERE schemaname = 'hetscale'"), "0");
+}
+
+}  // namespace
+}  // namespace hetscale::test

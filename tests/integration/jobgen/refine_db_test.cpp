@@ -1,0 +1,224 @@
+// `hetscale jobgen --refine --db`: a generated study, fabricated run records for its sets
+// collected into a real PostgreSQL database, then the follow-up round computed from the
+// database and from the record files must be the same (SCIENCE.md section 2, the STAS
+// refinement; docs/experiment-spec.md).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "commands.hpp"
+#include "record_text.hpp"
+#include "test_database.hpp"
+
+namespace hetscale::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CliResult {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+CliResult hetscale(std::vector<std::string> args) {
+  args.insert(args.begin(), "hetscale");
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  std::ostringstream out;
+  std::ostringstream err;
+  CliResult r;
+  r.code = cli::run(static_cast<int>(argv.size()), argv.data(), out, err);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+std::string read(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::set<std::string> files_under(const fs::path& dir) {
+  std::set<std::string> out;
+  for (const auto& entry : fs::recursive_directory_iterator(dir))
+    if (entry.is_regular_file()) out.insert(fs::relative(entry.path(), dir).string());
+  return out;
+}
+
+// 1/E_s = 2 + k/W with W = 2 N^3: the target 0.3 is reached at N = 1000.
+double model_efficiency(double n) {
+  constexpr double k = (1 / 0.3 - 2) * 2e9;
+  return 1 / (2 + k / (2 * n * n * n));
+}
+
+class RefineFromDatabase : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("hetscale-refine-db-" + std::to_string(::getpid()));
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+    db_.migrate();
+    // mm.toml names partition "batch": never ask a Slurm the environment may point to.
+    ::setenv("SLURM_CONF", (root_ / "no-slurm.conf").c_str(), 1);
+    // examples/experiments/mm.toml with one refinement round at most.
+    spec_ = root_ / "mm.toml";
+    std::ofstream(spec_) << read(fs::path(HETSCALE_SOURCE_DIR) / "examples/experiments/mm.toml")
+                         << "\n[refine]\nmax_rounds = 1\n";
+    const auto r = generate(root_ / "mm-study");
+    ASSERT_EQ(r.code, 0) << r.err;
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  CliResult generate(const fs::path& dir) const {
+    return hetscale(
+        {"jobgen", "--site", std::string(HETSCALE_FIXTURES_DIR) + "/jobgen/site-example.toml",
+         "--experiment", spec_.string(), "-o", dir.string(), "--kernel-dir", "/opt/hetscale/bin"});
+  }
+
+  // One record file per set of a study directory, as its array tasks would leave them;
+  // `efficiency` gives E_s at each size, C is the set's from the plan.
+  void write_records(const fs::path& study, int set, const std::vector<double>& sizes,
+                     double (*efficiency)(double)) {
+    const auto plan = nlohmann::json::parse(read(study / "plan.json"));
+    const double speed = plan["machine_sets"][set]["marked_speed"];
+    const int nodes = static_cast<int>(plan["machine_sets"][set]["nodes"].size());
+    std::vector<std::string> lines;
+    for (double n : sizes) {
+      const double work = 2 * n * n * n;
+      const double seconds = work / (efficiency(n) * speed * 1e6);  // C in Mflops
+      lines.push_back(
+          record_json("mm-scaling", n, set, 0, work, seconds, speed, nodes, serial_++).dump());
+    }
+    write_lines(study / "records" /
+                    ("set" + std::to_string(set) + "-" + std::to_string(serial_) + "_0.jsonl"),
+                lines);
+  }
+
+  CliResult collect(const fs::path& study) const {
+    return hetscale({"collect", "--db", db_.uri(), study.string()});
+  }
+
+  CliResult refine(const std::vector<fs::path>& from, const fs::path& out, bool database) const {
+    std::vector<std::string> args{"jobgen", "--refine",   "--experiment", "mm-scaling",
+                                  "-o",     out.string(), "--kernel-dir", "/opt/hetscale/bin"};
+    for (const auto& dir : from) args.insert(args.end(), {"--from", dir.string()});
+    if (database) args.insert(args.end(), {"--db", db_.uri()});
+    return hetscale(args);
+  }
+
+  fs::path root_;
+  fs::path spec_;
+  TestDatabase db_;
+  int serial_ = 0;
+};
+
+// Both outputs are one line per set, then "wrote DIR ...": equal but for the directory.
+void expect_same_round(const CliResult& from_records, const fs::path& records_dir,
+                       const CliResult& from_db, const fs::path& db_dir) {
+  ASSERT_EQ(from_records.code, 0) << from_records.err;
+  ASSERT_EQ(from_db.code, 0) << from_db.err;
+  std::string expected = from_records.out;
+  for (auto at = expected.find(records_dir.string()); at != std::string::npos;
+       at = expected.find(records_dir.string(), at))
+    expected.replace(at, records_dir.string().size(), db_dir.string());
+  EXPECT_EQ(from_db.out, expected);
+  ASSERT_EQ(files_under(db_dir), files_under(records_dir));
+  for (const std::string& file : files_under(records_dir)) {
+    if (file == "plan.json") {
+      auto a = nlohmann::json::parse(read(records_dir / file));
+      auto b = nlohmann::json::parse(read(db_dir / file));
+      a.erase("created");  // the time each was written
+      b.erase("created");
+      EXPECT_EQ(b, a) << file;
+    } else {
+      EXPECT_EQ(read(db_dir / file), read(records_dir / file)) << file;
+    }
+  }
+}
+
+TEST_F(RefineFromDatabase, GivesTheRoundTheRecordsGive) {
+  const fs::path first = root_ / "mm-study";
+  write_records(first, 0, {400, 566, 800, 1131, 1600}, model_efficiency);  // brackets 1000
+  write_records(first, 1, {800, 1000, 1200}, model_efficiency);            // 1000 is on target
+  // Not collected yet: the database cannot answer, and nothing is written.
+  auto r = refine({first}, root_ / "early", true);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(
+      r.err,
+      "hetscale jobgen: experiment 'mm-scaling' is not in the database: collect the study first "
+      "(hetscale collect --db URI " +
+          first.string() + ")\n");
+  EXPECT_FALSE(fs::exists(root_ / "early"));
+
+  r = collect(first);
+  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_EQ(
+      r.out,
+      "collected 2 record file(s) and 1 plan(s): 8 runs added (22 rank rows), 0 already present, "
+      "0 rejected\n");
+  const auto from_records = refine({first}, root_ / "round1-records", false);
+  const auto from_db = refine({first}, root_ / "round1-db", true);
+  expect_same_round(from_records, root_ / "round1-records", from_db, root_ / "round1-db");
+  // Set 1 already holds the target within tolerance: no new jobs; set 2 has no runs.
+  EXPECT_NE(from_db.out.find("set 1: E_s = 0.3 at 1000 is within 2% of the target 0.3\n"),
+            std::string::npos)
+      << from_db.out;
+  EXPECT_NE(from_db.out.find("set 2: no runs collected\n"), std::string::npos);
+  EXPECT_TRUE(fs::exists(root_ / "round1-db" / "set0.sbatch"));
+  EXPECT_FALSE(fs::exists(root_ / "round1-db" / "set1.sbatch"));
+  EXPECT_FALSE(fs::exists(root_ / "round1-db" / "set2.sbatch"));
+  const auto plan = nlohmann::json::parse(read(root_ / "round1-db" / "plan.json"));
+  const auto sizes = plan["machine_sets"][0]["parameter_values"].get<std::vector<double>>();
+  ASSERT_EQ(sizes.size(), 5U);
+  EXPECT_NEAR(sizes[2], 1000, 30);
+
+  // Round 1 runs, far from the target (E_s = 0.25), collected: with max_rounds = 1 the
+  // second refinement is one round too many for set 0, from the database as from records.
+  const fs::path round1 = root_ / "round1-db";
+  write_records(round1, 0, sizes, [](double) { return 0.25; });
+  r = collect(round1);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto second_records = refine({first, round1}, root_ / "round2-records", false);
+  const auto second_db = refine({first, round1}, root_ / "round2-db", true);
+  ASSERT_EQ(second_db.code, 0) << second_db.err;
+  EXPECT_EQ(second_db.out, second_records.out);
+  EXPECT_EQ(second_db.out,
+            "set 0: target 0.3 not reached within 1 refinement round\n"
+            "set 1: E_s = 0.3 at 1000 is within 2% of the target 0.3\n"
+            "set 2: no runs collected\n"
+            "nothing to refine: no files written\n");
+  EXPECT_FALSE(fs::exists(root_ / "round2-db"));
+}
+
+TEST_F(RefineFromDatabase, RefusesThePlanOfAnotherSiteTable) {
+  const fs::path first = root_ / "mm-study";
+  ASSERT_EQ(collect(first).code, 0);
+  // The same experiment planned again on a site whose fat nodes got faster.
+  const fs::path site = root_ / "faster-site.toml";
+  std::string text = read(std::string(HETSCALE_FIXTURES_DIR) + "/jobgen/site-example.toml");
+  text.replace(text.find("marked_speed = 40.0"), 19, "marked_speed = 50.0");
+  std::ofstream(site) << text;
+  const fs::path other = root_ / "other-study";
+  ASSERT_EQ(hetscale({"jobgen", "--site", site.string(), "--experiment", spec_.string(), "-o",
+                      other.string()})
+                .code,
+            0);
+  const auto r = refine({other}, root_ / "next", true);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(
+      r.err.find("machine set 0 of experiment 'mm-scaling' in the database is not the set of " +
+                 other.string()),
+      std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(root_ / "next"));
+}
+
+}  // namespace
+}  // namespace hetscale::test
