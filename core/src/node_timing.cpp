@@ -26,7 +26,7 @@ struct HostLess {
 
 }  // namespace
 
-std::vector<NodeTimingStats> node_timing_stats(const std::vector<RankTiming>& ranks) {
+std::vector<NodeTimingStats> node_timing_stats(const std::vector<RankSample>& ranks) {
   std::map<std::string, std::map<long long, NodeRun>, HostLess> by_host;
   for (const auto& r : ranks) {
     if (!(r.weight * r.run_work > 0) || !(r.compute_seconds > 0))

@@ -12,7 +12,7 @@ namespace {
 TEST(NodeTimingStats, SlowestRankOverTheNodesWorkPerRun) {
   // Run 1: node a has two ranks (weights 0.2 + 0.2 of W = 100, slowest 8 s): 8 / 40 s/op.
   // Run 2: the same node at 12 / 40. Node b1 (natural order before b10) at 0.5 and 0.7 s/op.
-  const std::vector<RankTiming> ranks{{1, "a", 0.2, 100, 6},  {1, "a", 0.2, 100, 8},
+  const std::vector<RankSample> ranks{{1, "a", 0.2, 100, 6},  {1, "a", 0.2, 100, 8},
                                       {1, "b10", 0.1, 100, 10}, {1, "b1", 0.5, 100, 25},
                                       {2, "a", 0.2, 100, 12}, {2, "a", 0.2, 100, 4},
                                       {2, "b10", 0.1, 100, 10}, {2, "b1", 0.5, 100, 35}};

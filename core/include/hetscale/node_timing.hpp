@@ -13,7 +13,7 @@
 namespace hetscale {
 
 /// One rank of one run.
-struct RankTiming {
+struct RankSample {
   long long run = 0;  // any id that groups the ranks of one run
   std::string host;
   double weight = 0;           // share of the run's work given to this rank
@@ -32,7 +32,7 @@ struct NodeTimingStats {
 
 /// Per-node statistics, hosts in natural (Slurm) order. Throws Error when a rank has a
 /// non-positive weight x work or compute time.
-std::vector<NodeTimingStats> node_timing_stats(const std::vector<RankTiming>& ranks);
+std::vector<NodeTimingStats> node_timing_stats(const std::vector<RankSample>& ranks);
 
 /// The model view of a node: speed s_i = 1 / m_i and k_i = sigma_T / sqrt(t) at the
 /// measured work X_i (sigma_T = X_i d_i, t = X_i m_i), so k_i = d_i sqrt(X_i / m_i).

@@ -19,7 +19,7 @@ struct SetTimings {
   double parameter = 0;        // the chosen value
   std::size_t runs = 0;        // repetitions of that configuration
   std::string choice;          // how the configuration was chosen, for the user
-  std::vector<RankTiming> ranks;
+  std::vector<RankSample> ranks;
 };
 
 /// The ranks of the set's runs at `parameter`, or, without it, at the configuration with
