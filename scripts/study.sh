@@ -2,7 +2,8 @@
 # The end-to-end heterogeneous scalability study on the local testbed (docs/study.md):
 # install, build, cluster + SPANK plugin + PostgreSQL, classify every node, site table,
 # jobgen for mm and ge over the doubling sets, submit, wait, collect, analyze, refine,
-# analyze again, psi table, HTML report; tear everything down on exit (also on failure).
+# analyze again, psi table, equalize mm's largest set and re-run it with marked and
+# equalized weights, predict, HTML report; tear everything down on exit (also on failure).
 #   scripts/study.sh [--quick] [--keep] [--run-dir DIR] [--port P] [--no-build] [--build-dir DIR]
 #     --quick      fewer sizes, one refinement round (< 3 min)
 #     --keep       leave the cluster and PostgreSQL running at the end
@@ -147,8 +148,7 @@ EOF
 
 site_table() {
   stage "site table (hetscale groups -> $RUN/site.toml, read by the plugin)"
-  "$HETSCALE" groups "$RUN/node-records" -o "$RUN/site.toml" --site-name testbed
-  echo "  (hetscale groups has no --db: the site table is not stored in the database)"
+  "$HETSCALE" groups "$RUN/node-records" -o "$RUN/site.toml" --site-name testbed --db "$DB"
   "$HETSCALE" sets --site "$RUN/site.toml" --start "$SET_START" --max "$SET_MAX"
 }
 
@@ -159,6 +159,14 @@ spec_for() { # kernel -> spec file
 }
 exp_name() { sed -n 's/^name *= *"\(.*\)".*/\1/p' "$1" | head -1; }
 exp_target() { sed -n 's/^target_efficiency *= *\([0-9.]*\).*/\1/p' "$1" | head -1; }
+# The spec's [refine] tolerance: analyze takes a measured E_s that close to the target as
+# reached, as the refinement does (docs/collector.md).
+exp_tolerance() { sed -n '/^\[refine\]/,/^\[/s/^tolerance *= *\([0-9.]*\).*/\1/p' "$1" | head -1; }
+analyze() { # spec [analyze options...]
+  local spec=$1; shift
+  "$HETSCALE" analyze --db "$DB" --experiment "$(exp_name "$spec")" --target "$(exp_target "$spec")" \
+    --tolerance "$(exp_tolerance "$spec")" "$@"
+}
 
 jobgen_all() {
   stage "generate the studies (hetscale jobgen: ${KERNELS[*]})"
@@ -216,15 +224,15 @@ analyze_all() { # label
   local k spec
   for k in "${KERNELS[@]}"; do
     spec=$(spec_for "$k")
-    echo "--- $k: experiment $(exp_name "$spec"), target E_s $(exp_target "$spec")"
-    "$HETSCALE" analyze --db "$DB" --experiment "$(exp_name "$spec")" --target "$(exp_target "$spec")"
+    echo "--- $k: experiment $(exp_name "$spec"), target E_s $(exp_target "$spec"), tolerance $(exp_tolerance "$spec")"
+    analyze "$spec"
   done
 }
 
 refine_all() {
   local rounds=$((QUICK ? 1 : 2)) r k spec from out new=() kernels=("${KERNELS[@]}")
   for r in $(seq 1 "$rounds"); do
-    stage "refine round $r (hetscale jobgen --refine --from ...)"
+    stage "refine round $r (hetscale jobgen --refine --db: runs from the database)"
     new=()
     for k in "${kernels[@]}"; do
       spec=$(spec_for "$k")
@@ -233,7 +241,8 @@ refine_all() {
       out=$RUN/$k-refine$r
       rm -rf "$out"
       echo "--- $k"
-      "$HETSCALE" jobgen --refine --experiment "$(exp_name "$spec")" "${from[@]}" -o "$out" --kernel-dir "$BIN"
+      "$HETSCALE" jobgen --refine --experiment "$(exp_name "$spec")" --db "$DB" "${from[@]}" -o "$out" \
+        --kernel-dir "$BIN"
       [ -x "$out/submit.sh" ] && new+=("$k")
     done
     if [ ${#new[@]} -eq 0 ]; then
@@ -256,8 +265,7 @@ psi_table() {
   printf '%-8s %-18s %6s %10s %10s %8s\n' kernel experiment target "set->set" "C->C'" psi | tee "$RUN/psi.txt"
   for k in "${KERNELS[@]}"; do
     spec=$(spec_for "$k")
-    "$HETSCALE" analyze --db "$DB" --experiment "$(exp_name "$spec")" --target "$(exp_target "$spec")" \
-      --format json | python3 "$REPO/scripts/lib/study_psi.py" "$k" "$(exp_name "$spec")" "$(exp_target "$spec")" \
+    analyze "$spec" --format json | python3 "$REPO/scripts/lib/study_psi.py" "$k" "$(exp_name "$spec")" "$(exp_target "$spec")" \
       | tee -a "$RUN/psi.txt"
   done
 }
@@ -267,14 +275,104 @@ report_stage() {
   "$HETSCALE" report --db "$DB" -o "$RUN/report" --title "hetscale study on the local testbed"
 }
 
-later_work() {
-  skipped "equalize + re-run with equalized weights (hetscale equalize needs a computers CSV of availabilities; not wired into the study yet)"
-  # (`hetscale X --help` exits 0 for an unknown X: ask the subcommand list instead)
-  if "$HETSCALE" --help | grep -qE '^  predict '; then
-    skipped "predict (exists, not wired into the study yet)"
-  else
-    skipped "predict (hetscale predict does not exist yet)"
-  fi
+sql() { # psql on the study's database; variables as -v name=value, used as :'name'
+  psql "$DB" -X -A -t -q -v ON_ERROR_STOP=1 "$@"
+}
+
+# Equalize mm's largest set from its repeated runs (per-node mean and spread of time per
+# unit of work), then run that set again at its most repeated size with marked and with
+# equalized weights, alternating so that drift hits both alike, and compare the mean
+# times with the simulator's (SCIENCE.md section 3, docs/study.md).
+equalize_rerun() {
+  local k=mm spec name set param seconds dir reps=$((QUICK ? 2 : 3))
+  spec=$(spec_for "$k") name=$(exp_name "$spec")
+  stage "equalize + re-run ($k: hetscale equalize --db, then marked and equalized weights in turn)"
+  read -r set param < <(sql -F ' ' -v name="$name" <<'SQL'
+SELECT set_index, parameter_value FROM hetscale.run_efficiency
+WHERE experiment = :'name'
+  AND set_index = (SELECT max(set_index) FROM hetscale.run_efficiency WHERE experiment = :'name')
+GROUP BY set_index, parameter_value ORDER BY count(*) DESC, parameter_value DESC LIMIT 1;
+SQL
+  )
+  seconds=$(sql -v name="$name" -v set="$set" -v param="$param" <<'SQL'
+SELECT round(avg(wall_seconds)::numeric, 4) FROM hetscale.run_efficiency
+WHERE experiment = :'name' AND set_index = :set AND parameter_value = :param;
+SQL
+  )
+  [ -n "$set" ] && [ -n "$seconds" ] || die "no runs of $name on a machine set to equalize"
+  echo "  set $set at N = $param: mean run time $seconds s with marked weights"
+  "$HETSCALE" equalize --db "$DB" --experiment "$name" --set "$set" --parameter "$param" \
+    --seconds "$seconds" --partitions "$RUN/partitions" --site testbed
+  dir=$RUN/$k-rerun
+  rm -rf "$dir" && mkdir -p "$dir/records" "$dir/logs"
+  write_rerun_script "$dir/rerun.sbatch" "$RUN/$k-study/set$set.sbatch" "$name" "$set" "$param" "$reps"
+  (cd "$dir" && echo "rerun $(sbatch --parsable rerun.sbatch)" >jobs.txt)
+  sed 's/^/  /' "$dir/jobs.txt"
+  wait_jobs "$dir"
+  "$HETSCALE" collect --db "$DB" "$dir/records"
+  echo "  measured (hetscale.weights_comparison) and simulated (hetscale.latest_partitions), seconds:"
+  sql -F ' | ' -v name="$name" -v set="$set" -v param="$param" <<'SQL' | sed 's/^/    /'
+SELECT 'measured ' || weights_source, runs, round(mean_wall_seconds::numeric, 4)
+FROM hetscale.weights_comparison
+WHERE experiment = :'name' AND set_index = :set AND parameter_value = :param
+UNION ALL
+SELECT DISTINCT 'simulated ' || method, NULL::bigint, round(simulated_tau::numeric, 4)
+FROM hetscale.latest_partitions WHERE experiment = :'name' AND set_index = :set
+ORDER BY 1;
+SQL
+}
+
+# One array task that runs the set `reps` times with each weight source, in turn. The
+# nodes and tasks come from the set's generated study script (the study's specs run one
+# task per node: --ntasks-per-node=1).
+write_rerun_script() { # out set_script experiment set N reps
+  local out=$1 set_script=$2 name=$3 set=$4 n=$5 reps=$6 nodes count per_node ntasks
+  nodes=$(sed -n 's/^#SBATCH --nodelist=//p' "$set_script")
+  count=$(sed -n 's/^#SBATCH --nodes=//p' "$set_script")
+  per_node=$(sed -n 's/^#SBATCH --ntasks-per-node=//p' "$set_script")
+  [ -n "$nodes" ] && [ -n "$count" ] && [ -n "$per_node" ] ||
+    die "$set_script: expected --nodelist, --nodes and --ntasks-per-node"
+  ntasks=$((count * per_node))
+  cat >"$out" <<SCRIPT
+#!/bin/bash
+# Written by scripts/study.sh: set $set of '$name' at N = $n, marked and equalized weights
+# in turn, $reps time(s) each (the equalized partition is in $RUN/partitions).
+#SBATCH --job-name=$name-rerun
+#SBATCH --nodes=$count
+#SBATCH --nodelist=$nodes
+#SBATCH --ntasks-per-node=$per_node
+#SBATCH --exclusive
+#SBATCH --array=0
+#SBATCH --time=00:10:00
+#SBATCH --output=logs/rerun-%A_%a.out
+set -euo pipefail
+export HETSCALE_EXPERIMENT=$name HETSCALE_MACHINE_SET=$set
+export HETSCALE_RECORD=\$SLURM_SUBMIT_DIR/records/rerun-\$SLURM_ARRAY_JOB_ID.jsonl
+for repetition in \$(seq 0 $((reps - 1))); do
+  export HETSCALE_REPETITION=\$repetition
+  for weights in marked equalized; do
+    srun --mpi=pmix --ntasks=$ntasks --hetscale-weights=\$weights "$BIN/hetscale-mm" -N $n
+  done
+done
+SCRIPT
+}
+
+# Forecasts from the fitted time model: each measured set, the site's next two doublings
+# and a what-if set of two nodes twice as fast as the fastest here. A kernel whose sets
+# did not all reach the target has too little to fit: said, not faked.
+predict_stage() {
+  stage "predict (hetscale predict: measured sets, next doublings, a what-if set)"
+  local k spec fastest
+  fastest=$(sql <<'SQL'
+SELECT round(max(marked_speed))::bigint FROM hetscale.node_map WHERE site = 'testbed';
+SQL
+  )
+  for k in "${KERNELS[@]}"; do
+    spec=$(spec_for "$k")
+    echo "--- $k"
+    "$HETSCALE" predict --db "$DB" --experiment "$(exp_name "$spec")" --target "$(exp_target "$spec")" \
+      --doublings 2 --what-if "group:$((2 * fastest)):2" || skipped "predict for $k (see its message above)"
+  done
 }
 
 summary() {
@@ -309,8 +407,9 @@ main() {
   refine_all
   analyze_all "after refinement"
   psi_table
+  equalize_rerun
+  predict_stage
   report_stage
-  later_work
   summary
 }
 
