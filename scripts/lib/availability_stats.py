@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+"""Numbers for scripts/availability-experiment.sh (docs/validation-availability.md).
+
+  availability_stats.py schedule  --seed S --interval I --seconds D
+  availability_stats.py estimate  --records A.jsonl --steady N1 --variable N2 --interval I --out EST.json
+  availability_stats.py equalize-csv --estimate EST.json
+  availability_stats.py computers --estimate EST.json --weights N1=w1,N2=w2
+  availability_stats.py predict   --marked-sim M.json --equalized-sim E.json
+  availability_stats.py compare   --marked M.jsonl --equalized E.jsonl --predicted P.json --seed S
+
+Standard library only (the machine has no numpy/scipy). Every random draw comes from
+random.Random(seed), so the same seed gives the same schedule and the same interval.
+"""
+import argparse
+import json
+import math
+import random
+import statistics
+import sys
+
+
+# ----------------------------------------------------------------------------- schedule
+def cmd_schedule(a):
+    """The competing load's on/off schedule, one 'seconds on|off' line per interval.
+
+    It is the simulator's availability process (SCIENCE.md section 3, core/src/simulation.cpp
+    with --distribution two-point): every interval lasts U(0, I] seconds and the load's state
+    is drawn anew, on or off with probability 1/2, independently of the previous interval.
+    A busy loop sharing the node's cgroup takes half its quota, so the rank's availability
+    is 1/2 (on) or 1 (off): mean 3/4, standard deviation 1/4, TH = 1/3 by construction."""
+    rng = random.Random(a.seed)
+    elapsed = 0.0
+    while elapsed < a.seconds:
+        length = a.interval * (1.0 - rng.random())  # (0, I]: never a zero-length sleep
+        state = "on" if rng.random() < 0.5 else "off"
+        print(f"{length:.3f} {state}")
+        elapsed += length
+
+
+# ----------------------------------------------------------------------------- records
+def read_records(path):
+    with open(path) as f:
+        records = [json.loads(line) for line in f if line.strip()]
+    bad = [r for r in records if not r.get("verified")]
+    if bad:
+        sys.exit(f"availability_stats.py: {len(bad)} unverified run(s) in {path}")
+    return records
+
+
+def rank_on(record, host):
+    for r in record["ranks"]:
+        if r["host"] == host:
+            return r
+    sys.exit(f"availability_stats.py: no rank on {host} in job {record['slurm']['job_id']}")
+
+
+def overhead(record):
+    """What the partition does not change: distribution and collection (wall time minus
+    the slowest rank's computation; the faster rank's waiting is inside the slowest's)."""
+    return record["wall_seconds"] - max(r["compute_seconds"] for r in record["ranks"])
+
+
+# ----------------------------------------------------------------------------- estimate
+def cmd_estimate(a):
+    """Per node, from the marked-weight runs: seconds per unit of work u = compute seconds /
+    share of the job (the job's work is the unit), its mean and standard deviation, and
+    TH_run = sd/mean (what the database view node_temporal_heterogeneity calls th).
+
+    For the model (docs/formulas.md): mean speed s = 1/mean(u); the rank's own time
+    T = share x u has mean t and sd sigma_T, variation k = sigma_T / sqrt(t); the
+    availability's TH_A = k / sqrt(c) with c = E[L^2]/E[L] = 2I/3 of the load's intervals
+    (the relation the simulator and `hetscale equalize` both use)."""
+    records = read_records(a.records)
+    if len(records) < 3:
+        sys.exit("availability_stats.py: need at least 3 runs to estimate a standard deviation")
+    correlation = 2.0 * a.interval / 3.0
+    nodes = {}
+    for host in (a.steady, a.variable):
+        ranks = [rank_on(r, host) for r in records]
+        u = [x["compute_seconds"] / x["weight"] for x in ranks]
+        t = [x["compute_seconds"] for x in ranks]
+        mean_u, sd_u = statistics.fmean(u), statistics.stdev(u)
+        mean_t, sd_t = statistics.fmean(t), statistics.stdev(t)
+        k = sd_t / math.sqrt(mean_t)
+        nodes[host] = {
+            "runs": len(u), "share": statistics.fmean(x["weight"] for x in ranks),
+            "seconds_per_job_mean": mean_u, "seconds_per_job_sd": sd_u,
+            "th_run": sd_u / mean_u, "speed": 1.0 / mean_u,
+            "time_mean": mean_t, "time_sd": sd_t, "variation": k,
+            "th_availability": k / math.sqrt(correlation),
+        }
+    walls = [r["wall_seconds"] for r in records]
+    est = {
+        "interval": a.interval, "correlation_time": correlation,
+        "steady": a.steady, "variable": a.variable, "nodes": nodes,
+        "wall_mean": statistics.fmean(walls), "wall_sd": statistics.stdev(walls),
+        "overhead_mean": statistics.fmean(overhead(r) for r in records),
+        # Step 1 (work proportional to measured mean speed) finishes the job's computation in
+        # 1 / sum(s_i): the --seconds that makes `hetscale equalize` partition exactly one job.
+        "proportional_seconds": 1.0 / sum(n["speed"] for n in nodes.values()),
+        # The steady node alone, unloaded: the full-availability speed of the variable one.
+        "full_speed": nodes[a.steady]["speed"],
+    }
+    with open(a.out, "w") as f:
+        json.dump(est, f, indent=2)
+    print(f"{'node':<6} {'runs':>4} {'share':>6} {'s/job mean':>10} {'s/job sd':>9} "
+          f"{'TH_run':>7} {'t mean':>7} {'t sd':>6} {'k':>7} {'TH_A':>6}")
+    for host, n in nodes.items():
+        print(f"{host:<6} {n['runs']:>4} {n['share']:>6.3f} {n['seconds_per_job_mean']:>10.3f} "
+              f"{n['seconds_per_job_sd']:>9.3f} {n['th_run']:>7.3f} {n['time_mean']:>7.3f} "
+              f"{n['time_sd']:>6.3f} {n['variation']:>7.4f} {n['th_availability']:>6.3f}")
+    print(f"wall time {est['wall_mean']:.3f} s (sd {est['wall_sd']:.3f}); fixed part "
+          f"(distribution + collection) {est['overhead_mean']:.3f} s; step-1 compute time "
+          f"{est['proportional_seconds']:.3f} s")
+
+
+def load_estimate(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def cmd_equalize_csv(a):
+    """Input of `hetscale equalize`: mean speed in jobs per second, variation k in sqrt(s)."""
+    est = load_estimate(a.estimate)
+    print("node,speed,variation")
+    for host, n in est["nodes"].items():
+        print(f"{host},{n['speed']:.9g},{n['variation']:.9g}")
+
+
+def cmd_computers(a):
+    """Input of `hetscale simulate` (time unit: the second; work unit: the job).
+
+    Only alpha x A(t) matters to the simulator, so every node is written with mean
+    availability 1/2 and alpha = 2 s: then a two-point availability 1/2 +- TH_A/2 stays in
+    [0, 1] for any TH_A <= 1, and the node's mean speed is its measured s."""
+    est = load_estimate(a.estimate)
+    weights = dict(w.split("=") for w in a.weights.split(","))
+    print("name,max_power,availability,availability_sd,work")
+    for host, n in est["nodes"].items():
+        th = n["th_availability"]
+        if th > 1:
+            print(f"availability_stats.py: warning: TH_A of {host} is {th:.3f}, capped at 1",
+                  file=sys.stderr)
+            th = 1.0
+        print(f"{host},{2 * n['speed']:.9g},0.5,{0.5 * th:.9g},{float(weights[host]):.9g}")
+
+
+def cmd_predict(a):
+    """The simulator's tau for both partitions (`hetscale simulate --format json`, one row
+    each, same seed: common random numbers) and the predicted reduction, as JSON."""
+    def tau(path):
+        with open(path) as f:
+            return json.load(f)[0]["tau"]
+    marked, equalized = tau(a.marked_sim), tau(a.equalized_sim)
+    json.dump({"tau_marked": marked, "tau_equalized": equalized,
+               "reduction_percent": 100.0 * (marked - equalized) / marked}, sys.stdout)
+    print()
+
+
+# ----------------------------------------------------------------------------- compare
+def reduction(marked, equalized):
+    m = statistics.fmean(marked)
+    return 100.0 * (m - statistics.fmean(equalized)) / m
+
+
+def bootstrap_interval(marked, equalized, rng, resamples=10000, level=0.95):
+    """Percentile bootstrap of the reduction of the mean, each sample resampled on its own."""
+    values = sorted(
+        reduction(rng.choices(marked, k=len(marked)), rng.choices(equalized, k=len(equalized)))
+        for _ in range(resamples))
+    lo = values[int(math.floor((1 - level) / 2 * resamples))]
+    hi = values[int(math.ceil((1 + level) / 2 * resamples)) - 1]
+    return lo, hi
+
+
+def welch_interval(marked, equalized):
+    """Welch's 95% interval of the difference of means, as a % of the marked mean (the
+    marked mean is taken as exact); t quantile from a Cornish-Fisher expansion in 1/df,
+    within 0.2% of the table value for df >= 5."""
+    m, e = statistics.fmean(marked), statistics.fmean(equalized)
+    vm, ve = statistics.variance(marked) / len(marked), statistics.variance(equalized) / len(equalized)
+    se = math.sqrt(vm + ve)
+    df = (vm + ve) ** 2 / (vm ** 2 / (len(marked) - 1) + ve ** 2 / (len(equalized) - 1))
+    z = 1.959963985
+    g1 = (z ** 3 + z) / 4
+    g2 = (5 * z ** 5 + 16 * z ** 3 + 3 * z) / 96
+    g3 = (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / 384
+    t = z + g1 / df + g2 / df ** 2 + g3 / df ** 3
+    return 100 * (m - e - t * se) / m, 100 * (m - e + t * se) / m, df
+
+
+def cmd_compare(a):
+    marked = [r["wall_seconds"] for r in read_records(a.marked)]
+    equalized = [r["wall_seconds"] for r in read_records(a.equalized)]
+    with open(a.predicted) as f:
+        predicted = json.load(f)
+    rng = random.Random(a.seed)
+    measured = reduction(marked, equalized)
+    b_lo, b_hi = bootstrap_interval(marked, equalized, rng)
+    w_lo, w_hi, df = welch_interval(marked, equalized)
+    p = predicted["reduction_percent"]
+    print(f"{'weights':<10} {'runs':>4} {'mean T (s)':>10} {'sd (s)':>7} {'median':>7}   "
+          f"{'simulated tau (s)':>17}")
+    for name, xs, tau in (("marked", marked, predicted["tau_marked"]),
+                          ("equalized", equalized, predicted["tau_equalized"])):
+        print(f"{name:<10} {len(xs):>4} {statistics.fmean(xs):>10.3f} {statistics.stdev(xs):>7.3f} "
+              f"{statistics.median(xs):>7.3f}   {tau:>17.3f}")
+    # Which part moved: the partitionable computation or the fixed part the model holds
+    # constant (the loaded node also distributes and collects its rows more slowly).
+    for name, path in (("marked", a.marked), ("equalized", a.equalized)):
+        records = read_records(path)
+        slowest = statistics.fmean(max(x["compute_seconds"] for x in r["ranks"]) for r in records)
+        fixed = statistics.fmean(overhead(r) for r in records)
+        print(f"  {name}: slowest rank's computation {slowest:.3f} s + fixed part {fixed:.3f} s")
+    print(f"measured reduction of mean T: {measured:+.1f}%  95% CI bootstrap [{b_lo:+.1f}, "
+          f"{b_hi:+.1f}]%, Welch [{w_lo:+.1f}, {w_hi:+.1f}]% (df {df:.0f})")
+    inside = b_lo <= p <= b_hi
+    print(f"simulator's predicted reduction: {p:+.1f}%  -> "
+          f"{'inside' if inside else 'OUTSIDE'} the measured bootstrap interval")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    s = sub.add_parser("schedule")
+    s.add_argument("--seed", type=int, required=True)
+    s.add_argument("--interval", type=float, required=True)
+    s.add_argument("--seconds", type=float, required=True)
+    s.set_defaults(run=cmd_schedule)
+    s = sub.add_parser("estimate")
+    for opt in ("--records", "--steady", "--variable", "--out"):
+        s.add_argument(opt, required=True)
+    s.add_argument("--interval", type=float, required=True)
+    s.set_defaults(run=cmd_estimate)
+    s = sub.add_parser("equalize-csv")
+    s.add_argument("--estimate", required=True)
+    s.set_defaults(run=cmd_equalize_csv)
+    s = sub.add_parser("computers")
+    s.add_argument("--estimate", required=True)
+    s.add_argument("--weights", required=True)
+    s.set_defaults(run=cmd_computers)
+    s = sub.add_parser("predict")
+    s.add_argument("--marked-sim", required=True)
+    s.add_argument("--equalized-sim", required=True)
+    s.set_defaults(run=cmd_predict)
+    s = sub.add_parser("compare")
+    for opt in ("--marked", "--equalized", "--predicted"):
+        s.add_argument(opt, required=True)
+    s.add_argument("--seed", type=int, required=True)
+    s.set_defaults(run=cmd_compare)
+    a = parser.parse_args()
+    a.run(a)
+
+
+if __name__ == "__main__":
+    main()
