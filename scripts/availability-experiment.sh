@@ -217,30 +217,16 @@ equalize() {
 # weights_of COLUMN: "node=weight,..." from `hetscale equalize --format json`.
 weights_of() { jq -r --arg c "$1" '[.[] | "\(.node)=\(.[$c])"] | join(",")' "$OUT/equalize.json"; }
 
-# simulate NAME WEIGHTS [PARTITIONS...]: the Monte Carlo of SCIENCE.md section 3 with the
-# measured speeds and TH, the load's own interval law (two-point availability, intervals
-# U(0, I]) and the measured fixed part of a run (distribution + collection) as a
-# communication time, so that tau is comparable with the measured mean wall time.
-simulate() {
-  local name=$1 weights=$2
-  shift 2
-  python3 "$STATS" computers --estimate "$OUT/estimate.json" --weights "$weights" >"$OUT/computers-$name.csv"
-  "$HETSCALE" simulate --computers "$OUT/computers-$name.csv" --distribution two-point \
-    --interval "$INTERVAL" --communication-time "$(jq -r .overhead_mean "$OUT/estimate.json")" \
-    --total-work 1 --repetitions 20000 --seed "$SEED" --threads 1 "$@"
-}
-
+# The simulator (SCIENCE.md section 3) with the measured speeds, TH and fixed part of a
+# run, the load's own interval law (two-point availability, intervals U(0, I]): tau for the
+# marked and the equalized shares, and how far that prediction moves when phase A is
+# resampled (availability_stats.py predict).
 predict() {
-  local marked equalized
+  local marked
   marked=$(jq -r '[.nodes | to_entries[] | "\(.key)=\(.value.share)"] | join(",")' "$OUT/estimate.json")
-  equalized=$(weights_of equalized_weight)
-  say "simulator, marked shares ($marked) against the model's own partitions:"
-  simulate marked "$marked" --partition given proportional equalized optimised | tee "$OUT/simulate-context.txt"
-  simulate marked "$marked" --partition given --format json >"$OUT/simulate-marked.json"
-  simulate equalized "$equalized" --partition given --format json >"$OUT/simulate-equalized.json"
-  python3 "$STATS" predict --marked-sim "$OUT/simulate-marked.json" \
-    --equalized-sim "$OUT/simulate-equalized.json" >"$OUT/predicted.json"
-  say "predicted: $(cat "$OUT/predicted.json")"
+  python3 "$STATS" predict --hetscale "$HETSCALE" --estimate "$OUT/estimate.json" \
+    --records "$OUT/phase-a-marked.jsonl" --marked "$marked" \
+    --equalized "$(weights_of equalized_weight)" --seed "$SEED" --out-dir "$OUT"
 }
 
 # ---------------------------------------------------------------------------- main
@@ -259,7 +245,7 @@ main() {
   phase_a
   estimate | tee "$OUT/estimate.txt"
   equalize | tee "$OUT/equalize.txt"
-  predict
+  predict | tee "$OUT/predict.txt"
   say "phase B: $RUNS marked and $RUNS equalized runs, interleaved"
   phase_b
   echo "end   $(date -u +%FT%TZ) uptime:$(uptime)" | tee -a "$OUT/machine.txt"

@@ -4,8 +4,8 @@
   availability_stats.py schedule  --seed S --interval I --seconds D
   availability_stats.py estimate  --records A.jsonl --steady N1 --variable N2 --interval I --out EST.json
   availability_stats.py equalize-csv --estimate EST.json
-  availability_stats.py computers --estimate EST.json --weights N1=w1,N2=w2
-  availability_stats.py predict   --marked-sim M.json --equalized-sim E.json
+  availability_stats.py predict   --hetscale BIN --estimate EST.json --records A.jsonl
+                                  --marked N1=w,N2=w --equalized N1=w,N2=w --seed S --out-dir D
   availability_stats.py compare   --marked M.jsonl --equalized E.jsonl --predicted P.json --seed S
 
 Standard library only (the machine has no numpy/scipy). Every random draw comes from
@@ -14,9 +14,12 @@ random.Random(seed), so the same seed gives the same schedule and the same inter
 import argparse
 import json
 import math
+import os
 import random
 import statistics
+import subprocess
 import sys
+import tempfile
 
 
 # ----------------------------------------------------------------------------- schedule
@@ -61,7 +64,7 @@ def overhead(record):
 
 
 # ----------------------------------------------------------------------------- estimate
-def cmd_estimate(a):
+def estimate_from(records, steady, variable, interval):
     """Per node, from the marked-weight runs: seconds per unit of work u = compute seconds /
     share of the job (the job's work is the unit), its mean and standard deviation, and
     TH_run = sd/mean (what the database view node_temporal_heterogeneity calls th).
@@ -69,13 +72,10 @@ def cmd_estimate(a):
     For the model (docs/formulas.md): mean speed s = 1/mean(u); the rank's own time
     T = share x u has mean t and sd sigma_T, variation k = sigma_T / sqrt(t); the
     availability's TH_A = k / sqrt(c) with c = E[L^2]/E[L] = 2I/3 of the load's intervals
-    (the relation the simulator and `hetscale equalize` both use)."""
-    records = read_records(a.records)
-    if len(records) < 3:
-        sys.exit("availability_stats.py: need at least 3 runs to estimate a standard deviation")
-    correlation = 2.0 * a.interval / 3.0
+    (the relation the simulator and `hetscale equalize` both use; it holds for t >> c)."""
+    correlation = 2.0 * interval / 3.0
     nodes = {}
-    for host in (a.steady, a.variable):
+    for host in (steady, variable):
         ranks = [rank_on(r, host) for r in records]
         u = [x["compute_seconds"] / x["weight"] for x in ranks]
         t = [x["compute_seconds"] for x in ranks]
@@ -90,22 +90,27 @@ def cmd_estimate(a):
             "th_availability": k / math.sqrt(correlation),
         }
     walls = [r["wall_seconds"] for r in records]
-    est = {
-        "interval": a.interval, "correlation_time": correlation,
-        "steady": a.steady, "variable": a.variable, "nodes": nodes,
+    return {
+        "interval": interval, "correlation_time": correlation,
+        "steady": steady, "variable": variable, "nodes": nodes,
         "wall_mean": statistics.fmean(walls), "wall_sd": statistics.stdev(walls),
         "overhead_mean": statistics.fmean(overhead(r) for r in records),
         # Step 1 (work proportional to measured mean speed) finishes the job's computation in
         # 1 / sum(s_i): the --seconds that makes `hetscale equalize` partition exactly one job.
         "proportional_seconds": 1.0 / sum(n["speed"] for n in nodes.values()),
-        # The steady node alone, unloaded: the full-availability speed of the variable one.
-        "full_speed": nodes[a.steady]["speed"],
     }
+
+
+def cmd_estimate(a):
+    records = read_records(a.records)
+    if len(records) < 3:
+        sys.exit("availability_stats.py: need at least 3 runs to estimate a standard deviation")
+    est = estimate_from(records, a.steady, a.variable, a.interval)
     with open(a.out, "w") as f:
         json.dump(est, f, indent=2)
     print(f"{'node':<6} {'runs':>4} {'share':>6} {'s/job mean':>10} {'s/job sd':>9} "
           f"{'TH_run':>7} {'t mean':>7} {'t sd':>6} {'k':>7} {'TH_A':>6}")
-    for host, n in nodes.items():
+    for host, n in est["nodes"].items():
         print(f"{host:<6} {n['runs']:>4} {n['share']:>6.3f} {n['seconds_per_job_mean']:>10.3f} "
               f"{n['seconds_per_job_sd']:>9.3f} {n['th_run']:>7.3f} {n['time_mean']:>7.3f} "
               f"{n['time_sd']:>6.3f} {n['variation']:>7.4f} {n['th_availability']:>6.3f}")
@@ -127,34 +132,89 @@ def cmd_equalize_csv(a):
         print(f"{host},{n['speed']:.9g},{n['variation']:.9g}")
 
 
-def cmd_computers(a):
+# ----------------------------------------------------------------------------- predict
+def parse_weights(text):
+    return {k: float(v) for k, v in (w.split("=") for w in text.split(","))}
+
+
+def computers_csv(est, weights):
     """Input of `hetscale simulate` (time unit: the second; work unit: the job).
 
     Only alpha x A(t) matters to the simulator, so every node is written with mean
     availability 1/2 and alpha = 2 s: then a two-point availability 1/2 +- TH_A/2 stays in
     [0, 1] for any TH_A <= 1, and the node's mean speed is its measured s."""
-    est = load_estimate(a.estimate)
-    weights = dict(w.split("=") for w in a.weights.split(","))
-    print("name,max_power,availability,availability_sd,work")
+    lines = ["name,max_power,availability,availability_sd,work"]
     for host, n in est["nodes"].items():
-        th = n["th_availability"]
-        if th > 1:
-            print(f"availability_stats.py: warning: TH_A of {host} is {th:.3f}, capped at 1",
-                  file=sys.stderr)
-            th = 1.0
-        print(f"{host},{2 * n['speed']:.9g},0.5,{0.5 * th:.9g},{float(weights[host]):.9g}")
+        th = min(n["th_availability"], 1.0)  # above 1 the availability would go negative
+        lines.append(f"{host},{2 * n['speed']:.9g},0.5,{0.5 * th:.9g},{weights[host]:.9g}")
+    return "\n".join(lines) + "\n"
+
+
+def simulate(a, est, weights, partitions, repetitions, seed, table=False):
+    """`hetscale simulate` with the load's own interval law (two-point availability,
+    intervals U(0, I]) and the measured fixed part of a run (distribution + collection) as
+    a communication time, so that tau is comparable with the measured mean wall time."""
+    with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as f:
+        f.write(computers_csv(est, weights))
+    try:
+        out = subprocess.run(
+            [a.hetscale, "simulate", "--computers", f.name, "--partition", *partitions,
+             "--distribution", "two-point", "--interval", str(est["interval"]),
+             "--communication-time", f"{est['overhead_mean']:.9g}", "--total-work", "1",
+             "--repetitions", str(repetitions), "--seed", str(seed), "--threads", "1",
+             "--format", "table" if table else "json"],
+            check=True, capture_output=True, text=True).stdout
+    finally:
+        os.unlink(f.name)
+    return out if table else json.loads(out)
 
 
 def cmd_predict(a):
-    """The simulator's tau for both partitions (`hetscale simulate --format json`, one row
-    each, same seed: common random numbers) and the predicted reduction, as JSON."""
-    def tau(path):
-        with open(path) as f:
-            return json.load(f)[0]["tau"]
-    marked, equalized = tau(a.marked_sim), tau(a.equalized_sim)
-    json.dump({"tau_marked": marked, "tau_equalized": equalized,
-               "reduction_percent": 100.0 * (marked - equalized) / marked}, sys.stdout)
-    print()
+    """The simulator's tau for the marked and the equalized shares (same seed: common
+    random numbers) and the predicted reduction; then the same with phase A resampled
+    (--bootstrap times): how much the prediction moves with the estimated speeds, TH and
+    fixed part, the equalized shares staying those phase B runs with."""
+    est = load_estimate(a.estimate)
+    marked, equalized = parse_weights(a.marked), parse_weights(a.equalized)
+    for name, w in (("marked", marked), ("equalized", equalized)):
+        with open(f"{a.out_dir}/computers-{name}.csv", "w") as f:
+            f.write(computers_csv(est, w))
+    print("simulator, the marked shares ('given') against the model's own partitions:")
+    print(simulate(a, est, marked, ["given", "proportional", "equalized", "optimised"],
+                   a.repetitions, a.seed, table=True), end="")
+
+    def reduction_for(e, repetitions, seed):
+        tau_m = simulate(a, e, marked, ["given"], repetitions, seed)[0]
+        tau_e = simulate(a, e, equalized, ["given"], repetitions, seed)[0]
+        return tau_m, tau_e, 100.0 * (tau_m["tau"] - tau_e["tau"]) / tau_m["tau"]
+
+    tau_m, tau_e, predicted = reduction_for(est, a.repetitions, a.seed)
+    records = read_records(a.records)
+    rng = random.Random(a.seed)
+    resampled = []
+    for b in range(a.bootstrap):
+        sample = rng.choices(records, k=len(records))
+        e = estimate_from(sample, est["steady"], est["variable"], est["interval"])
+        resampled.append(reduction_for(e, a.bootstrap_repetitions, a.seed + 1 + b)[2])
+    resampled.sort()
+    lo, hi = percentile_interval(resampled)
+    result = {"tau_marked": tau_m["tau"], "sigma_t_marked": tau_m["sigma_t"],
+              "tau_equalized": tau_e["tau"], "sigma_t_equalized": tau_e["sigma_t"],
+              "reduction_percent": predicted, "bootstrap": resampled,
+              "interval_percent": [lo, hi]}
+    with open(f"{a.out_dir}/predicted.json", "w") as f:
+        json.dump(result, f)
+    print(f"predicted: tau marked {tau_m['tau']:.3f} s (sigma_T {tau_m['sigma_t']:.3f}), "
+          f"equalized {tau_e['tau']:.3f} s (sigma_T {tau_e['sigma_t']:.3f}): reduction "
+          f"{predicted:+.1f}%, 95% interval over {a.bootstrap} resamplings of phase A "
+          f"[{lo:+.1f}, {hi:+.1f}]%")
+
+
+def percentile_interval(values, level=0.95):
+    """Percentile interval of sorted values."""
+    n = len(values)
+    return (values[int(math.floor((1 - level) / 2 * n))],
+            values[int(math.ceil((1 + level) / 2 * n)) - 1])
 
 
 # ----------------------------------------------------------------------------- compare
@@ -163,14 +223,10 @@ def reduction(marked, equalized):
     return 100.0 * (m - statistics.fmean(equalized)) / m
 
 
-def bootstrap_interval(marked, equalized, rng, resamples=10000, level=0.95):
-    """Percentile bootstrap of the reduction of the mean, each sample resampled on its own."""
-    values = sorted(
-        reduction(rng.choices(marked, k=len(marked)), rng.choices(equalized, k=len(equalized)))
-        for _ in range(resamples))
-    lo = values[int(math.floor((1 - level) / 2 * resamples))]
-    hi = values[int(math.ceil((1 + level) / 2 * resamples)) - 1]
-    return lo, hi
+def bootstrap_reductions(marked, equalized, rng, resamples=10000):
+    """Bootstrap of the reduction of the mean, each sample resampled on its own."""
+    return [reduction(rng.choices(marked, k=len(marked)), rng.choices(equalized, k=len(equalized)))
+            for _ in range(resamples)]
 
 
 def welch_interval(marked, equalized):
@@ -196,7 +252,12 @@ def cmd_compare(a):
         predicted = json.load(f)
     rng = random.Random(a.seed)
     measured = reduction(marked, equalized)
-    b_lo, b_hi = bootstrap_interval(marked, equalized, rng)
+    resampled = bootstrap_reductions(marked, equalized, rng)
+    b_lo, b_hi = percentile_interval(sorted(resampled))
+    # Measured minus predicted, both uncertain: pair each phase-B resampling with a random
+    # phase-A one. "Consistent" = this interval contains 0.
+    difference = sorted(m - rng.choice(predicted["bootstrap"]) for m in resampled)
+    d_lo, d_hi = percentile_interval(difference)
     w_lo, w_hi, df = welch_interval(marked, equalized)
     p = predicted["reduction_percent"]
     print(f"{'weights':<10} {'runs':>4} {'mean T (s)':>10} {'sd (s)':>7} {'median':>7}   "
@@ -214,9 +275,13 @@ def cmd_compare(a):
         print(f"  {name}: slowest rank's computation {slowest:.3f} s + fixed part {fixed:.3f} s")
     print(f"measured reduction of mean T: {measured:+.1f}%  95% CI bootstrap [{b_lo:+.1f}, "
           f"{b_hi:+.1f}]%, Welch [{w_lo:+.1f}, {w_hi:+.1f}]% (df {df:.0f})")
+    p_lo, p_hi = predicted["interval_percent"]
     inside = b_lo <= p <= b_hi
-    print(f"simulator's predicted reduction: {p:+.1f}%  -> "
-          f"{'inside' if inside else 'OUTSIDE'} the measured bootstrap interval")
+    print(f"simulator's predicted reduction: {p:+.1f}% (phase A resampled: [{p_lo:+.1f}, "
+          f"{p_hi:+.1f}]%) -> {'inside' if inside else 'OUTSIDE'} the measured bootstrap interval")
+    print(f"measured - predicted: {measured - p:+.1f} points, 95% CI [{d_lo:+.1f}, {d_hi:+.1f}] "
+          f"-> {'consistent' if d_lo <= 0 <= d_hi else 'NOT consistent'} (interval "
+          f"{'contains' if d_lo <= 0 <= d_hi else 'excludes'} 0)")
 
 
 def main():
@@ -235,13 +300,13 @@ def main():
     s = sub.add_parser("equalize-csv")
     s.add_argument("--estimate", required=True)
     s.set_defaults(run=cmd_equalize_csv)
-    s = sub.add_parser("computers")
-    s.add_argument("--estimate", required=True)
-    s.add_argument("--weights", required=True)
-    s.set_defaults(run=cmd_computers)
     s = sub.add_parser("predict")
-    s.add_argument("--marked-sim", required=True)
-    s.add_argument("--equalized-sim", required=True)
+    for opt in ("--hetscale", "--estimate", "--records", "--marked", "--equalized", "--out-dir"):
+        s.add_argument(opt, required=True)
+    s.add_argument("--seed", type=int, required=True)
+    s.add_argument("--repetitions", type=int, default=20000)
+    s.add_argument("--bootstrap", type=int, default=200)
+    s.add_argument("--bootstrap-repetitions", type=int, default=4000)
     s.set_defaults(run=cmd_predict)
     s = sub.add_parser("compare")
     for opt in ("--marked", "--equalized", "--predicted"):
