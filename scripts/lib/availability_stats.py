@@ -7,11 +7,13 @@
   availability_stats.py predict   --hetscale BIN --estimate EST.json --records A.jsonl
                                   --marked N1=w,N2=w --equalized N1=w,N2=w --seed S --out-dir D
   availability_stats.py compare   --marked M.jsonl --equalized E.jsonl --predicted P.json --seed S
+                                  [--phase-a A.jsonl --load-log LOG --variable NODE]
 
 Standard library only (the machine has no numpy/scipy). Every random draw comes from
 random.Random(seed), so the same seed gives the same schedule and the same interval.
 """
 import argparse
+import datetime
 import json
 import math
 import os
@@ -55,6 +57,12 @@ def rank_on(record, host):
         if r["host"] == host:
             return r
     sys.exit(f"availability_stats.py: no rank on {host} in job {record['slurm']['job_id']}")
+
+
+def seconds_per_job(record, host):
+    """A rank's computation seconds per unit of work, the job being the unit."""
+    rank = rank_on(record, host)
+    return rank["compute_seconds"] / rank["weight"]
 
 
 def overhead(record):
@@ -245,6 +253,42 @@ def welch_interval(marked, equalized):
     return 100 * (m - e - t * se) / m, 100 * (m - e + t * se) / m, df
 
 
+def epoch(iso):
+    """Seconds since the epoch of a run record's UTC time stamp."""
+    return datetime.datetime.strptime(iso, "%Y-%m-%dT%H:%M:%S.%fZ").replace(
+        tzinfo=datetime.timezone.utc).timestamp()
+
+
+def on_fraction(switches, start, end):
+    """Share of [start, end] during which the load was on; switches = [(time, state)]."""
+    on = 0.0
+    for (t0, state), (t1, _) in zip(switches, switches[1:] + [(math.inf, None)]):
+        overlap = min(end, t1) - max(start, t0)
+        if state == "on" and overlap > 0:
+            on += overlap
+    return on / (end - start)
+
+
+def load_diagnostic(a):
+    """How much load each series met: the load's schedule is random, so the runs of one
+    series can meet more or less of it than another by chance; the variable node's time
+    per job against that share shows the load acting as designed (slope = the extra
+    seconds per job when on all the time)."""
+    with open(a.load_log) as f:
+        switches = [(float(t), s) for t, s in (line.split() for line in f if line.strip())]
+    overall = on_fraction(switches, switches[0][0], switches[-1][0])
+    print(f"load on during the timed runs (share; over the whole experiment {overall:.3f}):")
+    for name, path in (("phase A marked", a.phase_a), ("phase B marked", a.marked),
+                       ("phase B equalized", a.equalized)):
+        records = read_records(path)
+        share = [on_fraction(switches, epoch(r["start_time"]), epoch(r["end_time"])) for r in records]
+        u = [seconds_per_job(r, a.variable) for r in records]
+        slope = statistics.covariance(share, u) / statistics.variance(share)
+        print(f"  {name:<18} {statistics.fmean(share):.3f}; {a.variable} s/job "
+              f"{statistics.fmean(u):.3f} = {statistics.fmean(u) - slope * statistics.fmean(share):.3f} "
+              f"+ {slope:.3f} x share (r {statistics.correlation(share, u):.2f})")
+
+
 def cmd_compare(a):
     marked = [r["wall_seconds"] for r in read_records(a.marked)]
     equalized = [r["wall_seconds"] for r in read_records(a.equalized)]
@@ -282,6 +326,8 @@ def cmd_compare(a):
     print(f"measured - predicted: {measured - p:+.1f} points, 95% CI [{d_lo:+.1f}, {d_hi:+.1f}] "
           f"-> {'consistent' if d_lo <= 0 <= d_hi else 'NOT consistent'} (interval "
           f"{'contains' if d_lo <= 0 <= d_hi else 'excludes'} 0)")
+    if a.load_log:
+        load_diagnostic(a)
 
 
 def main():
@@ -312,6 +358,8 @@ def main():
     for opt in ("--marked", "--equalized", "--predicted"):
         s.add_argument(opt, required=True)
     s.add_argument("--seed", type=int, required=True)
+    for opt in ("--phase-a", "--load-log", "--variable"):  # the load diagnostic (optional)
+        s.add_argument(opt)
     s.set_defaults(run=cmd_compare)
     a = parser.parse_args()
     a.run(a)
