@@ -8,6 +8,7 @@
                                   --marked N1=w,N2=w --equalized N1=w,N2=w --seed S --out-dir D
   availability_stats.py compare   --marked M.jsonl --equalized E.jsonl --predicted P.json --seed S
                                   [--phase-a A.jsonl --load-log LOG --variable NODE]
+  availability_stats.py pool      OUT_DIR... [--seed S]
 
 Standard library only (the machine has no numpy/scipy). Every random draw comes from
 random.Random(seed), so the same seed gives the same schedule and the same interval.
@@ -330,6 +331,34 @@ def cmd_compare(a):
         load_diagnostic(a)
 
 
+def cmd_pool(a):
+    """Several experiments (out dirs of different seeds) together: the mean over them of
+    the measured and the predicted reduction, and of their difference, with percentile
+    intervals from resampling every experiment's runs independently (post hoc: each
+    experiment's own test is the primary result)."""
+    rng = random.Random(a.seed)
+    measured, predicted, draws_m, draws_d = [], [], [], []
+    for d in a.dirs:
+        marked = [r["wall_seconds"] for r in read_records(f"{d}/phase-b-marked.jsonl")]
+        equalized = [r["wall_seconds"] for r in read_records(f"{d}/phase-b-equalized.jsonl")]
+        with open(f"{d}/predicted.json") as f:
+            p = json.load(f)
+        measured.append(reduction(marked, equalized))
+        predicted.append(p["reduction_percent"])
+        m = bootstrap_reductions(marked, equalized, rng, resamples=4000)
+        draws_m.append(m)
+        draws_d.append([x - rng.choice(p["bootstrap"]) for x in m])
+    n = len(a.dirs)
+    mean_m = [sum(col) / n for col in zip(*draws_m)]
+    mean_d = [sum(col) / n for col in zip(*draws_d)]
+    m_lo, m_hi = percentile_interval(sorted(mean_m))
+    d_lo, d_hi = percentile_interval(sorted(mean_d))
+    print(f"{n} experiments: measured reduction {statistics.fmean(measured):+.1f}% "
+          f"[{m_lo:+.1f}, {m_hi:+.1f}], predicted {statistics.fmean(predicted):+.1f}%, "
+          f"measured - predicted {statistics.fmean(measured) - statistics.fmean(predicted):+.1f} "
+          f"points [{d_lo:+.1f}, {d_hi:+.1f}]")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -361,6 +390,10 @@ def main():
     for opt in ("--phase-a", "--load-log", "--variable"):  # the load diagnostic (optional)
         s.add_argument(opt)
     s.set_defaults(run=cmd_compare)
+    s = sub.add_parser("pool")
+    s.add_argument("dirs", nargs="+")
+    s.add_argument("--seed", type=int, default=1)
+    s.set_defaults(run=cmd_pool)
     a = parser.parse_args()
     a.run(a)
 
