@@ -7,9 +7,10 @@
 #     --run-dir DIR     cluster and results (default <repo>/run/avail; results in DIR/out)
 #     --build-dir DIR   build tree with bin/hetscale, bin/hetscale-mm, spank_plugin/hetscale.so
 #                       (default <repo>/build/default)
-#     --runs N          runs per series: phase A N marked, phase B N marked + N equalized (30)
+#     --runs N          runs per series: phase A N marked, phase B N marked + N equalized
+#                       (30; about 4 min in all)
 #     --seed S          load schedule, simulator and bootstrap seed (1)
-#     --size N          mm problem size (2500: about 2 s per run on these quotas)
+#     --size N          mm problem size (2500: timed region 0.9-2.5 s, about 2.7 s a step)
 #     --interval I      load intervals are uniform in (0, I] seconds (2)
 #     --steady NODE     the node left alone (n2); --variable NODE: the loaded one (n3)
 #     --keep            leave the cluster running at the end (the load is always stopped)
@@ -82,11 +83,15 @@ cleanup() {
 }
 
 # ---------------------------------------------------------------------------- cluster
-start_cluster() {
-  # A cluster that is already up in this run dir is not ours to tear down: refuse it.
+# A cluster that is already up in this run dir is not ours to tear down (nor are its
+# files ours to delete): refuse it before touching anything.
+refuse_running_cluster() {
   if "$REPO/scripts/cluster.sh" status --run-dir "$RUN_DIR" >/dev/null 2>&1; then
     die "a cluster already runs in $RUN_DIR (scripts/cluster.sh down --run-dir $RUN_DIR first)"
   fi
+}
+
+start_cluster() {
   mkdir -p "$PARTITIONS"
   CLUSTER_STARTED=1
   "$REPO/scripts/cluster.sh" up --run-dir "$RUN_DIR" --plugin "$PLUGIN" \
@@ -242,6 +247,7 @@ predict() {
 main() {
   parse_args "$@"
   check_prerequisites
+  refuse_running_cluster
   trap cleanup EXIT
   trap 'exit 130' INT TERM
   rm -rf "$OUT" "$PARTITIONS"
