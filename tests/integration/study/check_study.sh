@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
 # Runs scripts/study.sh --quick and checks its psi table: one row per consecutive pair of
 # machine sets for every kernel, and every psi value in (0, 1.2]. The kernels in
-# REQUIRED (comma-separated kernels, default none) must have a value on every pair; the
-# others may print n/a when a set's runs do not bracket the target. On this testbed that
-# happens for ge (its first set's E_s is bimodal) and sometimes for mm, whose shortest runs
-# burst past their node's CPU quota and read too high (docs/study.md, "Known problems").
-# Whatever happens, every stage must succeed, every job must complete, and the table must
-# have one row per kernel and consecutive pair of sets with psi in (0, 1.2] or n/a.
+# REQUIRED (comma-separated, default mm,ge) must have a value on every pair; others may
+# print n/a (a warning). Also: the equalized partition was written and the re-run measured
+# both weight sources, both kernels got a stored forecast, and the report exists with a
+# chart per section. Every stage must succeed and every job complete (study.sh fails
+# otherwise).
 #   check_study.sh SOURCE_DIR BUILD_DIR RUN_DIR PG_PORT
 set -euo pipefail
 src=$1 build=$2 run=$3 port=$4
@@ -17,7 +16,7 @@ log=$run/../study-quick.log
 [ -f "$run/psi.txt" ] || { echo "check_study: no psi table $run/psi.txt"; exit 1; }
 sets=$("$build/bin/hetscale" sets --site "$run/site.toml" --start 2 --max 4 --format json \
   | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
-python3 - "$run/psi.txt" "$sets" "${REQUIRED:-}" <<'PY'
+python3 - "$run/psi.txt" "$sets" "${REQUIRED-mm,ge}" <<'PY'
 import sys
 path, sets, required = sys.argv[1], int(sys.argv[2]), [k for k in sys.argv[3].split(",") if k]
 rows = [l.split() for l in open(path).read().splitlines()[1:] if l.strip()]
@@ -50,3 +49,16 @@ if bad:
 numeric = sum(1 for r in rows if r[5] != "n/a")
 print(f"check_study: ok ({sets} sets, {len(rows)} rows, {numeric} with a psi value)")
 PY
+
+# The later stages, from their own outputs.
+fail() { echo "check_study: FAILED: $*"; exit 1; }
+ls "$run"/partitions/*.toml >/dev/null 2>&1 || fail "no equalized partition in $run/partitions"
+for source in marked equalized; do
+  grep -qE "^    measured $source \| [0-9]+ \| [0-9.]+$" "$log" || fail "the re-run measured no '$source' runs"
+done
+[ "$(grep -c '^stored as prediction batch' "$log")" -eq 2 ] || fail "not one stored forecast per kernel"
+report=$run/report/index.html
+[ -s "$report" ] || fail "no report $report"
+charts=$(grep -o '<svg' "$report" | wc -l)
+[ "$charts" -ge 8 ] || fail "the report has $charts charts, expected at least 8"
+echo "check_study: later stages ok (partition, re-run, 2 forecasts, report with $charts charts)"
