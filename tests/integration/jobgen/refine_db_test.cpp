@@ -10,7 +10,7 @@
 #include <set>
 #include <sstream>
 
-#include "commands.hpp"
+#include "cli_runner.hpp"
 #include "record_text.hpp"
 #include "test_database.hpp"
 
@@ -19,24 +19,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct CliResult {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
+using CliResult = cli::testing::Result;
 
-CliResult hetscale(std::vector<std::string> args) {
-  args.insert(args.begin(), "hetscale");
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  std::ostringstream out;
-  std::ostringstream err;
-  CliResult r;
-  r.code = cli::run(static_cast<int>(argv.size()), argv.data(), out, err);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
-}
+CliResult hetscale(std::vector<std::string> args) { return cli::testing::run_cli(std::move(args)); }
 
 std::string read(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
