@@ -60,6 +60,7 @@ void read_samples(pg::Connection& conn, const std::string& name, PredictionInput
     s.compute_seconds = r.number(i, 7);
     s.communication_seconds = std::max(0.0, s.wall_seconds - s.compute_seconds);
     in.samples.push_back(s);
+    in.sample_sets.push_back(static_cast<int>(r.integer(i, 0)));
     in.speed_unit = r.text(i, 4);
     in.ops_per_unit = r.number(i, 5);
     auto& p = processes[static_cast<int>(r.integer(i, 0))];

@@ -31,6 +31,20 @@ TEST(Predict, BadWhatIfSpecsNameTheSpec) {
             "positive marked speed) (see --help)\n");
 }
 
+TEST(Predict, MalformedFitSetsAreUsageErrors) {
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"", "the list is empty"},           {"0,,1", "an empty item"},
+      {"0,", "an empty item"},             {",1", "an empty item"},
+      {"a", "'a' is not a set index"},     {"-1", "'-1' is not a set index"},
+      {"1.5", "'1.5' is not a set index"}, {"0 1", "'0 1' is not a set index"}};
+  for (const auto& [list, why] : cases) {
+    const auto r = predict({"--target", "0.5", "--fit-sets", list});
+    EXPECT_EQ(r.code, 2) << list;
+    EXPECT_EQ(r.err, "hetscale predict: --fit-sets '" + list + "': " + why +
+                         " (expected comma-separated machine set indices, e.g. 0,1) (see --help)\n");
+  }
+}
+
 TEST(Predict, SiteFileMustExist) {
   const auto r = predict({"--target", "0.5", "--site", "/nonexistent/site.toml"});
   EXPECT_EQ(r.code, 2);

@@ -127,6 +127,82 @@ TEST_F(Predict, MatchesTheClosedForm) {
   }
 }
 
+// Fitted on the two smaller sets only, the model (exact there) still predicts the largest
+// set's parameter to the closed form, and that row is marked as held out.
+TEST_F(Predict, FitSetsPredictTheHeldOutSet) {
+  const auto r = run_cli({"predict", "--db", db_.uri(), "--experiment", "synthetic", "--target",
+                          "0.5", "--doublings", "1", "--fit-sets", "1,0", "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["runs"], 14);
+  EXPECT_EQ(j["held_out_runs"], 7);
+  EXPECT_EQ(j["fit_sets"], nlohmann::json::array({0, 1}));
+  EXPECT_LT(j["forecast_error"].get<double>(), 1e-6);
+  EXPECT_LT(j["held_out_forecast_error"].get<double>(), 1e-6);
+  const auto model = j["model"].get<std::string>();
+  EXPECT_TRUE(model.ends_with("; fitted on sets 0,1 (14 runs)")) << model;
+  const auto& rows = j["rows"];
+  ASSERT_EQ(rows.size(), 4u);
+  const std::vector<std::string> fitted{"yes", "yes", "no"};
+  for (std::size_t i = 0; i < 3; ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(rows[i]["kind"], "measured");
+    EXPECT_EQ(rows[i]["fitted"], fitted[i]);
+  }
+  EXPECT_TRUE(rows[3]["fitted"].is_null());  // a doubling: neither fitted nor held out
+  const double largest = closed_form_parameter(800e6, 8);
+  EXPECT_NEAR(rows[2]["predicted_parameter"].get<double>() / largest, 1, 1e-6);
+  EXPECT_NEAR(rows[3]["predicted_parameter"].get<double>() / closed_form_parameter(1600e6, 16),
+              1, 1e-6);
+  // The summary: mean |relative_error| of the held-out row alone, of the fitted ones.
+  EXPECT_DOUBLE_EQ(j["held_out_parameter_error"].get<double>(),
+                   std::abs(rows[2]["relative_error"].get<double>()));
+  EXPECT_DOUBLE_EQ(j["fitted_parameter_error"].get<double>(),
+                   (std::abs(rows[0]["relative_error"].get<double>()) +
+                    std::abs(rows[1]["relative_error"].get<double>())) /
+                       2);
+  // The stored batch names the fitted sets in `model` (the schema has no other place).
+  EXPECT_EQ(db_.scalar("SELECT count(*) FROM hetscale.capacity_forecast WHERE experiment = "
+                       "'synthetic' AND model LIKE '%; fitted on sets 0,1 (14 runs)'"),
+            "4");
+  EXPECT_NEAR(std::stod(db_.scalar("SELECT predicted_parameter FROM hetscale.capacity_forecast "
+                                   "WHERE kind = 'measured' AND set_index = 2")) /
+                  largest,
+              1, 1e-6);
+
+  const auto table = run_cli({"predict", "--db", db_.uri(), "--experiment", "synthetic",
+                              "--target", "0.5", "--fit-sets", "0,1"});
+  ASSERT_EQ(table.code, 0) << table.err;
+  EXPECT_NE(table.out.find("run-time forecast on the 14 fitted runs: mean absolute relative "
+                           "error 0.00%\nrun-time forecast on the 7 held-out runs: mean "
+                           "absolute relative error 0.00%\nparameter at the target, mean "
+                           "|relative_error|: held-out sets "),
+            std::string::npos)
+      << table.out;
+  const auto csv = run_cli({"predict", "--db", db_.uri(), "--experiment", "synthetic",
+                            "--target", "0.5", "--fit-sets", "0,1", "--format", "csv"});
+  ASSERT_EQ(csv.code, 0) << csv.err;
+  EXPECT_NE(csv.out.find(",relative_error,fitted,note\n"), std::string::npos) << csv.out;
+  EXPECT_NE(csv.out.find("\nmeasured,set 2,8,8,800,"), std::string::npos) << csv.out;
+}
+
+TEST_F(Predict, FitSetsMustBeMeasuredAndEnough) {
+  auto r = run_cli({"predict", "--db", db_.uri(), "--experiment", "synthetic", "--target", "0.5",
+                    "--fit-sets", "0,5"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err,
+            "hetscale predict: --fit-sets: set 5 is not a measured set of experiment 'synthetic' "
+            "(sets with timed runs: 0,1,2)\n");
+  r = run_cli({"predict", "--db", db_.uri(), "--experiment", "synthetic", "--target", "0.5",
+               "--fit-sets", "2"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err,
+            "hetscale predict: --fit-sets 2: 7 run(s) on 1 process count(s); the model needs runs "
+            "on at least 2 machine sets with different process counts to separate computation "
+            "from communication: add one of sets 0,1\n");
+  EXPECT_EQ(db_.scalar("SELECT count(*) FROM hetscale.predictions"), "0");
+}
+
 TEST_F(Predict, SiteGroupsGrowTheLargestSet) {
   std::ofstream(dir_.path() / "site.toml") << R"(
 [site]

@@ -23,6 +23,7 @@ struct PredictionInput {
   std::string speed_unit;  // of the marked speeds
   double ops_per_unit = 1;
   std::vector<TimingSample> samples;   // one per run (speeds in operations per second)
+  std::vector<int> sample_sets;        // the machine set index of each sample
   std::vector<ForecastSet> measured;   // by set index, with the measured figures
   std::optional<SiteTable> site;       // the experiment's site, when in the database
 };
