@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <future>
 #include <map>
 #include <thread>
 #include <nlohmann/json.hpp>
@@ -52,15 +51,12 @@ std::filesystem::path fresh_dir(const std::string& name) {
 TEST(ClassifyCluster, SpeedsFollowTheQuotasAndGroupsFollowTheSpeeds) {
   const Testbed tb = Testbed::from_env();
   const auto dir = fresh_dir("hetscale-classify");
-  // Every node at once: the host's clock speed drifts by a few percent over the minute a
-  // node-after-node run takes, which would read as a speed difference. Together the
-  // quotas stay below the real cores (docs/testbed.md), so no node slows another.
-  std::map<std::string, std::future<NodeRecord>> pending;
-  for (const TestbedNode& node : tb.nodes)
-    pending.emplace(node.name, std::async(std::launch::async, classify_on, node.name, "1"));
+  // One node after the other: without a task plugin that binds CPUs (the testbed runs
+  // task/none), classify pins its worker to the first CPU it may use, so two nodes
+  // classified at once would share host CPU 0 (docs/admin-classify.md).
   std::map<std::string, NodeRecord> records;
   for (const TestbedNode& node : tb.nodes) {
-    NodeRecord record = pending.at(node.name).get();
+    NodeRecord record = classify_on(node.name);
     ASSERT_EQ(record.state, NodeState::ok) << record.reason;
     EXPECT_EQ(record.host, node.name);        // each slurmd has its own host name
     EXPECT_EQ(record.processors, node.cpus);  // Slurm's allocation, not the machine's CPUs
@@ -80,7 +76,10 @@ TEST(ClassifyCluster, SpeedsFollowTheQuotasAndGroupsFollowTheSpeeds) {
     const double ratio = records.at(node.name).marked_speed / full_speed;
     std::printf("%s: speed factor %.2f, measured %.3f of the full-speed median\n",
                 node.name.c_str(), node.speed, ratio);
-    EXPECT_NEAR(ratio, node.speed, 0.03) << node.name;
+    // The criterion is the half-speed node's: 0.50 +/- 0.03. Full-speed nodes
+    // measured a minute apart differ by the host's clock drift (up to ~3%), so for them
+    // 0.05 separates drift from a quota that is wrong.
+    EXPECT_NEAR(ratio, node.speed, node.speed < 1.0 ? 0.03 : 0.05) << node.name;
   }
 
   const auto site = dir / "site.toml";
