@@ -11,6 +11,10 @@
 #     --port       PostgreSQL port (default 16901)
 #     --no-build   use the existing binaries of the build dir (tests)
 #     --build-dir  the build tree of preset default (default: <repo>/build/default)
+#     --layout     testbed layout (default site-configs/testbed-layout.txt)
+#     --specs P    experiment specs examples/experiments/P-<kernel>[-quick].toml (default study)
+#     --kernels K  comma-separated kernels (default mm,ge)
+#     --fit-sets L also predict from these sets only (held-out validation, docs/validation.md)
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
@@ -18,12 +22,13 @@ cd "$REPO"
 QUICK=0 KEEP=0 BUILD=1 PORT=16901 RUN=$REPO/run/study
 BUILD_DIR=$REPO/build/default
 KERNELS=(mm ge)
+LAYOUT=$REPO/site-configs/testbed-layout.txt SPECS=study FIT_SETS=
 # The kernels sleep between tests of a pending message instead of busy-polling: on the
 # testbed's CPU-quota nodes a polling rank spends its quota while it waits and is then
 # throttled for the rest of the period (docs/kernels.md). sbatch passes it on to the jobs.
 export HETSCALE_MPI_WAIT=sleep
 
-usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "study.sh: $*" >&2; exit 1; }
 
 parse_args() {
@@ -35,6 +40,10 @@ parse_args() {
       --run-dir) RUN=${2:?--run-dir needs a value}; shift 2 ;;
       --port) PORT=${2:?--port needs a value}; shift 2 ;;
       --build-dir) BUILD_DIR=${2:?--build-dir needs a value}; shift 2 ;;
+      --layout) LAYOUT=${2:?--layout needs a value}; shift 2 ;;
+      --specs) SPECS=${2:?--specs needs a value}; shift 2 ;;
+      --kernels) IFS=, read -r -a KERNELS <<<"${2:?--kernels needs a value}"; shift 2 ;;
+      --fit-sets) FIT_SETS=${2:?--fit-sets needs a value}; shift 2 ;;
       -h | --help) usage; exit 0 ;;
       *) die "unknown argument '$1' (see --help)" ;;
     esac
@@ -112,7 +121,7 @@ cluster_up() {
   stage "local heterogeneous cluster + SPANK plugin (scripts/cluster.sh)"
   rm -rf "$RUN/partitions" && mkdir -p "$RUN/partitions"
   CLUSTER_UP=1
-  scripts/cluster.sh restart --run-dir "$RUN/cluster" \
+  scripts/cluster.sh restart --run-dir "$RUN/cluster" --layout "$LAYOUT" \
     --plugin "$BUILD_DIR/spank_plugin/hetscale.so" \
     --plugin-args "site=$RUN/site.toml default=off partitions=$RUN/partitions"
   # shellcheck disable=SC1091
@@ -154,8 +163,8 @@ site_table() {
 
 spec_for() { # kernel -> spec file
   local k=$1
-  if [ "$QUICK" = 1 ]; then echo "$REPO/examples/experiments/study-$k-quick.toml"
-  else echo "$REPO/examples/experiments/study-$k.toml"; fi
+  if [ "$QUICK" = 1 ]; then echo "$REPO/examples/experiments/$SPECS-$k-quick.toml"
+  else echo "$REPO/examples/experiments/$SPECS-$k.toml"; fi
 }
 exp_name() { sed -n 's/^name *= *"\(.*\)".*/\1/p' "$1" | head -1; }
 exp_target() { sed -n 's/^target_efficiency *= *\([0-9.]*\).*/\1/p' "$1" | head -1; }
@@ -370,6 +379,11 @@ SQL
   for k in "${KERNELS[@]}"; do
     spec=$(spec_for "$k")
     echo "--- $k"
+    if [ -n "$FIT_SETS" ]; then
+      echo "    held out: fitted on sets $FIT_SETS only"
+      "$HETSCALE" predict --db "$DB" --experiment "$(exp_name "$spec")" --target "$(exp_target "$spec")" \
+        --doublings 0 --fit-sets "$FIT_SETS" || skipped "held-out predict for $k (see its message above)"
+    fi
     "$HETSCALE" predict --db "$DB" --experiment "$(exp_name "$spec")" --target "$(exp_target "$spec")" \
       --doublings 2 --what-if "group:$((2 * fastest)):2" || skipped "predict for $k (see its message above)"
   done
@@ -387,8 +401,8 @@ summary() {
 
 main() {
   parse_args "$@"
-  SET_START=$(sed -n 's/^start *= *\([0-9]*\).*/\1/p' "$(spec_for mm)" | head -1)
-  SET_MAX=$(sed -n 's/^max *= *\([0-9]*\).*/\1/p' "$(spec_for mm)" | tail -1)
+  SET_START=$(sed -n 's/^start *= *\([0-9]*\).*/\1/p' "$(spec_for "${KERNELS[0]}")" | head -1)
+  SET_MAX=$(sed -n 's/^max *= *\([0-9]*\).*/\1/p' "$(spec_for "${KERNELS[0]}")" | tail -1)
   trap teardown EXIT
   trap "exit 130" INT
   trap "exit 143" TERM
@@ -407,7 +421,7 @@ main() {
   refine_all
   analyze_all "after refinement"
   psi_table
-  equalize_rerun
+  if [[ " ${KERNELS[*]} " == *" mm "* ]]; then equalize_rerun; else skipped "equalize + re-run (uses mm)"; fi
   predict_stage
   report_stage
   summary
