@@ -8,7 +8,6 @@
 #include <limits>
 #include <map>
 #include <set>
-#include <tuple>
 
 namespace hetscale::report {
 namespace {
@@ -312,9 +311,36 @@ std::string forecast_error_note(const ExperimentData& e, double target) {
     }
   if (n == 0) return "";
   return fmt::format(
-      "{} at {}: prediction error of the parameter at the target where measured: mean |error| {:.2f} %, "
+      "{} at {}: prediction error of the parameter at the target where measured: mean |error| "
+      "{:.2f} %, "
       "largest {:.2f} % ({} set{})",
       experiment_label(e), target_label(target), 100 * sum / n, 100 * worst, n, n == 1 ? "" : "s");
+}
+
+// --- bar grids -----------------------------------------------------------------------
+// The bar charts are grids of categories x series filled from view rows; a bar never set
+// stays NaN (drawn as none). Categories and series keep the order they are first added.
+
+std::size_t add_category(BarChart& chart, const std::string& category) {
+  const auto at = std::find(chart.categories.begin(), chart.categories.end(), category);
+  if (at != chart.categories.end()) return static_cast<std::size_t>(at - chart.categories.begin());
+  chart.categories.push_back(category);
+  for (auto& row : chart.values) row.push_back(kNaN);
+  return chart.categories.size() - 1;
+}
+
+std::size_t add_series(BarChart& chart, const std::string& series) {
+  const auto at = std::find(chart.series.begin(), chart.series.end(), series);
+  if (at != chart.series.end()) return static_cast<std::size_t>(at - chart.series.begin());
+  chart.series.push_back(series);
+  chart.values.emplace_back(chart.categories.size(), kNaN);
+  return chart.series.size() - 1;
+}
+
+void set_bar(BarChart& chart, const std::string& category, const std::string& series,
+             double value) {
+  const std::size_t c = add_category(chart, category);
+  chart.values[add_series(chart, series)][c] = value;
 }
 
 }  // namespace
@@ -372,23 +398,22 @@ BarChart psi_chart(const std::vector<ExperimentData>& experiments) {
   chart.title = "Isospeed-e scalability psi between consecutive sets";
   chart.x_label = "from set -> to set";
   chart.y_label = "psi = C' W / (C W') (dimensionless, 1 = ideal)";
+  auto category = [](const auto& p) {
+    return fmt::format("set {} -> {}", p.set_index, p.next_set_index);
+  };
   std::set<std::pair<int, int>> pairs;
   for (const auto& e : experiments)
     for (const auto& p : e.psi) pairs.insert({p.set_index, p.next_set_index});
-  for (const auto& [from, to] : pairs)
-    chart.categories.push_back(fmt::format("set {} -> {}", from, to));
+  for (const auto& [from, to] : pairs) add_category(chart, fmt::format("set {} -> {}", from, to));
   for (const auto& e : experiments) {
-    std::map<double, std::vector<double>> by_target;
-    for (const auto& p : e.psi) {
-      auto& values = by_target[p.target_efficiency];
-      values.resize(pairs.size(), kNaN);
-      const auto at = std::distance(pairs.begin(), pairs.find({p.set_index, p.next_set_index}));
-      values[static_cast<std::size_t>(at)] = or_nan(p.psi);
-    }
-    for (auto& [target, values] : by_target) {
-      chart.series.push_back(fmt::format("{} ({})", experiment_label(e), target_label(target)));
-      chart.values.push_back(values);
-    }
+    auto series = [&](double target) {
+      return fmt::format("{} ({})", experiment_label(e), target_label(target));
+    };
+    std::set<double> targets;
+    for (const auto& p : e.psi) targets.insert(p.target_efficiency);
+    for (double t : targets) add_series(chart, series(t));
+    for (const auto& p : e.psi)
+      set_bar(chart, category(p), series(p.target_efficiency), or_nan(p.psi));
   }
   return chart;
 }
@@ -452,15 +477,9 @@ BarChart th_chart(const ExperimentData& e) {
     hosts.insert(t.host);
     sets.insert(t.set_index);
   }
-  chart.categories.assign(hosts.begin(), hosts.end());
-  for (int s : sets) {
-    chart.series.push_back(set_label(e, s));
-    std::vector<double> values(hosts.size(), kNaN);
-    for (const auto& t : e.node_th)
-      if (t.set_index == s)
-        values[static_cast<std::size_t>(std::distance(hosts.begin(), hosts.find(t.host)))] = t.th;
-    chart.values.push_back(std::move(values));
-  }
+  for (const auto& h : hosts) add_category(chart, h);
+  for (int s : sets) add_series(chart, set_label(e, s));
+  for (const auto& t : e.node_th) set_bar(chart, t.host, set_label(e, t.set_index), t.th);
   return chart;
 }
 
@@ -472,15 +491,10 @@ BarChart sh_chart(const std::vector<ExperimentData>& experiments) {
   std::set<int> sets;
   for (const auto& e : experiments)
     for (const auto& s : e.set_sh) sets.insert(s.set_index);
-  for (int s : sets) chart.categories.push_back(fmt::format("set {}", s));
-  for (const auto& e : experiments) {
-    if (e.set_sh.empty()) continue;
-    std::vector<double> values(sets.size(), kNaN);
+  for (int s : sets) add_category(chart, fmt::format("set {}", s));
+  for (const auto& e : experiments)
     for (const auto& s : e.set_sh)
-      values[static_cast<std::size_t>(std::distance(sets.begin(), sets.find(s.set_index)))] = s.sh;
-    chart.series.push_back(experiment_label(e));
-    chart.values.push_back(std::move(values));
-  }
+      set_bar(chart, fmt::format("set {}", s.set_index), experiment_label(e), s.sh);
   return chart;
 }
 
@@ -489,25 +503,8 @@ BarChart shares_chart(const ExperimentData& e, const std::optional<int>& set_ind
   chart.title = "Partition shares, " + experiment_label(e) + ", " + set_label(set_index);
   chart.x_label = "node";
   chart.y_label = "share of the work (fraction)";
-  std::vector<std::string> methods;
-  for (const auto& p : e.partitions) {
-    if (p.set_index != set_index) continue;
-    if (std::find(chart.categories.begin(), chart.categories.end(), p.host) ==
-        chart.categories.end())
-      chart.categories.push_back(p.host);
-    if (std::find(methods.begin(), methods.end(), p.method) == methods.end())
-      methods.push_back(p.method);
-  }
-  for (const auto& m : methods) {
-    std::vector<double> values(chart.categories.size(), kNaN);
-    for (const auto& p : e.partitions)
-      if (p.set_index == set_index && p.method == m) {
-        const auto at = std::find(chart.categories.begin(), chart.categories.end(), p.host);
-        values[static_cast<std::size_t>(at - chart.categories.begin())] = p.share;
-      }
-    chart.series.push_back(m);
-    chart.values.push_back(std::move(values));
-  }
+  for (const auto& p : e.partitions)
+    if (p.set_index == set_index) set_bar(chart, p.host, p.method, p.share);
   return chart;
 }
 
@@ -516,25 +513,9 @@ BarChart tau_chart(const std::vector<ExperimentData>& experiments) {
   chart.title = "Simulated run time tau of the newest partitions";
   chart.x_label = "experiment and set";
   chart.y_label = "tau = E[max_i T_i] (s)";
-  std::vector<std::string> methods;
-  std::vector<std::tuple<std::string, std::string, double>> cells;  // category, method, tau
-  for (const auto& [e, p] : partition_summaries(experiments)) {
-    const std::string category = experiment_label(*e) + ", " + set_label(p->set_index);
-    if (std::find(chart.categories.begin(), chart.categories.end(), category) ==
-        chart.categories.end())
-      chart.categories.push_back(category);
-    if (std::find(methods.begin(), methods.end(), p->method) == methods.end())
-      methods.push_back(p->method);
-    cells.emplace_back(category, p->method, or_nan(p->simulated_tau));
-  }
-  chart.series = methods;
-  chart.values.assign(methods.size(), std::vector<double>(chart.categories.size(), kNaN));
-  for (const auto& [category, method, tau] : cells) {
-    const auto k = std::find(methods.begin(), methods.end(), method) - methods.begin();
-    const auto c = std::find(chart.categories.begin(), chart.categories.end(), category) -
-                   chart.categories.begin();
-    chart.values[static_cast<std::size_t>(k)][static_cast<std::size_t>(c)] = tau;
-  }
+  for (const auto& [e, p] : partition_summaries(experiments))
+    set_bar(chart, experiment_label(*e) + ", " + set_label(p->set_index), p->method,
+            or_nan(p->simulated_tau));
   return chart;
 }
 
