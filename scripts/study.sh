@@ -295,14 +295,21 @@ sql() { # psql on the study's database; variables as -v name=value, used as :'na
 equalize_rerun() {
   local k=mm spec name set param seconds dir reps=$((QUICK ? 2 : 3))
   spec=$(spec_for "$k") name=$(exp_name "$spec")
-  stage "equalize + re-run ($k: hetscale equalize --db, then marked and equalized weights in turn)"
+  # Equalize needs a node's spread, so a size run at least twice (specs with
+  # repetitions = 1, like the validation ones, have none: the stage is then not done).
   read -r set param < <(sql -F ' ' -v name="$name" <<'SQL'
 SELECT set_index, parameter_value FROM hetscale.run_efficiency
 WHERE experiment = :'name'
   AND set_index = (SELECT max(set_index) FROM hetscale.run_efficiency WHERE experiment = :'name')
-GROUP BY set_index, parameter_value ORDER BY count(*) DESC, parameter_value DESC LIMIT 1;
+GROUP BY set_index, parameter_value HAVING count(*) >= 2
+ORDER BY count(*) DESC, parameter_value DESC LIMIT 1;
 SQL
-  )
+  ) || true
+  if [ -z "${set:-}" ]; then
+    skipped "equalize + re-run (no size of $name's largest set was run twice: repetitions = 1)"
+    return
+  fi
+  stage "equalize + re-run ($k: hetscale equalize --db, then marked and equalized weights in turn)"
   seconds=$(sql -v name="$name" -v set="$set" -v param="$param" <<'SQL'
 SELECT round(avg(wall_seconds)::numeric, 4) FROM hetscale.run_efficiency
 WHERE experiment = :'name' AND set_index = :set AND parameter_value = :param;
