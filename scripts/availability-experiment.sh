@@ -8,7 +8,7 @@
 #     --build-dir DIR   build tree with bin/hetscale, bin/hetscale-mm, spank_plugin/hetscale.so
 #                       (default <repo>/build/default)
 #     --runs N          runs per series: phase A N marked, phase B N marked + N equalized
-#                       (30; about 4 min in all)
+#                       (30; about 4 min of runs, then about 1 min of calibration)
 #     --seed S          load schedule, simulator and bootstrap seed (1)
 #     --size N          mm problem size (2500: timed region 0.9-2.5 s, about 2.7 s a step)
 #     --interval I      load intervals are uniform in (0, I] seconds (2)
@@ -235,12 +235,22 @@ weights_of() { jq -r --arg c "$1" '[.[] | "\(.node)=\(.[$c])"] | join(",")' "$OU
 # run, the load's own interval law (two-point availability, intervals U(0, I]): tau for the
 # marked and the equalized shares, and how far that prediction moves when phase A is
 # resampled (availability_stats.py predict).
+marked_weights() { jq -r '[.nodes | to_entries[] | "\(.key)=\(.value.share)"] | join(",")' "$OUT/estimate.json"; }
+
 predict() {
-  local marked
-  marked=$(jq -r '[.nodes | to_entries[] | "\(.key)=\(.value.share)"] | join(",")' "$OUT/estimate.json")
   python3 "$STATS" predict --hetscale "$HETSCALE" --estimate "$OUT/estimate.json" \
-    --records "$OUT/phase-a-marked.jsonl" --marked "$marked" \
+    --records "$OUT/phase-a-marked.jsonl" --marked "$(marked_weights)" \
     --equalized "$(weights_of equalized_weight)" --seed "$SEED" --out-dir "$OUT"
+}
+
+# The moment-matched predictions, added to predicted.json: calibrated on phase A ("as
+# planned") and on phase B's marked runs ("same window"); the equalized shares are phase A's
+# in both (availability_stats.py calibrate). After phase B: it needs phase B's marked runs.
+calibrate() {
+  python3 "$STATS" calibrate --hetscale "$HETSCALE" --phase-a "$OUT/phase-a-marked.jsonl" \
+    --marked-records "$OUT/phase-b-marked.jsonl" --equalized-records "$OUT/phase-b-equalized.jsonl" \
+    --steady "$STEADY" --variable "$VARIABLE" --interval "$INTERVAL" --marked "$(marked_weights)" \
+    --equalized "$(weights_of equalized_weight)" --seed "$SEED" --predicted "$OUT/predicted.json"
 }
 
 # ---------------------------------------------------------------------------- main
@@ -264,13 +274,18 @@ main() {
   say "phase B: $RUNS marked and $RUNS equalized runs, interleaved"
   phase_b
   echo "end   $(date -u +%FT%TZ) uptime:$(uptime)" | tee -a "$OUT/machine.txt"
+  local elapsed=$((SECONDS - start))
+  stop_load # the load has done its work; the calibration is computation only
+  calibrate | tee "$OUT/calibrate.txt"
   {
     echo
     echo "mm -N $SIZE on $STEADY (steady) and $VARIABLE (load on $(load_duty)), seed $SEED," \
-      "$((SECONDS - start)) s, $FAILED_STEPS failed step(s) retried"
+      "$elapsed s, $FAILED_STEPS failed step(s) retried"
     python3 "$STATS" compare --marked "$OUT/phase-b-marked.jsonl" \
       --equalized "$OUT/phase-b-equalized.jsonl" --predicted "$OUT/predicted.json" --seed "$SEED" \
       --phase-a "$OUT/phase-a-marked.jsonl" --load-log "$OUT/load-log.txt" --variable "$VARIABLE"
+    echo
+    cat "$OUT/calibrate.txt"
   } | tee "$OUT/summary.txt"
 }
 

@@ -6,6 +6,9 @@
   availability_stats.py equalize-csv --estimate EST.json
   availability_stats.py predict   --hetscale BIN --estimate EST.json --records A.jsonl
                                   --marked N1=w,N2=w --equalized N1=w,N2=w --seed S --out-dir D
+  availability_stats.py calibrate --hetscale BIN --phase-a A.jsonl --marked-records M.jsonl
+                                  --equalized-records E.jsonl --steady N1 --variable N2 --interval I
+                                  --marked N1=w,N2=w --equalized N1=w,N2=w --seed S --predicted P.json
   availability_stats.py compare   --marked M.jsonl --equalized E.jsonl --predicted P.json --seed S
                                   [--phase-a A.jsonl --load-log LOG --variable NODE]
   availability_stats.py pool      OUT_DIR... [--seed S]
@@ -14,6 +17,7 @@ Standard library only (the machine has no numpy/scipy). Every random draw comes 
 random.Random(seed), so the same seed gives the same schedule and the same interval.
 """
 import argparse
+import concurrent.futures
 import datetime
 import json
 import math
@@ -178,6 +182,14 @@ def simulate(a, est, weights, partitions, repetitions, seed, table=False):
     return out if table else json.loads(out)
 
 
+def predicted_reduction(a, est, marked, equalized, repetitions, seed):
+    """Simulated tau of the marked and the equalized shares (common random numbers) and the
+    reduction of tau in %."""
+    tau_m = simulate(a, est, marked, ["given"], repetitions, seed)[0]
+    tau_e = simulate(a, est, equalized, ["given"], repetitions, seed)[0]
+    return tau_m, tau_e, 100.0 * (tau_m["tau"] - tau_e["tau"]) / tau_m["tau"]
+
+
 def cmd_predict(a):
     """The simulator's tau for the marked and the equalized shares (same seed: common
     random numbers) and the predicted reduction; then the same with phase A resampled
@@ -193,19 +205,15 @@ def cmd_predict(a):
                    a.repetitions, a.seed, table=True), end="")
 
     def reduction_for(e, repetitions, seed):
-        tau_m = simulate(a, e, marked, ["given"], repetitions, seed)[0]
-        tau_e = simulate(a, e, equalized, ["given"], repetitions, seed)[0]
-        return tau_m, tau_e, 100.0 * (tau_m["tau"] - tau_e["tau"]) / tau_m["tau"]
+        return predicted_reduction(a, e, marked, equalized, repetitions, seed)
 
     tau_m, tau_e, predicted = reduction_for(est, a.repetitions, a.seed)
     records = read_records(a.records)
     rng = random.Random(a.seed)
-    resampled = []
-    for b in range(a.bootstrap):
-        sample = rng.choices(records, k=len(records))
-        e = estimate_from(sample, est["steady"], est["variable"], est["interval"])
-        resampled.append(reduction_for(e, a.bootstrap_repetitions, a.seed + 1 + b)[2])
-    resampled.sort()
+    samples = [(rng.choices(records, k=len(records)), a.seed + 1 + b) for b in range(a.bootstrap)]
+    resampled = sorted(parallel(
+        lambda s: reduction_for(estimate_from(s[0], est["steady"], est["variable"], est["interval"]),
+                                a.bootstrap_repetitions, s[1])[2], samples))
     lo, hi = percentile_interval(resampled)
     result = {"tau_marked": tau_m["tau"], "sigma_t_marked": tau_m["sigma_t"],
               "tau_equalized": tau_e["tau"], "sigma_t_equalized": tau_e["sigma_t"],
@@ -224,6 +232,175 @@ def percentile_interval(values, level=0.95):
     n = len(values)
     return (values[int(math.floor((1 - level) / 2 * n))],
             values[int(math.ceil((1 + level) / 2 * n)) - 1])
+
+
+# ----------------------------------------------------------------------------- calibrate
+# The simulator's two-point availability is a +- a TH with a = 1/2 (computers_csv): TH = 1
+# would make it 0 half the time (an endless run), so a matched TH stops just below.
+MAX_TH = 0.99
+
+
+def simulate_alone(a, speed, th, share, interval, repetitions, seed):
+    """Mean and sd of the simulated time one node needs for `share` of a job, on its own
+    (no other node, no communication): what its measured compute seconds are."""
+    with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as f:
+        f.write("name,max_power,availability,availability_sd,work\n"
+                f"x,{2 * speed:.12g},0.5,{0.5 * th:.12g},{share:.12g}\n")
+    try:
+        out = subprocess.run(
+            [a.hetscale, "simulate", "--computers", f.name, "--partition", "given",
+             "--distribution", "two-point", "--interval", str(interval), "--total-work", "1",
+             "--repetitions", str(repetitions), "--seed", str(seed), "--threads", "1",
+             "--format", "json"], check=True, capture_output=True, text=True).stdout
+    finally:
+        os.unlink(f.name)
+    r = json.loads(out)[0]
+    return r["tau"], r["sigma_t"]
+
+
+def calibrate_node(a, node, interval, start, repetitions, seed, tolerance, iterations=20):
+    """Moment matching: the mean speed and TH_A for which the simulated time of the node's
+    share has the measured mean and sd of its compute seconds.
+
+    1/mean(seconds per job) and TH_A = k/sqrt(c) are long-run relations; runs about as long
+    as the availability's correlation time are slower on average than 1/mean speed says
+    (time goes as 1/availability), so fed to the simulator they count that slowdown twice.
+    Fixed point with the same seed in every call (common random numbers): the time scales
+    about as 1/speed and its coefficient of variation about as TH, so each step rescales
+    both by the remaining ratio; converges in a few steps."""
+    target_mean, target_sd = node["time_mean"], node["time_sd"]
+    target_cv = target_sd / target_mean
+    speed, th = start
+    th = min(th, MAX_TH)
+    clamped = converged = False
+    for step in range(1, iterations + 1):
+        tau, sd = simulate_alone(a, speed, th, node["share"], interval, repetitions, seed)
+        cv = sd / tau
+        mean_ok = abs(tau / target_mean - 1) < tolerance
+        # At the bound, a TH that still gives too little spread is the best there is.
+        sd_ok = abs(cv - target_cv) < tolerance * max(target_cv, 1e-9) or (clamped and cv < target_cv)
+        if mean_ok and sd_ok:
+            converged = True
+            break
+        speed *= tau / target_mean
+        th = target_cv if cv == 0 else th * target_cv / cv  # cv 0: TH was 0; start from TH_run
+        clamped = th > MAX_TH
+        th = min(th, MAX_TH)
+    return {"speed": speed, "th_availability": th, "iterations": step, "converged": converged,
+            "clamped": clamped, "simulated_time_mean": tau, "simulated_time_sd": sd,
+            "measured_time_mean": target_mean, "measured_time_sd": target_sd}
+
+
+def calibrated_estimate(a, records, steady, variable, interval, repetitions, seed, start=None,
+                        tolerance=1e-3):
+    """estimate_from with every node's speed and TH_A replaced by the moment-matched ones
+    (the long-run ones kept as speed_long_run, th_availability_long_run). `start`: the
+    {host: (speed, th)} to start from (a resample starts from the full sample's values)."""
+    est = estimate_from(records, steady, variable, interval)
+    for host, n in est["nodes"].items():
+        begin = start[host] if start else (n["speed"], n["th_availability"])
+        c = calibrate_node(a, n, interval, begin, repetitions, seed, tolerance)
+        n["speed_long_run"], n["th_availability_long_run"] = n["speed"], n["th_availability"]
+        n["speed"], n["th_availability"], n["calibration"] = c["speed"], c["th_availability"], c
+    return est
+
+
+def start_of(est):
+    return {h: (n["speed"], n["th_availability"]) for h, n in est["nodes"].items()}
+
+
+def parallel(function, items, workers=4):
+    """`hetscale simulate` calls are mostly process start-up: run a few at once."""
+    with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+        return list(pool.map(function, items))
+
+
+def calibrated_prediction(a, records, marked, equalized, label):
+    """Calibrate on `records` (marked-weight runs), predict the reduction for the given
+    marked and equalized shares, and check the simulated marked tau against the mean wall
+    time of the very runs it was calibrated on."""
+    est = calibrated_estimate(a, records, a.steady, a.variable, a.interval, a.repetitions, a.seed)
+    tau_m, tau_e, predicted = predicted_reduction(a, est, marked, equalized, a.repetitions, a.seed)
+    wall = statistics.fmean(r["wall_seconds"] for r in records)
+    print(f"{label}: calibrated on {len(records)} marked runs")
+    print(f"  {'node':<6} {'speed':>7} {'(long run)':>10} {'TH_A':>6} {'(long run)':>10} "
+          f"{'steps':>5}  {'t mean sim/meas':>15}  {'t sd sim/meas':>13}")
+    for host, n in est["nodes"].items():
+        c = n["calibration"]
+        note = "" if c["converged"] else " NOT converged"
+        note += " CLAMPED at TH_A = 0.99" if c["clamped"] else ""
+        print(f"  {host:<6} {n['speed']:>7.4f} {n['speed_long_run']:>10.4f} "
+              f"{n['th_availability']:>6.3f} {n['th_availability_long_run']:>10.3f} "
+              f"{c['iterations']:>5}  {c['simulated_time_mean']:>7.3f}/{c['measured_time_mean']:<7.3f}"
+              f"  {c['simulated_time_sd']:>6.3f}/{c['measured_time_sd']:<6.3f}{note}")
+    print(f"  check: simulated marked tau {tau_m['tau']:.3f} s against the runs' mean wall time "
+          f"{wall:.3f} s ({100 * (tau_m['tau'] / wall - 1):+.1f}%); equalized tau "
+          f"{tau_e['tau']:.3f} s; predicted reduction {predicted:+.1f}%")
+    return est, {
+        "tau_marked": tau_m["tau"], "sigma_t_marked": tau_m["sigma_t"],
+        "tau_equalized": tau_e["tau"], "sigma_t_equalized": tau_e["sigma_t"],
+        "reduction_percent": predicted, "calibration_wall_mean": wall,
+        "nodes": {h: {"speed": n["speed"], "th_availability": n["th_availability"],
+                      "speed_long_run": n["speed_long_run"],
+                      "th_availability_long_run": n["th_availability_long_run"],
+                      **{k: n["calibration"][k] for k in ("iterations", "converged", "clamped")}}
+                  for h, n in est["nodes"].items()}}
+
+
+def resampled_prediction(a, est, records, marked, equalized, seed):
+    """The calibrated prediction from a resample of `records`: fewer repetitions, started
+    from the full sample's calibration, matched to 0.3% (far inside the interval's width)."""
+    e = calibrated_estimate(a, records, a.steady, a.variable, a.interval,
+                            a.bootstrap_repetitions, seed, start=start_of(est), tolerance=3e-3)
+    return predicted_reduction(a, e, marked, equalized, a.bootstrap_repetitions, seed)[2]
+
+
+def cmd_calibrate(a):
+    """Both moment-matched predictions (docs/validation-availability.md):
+    - as planned: calibrated on phase A, the runs the equalized shares were computed from;
+      interval from resampling phase A (independent of phase B);
+    - same window: calibrated on phase B's marked runs, interleaved with the equalized ones,
+      so both met the same stretch of the load; the equalized shares stay phase A's and the
+      equalized runs stay out of sample. Its test needs the marked runs resampled jointly
+      for the measured and the predicted reduction: the pairs are stored.
+    Added to predicted.json as "as_planned" and "same_window"."""
+    marked, equalized = parse_weights(a.marked), parse_weights(a.equalized)
+    phase_a = read_records(a.phase_a)
+    b_marked = read_records(a.marked_records)
+    b_equalized = read_records(a.equalized_records)
+    with open(a.predicted) as f:
+        result = json.load(f)
+
+    est_a, planned = calibrated_prediction(a, phase_a, marked, equalized, "as planned (phase A)")
+    rng = random.Random(a.seed)
+    samples = [(rng.choices(phase_a, k=len(phase_a)), a.seed + 1 + b) for b in range(a.bootstrap)]
+    draws = sorted(parallel(lambda s: resampled_prediction(a, est_a, s[0], marked, equalized, s[1]),
+                            samples))
+    planned["bootstrap"], planned["interval_percent"] = draws, list(percentile_interval(draws))
+    print(f"  phase A resampled {a.bootstrap} times: [{planned['interval_percent'][0]:+.1f}, "
+          f"{planned['interval_percent'][1]:+.1f}]%")
+
+    est_b, window = calibrated_prediction(a, b_marked, marked, equalized,
+                                          "same window (phase B marked)")
+    samples = [(rng.choices(b_marked, k=len(b_marked)), rng.choices(b_equalized, k=len(b_equalized)),
+                a.seed + 1 + b) for b in range(a.bootstrap)]
+
+    def pair(s):
+        m, e, seed = s
+        measured = reduction([r["wall_seconds"] for r in m], [r["wall_seconds"] for r in e])
+        return measured, resampled_prediction(a, est_b, m, marked, equalized, seed)
+
+    pairs = parallel(pair, samples)
+    predicted_draws = sorted(p for _, p in pairs)
+    window["pairs"] = [list(p) for p in pairs]
+    window["interval_percent"] = list(percentile_interval(predicted_draws))
+    print(f"  phase B marked resampled {a.bootstrap} times: [{window['interval_percent'][0]:+.1f}, "
+          f"{window['interval_percent'][1]:+.1f}]%")
+    result["as_planned"], result["same_window"] = planned, window
+    tmp = a.predicted + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(result, f)
+    os.replace(tmp, a.predicted)  # nothing half-written
 
 
 # ----------------------------------------------------------------------------- compare
@@ -327,8 +504,36 @@ def cmd_compare(a):
     print(f"measured - predicted: {measured - p:+.1f} points, 95% CI [{d_lo:+.1f}, {d_hi:+.1f}] "
           f"-> {'consistent' if d_lo <= 0 <= d_hi else 'NOT consistent'} (interval "
           f"{'contains' if d_lo <= 0 <= d_hi else 'excludes'} 0)")
+    for key, label in CALIBRATIONS:
+        if key in predicted:
+            calibrated_test(label, measured, resampled, b_lo, b_hi, predicted[key], rng)
     if a.load_log:
         load_diagnostic(a)
+
+
+# The moment-matched predictions of `calibrate`, in predicted.json; docs/validation-availability.md
+# says which test is the primary one.
+CALIBRATIONS = (("same_window", "same window (calibrated on phase B marked)"),
+                ("as_planned", "as planned (calibrated on phase A)"))
+
+
+def calibrated_differences(p, measured_draws, rng):
+    """Draws of measured - predicted: paired when the prediction was calibrated on the
+    measured runs themselves (same window), else independent pairs (as planned)."""
+    if "pairs" in p:
+        return [m - q for m, q in p["pairs"]]
+    return [m - rng.choice(p["bootstrap"]) for m in measured_draws]
+
+
+def calibrated_test(label, measured, resampled, b_lo, b_hi, p, rng):
+    predicted = p["reduction_percent"]
+    d_lo, d_hi = percentile_interval(sorted(calibrated_differences(p, resampled, rng)))
+    ok = d_lo <= 0 <= d_hi
+    print(f"{label}: predicted {predicted:+.1f}% (tau marked {p['tau_marked']:.3f} s against "
+          f"{p['calibration_wall_mean']:.3f} s measured there, equalized {p['tau_equalized']:.3f} s) -> "
+          f"{'inside' if b_lo <= predicted <= b_hi else 'OUTSIDE'} the measured bootstrap interval; "
+          f"measured - predicted {measured - predicted:+.1f} points, 95% CI [{d_lo:+.1f}, {d_hi:+.1f}] "
+          f"-> {'consistent' if ok else 'NOT consistent'}")
 
 
 def cmd_pool(a):
@@ -357,6 +562,28 @@ def cmd_pool(a):
           f"[{m_lo:+.1f}, {m_hi:+.1f}], predicted {statistics.fmean(predicted):+.1f}%, "
           f"measured - predicted {statistics.fmean(measured) - statistics.fmean(predicted):+.1f} "
           f"points [{d_lo:+.1f}, {d_hi:+.1f}]")
+    for key, label in CALIBRATIONS:
+        pool_calibrated(a.dirs, key, label, measured, draws_m, rng)
+
+
+def pool_calibrated(dirs, key, label, measured, draws_m, rng):
+    """The mean over experiments of a calibrated test's measured - predicted: every pooled
+    draw takes one draw of each experiment (a random pair for the same-window test)."""
+    calibrated = []
+    for d in dirs:
+        with open(f"{d}/predicted.json") as f:
+            calibrated.append(json.load(f).get(key))
+    if any(p is None for p in calibrated):
+        return  # an experiment run before `calibrate` existed (availability_stats.py calibrate adds it)
+    diffs = [calibrated_differences(p, m, rng) for p, m in zip(calibrated, draws_m)]
+    n = len(dirs)
+    pooled = sorted(sum(rng.choice(d) for d in diffs) / n for _ in range(len(draws_m[0])))
+    d_lo, d_hi = percentile_interval(pooled)
+    predicted = statistics.fmean(p["reduction_percent"] for p in calibrated)
+    ok = d_lo <= 0 <= d_hi
+    print(f"  {label}: predicted {predicted:+.1f}%, measured - predicted "
+          f"{statistics.fmean(measured) - predicted:+.1f} points [{d_lo:+.1f}, {d_hi:+.1f}] -> "
+          f"{'consistent' if ok else 'NOT consistent'}")
 
 
 def main():
@@ -383,6 +610,16 @@ def main():
     s.add_argument("--bootstrap", type=int, default=200)
     s.add_argument("--bootstrap-repetitions", type=int, default=4000)
     s.set_defaults(run=cmd_predict)
+    s = sub.add_parser("calibrate")
+    for opt in ("--hetscale", "--phase-a", "--marked-records", "--equalized-records", "--steady",
+                "--variable", "--marked", "--equalized", "--predicted"):
+        s.add_argument(opt, required=True)
+    s.add_argument("--interval", type=float, required=True)
+    s.add_argument("--seed", type=int, required=True)
+    s.add_argument("--repetitions", type=int, default=20000)
+    s.add_argument("--bootstrap", type=int, default=100)
+    s.add_argument("--bootstrap-repetitions", type=int, default=4000)
+    s.set_defaults(run=cmd_calibrate)
     s = sub.add_parser("compare")
     for opt in ("--marked", "--equalized", "--predicted"):
         s.add_argument(opt, required=True)
