@@ -37,8 +37,9 @@ std::vector<unsigned> allowed_cpus(const ClassifyOptions& options, const ProbeRe
 CpuChoice choose_cpus(const std::vector<unsigned>& allowed, std::uint32_t slurm_cpus) {
   const auto count = static_cast<std::uint32_t>(allowed.size());
   if (slurm_cpus == 0)
-    return {allowed, count, true,
-            fmt::format("not under Slurm: one worker pinned to each of the {} allowed CPUs", count)};
+    return {
+        allowed, count, true,
+        fmt::format("not under Slurm: one worker pinned to each of the {} allowed CPUs", count)};
   if (count <= slurm_cpus)
     return {allowed, count, true,
             fmt::format("Slurm bound the step to {} CPU(s): one worker pinned to each", count)};

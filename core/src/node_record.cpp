@@ -129,7 +129,8 @@ void read_binding(const json& object, NodeRecord& r) {
   if (object.contains("binding")) {
     r.binding = get_string(object, "binding");
     if (r.binding != "" && r.binding != "pinned" && r.binding != "unpinned")
-      bad_field("binding", fmt::format("must be \"pinned\" or \"unpinned\", not \"{}\"", r.binding));
+      bad_field("binding",
+                fmt::format("must be \"pinned\" or \"unpinned\", not \"{}\"", r.binding));
   }
   if (object.contains("binding_reason")) r.binding_reason = get_string(object, "binding_reason");
 }

@@ -15,8 +15,8 @@ struct BenchmarkRequest {
   std::vector<unsigned> cpus;  // OS indices of the PUs to run on, one worker pinned to each
   /// 0: as above. N > 0: N workers, none pinned, sharing `cpus` (a job whose CPUs nobody bound).
   std::uint32_t unpinned_workers = 0;
-  double seconds = 2;          // time budget of the whole measurement
-  std::size_t size = 0;        // problem size (dgemm order, stream elements); 0: default
+  double seconds = 2;    // time budget of the whole measurement
+  std::size_t size = 0;  // problem size (dgemm order, stream elements); 0: default
 };
 
 struct BenchmarkOutcome {
