@@ -41,8 +41,11 @@ std::string output_path(std::string pattern, const std::string& host) {
 BenchmarkFunction with_progress(BenchmarkFunction benchmark, std::ostream& err) {
   if (isatty(STDERR_FILENO) == 0) return benchmark;
   return [benchmark = std::move(benchmark), &err](const BenchmarkRequest& request) {
-    err << fmt::format("hetscale classify: running {} on {} CPU(s), about {} s...\n", request.name,
-                       request.cpus.size(), request.seconds)
+    const std::size_t workers =
+        request.unpinned_workers > 0 ? request.unpinned_workers : request.cpus.size();
+    err << fmt::format("hetscale classify: running {} with {} {} worker(s), about {} s...\n",
+                       request.name, workers, request.unpinned_workers > 0 ? "unpinned" : "pinned",
+                       request.seconds)
         << std::flush;
     BenchmarkOutcome outcome = benchmark(request);
     err << fmt::format("hetscale classify: {:.6g} {} per processor, CV {:.2f}%, {} repetitions\n",
@@ -52,7 +55,7 @@ BenchmarkFunction with_progress(BenchmarkFunction benchmark, std::ostream& err) 
   };
 }
 
-// SLURM_CPUS_ON_NODE: the CPUs the job was given here, when the task plugin binds nothing.
+// SLURM_CPUS_ON_NODE: the CPUs the job was given here (0: not under Slurm).
 std::uint32_t slurm_cpus_on_node() {
   const char* text = std::getenv("SLURM_CPUS_ON_NODE");
   if (text == nullptr) return 0;
@@ -63,7 +66,7 @@ std::uint32_t slurm_cpus_on_node() {
 
 void run_classify(ClassifyArgs& args, Context& context) {
   args.options.topology = topology_source(args);
-  args.options.max_cpus = slurm_cpus_on_node();
+  args.options.slurm_cpus = slurm_cpus_on_node();
   const NodeRecord record = classify_node(args.options, with_progress(run_markspeed, context.err));
   const std::string line = to_json(record).dump() + "\n";
   if (args.output.empty()) {

@@ -26,16 +26,28 @@ void exclude(NodeRecord& record, const std::string& reason) {
   record.reason = reason;
 }
 
-std::vector<unsigned> benchmark_cpus(const ClassifyOptions& options, const ProbeResult& probe) {
-  std::vector<unsigned> cpus = options.cpus;
-  if (cpus.empty())
-    cpus = options.topology.kind == TopologySource::Kind::live ? probe.allowed_cpus
-                                                               : live_allowed_cpus();
-  if (options.max_cpus > 0 && cpus.size() > options.max_cpus) cpus.resize(options.max_cpus);
-  return cpus;
+std::vector<unsigned> allowed_cpus(const ClassifyOptions& options, const ProbeResult& probe) {
+  if (!options.cpus.empty()) return options.cpus;
+  return options.topology.kind == TopologySource::Kind::live ? probe.allowed_cpus
+                                                             : live_allowed_cpus();
 }
 
 }  // namespace
+
+CpuChoice choose_cpus(const std::vector<unsigned>& allowed, std::uint32_t slurm_cpus) {
+  const auto count = static_cast<std::uint32_t>(allowed.size());
+  if (slurm_cpus == 0)
+    return {
+        allowed, count, true,
+        fmt::format("not under Slurm: one worker pinned to each of the {} allowed CPUs", count)};
+  if (count <= slurm_cpus)
+    return {allowed, count, true,
+            fmt::format("Slurm bound the step to {} CPU(s): one worker pinned to each", count)};
+  return {allowed, slurm_cpus, false,
+          fmt::format("Slurm bound no CPUs (the job has {} here, SLURM_CPUS_ON_NODE, and the "
+                      "process may use {}): {} unpinned worker(s)",
+                      slurm_cpus, count, slurm_cpus)};
+}
 
 std::string short_host_name() {
   char name[256] = {};
@@ -69,20 +81,25 @@ NodeRecord classify_node(const ClassifyOptions& options, const BenchmarkFunction
   }
   record.hardware = probe.hardware;
   record.fingerprint = hardware_fingerprint(probe.hardware);
+  CpuChoice choice;
   try {
-    record.cpus = benchmark_cpus(options, probe);
+    choice = choose_cpus(allowed_cpus(options, probe), options.slurm_cpus);
   } catch (const std::exception& e) {
     exclude(record, e.what());
     return record;
   }
-  record.processors = static_cast<std::uint32_t>(record.cpus.size());
-  if (record.cpus.empty()) {
+  if (choice.cpus.empty()) {
     exclude(record, "no CPU is allowed to this process");
     return record;
   }
+  record.cpus = choice.cpus;
+  record.processors = choice.workers;
+  record.binding = choice.pinned ? "pinned" : "unpinned";
+  record.binding_reason = choice.reason;
   try {
     const BenchmarkOutcome outcome =
-        benchmark({options.benchmark, record.cpus, options.seconds, options.size});
+        benchmark({options.benchmark, record.cpus, choice.pinned ? 0 : choice.workers,
+                   options.seconds, options.size});
     record.marked_speed = outcome.per_processor_speed;
     record.speed_unit = outcome.speed_unit;
     record.repetitions = outcome.repetitions;

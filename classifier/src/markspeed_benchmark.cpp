@@ -13,7 +13,7 @@ constexpr int min_repetitions = 5;  // markspeed's floor
 constexpr int max_repetitions = 200;
 
 BenchmarkOutcome outcome_of(const markspeed::BenchmarkResult& r) {
-  return {r.median, r.unit, r.repetitions, r.cv, r.seconds, r.size, std::string(version())};
+  return {r.sustained, r.unit, r.repetitions, r.cv, r.seconds, r.size, std::string(version())};
 }
 
 }  // namespace
@@ -22,6 +22,7 @@ BenchmarkOutcome run_markspeed(const BenchmarkRequest& request) {
   const markspeed::BenchmarkSpec spec = markspeed::parse_benchmark(request.name);
   markspeed::Options options;
   options.cpus = request.cpus;
+  options.unpinned_workers = request.unpinned_workers;
   options.repetitions = min_repetitions;
   options.size = request.size;
   const markspeed::BenchmarkResult first = markspeed::run_benchmark(spec, options);

@@ -124,6 +124,17 @@ void check_measurement(const NodeRecord& r) {
   if (r.fingerprint.empty()) bad_field("fingerprint", "must not be empty for a node in state ok");
 }
 
+// Optional keys (added within schema 1): absent in records of earlier versions.
+void read_binding(const json& object, NodeRecord& r) {
+  if (object.contains("binding")) {
+    r.binding = get_string(object, "binding");
+    if (r.binding != "" && r.binding != "pinned" && r.binding != "unpinned")
+      bad_field("binding",
+                fmt::format("must be \"pinned\" or \"unpinned\", not \"{}\"", r.binding));
+  }
+  if (object.contains("binding_reason")) r.binding_reason = get_string(object, "binding_reason");
+}
+
 // "invalid JSON at column 12" or, when the text simply stops, "truncated record".
 std::string json_problem(const std::string& line, const json::parse_error& error) {
   if (error.byte >= line.size()) return "truncated record (the JSON object ends early)";
@@ -163,6 +174,8 @@ json to_json(const NodeRecord& r) {
           {"marked_speed", r.marked_speed},
           {"processors", r.processors},
           {"cpus", r.cpus},
+          {"binding", r.binding},
+          {"binding_reason", r.binding_reason},
           {"repetitions", r.repetitions},
           {"cv", r.cv},
           {"duration_seconds", r.duration_seconds},
@@ -202,6 +215,7 @@ NodeRecord node_record_from_json(const json& object) {
     if (!cpu.is_number_unsigned()) bad_field("cpus", "must hold non-negative integers");
     r.cpus.push_back(cpu.get<unsigned>());
   }
+  read_binding(object, r);
   r.repetitions = static_cast<int>(get_count32(object, "repetitions"));
   r.cv = get_number(object, "cv");
   r.duration_seconds = get_number(object, "duration_seconds");

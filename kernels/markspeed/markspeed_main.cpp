@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include "hetscale/markspeed.hpp"
 
@@ -21,6 +22,9 @@ int main(int argc, char** argv) {
   app.add_option("--warmups", options.warmups, "untimed repetitions first")->capture_default_str();
   app.add_option("--size", options.size, "dgemm matrix order / stream array elements (0 = default)")
       ->capture_default_str();
+  app.add_option("--unpinned", options.unpinned_workers,
+                 "run this many workers, none pinned, on the processors (0 = one pinned worker each)")
+      ->capture_default_str();
   app.add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   try {
@@ -29,12 +33,15 @@ int main(int argc, char** argv) {
       std::printf("%s\n", to_json(result).dump(2).c_str());
       return 0;
     }
-    std::printf("%s: %.1f %s per processor (median of %zu processors x %d repetitions), cv %.2f%%, size %zu, %.2f s\n",
-                result.benchmark.c_str(), result.median, result.unit.c_str(), result.processors.size(),
-                result.repetitions, 100 * result.cv, result.size, result.seconds);
-    for (const ProcessorFigure& figure : result.processors) {
-      std::printf("  cpu %u: median %.1f %s, cv %.2f%%\n", figure.cpu, figure.median, result.unit.c_str(),
-                  100 * figure.cv);
+    std::printf("%s: %.1f %s per processor (%zu %s workers x %d repetitions), cv %.2f%%, size %zu, %.2f s\n",
+                result.benchmark.c_str(), result.sustained, result.unit.c_str(), result.processors.size(),
+                result.pinned ? "pinned" : "unpinned", result.repetitions, 100 * result.cv, result.size,
+                result.seconds);
+    for (std::size_t i = 0; i < result.processors.size(); ++i) {
+      const ProcessorFigure& figure = result.processors[i];
+      const std::string where = figure.cpu ? "cpu " + std::to_string(*figure.cpu) : "worker " + std::to_string(i);
+      std::printf("  %s: %.1f %s sustained, median %.1f, cv %.2f%%\n", where.c_str(), figure.sustained,
+                  result.unit.c_str(), figure.median, 100 * figure.cv);
     }
     return 0;
   } catch (const std::exception& e) {

@@ -1,11 +1,24 @@
 #include "processors.hpp"
 
+#include <cstdlib>
 #include <string>
 
 #include "hetscale/error.hpp"
 #include "hetscale/markspeed.hpp"
 
 namespace hetscale::markspeed {
+namespace {
+
+// "0-3,8": hwloc's list form of a set, for messages.
+std::string hwloc_list(hwloc_const_bitmap_t set) {
+  char* text = nullptr;
+  if (hwloc_bitmap_list_asprintf(&text, set) < 0 || text == nullptr) return "?";
+  std::string list = text;
+  std::free(text);
+  return list;
+}
+
+}  // namespace
 
 Bitmap::Bitmap() : bitmap_(hwloc_bitmap_alloc()) {
   if (bitmap_ == nullptr) throw Error("hwloc: cannot allocate a bitmap");
@@ -42,6 +55,14 @@ void Topology::pin_this_thread(unsigned cpu) const {
   hwloc_bitmap_only(set.get(), cpu);
   if (hwloc_set_cpubind(topology_, set.get(), HWLOC_CPUBIND_THREAD) != 0) {
     throw Error("hwloc: cannot bind a worker to processor " + std::to_string(cpu));
+  }
+}
+
+void Topology::bind_this_thread(const std::vector<unsigned>& cpus) const {
+  Bitmap set;
+  for (unsigned cpu : cpus) hwloc_bitmap_set(set.get(), cpu);
+  if (hwloc_set_cpubind(topology_, set.get(), HWLOC_CPUBIND_THREAD) != 0) {
+    throw Error("hwloc: cannot bind a worker to processors " + hwloc_list(set.get()));
   }
 }
 

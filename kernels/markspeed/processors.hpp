@@ -30,6 +30,9 @@ class Topology {
   [[nodiscard]] std::vector<unsigned> allowed_processors() const;
   /// Binds the calling thread to one processing unit; throws Error.
   void pin_this_thread(unsigned cpu) const;
+  /// Binds the calling thread to a set of processing units (the scheduler picks among
+  /// them); throws Error.
+  void bind_this_thread(const std::vector<unsigned>& cpus) const;
 
  private:
   hwloc_topology_t topology_ = nullptr;

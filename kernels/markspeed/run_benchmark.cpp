@@ -1,9 +1,11 @@
-// Runs a benchmark with one pinned worker thread per processor, all busy together:
-// a barrier starts every repetition on every processor at once.
+// Runs a benchmark with one worker thread per processor, all busy together: a barrier
+// starts every repetition on every processor at once. Workers are pinned one per processor,
+// or, when asked for unpinned workers, each bound to the whole set.
 #include <algorithm>
 #include <barrier>
 #include <chrono>
 #include <exception>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -26,25 +28,53 @@ void check_options(const Options& options, const std::vector<unsigned>& allowed)
   }
 }
 
-// One worker: pins itself, builds its data, then runs every repetition in step with the
+// Where one worker runs: pinned to one processor, or bound to a set (unpinned).
+struct Placement {
+  std::optional<unsigned> cpu;
+  const std::vector<unsigned>* set = nullptr;
+  unsigned seed = 1;
+};
+
+// One worker: places itself, builds its data, then runs every repetition in step with the
 // others. A worker that fails drops out of the barrier so that the others never wait on it.
-void work(const Topology& topology, unsigned cpu, const BenchmarkSpec& spec, std::size_t size,
+void work(const Topology& topology, Placement placement, const BenchmarkSpec& spec, std::size_t size,
           const Options& options, std::barrier<>& start, ProcessorFigure& figure, std::exception_ptr& error) {
   std::unique_ptr<Workload> workload;
   try {
-    topology.pin_this_thread(cpu);
-    workload = make_workload(spec, size, cpu + 1);
-    figure.cpu = cpu;
+    if (placement.cpu) {
+      topology.pin_this_thread(*placement.cpu);
+    } else {
+      topology.bind_this_thread(*placement.set);
+    }
+    workload = make_workload(spec, size, placement.seed);
+    figure.cpu = placement.cpu;
     const int total = options.warmups + options.repetitions;
+    double work = 0, seconds = 0;
     for (int rep = 0; rep < total; ++rep) {
       start.arrive_and_wait();
-      const double speed = workload->run_once();
-      if (rep >= options.warmups) figure.samples.push_back(speed);
+      const Repetition r = workload->run_once();
+      if (rep < options.warmups) continue;
+      figure.samples.push_back(r.speed());
+      work += r.work;
+      seconds += r.seconds;
     }
+    figure.sustained = work / seconds;
   } catch (...) {
     error = std::current_exception();
     start.arrive_and_drop();
   }
+}
+
+// One pinned worker per processor, or `unpinned` workers sharing them all. Each worker
+// gets its own data seed: the processor's index + 1, or the worker's.
+std::vector<Placement> placements_of(const std::vector<unsigned>& cpus, unsigned unpinned) {
+  std::vector<Placement> placements;
+  if (unpinned == 0) {
+    for (unsigned cpu : cpus) placements.push_back({cpu, nullptr, cpu + 1});
+  } else {
+    for (unsigned i = 0; i < unpinned; ++i) placements.push_back({std::nullopt, &cpus, i + 1});
+  }
+  return placements;
 }
 
 }  // namespace
@@ -56,6 +86,12 @@ BenchmarkResult run_benchmark(const BenchmarkSpec& spec, const Options& options)
   check_options(options, allowed);
   const std::vector<unsigned> cpus = options.cpus.empty() ? allowed : options.cpus;
   if (cpus.empty()) throw Error("markspeed: no processor to run on");
+  // More busy workers than processors would time their sharing, not the processors.
+  if (options.unpinned_workers > cpus.size()) {
+    throw Error("markspeed: " + std::to_string(options.unpinned_workers) + " unpinned workers for " +
+                std::to_string(cpus.size()) + " processors");
+  }
+  const std::vector<Placement> placements = placements_of(cpus, options.unpinned_workers);
   // Each worker is one processor: BLAS must not start threads of its own.
   kernels::use_single_threaded_blas();
 
@@ -64,26 +100,30 @@ BenchmarkResult run_benchmark(const BenchmarkSpec& spec, const Options& options)
   result.unit = spec.unit();
   result.size = effective_size(spec, options.size);
   result.repetitions = options.repetitions;
-  result.processors.resize(cpus.size());
-  std::vector<std::exception_ptr> errors(cpus.size());
+  result.pinned = options.unpinned_workers == 0;
+  result.processors.resize(placements.size());
+  std::vector<std::exception_ptr> errors(placements.size());
   {
-    std::barrier<> start(static_cast<std::ptrdiff_t>(cpus.size()));
+    std::barrier<> start(static_cast<std::ptrdiff_t>(placements.size()));
     std::vector<std::jthread> workers;
-    for (std::size_t i = 0; i < cpus.size(); ++i) {
-      workers.emplace_back(work, std::cref(topology), cpus[i], std::cref(spec), result.size, std::cref(options),
-                           std::ref(start), std::ref(result.processors[i]), std::ref(errors[i]));
+    for (std::size_t i = 0; i < placements.size(); ++i) {
+      workers.emplace_back(work, std::cref(topology), placements[i], std::cref(spec), result.size,
+                           std::cref(options), std::ref(start), std::ref(result.processors[i]),
+                           std::ref(errors[i]));
     }
   }
   for (const auto& error : errors) {
     if (error) std::rethrow_exception(error);
   }
-  std::vector<double> medians, all;
+  std::vector<double> sustained, medians, all;
   for (ProcessorFigure& figure : result.processors) {
     figure.median = median(figure.samples);
     figure.cv = coefficient_of_variation(figure.samples);
+    sustained.push_back(figure.sustained);
     medians.push_back(figure.median);
     all.insert(all.end(), figure.samples.begin(), figure.samples.end());
   }
+  result.sustained = median(sustained);
   result.median = median(medians);
   result.cv = coefficient_of_variation(all);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
@@ -93,11 +133,23 @@ BenchmarkResult run_benchmark(const BenchmarkSpec& spec, const Options& options)
 nlohmann::json to_json(const BenchmarkResult& result) {
   nlohmann::json processors = nlohmann::json::array();
   for (const ProcessorFigure& figure : result.processors) {
-    processors.push_back({{"cpu", figure.cpu}, {"median", figure.median}, {"cv", figure.cv}, {"samples", figure.samples}});
+    const nlohmann::json cpu = figure.cpu ? nlohmann::json(*figure.cpu) : nlohmann::json(nullptr);
+    processors.push_back({{"cpu", cpu},
+                          {"sustained", figure.sustained},
+                          {"median", figure.median},
+                          {"cv", figure.cv},
+                          {"samples", figure.samples}});
   }
-  return {{"benchmark", result.benchmark}, {"unit", result.unit},     {"size", result.size},
-          {"repetitions", result.repetitions}, {"median", result.median}, {"cv", result.cv},
-          {"seconds", result.seconds},     {"processors", std::move(processors)}};
+  return {{"benchmark", result.benchmark},
+          {"unit", result.unit},
+          {"size", result.size},
+          {"repetitions", result.repetitions},
+          {"pinned", result.pinned},
+          {"sustained", result.sustained},
+          {"median", result.median},
+          {"cv", result.cv},
+          {"seconds", result.seconds},
+          {"processors", std::move(processors)}};
 }
 
 }  // namespace hetscale::markspeed

@@ -25,11 +25,12 @@ class Dgemm final : public Workload {
     kernels::fill_uniform(a_, seed, 1);
     kernels::fill_uniform(b_, seed, 2);
   }
-  double run_once() override {
+  Repetition run_once() override {
     const auto start = Clock::now();
     kernels::multiply(n_, n_, a_.data(), b_.data(), c_.data());
+    const double seconds = seconds_since(start);
     const double flops = 2.0 * static_cast<double>(n_) * static_cast<double>(n_) * static_cast<double>(n_);
-    return flops / seconds_since(start) / 1e6;
+    return {flops / 1e6, seconds};
   }
 
  private:
@@ -44,7 +45,7 @@ class StreamTriad final : public Workload {
     kernels::fill_uniform(b_, seed, 1);
     kernels::fill_uniform(c_, seed, 2);
   }
-  double run_once() override {
+  Repetition run_once() override {
     constexpr int passes = 10;  // ~0.1 s at a few GB/s with the default size
     const std::size_t n = a_.size();
     double* __restrict a = a_.data();
@@ -58,7 +59,7 @@ class StreamTriad final : public Workload {
     }
     const double elapsed = seconds_since(start);
     sink_ += a_[n / 2];  // keeps the stores observable
-    return 24.0 * static_cast<double>(n) * passes / elapsed / 1e6;
+    return {24.0 * static_cast<double>(n) * passes / 1e6, elapsed};
   }
 
  private:
@@ -71,7 +72,7 @@ class SerialGe final : public Workload {
   SerialGe(std::size_t n, unsigned seed) : n_(n), original_(n * (n + 1)), work_(original_.size()) {
     kernels::fill_uniform(original_, seed, 3);
   }
-  double run_once() override {
+  Repetition run_once() override {
     work_ = original_;  // untimed: a fresh system every repetition
     const auto start = Clock::now();
     const std::vector<double> x = kernels::solve_serial(n_, work_);
@@ -79,7 +80,7 @@ class SerialGe final : public Workload {
     if (kernels::scaled_residual(n_, original_, x) >= kernels::residual_bound) {
       throw Error("kernel:ge: wrong answer");
     }
-    return kernels::builtin_work("ge", static_cast<double>(n_)) / elapsed / 1e6;
+    return {kernels::builtin_work("ge", static_cast<double>(n_)) / 1e6, elapsed};
   }
 
  private:
@@ -93,13 +94,13 @@ class SerialConv2d final : public Workload {
     kernels::fill_uniform(x_, seed, 4);
     kernels::fill_uniform(y_, seed, 5);
   }
-  double run_once() override {
+  Repetition run_once() override {
     std::vector<kernels::Complex> x = x_, y = y_;  // untimed copies: the transform is in place
     const auto start = Clock::now();
     const std::vector<kernels::Complex> z = kernels::convolve_fft(n_, std::move(x), std::move(y));
     const double elapsed = seconds_since(start);
     sink_ += z[0].real();
-    return kernels::builtin_work("conv2d", static_cast<double>(n_)) / elapsed / 1e6;
+    return {kernels::builtin_work("conv2d", static_cast<double>(n_)) / 1e6, elapsed};
   }
 
  private:

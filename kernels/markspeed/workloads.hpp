@@ -8,11 +8,18 @@
 
 namespace hetscale::markspeed {
 
+/// One timed repetition: its work (Mflop, MB, Mop: the unit's numerator) and wall time.
+struct Repetition {
+  double work = 0;
+  double seconds = 0;
+  [[nodiscard]] double speed() const { return work / seconds; }
+};
+
 class Workload {
  public:
   virtual ~Workload() = default;
-  /// One repetition; returns the speed in the benchmark's unit (untimed setup excluded).
-  virtual double run_once() = 0;
+  /// One repetition, timed on the wall clock (untimed setup excluded).
+  virtual Repetition run_once() = 0;
 };
 
 /// The effective problem size: spec.n for kernels, else options.size or the default.

@@ -48,16 +48,70 @@ TEST(Classify, RecordCarriesProbeAndBenchmark) {
   EXPECT_EQ(to_json(node_record_from_json(to_json(r))), to_json(r));
 }
 
-TEST(Classify, SlurmsCpuCountCapsTheCpusWhenNothingIsBound) {
+TEST(ChooseCpus, NotUnderSlurmOneWorkerIsPinnedToEachAllowedCpu) {
+  const CpuChoice c = choose_cpus({0, 1, 2, 3}, 0);
+  EXPECT_THAT(c.cpus, ElementsAre(0, 1, 2, 3));
+  EXPECT_EQ(c.workers, 4u);
+  EXPECT_TRUE(c.pinned);
+  EXPECT_EQ(c.reason, "not under Slurm: one worker pinned to each of the 4 allowed CPUs");
+}
+
+TEST(ChooseCpus, CpusSlurmBoundAreEachPinned) {
+  // task/affinity or task/cgroup: the process may use exactly the job's CPUs here...
+  const CpuChoice c = choose_cpus({4, 5}, 2);
+  EXPECT_THAT(c.cpus, ElementsAre(4, 5));
+  EXPECT_EQ(c.workers, 2u);
+  EXPECT_TRUE(c.pinned);
+  EXPECT_EQ(c.reason, "Slurm bound the step to 2 CPU(s): one worker pinned to each");
+  // ...or fewer, when the step was bound to part of the job's CPUs.
+  const CpuChoice part = choose_cpus({7}, 4);
+  EXPECT_THAT(part.cpus, ElementsAre(7));
+  EXPECT_EQ(part.workers, 1u);
+  EXPECT_TRUE(part.pinned);
+}
+
+TEST(ChooseCpus, WhenSlurmBoundNothingTheJobsCountRunsUnpinned) {
+  // task/none: the whole node is allowed; pinning to its first CPUs would put two steps
+  // (or two jobs) sharing the node on the same CPUs.
+  const CpuChoice c = choose_cpus({0, 1, 2, 3}, 1);
+  EXPECT_THAT(c.cpus, ElementsAre(0, 1, 2, 3));
+  EXPECT_EQ(c.workers, 1u);
+  EXPECT_FALSE(c.pinned);
+  EXPECT_EQ(c.reason,
+            "Slurm bound no CPUs (the job has 1 here, SLURM_CPUS_ON_NODE, and the process may use "
+            "4): 1 unpinned worker(s)");
+}
+
+TEST(Classify, UnboundSlurmCpusRunUnpinnedAndTheRecordSaysSo) {
   ClassifyOptions o = dual_xeon();
   o.cpus = {4, 5, 6, 7};
-  o.max_cpus = 2;
+  o.slurm_cpus = 2;
   BenchmarkRequest seen;
   const NodeRecord r = classify_node(o, [&](const BenchmarkRequest& request) {
     seen = request;
     return BenchmarkOutcome{100, "Mflops", 5, 0, 1, 1024, ""};
   });
-  EXPECT_THAT(seen.cpus, ElementsAre(4, 5));
+  EXPECT_THAT(seen.cpus, ElementsAre(4, 5, 6, 7));
+  EXPECT_EQ(seen.unpinned_workers, 2u);
+  EXPECT_EQ(r.processors, 2u);
+  EXPECT_THAT(r.cpus, ElementsAre(4, 5, 6, 7));
+  EXPECT_EQ(r.binding, "unpinned");
+  EXPECT_THAT(r.binding_reason, ::testing::HasSubstr("Slurm bound no CPUs"));
+  const nlohmann::json json = to_json(r);
+  EXPECT_EQ(json.at("binding"), "unpinned");
+  EXPECT_EQ(node_record_from_json(json).binding, "unpinned");
+}
+
+TEST(Classify, BoundSlurmCpusArePinned) {
+  ClassifyOptions o = dual_xeon();
+  o.slurm_cpus = 2;  // o.cpus = {2, 3}
+  BenchmarkRequest seen;
+  const NodeRecord r = classify_node(o, [&](const BenchmarkRequest& request) {
+    seen = request;
+    return BenchmarkOutcome{100, "Mflops", 5, 0, 1, 1024, ""};
+  });
+  EXPECT_EQ(seen.unpinned_workers, 0u);
+  EXPECT_EQ(r.binding, "pinned");
   EXPECT_EQ(r.processors, 2u);
 }
 

@@ -82,6 +82,19 @@ TEST(NodeRecord, ExcludedRecordNeedsAReasonButNoSpeed) {
   EXPECT_EQ(error_of(j), "field 'reason' must say why the node is excluded");
 }
 
+TEST(NodeRecord, BindingIsOptionalAndChecked) {
+  nlohmann::json j = first_good_record();
+  EXPECT_EQ(node_record_from_json(j).binding, "pinned");
+  j.erase("binding");  // a record of a hetscale before the key: still schema 1
+  j.erase("binding_reason");
+  EXPECT_EQ(node_record_from_json(j).binding, "");
+  j["binding"] = "loose";
+  EXPECT_EQ(error_of(j), "field 'binding' must be \"pinned\" or \"unpinned\", not \"loose\"");
+  j["binding"] = "unpinned";
+  j["binding_reason"] = 3;
+  EXPECT_EQ(error_of(j), "field 'binding_reason' must be a string");
+}
+
 TEST(NodeRecord, FieldErrorsNameTheField) {
   nlohmann::json j = first_good_record();
   j.erase("host");

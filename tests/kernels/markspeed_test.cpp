@@ -58,6 +58,40 @@ TEST(RunBenchmark, EveryProcessorReportsEveryRepetition) {
   }
 }
 
+TEST(RunBenchmark, TheSustainedSpeedIsWorkOverTimeAcrossRepetitions) {
+  Options options;
+  options.size = 64;
+  const BenchmarkResult result = run_benchmark(parse_benchmark("dgemm"), options);
+  ASSERT_FALSE(result.processors.empty());
+  for (const ProcessorFigure& figure : result.processors) {
+    // Equal work per repetition: work / total time is the harmonic mean of the speeds.
+    double inverse = 0;
+    for (double speed : figure.samples) inverse += 1 / speed;
+    EXPECT_NEAR(figure.sustained, static_cast<double>(figure.samples.size()) / inverse,
+                1e-9 * figure.sustained);
+  }
+  EXPECT_TRUE(result.pinned);
+  EXPECT_GT(result.sustained, 0);
+}
+
+TEST(RunBenchmark, UnpinnedWorkersShareTheProcessors) {
+  Options options;
+  options.size = 64;
+  options.unpinned_workers = 1;
+  const BenchmarkResult result = run_benchmark(parse_benchmark("dgemm"), options);
+  EXPECT_FALSE(result.pinned);
+  ASSERT_EQ(result.processors.size(), 1u);
+  EXPECT_FALSE(result.processors[0].cpu.has_value());
+  EXPECT_EQ(result.processors[0].samples.size(), 5u);
+  EXPECT_GT(result.sustained, 0);
+  const nlohmann::json json = to_json(result);
+  EXPECT_TRUE(json.at("processors")[0].at("cpu").is_null());
+  EXPECT_EQ(json.at("pinned"), false);
+  // More workers than processors would time their sharing: refused.
+  options.unpinned_workers = static_cast<unsigned>(allowed_processors().size()) + 1;
+  EXPECT_THROW((void)run_benchmark(parse_benchmark("dgemm"), options), Error);
+}
+
 TEST(RunBenchmark, OptionErrors) {
   Options options;
   options.repetitions = 4;

@@ -30,8 +30,12 @@ struct NodeRecord {
   std::uint64_t benchmark_size = 0;  // its problem size (dgemm order...); 0 when not run
   std::string speed_unit;            // unit of marked_speed ("Mflops", "MB/s")
   double marked_speed = 0;           // per processor; 0 when excluded before measuring
-  std::uint32_t processors = 0;      // CPUs the benchmark ran on (the job's allocation)
+  std::uint32_t processors = 0;      // workers: the CPUs of the job's allocation used
   std::vector<unsigned> cpus;        // their OS indices
+  /// "pinned" (one worker per CPU of `cpus`), "unpinned" (`processors` workers sharing
+  /// `cpus`: Slurm bound none), "" (not run, or a record older than the key).
+  std::string binding;
+  std::string binding_reason;  // why, in words
   int repetitions = 0;
   double cv = 0;                // coefficient of variation over the repetitions
   double duration_seconds = 0;  // wall time of the whole benchmark

@@ -18,15 +18,29 @@ struct ClassifyOptions {
   std::string benchmark = "dgemm";
   double seconds = 2;
   std::size_t size = 0;  // benchmark problem size; 0: the benchmark's default
-  /// CPUs to benchmark on. Empty: the allowed CPUs of the probed topology when it is the
-  /// live one, else this machine's (a recorded or synthetic topology only describes).
+  /// The CPUs this process may use. Empty: the allowed CPUs of the probed topology when it
+  /// is the live one, else this machine's (a recorded or synthetic topology only describes).
   std::vector<unsigned> cpus;
-  /// At most this many of them (0: no cap): Slurm's CPU count on this node
-  /// (SLURM_CPUS_ON_NODE), for clusters whose task plugin binds nothing (task/none).
-  std::uint32_t max_cpus = 0;
+  /// Slurm's CPU count for the job on this node (SLURM_CPUS_ON_NODE); 0: not under Slurm.
+  std::uint32_t slurm_cpus = 0;
   std::string host;  // empty: this machine's host name
   std::string time;  // empty: now (ISO 8601 UTC)
 };
+
+/// Where the benchmark's workers run.
+struct CpuChoice {
+  std::vector<unsigned> cpus;  // the CPUs they run on
+  std::uint32_t workers = 0;   // how many workers: the record's `processors`
+  bool pinned = true;          // one worker pinned to each of `cpus`; else `workers` sharing them
+  std::string reason;          // why, in words, for the record
+};
+
+/// One pinned worker per allowed CPU, unless Slurm gave the job fewer CPUs here than the
+/// process may use: then its task plugin bound nothing (task/none), the allowed CPUs are
+/// the whole node's, and pinning to some of them would put concurrent jobs (or two
+/// classify steps) on the same CPUs, so `slurm_cpus` workers run unpinned.
+/// `slurm_cpus` 0: not under Slurm.
+CpuChoice choose_cpus(const std::vector<unsigned>& allowed, std::uint32_t slurm_cpus);
 
 NodeRecord classify_node(const ClassifyOptions& options, const BenchmarkFunction& benchmark);
 

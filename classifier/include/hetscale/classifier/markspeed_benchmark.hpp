@@ -5,7 +5,9 @@
 
 namespace hetscale {
 
-/// Runs request.name on request.cpus, one pinned worker per CPU. request.seconds is a
+/// Runs request.name on request.cpus, one pinned worker per CPU (or
+/// request.unpinned_workers sharing them); the speed is markspeed's sustained figure
+/// (work / time over the timed repetitions). request.seconds is a
 /// budget: a first run of the minimum repetitions calibrates, and when it took under half
 /// the budget a second run with more repetitions fills it and is the one reported.
 /// Throws Error for an unknown benchmark or a CPU this process may not use.

@@ -1,10 +1,12 @@
 // Marked-speed benchmarks (SCIENCE.md sections 1 and 4): one worker thread per processor,
-// all busy at once, each pinned to its processor with hwloc; a warm-up, then at least five
-// timed repetitions; per processor the median and coefficient of variation.
+// all busy at once, each pinned to its processor with hwloc (or, for a job whose CPUs
+// nobody bound, unpinned workers); a warm-up, then at least five timed repetitions; per
+// processor the sustained speed (work / time over the timed repetitions), median and CV.
 // Called by the classifier; `hetscale-markspeed` is the command-line front.
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,16 +36,21 @@ struct Options {
   int repetitions = 5;         // timed repetitions per processor, >= 5
   int warmups = 1;             // untimed repetitions first
   std::size_t size = 0;        // dgemm matrix order / stream elements; 0 = default
+  /// 0: one worker pinned to each processor of `cpus`. N > 0: N workers, each bound to all
+  /// of `cpus` and placed by the OS scheduler, for a job given N CPUs of a larger set that
+  /// nobody bound (Slurm's task/none): pinning there would pick CPUs other jobs use too.
+  unsigned unpinned_workers = 0;
 };
 
 inline constexpr std::size_t default_dgemm_order = 1024;
 inline constexpr std::size_t default_stream_elements = std::size_t{1} << 22;  // 32 MiB per array
 
 struct ProcessorFigure {
-  unsigned cpu = 0;
-  double median = 0;           // in the benchmark's unit
-  double cv = 0;               // standard deviation / mean of the repetitions
-  std::vector<double> samples;
+  std::optional<unsigned> cpu;  // the processor it was pinned to; none for an unpinned worker
+  double sustained = 0;         // total work / total time of the timed repetitions
+  double median = 0;            // of the repetitions' speeds, in the benchmark's unit
+  double cv = 0;                // standard deviation / mean of the repetitions' speeds
+  std::vector<double> samples;  // each repetition's speed
 };
 
 struct BenchmarkResult {
@@ -51,7 +58,12 @@ struct BenchmarkResult {
   std::string unit;
   std::size_t size = 0;        // the problem size used
   int repetitions = 0;
-  double median = 0;           // median of the per-processor medians: the per-processor marked speed
+  bool pinned = true;          // one worker per processor pinned to it (Options::unpinned_workers == 0)
+  /// Median over processors of their sustained speeds: the per-processor marked speed.
+  /// Work over time across whole repetitions, not a per-repetition statistic: under a CPU
+  /// quota a repetition's time varies by up to one quota period with where it starts.
+  double sustained = 0;
+  double median = 0;           // median of the per-processor medians of the repetitions' speeds
   double cv = 0;               // coefficient of variation of all samples (noise, not heterogeneity)
   double seconds = 0;          // wall time of the whole benchmark
   std::vector<ProcessorFigure> processors;
@@ -64,8 +76,8 @@ struct BenchmarkResult {
 /// Runs the benchmark; throws Error on bad options, an unknown or disallowed processor.
 [[nodiscard]] BenchmarkResult run_benchmark(const BenchmarkSpec& spec, const Options& options);
 
-/// Stable keys: benchmark, unit, size, repetitions, median, cv, seconds,
-/// processors[{cpu, median, cv, samples}].
+/// Stable keys: benchmark, unit, size, repetitions, pinned, sustained, median, cv, seconds,
+/// processors[{cpu (null when unpinned), sustained, median, cv, samples}].
 [[nodiscard]] nlohmann::json to_json(const BenchmarkResult& result);
 
 /// Median and coefficient of variation (population standard deviation / mean) of a sample.
