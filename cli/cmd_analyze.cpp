@@ -17,7 +17,7 @@ struct AnalyzeArgs {
   std::string db;
   std::string experiment;
   double target = 0;
-  std::optional<double> tolerance;  // --tolerance; absent: the experiment's, or the default
+  std::optional<double> tolerance;     // --tolerance; absent: the experiment's, or the default
   std::vector<std::string> export_to;  // {format, file}
   Format format = Format::table;
 };
@@ -93,9 +93,10 @@ void print_table(const collector::Analysis& a, const Tolerance& tolerance, Conte
   context.out << fmt::format("experiment {}: W = {}, parameter {}, target E_s = {}{}\n",
                              a.experiment, a.workload, a.parameter, a.target_efficiency,
                              a.speed_unit.empty() ? "" : ", marked speeds in " + a.speed_unit);
-  context.out << fmt::format("tolerance {:g} ({}): a measured mean E_s that close to the target "
-                             "counts as reaching it\n\n",
-                             tolerance.value, describe(tolerance));
+  context.out << fmt::format(
+      "tolerance {:g} ({}): a measured mean E_s that close to the target "
+      "counts as reaching it\n\n",
+      tolerance.value, describe(tolerance));
   print(context.out, sets_table(a), Format::table);
   for (const auto& s : a.sets) {
     if (!s.advice.empty()) {

@@ -43,8 +43,9 @@ std::optional<StoredExperiment> read_stored_experiment(pg::Connection& conn,
     WHERE name = $1)sql",
                                  {name});
   if (r.rows() == 0) return std::nullopt;
-  StoredExperiment out{name, text_or_empty(r, 0, 1), text_or_empty(r, 0, 2),
-                       r.optional_number(0, 3), {}, std::nullopt};
+  StoredExperiment out{
+      name,        text_or_empty(r, 0, 1), text_or_empty(r, 0, 2), r.optional_number(0, 3), {},
+      std::nullopt};
   const std::string id(r.text(0, 0));
   out.sets = stored_sets(conn, id);
   out.latest_round = latest_round(conn, id);

@@ -104,7 +104,8 @@ std::optional<PlanRefine> refine(const Json& e) {
     const std::string field = indexed(parent + ".steps", i);
     const double step = positive(steps[i], field);
     if (step >= 1) fail(field, "must be less than 1");
-    if (!out.steps.empty() && step <= out.steps.back()) fail(field, "must be above the step before");
+    if (!out.steps.empty() && step <= out.steps.back())
+      fail(field, "must be above the step before");
     out.steps.push_back(step);
   }
   out.tolerance = positive(require(r, parent, "tolerance"), parent + ".tolerance");
@@ -117,9 +118,9 @@ std::optional<PlanRefine> refine(const Json& e) {
 PlanExperiment experiment(const Json& document) {
   const Json& e = require(document, "", "experiment");
   if (!e.is_object()) fail("experiment", "must be an object");
-  reject_unknown_keys(e, "experiment",
-                      {"name", "code", "workload", "parameter", "target_efficiency", "spec",
-                       "refine"});
+  reject_unknown_keys(
+      e, "experiment",
+      {"name", "code", "workload", "parameter", "target_efficiency", "spec", "refine"});
   PlanExperiment out;
   out.name = non_empty_text(require(e, "experiment", "name"), "experiment.name");
   out.code = non_empty_text(require(e, "experiment", "code"), "experiment.code");

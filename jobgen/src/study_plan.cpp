@@ -68,14 +68,16 @@ StudyPlan study_plan(const Study& study, const std::string& created) {
 
 Study study_from_plan(const ExperimentSpec& spec, const StudyPlan& plan) {
   const PlanExperiment& e = plan.experiment;
-  if (e.name != spec.name || e.workload != spec.workload.text() || e.parameter != spec.parameter.name ||
-      e.target_efficiency != spec.target_efficiency)
-    throw Error(fmt::format("the plan of experiment '{}' (workload {}, parameter {}, target {:g}) was not made "
-                            "from the spec of '{}' (workload {}, parameter {}, target {:g})",
-                            e.name, e.workload, e.parameter, e.target_efficiency, spec.name,
-                            spec.workload.text(), spec.parameter.name, spec.target_efficiency));
+  if (e.name != spec.name || e.workload != spec.workload.text() ||
+      e.parameter != spec.parameter.name || e.target_efficiency != spec.target_efficiency)
+    throw Error(fmt::format(
+        "the plan of experiment '{}' (workload {}, parameter {}, target {:g}) was not made "
+        "from the spec of '{}' (workload {}, parameter {}, target {:g})",
+        e.name, e.workload, e.parameter, e.target_efficiency, spec.name, spec.workload.text(),
+        spec.parameter.name, spec.target_efficiency));
   Study study{spec, site_table(plan.site), {}, plan.round.value_or(0)};
-  for (const PlannedSet& planned : plan.machine_sets) study.sets.push_back(study_set(planned, study.site));
+  for (const PlannedSet& planned : plan.machine_sets)
+    study.sets.push_back(study_set(planned, study.site));
   return study;
 }
 

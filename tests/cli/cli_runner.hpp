@@ -31,7 +31,9 @@ inline Result run_cli(std::vector<std::string> args) {
 }
 
 /// run_cli under the name the integration tests' command lines read best with.
-inline Result hetscale(std::vector<std::string> args) { return run_cli(std::move(args)); }
+inline Result hetscale(std::vector<std::string> args) {
+  return run_cli(std::move(args));
+}
 
 /// A file's whole content ("" when it cannot be read).
 inline std::string read_file(const std::filesystem::path& path) {

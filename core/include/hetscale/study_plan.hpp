@@ -33,11 +33,11 @@ struct PlanRefine {
 };
 
 struct PlanExperiment {
-  std::string name;              // unique key of the experiment in the database
-  std::string code;              // kernel name ("mm") or the user's command line
-  std::string workload;          // formula as given, e.g. "2*N^3" or "mm"
-  std::string parameter;         // the parameter that grows, e.g. "N"
-  double target_efficiency = 0;  // target E_s, in (0, 1]
+  std::string name;                  // unique key of the experiment in the database
+  std::string code;                  // kernel name ("mm") or the user's command line
+  std::string workload;              // formula as given, e.g. "2*N^3" or "mm"
+  std::string parameter;             // the parameter that grows, e.g. "N"
+  double target_efficiency = 0;      // target E_s, in (0, 1]
   std::optional<PlanSpec> spec;      // absent in plans of jobgens before round numbers
   std::optional<PlanRefine> refine;  // likewise
 };
@@ -59,7 +59,7 @@ struct PlannedSet {
 
 struct StudyPlan {
   int schema = study_plan_schema;
-  std::string created;  // ISO 8601 UTC time the plan was written
+  std::string created;                 // ISO 8601 UTC time the plan was written
   std::optional<std::uint32_t> round;  // 0: the first study, k: the k-th refinement; absent
                                        // in plans of older jobgens
   PlanExperiment experiment;

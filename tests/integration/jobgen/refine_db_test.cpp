@@ -48,7 +48,8 @@ class RefineFromDatabase : public ::testing::Test {
     ::setenv("SLURM_CONF", (root_ / "no-slurm.conf").c_str(), 1);
     // examples/experiments/mm.toml with one refinement round at most.
     spec_ = root_ / "mm.toml";
-    std::ofstream(spec_) << read_file(fs::path(HETSCALE_SOURCE_DIR) / "examples/experiments/mm.toml")
+    std::ofstream(spec_) << read_file(fs::path(HETSCALE_SOURCE_DIR) /
+                                      "examples/experiments/mm.toml")
                          << "\n[refine]\nmax_rounds = 1\n";
     const auto r = generate(root_ / "mm-study");
     ASSERT_EQ(r.code, 0) << r.err;
@@ -190,9 +191,10 @@ TEST_F(RefineFromDatabase, NeedsNoStudyDirectories) {
   write_records(first, 0, {400, 566, 800, 1131, 1600}, model_efficiency);
   write_records(first, 1, {800, 1000, 1200}, model_efficiency);
   ASSERT_EQ(collect(first).code, 0);
-  EXPECT_EQ(db_.scalar("SELECT string_agg(round || ':' || spec_path || ':' || refine_tolerance, ',') "
-                       "FROM hetscale.plan_rounds"),
-            "0:" + spec_.string() + ":0.02");
+  EXPECT_EQ(
+      db_.scalar("SELECT string_agg(round || ':' || spec_path || ':' || refine_tolerance, ',') "
+                 "FROM hetscale.plan_rounds"),
+      "0:" + spec_.string() + ":0.02");
   EXPECT_EQ(db_.scalar("SELECT spec_text FROM hetscale.plan_rounds"), read_file(spec_));
 
   const fs::path round1 = root_ / "round1-alone";
@@ -209,8 +211,9 @@ TEST_F(RefineFromDatabase, NeedsNoStudyDirectories) {
   write_records(round1, 0, plan["machine_sets"][0]["parameter_values"].get<std::vector<double>>(),
                 [](double) { return 0.25; });
   ASSERT_EQ(collect(round1).code, 0);
-  EXPECT_EQ(db_.scalar("SELECT string_agg(round::text, ',' ORDER BY round) FROM hetscale.plan_rounds"),
-            "0,1");
+  EXPECT_EQ(
+      db_.scalar("SELECT string_agg(round::text, ',' ORDER BY round) FROM hetscale.plan_rounds"),
+      "0,1");
   const auto second = refine({}, root_ / "round2-alone", true);
   ASSERT_EQ(second.code, 0) << second.err;
   EXPECT_EQ(second.out, refine({first, round1}, root_ / "round2-records", false).out);
@@ -260,13 +263,16 @@ TEST_F(RefineFromDatabase, CountsTheRoundsAndTakesTheLatestSpec) {
   ASSERT_EQ(collect(root_ / "r3").code, 0);
   r = refine({}, root_ / "r4", true);
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_TRUE(r.out.starts_with("set 0: target 0.3 not reached within 3 refinement rounds\n")) << r.out;
+  EXPECT_TRUE(r.out.starts_with("set 0: target 0.3 not reached within 3 refinement rounds\n"))
+      << r.out;
   EXPECT_FALSE(fs::exists(root_ / "r4"));
 
   // analyze: the stored tolerance unless --tolerance is given, and says which.
-  auto a = hetscale({"analyze", "--db", db_.uri(), "--experiment", "mm-scaling", "--target", "0.3"});
+  auto a =
+      hetscale({"analyze", "--db", db_.uri(), "--experiment", "mm-scaling", "--target", "0.3"});
   ASSERT_EQ(a.code, 0) << a.err;
-  EXPECT_NE(a.out.find("\ntolerance 0.1 (the experiment's [refine] tolerance): "), std::string::npos)
+  EXPECT_NE(a.out.find("\ntolerance 0.1 (the experiment's [refine] tolerance): "),
+            std::string::npos)
       << a.out;
   a = hetscale({"analyze", "--db", db_.uri(), "--experiment", "mm-scaling", "--target", "0.3",
                 "--tolerance", "0.05"});
@@ -303,11 +309,12 @@ TEST_F(RefineFromDatabase, NeedsAPlanWithTheSpec) {
   EXPECT_EQ(db_.scalar("SELECT count(*) FROM hetscale.plan_rounds"), "0");
   auto r = refine({}, root_ / "next", true, "mm-small");
   EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(r.err,
-            "hetscale jobgen: experiment 'mm-small' was collected from plan files without the "
-            "experiment spec (written by an older hetscale jobgen): collect the plan.json of a study "
-            "written by this jobgen (hetscale collect --db URI DIR), or give the study directories "
-            "with --from DIR...\n");
+  EXPECT_EQ(
+      r.err,
+      "hetscale jobgen: experiment 'mm-small' was collected from plan files without the "
+      "experiment spec (written by an older hetscale jobgen): collect the plan.json of a study "
+      "written by this jobgen (hetscale collect --db URI DIR), or give the study directories "
+      "with --from DIR...\n");
   EXPECT_FALSE(fs::exists(root_ / "next"));
   // Only runs, no plan at all.
   const fs::path records = root_ / "runs-only.jsonl";
@@ -315,14 +322,15 @@ TEST_F(RefineFromDatabase, NeedsAPlanWithTheSpec) {
   ASSERT_EQ(hetscale({"collect", "--db", db_.uri(), records.string()}).code, 0);
   r = refine({}, root_ / "next", true, "runs-only");
   EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(r.err,
-            "hetscale jobgen: experiment 'runs-only' has no plan in the database, only runs: collect "
-            "its study directory (hetscale collect --db URI DIR, which loads DIR/plan.json)\n");
+  EXPECT_EQ(
+      r.err,
+      "hetscale jobgen: experiment 'runs-only' has no plan in the database, only runs: collect "
+      "its study directory (hetscale collect --db URI DIR, which loads DIR/plan.json)\n");
   // analyze falls back to the default tolerance.
   std::vector<std::string> lines;
   for (double n : {10.0, 20.0, 40.0, 80.0})
-    lines.push_back(record_json("mm-small", n, 0, 0, 2 * n * n * n, 2 * n * n * n / (0.3 * 100e6), 100, 2,
-                                static_cast<int>(n))
+    lines.push_back(record_json("mm-small", n, 0, 0, 2 * n * n * n, 2 * n * n * n / (0.3 * 100e6),
+                                100, 2, static_cast<int>(n))
                         .dump());
   write_lines(root_ / "mm-small.jsonl", lines);
   ASSERT_EQ(hetscale({"collect", "--db", db_.uri(), (root_ / "mm-small.jsonl").string()}).code, 0);

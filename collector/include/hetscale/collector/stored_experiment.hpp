@@ -32,7 +32,7 @@ struct StoredExperiment {
   std::string workload;   // empty when no plan was loaded
   std::string parameter;  // empty when no plan was loaded
   std::optional<double> target_efficiency;
-  std::vector<StoredSet> sets;  // ascending index
+  std::vector<StoredSet> sets;              // ascending index
   std::optional<StoredRound> latest_round;  // the highest round; none from older plans
 };
 
