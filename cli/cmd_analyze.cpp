@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "hetscale/collector/analysis.hpp"
 #include "hetscale/collector/extrap_export.hpp"
+#include "hetscale/collector/stored_experiment.hpp"
 #include "output.hpp"
 
 namespace hetscale::cli {
@@ -16,7 +17,7 @@ struct AnalyzeArgs {
   std::string db;
   std::string experiment;
   double target = 0;
-  double tolerance = default_efficiency_tolerance;
+  std::optional<double> tolerance;     // --tolerance; absent: the experiment's, or the default
   std::vector<std::string> export_to;  // {format, file}
   Format format = Format::table;
 };
@@ -67,10 +68,35 @@ Table psi_table(const collector::Analysis& a) {
   return t;
 }
 
-void print_table(const collector::Analysis& a, Context& context) {
-  context.out << fmt::format("experiment {}: W = {}, parameter {}, target E_s = {}{}\n\n",
+// Where the tolerance came from, for users.
+struct Tolerance {
+  double value = default_efficiency_tolerance;
+  std::string source;  // "option", "refine" or "default"
+};
+
+std::string describe(const Tolerance& t) {
+  if (t.source == "option") return "--tolerance";
+  if (t.source == "refine") return "the experiment's [refine] tolerance";
+  return "the default";
+}
+
+// --tolerance, else the refine tolerance of the experiment's latest round, else the default.
+Tolerance tolerance_of(const AnalyzeArgs& args, pg::Connection& conn) {
+  if (args.tolerance) return {*args.tolerance, "option"};
+  const auto stored = collector::read_stored_experiment(conn, args.experiment);
+  if (stored && stored->latest_round && stored->latest_round->refine_tolerance)
+    return {*stored->latest_round->refine_tolerance, "refine"};
+  return {default_efficiency_tolerance, "default"};
+}
+
+void print_table(const collector::Analysis& a, const Tolerance& tolerance, Context& context) {
+  context.out << fmt::format("experiment {}: W = {}, parameter {}, target E_s = {}{}\n",
                              a.experiment, a.workload, a.parameter, a.target_efficiency,
                              a.speed_unit.empty() ? "" : ", marked speeds in " + a.speed_unit);
+  context.out << fmt::format(
+      "tolerance {:g} ({}): a measured mean E_s that close to the target "
+      "counts as reaching it\n\n",
+      tolerance.value, describe(tolerance));
   print(context.out, sets_table(a), Format::table);
   for (const auto& s : a.sets) {
     if (!s.advice.empty()) {
@@ -98,24 +124,27 @@ void export_measurements(const AnalyzeArgs& args, pg::Connection& conn, Context&
 
 void run_analyze(const AnalyzeArgs& args, Context& context) {
   if (!(args.target > 0 && args.target <= 1)) throw UsageError("--target must be in (0, 1]");
-  if (!(args.tolerance >= 0 && args.tolerance < 1))
+  if (args.tolerance && !(*args.tolerance >= 0 && *args.tolerance < 1))
     throw UsageError("--tolerance must be in [0, 1)");
   if (!args.export_to.empty() && args.export_to[0] != "extrap") {
     throw UsageError("--export: unknown format '" + args.export_to[0] + "' (known: extrap)");
   }
   pg::Connection conn = pg::Connection::open(args.db);
   export_measurements(args, conn, context);
+  const Tolerance tolerance = tolerance_of(args, conn);
   const collector::Analysis a =
-      collector::analyze(conn, args.experiment, args.target, args.tolerance);
+      collector::analyze(conn, args.experiment, args.target, tolerance.value);
   switch (args.format) {
     case Format::table:
-      return print_table(a, context);
+      return print_table(a, tolerance, context);
     case Format::json: {
       nlohmann::json j = {{"experiment", a.experiment},
                           {"workload", a.workload},
                           {"parameter", a.parameter},
                           {"speed_unit", a.speed_unit},
                           {"target_efficiency", a.target_efficiency},
+                          {"tolerance", tolerance.value},
+                          {"tolerance_source", tolerance.source},
                           {"sets", to_json(sets_table(a))},
                           {"psi", to_json(psi_table(a))}};
       for (std::size_t i = 0; i < a.sets.size(); ++i) {
@@ -144,8 +173,9 @@ void register_analyze(CLI::App& app, Context& context) {
   cmd->add_option("--target", args->target, "Target speed-efficiency E_s, in (0, 1]")->required();
   cmd->add_option("--tolerance", args->tolerance,
                   "A set whose runs do not bracket the target but whose measured mean E_s is "
-                  "within this fraction of it counts as reached there (as jobgen --refine)")
-      ->capture_default_str();
+                  "within this fraction of it counts as reached there (as jobgen --refine); "
+                  "default: the experiment's [refine] tolerance from its latest plan, else " +
+                      fmt::format("{:g}", default_efficiency_tolerance));
   cmd->add_option("--export", args->export_to,
                   "FORMAT FILE: also write the experiment's runs to FILE (FORMAT: extrap, "
                   "Extra-P JSON Lines)")

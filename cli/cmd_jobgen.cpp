@@ -1,6 +1,7 @@
 // hetscale jobgen: sbatch array scripts, a submit script and the plan file of a
 // scalability study (logic in jobgen/, docs/experiment-spec.md).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -127,13 +128,16 @@ void generate(const JobgenArgs& args, Context& context) {
   context.out << summary(study, args.output);
 }
 
-// The first study of --from, planned again from the spec and site copies it holds.
+// The first study of --from, planned again from the spec and site copies it holds; its
+// round is that of the last directory (the runs of every round are read).
 jobgen::Study first_study(const JobgenArgs& args) {
   const fs::path first = args.from.front();
   const auto spec = jobgen::load_experiment_spec(first / "experiment.toml");
   if (spec.name != args.experiment)
     throw UsageError(fmt::format("{} holds experiment '{}', not '{}'", first.string(), spec.name, args.experiment));
-  return jobgen::plan_study(spec, load_site_table(first / "site.toml"));
+  auto study = jobgen::plan_study(spec, load_site_table(first / "site.toml"));
+  study.round = static_cast<std::uint32_t>(args.from.size() - 1);
+  return study;
 }
 
 std::vector<jobgen::MeasuredRun> runs_from_records(const JobgenArgs& args, const jobgen::Study& study) {
@@ -147,17 +151,18 @@ std::vector<jobgen::MeasuredRun> runs_from_records(const JobgenArgs& args, const
 
 // The database must hold the plan of this very study: the same formula and target, and
 // every set with the same nodes count and C (a site table changed since would not).
+// `origin` names where the study came from, for messages.
 void check_stored_plan(const collector::StoredExperiment& stored, const jobgen::Study& study,
-                       const std::string& first) {
+                       const std::string& origin) {
   const auto& spec = study.spec;
-  if (stored.workload.empty())
+  if (stored.workload.empty() || stored.sets.empty())
     throw Error(fmt::format("experiment '{}' has no plan in the database: collect the study first "
-                            "(hetscale collect --db URI {})", spec.name, first));
+                            "(hetscale collect --db URI {})", spec.name, origin));
   if (stored.workload != spec.workload.text() || stored.parameter != spec.parameter.name ||
       stored.target_efficiency != spec.target_efficiency)
     throw Error(fmt::format("experiment '{}' in the database (workload {}, parameter {}, target {:g}) is not the "
                             "one in {} (workload {}, parameter {}, target {:g})", spec.name, stored.workload,
-                            stored.parameter, stored.target_efficiency.value_or(0), first, spec.workload.text(),
+                            stored.parameter, stored.target_efficiency.value_or(0), origin, spec.workload.text(),
                             spec.parameter.name, spec.target_efficiency));
   for (const auto& s : study.sets) {
     const auto it = std::find_if(stored.sets.begin(), stored.sets.end(),
@@ -167,7 +172,7 @@ void check_stored_plan(const collector::StoredExperiment& stored, const jobgen::
     if (!same)
       throw Error(fmt::format("machine set {} of experiment '{}' in the database is not the set of {} ({} nodes, "
                               "C = {:g}): was the plan of another site table collected?",
-                              s.set.index, spec.name, first, s.members.size(), s.set.marked_speed));
+                              s.set.index, spec.name, origin, s.members.size(), s.set.marked_speed));
   }
 }
 
@@ -177,35 +182,78 @@ jobgen::MeasuredRun measured_run(const collector::StoredRun& run, const std::str
           run.marked_speed, run.speed_unit, run.source};
 }
 
-// The runs collected into the database: every round's, wherever they were collected from.
-std::vector<jobgen::MeasuredRun> runs_from_database(const JobgenArgs& args, const jobgen::Study& study) {
-  std::optional<collector::StoredExperiment> stored;
-  std::vector<collector::StoredRun> runs;
+// What the database holds of one experiment, read as of one moment.
+struct StoredStudy {
+  std::optional<collector::StoredExperiment> experiment;  // none: not in the database
+  std::vector<std::string> known;                         // every experiment's name
+  std::vector<collector::StoredRun> runs;                 // every round's, wherever collected from
+};
+
+StoredStudy read_database(const JobgenArgs& args) {
+  StoredStudy out;
   // A read: a few quick retries, not the collector's long patience with a busy server.
   collector::Session session(args.db, {3, std::chrono::milliseconds(100), std::chrono::milliseconds(400)});
   session.run([&](pg::Connection& conn) {
     collector::require_current_schema(conn);
     pg::Transaction snapshot(conn);  // plan and runs as of one moment
-    stored = collector::read_stored_experiment(conn, study.spec.name);
-    if (stored) runs = collector::read_stored_runs(conn, study.spec.name);
+    out.experiment = collector::read_stored_experiment(conn, args.experiment);
+    if (out.experiment) {
+      out.runs = collector::read_stored_runs(conn, args.experiment);
+    } else {
+      out.known = collector::experiment_names(conn);
+    }
     snapshot.commit();
   });
-  if (!stored)
-    throw Error(fmt::format("experiment '{}' is not in the database: collect the study first (hetscale collect "
-                            "--db URI {})", study.spec.name, args.from.front()));
-  check_stored_plan(*stored, study, args.from.front());
-  std::vector<jobgen::MeasuredRun> out;
-  for (const auto& run : runs) out.push_back(measured_run(run, study.spec.parameter.name));
   return out;
 }
 
-// The next round from the runs of the first study and the rounds after it; the study
-// directories (--from) give the spec, the site and, by their number, the round.
-void refine(const JobgenArgs& args, Context& context) {
-  const jobgen::Study study = first_study(args);
-  const auto runs = args.db.empty() ? runs_from_records(args, study) : runs_from_database(args, study);
+std::vector<jobgen::MeasuredRun> measured_runs(const StoredStudy& stored, const jobgen::Study& study,
+                                               const std::string& origin) {
+  check_stored_plan(*stored.experiment, study, origin);
+  std::vector<jobgen::MeasuredRun> out;
+  for (const auto& run : stored.runs) out.push_back(measured_run(run, study.spec.parameter.name));
+  return out;
+}
+
+// The runs collected into the database, for the study of --from.
+std::vector<jobgen::MeasuredRun> runs_from_database(const JobgenArgs& args, const jobgen::Study& study) {
+  const StoredStudy stored = read_database(args);
+  if (!stored.experiment)
+    throw Error(fmt::format("experiment '{}' is not in the database: collect the study first (hetscale collect "
+                            "--db URI {})", study.spec.name, args.from.front()));
+  return measured_runs(stored, study, args.from.front());
+}
+
+// The latest round's study as the database holds it: the spec from its text, the site and
+// sets from its plan file. Plans of older jobgens carry neither spec nor round.
+jobgen::Study stored_study(const JobgenArgs& args, const StoredStudy& stored) {
+  if (!stored.experiment)
+    throw Error(fmt::format("experiment '{}' is not in the database ({}): collect its study first (hetscale "
+                            "collect --db URI DIR)", args.experiment,
+                            stored.known.empty() ? std::string("it holds no experiment")
+                                                 : "known: " + fmt::format("{}", fmt::join(stored.known, ", "))));
+  if (stored.experiment->sets.empty())  // plans have sets; runs alone make none
+    throw Error(fmt::format("experiment '{}' has no plan in the database, only runs: collect its study directory "
+                            "(hetscale collect --db URI DIR, which loads DIR/plan.json)", args.experiment));
+  const auto& round = stored.experiment->latest_round;
+  if (!round || !round->spec_text)
+    throw Error(fmt::format("experiment '{}' was collected from plan files without the experiment spec (written "
+                            "by an older hetscale jobgen): collect the plan.json of a study written by this "
+                            "jobgen (hetscale collect --db URI DIR), or give the study directories with --from "
+                            "DIR...", args.experiment));
+  const std::string source = fmt::format("{} (round {} in the database)", *round->spec_path, round->round);
+  auto spec = jobgen::parse_experiment_spec(*round->spec_text, source);
+  spec.source = *round->spec_path;
+  const StudyPlan plan = parse_study_plan(round->plan, source);
+  return jobgen::study_from_plan(spec, plan);
+}
+
+// The next round from the runs of the first study and the rounds after it.
+void write_next_round(const JobgenArgs& args, const jobgen::Study& study,
+                      const std::vector<jobgen::MeasuredRun>& runs, const std::vector<jobgen::GeneratedFile>& inputs,
+                      Context& context) {
   auto measured = jobgen::measured_points(runs, study);
-  const auto settings = jobgen::RefineSettings::from(study.spec, static_cast<std::uint32_t>(args.from.size() - 1));
+  const auto settings = jobgen::RefineSettings::from(study.spec, study.round);
   std::vector<jobgen::SetRefinement> refinements;
   for (const auto& set : study.sets) {
     refinements.push_back(jobgen::refine_set(set.set.index, measured[set.set.index], study.spec.workload, settings));
@@ -218,12 +266,31 @@ void refine(const JobgenArgs& args, Context& context) {
     context.out << "nothing to refine: no files written\n";
     return;
   }
-  const fs::path first = args.from.front();
   auto files = jobgen::study_files(next, {args.kernel_dir.empty() ? own_directory() : args.kernel_dir}, now_utc());
-  files.push_back({"experiment.toml", file_text((first / "experiment.toml").string()), false});
-  files.push_back({"site.toml", file_text((first / "site.toml").string()), false});
+  files.insert(files.end(), inputs.begin(), inputs.end());
   jobgen::write_study(args.output, files);
   context.out << summary(next, args.output);
+}
+
+// --from: the study directories give the spec, the site and, by their number, the round;
+// the runs come from their records or, with --db, from the database.
+void refine_from_directories(const JobgenArgs& args, Context& context) {
+  const jobgen::Study study = first_study(args);
+  const auto runs = args.db.empty() ? runs_from_records(args, study) : runs_from_database(args, study);
+  const fs::path first = args.from.front();
+  write_next_round(args, study, runs,
+                   {{"experiment.toml", file_text((first / "experiment.toml").string()), false},
+                    {"site.toml", file_text((first / "site.toml").string()), false}},
+                   context);
+}
+
+// --db alone: the latest round collected gives the spec, the site and sets, and the round.
+// The round's directory gets the spec (experiment.toml); the site is in its plan.json.
+void refine_from_database(const JobgenArgs& args, Context& context) {
+  const StoredStudy stored = read_database(args);
+  const jobgen::Study study = stored_study(args, stored);
+  const auto runs = measured_runs(stored, study, fmt::format("round {} of the database", study.round));
+  write_next_round(args, study, runs, {{"experiment.toml", study.spec.text, false}}, context);
 }
 
 void run_jobgen(const JobgenArgs& args, Context& context) {
@@ -233,11 +300,14 @@ void run_jobgen(const JobgenArgs& args, Context& context) {
     return;
   }
   if (!args.partition.empty()) throw UsageError("--partition is for a new study; rounds submit to the spec's [slurm] partition");
-  if (args.from.empty())
-    throw UsageError("--refine needs --from DIR: the first study and every round since (their spec, site table "
-                     "and number; the database holds runs and plans, not the spec's [code], [slurm] and [refine] "
-                     "settings); add --db URI to read the runs from the database instead of DIR/records");
-  refine(args, context);
+  if (args.from.empty() && args.db.empty())
+    throw UsageError("--refine needs --db URI (the runs, spec and plans collected into the database) or --from "
+                     "DIR... (the first study and every round since, with their records)");
+  if (args.from.empty()) {
+    refine_from_database(args, context);
+  } else {
+    refine_from_directories(args, context);
+  }
 }
 
 }  // namespace
@@ -257,8 +327,8 @@ void register_jobgen(CLI::App& app, Context& context) {
                   "when Slurm is reachable");
   cmd->add_flag("--refine", args->refine, "Follow-up arrays around each set's estimated target size");
   cmd->add_option("--db", args->db,
-                  "With --refine: read the runs from this database (hetscale collect) instead of the study "
-                  "directories' records");
+                  "With --refine: the database the study and its rounds were collected into (hetscale collect): "
+                  "runs, and without --from the latest round's spec, plan and number");
   cmd->add_option("--from", args->from,
                   "With --refine: the first study directory, then every round since, in order (spec, site table, "
                   "round number and, without --db, the records)");

@@ -168,13 +168,12 @@ spec_for() { # kernel -> spec file
 }
 exp_name() { sed -n 's/^name *= *"\(.*\)".*/\1/p' "$1" | head -1; }
 exp_target() { sed -n 's/^target_efficiency *= *\([0-9.]*\).*/\1/p' "$1" | head -1; }
-# The spec's [refine] tolerance: analyze takes a measured E_s that close to the target as
-# reached, as the refinement does (docs/collector.md).
-exp_tolerance() { sed -n '/^\[refine\]/,/^\[/s/^tolerance *= *\([0-9.]*\).*/\1/p' "$1" | head -1; }
+# Without --tolerance, analyze takes the tolerance of the spec's [refine] table from the
+# collected plan (a measured E_s that close to the target counts as reached, as in the
+# refinement; docs/collector.md) and prints which it used.
 analyze() { # spec [analyze options...]
   local spec=$1; shift
-  "$HETSCALE" analyze --db "$DB" --experiment "$(exp_name "$spec")" --target "$(exp_target "$spec")" \
-    --tolerance "$(exp_tolerance "$spec")" "$@"
+  "$HETSCALE" analyze --db "$DB" --experiment "$(exp_name "$spec")" --target "$(exp_target "$spec")" "$@"
 }
 
 jobgen_all() {
@@ -233,24 +232,24 @@ analyze_all() { # label
   local k spec
   for k in "${KERNELS[@]}"; do
     spec=$(spec_for "$k")
-    echo "--- $k: experiment $(exp_name "$spec"), target E_s $(exp_target "$spec"), tolerance $(exp_tolerance "$spec")"
+    echo "--- $k: experiment $(exp_name "$spec"), target E_s $(exp_target "$spec")"
     analyze "$spec"
   done
 }
 
+# Each round from the database alone: the spec, the sets and the round number come from the
+# latest plan collected, the runs from every round collected.
 refine_all() {
-  local rounds=$((QUICK ? 1 : 2)) r k spec from out new=() kernels=("${KERNELS[@]}")
+  local rounds=$((QUICK ? 1 : 2)) r k spec out new=() kernels=("${KERNELS[@]}")
   for r in $(seq 1 "$rounds"); do
-    stage "refine round $r (hetscale jobgen --refine --db: runs from the database)"
+    stage "refine round $r (hetscale jobgen --refine --db: spec, plan and runs from the database)"
     new=()
     for k in "${kernels[@]}"; do
       spec=$(spec_for "$k")
-      from=(--from "$RUN/$k-study")
-      for ((i = 1; i < r; i++)); do [ -d "$RUN/$k-refine$i" ] && from+=(--from "$RUN/$k-refine$i"); done
       out=$RUN/$k-refine$r
       rm -rf "$out"
       echo "--- $k"
-      "$HETSCALE" jobgen --refine --experiment "$(exp_name "$spec")" --db "$DB" "${from[@]}" -o "$out" \
+      "$HETSCALE" jobgen --refine --experiment "$(exp_name "$spec")" --db "$DB" -o "$out" \
         --kernel-dir "$BIN"
       [ -x "$out/submit.sh" ] && new+=("$k")
     done

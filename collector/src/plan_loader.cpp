@@ -128,6 +128,32 @@ void upsert_set(pg::Connection& conn, const std::string& experiment_id, const Pl
   }
 }
 
+// The round's row (plan files of older jobgens have no round: no row). Loading a round
+// again replaces it, as the experiment's row is replaced.
+void upsert_round(pg::Connection& conn, const std::string& experiment_id, const StudyPlan& plan) {
+  if (!plan.round) return;
+  const PlanExperiment& e = plan.experiment;
+  std::optional<std::string> steps, tolerance, max_rounds;
+  if (e.refine) {
+    steps = array_literal(e.refine->steps);
+    tolerance = number(e.refine->tolerance);
+    max_rounds = std::to_string(e.refine->max_rounds);
+  }
+  conn.exec(R"sql(
+    INSERT INTO hetscale.plan_rounds (experiment_id, round, spec_path, spec_text, refine_steps,
+      refine_tolerance, refine_max_rounds, plan, plan_created)
+    VALUES ($1, $2, $3, $4, $5::double precision[], $6, $7, $8::jsonb, $9)
+    ON CONFLICT (experiment_id, round) DO UPDATE SET spec_path = EXCLUDED.spec_path,
+      spec_text = EXCLUDED.spec_text, refine_steps = EXCLUDED.refine_steps,
+      refine_tolerance = EXCLUDED.refine_tolerance,
+      refine_max_rounds = EXCLUDED.refine_max_rounds, plan = EXCLUDED.plan,
+      plan_created = EXCLUDED.plan_created, loaded_at = now())sql",
+            {experiment_id, std::to_string(*plan.round),
+             e.spec ? std::optional<std::string>(e.spec->path) : std::nullopt,
+             e.spec ? std::optional<std::string>(e.spec->text) : std::nullopt, steps, tolerance,
+             max_rounds, to_json(plan).dump(), optional(plan.created)});
+}
+
 }  // namespace
 
 void load_plan(pg::Connection& conn, const StudyPlan& plan) {
@@ -143,6 +169,7 @@ void load_plan(pg::Connection& conn, const StudyPlan& plan) {
   for (const PlannedSet& planned : plan.machine_sets) {
     upsert_set(conn, experiment_id, planned, groups, nodes);
   }
+  upsert_round(conn, experiment_id, plan);
   tx.commit();
 }
 

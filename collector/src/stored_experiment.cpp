@@ -20,6 +20,20 @@ std::vector<StoredSet> stored_sets(pg::Connection& conn, const std::string& expe
   return out;
 }
 
+std::optional<StoredRound> latest_round(pg::Connection& conn, const std::string& experiment_id) {
+  const pg::Result r = conn.exec(R"sql(
+    SELECT round, spec_path, spec_text, refine_tolerance, plan::text FROM hetscale.plan_rounds
+    WHERE experiment_id = $1 ORDER BY round DESC LIMIT 1)sql",
+                                 {experiment_id});
+  if (r.rows() == 0) return std::nullopt;
+  auto optional_text = [&](int column) {
+    return r.is_null(0, column) ? std::nullopt
+                                : std::optional<std::string>(std::string(r.text(0, column)));
+  };
+  return StoredRound{static_cast<int>(r.integer(0, 0)), optional_text(1), optional_text(2),
+                     r.optional_number(0, 3), std::string(r.text(0, 4))};
+}
+
 }  // namespace
 
 std::optional<StoredExperiment> read_stored_experiment(pg::Connection& conn,
@@ -30,8 +44,19 @@ std::optional<StoredExperiment> read_stored_experiment(pg::Connection& conn,
                                  {name});
   if (r.rows() == 0) return std::nullopt;
   StoredExperiment out{
-      name, text_or_empty(r, 0, 1), text_or_empty(r, 0, 2), r.optional_number(0, 3), {}};
-  out.sets = stored_sets(conn, std::string(r.text(0, 0)));
+      name,        text_or_empty(r, 0, 1), text_or_empty(r, 0, 2), r.optional_number(0, 3), {},
+      std::nullopt};
+  const std::string id(r.text(0, 0));
+  out.sets = stored_sets(conn, id);
+  out.latest_round = latest_round(conn, id);
+  return out;
+}
+
+std::vector<std::string> experiment_names(pg::Connection& conn) {
+  const pg::Result r =
+      conn.exec("SELECT name FROM hetscale.experiments ORDER BY name COLLATE \"C\"");
+  std::vector<std::string> out;
+  for (int i = 0; i < r.rows(); ++i) out.emplace_back(r.text(i, 0));
   return out;
 }
 

@@ -62,11 +62,65 @@ NodeState node_state(const Json& value, const std::string& field) {
   fail(field, "must be one of ok, degraded, excluded (got '" + s + "')");
 }
 
+nlohmann::json experiment_json(const PlanExperiment& e) {
+  nlohmann::json out = {{"name", e.name},
+                        {"code", e.code},
+                        {"workload", e.workload},
+                        {"parameter", e.parameter},
+                        {"target_efficiency", e.target_efficiency}};
+  if (e.spec) out["spec"] = {{"path", e.spec->path}, {"text", e.spec->text}};
+  if (e.refine) {
+    out["refine"] = {{"steps", e.refine->steps},
+                     {"tolerance", e.refine->tolerance},
+                     {"max_rounds", e.refine->max_rounds}};
+  }
+  return out;
+}
+
+const Json& object_field(const Json& object, const std::string& parent, std::string_view key) {
+  const Json& value = require(object, parent, key);
+  if (!value.is_object()) fail(join(parent, key), "must be an object");
+  return value;
+}
+
+std::optional<PlanSpec> spec(const Json& e) {
+  if (absent(find(e, "spec"))) return std::nullopt;
+  const Json& s = object_field(e, "experiment", "spec");
+  reject_unknown_keys(s, "experiment.spec", {"path", "text"});
+  return PlanSpec{non_empty_text(require(s, "experiment.spec", "path"), "experiment.spec.path"),
+                  non_empty_text(require(s, "experiment.spec", "text"), "experiment.spec.text")};
+}
+
+// The same rules as the spec's [refine] table (jobgen's experiment_spec.cpp).
+std::optional<PlanRefine> refine(const Json& e) {
+  if (absent(find(e, "refine"))) return std::nullopt;
+  const std::string parent = "experiment.refine";
+  const Json& r = object_field(e, "experiment", "refine");
+  reject_unknown_keys(r, parent, {"steps", "tolerance", "max_rounds"});
+  PlanRefine out;
+  const Json& steps = array_field(r, parent, "steps");
+  if (steps.empty()) fail(parent + ".steps", "must not be empty");
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const std::string field = indexed(parent + ".steps", i);
+    const double step = positive(steps[i], field);
+    if (step >= 1) fail(field, "must be less than 1");
+    if (!out.steps.empty() && step <= out.steps.back())
+      fail(field, "must be above the step before");
+    out.steps.push_back(step);
+  }
+  out.tolerance = positive(require(r, parent, "tolerance"), parent + ".tolerance");
+  if (out.tolerance >= 1) fail(parent + ".tolerance", "must be less than 1");
+  out.max_rounds = static_cast<std::uint32_t>(
+      small_counter(require(r, parent, "max_rounds"), parent + ".max_rounds"));
+  return out;
+}
+
 PlanExperiment experiment(const Json& document) {
   const Json& e = require(document, "", "experiment");
   if (!e.is_object()) fail("experiment", "must be an object");
-  reject_unknown_keys(e, "experiment",
-                      {"name", "code", "workload", "parameter", "target_efficiency"});
+  reject_unknown_keys(
+      e, "experiment",
+      {"name", "code", "workload", "parameter", "target_efficiency", "spec", "refine"});
   PlanExperiment out;
   out.name = non_empty_text(require(e, "experiment", "name"), "experiment.name");
   out.code = non_empty_text(require(e, "experiment", "code"), "experiment.code");
@@ -75,6 +129,8 @@ PlanExperiment experiment(const Json& document) {
   out.target_efficiency =
       positive(require(e, "experiment", "target_efficiency"), "experiment.target_efficiency");
   if (out.target_efficiency > 1) fail("experiment.target_efficiency", "must be at most 1");
+  out.spec = spec(e);
+  out.refine = refine(e);
   return out;
 }
 
@@ -216,24 +272,24 @@ SourceLocation location_of(std::string_view text, std::size_t byte, const std::s
 nlohmann::json to_json(const StudyPlan& plan) {
   nlohmann::json sets = nlohmann::json::array();
   for (const PlannedSet& s : plan.machine_sets) sets.push_back(set_json(s));
-  return {{"schema", plan.schema},
-          {"created", plan.created},
-          {"experiment",
-           {{"name", plan.experiment.name},
-            {"code", plan.experiment.code},
-            {"workload", plan.experiment.workload},
-            {"parameter", plan.experiment.parameter},
-            {"target_efficiency", plan.experiment.target_efficiency}}},
-          {"site", site_json(plan.site)},
-          {"machine_sets", std::move(sets)}};
+  nlohmann::json out = {{"schema", plan.schema},
+                        {"created", plan.created},
+                        {"experiment", experiment_json(plan.experiment)},
+                        {"site", site_json(plan.site)},
+                        {"machine_sets", std::move(sets)}};
+  if (plan.round) out["round"] = *plan.round;
+  return out;
 }
 
 StudyPlan study_plan_from_json(const nlohmann::json& document) {
   if (!document.is_object()) throw Error("a plan file must be a JSON object");
   check_schema(document);
-  reject_unknown_keys(document, "", {"schema", "created", "experiment", "site", "machine_sets"});
+  reject_unknown_keys(document, "",
+                      {"schema", "created", "round", "experiment", "site", "machine_sets"});
   StudyPlan plan;
   plan.created = optional_timestamp(document, "", "created");
+  if (const Json* round = find(document, "round"); !absent(round))
+    plan.round = static_cast<std::uint32_t>(small_counter(*round, "round"));
   plan.experiment = experiment(document);
   plan.site = site(document);
   const Json& sets = array_field(document, "", "machine_sets");

@@ -406,7 +406,9 @@ class SpecReader {
 }  // namespace
 
 ExperimentSpec parse_experiment_spec(std::string_view text, const std::string& source_name) {
-  return SpecReader(text, source_name).read();
+  ExperimentSpec spec = SpecReader(text, source_name).read();
+  spec.text = text;
+  return spec;
 }
 
 ExperimentSpec load_experiment_spec(const std::filesystem::path& path) {

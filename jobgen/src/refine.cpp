@@ -137,6 +137,7 @@ SetRefinement refine_set(std::size_t set_index, const std::vector<EfficiencyPoin
 
 Study refined_study(const Study& previous, const std::vector<SetRefinement>& refinements) {
   Study next = previous;
+  next.round = previous.round + 1;
   for (StudySet& s : next.sets) {
     s.parameter_values.clear();
     for (const SetRefinement& r : refinements)

@@ -86,7 +86,7 @@ std::uint32_t StudySet::total_tasks() const {
 }
 
 Study plan_study(const ExperimentSpec& spec, const SiteTable& site) {
-  Study study{spec, restrict_site(spec, site), {}};
+  Study study{spec, restrict_site(spec, site), {}, 0};
   check_set_sizes(spec, study.site);
   std::vector<MachineSet> sets;
   try {

@@ -1,7 +1,10 @@
 // The study as core's StudyPlan: the plan file's one definition (core/study_plan.hpp,
 // docs/plan-file.md) is shared with the collector, which reads what jobgen writes.
+#include <fmt/format.h>
+
 #include <algorithm>
 
+#include "hetscale/error.hpp"
 #include "hetscale/jobgen/study_files.hpp"
 
 namespace hetscale::jobgen {
@@ -17,17 +20,65 @@ PlanSite plan_site(const Study& study) {
   return out;
 }
 
+PlanExperiment plan_experiment(const ExperimentSpec& spec) {
+  PlanExperiment out;
+  out.name = spec.name;
+  out.code = spec.code_label();
+  out.workload = spec.workload.text();
+  out.parameter = spec.parameter.name;
+  out.target_efficiency = spec.target_efficiency;
+  if (!spec.text.empty()) out.spec = PlanSpec{spec.source.string(), spec.text};
+  out.refine = PlanRefine{spec.refine.steps, spec.refine.tolerance, spec.refine.max_rounds};
+  return out;
+}
+
+SiteTable site_table(const PlanSite& site) {
+  SiteTable out;
+  out.name = site.name;
+  out.speed_unit = site.speed_unit;
+  out.benchmark = site.benchmark;
+  out.groups = site.groups;
+  out.nodes = site.nodes;
+  out.index();
+  return out;
+}
+
+StudySet study_set(const PlannedSet& planned, const SiteTable& site) {
+  StudySet out;
+  out.set = planned.set;
+  out.parameter_values = planned.parameter_values;
+  for (const std::string& name : planned.set.nodes) {
+    const Node& node = *site.find_node(name);  // the plan's reader checked the names
+    out.members.push_back({name, node.group, node.marked_speed, node.processors});
+  }
+  return out;
+}
+
 }  // namespace
 
 StudyPlan study_plan(const Study& study, const std::string& created) {
   StudyPlan plan;
   plan.created = created;
-  const ExperimentSpec& spec = study.spec;
-  plan.experiment = {spec.name, spec.code_label(), spec.workload.text(), spec.parameter.name,
-                     spec.target_efficiency};
+  plan.round = study.round;
+  plan.experiment = plan_experiment(study.spec);
   plan.site = plan_site(study);
   for (const StudySet& s : study.sets) plan.machine_sets.push_back({s.set, s.parameter_values});
   return plan;
+}
+
+Study study_from_plan(const ExperimentSpec& spec, const StudyPlan& plan) {
+  const PlanExperiment& e = plan.experiment;
+  if (e.name != spec.name || e.workload != spec.workload.text() ||
+      e.parameter != spec.parameter.name || e.target_efficiency != spec.target_efficiency)
+    throw Error(fmt::format(
+        "the plan of experiment '{}' (workload {}, parameter {}, target {:g}) was not made "
+        "from the spec of '{}' (workload {}, parameter {}, target {:g})",
+        e.name, e.workload, e.parameter, e.target_efficiency, spec.name, spec.workload.text(),
+        spec.parameter.name, spec.target_efficiency));
+  Study study{spec, site_table(plan.site), {}, plan.round.value_or(0)};
+  for (const PlannedSet& planned : plan.machine_sets)
+    study.sets.push_back(study_set(planned, study.site));
+  return study;
 }
 
 }  // namespace hetscale::jobgen

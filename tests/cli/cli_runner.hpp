@@ -1,6 +1,8 @@
 // Runs the hetscale CLI in-process and captures what it prints.
 #pragma once
 
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -26,6 +28,19 @@ inline Result run_cli(std::vector<std::string> args) {
   result.out = out.str();
   result.err = err.str();
   return result;
+}
+
+/// run_cli under the name the integration tests' command lines read best with.
+inline Result hetscale(std::vector<std::string> args) {
+  return run_cli(std::move(args));
+}
+
+/// A file's whole content ("" when it cannot be read).
+inline std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 inline std::string site_config(const std::string& name) {

@@ -113,17 +113,12 @@ TEST_F(Jobgen, UsageErrors) {
   auto r = run_cli({"jobgen", "--experiment", examples + "ge.toml", "-o", (root_ / "out").string()});
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err, "hetscale jobgen: --site is required (the site table) (see --help)\n");
-  // The database has the runs but not the spec's settings: --db needs --from as well.
-  for (const std::string db : {"", "postgresql:///hetscale"}) {
-    std::vector<std::string> args{"jobgen", "--refine", "--experiment", "ge-chain", "-o", (root_ / "out").string()};
-    if (!db.empty()) args.insert(args.end(), {"--db", db});
-    r = run_cli(args);
-    EXPECT_EQ(r.code, 2);
-    EXPECT_EQ(r.err,
-              "hetscale jobgen: --refine needs --from DIR: the first study and every round since (their spec, site "
-              "table and number; the database holds runs and plans, not the spec's [code], [slurm] and [refine] "
-              "settings); add --db URI to read the runs from the database instead of DIR/records (see --help)\n");
-  }
+  // A round needs the database or the study directories.
+  r = run_cli({"jobgen", "--refine", "--experiment", "ge-chain", "-o", (root_ / "out").string()});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err,
+            "hetscale jobgen: --refine needs --db URI (the runs, spec and plans collected into the database) or "
+            "--from DIR... (the first study and every round since, with their records) (see --help)\n");
   EXPECT_TRUE(fs::is_empty(root_));
 }
 
@@ -171,6 +166,13 @@ TEST_F(Jobgen, RefinesFromTheRecordsOfAStudy) {
   EXPECT_NEAR(sizes[2], 1000, 30);  // the estimate, within 3%
   EXPECT_NEAR(sizes[0] / sizes[2], 0.96, 0.002);
   EXPECT_TRUE(plan["machine_sets"][1]["parameter_values"].empty());
+  // The round's plan carries what the next round needs: its number, the spec and [refine].
+  EXPECT_EQ(plan["round"], 1);
+  EXPECT_EQ(plan["experiment"]["spec"]["path"], (first / "experiment.toml").string());
+  EXPECT_EQ(plan["experiment"]["spec"]["text"], read(examples + "mm.toml"));
+  EXPECT_EQ(plan["experiment"]["refine"],
+            nlohmann::json::parse(R"({"steps": [0.02, 0.04], "tolerance": 0.02, "max_rounds": 3})"));
+  EXPECT_EQ(nlohmann::json::parse(read(first / "plan.json"))["round"], 0);
 }
 
 TEST_F(Jobgen, RefineChecksTheExperimentName) {
@@ -218,6 +220,14 @@ TEST_F(Jobgen, RefineFromAnUnreachableDatabaseWritesNothing) {
   // Port 1 on the loopback: nothing listens, the connection is refused at once.
   const auto r = run_cli({"jobgen", "--refine", "--db", "postgresql://127.0.0.1:1/none?connect_timeout=2",
                           "--experiment", "mm-scaling", "--from", first.string(), "-o", (root_ / "next").string()});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("127.0.0.1"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(root_ / "next"));
+}
+
+TEST_F(Jobgen, RefineFromAnUnreachableDatabaseAloneWritesNothing) {
+  const auto r = run_cli({"jobgen", "--refine", "--db", "postgresql://127.0.0.1:1/none?connect_timeout=2",
+                          "--experiment", "mm-scaling", "-o", (root_ / "next").string()});
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.err.find("127.0.0.1"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(root_ / "next"));

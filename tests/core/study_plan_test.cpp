@@ -48,6 +48,67 @@ TEST(StudyPlan, SurvivesARoundTrip) {
   EXPECT_FALSE(is_study_plan(nlohmann::json{{"schema", 1}, {"ranks", nlohmann::json::array()}}));
 }
 
+// What `jobgen --refine --db` needs: the round, the spec's text and its [refine] settings.
+nlohmann::json with_round() {
+  nlohmann::json j = valid();
+  j["round"] = 2;
+  j["experiment"]["spec"] = {{"path", "/home/u/mm.toml"}, {"text", "name = \"mm-small\"\n"}};
+  j["experiment"]["refine"] = {{"steps", {0.02, 0.04}}, {"tolerance", 0.05}, {"max_rounds", 3}};
+  return j;
+}
+
+TEST(StudyPlan, CarriesTheRoundTheSpecAndTheRefineSettings) {
+  const StudyPlan plan = study_plan_from_json(with_round());
+  EXPECT_EQ(plan.round, 2u);
+  ASSERT_TRUE(plan.experiment.spec.has_value());
+  EXPECT_EQ(plan.experiment.spec->path, "/home/u/mm.toml");
+  EXPECT_EQ(plan.experiment.spec->text, "name = \"mm-small\"\n");
+  ASSERT_TRUE(plan.experiment.refine.has_value());
+  EXPECT_EQ(plan.experiment.refine->steps, (std::vector<double>{0.02, 0.04}));
+  EXPECT_DOUBLE_EQ(plan.experiment.refine->tolerance, 0.05);
+  EXPECT_EQ(plan.experiment.refine->max_rounds, 3u);
+  EXPECT_EQ(to_json(plan), with_round());
+  // The text survives the file's own round trip too (quotes, newlines).
+  const StudyPlan again = parse_study_plan(to_json(plan).dump(2), "plan.json");
+  EXPECT_EQ(again.experiment.spec->text, plan.experiment.spec->text);
+}
+
+// Plans of older jobgens have none of them, and are written back without them.
+TEST(StudyPlan, OlderPlansHaveNoRound) {
+  const StudyPlan plan = load_study_plan(fixture);
+  EXPECT_FALSE(plan.round.has_value());
+  EXPECT_FALSE(plan.experiment.spec.has_value());
+  EXPECT_FALSE(plan.experiment.refine.has_value());
+  const nlohmann::json j = to_json(plan);
+  EXPECT_FALSE(j.contains("round"));
+  EXPECT_FALSE(j["experiment"].contains("spec"));
+  EXPECT_FALSE(j["experiment"].contains("refine"));
+}
+
+TEST(StudyPlan, NamesTheInvalidRefineField) {
+  nlohmann::json j = with_round();
+  j["round"] = -1;
+  EXPECT_EQ(error_of(j), "field 'round' must be a non-negative integer");
+  j = with_round();
+  j["experiment"]["spec"].erase("text");
+  EXPECT_EQ(error_of(j), "missing field 'experiment.spec.text'");
+  j = with_round();
+  j["experiment"]["spec"]["path"] = "";
+  EXPECT_EQ(error_of(j), "field 'experiment.spec.path' must not be empty");
+  j = with_round();
+  j["experiment"]["refine"]["tolerance"] = 1;
+  EXPECT_EQ(error_of(j), "field 'experiment.refine.tolerance' must be less than 1");
+  j = with_round();
+  j["experiment"]["refine"]["steps"] = {0.04, 0.02};
+  EXPECT_EQ(error_of(j), "field 'experiment.refine.steps[1]' must be above the step before");
+  j = with_round();
+  j["experiment"]["refine"]["steps"] = nlohmann::json::array();
+  EXPECT_EQ(error_of(j), "field 'experiment.refine.steps' must not be empty");
+  j = with_round();
+  j["experiment"]["refine"]["rounds"] = 3;
+  EXPECT_EQ(error_of(j), "unknown field 'experiment.refine.rounds'");
+}
+
 TEST(StudyPlan, NamesTheInvalidField) {
   nlohmann::json j = valid();
   j["schema"] = 7;

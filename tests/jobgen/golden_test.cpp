@@ -37,8 +37,10 @@ std::string read(const fs::path& path) {
   return text.str();
 }
 
+// The spec is named by its path in the repository: the plan file records it.
 std::vector<GeneratedFile> generate(const std::string& example) {
-  const auto spec = load_experiment_spec(fs::path(HETSCALE_SOURCE_DIR) / "examples" / "experiments" / (example + ".toml"));
+  const std::string spec_path = "examples/experiments/" + example + ".toml";
+  const auto spec = parse_experiment_spec(read(fs::path(HETSCALE_SOURCE_DIR) / spec_path), spec_path);
   const auto site = load_site_table(fs::path(HETSCALE_FIXTURES_DIR) / "jobgen" / "site-example.toml");
   return study_files(plan_study(spec, site), render, created);
 }
@@ -81,6 +83,30 @@ TEST_P(Golden, PlanReadsBackThroughCore) {
                                                        "experiments" / (GetParam() + ".toml"))
                                       .name);
   EXPECT_EQ(to_json(plan).dump(2) + "\n", read(file));
+}
+
+// `jobgen --refine --db` plans a round from the plan the database holds: the study read
+// back from its plan renders the same files, plan included.
+TEST_P(Golden, StudyComesBackFromItsPlan) {
+  const std::string spec_path = "examples/experiments/" + GetParam() + ".toml";
+  const auto spec = parse_experiment_spec(read(fs::path(HETSCALE_SOURCE_DIR) / spec_path), spec_path);
+  const auto site = load_site_table(fs::path(HETSCALE_FIXTURES_DIR) / "jobgen" / "site-example.toml");
+  Study study = plan_study(spec, site);
+  study.round = 2;
+  const StudyPlan plan = study_plan(study, created);
+  const Study back = study_from_plan(spec, plan);
+  EXPECT_EQ(back.round, 2U);
+  const auto expected = study_files(study, render, created);
+  const auto files = study_files(back, render, created);
+  ASSERT_EQ(files.size(), expected.size());
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    EXPECT_EQ(files[i].path, expected[i].path);
+    EXPECT_EQ(files[i].content, expected[i].content) << files[i].path.string();
+  }
+  // A plan of another experiment is refused.
+  StudyPlan other = plan;
+  other.experiment.target_efficiency /= 2;
+  EXPECT_THROW(study_from_plan(spec, other), Error);
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, Golden, ::testing::Values("mm", "ge", "conv2d", "heat"));

@@ -87,7 +87,8 @@ TEST(Refine, TheNextStudyGivesSizesOnlyToSetsThatNeedJobs) {
                                        "[parameter]\nmin = 10\nmax = 40\npoints = 3\n",
                                        "x.toml"),
                  {},
-                 {}};
+                 {},
+                 3};
   for (std::size_t i = 0; i < 3; ++i) {
     StudySet s;
     s.set.index = i;
@@ -102,6 +103,8 @@ TEST(Refine, TheNextStudyGivesSizesOnlyToSetsThatNeedJobs) {
   EXPECT_TRUE(next.sets[0].parameter_values.empty());
   EXPECT_THAT(next.sets[1].parameter_values, ::testing::ElementsAre(48, 50, 52));
   EXPECT_TRUE(next.sets[2].parameter_values.empty());
+  EXPECT_EQ(next.round, 4U);  // the plan file records it
+  EXPECT_EQ(refined_study(next, {}).round, 5U);
 }
 
 }  // namespace

@@ -1,10 +1,13 @@
 // The plan file (docs/plan-file.md): what `hetscale jobgen` decided for one experiment
-// (site, machine sets, parameter values). The collector stores it; `hetscale analyze`
-// reads the experiment's parameter and target from it.
+// (site, machine sets, parameter values), and what `jobgen --refine --db` needs to plan
+// the next round from the database alone (spec text, refine settings, round number). The
+// collector stores it; `hetscale analyze` reads the experiment's parameter and target from it.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,12 +19,27 @@ namespace hetscale {
 
 inline constexpr int study_plan_schema = 1;
 
+/// The experiment spec the plan was made from, as written (docs/experiment-spec.md).
+struct PlanSpec {
+  std::string path;  // where jobgen read it, for messages
+  std::string text;  // the whole TOML text
+};
+
+/// The spec's [refine] settings (also in the text; here for readers without a TOML parser).
+struct PlanRefine {
+  std::vector<double> steps;  // relative, ascending, each in (0, 1)
+  double tolerance = 0;       // in (0, 1): reached when |E_s - target| <= tolerance x target
+  std::uint32_t max_rounds = 0;
+};
+
 struct PlanExperiment {
-  std::string name;              // unique key of the experiment in the database
-  std::string code;              // kernel name ("mm") or the user's command line
-  std::string workload;          // formula as given, e.g. "2*N^3" or "mm"
-  std::string parameter;         // the parameter that grows, e.g. "N"
-  double target_efficiency = 0;  // target E_s, in (0, 1]
+  std::string name;                  // unique key of the experiment in the database
+  std::string code;                  // kernel name ("mm") or the user's command line
+  std::string workload;              // formula as given, e.g. "2*N^3" or "mm"
+  std::string parameter;             // the parameter that grows, e.g. "N"
+  double target_efficiency = 0;      // target E_s, in (0, 1]
+  std::optional<PlanSpec> spec;      // absent in plans of jobgens before round numbers
+  std::optional<PlanRefine> refine;  // likewise
 };
 
 /// The site the plan was made for: its identity, and the groups and nodes (with marked
@@ -41,7 +59,9 @@ struct PlannedSet {
 
 struct StudyPlan {
   int schema = study_plan_schema;
-  std::string created;  // ISO 8601 UTC time the plan was written
+  std::string created;                 // ISO 8601 UTC time the plan was written
+  std::optional<std::uint32_t> round;  // 0: the first study, k: the k-th refinement; absent
+                                       // in plans of older jobgens
   PlanExperiment experiment;
   PlanSite site;
   std::vector<PlannedSet> machine_sets;  // index i at position i

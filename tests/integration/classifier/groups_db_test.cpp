@@ -18,14 +18,8 @@ namespace fs = std::filesystem;
 
 using CliResult = cli::testing::Result;
 
-CliResult hetscale(std::vector<std::string> args) { return cli::testing::run_cli(std::move(args)); }
-
-std::string read(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using cli::testing::hetscale;
+using cli::testing::read_file;
 
 const std::string good = std::string(HETSCALE_FIXTURES_DIR) + "/node-records/good.jsonl";
 
@@ -58,7 +52,7 @@ TEST_F(GroupsDatabase, StoresTheSiteAndEveryRecordOnce) {
       "hetscale groups: stored site 'lab' in the database: 3 nodes, 3 new benchmark points\n");
   // The same table as without --db.
   const auto plain = hetscale({"groups", "--site-name", "lab", "-o", "-", good});
-  EXPECT_EQ(read(root_ / "site.toml"), plain.out);
+  EXPECT_EQ(read_file(root_ / "site.toml"), plain.out);
   EXPECT_EQ(db_.scalar("SELECT name || ' ' || speed_unit || ' ' || benchmark FROM hetscale.sites"),
             "lab Mflops dgemm");
   EXPECT_EQ(db_.scalar("SELECT count(*) FROM hetscale.groups"), "1");

@@ -27,14 +27,15 @@ std::string error_of(const std::function<void()>& f) {
 
 TEST(Migrations, EmbedsTheNumberedFilesInOrder) {
   const auto all = embedded_migrations();
-  ASSERT_EQ(all.size(), 5u);
+  ASSERT_EQ(all.size(), 6u);
   EXPECT_EQ(all[0].version, 1);
   EXPECT_STREQ(all[0].name, "tables");
   EXPECT_STREQ(all[1].name, "roles");
   EXPECT_STREQ(all[2].name, "views");
   EXPECT_STREQ(all[3].name, "partitions_predictions");
   EXPECT_STREQ(all[4].name, "within_tolerance");
-  EXPECT_EQ(latest_schema_version(), 5);
+  EXPECT_STREQ(all[5].name, "plan_rounds");
+  EXPECT_EQ(latest_schema_version(), 6);
 }
 
 TEST(Migrations, FromEmptyAppliesAllAndRecordsTheVersion) {
@@ -43,12 +44,12 @@ TEST(Migrations, FromEmptyAppliesAllAndRecordsTheVersion) {
   EXPECT_EQ(collector::schema_version(conn), 0);
   const MigrationReport report = migrate(conn);
   EXPECT_EQ(report.from_version, 0);
-  EXPECT_EQ(report.to_version, 5);
-  EXPECT_EQ(report.applied, (std::vector<int>{1, 2, 3, 4, 5}));
-  EXPECT_EQ(collector::schema_version(conn), 5);
+  EXPECT_EQ(report.to_version, 6);
+  EXPECT_EQ(report.applied, (std::vector<int>{1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(collector::schema_version(conn), 6);
   EXPECT_EQ(
       db.scalar("SELECT string_agg(name, ',' ORDER BY version) FROM hetscale.schema_migrations"),
-      "tables,roles,views,partitions_predictions,within_tolerance");
+      "tables,roles,views,partitions_predictions,within_tolerance,plan_rounds");
   EXPECT_NO_THROW(collector::require_current_schema(conn));
 }
 
@@ -59,7 +60,7 @@ TEST(Migrations, StepByStep) {
   EXPECT_EQ(db.scalar("SELECT to_regclass('hetscale.runs') IS NOT NULL"), "t");
   EXPECT_EQ(db.scalar("SELECT to_regclass('hetscale.run_efficiency') IS NOT NULL"), "f");
   EXPECT_EQ(error_of([&] { collector::require_current_schema(conn); }),
-            "database: schema version 1, this hetscale needs 5; run 'hetscale db migrate --db "
+            "database: schema version 1, this hetscale needs 6; run 'hetscale db migrate --db "
             "URI' first");
   EXPECT_EQ(migrate(conn, 2).applied, (std::vector<int>{2}));
   EXPECT_EQ(db.scalar("SELECT count(*) FROM pg_roles WHERE rolname IN "

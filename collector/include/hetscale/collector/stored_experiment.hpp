@@ -1,6 +1,7 @@
 // An experiment as the database holds it (docs/schema.md): the plan's fields and machine
-// sets, and its collected runs with the marked speed and unit the run_efficiency view
-// resolves. Read by `hetscale jobgen --refine --db`.
+// sets, its latest round (spec text, refine settings, plan file), and its collected runs
+// with the marked speed and unit the run_efficiency view resolves. Read by `hetscale
+// jobgen --refine --db` and, for the refine tolerance, by `hetscale analyze`.
 #pragma once
 
 #include <optional>
@@ -17,12 +18,22 @@ struct StoredSet {
   double marked_speed = 0;
 };
 
+/// One round's row of hetscale.plan_rounds (plan files with a round number).
+struct StoredRound {
+  int round = 0;
+  std::optional<std::string> spec_path;  // absent when the plan carried no spec
+  std::optional<std::string> spec_text;
+  std::optional<double> refine_tolerance;  // absent when the plan carried no [refine]
+  std::string plan;                        // the plan file's JSON
+};
+
 struct StoredExperiment {
   std::string name;
   std::string workload;   // empty when no plan was loaded
   std::string parameter;  // empty when no plan was loaded
   std::optional<double> target_efficiency;
-  std::vector<StoredSet> sets;  // ascending index
+  std::vector<StoredSet> sets;              // ascending index
+  std::optional<StoredRound> latest_round;  // the highest round; none from older plans
 };
 
 struct StoredRun {
@@ -38,6 +49,9 @@ struct StoredRun {
 /// The experiment named `name`, or nothing when the database does not know it.
 std::optional<StoredExperiment> read_stored_experiment(pg::Connection& conn,
                                                        const std::string& name);
+
+/// Every experiment's name, sorted (for "known: ..." messages).
+std::vector<std::string> experiment_names(pg::Connection& conn);
 
 /// Its runs that belong to a machine set, in the order they were collected from their
 /// files (source file, then line). Throws pg::DbError.

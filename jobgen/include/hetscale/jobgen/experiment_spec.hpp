@@ -63,6 +63,7 @@ struct RefineSpec {
 
 struct ExperimentSpec {
   std::filesystem::path source;   // file it was read from
+  std::string text;               // the TOML text it was parsed from (the plan file keeps it)
   std::string name;
   CodeSpec code;
   Workload workload = Workload::parse("N");

@@ -53,8 +53,8 @@ SetRefinement refine_set(std::size_t set_index, const std::vector<EfficiencyPoin
 double extrapolate_parameter(const std::vector<EfficiencyPoint>& points, const Workload& workload,
                              double target);
 
-/// The next round's study: every set of the previous one, with the new sizes of those that
-/// need jobs and no sizes for the others (they get no script).
+/// The next round's study (round + 1): every set of the previous one, with the new sizes of
+/// those that need jobs and no sizes for the others (they get no script).
 Study refined_study(const Study& previous, const std::vector<SetRefinement>& refinements);
 
 }  // namespace hetscale::jobgen

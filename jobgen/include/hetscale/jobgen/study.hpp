@@ -37,6 +37,7 @@ struct Study {
   ExperimentSpec spec;
   SiteTable site;        // restricted to the spec's `nodes` when given
   std::vector<StudySet> sets;
+  std::uint32_t round = 0;  // 0: the first study, k: the k-th refinement round
 };
 
 /// Applies the spec to the site. Throws ConfigError at the spec's key for a set larger
