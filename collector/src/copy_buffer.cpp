@@ -13,23 +13,26 @@ void CopyBuffer::separator() {
 
 void CopyBuffer::text(std::string_view value) {
   separator();
-  for (char c : value) {
-    switch (c) {
-      case '\\':
-        data_ += "\\\\";
-        break;
+  // Runs of ordinary characters are appended whole: most values have nothing to escape.
+  while (!value.empty()) {
+    const std::size_t plain = value.find_first_of("\\\t\n\r");
+    data_.append(value.substr(0, plain));
+    if (plain == std::string_view::npos) return;
+    data_ += '\\';
+    switch (value[plain]) {
       case '\t':
-        data_ += "\\t";
+        data_ += 't';
         break;
       case '\n':
-        data_ += "\\n";
+        data_ += 'n';
         break;
       case '\r':
-        data_ += "\\r";
+        data_ += 'r';
         break;
       default:
-        data_ += c;
+        data_ += '\\';
     }
+    value.remove_prefix(plain + 1);
   }
 }
 
