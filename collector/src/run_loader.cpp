@@ -45,10 +45,13 @@ COPY hetscale.runs (
   slurm_array_job_id, slurm_array_task_id, slurm_step_id, node_list, start_time, end_time,
   verified, fingerprint, source_file, source_line) FROM STDIN)sql";
 
+// Binary: the server parses no numbers (strtod was the largest part of its COPY work after
+// the indexes). run_id last, so that the prepared rest of a row is in front of it.
 constexpr const char* copy_ranks = R"sql(
 COPY hetscale.rank_timings (
-  run_id, rank, host, weight, marked_speed, compute_seconds, communication_seconds,
-  wall_seconds) FROM STDIN)sql";
+  rank, host, weight, marked_speed, compute_seconds, communication_seconds, wall_seconds,
+  run_id) FROM STDIN (FORMAT binary))sql";
+constexpr int rank_columns = 8;
 
 // A record with its natural key.
 struct Keyed {
@@ -110,18 +113,23 @@ void run_row_rest(pg::CopyBuffer& out, const Keyed& keyed, const std::string& so
   out.end_row();
 }
 
-// The rank_timings rows of one run from rank on (run_id comes first, from the database).
-void rank_rows_rest(pg::CopyBuffer& out, const RunRecord& record) {
+// The rank_timings rows of one run but for their last field, run_id (from the database).
+void rank_rows_but_id(pg::BinaryCopyBuffer& out, const RunRecord& record) {
   for (const RankTiming& t : record.ranks) {
-    out.integer(t.rank);
+    out.start_row(rank_columns);
+    out.int4(t.rank);
     out.text(t.host);
-    out.number(t.weight);
-    out.number(t.marked_speed);
-    out.number(t.compute_seconds);
-    out.number(t.communication_seconds);
-    out.number(t.wall_seconds);
-    out.end_row();
+    out.float8(t.weight);
+    out.float8(t.marked_speed);
+    out.float8(t.compute_seconds);
+    out.float8(t.communication_seconds);
+    out.float8(t.wall_seconds);
   }
+}
+
+// The size of one row from rank_rows_but_id: field count, then length and value of each.
+std::size_t rank_row_size_but_id(const RankTiming& t) {
+  return 2 + (4 + 4) + (4 + t.host.size()) + 5 * (4 + 8);
 }
 
 }  // namespace
@@ -212,12 +220,15 @@ std::vector<std::size_t> not_present(pg::Connection& conn, const PreparedBatch& 
   return out;
 }
 
-// Each prepared row of `rows` (COPY text, one per line) with "<id>\t" in front.
-void append_rows_with_id(std::string& out, std::string_view id, std::string_view rows) {
-  while (!rows.empty()) {
-    const std::size_t end = rows.find('\n') + 1;  // escaped values hold no newline
-    out.append(id).append(1, '\t').append(rows.substr(0, end));
-    rows.remove_prefix(end);
+// The prepared rank rows of one run, each followed by its run_id field.
+void append_rank_rows(pg::BinaryCopyBuffer& out, std::string& copy, const RunRecord& record,
+                      std::string_view rows, long long run_id) {
+  out.int8(run_id);
+  const std::string_view id_field = std::string_view(out.data()).substr(out.data().size() - 12);
+  for (const RankTiming& t : record.ranks) {
+    const std::size_t size = rank_row_size_but_id(t);
+    copy.append(rows.substr(0, size)).append(id_field);
+    rows.remove_prefix(size);
   }
 }
 
@@ -236,7 +247,7 @@ PreparedBatch prepare_run_batch(std::span<const NumberedRunRecord> records,
     if (out.keys.size() > 1) out.keys += ',';
     out.keys.append(1, '"').append(k.key).append(1, '"');  // hex: nothing to escape
     run_row_rest(out.run_rows, k, source);
-    rank_rows_rest(out.rank_rows, k.numbered->record);
+    rank_rows_but_id(out.rank_rows, k.numbered->record);
     out.runs.push_back(
         {&k.numbered->record, k.key, out.run_rows.data().size(), out.rank_rows.data().size()});
   }
@@ -260,6 +271,8 @@ BatchCounts load_prepared_batch(pg::Connection& conn, const PreparedBatch& batch
     std::string ranks_copy;
     runs_copy.reserve(run_rows.size() + fresh.size() * 32);
     ranks_copy.reserve(rank_rows.size() + rank_rows.size() / 4);
+    ranks_copy.append(pg::BinaryCopyBuffer::header());
+    pg::BinaryCopyBuffer id_fields;  // the run_id fields, each appended to its rows
     for (std::size_t i = 0; i < fresh.size(); ++i) {
       const std::size_t at = fresh[i];
       const PreparedBatch::Run& run = batch.runs[at];
@@ -268,10 +281,12 @@ BatchCounts load_prepared_batch(pg::Connection& conn, const PreparedBatch& batch
       const std::string_view id = ids.text(static_cast<int>(i), 0);
       runs_copy.append(id).append(1, '\t').append(experiments.at(run.record->experiment));
       runs_copy.append(1, '\t').append(run_rows.substr(run_begin, run.run_rows_end - run_begin));
-      append_rows_with_id(ranks_copy, id,
-                          rank_rows.substr(ranks_begin, run.rank_rows_end - ranks_begin));
+      append_rank_rows(id_fields, ranks_copy, *run.record,
+                       rank_rows.substr(ranks_begin, run.rank_rows_end - ranks_begin),
+                       ids.integer(static_cast<int>(i), 0));
       out.rank_rows_added += static_cast<long long>(run.record->ranks.size());
     }
+    ranks_copy.append(pg::BinaryCopyBuffer::trailer());
     conn.copy_in(copy_runs, runs_copy);
     conn.copy_in(copy_ranks, ranks_copy);
   }

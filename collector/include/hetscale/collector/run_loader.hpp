@@ -34,13 +34,13 @@ struct PreparedBatch {
     std::size_t run_rows_end;   // end of this run's row in run_rows
     std::size_t rank_rows_end;  // end of this run's rows in rank_rows
   };
-  std::size_t records = 0;       // records in the batch, duplicates included
-  std::vector<Run> runs;         // in key order
-  std::string keys;              // JSON array of the keys
-  std::string experiment_rows;   // JSON [[name, code, workload, parameter], ...]
-  std::string experiment_names;  // JSON array
-  pg::CopyBuffer run_rows;       // runs rows from run_key on
-  pg::CopyBuffer rank_rows;      // rank_timings rows from rank on
+  std::size_t records = 0;         // records in the batch, duplicates included
+  std::vector<Run> runs;           // in key order
+  std::string keys;                // JSON array of the keys
+  std::string experiment_rows;     // JSON [[name, code, workload, parameter], ...]
+  std::string experiment_names;    // JSON array
+  pg::CopyBuffer run_rows;         // runs rows from run_key on
+  pg::BinaryCopyBuffer rank_rows;  // rank_timings rows but for their last field, run_id
 };
 
 /// The client's share of loading `records`: no database, no side effects. `source` is the
