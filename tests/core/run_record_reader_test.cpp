@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -69,45 +68,6 @@ TEST(ReadRunRecords, ReportsAnUnreadableFile) {
     FAIL() << "no error";
   } catch (const ConfigError& e) {
     EXPECT_STREQ(e.what(), "/nonexistent/runs.jsonl: cannot read");
-  }
-}
-
-// Some megabytes, so that the lines are parsed by several threads (on a machine with more
-// than one core): the records, rejects and errors must come out as read line by line.
-std::string many_lines(int count, const std::vector<int>& bad) {
-  std::string text;
-  for (int i = 1; i <= count; ++i) {
-    const bool invalid = std::find(bad.begin(), bad.end(), i) != bad.end();
-    text += invalid ? "not json " + std::to_string(i) : i % 1000 == 0 ? "" : record_line(i);
-    if (i < count) text += '\n';  // the last line has no newline
-  }
-  return text;
-}
-
-TEST(ReadRunRecords, ALargeInputKeepsLineOrderAndNumbers) {
-  constexpr int count = 30001;  // 30 blank lines, 2 invalid ones
-  std::istringstream in(many_lines(count, {17001, 29999}));
-  const RunRecordFile file = read_run_records(in, "runs.jsonl", OnInvalid::skip);
-  ASSERT_EQ(file.records.size(), 29969u);
-  for (const NumberedRunRecord& r : file.records) {
-    ASSERT_EQ(r.record.parameters.at("N"), r.line);
-  }
-  EXPECT_EQ(file.records.back().line, std::uint32_t{count});
-  ASSERT_EQ(file.rejected.size(), 2u);
-  EXPECT_EQ(file.rejected[0].where.line, 17001u);
-  EXPECT_EQ(file.rejected[0].text, "not json 17001");
-  EXPECT_EQ(file.rejected[1].where.line, 29999u);
-}
-
-TEST(ReadRunRecords, ALargeInputNamesItsFirstInvalidLine) {
-  for (const std::vector<int>& bad : {std::vector<int>{3, 29000}, {16000, 29000}, {29000}}) {
-    std::istringstream in(many_lines(30000, bad));
-    try {
-      read_run_records(in, "runs.jsonl", OnInvalid::fail);
-      ADD_FAILURE() << "no error";
-    } catch (const ConfigError& e) {
-      EXPECT_EQ(e.where().line, std::uint32_t(bad.front()));
-    }
   }
 }
 
