@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <future>
 #include <ostream>
 
 #include "hetscale/collector/jobcomp.hpp"
@@ -92,14 +93,45 @@ std::size_t set_aside(const Inputs& inputs, const fs::path& rejects, std::ostrea
   return count;
 }
 
-void load_records(Session& session, const RecordInput& input, std::size_t batch_size,
-                  CollectReport& report) {
-  const std::vector<NumberedRunRecord>& records = input.file.records;
-  for (std::size_t at = 0; at < records.size(); at += batch_size) {
-    const std::span<const NumberedRunRecord> batch(records.data() + at,
-                                                   std::min(batch_size, records.size() - at));
+// One batch of run records: at most batch_size records of one file.
+struct RecordBatch {
+  const std::string* source;
+  std::span<const NumberedRunRecord> records;
+};
+
+std::vector<RecordBatch> record_batches(const std::vector<RecordInput>& inputs,
+                                        std::size_t batch_size) {
+  std::vector<RecordBatch> out;
+  for (const RecordInput& input : inputs) {
+    const std::vector<NumberedRunRecord>& records = input.file.records;
+    for (std::size_t at = 0; at < records.size(); at += batch_size) {
+      out.push_back({&input.source, std::span<const NumberedRunRecord>(records).subspan(
+                                        at, std::min(batch_size, records.size() - at))});
+    }
+  }
+  return out;
+}
+
+std::future<PreparedBatch> prepare_async(const RecordBatch& batch) {
+  return std::async(std::launch::async,
+                    [batch] { return prepare_run_batch(batch.records, *batch.source); });
+}
+
+// Two threads, one batch apart: while this thread loads batch k (the server COPYs it, the
+// client mostly waits), a worker prepares batch k+1 (natural keys, sorting, COPY rows; no
+// database), so that the server seldom waits for the client. The batches and their
+// transactions are the same as without the worker: batch k+1 is loaded only after batch k
+// committed, each in its own transaction, retried on its own by the session with the same
+// prepared rows; an error in batch k stops the load there, and the worker's batch k+1 is
+// thrown away. `first` is batch 0, started by the caller before connecting.
+void load_records(Session& session, const std::vector<RecordBatch>& batches,
+                  std::future<PreparedBatch> first, CollectReport& report) {
+  std::future<PreparedBatch> next = std::move(first);
+  for (std::size_t k = 0; k < batches.size(); ++k) {
+    const PreparedBatch batch = next.get();
+    if (k + 1 < batches.size()) next = prepare_async(batches[k + 1]);
     BatchCounts counts;
-    session.run([&](pg::Connection& conn) { counts = load_run_batch(conn, batch, input.source); });
+    session.run([&](pg::Connection& conn) { counts = load_prepared_batch(conn, batch); });
     report.runs_added += counts.runs_added;
     report.runs_present += counts.runs_present;
     report.rank_rows_added += counts.rank_rows_added;
@@ -135,6 +167,10 @@ CollectReport collect(const std::string& uri, const CollectOptions& options,
   for (const JobcompInput& input : inputs.jobcomp) report.jobs_read += input.jobs.size();
   report.rejected = set_aside(inputs, options.rejects, log);
 
+  const std::vector<RecordBatch> batches = record_batches(inputs.records, options.batch_size);
+  std::future<PreparedBatch> first;  // prepared while connecting and loading plans
+  if (!batches.empty()) first = prepare_async(batches.front());
+
   Session session(uri, options.backoff,
                   [&log](const pg::DbError& e, std::chrono::milliseconds delay) {
                     log << "collect: " << e.what() << "; retrying in " << delay.count() << " ms\n";
@@ -143,9 +179,7 @@ CollectReport collect(const std::string& uri, const CollectOptions& options,
   for (const StudyPlan& plan : inputs.plans) {
     session.run([&plan](pg::Connection& conn) { load_plan(conn, plan); });
   }
-  for (const RecordInput& input : inputs.records) {
-    load_records(session, input, options.batch_size, report);
-  }
+  load_records(session, batches, std::move(first), report);
   for (const JobcompInput& input : inputs.jobcomp) {
     load_jobcomp(session, input, options.batch_size, report);
   }

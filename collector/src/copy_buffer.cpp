@@ -1,7 +1,9 @@
 // COPY text format: columns separated by tab, rows by newline, NULL as \N, and
-// backslash, tab, newline and carriage return escaped inside values.
+// backslash, tab, newline and carriage return escaped inside values. COPY binary format:
+// PostgreSQL's "Binary Format" of COPY, integers in network byte order.
 #include "hetscale/collector/copy_buffer.hpp"
 
+#include <bit>
 #include <charconv>
 
 namespace hetscale::pg {
@@ -13,23 +15,26 @@ void CopyBuffer::separator() {
 
 void CopyBuffer::text(std::string_view value) {
   separator();
-  for (char c : value) {
-    switch (c) {
-      case '\\':
-        data_ += "\\\\";
-        break;
+  // Runs of ordinary characters are appended whole: most values have nothing to escape.
+  while (!value.empty()) {
+    const std::size_t plain = value.find_first_of("\\\t\n\r");
+    data_.append(value.substr(0, plain));
+    if (plain == std::string_view::npos) return;
+    data_ += '\\';
+    switch (value[plain]) {
       case '\t':
-        data_ += "\\t";
+        data_ += 't';
         break;
       case '\n':
-        data_ += "\\n";
+        data_ += 'n';
         break;
       case '\r':
-        data_ += "\\r";
+        data_ += 'r';
         break;
       default:
-        data_ += c;
+        data_ += '\\';
     }
+    value.remove_prefix(plain + 1);
   }
 }
 
@@ -55,6 +60,46 @@ void CopyBuffer::null() {
 void CopyBuffer::end_row() {
   data_ += '\n';
   row_started_ = false;
+}
+
+std::string_view BinaryCopyBuffer::header() noexcept {
+  // Signature, flags (no OIDs), header extension length.
+  static constexpr char bytes[] = "PGCOPY\n\377\r\n\0\0\0\0\0\0\0\0\0";
+  return {bytes, sizeof bytes - 1};
+}
+
+std::string_view BinaryCopyBuffer::trailer() noexcept {
+  return "\377\377";  // a field count of -1
+}
+
+void BinaryCopyBuffer::raw(std::uint64_t value, int bytes) {
+  for (int shift = 8 * (bytes - 1); shift >= 0; shift -= 8) {
+    data_ += static_cast<char>((value >> shift) & 0xff);
+  }
+}
+
+void BinaryCopyBuffer::start_row(int fields) {
+  raw(static_cast<std::uint16_t>(fields), 2);
+}
+
+void BinaryCopyBuffer::int4(int value) {
+  raw(4, 4);
+  raw(static_cast<std::uint32_t>(value), 4);
+}
+
+void BinaryCopyBuffer::int8(long long value) {
+  raw(8, 4);
+  raw(static_cast<std::uint64_t>(value), 8);
+}
+
+void BinaryCopyBuffer::float8(double value) {
+  raw(8, 4);
+  raw(std::bit_cast<std::uint64_t>(value), 8);  // IEEE 754, as float8send writes it
+}
+
+void BinaryCopyBuffer::text(std::string_view value) {
+  raw(static_cast<std::uint32_t>(value.size()), 4);
+  data_.append(value);
 }
 
 }  // namespace hetscale::pg

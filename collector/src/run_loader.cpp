@@ -40,15 +40,18 @@ FROM generate_series(1, $1::integer))sql";
 
 constexpr const char* copy_runs = R"sql(
 COPY hetscale.runs (
-  run_id, run_key, experiment_id, code, workload, parameters, work, wall_seconds,
+  run_id, experiment_id, run_key, code, workload, parameters, work, wall_seconds,
   marked_speed, speed_unit, weights_source, set_index, repetition, slurm_job_id,
   slurm_array_job_id, slurm_array_task_id, slurm_step_id, node_list, start_time, end_time,
   verified, fingerprint, source_file, source_line) FROM STDIN)sql";
 
+// Binary: the server parses no numbers (strtod was the largest part of its COPY work after
+// the indexes). run_id last, so that the prepared rest of a row is in front of it.
 constexpr const char* copy_ranks = R"sql(
 COPY hetscale.rank_timings (
-  run_id, rank, host, weight, marked_speed, compute_seconds, communication_seconds,
-  wall_seconds) FROM STDIN)sql";
+  rank, host, weight, marked_speed, compute_seconds, communication_seconds, wall_seconds,
+  run_id) FROM STDIN (FORMAT binary))sql";
+constexpr int rank_columns = 8;
 
 // A record with its natural key.
 struct Keyed {
@@ -78,12 +81,10 @@ nlohmann::json parameters_json(const ParameterValues& parameters) {
   return out;
 }
 
-void run_row(pg::CopyBuffer& out, long long run_id, const Keyed& keyed,
-             const std::string& experiment_id, const std::string& source) {
+// A runs row from run_key on (run_id and experiment_id come first, from the database).
+void run_row_rest(pg::CopyBuffer& out, const Keyed& keyed, const std::string& source) {
   const RunRecord& r = keyed.numbered->record;
-  out.integer(run_id);
   out.text("\\x" + keyed.key);  // bytea in hex form
-  out.text(experiment_id);
   out.text(r.code);
   out.text(r.workload);
   out.text(parameters_json(r.parameters).dump());
@@ -112,18 +113,23 @@ void run_row(pg::CopyBuffer& out, long long run_id, const Keyed& keyed,
   out.end_row();
 }
 
-void rank_rows(pg::CopyBuffer& out, long long run_id, const RunRecord& record) {
+// The rank_timings rows of one run but for their last field, run_id (from the database).
+void rank_rows_but_id(pg::BinaryCopyBuffer& out, const RunRecord& record) {
   for (const RankTiming& t : record.ranks) {
-    out.integer(run_id);
-    out.integer(t.rank);
+    out.start_row(rank_columns);
+    out.int4(t.rank);
     out.text(t.host);
-    out.number(t.weight);
-    out.number(t.marked_speed);
-    out.number(t.compute_seconds);
-    out.number(t.communication_seconds);
-    out.number(t.wall_seconds);
-    out.end_row();
+    out.float8(t.weight);
+    out.float8(t.marked_speed);
+    out.float8(t.compute_seconds);
+    out.float8(t.communication_seconds);
+    out.float8(t.wall_seconds);
   }
+}
+
+// The size of one row from rank_rows_but_id: field count, then length and value of each.
+std::size_t rank_row_size_but_id(const RankTiming& t) {
+  return 2 + (4 + 4) + (4 + t.host.size()) + 5 * (4 + 8);
 }
 
 }  // namespace
@@ -170,9 +176,10 @@ std::vector<Keyed> keyed_records(std::span<const NumberedRunRecord> records) {
   return out;
 }
 
-std::map<std::string, std::string> experiment_ids(pg::Connection& conn,
-                                                  const std::vector<Keyed>& runs) {
-  std::map<std::string, nlohmann::json> first;  // name -> [name, code, workload, parameter]
+// Experiments named by the batch as [name, code, workload, parameter] rows (from the first
+// record naming each), and their names, in name order.
+void experiment_rows(const std::vector<Keyed>& runs, PreparedBatch& out) {
+  std::map<std::string, nlohmann::json> first;
   for (const Keyed& k : runs) {
     const RunRecord& r = k.numbered->record;
     if (first.count(r.experiment) > 0) continue;
@@ -187,53 +194,111 @@ std::map<std::string, std::string> experiment_ids(pg::Connection& conn,
     rows.push_back(row);
     names.push_back(name);
   }
-  conn.exec(insert_experiments, {rows.dump()});
-  const pg::Result r = conn.exec(select_experiments, {names.dump()});
-  std::map<std::string, std::string> ids;
+  out.experiment_rows = rows.dump();
+  out.experiment_names = names.dump();
+}
+
+std::map<std::string, std::string, std::less<>> experiment_ids(pg::Connection& conn,
+                                                               const PreparedBatch& batch) {
+  conn.exec(insert_experiments, {batch.experiment_rows});
+  const pg::Result r = conn.exec(select_experiments, {batch.experiment_names});
+  std::map<std::string, std::string, std::less<>> ids;
   for (int i = 0; i < r.rows(); ++i) ids.emplace(r.text(i, 0), r.text(i, 1));
   return ids;
 }
 
-// Runs of the batch not stored yet.
-std::vector<Keyed> not_present(pg::Connection& conn, std::vector<Keyed> runs) {
-  nlohmann::json keys = nlohmann::json::array();
-  for (const Keyed& k : runs) keys.push_back(k.key);
-  const pg::Result r = conn.exec(select_present, {keys.dump()});
-  std::unordered_set<std::string> present;
+// Indexes into batch.runs of the runs not stored yet, in key order.
+std::vector<std::size_t> not_present(pg::Connection& conn, const PreparedBatch& batch) {
+  const pg::Result r = conn.exec(select_present, {batch.keys});
+  std::unordered_set<std::string_view> present;
   for (int i = 0; i < r.rows(); ++i) present.emplace(r.text(i, 0));
-  std::erase_if(runs, [&](const Keyed& k) { return present.count(k.key) > 0; });
-  return runs;
+  std::vector<std::size_t> out;
+  out.reserve(batch.runs.size());
+  for (std::size_t i = 0; i < batch.runs.size(); ++i) {
+    if (present.count(batch.runs[i].key) == 0) out.push_back(i);
+  }
+  return out;
+}
+
+// The prepared rank rows of one run, each followed by its run_id field.
+void append_rank_rows(pg::BinaryCopyBuffer& out, std::string& copy, const RunRecord& record,
+                      std::string_view rows, long long run_id) {
+  out.int8(run_id);
+  const std::string_view id_field = std::string_view(out.data()).substr(out.data().size() - 12);
+  for (const RankTiming& t : record.ranks) {
+    const std::size_t size = rank_row_size_but_id(t);
+    copy.append(rows.substr(0, size)).append(id_field);
+    rows.remove_prefix(size);
+  }
 }
 
 }  // namespace
 
+PreparedBatch prepare_run_batch(std::span<const NumberedRunRecord> records,
+                                const std::string& source) {
+  const std::vector<Keyed> keyed = keyed_records(records);
+  PreparedBatch out;
+  out.records = records.size();
+  experiment_rows(keyed, out);
+  out.runs.reserve(keyed.size());
+  out.keys.reserve(keyed.size() * 67 + 2);
+  out.keys += '[';
+  for (const Keyed& k : keyed) {
+    if (out.keys.size() > 1) out.keys += ',';
+    out.keys.append(1, '"').append(k.key).append(1, '"');  // hex: nothing to escape
+    run_row_rest(out.run_rows, k, source);
+    rank_rows_but_id(out.rank_rows, k.numbered->record);
+    out.runs.push_back(
+        {&k.numbered->record, k.key, out.run_rows.data().size(), out.rank_rows.data().size()});
+  }
+  out.keys += ']';
+  return out;
+}
+
 // Plain COPY into runs and rank_timings (ids reserved first), no staging: the unique
 // run_key refuses a run that another loader stored meanwhile, and the batch is retried.
-BatchCounts load_run_batch(pg::Connection& conn, std::span<const NumberedRunRecord> records,
-                           const std::string& source) {
-  const std::vector<Keyed> keyed = keyed_records(records);
+// Only the ids and experiment ids are put in here; the rest of each row was prepared.
+BatchCounts load_prepared_batch(pg::Connection& conn, const PreparedBatch& batch) {
   pg::Transaction tx(conn);
-  const auto experiments = experiment_ids(conn, keyed);
-  const std::vector<Keyed> runs = not_present(conn, keyed);
+  const auto experiments = experiment_ids(conn, batch);
+  const std::vector<std::size_t> fresh = not_present(conn, batch);
   BatchCounts out;
-  if (!runs.empty()) {
-    const pg::Result ids = conn.exec(reserve_run_ids, {std::to_string(runs.size())});
-    pg::CopyBuffer run_rows;
-    pg::CopyBuffer rank_lines;
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-      const long long run_id = ids.integer(static_cast<int>(i), 0);
-      const RunRecord& record = runs[i].numbered->record;
-      run_row(run_rows, run_id, runs[i], experiments.at(record.experiment), source);
-      rank_rows(rank_lines, run_id, record);
-      out.rank_rows_added += static_cast<long long>(record.ranks.size());
+  if (!fresh.empty()) {
+    const pg::Result ids = conn.exec(reserve_run_ids, {std::to_string(fresh.size())});
+    const std::string_view run_rows = batch.run_rows.data();
+    const std::string_view rank_rows = batch.rank_rows.data();
+    std::string runs_copy;
+    std::string ranks_copy;
+    runs_copy.reserve(run_rows.size() + fresh.size() * 32);
+    ranks_copy.reserve(rank_rows.size() + rank_rows.size() / 4);
+    ranks_copy.append(pg::BinaryCopyBuffer::header());
+    pg::BinaryCopyBuffer id_fields;  // the run_id fields, each appended to its rows
+    for (std::size_t i = 0; i < fresh.size(); ++i) {
+      const std::size_t at = fresh[i];
+      const PreparedBatch::Run& run = batch.runs[at];
+      const std::size_t run_begin = at == 0 ? 0 : batch.runs[at - 1].run_rows_end;
+      const std::size_t ranks_begin = at == 0 ? 0 : batch.runs[at - 1].rank_rows_end;
+      const std::string_view id = ids.text(static_cast<int>(i), 0);
+      runs_copy.append(id).append(1, '\t').append(experiments.at(run.record->experiment));
+      runs_copy.append(1, '\t').append(run_rows.substr(run_begin, run.run_rows_end - run_begin));
+      append_rank_rows(id_fields, ranks_copy, *run.record,
+                       rank_rows.substr(ranks_begin, run.rank_rows_end - ranks_begin),
+                       ids.integer(static_cast<int>(i), 0));
+      out.rank_rows_added += static_cast<long long>(run.record->ranks.size());
     }
-    conn.copy_in(copy_runs, run_rows.data());
-    conn.copy_in(copy_ranks, rank_lines.data());
+    ranks_copy.append(pg::BinaryCopyBuffer::trailer());
+    conn.copy_in(copy_runs, runs_copy);
+    conn.copy_in(copy_ranks, ranks_copy);
   }
   tx.commit();
-  out.runs_added = static_cast<long long>(runs.size());
-  out.runs_present = static_cast<long long>(records.size()) - out.runs_added;
+  out.runs_added = static_cast<long long>(fresh.size());
+  out.runs_present = static_cast<long long>(batch.records) - out.runs_added;
   return out;
+}
+
+BatchCounts load_run_batch(pg::Connection& conn, std::span<const NumberedRunRecord> records,
+                           const std::string& source) {
+  return load_prepared_batch(conn, prepare_run_batch(records, source));
 }
 
 }  // namespace hetscale::collector

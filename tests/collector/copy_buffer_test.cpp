@@ -32,5 +32,27 @@ TEST(CopyBuffer, ATextThatLooksLikeNullIsEscaped) {
   EXPECT_EQ(b.data(), "\\\\N");
 }
 
+TEST(BinaryCopyBuffer, WritesFieldsInNetworkByteOrder) {
+  BinaryCopyBuffer b;
+  b.start_row(4);
+  b.int4(-2);
+  b.int8(258);
+  b.float8(1.0);
+  b.text("n1");
+  using namespace std::string_literals;
+  EXPECT_EQ(b.data(),
+            "\x00\x04"s                                          // fields
+            "\x00\x00\x00\x04\xff\xff\xff\xfe"s                  // int4 -2
+            "\x00\x00\x00\x08\x00\x00\x00\x00\x00\x00\x01\x02"s  // int8 258
+            "\x00\x00\x00\x08\x3f\xf0\x00\x00\x00\x00\x00\x00"s  // float8 1.0
+            "\x00\x00\x00\x02n1"s);                              // text
+}
+
+TEST(BinaryCopyBuffer, HeaderAndTrailerAreTheFormatsOwn) {
+  using namespace std::string_literals;
+  EXPECT_EQ(BinaryCopyBuffer::header(), "PGCOPY\n\xff\r\n\0"s + std::string(8, '\0'));
+  EXPECT_EQ(BinaryCopyBuffer::trailer(), "\xff\xff"s);
+}
+
 }  // namespace
 }  // namespace hetscale::pg
