@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "hetscale/collector/analysis.hpp"
 #include "hetscale/collector/extrap_export.hpp"
+#include "hetscale/collector/migrations.hpp"
 #include "hetscale/collector/stored_experiment.hpp"
 #include "output.hpp"
 
@@ -130,6 +131,9 @@ void run_analyze(const AnalyzeArgs& args, Context& context) {
     throw UsageError("--export: unknown format '" + args.export_to[0] + "' (known: extrap)");
   }
   pg::Connection conn = pg::Connection::open(args.db);
+  // The stored refine tolerance lives in migration 6's plan_rounds: an older database gets
+  // "run hetscale db migrate", not an SQL error.
+  collector::require_current_schema(conn);
   export_measurements(args, conn, context);
   const Tolerance tolerance = tolerance_of(args, conn);
   const collector::Analysis a =
