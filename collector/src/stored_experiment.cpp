@@ -20,10 +20,13 @@ std::vector<StoredSet> stored_sets(pg::Connection& conn, const std::string& expe
   return out;
 }
 
+// The most recently planned round (its plan's creation time), not the highest number: a
+// study planned again under the same name starts again from its round 0, and the rounds
+// of the older study left in the table must not win.
 std::optional<StoredRound> latest_round(pg::Connection& conn, const std::string& experiment_id) {
   const pg::Result r = conn.exec(R"sql(
     SELECT round, spec_path, spec_text, refine_tolerance, plan::text FROM hetscale.plan_rounds
-    WHERE experiment_id = $1 ORDER BY round DESC LIMIT 1)sql",
+    WHERE experiment_id = $1 ORDER BY plan_created DESC NULLS LAST, round DESC LIMIT 1)sql",
                                  {experiment_id});
   if (r.rows() == 0) return std::nullopt;
   auto optional_text = [&](int column) {

@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "cli_runner.hpp"
 #include "record_text.hpp"
@@ -278,6 +280,43 @@ TEST_F(RefineFromDatabase, CountsTheRoundsAndTakesTheLatestSpec) {
                 "--tolerance", "0.05"});
   ASSERT_EQ(a.code, 0) << a.err;
   EXPECT_NE(a.out.find("\ntolerance 0.05 (--tolerance): "), std::string::npos) << a.out;
+}
+
+// A study planned again under the same name starts again from its round 0: the old
+// study's later rounds, still in plan_rounds, must not give the spec or the round.
+TEST_F(RefineFromDatabase, StartsAgainFromAStudyPlannedAgain) {
+  const std::string mm = read_file(fs::path(HETSCALE_SOURCE_DIR) / "examples/experiments/mm.toml");
+  std::ofstream(spec_) << mm << "\n[refine]\nmax_rounds = 3\n";
+  const fs::path first = root_ / "old";
+  ASSERT_EQ(generate(first).code, 0);
+  write_records(first, 0, {400, 566, 800}, model_efficiency);  // short of the target
+  ASSERT_EQ(collect(first).code, 0);
+  for (const char* round : {"old-r1", "old-r2"}) {
+    const auto r = refine({}, root_ / round, true);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto plan = nlohmann::json::parse(read_file(root_ / round / "plan.json"));
+    const auto sizes = plan["machine_sets"][0]["parameter_values"].get<std::vector<double>>();
+    write_records(root_ / round, 0, {sizes.front()}, [](double) { return 0.2; });
+    ASSERT_EQ(collect(root_ / round).code, 0);
+  }
+  ASSERT_EQ(db_.scalar("SELECT max(round) FROM hetscale.plan_rounds"), "2");
+  // Plans carry their creation time to the second: the new plan must be later.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  std::ofstream(spec_) << mm << "\n[refine]\nmax_rounds = 5\ntolerance = 0.1\n";
+  const fs::path again = root_ / "new";
+  ASSERT_EQ(generate(again).code, 0);
+  ASSERT_EQ(collect(again).code, 0);
+  const auto r = refine({}, root_ / "new-r1", true);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto plan = nlohmann::json::parse(read_file(root_ / "new-r1" / "plan.json"));
+  EXPECT_EQ(plan["round"], 1);
+  EXPECT_EQ(plan["experiment"]["refine"]["tolerance"], 0.1);
+  const auto a =
+      hetscale({"analyze", "--db", db_.uri(), "--experiment", "mm-scaling", "--target", "0.3"});
+  ASSERT_EQ(a.code, 0) << a.err;
+  EXPECT_NE(a.out.find("\ntolerance 0.1 (the experiment's [refine] tolerance): "),
+            std::string::npos)
+      << a.out;
 }
 
 TEST_F(RefineFromDatabase, NamesTheKnownExperiments) {
