@@ -3,6 +3,8 @@
 #include "hetscale/collector/plan_loader.hpp"
 
 #include <charconv>
+#include <string>
+#include <string_view>
 #include <map>
 
 namespace hetscale::collector {
@@ -130,8 +132,10 @@ void upsert_set(pg::Connection& conn, const std::string& experiment_id, const Pl
 
 // The round's row (plan files of older jobgens have no round: no row). Loading a round
 // again replaces it, as the experiment's row is replaced.
-void upsert_round(pg::Connection& conn, const std::string& experiment_id, const StudyPlan& plan) {
+void upsert_round(pg::Connection& conn, const std::string& experiment_id, StudyPlan plan) {
   if (!plan.round) return;
+  if (plan.experiment.spec)
+    plan.experiment.spec->text = redact_uri_passwords(plan.experiment.spec->text);
   const PlanExperiment& e = plan.experiment;
   std::optional<std::string> steps, tolerance, max_rounds;
   if (e.refine) {
@@ -155,6 +159,22 @@ void upsert_round(pg::Connection& conn, const std::string& experiment_id, const 
 }
 
 }  // namespace
+
+std::string redact_uri_passwords(std::string text) {
+  for (const std::string_view scheme : {"postgresql://", "postgres://"}) {
+    for (std::size_t at = text.find(scheme); at != std::string::npos;
+         at = text.find(scheme, at + 1)) {
+      // The user-info part ends at '@'; the authority at '/', '?', whitespace or a quote.
+      const std::size_t begin = at + scheme.size();
+      const std::size_t end = text.find_first_of("/?#@ \t\r\n\"'", begin);
+      if (end == std::string::npos || text[end] != '@') continue;
+      const std::size_t colon = text.find(':', begin);
+      if (colon == std::string::npos || colon > end) continue;
+      text.replace(colon + 1, end - colon - 1, "***");
+    }
+  }
+  return text;
+}
 
 void load_plan(pg::Connection& conn, const StudyPlan& plan) {
   pg::Transaction tx(conn);
