@@ -282,6 +282,8 @@ def calibrate_node(a, node, interval, start, repetitions, seed, tolerance, itera
         if mean_ok and sd_ok:
             converged = True
             break
+        if step == iterations:
+            break  # not converged: report the last simulated pair, not an untried one
         speed *= tau / target_mean
         th = target_cv if cv == 0 else th * target_cv / cv  # cv 0: TH was 0; start from TH_run
         clamped = th > MAX_TH

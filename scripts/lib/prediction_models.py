@@ -9,7 +9,9 @@ terms, in the fit (the record's communication seconds, as `hetscale predict` doe
 wall time with the compute part's scale fitted too) and in the weighting (absolute or
 relative residuals). Plain Python, no numpy: the systems have at most 6 unknowns.
 
-  scripts/lib/prediction_models.py URI EXPERIMENT [--fit-sets 0,1]
+  scripts/lib/prediction_models.py URI EXPERIMENT --target E [--fit-sets 0,1]
+
+ge only (its workload and communication terms are written here); other codes are refused.
 """
 import argparse
 import itertools
@@ -30,7 +32,10 @@ GROUP BY re.run_id, re.set_index, re.parameter_value, re.wall_seconds, re.marked
 MEASURED = """
 SELECT set_index, parameter_value, target_efficiency FROM hetscale.set_required_work
 WHERE experiment = :'name' AND status IN ('found', 'within_tolerance')
+  AND abs(target_efficiency - :'target'::double precision) < 1e-12
 """
+CODE = "SELECT code FROM hetscale.experiments WHERE name = :'name'"
+
 
 
 def log2p(p):
@@ -60,10 +65,15 @@ def ge_work(n):
     return 2.0 / 3.0 * n ** 3 - 0.5 * n ** 2 - (3 + 1 / 6) * n + 3
 
 
-def psql(uri, sql, name):
-    out = subprocess.run(["psql", uri, "-XAt", "-F", ",", "-v", f"name={name}", "-f", "-"],
+def psql_lines(uri, sql, name, target):
+    out = subprocess.run(["psql", uri, "-XAt", "-F", ",", "-v", f"name={name}",
+                          "-v", f"target={target}", "-f", "-"],
                          input=sql, capture_output=True, text=True, check=True).stdout
-    return [tuple(float(x) for x in line.split(",")) for line in out.splitlines() if line]
+    return [line for line in out.splitlines() if line]
+
+
+def psql(uri, sql, name, target):
+    return [tuple(float(x) for x in line.split(",")) for line in psql_lines(uri, sql, name, target)]
 
 
 def solve(m, v):
@@ -152,16 +162,26 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("uri")
     ap.add_argument("experiment")
+    ap.add_argument("--target", type=float, required=True,
+                    help="the target E_s that hetscale analyze read the measured parameters at")
     ap.add_argument("--fit-sets", default="0,1")
     a = ap.parse_args()
     fit_sets = {int(s) for s in a.fit_sets.split(",")}
-    runs = psql(a.uri, RUNS, a.experiment)
-    measured = {int(s): (n, t) for s, n, t in psql(a.uri, MEASURED, a.experiment)}
+    code = psql_lines(a.uri, CODE, a.experiment, a.target)
+    if code != ["ge"]:
+        sys.exit(f"prediction_models.py: experiment '{a.experiment}' is "
+                 f"{code[0] if code else 'unknown'}; the candidate models here are ge's")
+    runs = psql(a.uri, RUNS, a.experiment, a.target)
+    measured = {int(s): (n, t) for s, n, t in psql(a.uri, MEASURED, a.experiment, a.target)}
     if not runs or not measured:
-        sys.exit("prediction_models.py: no runs or no measured parameters (run hetscale analyze)")
+        sys.exit("prediction_models.py: no runs, or no parameter measured at this target "
+                 "(run hetscale analyze --target E first)")
     sets = sorted(measured)
     shape = {int(r[0]): (int(r[2]), r[5]) for r in runs}
     fit = [r for r in runs if int(r[0]) in fit_sets]
+    if len({r[1] for r in fit}) < 3:
+        sys.exit("prediction_models.py: the fitted sets need at least 3 distinct parameter "
+                 "values (eta(N) is quadratic in ln N)")
     print(f"{a.experiment}: fitted on sets {sorted(fit_sets)} ({len(fit)} runs); "
           "predicted parameter at the target, error against the measured one")
     print(f"{'model':<14} {'fit':<6} {'weights':<8} " +
