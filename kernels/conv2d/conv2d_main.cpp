@@ -13,6 +13,7 @@
 
 #include "common/kernel_driver.hpp"
 #include "common/layout.hpp"
+#include "common/mpi_wait.hpp"
 #include "hetscale/row_distribution.hpp"
 #include "serial/fft.hpp"
 #include "serial/random_fill.hpp"
@@ -26,7 +27,7 @@ constexpr Complex delta_scale{0.6, -0.8};
 class Convolution2d final : public Kernel {
  public:
   explicit Convolution2d(const KernelContext& context)
-      : mpi_(context.mpi), n_(context.n), seed_(context.seed),
+      : mpi_(context.mpi), wait_(context.wait), n_(context.n), seed_(context.seed),
         counts_(block_counts(context.n, context.weights)), offsets_(block_offsets(counts_)),
         rows_(counts_[static_cast<std::size_t>(mpi_.rank())]), first_row_(offsets_[static_cast<std::size_t>(mpi_.rank())]) {
     (void)int_layout(counts_, 2 * n_);  // throws when the transposes exceed MPI's int counts
@@ -136,10 +137,12 @@ class Convolution2d final : public Kernel {
   void alltoallv(const std::vector<Complex>& send, const std::vector<int>& send_counts,
                  const std::vector<int>& send_displs, std::vector<Complex>& recv,
                  const std::vector<int>& recv_counts, const std::vector<int>& recv_displs) const {
-    check_mpi(MPI_Alltoallv(send.data(), send_counts.data(), send_displs.data(), MPI_C_DOUBLE_COMPLEX,
-                            recv.data(), recv_counts.data(), recv_displs.data(), MPI_C_DOUBLE_COMPLEX,
-                            mpi_.comm()),
-              "MPI_Alltoallv");
+    MPI_Request request = MPI_REQUEST_NULL;
+    check_mpi(MPI_Ialltoallv(send.data(), send_counts.data(), send_displs.data(), MPI_C_DOUBLE_COMPLEX,
+                             recv.data(), recv_counts.data(), recv_displs.data(), MPI_C_DOUBLE_COMPLEX,
+                             mpi_.comm(), &request),
+              "MPI_Ialltoallv");
+    complete(request, wait_, "MPI_Ialltoallv");
   }
 
   // Rank 0 gathers Z and compares it with the definition.
@@ -193,6 +196,7 @@ class Convolution2d final : public Kernel {
   }
 
   const MpiSession& mpi_;
+  WaitMode wait_;  // how the timed transposes wait (HETSCALE_MPI_WAIT)
   std::size_t n_;
   std::uint64_t seed_;
   std::vector<std::size_t> counts_, offsets_;  // rows per rank = columns per rank after the transpose

@@ -1,12 +1,14 @@
 // hetscale-mm: C = A x B (SCIENCE.md section 1). Rank 0 scatters contiguous row blocks of
 // A in proportion to the weights and broadcasts B; each rank multiplies its block with
-// OpenBLAS (one thread); rank 0 gathers C and checks it by Freivalds' method.
+// OpenBLAS (one thread); rank 0 gathers C and checks it by Freivalds' method. The timed
+// collectives are non-blocking ones completed as HETSCALE_MPI_WAIT says (docs/kernels.md).
 #include <cstdio>
 #include <memory>
 #include <vector>
 
 #include "common/kernel_driver.hpp"
 #include "common/layout.hpp"
+#include "common/mpi_wait.hpp"
 #include "hetscale/row_distribution.hpp"
 #include "serial/blas.hpp"
 #include "serial/random_fill.hpp"
@@ -17,7 +19,7 @@ namespace {
 class MatrixMultiply final : public Kernel {
  public:
   explicit MatrixMultiply(const KernelContext& context)
-      : mpi_(context.mpi), n_(context.n), seed_(context.seed) {
+      : mpi_(context.mpi), wait_(context.wait), n_(context.n), seed_(context.seed) {
     const std::vector<std::size_t> rows = block_counts(n_, context.weights);
     layout_ = int_layout(rows, n_);
     rows_ = rows[static_cast<std::size_t>(mpi_.rank())];
@@ -34,19 +36,24 @@ class MatrixMultiply final : public Kernel {
 
   void run(PhaseTimer& timer) override {
     const int rank = mpi_.rank();
+    const int my_count = layout_.counts[static_cast<std::size_t>(rank)];
     timer.communicate([&] {
-      check_mpi(MPI_Scatterv(a_.data(), layout_.counts.data(), layout_.displacements.data(), MPI_DOUBLE,
-                             local_a_.data(), layout_.counts[static_cast<std::size_t>(rank)], MPI_DOUBLE, 0,
-                             mpi_.comm()),
-                "MPI_Scatterv");
-      check_mpi(MPI_Bcast(b_.data(), static_cast<int>(b_.size()), MPI_DOUBLE, 0, mpi_.comm()), "MPI_Bcast");
+      MPI_Request request = MPI_REQUEST_NULL;
+      check_mpi(MPI_Iscatterv(a_.data(), layout_.counts.data(), layout_.displacements.data(), MPI_DOUBLE,
+                              local_a_.data(), my_count, MPI_DOUBLE, 0, mpi_.comm(), &request),
+                "MPI_Iscatterv");
+      complete(request, wait_, "MPI_Iscatterv");
+      check_mpi(MPI_Ibcast(b_.data(), static_cast<int>(b_.size()), MPI_DOUBLE, 0, mpi_.comm(), &request),
+                "MPI_Ibcast");
+      complete(request, wait_, "MPI_Ibcast");
     });
     timer.compute([&] { multiply(rows_, n_, local_a_.data(), b_.data(), local_c_.data()); });
     timer.communicate([&] {
-      check_mpi(MPI_Gatherv(local_c_.data(), layout_.counts[static_cast<std::size_t>(rank)], MPI_DOUBLE,
-                            c_.data(), layout_.counts.data(), layout_.displacements.data(), MPI_DOUBLE, 0,
-                            mpi_.comm()),
-                "MPI_Gatherv");
+      MPI_Request request = MPI_REQUEST_NULL;
+      check_mpi(MPI_Igatherv(local_c_.data(), my_count, MPI_DOUBLE, c_.data(), layout_.counts.data(),
+                             layout_.displacements.data(), MPI_DOUBLE, 0, mpi_.comm(), &request),
+                "MPI_Igatherv");
+      complete(request, wait_, "MPI_Igatherv");
     });
   }
 
@@ -66,6 +73,7 @@ class MatrixMultiply final : public Kernel {
 
  private:
   const MpiSession& mpi_;
+  WaitMode wait_;
   std::size_t n_;
   std::uint64_t seed_;
   IntLayout layout_;

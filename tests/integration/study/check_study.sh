@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs scripts/study.sh --quick and checks its psi table: one row per consecutive pair of
-# machine sets for every kernel, and every psi value in (0, 1.2]. The kernels in
+# machine sets for every kernel, and every psi value in (0, C'/C] (W' >= W). The kernels in
 # REQUIRED (comma-separated, default mm,ge) must have a value on every pair; others may
 # print n/a (a warning). Also: the equalized partition was written and the re-run measured
 # both weight sources, both kernels got a stored forecast, and the report exists with a
@@ -40,8 +40,11 @@ for k, rs in kernels.items():
             else:
                 print(f"check_study: warning: {k} {r[3]}: no psi (target not bracketed on both sets)")
             continue
-        if not 0 < psi <= 1.2:
-            bad.append(f"{k} {r[3]}: psi {psi} outside (0, 1.2]")
+        # psi = C'W / (C W'): above C'/C the larger set would have reached the target with
+        # less work than the smaller one (W' < W), which no measurement should show.
+        c_from, c_to = (float(c) for c in r[4].split("->"))
+        if not 0 < psi <= c_to / c_from:
+            bad.append(f"{k} {r[3]}: psi {psi} outside (0, C'/C = {c_to / c_from:.3g}]")
 print(open(path).read())
 if bad:
     print("check_study: FAILED\n  " + "\n  ".join(bad))
