@@ -10,7 +10,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <regex>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
@@ -34,16 +33,28 @@ struct Classified {
 };
 
 // "1m2.345s 0m0.067s" (the last such line: `times` prints the shell's, then its children's).
+// sscanf, not <regex>: GCC 12's regex trips -Wmaybe-uninitialized in the ASan build.
 double children_cpu_seconds(const std::string& err) {
-  static const std::regex line(R"((\d+)m([\d.]+)s (\d+)m([\d.]+)s)");
   double seconds = -1;
   std::istringstream lines(err);
   for (std::string text; std::getline(lines, text);) {
-    std::smatch m;
-    if (std::regex_match(text, m, line))
-      seconds = 60 * std::stod(m[1]) + std::stod(m[2]) + 60 * std::stod(m[3]) + std::stod(m[4]);
+    int user_min = 0, sys_min = 0;
+    double user_s = 0, sys_s = 0;
+    char end = 0;
+    if (std::sscanf(text.c_str(), "%dm%lfs %dm%lfs%c", &user_min, &user_s, &sys_min, &sys_s, &end) == 4)
+      seconds = 60 * user_min + user_s + 60 * sys_min + sys_s;
   }
   return seconds;
+}
+
+// "elapsed START END" (bash's $EPOCHREALTIME before and after), as END - START; -1 if absent.
+double elapsed_seconds(const std::string& err) {
+  std::istringstream lines(err);
+  for (std::string text; std::getline(lines, text);) {
+    double start = 0, end = 0;
+    if (std::sscanf(text.c_str(), "elapsed %lf %lf", &start, &end) == 2) return end - start;
+  }
+  return -1;
 }
 
 Classified classify_on(const std::string& node, const std::string& seconds = "1") {
@@ -55,12 +66,11 @@ Classified classify_on(const std::string& node, const std::string& seconds = "1"
                              120s);
   if (!r.ok()) throw std::runtime_error("classify on " + node + ": " + r.describe());
   Classified out{node_record_from_json(nlohmann::json::parse(r.out))};
-  std::smatch m;
-  static const std::regex elapsed(R"(elapsed ([\d.]+) ([\d.]+))");
   const double cpu = children_cpu_seconds(r.err);
-  if (cpu < 0 || !std::regex_search(r.err, m, elapsed))
+  const double wall = elapsed_seconds(r.err);
+  if (cpu < 0 || wall <= 0)
     throw std::runtime_error("no CPU or wall time from the shell around classify: " + r.err);
-  out.cpu_share = cpu / (std::stod(m[2]) - std::stod(m[1]));
+  out.cpu_share = cpu / wall;
   const NodeRecord& record = out.record;
   std::printf("%s: %.1f %s per processor, %u processor(s), %d repetitions, CV %.2f%%, %.1f s; "
               "CPU share %.3f of a core, %.0f %s per CPU second\n",
