@@ -14,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "hetscale/markspeed.hpp"
 #include "hetscale/node_record.hpp"
 #include "hetscale/site_table.hpp"
 #include "support/process.hpp"
@@ -23,6 +24,8 @@ namespace hetscale::test {
 namespace {
 
 using namespace std::chrono_literals;
+using markspeed::coefficient_of_variation;
+using markspeed::median;
 
 // A classify run and what the node's quota gave it: CPU time (user + system, from bash's
 // `times`) over the wall time of the process is the share of a core it really got.
@@ -78,12 +81,6 @@ Classified classify_on(const std::string& node, const std::string& seconds = "1"
               record.processors, record.repetitions, 100 * record.cv, record.duration_seconds,
               out.cpu_share, out.speed_per_cpu_second(), record.speed_unit.c_str());
   return out;
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
 std::filesystem::path fresh_dir(const std::string& name) {
@@ -227,14 +224,6 @@ double host_reference_speed() {
                              120s);
   if (!r.ok()) throw std::runtime_error("markspeed on the host: " + r.describe());
   return nlohmann::json::parse(r.out).at("sustained").get<double>();
-}
-
-double coefficient_of_variation(const std::vector<double>& values) {
-  double mean = 0;
-  for (double v : values) mean += v / static_cast<double>(values.size());
-  double variance = 0;
-  for (double v : values) variance += (v - mean) * (v - mean) / static_cast<double>(values.size());
-  return std::sqrt(variance) / mean;
 }
 
 // The target is a CV across runs of at most 2%. It is a timing figure, so, as
