@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "hetscale/hostlist.hpp"
+#include "hetscale/regular_file.hpp"
 #include "hetscale/site_table.hpp"
 #include "hetscale/toml_source.hpp"
 
@@ -240,12 +241,13 @@ SiteTable parse_site_table(std::string_view text, const std::string& source_name
 }
 
 SiteTable load_site_table(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw ConfigError({path.string(), 0, 0}, fmt::format("cannot read: {}", std::strerror(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
-  SiteTable table = parse_site_table(text.str(), path.string());
+  std::string text;
+  try {
+    text = read_regular_file(path, kMaxSiteTableBytes);
+  } catch (const FileReadError& e) {
+    throw ConfigError({path.string(), 0, 0}, "cannot read: " + e.reason());
+  }
+  SiteTable table = parse_site_table(text, path.string());
   table.source = path;
   return table;
 }
