@@ -34,12 +34,24 @@ double t_quantile(double level, std::size_t df) {
   return z + (z3 + z) / (4 * n) + (5 * z5 + 16 * z3 + 3 * z) / (96 * n * n);
 }
 
-// Chi-square quantile with k degrees of freedom at probability p (Wilson-Hilferty), for
-// the normal quantile z of p.
-double chi_square_quantile(double k, double z) {
-  const double a = 2.0 / (9.0 * k);
+// Chi-square quantile with k degrees of freedom at the lower (z < 0) or upper (z > 0)
+// tail of a two-sided interval: table values at 95% up to 30 degrees of freedom, else
+// Wilson-Hilferty, for the normal quantile z.
+double chi_square_quantile(std::size_t k, double z) {
+  static constexpr std::array<double, 30> lower95 = {
+      0.000982, 0.0506, 0.216,  0.484,  0.831,  1.237,  1.690,  2.180,  2.700,  3.247,
+      3.816,    4.404,  5.009,  5.629,  6.262,  6.908,  7.564,  8.231,  8.907,  9.591,
+      10.283,   10.982, 11.689, 12.401, 13.120, 13.844, 14.573, 15.308, 16.047, 16.791};
+  static constexpr std::array<double, 30> upper95 = {
+      5.024,  7.378,  9.348,  11.143, 12.833, 14.449, 16.013, 17.535, 19.023, 20.483,
+      21.920, 23.337, 24.736, 26.119, 27.488, 28.845, 30.191, 31.526, 32.852, 34.170,
+      35.479, 36.781, 38.076, 39.364, 40.646, 41.923, 43.195, 44.461, 45.722, 46.979};
+  if (k >= 1 && k <= 30 && std::abs(std::abs(z) - 1.959963984540054) < 1e-12)
+    return z < 0 ? lower95[k - 1] : upper95[k - 1];
+  const double n = static_cast<double>(k);
+  const double a = 2.0 / (9.0 * n);
   const double c = 1.0 - a + z * std::sqrt(a);
-  return k * c * c * c;
+  return n * c * c * c;
 }
 
 }  // namespace
@@ -63,8 +75,8 @@ SampleSummary summarize_sample(std::span<const double> values, double level) {
   out.cv = out.stddev / out.mean;
   // sigma lies in [s sqrt(df / chi2_hi), s sqrt(df / chi2_lo)]; the CV interval divides
   // it by the mean (the mean's own spread is small beside it for the CVs of a few %).
-  const double chi_hi = chi_square_quantile(df, z);
-  const double chi_lo = std::max(chi_square_quantile(df, -z), 1e-12);
+  const double chi_hi = chi_square_quantile(out.count - 1, z);
+  const double chi_lo = std::max(chi_square_quantile(out.count - 1, -z), 1e-12);
   out.cv_interval = {out.cv * std::sqrt(df / chi_hi), out.cv * std::sqrt(df / chi_lo)};
   return out;
 }

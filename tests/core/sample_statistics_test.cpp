@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <vector>
 
 #include "hetscale/error.hpp"
@@ -24,12 +25,18 @@ TEST(SampleStatistics, MeanIntervalUsesStudentsT) {
 
 TEST(SampleStatistics, CvIntervalFollowsTheChiSquareIntervalOfSigma) {
   // n = 10, df = 9: qchisq(0.025, 9) = 2.700, qchisq(0.975, 9) = 19.023, so sigma lies in
-  // [s * 0.6878, s * 1.8257]; Wilson-Hilferty gives these to about 1%.
+  // [s * 0.6878, s * 1.8257].
   std::vector<double> v;
   for (int i = 0; i < 10; ++i) v.push_back(100 + (i % 2 ? 1 : -1));
   const SampleSummary s = summarize_sample(v);
-  EXPECT_NEAR(s.cv_interval.low / s.cv, 0.6878, 0.007);
-  EXPECT_NEAR(s.cv_interval.high / s.cv, 1.8257, 0.02);
+  EXPECT_NEAR(s.cv_interval.low / s.cv, 0.6878, 1e-3);
+  EXPECT_NEAR(s.cv_interval.high / s.cv, 1.8257, 1e-3);
+  // Beyond the table, Wilson-Hilferty: n = 41, df = 40: qchisq 24.433 and 59.342.
+  std::vector<double> w;
+  for (int i = 0; i < 41; ++i) w.push_back(100 + (i % 2 ? 1 : -1));
+  const SampleSummary t = summarize_sample(w);
+  EXPECT_NEAR(t.cv_interval.low / t.cv, std::sqrt(40 / 59.342), 2e-3);
+  EXPECT_NEAR(t.cv_interval.high / t.cv, std::sqrt(40 / 24.433), 2e-3);
 }
 
 TEST(SampleStatistics, LargeSamplesUseTheExpansion) {
