@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `hetscale analyze` on 100,000 runs, cold and warm (docs/collector.md, "Performance"): a
-# PostgreSQL server of its own, the study generated and collected, the server restarted
+# PostgreSQL server of its own, the study generated and collected, the server bounced
 # (so PostgreSQL's own buffers are empty: "cold"; the OS page cache is not dropped), then
 # analyze timed ROUNDS times.
 #   bench/collector/analyze_bench.sh [RUNS] [ROUNDS]      (defaults: 100000, 4)
@@ -13,5 +13,5 @@ cmake --build "$build" --target bench_analyze >/dev/null
 trap 'scripts/pg.sh down --run-dir "$run_dir" >/dev/null' EXIT
 scripts/pg.sh restart --run-dir "$run_dir" --port "$port" >/dev/null
 "$build/bin/bench_analyze" "$(cat "$run_dir/uri")" load "${1:-100000}"
-scripts/pg.sh restart --run-dir "$run_dir" --port "$port" >/dev/null
+scripts/pg.sh bounce --run-dir "$run_dir" >/dev/null
 "$build/bin/bench_analyze" "$(cat "$run_dir/uri")" analyze "${2:-4}"
