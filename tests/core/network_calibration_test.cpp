@@ -18,7 +18,7 @@ TEST(NetworkCalibration, FitLineIsOrdinaryLeastSquares) {
   const std::vector<double> a{0, 1, 2}, b{0, 1, 1};
   const LineFit rough = fit_line(a, b);
   EXPECT_NEAR(rough.slope, 0.5, 1e-15);
-  EXPECT_NEAR(rough.intercept, 1.0 / 3, 1e-15);
+  EXPECT_NEAR(rough.intercept, 1.0 / 6, 1e-15);
   EXPECT_NEAR(rough.r2, 0.75, 1e-15);
   EXPECT_THROW(fit_line(std::vector<double>{1}, std::vector<double>{1}), Error);
   EXPECT_THROW(fit_line(std::vector<double>{1, 1}, std::vector<double>{1, 2}), Error);
