@@ -6,6 +6,7 @@
 #include <exception>
 #include <string_view>
 
+#include "common/collectives.hpp"
 #include "common/kernel_options.hpp"
 #include "common/rank_weights.hpp"
 #include "common/run_environment.hpp"
@@ -127,9 +128,7 @@ int run(const MpiSession& mpi, int argc, char** argv, const KernelDefinition& de
   RunTimes times;
   // The start line: a rank that polled here would begin the timed region with its CPU
   // quota spent (docs/kernels.md, "Waiting").
-  MPI_Request start_line = MPI_REQUEST_NULL;
-  check_mpi(MPI_Ibarrier(mpi.comm(), &start_line), "MPI_Ibarrier");
-  complete(start_line, env.wait, "MPI_Ibarrier");
+  barrier(mpi.comm(), env.wait);
   times.start = std::chrono::system_clock::now();
   const double t0 = MPI_Wtime();
   kernel->run(times.phases);

@@ -15,7 +15,7 @@
 
 #include "common/kernel_driver.hpp"
 #include "common/layout.hpp"
-#include "common/mpi_wait.hpp"
+#include "common/collectives.hpp"
 #include "hetscale/row_distribution.hpp"
 #include "serial/fft.hpp"
 #include "serial/operation_counts.hpp"
@@ -165,12 +165,8 @@ class Convolution2d final : public Kernel {
   void alltoallv(const Buffer<Complex>& send, const std::vector<int>& send_counts,
                  const std::vector<int>& send_displs, Buffer<Complex>& recv,
                  const std::vector<int>& recv_counts, const std::vector<int>& recv_displs) const {
-    MPI_Request request = MPI_REQUEST_NULL;
-    check_mpi(MPI_Ialltoallv(send.data(), send_counts.data(), send_displs.data(), MPI_C_DOUBLE_COMPLEX,
-                             recv.data(), recv_counts.data(), recv_displs.data(), MPI_C_DOUBLE_COMPLEX,
-                             mpi_.comm(), &request),
-              "MPI_Ialltoallv");
-    complete(request, wait_, "MPI_Ialltoallv");
+    kernels::alltoallv(send.data(), send_counts.data(), send_displs.data(), recv.data(), recv_counts.data(),
+                       recv_displs.data(), MPI_C_DOUBLE_COMPLEX, mpi_.comm(), wait_);
   }
 
   // Rank 0 gathers Z and compares it with the definition.

@@ -13,6 +13,7 @@
 #include <memory>
 #include <vector>
 
+#include "common/collectives.hpp"
 #include "common/kernel_driver.hpp"
 #include "common/layout.hpp"
 #include "hetscale/error.hpp"
@@ -116,10 +117,7 @@ class GaussianElimination final : public Kernel {
     });
     PivotCandidate pivot{};
     timer.communicate([&] {
-      MPI_Request request = MPI_REQUEST_NULL;
-      check_mpi(MPI_Iallreduce(&candidate, &pivot, 1, MPI_DOUBLE_INT, MPI_MAXLOC, mpi_.comm(), &request),
-                "MPI_Iallreduce");
-      complete(request, wait_, "MPI_Iallreduce");
+      allreduce(&candidate, &pivot, 1, MPI_DOUBLE_INT, MPI_MAXLOC, mpi_.comm(), wait_);
       if (!(pivot.magnitude > 0)) throw Error("the matrix is singular (column " + std::to_string(k) + ")");
       share_pivot_row(k, static_cast<std::size_t>(pivot.position));
     });
@@ -149,9 +147,8 @@ class GaussianElimination final : public Kernel {
     const std::size_t length = stride_ - k;
     const int len = static_cast<int>(length);
     if (mine(p)) std::copy_n(row_at(p) + k, length, pivot_.data());
+    broadcast(pivot_.data(), len, MPI_DOUBLE, owners_[p], mpi_.comm(), wait_);
     MPI_Request request = MPI_REQUEST_NULL;
-    check_mpi(MPI_Ibcast(pivot_.data(), len, MPI_DOUBLE, owners_[p], mpi_.comm(), &request), "MPI_Ibcast");
-    complete(request, wait_, "MPI_Ibcast");
     if (p != k) {
       const int tag = static_cast<int>(k % 32768);
       if (mine(k) && mine(p)) {

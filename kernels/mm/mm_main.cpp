@@ -1,7 +1,8 @@
 // hetscale-mm: C = A x B (SCIENCE.md section 1). Rank 0 scatters contiguous row blocks of
 // A in proportion to the weights and broadcasts B; each rank multiplies its block with
 // OpenBLAS (one thread); rank 0 gathers C and checks it by Freivalds' method. The timed
-// collectives are non-blocking ones completed as HETSCALE_MPI_WAIT says (docs/kernels.md).
+// collectives are common/collectives.hpp's: non-blocking ones completed as HETSCALE_MPI_WAIT
+// says (docs/kernels.md).
 // Computation and big buffers go through common/engine.hpp (computed, or charged in the
 // SimGrid build).
 #include <cstdio>
@@ -10,7 +11,7 @@
 
 #include "common/kernel_driver.hpp"
 #include "common/layout.hpp"
-#include "common/mpi_wait.hpp"
+#include "common/collectives.hpp"
 #include "hetscale/row_distribution.hpp"
 #include "serial/blas.hpp"
 #include "serial/operation_counts.hpp"
@@ -43,25 +44,17 @@ class MatrixMultiply final : public Kernel {
     const int rank = mpi_.rank();
     const int my_count = layout_.counts[static_cast<std::size_t>(rank)];
     timer.communicate([&] {
-      MPI_Request request = MPI_REQUEST_NULL;
-      check_mpi(MPI_Iscatterv(a_.data(), layout_.counts.data(), layout_.displacements.data(), MPI_DOUBLE,
-                              local_a_.data(), my_count, MPI_DOUBLE, 0, mpi_.comm(), &request),
-                "MPI_Iscatterv");
-      complete(request, wait_, "MPI_Iscatterv");
-      check_mpi(MPI_Ibcast(b_.data(), static_cast<int>(b_.size()), MPI_DOUBLE, 0, mpi_.comm(), &request),
-                "MPI_Ibcast");
-      complete(request, wait_, "MPI_Ibcast");
+      scatterv(a_.data(), layout_.counts.data(), layout_.displacements.data(), MPI_DOUBLE, local_a_.data(),
+               my_count, 0, mpi_.comm(), wait_);
+      broadcast(b_.data(), static_cast<int>(b_.size()), MPI_DOUBLE, 0, mpi_.comm(), wait_);
     });
     timer.compute([&] {
       compute_or_charge(compute_, mm_multiply_operations(rows_, n_),
                         [&] { multiply(rows_, n_, local_a_.data(), b_.data(), local_c_.data()); });
     });
     timer.communicate([&] {
-      MPI_Request request = MPI_REQUEST_NULL;
-      check_mpi(MPI_Igatherv(local_c_.data(), my_count, MPI_DOUBLE, c_.data(), layout_.counts.data(),
-                             layout_.displacements.data(), MPI_DOUBLE, 0, mpi_.comm(), &request),
-                "MPI_Igatherv");
-      complete(request, wait_, "MPI_Igatherv");
+      gatherv(local_c_.data(), my_count, MPI_DOUBLE, c_.data(), layout_.counts.data(), layout_.displacements.data(),
+              0, mpi_.comm(), wait_);
     });
   }
 
