@@ -34,8 +34,23 @@ const char* to_string(ComputeMode mode) noexcept { return mode == ComputeMode::r
 
 #ifdef HETSCALE_SIMGRID
 
+namespace {
+// The command line's smpi/simulate-computation, as the first rank to start found it.
+std::optional<bool>& benchmarking() {
+  static std::optional<bool> value;
+  return value;
+}
+}  // namespace
+
+void begin_engine() {
+  if (!benchmarking()) benchmarking() = sg_cfg_get_boolean("smpi/simulate-computation") != 0;
+  sg_cfg_set_boolean("smpi/simulate-computation", "no");
+}
+
 void prepare_engine(ComputeMode mode) {
-  if (mode == ComputeMode::flops) sg_cfg_set_boolean("smpi/simulate-computation", "no");
+  if (mode == ComputeMode::real && benchmarking().value_or(true)) {
+    sg_cfg_set_boolean("smpi/simulate-computation", "yes");
+  }
 }
 
 void charge_operations(double operations) {
@@ -119,6 +134,8 @@ void release_bytes(void* data, ComputeMode mode) noexcept {
 }  // namespace detail
 
 #else  // the ordinary build: a real MPI, computing
+
+void begin_engine() {}
 
 void prepare_engine(ComputeMode /*mode*/) {}
 

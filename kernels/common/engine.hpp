@@ -37,9 +37,14 @@ enum class ComputeMode { real, flops };
 
 [[nodiscard]] const char* to_string(ComputeMode mode) noexcept;
 
-/// Set-up once the mode is known. In the SimGrid build with `flops`, SMPI's
-/// benchmarking of the code between MPI calls is turned off (smpi/simulate-computation):
-/// only the charged operations take simulated time, so identical runs give identical times.
+/// First thing in main(), before MPI_Init. In the SimGrid build, SMPI's benchmarking of
+/// the code between MPI calls (smpi/simulate-computation) is turned off until the mode is
+/// known, so that not even option parsing takes simulated time in a charged run.
+void begin_engine();
+
+/// Once the mode is known. In the SimGrid build, `flops` leaves the benchmarking off: only
+/// the charged operations take simulated time, and identical runs give bit-identical
+/// times; `real` turns it back on as the command line had it.
 void prepare_engine(ComputeMode mode);
 
 /// Charges `operations` floating-point operations to the calling rank's simulated host

@@ -163,6 +163,7 @@ int run(const MpiSession& mpi, int argc, char** argv, const KernelDefinition& de
 }  // namespace
 
 int kernel_main(int argc, char** argv, const KernelDefinition& definition) {
+  begin_engine();
   use_single_threaded_blas();
   try {
     MpiSession mpi(argc, argv);
