@@ -51,7 +51,7 @@ class Twin : public ::testing::Test {
     std::filesystem::remove(record_file_);
     const std::string command = std::string(HETSCALE_SMPIRUN) + " -no-privatize -platform " + fixtures +
                                 "star8.xml -hostfile " + fixtures + hosts + " -np " + std::to_string(ranks) +
-                                " --cfg=smpi/coll-selector:ompi --log=root.thres:warning " + programs.at(kernel) + " " + args + " --record " +
+                                " --cfg=smpi/coll-selector:ompi --cfg=smpi/bcast:binomial_tree --log=root.thres:warning " + programs.at(kernel) + " " + args + " --record " +
                                 record_file_.string() + " 2>&1";
     TwinRun out;
     FILE* pipe = popen(command.c_str(), "r");
