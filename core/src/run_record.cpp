@@ -76,7 +76,8 @@ bool is_run_engine(std::string_view text) {
 }
 
 bool is_platform_hash(std::string_view text) {
-  return !text.empty() && text.find_first_not_of("0123456789abcdefABCDEF") == std::string_view::npos;
+  return !text.empty() &&
+         text.find_first_not_of("0123456789abcdefABCDEF") == std::string_view::npos;
 }
 
 nlohmann::json to_json(const RunRecord& record) {
@@ -85,23 +86,23 @@ nlohmann::json to_json(const RunRecord& record) {
   nlohmann::json parameters = nlohmann::json::object();
   for (const auto& [name, value] : record.parameters) parameters[name] = value;
   nlohmann::json out = {{"schema", record.schema},
-          {"experiment", record.experiment},
-          {"code", record.code},
-          {"workload", record.workload},
-          {"parameters", std::move(parameters)},
-          {"work", record.work},
-          {"wall_seconds", record.wall_seconds},
-          {"marked_speed", record.marked_speed},
-          {"speed_unit", record.speed_unit},
-          {"weights_source", record.weights_source},
-          {"ranks", std::move(ranks)},
-          {"slurm", slurm_json(record.slurm)},
-          {"machine_set", optional_json(record.machine_set)},
-          {"repetition", record.repetition},
-          {"start_time", record.start_time},
-          {"end_time", record.end_time},
-          {"verified", record.verified},
-          {"fingerprint", record.fingerprint}};
+                        {"experiment", record.experiment},
+                        {"code", record.code},
+                        {"workload", record.workload},
+                        {"parameters", std::move(parameters)},
+                        {"work", record.work},
+                        {"wall_seconds", record.wall_seconds},
+                        {"marked_speed", record.marked_speed},
+                        {"speed_unit", record.speed_unit},
+                        {"weights_source", record.weights_source},
+                        {"ranks", std::move(ranks)},
+                        {"slurm", slurm_json(record.slurm)},
+                        {"machine_set", optional_json(record.machine_set)},
+                        {"repetition", record.repetition},
+                        {"start_time", record.start_time},
+                        {"end_time", record.end_time},
+                        {"verified", record.verified},
+                        {"fingerprint", record.fingerprint}};
   // Optional within schema 1: a record without them reads as before.
   if (record.engine) out["engine"] = *record.engine;
   if (record.platform_hash) out["platform_hash"] = *record.platform_hash;

@@ -15,14 +15,14 @@ namespace hetscale::kernels {
 
 void barrier(MPI_Comm comm, WaitMode mode);
 void broadcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm, WaitMode mode);
-void scatterv(const void* send, const int* counts, const int* displacements, MPI_Datatype type, void* receive,
-              int receive_count, int root, MPI_Comm comm, WaitMode mode);
+void scatterv(const void* send, const int* counts, const int* displacements, MPI_Datatype type,
+              void* receive, int receive_count, int root, MPI_Comm comm, WaitMode mode);
 void gatherv(const void* send, int send_count, MPI_Datatype type, void* receive, const int* counts,
              const int* displacements, int root, MPI_Comm comm, WaitMode mode);
-void allreduce(const void* send, void* receive, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
-               WaitMode mode);
-void alltoallv(const void* send, const int* send_counts, const int* send_displacements, void* receive,
-               const int* receive_counts, const int* receive_displacements, MPI_Datatype type, MPI_Comm comm,
-               WaitMode mode);
+void allreduce(const void* send, void* receive, int count, MPI_Datatype type, MPI_Op op,
+               MPI_Comm comm, WaitMode mode);
+void alltoallv(const void* send, const int* send_counts, const int* send_displacements,
+               void* receive, const int* receive_counts, const int* receive_displacements,
+               MPI_Datatype type, MPI_Comm comm, WaitMode mode);
 
 }  // namespace hetscale::kernels

@@ -23,14 +23,18 @@ ComputeMode parse_compute_mode(std::string_view text, bool simgrid) {
   if (text == "real") return ComputeMode::real;
   if (text == "flops") {
     if (!simgrid) {
-      throw Error("--compute flops: only the SimGrid build (hetscale-twin-*) charges operations; this build computes");
+      throw Error(
+          "--compute flops: only the SimGrid build (hetscale-twin-*) charges operations; this "
+          "build computes");
     }
     return ComputeMode::flops;
   }
   throw Error("--compute: expected real or flops, not '" + std::string(text) + "'");
 }
 
-const char* to_string(ComputeMode mode) noexcept { return mode == ComputeMode::real ? "real" : "flops"; }
+const char* to_string(ComputeMode mode) noexcept {
+  return mode == ComputeMode::real ? "real" : "flops";
+}
 
 #ifdef HETSCALE_SIMGRID
 
@@ -64,7 +68,9 @@ std::string rank_host_name() {
   return std::string(name.data(), static_cast<std::size_t>(length));
 }
 
-std::optional<std::string> record_engine() { return "simgrid"; }
+std::optional<std::string> record_engine() {
+  return "simgrid";
+}
 
 std::optional<std::string> simulator_version() {
   return std::to_string(SIMGRID_VERSION_MAJOR) + "." + std::to_string(SIMGRID_VERSION_MINOR) + "." +
@@ -149,19 +155,26 @@ std::string rank_host_name() {
   return name.data();
 }
 
-std::optional<std::string> record_engine() { return std::nullopt; }
+std::optional<std::string> record_engine() {
+  return std::nullopt;
+}
 
-std::optional<std::string> simulator_version() { return std::nullopt; }
+std::optional<std::string> simulator_version() {
+  return std::nullopt;
+}
 
 namespace detail {
 
 void* allocate_bytes(std::size_t count, std::size_t size, ComputeMode mode) {
-  if (mode != ComputeMode::real) throw Error("--compute flops: only the SimGrid build folds buffers");
+  if (mode != ComputeMode::real)
+    throw Error("--compute flops: only the SimGrid build folds buffers");
   if (count > std::numeric_limits<std::size_t>::max() / size) throw std::bad_alloc();
-  return std::memset(::operator new(count * size), 0, count * size);
+  return std::memset(::operator new(count* size), 0, count * size);
 }
 
-void release_bytes(void* data, ComputeMode /*mode*/) noexcept { ::operator delete(data); }
+void release_bytes(void* data, ComputeMode /*mode*/) noexcept {
+  ::operator delete(data);
+}
 
 }  // namespace detail
 

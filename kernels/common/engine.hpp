@@ -100,9 +100,12 @@ class Buffer {
   Buffer() = default;
   Buffer(std::size_t size, ComputeMode mode)
       : data_(size == 0 ? nullptr : static_cast<T*>(detail::allocate_bytes(size, sizeof(T), mode))),
-        size_(size), mode_(mode) {}
+        size_(size),
+        mode_(mode) {}
   Buffer(Buffer&& other) noexcept
-      : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)), mode_(other.mode_) {}
+      : data_(std::exchange(other.data_, nullptr)),
+        size_(std::exchange(other.size_, 0)),
+        mode_(other.mode_) {}
   Buffer& operator=(Buffer&& other) noexcept {
     if (this != &other) {
       Buffer old(std::move(*this));

@@ -10,9 +10,9 @@
 #include "common/kernel_options.hpp"
 #include "common/rank_weights.hpp"
 #include "common/run_environment.hpp"
-#include "serial/work_formula.hpp"
 #include "hetscale/run_record.hpp"
 #include "serial/blas.hpp"
+#include "serial/work_formula.hpp"
 
 namespace hetscale::kernels {
 namespace {
@@ -91,10 +91,13 @@ std::string program_name(const KernelDefinition& definition) {
 
 void print_summary(const std::string& program, const RunRecord& record, const Verification& check,
                    ComputeMode compute) {
-  const char* verdict = compute == ComputeMode::flops ? "unverified" : check.ok ? "verified" : "WRONG ANSWER";
-  std::printf("%s: N=%.0f ranks=%zu weights=%s T=%.6f s%s W=%.6g S=%.2f Mop/s %s (%s)\n", program.c_str(),
-              record.parameters.at("N"), record.ranks.size(), record.weights_source.c_str(),
-              record.wall_seconds, record.engine ? " (simulated)" : "", record.work,
+  const char* verdict = compute == ComputeMode::flops ? "unverified"
+                        : check.ok                    ? "verified"
+                                                      : "WRONG ANSWER";
+  std::printf("%s: N=%.0f ranks=%zu weights=%s T=%.6f s%s W=%.6g S=%.2f Mop/s %s (%s)\n",
+              program.c_str(), record.parameters.at("N"), record.ranks.size(),
+              record.weights_source.c_str(), record.wall_seconds,
+              record.engine ? " (simulated)" : "", record.work,
               record.work / record.wall_seconds / 1e6, verdict, check.detail.c_str());
   std::fflush(stdout);
 }
@@ -122,7 +125,8 @@ int run(const MpiSession& mpi, int argc, char** argv, const KernelDefinition& de
   if (mpi.rank() == 0 && !weights.note.empty()) std::fprintf(stderr, "%s: note: %s\n", program.c_str(), weights.note.c_str());
 
   std::unique_ptr<Kernel> kernel;
-  const KernelContext context{mpi, options.n, options.seed, weights.weights, env.wait, options.compute};
+  const KernelContext context{mpi,      options.n,      options.seed, weights.weights,
+                              env.wait, options.compute};
   if (!all_succeed(mpi, program, [&] { kernel = definition.prepare(context); })) return 1;
 
   RunTimes times;
@@ -134,10 +138,11 @@ int run(const MpiSession& mpi, int argc, char** argv, const KernelDefinition& de
   kernel->run(times.phases);
   times.wall = MPI_Wtime() - t0;
   times.end = std::chrono::system_clock::now();
-  const Verification check =
-      options.compute == ComputeMode::real
-          ? kernel->verify()
-          : Verification{false, "--compute flops: the operations were charged to the simulated hosts, not computed"};
+  const Verification check = options.compute == ComputeMode::real
+                                 ? kernel->verify()
+                                 : Verification{false,
+                                                "--compute flops: the operations were charged to "
+                                                "the simulated hosts, not computed"};
 
   std::vector<RankTiming> ranks = gather_rank_timings(mpi, times, weights);
   int status = check.ok || options.compute == ComputeMode::flops ? 0 : 1;
@@ -171,7 +176,8 @@ int kernel_main(int argc, char** argv, const KernelDefinition& definition) {
       return run(mpi, argc, argv, definition);
     } catch (const std::exception& e) {
       // A failure other ranks may not share: abort the whole job rather than hang it.
-      std::fprintf(stderr, "%s: rank %d: error: %s\n", program_name(definition).c_str(), mpi.rank(), e.what());
+      std::fprintf(stderr, "%s: rank %d: error: %s\n", program_name(definition).c_str(), mpi.rank(),
+                   e.what());
       std::fflush(stderr);
       MPI_Abort(MPI_COMM_WORLD, 1);
       return 1;

@@ -63,7 +63,8 @@ KernelOptions parse_kernel_options(std::span<const std::string_view> args, bool 
     } else if (name == "--compute") {
       options.compute = parse_compute_mode(value(), simgrid);
     } else if (name == "--platform-hash") {
-      if (!simgrid) throw Error("--platform-hash: only the SimGrid build (hetscale-twin-*) runs on a platform");
+      if (!simgrid)
+        throw Error("--platform-hash: only the SimGrid build (hetscale-twin-*) runs on a platform");
       options.platform_hash = std::string(value());
       if (!is_platform_hash(*options.platform_hash)) {
         throw Error("--platform-hash: '" + *options.platform_hash + "' is not hexadecimal digits");
@@ -73,7 +74,8 @@ KernelOptions parse_kernel_options(std::span<const std::string_view> args, bool 
     }
   }
   if (!have_n && !options.help) throw Error("missing -N <n>, the problem size");
-  if (options.weights && options.weights_file) throw Error("give --weights or --weights-file, not both");
+  if (options.weights && options.weights_file)
+    throw Error("give --weights or --weights-file, not both");
   return options;
 }
 
@@ -90,7 +92,8 @@ std::string kernel_usage(std::string_view program, bool simgrid) {
       "                     rank, or a partition file (a path with a '/', e.g. ./part.toml;\n"
       "                     default: each rank's $HETSCALE_WEIGHT; equal weights when absent)\n"
       "  --weights-file F   the weights from partition file F (by rank or by node)\n"
-      "  --site FILE        site table for 'marked' and for marked speeds (default: $HETSCALE_SITE)\n"
+      "  --site FILE        site table for 'marked' and for marked speeds (default: "
+      "$HETSCALE_SITE)\n"
       "  --experiment X     experiment name (default: $HETSCALE_EXPERIMENT)\n";
   if (simgrid) {
     usage +=

@@ -22,9 +22,9 @@ struct KernelOptions {
   std::optional<std::string> record;    // run record file; else HETSCALE_RECORD
   std::optional<std::string> weights;   // --weights text; else HETSCALE_WEIGHT
   std::optional<std::string> weights_file;  // --weights-file: a partition file
-  std::optional<std::string> site;    // --site: site table; else HETSCALE_SITE
+  std::optional<std::string> site;          // --site: site table; else HETSCALE_SITE
   std::optional<std::string> experiment;  // else HETSCALE_EXPERIMENT
-  ComputeMode compute = ComputeMode::real;  // --compute; default_compute_mode() of the build
+  ComputeMode compute = ComputeMode::real;   // --compute; default_compute_mode() of the build
   std::optional<std::string> platform_hash;  // --platform-hash (SimGrid build only)
   bool help = false;
 };

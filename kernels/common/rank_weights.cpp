@@ -12,9 +12,9 @@
 #include "hetscale/error.hpp"
 #include "hetscale/partition_file.hpp"
 #include "hetscale/rank_weights.hpp"
+#include "hetscale/row_distribution.hpp"
 #include "hetscale/site_table.hpp"
 #include "hetscale/step_layout.hpp"
-#include "hetscale/row_distribution.hpp"
 #include "hetscale/weights_option.hpp"
 
 namespace hetscale::kernels {
@@ -157,7 +157,8 @@ RankPlacement place_ranks(const std::vector<std::string>& hosts) {
       names.push_back(host);
       tasks.push_back(0);
     }
-    const auto index = static_cast<std::size_t>(std::find(names.begin(), names.end(), host) - names.begin());
+    const auto index =
+        static_cast<std::size_t>(std::find(names.begin(), names.end(), host) - names.begin());
     ++tasks[index];
     out.node_of_rank.push_back(static_cast<std::uint32_t>(index));
   }
@@ -190,12 +191,13 @@ RankWeights resolve_weights(const MpiSession& mpi, const WeightsChoice& choice) 
   // computed by the same core code as the SPANK plugin's (hetscale/rank_weights.hpp).
   const bool from_table = choice.site && ((option && *option == "marked") || choice.weights_file);
   if (from_table) {
-    const SiteTable table = parse_site_table(broadcast_file(mpi, *choice.site, "site table"), *choice.site);
+    const SiteTable table =
+        parse_site_table(broadcast_file(mpi, *choice.site, "site table"), *choice.site);
     const RankPlacement placement = place_ranks(gather_hosts(mpi));
     StepWeights step = marked_weights(table, placement.layout, OnMissing::fail);
     if (choice.weights_file) {
-      const Partition partition =
-          parse_partition(broadcast_file(mpi, *choice.weights_file, "--weights-file"), *choice.weights_file);
+      const Partition partition = parse_partition(
+          broadcast_file(mpi, *choice.weights_file, "--weights-file"), *choice.weights_file);
       step = partition_weights(std::move(step), partition, placement.layout, table, "file");
     }
     return from_step_weights(step, placement);
@@ -233,9 +235,10 @@ RankWeights resolve_weights(const MpiSession& mpi, const WeightsChoice& choice) 
   };
   const auto source = broadcast_text("HETSCALE_WEIGHTS_SOURCE");
   const auto system_speed = broadcast_text("HETSCALE_SYSTEM_SPEED");
-  const std::optional<std::string> partition_file =
-      choice.weights_file ? choice.weights_file
-                          : option && names_partition_file(*option) ? option : std::nullopt;
+  const std::optional<std::string> partition_file = choice.weights_file ? choice.weights_file
+                                                    : option && names_partition_file(*option)
+                                                        ? option
+                                                        : std::nullopt;
   if (partition_file) {
     // Marked speeds and C still come from the environment; only the shares come from the file.
     const char* what = choice.weights_file ? "--weights-file" : "--weights: the partition file";

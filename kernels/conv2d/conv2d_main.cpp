@@ -13,9 +13,9 @@
 #include <memory>
 #include <vector>
 
+#include "common/collectives.hpp"
 #include "common/kernel_driver.hpp"
 #include "common/layout.hpp"
-#include "common/collectives.hpp"
 #include "hetscale/row_distribution.hpp"
 #include "serial/fft.hpp"
 #include "serial/operation_counts.hpp"
@@ -30,13 +30,20 @@ constexpr Complex delta_scale{0.6, -0.8};
 class Convolution2d final : public Kernel {
  public:
   explicit Convolution2d(const KernelContext& context)
-      : mpi_(context.mpi), wait_(context.wait), compute_(context.compute), n_(context.n), seed_(context.seed),
+      : mpi_(context.mpi),
+        wait_(context.wait),
+        compute_(context.compute),
+        n_(context.n),
+        seed_(context.seed),
         factor_(declared_work_factor("conv2d", context.n)),
-        counts_(block_counts(context.n, context.weights)), offsets_(block_offsets(counts_)),
-        rows_(counts_[static_cast<std::size_t>(mpi_.rank())]), first_row_(offsets_[static_cast<std::size_t>(mpi_.rank())]) {
+        counts_(block_counts(context.n, context.weights)),
+        offsets_(block_offsets(counts_)),
+        rows_(counts_[static_cast<std::size_t>(mpi_.rank())]),
+        first_row_(offsets_[static_cast<std::size_t>(mpi_.rank())]) {
     (void)int_layout(counts_, 2 * n_);  // throws when the transposes exceed MPI's int counts
-    images_ = Buffer<Complex>(2 * rows_ * n_, compute_);   // X rows then Y rows
-    columns_ = Buffer<Complex>(2 * rows_ * n_, compute_);  // X columns then Y columns (my column block = my row block)
+    images_ = Buffer<Complex>(2 * rows_ * n_, compute_);  // X rows then Y rows
+    columns_ = Buffer<Complex>(
+        2 * rows_ * n_, compute_);  // X columns then Y columns (my column block = my row block)
     when_computing(compute_, [&] {
       for (std::size_t i = 0; i < rows_; ++i) {
         fill_x_row(first_row_ + i, row(images_, i));
@@ -51,11 +58,13 @@ class Convolution2d final : public Kernel {
 
   void run(PhaseTimer& timer) override {
     timer.compute([&] {
-      compute_or_charge(compute_, factor_ * fft_operations(2 * rows_, n_), [&] { rows_forward_.execute(); });
+      compute_or_charge(compute_, factor_ * fft_operations(2 * rows_, n_),
+                        [&] { rows_forward_.execute(); });
     });
     timer.communicate([&] { transpose_forward(); });
     timer.compute([&] {
-      const double operations = fft_operations(3 * rows_, n_) + conv2d_product_operations(rows_, n_);
+      const double operations =
+          fft_operations(3 * rows_, n_) + conv2d_product_operations(rows_, n_);
       compute_or_charge(compute_, factor_ * operations, [&] {
         columns_forward_.execute();
         const double scale = 1.0 / (static_cast<double>(n_) * static_cast<double>(n_));
@@ -66,7 +75,8 @@ class Convolution2d final : public Kernel {
     });
     timer.communicate([&] { transpose_backward(); });
     timer.compute([&] {
-      compute_or_charge(compute_, factor_ * fft_operations(rows_, n_), [&] { rows_backward_.execute(); });
+      compute_or_charge(compute_, factor_ * fft_operations(rows_, n_),
+                        [&] { rows_backward_.execute(); });
     });
   }
 
@@ -106,7 +116,8 @@ class Convolution2d final : public Kernel {
         for (std::size_t image = 0; image < 2; ++image) {
           for (std::size_t i = 0; i < rows_; ++i) {
             const Complex* from = row(images_, image * rows_ + i) + offsets_[s];
-            at = static_cast<std::size_t>(std::copy_n(from, counts_[s], send.data() + at) - send.data());
+            at = static_cast<std::size_t>(std::copy_n(from, counts_[s], send.data() + at) -
+                                          send.data());
           }
         }
       }
@@ -121,7 +132,8 @@ class Convolution2d final : public Kernel {
         const Complex* from = recv.data() + recv_displs[s];
         for (std::size_t image = 0; image < 2; ++image) {
           for (std::size_t i = 0; i < counts_[s]; ++i) {
-            for (std::size_t c = 0; c < rows_; ++c) row(columns_, image * rows_ + c)[offsets_[s] + i] = *from++;
+            for (std::size_t c = 0; c < rows_; ++c)
+              row(columns_, image * rows_ + c)[offsets_[s] + i] = *from++;
           }
         }
       }
@@ -143,7 +155,8 @@ class Convolution2d final : public Kernel {
       for (std::size_t s = 0; s < ranks; ++s) {
         for (std::size_t c = 0; c < rows_; ++c) {
           const Complex* from = row(columns_, c) + offsets_[s];
-          at = static_cast<std::size_t>(std::copy_n(from, counts_[s], send.data() + at) - send.data());
+          at = static_cast<std::size_t>(std::copy_n(from, counts_[s], send.data() + at) -
+                                        send.data());
         }
       }
     });
@@ -165,8 +178,9 @@ class Convolution2d final : public Kernel {
   void alltoallv(const Buffer<Complex>& send, const std::vector<int>& send_counts,
                  const std::vector<int>& send_displs, Buffer<Complex>& recv,
                  const std::vector<int>& recv_counts, const std::vector<int>& recv_displs) const {
-    kernels::alltoallv(send.data(), send_counts.data(), send_displs.data(), recv.data(), recv_counts.data(),
-                       recv_displs.data(), MPI_C_DOUBLE_COMPLEX, mpi_.comm(), wait_);
+    kernels::alltoallv(send.data(), send_counts.data(), send_displs.data(), recv.data(),
+                       recv_counts.data(), recv_displs.data(), MPI_C_DOUBLE_COMPLEX, mpi_.comm(),
+                       wait_);
   }
 
   // Rank 0 gathers Z and compares it with the definition.

@@ -33,9 +33,15 @@ struct PivotCandidate {  // layout of MPI_DOUBLE_INT
 class GaussianElimination final : public Kernel {
  public:
   explicit GaussianElimination(const KernelContext& context)
-      : mpi_(context.mpi), wait_(context.wait), compute_(context.compute), n_(context.n), stride_(context.n + 1),
-        seed_(context.seed), factor_(declared_work_factor("ge", context.n)),
-        owners_(cyclic_owners(context.n, context.weights)), local_index_(context.n, -1) {
+      : mpi_(context.mpi),
+        wait_(context.wait),
+        compute_(context.compute),
+        n_(context.n),
+        stride_(context.n + 1),
+        seed_(context.seed),
+        factor_(declared_work_factor("ge", context.n)),
+        owners_(cyclic_owners(context.n, context.weights)),
+        local_index_(context.n, -1) {
     std::vector<std::size_t> rows_of(static_cast<std::size_t>(mpi_.size()), 0);
     for (std::size_t g = 0; g < n_; ++g) {
       const auto owner = static_cast<std::size_t>(owners_[g]);
@@ -105,20 +111,23 @@ class GaussianElimination final : public Kernel {
   void step(PhaseTimer& timer, std::size_t k) {
     while (first_local_ < positions_.size() && positions_[first_local_] < k) ++first_local_;
     // A charged run searches nothing (comparisons are not counted): its stand-in pivot.
-    PivotCandidate candidate = compute_ == ComputeMode::real ? PivotCandidate{-1.0, static_cast<int>(n_)}
-                                                             : PivotCandidate{1.0, stand_in_pivot(k)};
+    PivotCandidate candidate = compute_ == ComputeMode::real
+                                   ? PivotCandidate{-1.0, static_cast<int>(n_)}
+                                   : PivotCandidate{1.0, stand_in_pivot(k)};
     timer.compute([&] {
       compute_or_charge(compute_, 0, [&] {
         for (std::size_t l = first_local_; l < positions_.size(); ++l) {
           const double magnitude = std::abs(local_[l * stride_ + k]);
-          if (magnitude > candidate.magnitude) candidate = {magnitude, static_cast<int>(positions_[l])};
+          if (magnitude > candidate.magnitude)
+            candidate = {magnitude, static_cast<int>(positions_[l])};
         }
       });
     });
     PivotCandidate pivot{};
     timer.communicate([&] {
       allreduce(&candidate, &pivot, 1, MPI_DOUBLE_INT, MPI_MAXLOC, mpi_.comm(), wait_);
-      if (!(pivot.magnitude > 0)) throw Error("the matrix is singular (column " + std::to_string(k) + ")");
+      if (!(pivot.magnitude > 0))
+        throw Error("the matrix is singular (column " + std::to_string(k) + ")");
       share_pivot_row(k, static_cast<std::size_t>(pivot.position));
     });
     const bool holds_k = first_local_ < positions_.size() && positions_[first_local_] == k;
@@ -127,7 +136,8 @@ class GaussianElimination final : public Kernel {
       compute_or_charge(compute_, factor_ * ge_step_operations(rows_below, n_, k), [&] {
         const std::size_t length = stride_ - k;
         for (std::size_t l = first_local_; l < positions_.size(); ++l) {
-          if (positions_[l] > k) eliminate_entry(local_.data() + l * stride_ + k, pivot_.data(), length);
+          if (positions_[l] > k)
+            eliminate_entry(local_.data() + l * stride_ + k, pivot_.data(), length);
         }
       });
     });

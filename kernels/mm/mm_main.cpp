@@ -9,9 +9,9 @@
 #include <memory>
 #include <vector>
 
+#include "common/collectives.hpp"
 #include "common/kernel_driver.hpp"
 #include "common/layout.hpp"
-#include "common/collectives.hpp"
 #include "hetscale/row_distribution.hpp"
 #include "serial/blas.hpp"
 #include "serial/operation_counts.hpp"
@@ -23,7 +23,11 @@ namespace {
 class MatrixMultiply final : public Kernel {
  public:
   explicit MatrixMultiply(const KernelContext& context)
-      : mpi_(context.mpi), wait_(context.wait), compute_(context.compute), n_(context.n), seed_(context.seed) {
+      : mpi_(context.mpi),
+        wait_(context.wait),
+        compute_(context.compute),
+        n_(context.n),
+        seed_(context.seed) {
     const std::vector<std::size_t> rows = block_counts(n_, context.weights);
     layout_ = int_layout(rows, n_);
     rows_ = rows[static_cast<std::size_t>(mpi_.rank())];
@@ -44,8 +48,8 @@ class MatrixMultiply final : public Kernel {
     const int rank = mpi_.rank();
     const int my_count = layout_.counts[static_cast<std::size_t>(rank)];
     timer.communicate([&] {
-      scatterv(a_.data(), layout_.counts.data(), layout_.displacements.data(), MPI_DOUBLE, local_a_.data(),
-               my_count, 0, mpi_.comm(), wait_);
+      scatterv(a_.data(), layout_.counts.data(), layout_.displacements.data(), MPI_DOUBLE,
+               local_a_.data(), my_count, 0, mpi_.comm(), wait_);
       broadcast(b_.data(), static_cast<int>(b_.size()), MPI_DOUBLE, 0, mpi_.comm(), wait_);
     });
     timer.compute([&] {
@@ -53,8 +57,8 @@ class MatrixMultiply final : public Kernel {
                         [&] { multiply(rows_, n_, local_a_.data(), b_.data(), local_c_.data()); });
     });
     timer.communicate([&] {
-      gatherv(local_c_.data(), my_count, MPI_DOUBLE, c_.data(), layout_.counts.data(), layout_.displacements.data(),
-              0, mpi_.comm(), wait_);
+      gatherv(local_c_.data(), my_count, MPI_DOUBLE, c_.data(), layout_.counts.data(),
+              layout_.displacements.data(), 0, mpi_.comm(), wait_);
     });
   }
 

@@ -17,7 +17,8 @@ namespace hetscale::kernels {
 
 /// ge, elimination step k (0-based) on `rows_below` rows below position k: each row one
 /// division and N - k multiply-subtract pairs (columns k+1..N-1 and the right-hand side).
-[[nodiscard]] double ge_step_operations(std::size_t rows_below, std::size_t n, std::size_t k) noexcept;
+[[nodiscard]] double ge_step_operations(std::size_t rows_below, std::size_t n,
+                                        std::size_t k) noexcept;
 
 /// ge, back substitution on rank 0 (the sequential part): N^2.
 [[nodiscard]] double ge_back_substitution_operations(std::size_t n) noexcept;

@@ -63,13 +63,15 @@ TEST(KernelOptions, ComputeModeDependsOnTheBuild) {
   const std::vector<std::string_view> flops{"-N", "8", "--compute=flops"};
   EXPECT_EQ(parse_kernel_options(flops, true).compute, ComputeMode::flops);
   EXPECT_EQ(error_of({"-N", "8", "--compute", "flops"}),
-            "--compute flops: only the SimGrid build (hetscale-twin-*) charges operations; this build computes");
-  EXPECT_EQ(error_of({"-N", "8", "--compute", "fast"}), "--compute: expected real or flops, not 'fast'");
+            "--compute flops: only the SimGrid build (hetscale-twin-*) charges operations; this "
+            "build computes");
+  EXPECT_EQ(error_of({"-N", "8", "--compute", "fast"}),
+            "--compute: expected real or flops, not 'fast'");
 }
 
 TEST(KernelOptions, WeightsFileSiteAndPlatformHash) {
-  const std::vector<std::string_view> args{"-N", "8", "--weights-file", "p.toml", "--site", "s.toml",
-                                           "--platform-hash", "00aF19"};
+  const std::vector<std::string_view> args{"-N",     "8",      "--weights-file",  "p.toml",
+                                           "--site", "s.toml", "--platform-hash", "00aF19"};
   const KernelOptions o = parse_kernel_options(args, true);
   EXPECT_EQ(o.weights_file, "p.toml");
   EXPECT_EQ(o.site, "s.toml");
@@ -86,7 +88,8 @@ TEST(KernelOptions, WeightsFileSiteAndPlatformHash) {
 TEST(KernelOptions, UsageNamesTheProgram) {
   EXPECT_NE(kernel_usage("hetscale-ge").find("usage: hetscale-ge -N <n>"), std::string::npos);
   EXPECT_EQ(kernel_usage("hetscale-ge", false).find("flops"), std::string::npos);
-  EXPECT_NE(kernel_usage("hetscale-twin-ge", true).find("--compute M        flops (default)"), std::string::npos);
+  EXPECT_NE(kernel_usage("hetscale-twin-ge", true).find("--compute M        flops (default)"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -45,7 +45,8 @@ TEST(OperationCounts, GeStepsSumToTheWorkloadFormula) {
       for (std::size_t k = 0; k < n; ++k) {
         std::vector<std::size_t> below(weights.size(), 0);
         for (std::size_t g = k + 1; g < n; ++g) ++below[static_cast<std::size_t>(owners[g])];
-        for (std::size_t r = 0; r < weights.size(); ++r) per_rank[r] += factor * ge_step_operations(below[r], n, k);
+        for (std::size_t r = 0; r < weights.size(); ++r)
+          per_rank[r] += factor * ge_step_operations(below[r], n, k);
       }
       per_rank[0] += factor * ge_back_substitution_operations(n);
       double total = 0;
@@ -59,7 +60,8 @@ TEST(OperationCounts, GeCountIsTheCodesOwn) {
   // (N - 1 - k) rows, each 1 division + 2 (N - k) for the update, then N^2.
   for (std::size_t n : sizes) {
     double direct = static_cast<double>(n * n);
-    for (std::size_t k = 0; k < n; ++k) direct += static_cast<double>((n - 1 - k) * (2 * (n - k) + 1));
+    for (std::size_t k = 0; k < n; ++k)
+      direct += static_cast<double>((n - 1 - k) * (2 * (n - k) + 1));
     EXPECT_DOUBLE_EQ(run_operations("ge", n), direct);
   }
   // The formula counts the same algorithm up to lower-order terms: the factor tends to 1.

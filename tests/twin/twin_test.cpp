@@ -39,25 +39,29 @@ struct TwinRun {
 class Twin : public ::testing::Test {
  protected:
   void SetUp() override {
-    for (const char* name : {"HETSCALE_WEIGHT", "HETSCALE_RECORD", "HETSCALE_WEIGHTS_SOURCE", "HETSCALE_MARKED_SPEED",
-                             "HETSCALE_SYSTEM_SPEED", "HETSCALE_SITE", "HETSCALE_MPI_WAIT", "HETSCALE_EXPERIMENT"}) {
+    for (const char* name :
+         {"HETSCALE_WEIGHT", "HETSCALE_RECORD", "HETSCALE_WEIGHTS_SOURCE", "HETSCALE_MARKED_SPEED",
+          "HETSCALE_SYSTEM_SPEED", "HETSCALE_SITE", "HETSCALE_MPI_WAIT", "HETSCALE_EXPERIMENT"}) {
       unsetenv(name);
     }
   }
   void TearDown() override { std::filesystem::remove(record_file_); }
 
   // smpirun -platform star8.xml -hostfile <hosts> -np <ranks> hetscale-twin-<kernel> args.
-  TwinRun run(const std::string& kernel, int ranks, const std::string& hosts, const std::string& args) {
+  TwinRun run(const std::string& kernel, int ranks, const std::string& hosts,
+              const std::string& args) {
     std::filesystem::remove(record_file_);
-    const std::string command = std::string(HETSCALE_SMPIRUN) + " -no-privatize -platform " + fixtures +
-                                "star8.xml -hostfile " + fixtures + hosts + " -np " + std::to_string(ranks) +
-                                " --cfg=smpi/coll-selector:ompi --cfg=smpi/bcast:binomial_tree --log=root.thres:warning " + programs.at(kernel) + " " + args + " --record " +
-                                record_file_.string() + " 2>&1";
+    const std::string command =
+        std::string(HETSCALE_SMPIRUN) + " -no-privatize -platform " + fixtures +
+        "star8.xml -hostfile " + fixtures + hosts + " -np " + std::to_string(ranks) +
+        " --cfg=smpi/coll-selector:ompi --cfg=smpi/bcast:binomial_tree --log=root.thres:warning " +
+        programs.at(kernel) + " " + args + " --record " + record_file_.string() + " 2>&1";
     TwinRun out;
     FILE* pipe = popen(command.c_str(), "r");
     if (pipe == nullptr) return out;
     char buffer[4096];
-    for (std::size_t got; (got = fread(buffer, 1, sizeof buffer, pipe)) > 0;) out.output.append(buffer, got);
+    for (std::size_t got; (got = fread(buffer, 1, sizeof buffer, pipe)) > 0;)
+      out.output.append(buffer, got);
     const int status = pclose(pipe);
     out.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     if (std::filesystem::exists(record_file_)) {
@@ -67,8 +71,8 @@ class Twin : public ::testing::Test {
     return out;
   }
 
-  std::filesystem::path record_file_ =
-      std::filesystem::temp_directory_path() / ("hetscale_twin_" + std::to_string(getpid()) + ".jsonl");
+  std::filesystem::path record_file_ = std::filesystem::temp_directory_path() /
+                                       ("hetscale_twin_" + std::to_string(getpid()) + ".jsonl");
 };
 
 // Sum over ranks of the flops their compute phases took: simulated compute seconds x host speed.
@@ -86,16 +90,20 @@ double max_compute_seconds(const RunRecord& record) {
 
 TEST_F(Twin, RealModeVerifiesEveryKernel) {
   for (const std::string kernel : {"mm", "ge", "conv2d"}) {
-    const TwinRun r = run(kernel, 8, "hosts-8", "-N 40 --compute real --weights equal --platform-hash " + std::string(hash));
+    const TwinRun r =
+        run(kernel, 8, "hosts-8",
+            "-N 40 --compute real --weights equal --platform-hash " + std::string(hash));
     ASSERT_EQ(r.status, 0) << r.output;
-    EXPECT_NE(r.output.find("hetscale-twin-" + kernel + ": N=40 ranks=8"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("hetscale-twin-" + kernel + ": N=40 ranks=8"), std::string::npos)
+        << r.output;
     EXPECT_NE(r.output.find(" verified ("), std::string::npos) << r.output;
     EXPECT_TRUE(r.record.verified) << kernel;
     EXPECT_EQ(r.record.engine, "simgrid");
     EXPECT_EQ(r.record.platform_hash, hash);
     EXPECT_EQ(r.record.code, kernel);
     ASSERT_EQ(r.record.ranks.size(), 8u);
-    for (std::size_t i = 0; i < 8; ++i) EXPECT_EQ(r.record.ranks[i].host, "n" + std::to_string(i + 1));
+    for (std::size_t i = 0; i < 8; ++i)
+      EXPECT_EQ(r.record.ranks[i].host, "n" + std::to_string(i + 1));
     EXPECT_EQ(r.record.fingerprint["software"]["compute"], "real");
   }
 }
@@ -128,7 +136,8 @@ TEST_F(Twin, ChargedRunsAreDeterministic) {
     ASSERT_EQ(second.status, 0) << second.output;
     EXPECT_EQ(first.record.wall_seconds, second.record.wall_seconds) << kernel;
     for (std::size_t i = 0; i < 8; ++i) {
-      EXPECT_EQ(first.record.ranks[i].compute_seconds, second.record.ranks[i].compute_seconds) << kernel;
+      EXPECT_EQ(first.record.ranks[i].compute_seconds, second.record.ranks[i].compute_seconds)
+          << kernel;
       EXPECT_EQ(first.record.ranks[i].wall_seconds, second.record.ranks[i].wall_seconds) << kernel;
     }
   }
@@ -137,7 +146,8 @@ TEST_F(Twin, ChargedRunsAreDeterministic) {
 TEST_F(Twin, AHalfSpeedHostMakesTheRunLonger) {
   for (const std::string kernel : {"mm", "ge", "conv2d"}) {
     const TwinRun fast = run(kernel, 4, "hosts-fast-4", "-N 256 --weights equal");
-    const TwinRun mixed = run(kernel, 4, "hosts-mixed-4", "-N 256 --weights equal");  // rank 3 on n5
+    const TwinRun mixed =
+        run(kernel, 4, "hosts-mixed-4", "-N 256 --weights equal");  // rank 3 on n5
     ASSERT_EQ(fast.status, 0) << fast.output;
     ASSERT_EQ(mixed.status, 0) << mixed.output;
     EXPECT_GT(mixed.record.wall_seconds, fast.record.wall_seconds) << kernel;
@@ -158,12 +168,15 @@ TEST_F(Twin, WaitModesGiveTheSameTimes) {
   ASSERT_EQ(sleep.status, 0) << sleep.output;
   EXPECT_EQ(spin.record.wall_seconds, sleep.record.wall_seconds);
   EXPECT_NE(bad.status, 0);
-  EXPECT_NE(bad.output.find("HETSCALE_MPI_WAIT: expected spin or sleep, not 'nap'"), std::string::npos) << bad.output;
+  EXPECT_NE(bad.output.find("HETSCALE_MPI_WAIT: expected spin or sleep, not 'nap'"),
+            std::string::npos)
+      << bad.output;
 }
 
 TEST_F(Twin, WeightsFileByRankChangesThePerRankWork) {
   const TwinRun equal = run("mm", 8, "hosts-8", "-N 480 --weights equal");
-  const TwinRun file = run("mm", 8, "hosts-8", "-N 480 --weights-file " + fixtures + "by-rank.toml");
+  const TwinRun file =
+      run("mm", 8, "hosts-8", "-N 480 --weights-file " + fixtures + "by-rank.toml");
   ASSERT_EQ(equal.status, 0) << equal.output;
   ASSERT_EQ(file.status, 0) << file.output;
   EXPECT_EQ(file.record.weights_source, "file");
@@ -177,14 +190,16 @@ TEST_F(Twin, WeightsFileByRankChangesThePerRankWork) {
 }
 
 TEST_F(Twin, WeightsFileByNodeUsesTheSimulatedHosts) {
-  const TwinRun r = run("conv2d", 8, "hosts-8", "-N 100 --weights-file " + fixtures + "by-node.toml");
+  const TwinRun r =
+      run("conv2d", 8, "hosts-8", "-N 100 --weights-file " + fixtures + "by-node.toml");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_DOUBLE_EQ(r.record.ranks[0].weight, 0.3);
   for (std::size_t i = 1; i < 8; ++i) EXPECT_DOUBLE_EQ(r.record.ranks[i].weight, 0.1);
 }
 
 TEST_F(Twin, MarkedWeightsFromTheSiteTable) {
-  const TwinRun r = run("ge", 8, "hosts-8", "-N 120 --weights marked --site " + fixtures + "site.toml");
+  const TwinRun r =
+      run("ge", 8, "hosts-8", "-N 120 --weights marked --site " + fixtures + "site.toml");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_EQ(r.record.weights_source, "marked");
   EXPECT_DOUBLE_EQ(r.record.marked_speed, 12000);
@@ -194,8 +209,9 @@ TEST_F(Twin, MarkedWeightsFromTheSiteTable) {
     EXPECT_DOUBLE_EQ(r.record.ranks[i].marked_speed, i < 4 ? 2000 : 1000);
   }
   // A partition file keeps the table's marked speeds.
-  const TwinRun file = run("mm", 8, "hosts-8",
-                       "-N 64 --weights-file " + fixtures + "by-node.toml --site " + fixtures + "site.toml");
+  const TwinRun file =
+      run("mm", 8, "hosts-8",
+          "-N 64 --weights-file " + fixtures + "by-node.toml --site " + fixtures + "site.toml");
   ASSERT_EQ(file.status, 0) << file.output;
   EXPECT_EQ(file.record.weights_source, "file");
   EXPECT_DOUBLE_EQ(file.record.ranks[0].weight, 0.3);
@@ -206,7 +222,8 @@ TEST_F(Twin, MarkedWeightsFromTheSiteTable) {
 TEST_F(Twin, MarkedWeightsNeedASiteTable) {
   const TwinRun r = run("mm", 8, "hosts-8", "-N 64 --weights marked");
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.output.find("hetscale-twin-mm: error: --weights marked: needs a site table (--site FILE or HETSCALE_SITE)"),
+  EXPECT_NE(r.output.find("hetscale-twin-mm: error: --weights marked: needs a site table (--site "
+                          "FILE or HETSCALE_SITE)"),
             std::string::npos)
       << r.output;
 }
