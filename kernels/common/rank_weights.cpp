@@ -122,8 +122,9 @@ std::vector<std::string> gather_hosts(const MpiSession& mpi) {
   return hosts;
 }
 
-/// Collective: rank 0 reads the file and every rank gets its text (-1 length = unreadable).
-std::string broadcast_file(const MpiSession& mpi, const std::string& path, const char* what) {
+/// Collective: rank 0 reads the file and every rank gets its text (-1 length = unreadable,
+/// reported as `unreadable` followed by the path).
+std::string broadcast_file(const MpiSession& mpi, const std::string& path, const char* unreadable) {
   std::string text;
   int length = 0;
   if (mpi.rank() == 0) {
@@ -134,7 +135,7 @@ std::string broadcast_file(const MpiSession& mpi, const std::string& path, const
     length = in ? static_cast<int>(text.size()) : -1;
   }
   check_mpi(MPI_Bcast(&length, 1, MPI_INT, 0, mpi.comm()), "MPI_Bcast");
-  if (length < 0) throw Error(std::string(what) + ": cannot read " + path);
+  if (length < 0) throw Error(std::string(unreadable) + path);
   text.resize(static_cast<std::size_t>(length));
   check_mpi(MPI_Bcast(text.data(), length, MPI_CHAR, 0, mpi.comm()), "MPI_Bcast");
   return text;
@@ -191,13 +192,14 @@ RankWeights resolve_weights(const MpiSession& mpi, const WeightsChoice& choice) 
   // computed by the same core code as the SPANK plugin's (hetscale/rank_weights.hpp).
   const bool from_table = choice.site && ((option && *option == "marked") || choice.weights_file);
   if (from_table) {
-    const SiteTable table =
-        parse_site_table(broadcast_file(mpi, *choice.site, "site table"), *choice.site);
+    const SiteTable table = parse_site_table(
+        broadcast_file(mpi, *choice.site, "cannot read the site table "), *choice.site);
     const RankPlacement placement = place_ranks(gather_hosts(mpi));
     StepWeights step = marked_weights(table, placement.layout, OnMissing::fail);
     if (choice.weights_file) {
-      const Partition partition = parse_partition(
-          broadcast_file(mpi, *choice.weights_file, "--weights-file"), *choice.weights_file);
+      const Partition partition =
+          parse_partition(broadcast_file(mpi, *choice.weights_file, "--weights-file: cannot read "),
+                          *choice.weights_file);
       step = partition_weights(std::move(step), partition, placement.layout, table, "file");
     }
     return from_step_weights(step, placement);
@@ -241,8 +243,9 @@ RankWeights resolve_weights(const MpiSession& mpi, const WeightsChoice& choice) 
                                                         : std::nullopt;
   if (partition_file) {
     // Marked speeds and C still come from the environment; only the shares come from the file.
-    const char* what = choice.weights_file ? "--weights-file" : "--weights: the partition file";
-    const auto text = broadcast_file(mpi, *partition_file, what);
+    const char* unreadable = choice.weights_file ? "--weights-file: cannot read "
+                                                 : "--weights: cannot read the partition file ";
+    const auto text = broadcast_file(mpi, *partition_file, unreadable);
     const auto hosts = gather_hosts(mpi);
     RankWeights out = choose_weights(ranks, std::string("equal"), nullptr,
                                      system_speed ? system_speed->c_str() : nullptr);
