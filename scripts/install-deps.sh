@@ -8,7 +8,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libtomlplusplus-dev nlohmann-json3-dev libsimdjson-dev libcli11-dev libfmt-dev
   libhwloc-dev hwloc
-  libopenblas-dev libfftw3-dev
+  libopenblas-dev libfftw3-dev libsimgrid-dev
   openmpi-bin libopenmpi-dev libpmix-dev
   libsimgrid-dev
   slurm-wlm slurmctld slurmd slurm-client munge libslurm-dev

@@ -71,29 +71,42 @@ class AppendFile {
 
 }  // namespace
 
+bool is_run_engine(std::string_view text) {
+  return text == "slurm" || text == "mpirun" || text == "simgrid";
+}
+
+bool is_platform_hash(std::string_view text) {
+  return !text.empty() &&
+         text.find_first_not_of("0123456789abcdefABCDEF") == std::string_view::npos;
+}
+
 nlohmann::json to_json(const RunRecord& record) {
   nlohmann::json ranks = nlohmann::json::array();
   for (const RankTiming& rank : record.ranks) ranks.push_back(rank_json(rank));
   nlohmann::json parameters = nlohmann::json::object();
   for (const auto& [name, value] : record.parameters) parameters[name] = value;
-  return {{"schema", record.schema},
-          {"experiment", record.experiment},
-          {"code", record.code},
-          {"workload", record.workload},
-          {"parameters", std::move(parameters)},
-          {"work", record.work},
-          {"wall_seconds", record.wall_seconds},
-          {"marked_speed", record.marked_speed},
-          {"speed_unit", record.speed_unit},
-          {"weights_source", record.weights_source},
-          {"ranks", std::move(ranks)},
-          {"slurm", slurm_json(record.slurm)},
-          {"machine_set", optional_json(record.machine_set)},
-          {"repetition", record.repetition},
-          {"start_time", record.start_time},
-          {"end_time", record.end_time},
-          {"verified", record.verified},
-          {"fingerprint", record.fingerprint}};
+  nlohmann::json out = {{"schema", record.schema},
+                        {"experiment", record.experiment},
+                        {"code", record.code},
+                        {"workload", record.workload},
+                        {"parameters", std::move(parameters)},
+                        {"work", record.work},
+                        {"wall_seconds", record.wall_seconds},
+                        {"marked_speed", record.marked_speed},
+                        {"speed_unit", record.speed_unit},
+                        {"weights_source", record.weights_source},
+                        {"ranks", std::move(ranks)},
+                        {"slurm", slurm_json(record.slurm)},
+                        {"machine_set", optional_json(record.machine_set)},
+                        {"repetition", record.repetition},
+                        {"start_time", record.start_time},
+                        {"end_time", record.end_time},
+                        {"verified", record.verified},
+                        {"fingerprint", record.fingerprint}};
+  // Optional within schema 1: a record without them reads as before.
+  if (record.engine) out["engine"] = *record.engine;
+  if (record.platform_hash) out["platform_hash"] = *record.platform_hash;
+  return out;
 }
 
 void append_run_record(const std::filesystem::path& file, const RunRecord& record) {

@@ -214,6 +214,20 @@ nlohmann::json optional_fingerprint(element value) {
   return value.is_null() ? nlohmann::json::object() : fingerprint(value);
 }
 
+std::optional<std::string> optional_engine(element value) {
+  if (value.is_null()) return std::nullopt;
+  std::string engine(text(value));
+  require(is_run_engine(engine));
+  return engine;
+}
+
+std::optional<std::string> optional_platform_hash(element value) {
+  if (value.is_null()) return std::nullopt;
+  std::string hash(text(value));
+  require(is_platform_hash(hash));
+  return hash;
+}
+
 RunRecord record(object o) {
   RunRecord r;
   std::bitset<32> seen;
@@ -256,6 +270,10 @@ RunRecord record(object o) {
       r.verified = verified(once(seen, 16, v));
     else if (key == "fingerprint")
       r.fingerprint = optional_fingerprint(once(seen, 17, v));
+    else if (key == "engine")
+      r.engine = optional_engine(once(seen, 18, v));
+    else if (key == "platform_hash")
+      r.platform_hash = optional_platform_hash(once(seen, 19, v));
     else
       throw Decline{};
   }

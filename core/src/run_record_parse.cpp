@@ -85,11 +85,11 @@ void check_schema(const Json& object) {
 RunRecord run_record_from_json(const Json& object) {
   if (!object.is_object()) throw Error("a run record must be a JSON object");
   check_schema(object);  // first: a newer schema explains every other difference
-  reject_unknown_keys(
-      object, "",
-      {"schema", "experiment", "code", "workload", "parameters", "work", "wall_seconds",
-       "marked_speed", "speed_unit", "weights_source", "ranks", "slurm", "machine_set",
-       "repetition", "start_time", "end_time", "verified", "fingerprint"});
+  reject_unknown_keys(object, "",
+                      {"schema",   "experiment",   "code",         "workload",   "parameters",
+                       "work",     "wall_seconds", "marked_speed", "speed_unit", "weights_source",
+                       "ranks",    "slurm",        "machine_set",  "repetition", "start_time",
+                       "end_time", "verified",     "fingerprint",  "engine",     "platform_hash"});
   RunRecord record;
   record.experiment = optional_text(object, "", "experiment");
   record.code = non_empty_text(require(object, "", "code"), "code");
@@ -117,6 +117,15 @@ RunRecord run_record_from_json(const Json& object) {
   if (const Json* fingerprint = find(object, "fingerprint"); !absent(fingerprint)) {
     require_jsonb_safe(*fingerprint, "fingerprint");
     record.fingerprint = *fingerprint;
+  }
+  if (const Json* engine = find(object, "engine"); !absent(engine)) {
+    record.engine = text(*engine, "engine");
+    if (!is_run_engine(*record.engine)) fail("engine", "must be slurm, mpirun or simgrid");
+  }
+  if (const Json* hash = find(object, "platform_hash"); !absent(hash)) {
+    record.platform_hash = text(*hash, "platform_hash");
+    if (!is_platform_hash(*record.platform_hash))
+      fail("platform_hash", "must be hexadecimal digits");
   }
   return record;
 }

@@ -6,12 +6,13 @@
 #include <exception>
 #include <string_view>
 
+#include "common/collectives.hpp"
 #include "common/kernel_options.hpp"
 #include "common/rank_weights.hpp"
 #include "common/run_environment.hpp"
-#include "serial/work_formula.hpp"
 #include "hetscale/run_record.hpp"
 #include "serial/blas.hpp"
+#include "serial/work_formula.hpp"
 
 namespace hetscale::kernels {
 namespace {
@@ -73,20 +74,37 @@ RunRecord build_record(const KernelDefinition& definition, const KernelOptions& 
   record.end_time = utc_timestamp(times.end);
   record.verified = verified;
   record.fingerprint = fingerprint();
+  record.engine = record_engine();
+  record.platform_hash = options.platform_hash;
+  if (const auto simgrid = simulator_version()) {
+    // Times are simulated seconds; the hardware entry is the simulating machine's.
+    record.fingerprint["software"]["simgrid"] = *simgrid;
+    record.fingerprint["software"]["compute"] = to_string(options.compute);
+  }
   return record;
 }
 
-void print_summary(const std::string& program, const RunRecord& record, const Verification& check) {
-  std::printf("%s: N=%.0f ranks=%zu weights=%s T=%.6f s W=%.6g S=%.2f Mop/s %s (%s)\n", program.c_str(),
-              record.parameters.at("N"), record.ranks.size(), record.weights_source.c_str(),
-              record.wall_seconds, record.work, record.work / record.wall_seconds / 1e6,
-              check.ok ? "verified" : "WRONG ANSWER", check.detail.c_str());
+// "hetscale-mm", or "hetscale-twin-mm" in the SimGrid build.
+std::string program_name(const KernelDefinition& definition) {
+  return (simgrid_build ? "hetscale-twin-" : "hetscale-") + definition.name;
+}
+
+void print_summary(const std::string& program, const RunRecord& record, const Verification& check,
+                   ComputeMode compute) {
+  const char* verdict = compute == ComputeMode::flops ? "unverified"
+                        : check.ok                    ? "verified"
+                                                      : "WRONG ANSWER";
+  std::printf("%s: N=%.0f ranks=%zu weights=%s T=%.6f s%s W=%.6g S=%.2f Mop/s %s (%s)\n",
+              program.c_str(), record.parameters.at("N"), record.ranks.size(),
+              record.weights_source.c_str(), record.wall_seconds,
+              record.engine ? " (simulated)" : "", record.work,
+              record.work / record.wall_seconds / 1e6, verdict, check.detail.c_str());
   std::fflush(stdout);
 }
 
 // Everything after MPI_Init; throws only on failures that may differ between ranks.
 int run(const MpiSession& mpi, int argc, char** argv, const KernelDefinition& definition) {
-  const std::string program = "hetscale-" + definition.name;
+  const std::string program = program_name(definition);
   std::vector<std::string_view> args(argv + 1, argv + argc);
   KernelOptions options;
   RunEnvironment env;
@@ -100,29 +118,34 @@ int run(const MpiSession& mpi, int argc, char** argv, const KernelDefinition& de
     if (mpi.rank() == 0) std::fputs(kernel_usage(program).c_str(), stdout);
     return 0;
   }
+  prepare_engine(options.compute);
   RankWeights weights;
-  if (!all_succeed(mpi, program, [&] { weights = resolve_weights(mpi, options.weights); })) return 2;
+  const WeightsChoice choice{options.weights, options.weights_file, env.site};
+  if (!all_succeed(mpi, program, [&] { weights = resolve_weights(mpi, choice); })) return 2;
   if (mpi.rank() == 0 && !weights.note.empty()) std::fprintf(stderr, "%s: note: %s\n", program.c_str(), weights.note.c_str());
 
   std::unique_ptr<Kernel> kernel;
-  const KernelContext context{mpi, options.n, options.seed, weights.weights, env.wait};
+  const KernelContext context{mpi,      options.n,      options.seed, weights.weights,
+                              env.wait, options.compute};
   if (!all_succeed(mpi, program, [&] { kernel = definition.prepare(context); })) return 1;
 
   RunTimes times;
   // The start line: a rank that polled here would begin the timed region with its CPU
   // quota spent (docs/kernels.md, "Waiting").
-  MPI_Request start_line = MPI_REQUEST_NULL;
-  check_mpi(MPI_Ibarrier(mpi.comm(), &start_line), "MPI_Ibarrier");
-  complete(start_line, env.wait, "MPI_Ibarrier");
+  barrier(mpi.comm(), env.wait);
   times.start = std::chrono::system_clock::now();
   const double t0 = MPI_Wtime();
   kernel->run(times.phases);
   times.wall = MPI_Wtime() - t0;
   times.end = std::chrono::system_clock::now();
-  const Verification check = kernel->verify();
+  const Verification check = options.compute == ComputeMode::real
+                                 ? kernel->verify()
+                                 : Verification{false,
+                                                "--compute flops: the operations were charged to "
+                                                "the simulated hosts, not computed"};
 
   std::vector<RankTiming> ranks = gather_rank_timings(mpi, times, weights);
-  int status = check.ok ? 0 : 1;
+  int status = check.ok || options.compute == ComputeMode::flops ? 0 : 1;
   if (mpi.rank() == 0) {
     RunRecord record = build_record(definition, options, env, weights, times, check.ok, std::move(ranks));
     try {
@@ -130,7 +153,7 @@ int run(const MpiSession& mpi, int argc, char** argv, const KernelDefinition& de
     } catch (const std::exception& e) {  // the run itself is fine: record it without a unit
       std::fprintf(stderr, "%s: warning: HETSCALE_SITE: %s\n", program.c_str(), e.what());
     }
-    print_summary(program, record, check);
+    print_summary(program, record, check, options.compute);
     try {
       if (env.record_file) append_run_record(*env.record_file, record);
     } catch (const std::exception& e) {
@@ -145,6 +168,7 @@ int run(const MpiSession& mpi, int argc, char** argv, const KernelDefinition& de
 }  // namespace
 
 int kernel_main(int argc, char** argv, const KernelDefinition& definition) {
+  begin_engine();
   use_single_threaded_blas();
   try {
     MpiSession mpi(argc, argv);
@@ -152,13 +176,14 @@ int kernel_main(int argc, char** argv, const KernelDefinition& definition) {
       return run(mpi, argc, argv, definition);
     } catch (const std::exception& e) {
       // A failure other ranks may not share: abort the whole job rather than hang it.
-      std::fprintf(stderr, "hetscale-%s: rank %d: error: %s\n", definition.name.c_str(), mpi.rank(), e.what());
+      std::fprintf(stderr, "%s: rank %d: error: %s\n", program_name(definition).c_str(), mpi.rank(),
+                   e.what());
       std::fflush(stderr);
       MPI_Abort(MPI_COMM_WORLD, 1);
       return 1;
     }
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "hetscale-%s: error: %s\n", definition.name.c_str(), e.what());
+    std::fprintf(stderr, "%s: error: %s\n", program_name(definition).c_str(), e.what());
     return 1;
   }
 }

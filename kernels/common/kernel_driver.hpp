@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/engine.hpp"
 #include "common/mpi_session.hpp"
 #include "common/mpi_wait.hpp"
 #include "common/phase_timer.hpp"
@@ -22,6 +23,7 @@ struct KernelContext {
   std::uint64_t seed = 1;
   std::vector<double> weights;  // one per rank, sum 1
   WaitMode wait = WaitMode::spin;
+  ComputeMode compute = ComputeMode::real;  // real: compute; flops: charge (engine.hpp)
 };
 
 struct Verification {
@@ -34,7 +36,8 @@ class Kernel {
   virtual ~Kernel() = default;
   /// The timed region: distribution, computation, collection. Collective.
   virtual void run(PhaseTimer& timer) = 0;
-  /// Checks the answer; collective, the same verdict on every rank.
+  /// Checks the answer; collective, the same verdict on every rank. Not called when the
+  /// operations were charged (ComputeMode::flops): there is no answer to check.
   [[nodiscard]] virtual Verification verify() = 0;
 };
 
@@ -44,7 +47,8 @@ struct KernelDefinition {
   std::function<std::unique_ptr<Kernel>(const KernelContext&)> prepare;
 };
 
-/// main() of a kernel. Exit codes: 0 verified, 1 wrong answer or failure, 2 bad usage.
+/// main() of a kernel. Exit codes: 0 verified (or charged: --compute flops), 1 wrong
+/// answer or failure, 2 bad usage.
 int kernel_main(int argc, char** argv, const KernelDefinition& definition);
 
 }  // namespace hetscale::kernels

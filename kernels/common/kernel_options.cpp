@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "hetscale/error.hpp"
+#include "hetscale/run_record.hpp"
 
 namespace hetscale::kernels {
 namespace {
@@ -20,8 +21,9 @@ Int parse_integer(std::string_view text, std::string_view option) {
 
 }  // namespace
 
-KernelOptions parse_kernel_options(std::span<const std::string_view> args) {
+KernelOptions parse_kernel_options(std::span<const std::string_view> args, bool simgrid) {
   KernelOptions options;
+  options.compute = default_compute_mode(simgrid);
   bool have_n = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
     std::string_view name = args[i];
@@ -50,26 +52,58 @@ KernelOptions parse_kernel_options(std::span<const std::string_view> args) {
       if (options.record->empty()) throw Error("--record: empty file name");
     } else if (name == "--weights") {
       options.weights = std::string(value());
+    } else if (name == "--weights-file") {
+      options.weights_file = std::string(value());
+      if (options.weights_file->empty()) throw Error("--weights-file: empty file name");
+    } else if (name == "--site") {
+      options.site = std::string(value());
+      if (options.site->empty()) throw Error("--site: empty file name");
     } else if (name == "--experiment") {
       options.experiment = std::string(value());
+    } else if (name == "--compute") {
+      options.compute = parse_compute_mode(value(), simgrid);
+    } else if (name == "--platform-hash") {
+      if (!simgrid)
+        throw Error("--platform-hash: only the SimGrid build (hetscale-twin-*) runs on a platform");
+      options.platform_hash = std::string(value());
+      if (!is_platform_hash(*options.platform_hash)) {
+        throw Error("--platform-hash: '" + *options.platform_hash + "' is not hexadecimal digits");
+      }
     } else {
       throw Error("unknown argument '" + std::string(args[i]) + "' (see --help)");
     }
   }
   if (!have_n && !options.help) throw Error("missing -N <n>, the problem size");
+  if (options.weights && options.weights_file)
+    throw Error("give --weights or --weights-file, not both");
   return options;
 }
 
-std::string kernel_usage(std::string_view program) {
-  return "usage: " + std::string(program) +
-         " -N <n> [--seed S] [--record FILE] [--weights equal|w1,w2,...|FILE] [--experiment NAME]\n"
-         "  -N <n>          problem size (N x N)\n"
-         "  --seed S        input data seed (default 1)\n"
-         "  --record FILE   append the run record here (default: $HETSCALE_RECORD; none if unset)\n"
-         "  --weights W     'equal', one positive weight per rank, or a partition file (a path\n"
-         "                  with a '/', e.g. ./part.toml; default: each rank's\n"
-         "                  $HETSCALE_WEIGHT; equal weights when absent)\n"
-         "  --experiment X  experiment name (default: $HETSCALE_EXPERIMENT)\n";
+std::string kernel_usage(std::string_view program, bool simgrid) {
+  std::string usage =
+      "usage: " + std::string(program) +
+      " -N <n> [--seed S] [--record FILE] [--weights equal|marked|w1,w2,...|FILE]\n"
+      "       [--weights-file FILE] [--site FILE] [--experiment NAME] [--compute real" +
+      (simgrid ? "|flops] [--platform-hash HEX]\n" : "]\n") +
+      "  -N <n>             problem size (N x N)\n"
+      "  --seed S           input data seed (default 1)\n"
+      "  --record FILE      append the run record here (default: $HETSCALE_RECORD; none if unset)\n"
+      "  --weights W        'equal', 'marked' (from the site table), one positive weight per\n"
+      "                     rank, or a partition file (a path with a '/', e.g. ./part.toml;\n"
+      "                     default: each rank's $HETSCALE_WEIGHT; equal weights when absent)\n"
+      "  --weights-file F   the weights from partition file F (by rank or by node)\n"
+      "  --site FILE        site table for 'marked' and for marked speeds (default: "
+      "$HETSCALE_SITE)\n"
+      "  --experiment X     experiment name (default: $HETSCALE_EXPERIMENT)\n";
+  if (simgrid) {
+    usage +=
+        "  --compute M        flops (default): charge each rank's operations to its simulated\n"
+        "                     host, unverified; real: compute and verify\n"
+        "  --platform-hash H  hash of the platform file, copied into the run record\n";
+  } else {
+    usage += "  --compute real     compute and verify (the only mode of this build)\n";
+  }
+  return usage;
 }
 
 }  // namespace hetscale::kernels

@@ -1,6 +1,8 @@
 // Command line shared by the kernels: -N <n> [--seed S] [--record FILE]
-// [--weights equal|w1,w2,...] [--experiment NAME]. Pure: every rank parses the same argv
-// and reaches the same verdict, so a bad argument never leaves a rank waiting.
+// [--weights equal|marked|w1,w2,...|FILE] [--weights-file FILE] [--site FILE]
+// [--experiment NAME] [--compute real|flops] [--platform-hash HEX]. Pure: every rank
+// parses the same argv and reaches the same verdict, so a bad argument never leaves a
+// rank waiting.
 #pragma once
 
 #include <cstddef>
@@ -10,6 +12,8 @@
 #include <string>
 #include <string_view>
 
+#include "common/engine.hpp"
+
 namespace hetscale::kernels {
 
 struct KernelOptions {
@@ -17,14 +21,20 @@ struct KernelOptions {
   std::uint64_t seed = 1;               // input data seed
   std::optional<std::string> record;    // run record file; else HETSCALE_RECORD
   std::optional<std::string> weights;   // --weights text; else HETSCALE_WEIGHT
+  std::optional<std::string> weights_file;  // --weights-file: a partition file
+  std::optional<std::string> site;          // --site: site table; else HETSCALE_SITE
   std::optional<std::string> experiment;  // else HETSCALE_EXPERIMENT
+  ComputeMode compute = ComputeMode::real;   // --compute; default_compute_mode() of the build
+  std::optional<std::string> platform_hash;  // --platform-hash (SimGrid build only)
   bool help = false;
 };
 
-/// args excludes the program name. Throws Error with a one-line message.
-[[nodiscard]] KernelOptions parse_kernel_options(std::span<const std::string_view> args);
+/// args excludes the program name; `simgrid` says which build parses (flops mode and
+/// --platform-hash exist only there). Throws Error with a one-line message.
+[[nodiscard]] KernelOptions parse_kernel_options(std::span<const std::string_view> args,
+                                                 bool simgrid = simgrid_build);
 
 /// The usage text for `program`.
-[[nodiscard]] std::string kernel_usage(std::string_view program);
+[[nodiscard]] std::string kernel_usage(std::string_view program, bool simgrid = simgrid_build);
 
 }  // namespace hetscale::kernels

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 
+#include "common/engine.hpp"
 #include "common/mpi_session.hpp"
 #include "hetscale/error.hpp"
 
@@ -17,7 +18,9 @@ WaitMode parse_wait_mode(std::string_view text) {
 }
 
 void complete(MPI_Request& request, WaitMode mode, const char* what) {
-  if (mode == WaitMode::spin) {
+  // Under SMPI a waiting rank spends no CPU quota, and every MPI_Test would add simulated
+  // time (smpi/test) and simulation work: the SimGrid build waits with MPI_Wait in both modes.
+  if (mode == WaitMode::spin || simgrid_build) {
     check_mpi(MPI_Wait(&request, MPI_STATUS_IGNORE), what);
     return;
   }

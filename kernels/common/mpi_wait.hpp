@@ -2,7 +2,8 @@
 // latency on a node whose cores are the job's. `sleep` tests, then sleeps between tests:
 // on a node whose CPU share is a quota (the testbed's cgroups, containers), a polling
 // rank spends the quota while it waits and is then throttled until the next period, so
-// every synchronisation costs up to a whole period (docs/kernels.md).
+// every synchronisation costs up to a whole period (docs/kernels.md). The SimGrid build
+// accepts both and always waits with MPI_Wait (simulated ranks burn no quota).
 #pragma once
 
 #include <mpi.h>

@@ -1,7 +1,6 @@
 #include "common/rank_weights.hpp"
 
-#include <unistd.h>
-
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <fstream>
@@ -9,9 +8,13 @@
 #include <sstream>
 #include <string_view>
 
+#include "common/engine.hpp"
 #include "hetscale/error.hpp"
 #include "hetscale/partition_file.hpp"
+#include "hetscale/rank_weights.hpp"
 #include "hetscale/row_distribution.hpp"
+#include "hetscale/site_table.hpp"
+#include "hetscale/step_layout.hpp"
 #include "hetscale/weights_option.hpp"
 
 namespace hetscale::kernels {
@@ -104,10 +107,11 @@ bool names_partition_file(const std::string& option) {
 
 namespace {
 
-/// Collective: every rank's host name, by rank.
+/// Collective: every rank's host name, by rank (engine.hpp's rank_host_name).
 std::vector<std::string> gather_hosts(const MpiSession& mpi) {
   std::array<char, 256> mine{};
-  if (gethostname(mine.data(), mine.size() - 1) != 0) throw Error("cannot read this host's name");
+  const std::string name = rank_host_name();
+  name.copy(mine.data(), mine.size() - 1);
   std::vector<char> all(mine.size() * static_cast<std::size_t>(mpi.size()));
   check_mpi(MPI_Allgather(mine.data(), static_cast<int>(mine.size()), MPI_CHAR, all.data(),
                           static_cast<int>(mine.size()), MPI_CHAR, mpi.comm()),
@@ -118,8 +122,9 @@ std::vector<std::string> gather_hosts(const MpiSession& mpi) {
   return hosts;
 }
 
-/// Collective: rank 0 reads the file and every rank gets its text (-1 length = unreadable).
-std::string broadcast_file(const MpiSession& mpi, const std::string& path) {
+/// Collective: rank 0 reads the file and every rank gets its text (-1 length = unreadable,
+/// reported as `unreadable` followed by the path).
+std::string broadcast_file(const MpiSession& mpi, const std::string& path, const char* unreadable) {
   std::string text;
   int length = 0;
   if (mpi.rank() == 0) {
@@ -130,15 +135,75 @@ std::string broadcast_file(const MpiSession& mpi, const std::string& path) {
     length = in ? static_cast<int>(text.size()) : -1;
   }
   check_mpi(MPI_Bcast(&length, 1, MPI_INT, 0, mpi.comm()), "MPI_Bcast");
-  if (length < 0) throw Error("--weights: cannot read the partition file " + path);
+  if (length < 0) throw Error(std::string(unreadable) + path);
   text.resize(static_cast<std::size_t>(length));
   check_mpi(MPI_Bcast(text.data(), length, MPI_CHAR, 0, mpi.comm()), "MPI_Bcast");
   return text;
 }
 
+/// The step as the SPANK plugin would see it: the ranks' hosts in order of first
+/// appearance, each with its number of ranks, one processor per rank.
+struct RankPlacement {
+  StepLayout layout;
+  std::vector<std::uint32_t> node_of_rank;
+};
+
+RankPlacement place_ranks(const std::vector<std::string>& hosts) {
+  RankPlacement out;
+  std::vector<std::string> names;
+  std::vector<std::uint32_t> tasks;
+  for (const std::string& host : hosts) {
+    const auto at = std::find(names.begin(), names.end(), host);
+    if (at == names.end()) {
+      names.push_back(host);
+      tasks.push_back(0);
+    }
+    const auto index =
+        static_cast<std::size_t>(std::find(names.begin(), names.end(), host) - names.begin());
+    ++tasks[index];
+    out.node_of_rank.push_back(static_cast<std::uint32_t>(index));
+  }
+  out.layout = make_step_layout(names, tasks, 1);
+  return out;
+}
+
+/// Every rank's weight and marked speed from core's StepWeights.
+RankWeights from_step_weights(const StepWeights& step, const RankPlacement& placement) {
+  RankWeights out;
+  out.source = step.source;
+  out.system_speed = step.system_speed;
+  for (std::size_t r = 0; r < placement.node_of_rank.size(); ++r) {
+    const StepWeights::Rank rank = step.rank(placement.node_of_rank[r], r);
+    out.weights.push_back(rank.weight);
+    out.marked_speeds.push_back(rank.marked_speed);
+  }
+  out.weights = normalise_weights(out.weights);
+  return out;
+}
+
 }  // namespace
 
-RankWeights resolve_weights(const MpiSession& mpi, const std::optional<std::string>& option) {
+RankWeights resolve_weights(const MpiSession& mpi, const WeightsChoice& choice) {
+  const std::optional<std::string>& option = choice.weights;
+  if (option && *option == "marked" && !choice.site) {
+    throw Error("--weights marked: needs a site table (--site FILE or HETSCALE_SITE)");
+  }
+  // A site table gives marked weights, and marked speeds to a partition file's shares,
+  // computed by the same core code as the SPANK plugin's (hetscale/rank_weights.hpp).
+  const bool from_table = choice.site && ((option && *option == "marked") || choice.weights_file);
+  if (from_table) {
+    const SiteTable table = parse_site_table(
+        broadcast_file(mpi, *choice.site, "cannot read the site table "), *choice.site);
+    const RankPlacement placement = place_ranks(gather_hosts(mpi));
+    StepWeights step = marked_weights(table, placement.layout, OnMissing::fail);
+    if (choice.weights_file) {
+      const Partition partition =
+          parse_partition(broadcast_file(mpi, *choice.weights_file, "--weights-file: cannot read "),
+                          *choice.weights_file);
+      step = partition_weights(std::move(step), partition, placement.layout, table, "file");
+    }
+    return from_step_weights(step, placement);
+  }
   const RankEnvironment mine =
       read_rank_environment(std::getenv("HETSCALE_WEIGHT"), std::getenv("HETSCALE_MARKED_SPEED"));
   // Per rank: (state, value) twice; state 1 = set, 0 = unset, -1 = invalid.
@@ -172,13 +237,19 @@ RankWeights resolve_weights(const MpiSession& mpi, const std::optional<std::stri
   };
   const auto source = broadcast_text("HETSCALE_WEIGHTS_SOURCE");
   const auto system_speed = broadcast_text("HETSCALE_SYSTEM_SPEED");
-  if (option && names_partition_file(*option)) {
+  const std::optional<std::string> partition_file = choice.weights_file ? choice.weights_file
+                                                    : option && names_partition_file(*option)
+                                                        ? option
+                                                        : std::nullopt;
+  if (partition_file) {
     // Marked speeds and C still come from the environment; only the shares come from the file.
-    const auto text = broadcast_file(mpi, *option);
+    const char* unreadable = choice.weights_file ? "--weights-file: cannot read "
+                                                 : "--weights: cannot read the partition file ";
+    const auto text = broadcast_file(mpi, *partition_file, unreadable);
     const auto hosts = gather_hosts(mpi);
     RankWeights out = choose_weights(ranks, std::string("equal"), nullptr,
                                      system_speed ? system_speed->c_str() : nullptr);
-    out.weights = weights_for_ranks(parse_partition(text, *option), hosts);
+    out.weights = weights_for_ranks(parse_partition(text, *partition_file), hosts);
     out.source = "file";
     return out;
   }

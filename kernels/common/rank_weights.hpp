@@ -1,5 +1,5 @@
-// Each rank's share of the work: from --weights, else from every rank's HETSCALE_WEIGHT
-// (DESIGN.md 3.3, gathered with MPI_Allgather), else equal weights.
+// Each rank's share of the work: from --weights or --weights-file, else from every rank's
+// HETSCALE_WEIGHT (gathered with MPI_Allgather), else equal weights.
 #pragma once
 
 #include <optional>
@@ -40,10 +40,19 @@ struct RankWeights {
 /// SPANK plugin: `./part.toml`), not `equal` or a list of numbers.
 [[nodiscard]] bool names_partition_file(const std::string& option);
 
+/// What the command line asks for.
+struct WeightsChoice {
+  std::optional<std::string> weights;       // --weights
+  std::optional<std::string> weights_file;  // --weights-file
+  std::optional<std::string> site;          // --site, else HETSCALE_SITE
+};
+
 /// Collective: gathers every rank's environment and decides the same on every rank. A
-/// --weights partition file (docs/partition-file.md) is read by rank 0; by-node shares are
-/// split between the ranks on that host.
-[[nodiscard]] RankWeights resolve_weights(const MpiSession& mpi,
-                                          const std::optional<std::string>& option);
+/// partition file (docs/partition-file.md; --weights-file, or --weights with a '/') is
+/// read by rank 0; by-node shares are split between the ranks on that host. With a site
+/// table, `--weights marked` gives the SPANK plugin's marked weights for the ranks' hosts
+/// (one processor per rank), and a partition file keeps the marked speeds of the table.
+/// Hosts are engine.hpp's rank_host_name (the simulated host in the SimGrid build).
+[[nodiscard]] RankWeights resolve_weights(const MpiSession& mpi, const WeightsChoice& choice);
 
 }  // namespace hetscale::kernels

@@ -71,7 +71,11 @@ RunEnvironment read_run_environment(const KernelOptions& options, const GetEnv& 
     env.slurm.step_id = integer_variable<std::uint64_t>(getenv, "SLURM_STEP_ID");
   }
   if (const char* nodes = getenv("SLURM_STEP_NODELIST"); nodes != nullptr) env.slurm.node_list = nodes;
-  if (const char* site = getenv("HETSCALE_SITE"); site != nullptr && *site != '\0') env.site = site;
+  if (options.site) {
+    env.site = options.site;
+  } else if (const char* site = getenv("HETSCALE_SITE"); site != nullptr && *site != '\0') {
+    env.site = site;
+  }
   if (const char* wait = getenv("HETSCALE_MPI_WAIT"); wait != nullptr && *wait != '\0')
     env.wait = parse_wait_mode(wait);
   return env;

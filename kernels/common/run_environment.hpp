@@ -24,7 +24,7 @@ struct RunEnvironment {
   std::optional<int> machine_set;          // HETSCALE_MACHINE_SET
   int repetition = 0;                      // HETSCALE_REPETITION
   SlurmIds slurm;                          // SLURM_JOB_ID, SLURM_ARRAY_JOB_ID, ...
-  std::optional<std::string> site;         // HETSCALE_SITE: the site table used
+  std::optional<std::string> site;         // --site, else HETSCALE_SITE: the site table used
   WaitMode wait = WaitMode::spin;          // HETSCALE_MPI_WAIT
 };
 

@@ -4,6 +4,8 @@
 // point-wise product, inverse column FFTs, transpose back, inverse row FFTs.
 // Check: N <= direct_check_limit against the direct convolution of two random images;
 // larger N convolve with c * delta(s_r, s_c), which must give c * X shifted by (s_r, s_c).
+// Computation and big buffers go through common/engine.hpp (computed, or charged in the
+// SimGrid build).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -11,11 +13,12 @@
 #include <memory>
 #include <vector>
 
+#include "common/collectives.hpp"
 #include "common/kernel_driver.hpp"
 #include "common/layout.hpp"
-#include "common/mpi_wait.hpp"
 #include "hetscale/row_distribution.hpp"
 #include "serial/fft.hpp"
+#include "serial/operation_counts.hpp"
 #include "serial/random_fill.hpp"
 
 namespace hetscale::kernels {
@@ -27,40 +30,61 @@ constexpr Complex delta_scale{0.6, -0.8};
 class Convolution2d final : public Kernel {
  public:
   explicit Convolution2d(const KernelContext& context)
-      : mpi_(context.mpi), wait_(context.wait), n_(context.n), seed_(context.seed),
-        counts_(block_counts(context.n, context.weights)), offsets_(block_offsets(counts_)),
-        rows_(counts_[static_cast<std::size_t>(mpi_.rank())]), first_row_(offsets_[static_cast<std::size_t>(mpi_.rank())]) {
+      : mpi_(context.mpi),
+        wait_(context.wait),
+        compute_(context.compute),
+        n_(context.n),
+        seed_(context.seed),
+        factor_(declared_work_factor("conv2d", context.n)),
+        counts_(block_counts(context.n, context.weights)),
+        offsets_(block_offsets(counts_)),
+        rows_(counts_[static_cast<std::size_t>(mpi_.rank())]),
+        first_row_(offsets_[static_cast<std::size_t>(mpi_.rank())]) {
     (void)int_layout(counts_, 2 * n_);  // throws when the transposes exceed MPI's int counts
-    images_.resize(2 * rows_ * n_);     // X rows then Y rows
-    columns_.resize(2 * rows_ * n_);    // X columns then Y columns (my column block = my row block)
-    for (std::size_t i = 0; i < rows_; ++i) {
-      fill_x_row(first_row_ + i, row(images_, i));
-      fill_y_row(first_row_ + i, row(images_, rows_ + i));
-    }
-    rows_forward_ = FftRows(n_, 2 * rows_, images_.data(), FftDirection::forward);
-    columns_forward_ = FftRows(n_, 2 * rows_, columns_.data(), FftDirection::forward);
-    columns_backward_ = FftRows(n_, rows_, columns_.data(), FftDirection::backward);
-    rows_backward_ = FftRows(n_, rows_, images_.data(), FftDirection::backward);
+    images_ = Buffer<Complex>(2 * rows_ * n_, compute_);  // X rows then Y rows
+    columns_ = Buffer<Complex>(
+        2 * rows_ * n_, compute_);  // X columns then Y columns (my column block = my row block)
+    when_computing(compute_, [&] {
+      for (std::size_t i = 0; i < rows_; ++i) {
+        fill_x_row(first_row_ + i, row(images_, i));
+        fill_y_row(first_row_ + i, row(images_, rows_ + i));
+      }
+      rows_forward_ = FftRows(n_, 2 * rows_, images_.data(), FftDirection::forward);
+      columns_forward_ = FftRows(n_, 2 * rows_, columns_.data(), FftDirection::forward);
+      columns_backward_ = FftRows(n_, rows_, columns_.data(), FftDirection::backward);
+      rows_backward_ = FftRows(n_, rows_, images_.data(), FftDirection::backward);
+    });
   }
 
   void run(PhaseTimer& timer) override {
-    timer.compute([&] { rows_forward_.execute(); });
+    timer.compute([&] {
+      compute_or_charge(compute_, factor_ * fft_operations(2 * rows_, n_),
+                        [&] { rows_forward_.execute(); });
+    });
     timer.communicate([&] { transpose_forward(); });
     timer.compute([&] {
-      columns_forward_.execute();
-      const double scale = 1.0 / (static_cast<double>(n_) * static_cast<double>(n_));
-      const std::size_t half = rows_ * n_;
-      for (std::size_t i = 0; i < half; ++i) columns_[i] *= columns_[half + i] * scale;
-      columns_backward_.execute();
+      const double operations =
+          fft_operations(3 * rows_, n_) + conv2d_product_operations(rows_, n_);
+      compute_or_charge(compute_, factor_ * operations, [&] {
+        columns_forward_.execute();
+        const double scale = 1.0 / (static_cast<double>(n_) * static_cast<double>(n_));
+        const std::size_t half = rows_ * n_;
+        for (std::size_t i = 0; i < half; ++i) columns_[i] *= columns_[half + i] * scale;
+        columns_backward_.execute();
+      });
     });
     timer.communicate([&] { transpose_backward(); });
-    timer.compute([&] { rows_backward_.execute(); });
+    timer.compute([&] {
+      compute_or_charge(compute_, factor_ * fft_operations(rows_, n_),
+                        [&] { rows_backward_.execute(); });
+    });
   }
 
   Verification verify() override { return n_ <= direct_check_limit ? check_direct() : check_shift(); }
 
  private:
   // Row i of an n_-wide row-major matrix.
+  Complex* row(Buffer<Complex>& m, std::size_t i) const { return m.data() + i * n_; }
   Complex* row(std::vector<Complex>& m, std::size_t i) const { return m.data() + i * n_; }
 
   void fill_x_row(std::size_t g, Complex* out) const { fill_uniform({out, n_}, seed_, 4, g * n_); }
@@ -80,69 +104,83 @@ class Convolution2d final : public Kernel {
   void transpose_forward() {
     const std::size_t ranks = counts_.size();
     std::vector<int> send_counts(ranks), send_displs(ranks), recv_counts(ranks), recv_displs(ranks);
-    std::vector<Complex> send(2 * rows_ * n_), recv(2 * rows_ * n_);
-    std::size_t at = 0;
-    for (std::size_t s = 0; s < ranks; ++s) {
+    Buffer<Complex> send(2 * rows_ * n_, compute_), recv(2 * rows_ * n_, compute_);
+    for (std::size_t s = 0, at = 0; s < ranks; ++s) {
       send_displs[s] = static_cast<int>(at);
-      for (std::size_t image = 0; image < 2; ++image) {
-        for (std::size_t i = 0; i < rows_; ++i) {
-          const Complex* from = row(images_, image * rows_ + i) + offsets_[s];
-          at = static_cast<std::size_t>(std::copy_n(from, counts_[s], send.data() + at) - send.data());
+      send_counts[s] = static_cast<int>(2 * rows_ * counts_[s]);
+      at += 2 * rows_ * counts_[s];
+    }
+    when_computing(compute_, [&] {
+      std::size_t at = 0;
+      for (std::size_t s = 0; s < ranks; ++s) {
+        for (std::size_t image = 0; image < 2; ++image) {
+          for (std::size_t i = 0; i < rows_; ++i) {
+            const Complex* from = row(images_, image * rows_ + i) + offsets_[s];
+            at = static_cast<std::size_t>(std::copy_n(from, counts_[s], send.data() + at) -
+                                          send.data());
+          }
         }
       }
-      send_counts[s] = static_cast<int>(at) - send_displs[s];
-    }
+    });
     for (std::size_t s = 0, r = 0; s < ranks; r += 2 * counts_[s] * rows_, ++s) {
       recv_displs[s] = static_cast<int>(r);
       recv_counts[s] = static_cast<int>(2 * counts_[s] * rows_);
     }
     alltoallv(send, send_counts, send_displs, recv, recv_counts, recv_displs);
-    for (std::size_t s = 0; s < ranks; ++s) {
-      const Complex* from = recv.data() + recv_displs[s];
-      for (std::size_t image = 0; image < 2; ++image) {
-        for (std::size_t i = 0; i < counts_[s]; ++i) {
-          for (std::size_t c = 0; c < rows_; ++c) row(columns_, image * rows_ + c)[offsets_[s] + i] = *from++;
+    when_computing(compute_, [&] {
+      for (std::size_t s = 0; s < ranks; ++s) {
+        const Complex* from = recv.data() + recv_displs[s];
+        for (std::size_t image = 0; image < 2; ++image) {
+          for (std::size_t i = 0; i < counts_[s]; ++i) {
+            for (std::size_t c = 0; c < rows_; ++c)
+              row(columns_, image * rows_ + c)[offsets_[s] + i] = *from++;
+          }
         }
       }
-    }
+    });
   }
 
   // The product (first rows_ columns) goes back to row layout in images_.
   void transpose_backward() {
     const std::size_t ranks = counts_.size();
     std::vector<int> send_counts(ranks), send_displs(ranks), recv_counts(ranks), recv_displs(ranks);
-    std::vector<Complex> send(rows_ * n_), recv(rows_ * n_);
-    std::size_t at = 0;
-    for (std::size_t s = 0; s < ranks; ++s) {
+    Buffer<Complex> send(rows_ * n_, compute_), recv(rows_ * n_, compute_);
+    for (std::size_t s = 0, at = 0; s < ranks; ++s) {
       send_displs[s] = static_cast<int>(at);
-      for (std::size_t c = 0; c < rows_; ++c) {
-        const Complex* from = row(columns_, c) + offsets_[s];
-        at = static_cast<std::size_t>(std::copy_n(from, counts_[s], send.data() + at) - send.data());
-      }
-      send_counts[s] = static_cast<int>(at) - send_displs[s];
+      send_counts[s] = static_cast<int>(rows_ * counts_[s]);
+      at += rows_ * counts_[s];
     }
+    when_computing(compute_, [&] {
+      std::size_t at = 0;
+      for (std::size_t s = 0; s < ranks; ++s) {
+        for (std::size_t c = 0; c < rows_; ++c) {
+          const Complex* from = row(columns_, c) + offsets_[s];
+          at = static_cast<std::size_t>(std::copy_n(from, counts_[s], send.data() + at) -
+                                        send.data());
+        }
+      }
+    });
     for (std::size_t s = 0, r = 0; s < ranks; r += counts_[s] * rows_, ++s) {
       recv_displs[s] = static_cast<int>(r);
       recv_counts[s] = static_cast<int>(counts_[s] * rows_);
     }
     alltoallv(send, send_counts, send_displs, recv, recv_counts, recv_displs);
-    for (std::size_t s = 0; s < ranks; ++s) {
-      const Complex* from = recv.data() + recv_displs[s];
-      for (std::size_t c = 0; c < counts_[s]; ++c) {
-        for (std::size_t i = 0; i < rows_; ++i) row(images_, i)[offsets_[s] + c] = *from++;
+    when_computing(compute_, [&] {
+      for (std::size_t s = 0; s < ranks; ++s) {
+        const Complex* from = recv.data() + recv_displs[s];
+        for (std::size_t c = 0; c < counts_[s]; ++c) {
+          for (std::size_t i = 0; i < rows_; ++i) row(images_, i)[offsets_[s] + c] = *from++;
+        }
       }
-    }
+    });
   }
 
-  void alltoallv(const std::vector<Complex>& send, const std::vector<int>& send_counts,
-                 const std::vector<int>& send_displs, std::vector<Complex>& recv,
+  void alltoallv(const Buffer<Complex>& send, const std::vector<int>& send_counts,
+                 const std::vector<int>& send_displs, Buffer<Complex>& recv,
                  const std::vector<int>& recv_counts, const std::vector<int>& recv_displs) const {
-    MPI_Request request = MPI_REQUEST_NULL;
-    check_mpi(MPI_Ialltoallv(send.data(), send_counts.data(), send_displs.data(), MPI_C_DOUBLE_COMPLEX,
-                             recv.data(), recv_counts.data(), recv_displs.data(), MPI_C_DOUBLE_COMPLEX,
-                             mpi_.comm(), &request),
-              "MPI_Ialltoallv");
-    complete(request, wait_, "MPI_Ialltoallv");
+    kernels::alltoallv(send.data(), send_counts.data(), send_displs.data(), recv.data(),
+                       recv_counts.data(), recv_displs.data(), MPI_C_DOUBLE_COMPLEX, mpi_.comm(),
+                       wait_);
   }
 
   // Rank 0 gathers Z and compares it with the definition.
@@ -197,11 +235,13 @@ class Convolution2d final : public Kernel {
 
   const MpiSession& mpi_;
   WaitMode wait_;  // how the timed transposes wait (HETSCALE_MPI_WAIT)
+  ComputeMode compute_;
   std::size_t n_;
   std::uint64_t seed_;
+  double factor_;  // declared-work factor of the charges (serial/operation_counts.hpp)
   std::vector<std::size_t> counts_, offsets_;  // rows per rank = columns per rank after the transpose
   std::size_t rows_, first_row_;
-  std::vector<Complex> images_, columns_;
+  Buffer<Complex> images_, columns_;
   FftRows rows_forward_{0, 0, nullptr, FftDirection::forward};
   FftRows columns_forward_{0, 0, nullptr, FftDirection::forward};
   FftRows columns_backward_{0, 0, nullptr, FftDirection::backward};

@@ -4,17 +4,22 @@
 // pivot row, the rows at pivot and pivot-row positions are swapped (a message when two
 // ranks own them), and every rank eliminates its rows below. Rank 0 gathers the upper
 // triangle, back-substitutes (the sequential part) and checks the scaled residual.
+// Computation and big buffers go through common/engine.hpp (computed, or charged in the
+// SimGrid build, where a charged run takes a pseudo-random pivot row below the diagonal
+// in place of the search, so that the row exchanges still cost their messages).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
 #include <vector>
 
+#include "common/collectives.hpp"
 #include "common/kernel_driver.hpp"
 #include "common/layout.hpp"
 #include "hetscale/error.hpp"
 #include "hetscale/row_distribution.hpp"
 #include "serial/elimination.hpp"
+#include "serial/operation_counts.hpp"
 #include "serial/random_fill.hpp"
 
 namespace hetscale::kernels {
@@ -28,8 +33,15 @@ struct PivotCandidate {  // layout of MPI_DOUBLE_INT
 class GaussianElimination final : public Kernel {
  public:
   explicit GaussianElimination(const KernelContext& context)
-      : mpi_(context.mpi), wait_(context.wait), n_(context.n), stride_(context.n + 1),
-        owners_(cyclic_owners(context.n, context.weights)), local_index_(context.n, -1) {
+      : mpi_(context.mpi),
+        wait_(context.wait),
+        compute_(context.compute),
+        n_(context.n),
+        stride_(context.n + 1),
+        seed_(context.seed),
+        factor_(declared_work_factor("ge", context.n)),
+        owners_(cyclic_owners(context.n, context.weights)),
+        local_index_(context.n, -1) {
     std::vector<std::size_t> rows_of(static_cast<std::size_t>(mpi_.size()), 0);
     for (std::size_t g = 0; g < n_; ++g) {
       const auto owner = static_cast<std::size_t>(owners_[g]);
@@ -40,12 +52,12 @@ class GaussianElimination final : public Kernel {
       ++rows_of[owner];
     }
     layout_ = int_layout(rows_of, stride_);
-    local_.resize(positions_.size() * stride_);
+    local_ = Buffer<double>(positions_.size() * stride_, compute_);
     pivot_.resize(stride_);
     if (mpi_.rank() == 0) {
-      original_.resize(n_ * stride_);
-      fill_uniform(original_, context.seed, 3);
-      upper_.resize(n_ * stride_);
+      original_ = Buffer<double>(n_ * stride_, compute_);
+      when_computing(compute_, [&] { fill_uniform(original_, context.seed, 3); });
+      upper_ = Buffer<double>(n_ * stride_, compute_);
     }
   }
 
@@ -54,7 +66,10 @@ class GaussianElimination final : public Kernel {
     for (std::size_t k = 0; k < n_; ++k) step(timer, k);
     timer.communicate([&] { collect(); });
     timer.compute([&] {
-      if (mpi_.rank() == 0) x_ = back_substitute(n_, upper_);
+      if (mpi_.rank() == 0) {
+        compute_or_charge(compute_, factor_ * ge_back_substitution_operations(n_),
+                          [&] { x_ = back_substitute(n_, upper_); });
+      }
     });
   }
 
@@ -75,15 +90,17 @@ class GaussianElimination final : public Kernel {
 
   // Rank 0 packs the rows owner by owner and scatters them.
   void distribute() {
-    std::vector<double> packed;
+    Buffer<double> packed;
     if (mpi_.rank() == 0) {
-      packed.resize(n_ * stride_);
-      std::vector<std::size_t> next(layout_.displacements.begin(), layout_.displacements.end());
-      for (std::size_t g = 0; g < n_; ++g) {
-        auto& at = next[static_cast<std::size_t>(owners_[g])];
-        std::copy_n(original_.data() + g * stride_, stride_, packed.data() + at);
-        at += stride_;
-      }
+      packed = Buffer<double>(n_ * stride_, compute_);
+      when_computing(compute_, [&] {
+        std::vector<std::size_t> next(layout_.displacements.begin(), layout_.displacements.end());
+        for (std::size_t g = 0; g < n_; ++g) {
+          auto& at = next[static_cast<std::size_t>(owners_[g])];
+          std::copy_n(original_.data() + g * stride_, stride_, packed.data() + at);
+          at += stride_;
+        }
+      });
     }
     check_mpi(MPI_Scatterv(packed.data(), layout_.counts.data(), layout_.displacements.data(), MPI_DOUBLE,
                            local_.data(), static_cast<int>(local_.size()), MPI_DOUBLE, 0, mpi_.comm()),
@@ -93,28 +110,45 @@ class GaussianElimination final : public Kernel {
   // Local rows at positions >= k start at first_local_.
   void step(PhaseTimer& timer, std::size_t k) {
     while (first_local_ < positions_.size() && positions_[first_local_] < k) ++first_local_;
-    PivotCandidate candidate{-1.0, static_cast<int>(n_)};
+    // A charged run searches nothing (comparisons are not counted): its stand-in pivot.
+    PivotCandidate candidate = compute_ == ComputeMode::real
+                                   ? PivotCandidate{-1.0, static_cast<int>(n_)}
+                                   : PivotCandidate{1.0, stand_in_pivot(k)};
     timer.compute([&] {
-      for (std::size_t l = first_local_; l < positions_.size(); ++l) {
-        const double magnitude = std::abs(local_[l * stride_ + k]);
-        if (magnitude > candidate.magnitude) candidate = {magnitude, static_cast<int>(positions_[l])};
-      }
+      compute_or_charge(compute_, 0, [&] {
+        for (std::size_t l = first_local_; l < positions_.size(); ++l) {
+          const double magnitude = std::abs(local_[l * stride_ + k]);
+          if (magnitude > candidate.magnitude)
+            candidate = {magnitude, static_cast<int>(positions_[l])};
+        }
+      });
     });
     PivotCandidate pivot{};
     timer.communicate([&] {
-      MPI_Request request = MPI_REQUEST_NULL;
-      check_mpi(MPI_Iallreduce(&candidate, &pivot, 1, MPI_DOUBLE_INT, MPI_MAXLOC, mpi_.comm(), &request),
-                "MPI_Iallreduce");
-      complete(request, wait_, "MPI_Iallreduce");
-      if (!(pivot.magnitude > 0)) throw Error("the matrix is singular (column " + std::to_string(k) + ")");
+      allreduce(&candidate, &pivot, 1, MPI_DOUBLE_INT, MPI_MAXLOC, mpi_.comm(), wait_);
+      if (!(pivot.magnitude > 0))
+        throw Error("the matrix is singular (column " + std::to_string(k) + ")");
       share_pivot_row(k, static_cast<std::size_t>(pivot.position));
     });
+    const bool holds_k = first_local_ < positions_.size() && positions_[first_local_] == k;
+    const std::size_t rows_below = positions_.size() - first_local_ - (holds_k ? 1 : 0);
     timer.compute([&] {
-      const std::size_t length = stride_ - k;
-      for (std::size_t l = first_local_; l < positions_.size(); ++l) {
-        if (positions_[l] > k) eliminate_entry(local_.data() + l * stride_ + k, pivot_.data(), length);
-      }
+      compute_or_charge(compute_, factor_ * ge_step_operations(rows_below, n_, k), [&] {
+        const std::size_t length = stride_ - k;
+        for (std::size_t l = first_local_; l < positions_.size(); ++l) {
+          if (positions_[l] > k)
+            eliminate_entry(local_.data() + l * stride_ + k, pivot_.data(), length);
+        }
+      });
     });
+  }
+
+  // The same row on every rank, uniform over positions k..n-1 (as partial pivoting picks
+  // on a random matrix).
+  int stand_in_pivot(std::size_t k) const {
+    const double u = 0.5 * (uniform_at(seed_, 6, k) + 1.0);  // [0, 1)
+    const auto offset = static_cast<std::size_t>(u * static_cast<double>(n_ - k));
+    return static_cast<int>(k + std::min(offset, n_ - k - 1));
   }
 
   // Broadcasts the pivot row (columns k..n) and moves it to position k; the row that was
@@ -123,9 +157,8 @@ class GaussianElimination final : public Kernel {
     const std::size_t length = stride_ - k;
     const int len = static_cast<int>(length);
     if (mine(p)) std::copy_n(row_at(p) + k, length, pivot_.data());
+    broadcast(pivot_.data(), len, MPI_DOUBLE, owners_[p], mpi_.comm(), wait_);
     MPI_Request request = MPI_REQUEST_NULL;
-    check_mpi(MPI_Ibcast(pivot_.data(), len, MPI_DOUBLE, owners_[p], mpi_.comm(), &request), "MPI_Ibcast");
-    complete(request, wait_, "MPI_Ibcast");
     if (p != k) {
       const int tag = static_cast<int>(k % 32768);
       if (mine(k) && mine(p)) {
@@ -143,30 +176,37 @@ class GaussianElimination final : public Kernel {
 
   // Rank 0 gathers every rank's (now final) rows and puts them back in position order.
   void collect() {
-    std::vector<double> packed(mpi_.rank() == 0 ? n_ * stride_ : 0);
+    Buffer<double> packed(mpi_.rank() == 0 ? n_ * stride_ : 0, compute_);
     check_mpi(MPI_Gatherv(local_.data(), static_cast<int>(local_.size()), MPI_DOUBLE, packed.data(),
                           layout_.counts.data(), layout_.displacements.data(), MPI_DOUBLE, 0, mpi_.comm()),
               "MPI_Gatherv");
     if (mpi_.rank() != 0) return;
-    std::vector<std::size_t> next(layout_.displacements.begin(), layout_.displacements.end());
-    for (std::size_t g = 0; g < n_; ++g) {
-      auto& at = next[static_cast<std::size_t>(owners_[g])];
-      std::copy_n(packed.data() + at, stride_, upper_.data() + g * stride_);
-      at += stride_;
-    }
+    when_computing(compute_, [&] {
+      std::vector<std::size_t> next(layout_.displacements.begin(), layout_.displacements.end());
+      for (std::size_t g = 0; g < n_; ++g) {
+        auto& at = next[static_cast<std::size_t>(owners_[g])];
+        std::copy_n(packed.data() + at, stride_, upper_.data() + g * stride_);
+        at += stride_;
+      }
+    });
   }
 
   const MpiSession& mpi_;
   WaitMode wait_;
+  ComputeMode compute_;
   std::size_t n_;
   std::size_t stride_;  // n coefficients + right-hand side
+  std::uint64_t seed_;
+  double factor_;  // declared-work factor of the charges (serial/operation_counts.hpp)
   std::vector<int> owners_;
   std::vector<long> local_index_;     // position -> local row, -1 when not mine
   std::vector<std::size_t> positions_;  // my positions, ascending
   std::size_t first_local_ = 0;
   IntLayout layout_;
-  std::vector<double> local_, pivot_;
-  std::vector<double> original_, upper_, x_;  // rank 0 only
+  Buffer<double> local_;
+  std::vector<double> pivot_;
+  Buffer<double> original_, upper_;  // rank 0 only
+  std::vector<double> x_;            // rank 0 only
 };
 
 }  // namespace

@@ -1,16 +1,20 @@
 // hetscale-mm: C = A x B (SCIENCE.md section 1). Rank 0 scatters contiguous row blocks of
 // A in proportion to the weights and broadcasts B; each rank multiplies its block with
 // OpenBLAS (one thread); rank 0 gathers C and checks it by Freivalds' method. The timed
-// collectives are non-blocking ones completed as HETSCALE_MPI_WAIT says (docs/kernels.md).
+// collectives are common/collectives.hpp's: non-blocking ones completed as HETSCALE_MPI_WAIT
+// says (docs/kernels.md).
+// Computation and big buffers go through common/engine.hpp (computed, or charged in the
+// SimGrid build).
 #include <cstdio>
 #include <memory>
 #include <vector>
 
+#include "common/collectives.hpp"
 #include "common/kernel_driver.hpp"
 #include "common/layout.hpp"
-#include "common/mpi_wait.hpp"
 #include "hetscale/row_distribution.hpp"
 #include "serial/blas.hpp"
+#include "serial/operation_counts.hpp"
 #include "serial/random_fill.hpp"
 
 namespace hetscale::kernels {
@@ -19,18 +23,24 @@ namespace {
 class MatrixMultiply final : public Kernel {
  public:
   explicit MatrixMultiply(const KernelContext& context)
-      : mpi_(context.mpi), wait_(context.wait), n_(context.n), seed_(context.seed) {
+      : mpi_(context.mpi),
+        wait_(context.wait),
+        compute_(context.compute),
+        n_(context.n),
+        seed_(context.seed) {
     const std::vector<std::size_t> rows = block_counts(n_, context.weights);
     layout_ = int_layout(rows, n_);
     rows_ = rows[static_cast<std::size_t>(mpi_.rank())];
-    b_.resize(n_ * n_);
-    local_a_.resize(rows_ * n_);
-    local_c_.resize(rows_ * n_);
+    b_ = Buffer<double>(n_ * n_, compute_);
+    local_a_ = Buffer<double>(rows_ * n_, compute_);
+    local_c_ = Buffer<double>(rows_ * n_, compute_);
     if (mpi_.rank() == 0) {
-      a_.resize(n_ * n_);
-      c_.resize(n_ * n_);
-      fill_uniform(a_, seed_, 1);
-      fill_uniform(b_, seed_, 2);
+      a_ = Buffer<double>(n_ * n_, compute_);
+      c_ = Buffer<double>(n_ * n_, compute_);
+      when_computing(compute_, [&] {
+        fill_uniform(a_, seed_, 1);
+        fill_uniform(b_, seed_, 2);
+      });
     }
   }
 
@@ -38,22 +48,17 @@ class MatrixMultiply final : public Kernel {
     const int rank = mpi_.rank();
     const int my_count = layout_.counts[static_cast<std::size_t>(rank)];
     timer.communicate([&] {
-      MPI_Request request = MPI_REQUEST_NULL;
-      check_mpi(MPI_Iscatterv(a_.data(), layout_.counts.data(), layout_.displacements.data(), MPI_DOUBLE,
-                              local_a_.data(), my_count, MPI_DOUBLE, 0, mpi_.comm(), &request),
-                "MPI_Iscatterv");
-      complete(request, wait_, "MPI_Iscatterv");
-      check_mpi(MPI_Ibcast(b_.data(), static_cast<int>(b_.size()), MPI_DOUBLE, 0, mpi_.comm(), &request),
-                "MPI_Ibcast");
-      complete(request, wait_, "MPI_Ibcast");
+      scatterv(a_.data(), layout_.counts.data(), layout_.displacements.data(), MPI_DOUBLE,
+               local_a_.data(), my_count, 0, mpi_.comm(), wait_);
+      broadcast(b_.data(), static_cast<int>(b_.size()), MPI_DOUBLE, 0, mpi_.comm(), wait_);
     });
-    timer.compute([&] { multiply(rows_, n_, local_a_.data(), b_.data(), local_c_.data()); });
+    timer.compute([&] {
+      compute_or_charge(compute_, mm_multiply_operations(rows_, n_),
+                        [&] { multiply(rows_, n_, local_a_.data(), b_.data(), local_c_.data()); });
+    });
     timer.communicate([&] {
-      MPI_Request request = MPI_REQUEST_NULL;
-      check_mpi(MPI_Igatherv(local_c_.data(), my_count, MPI_DOUBLE, c_.data(), layout_.counts.data(),
-                             layout_.displacements.data(), MPI_DOUBLE, 0, mpi_.comm(), &request),
-                "MPI_Igatherv");
-      complete(request, wait_, "MPI_Igatherv");
+      gatherv(local_c_.data(), my_count, MPI_DOUBLE, c_.data(), layout_.counts.data(),
+              layout_.displacements.data(), 0, mpi_.comm(), wait_);
     });
   }
 
@@ -74,12 +79,13 @@ class MatrixMultiply final : public Kernel {
  private:
   const MpiSession& mpi_;
   WaitMode wait_;
+  ComputeMode compute_;
   std::size_t n_;
   std::uint64_t seed_;
   IntLayout layout_;
   std::size_t rows_ = 0;
-  std::vector<double> a_, b_, c_;  // a_ and c_ on rank 0 only
-  std::vector<double> local_a_, local_c_;
+  Buffer<double> a_, b_, c_;  // a_ and c_ on rank 0 only
+  Buffer<double> local_a_, local_c_;
 };
 
 }  // namespace

@@ -57,6 +57,8 @@ void expect_same(const RunRecord& a, const RunRecord& b) {
   EXPECT_EQ(a.end_time, b.end_time);
   EXPECT_EQ(a.verified, b.verified);
   EXPECT_EQ(a.fingerprint, b.fingerprint);
+  EXPECT_EQ(a.engine, b.engine);
+  EXPECT_EQ(a.platform_hash, b.platform_hash);
 }
 
 TEST(FastRunRecord, GivesWhatTheReferenceReaderGives) {
@@ -78,6 +80,23 @@ TEST(FastRunRecord, AcceptsAbsentOptionalFields) {
   const std::optional<RunRecord> fast = fast::run_record_from_text(j.dump());
   ASSERT_TRUE(fast.has_value());
   expect_same(*fast, run_record_from_json(j));
+}
+
+TEST(FastRunRecord, ReadsTheEngineKeys) {
+  json j = valid();
+  j["engine"] = "simgrid";
+  j["platform_hash"] = "00ff9a";
+  const std::optional<RunRecord> fast = fast::run_record_from_text(j.dump());
+  ASSERT_TRUE(fast.has_value());
+  expect_same(*fast, run_record_from_json(j));
+  EXPECT_EQ(fast->engine, "simgrid");
+  EXPECT_EQ(fast->platform_hash, "00ff9a");
+  j["engine"] = nullptr;
+  j["platform_hash"] = nullptr;
+  const std::optional<RunRecord> nulls = fast::run_record_from_text(j.dump());
+  ASSERT_TRUE(nulls.has_value());
+  EXPECT_FALSE(nulls->engine.has_value());
+  expect_same(*nulls, run_record_from_json(j));
 }
 
 // Every record the reference reader refuses, the fast one declines.
@@ -114,6 +133,10 @@ TEST(FastRunRecord, DeclinesEveryInvalidRecord) {
       [](json& j) { j["fingerprint"] = "x"; },
       [](json& j) { j["fingerprint"]["os"] = std::string("a\0b", 3); },
       [](json& j) { j["unknown"] = 1; },
+      [](json& j) { j["engine"] = "docker"; },
+      [](json& j) { j["engine"] = 1; },
+      [](json& j) { j["platform_hash"] = ""; },
+      [](json& j) { j["platform_hash"] = "sha:12"; },
   };
   for (std::size_t i = 0; i < spoils.size(); ++i) {
     json j = valid();

@@ -137,6 +137,23 @@ TEST(RunRecordFromJson, RefusesWrongTypes) {
   EXPECT_EQ(error_of(json::array()), "a run record must be a JSON object");
 }
 
+TEST(RunRecordFromJson, EngineAndPlatformHashAreOptional) {
+  EXPECT_FALSE(run_record_from_json(valid()).engine.has_value());  // a Slurm run
+  json j = valid();
+  j["engine"] = "simgrid";
+  j["platform_hash"] = "9f86d081884c7d65";
+  const RunRecord r = run_record_from_json(j);
+  EXPECT_EQ(r.engine, "simgrid");
+  EXPECT_EQ(r.platform_hash, "9f86d081884c7d65");
+  j["engine"] = "mpirun";
+  EXPECT_EQ(run_record_from_json(j).engine, "mpirun");
+  j["engine"] = "docker";
+  EXPECT_EQ(error_of(j), "field 'engine' must be slurm, mpirun or simgrid");
+  j["engine"] = "slurm";
+  j["platform_hash"] = "not hex";
+  EXPECT_EQ(error_of(j), "field 'platform_hash' must be hexadecimal digits");
+}
+
 TEST(RunRecordFromJson, RefusesEmptyOrRepeatedRanks) {
   json j = valid();
   j["ranks"] = json::array();

@@ -57,5 +57,18 @@ TEST(RunRecordRoundTrip, NullSlurmIdsAndMachineSet) {
   expect_equal(*read, written);
 }
 
+TEST(RunRecordRoundTrip, EngineAndPlatformHash) {
+  RunRecord written = sample();
+  written.engine = "simgrid";
+  written.platform_hash = "3a7bd3e2360a3d29eea436fcfb7e44c735d117c42d1c1835420b6b9942dd4f1b";
+  const nlohmann::json j = to_json(written);
+  EXPECT_EQ(j.at("engine"), "simgrid");
+  expect_equal(run_record_from_json(nlohmann::json::parse(j.dump())), written);
+  const auto read = fast::run_record_from_text(j.dump());
+  ASSERT_TRUE(read.has_value());
+  expect_equal(*read, written);
+  EXPECT_FALSE(to_json(sample()).contains("engine"));  // absent unless set: a Slurm run
+}
+
 }  // namespace
 }  // namespace hetscale

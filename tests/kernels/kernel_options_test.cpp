@@ -53,8 +53,43 @@ TEST(KernelOptions, Errors) {
   EXPECT_EQ(error_of({"-N", "4", "--seed", "1.5"}), "--seed: '1.5' is not a non-negative integer");
 }
 
+TEST(KernelOptions, ComputeModeDependsOnTheBuild) {
+  const std::vector<std::string_view> size{"-N", "8"};
+  EXPECT_EQ(parse_kernel_options(size, false).compute, ComputeMode::real);
+  EXPECT_EQ(parse_kernel_options(size, true).compute, ComputeMode::flops);  // the twin's default
+  const std::vector<std::string_view> real{"-N", "8", "--compute", "real"};
+  EXPECT_EQ(parse_kernel_options(real, true).compute, ComputeMode::real);
+  EXPECT_EQ(parse_kernel_options(real, false).compute, ComputeMode::real);
+  const std::vector<std::string_view> flops{"-N", "8", "--compute=flops"};
+  EXPECT_EQ(parse_kernel_options(flops, true).compute, ComputeMode::flops);
+  EXPECT_EQ(error_of({"-N", "8", "--compute", "flops"}),
+            "--compute flops: only the SimGrid build (hetscale-twin-*) charges operations; this "
+            "build computes");
+  EXPECT_EQ(error_of({"-N", "8", "--compute", "fast"}),
+            "--compute: expected real or flops, not 'fast'");
+}
+
+TEST(KernelOptions, WeightsFileSiteAndPlatformHash) {
+  const std::vector<std::string_view> args{"-N",     "8",      "--weights-file",  "p.toml",
+                                           "--site", "s.toml", "--platform-hash", "00aF19"};
+  const KernelOptions o = parse_kernel_options(args, true);
+  EXPECT_EQ(o.weights_file, "p.toml");
+  EXPECT_EQ(o.site, "s.toml");
+  EXPECT_EQ(o.platform_hash, "00aF19");
+  EXPECT_EQ(error_of({"-N", "8", "--platform-hash", "00"}),
+            "--platform-hash: only the SimGrid build (hetscale-twin-*) runs on a platform");
+  const std::vector<std::string_view> bad{"-N", "8", "--platform-hash", "sha256:00"};
+  EXPECT_THROW((void)parse_kernel_options(bad, true), Error);
+  EXPECT_EQ(error_of({"-N", "8", "--weights", "equal", "--weights-file", "p.toml"}),
+            "give --weights or --weights-file, not both");
+  EXPECT_EQ(error_of({"-N", "8", "--weights-file", ""}), "--weights-file: empty file name");
+}
+
 TEST(KernelOptions, UsageNamesTheProgram) {
   EXPECT_NE(kernel_usage("hetscale-ge").find("usage: hetscale-ge -N <n>"), std::string::npos);
+  EXPECT_EQ(kernel_usage("hetscale-ge", false).find("flops"), std::string::npos);
+  EXPECT_NE(kernel_usage("hetscale-twin-ge", true).find("--compute M        flops (default)"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -55,7 +56,18 @@ struct RunRecord {
   std::string end_time;
   bool verified = false;            // the code's own answer check passed
   nlohmann::json fingerprint = nlohmann::json::object();  // {"software":{...},"hardware":{...}}
+  // Optional keys of schema 1, written only when set: what ran the code ("slurm",
+  // "mpirun" or "simgrid"; absent means a Slurm run) and, for a simulated run, the hash
+  // of the platform it ran on (hexadecimal).
+  std::optional<std::string> engine;
+  std::optional<std::string> platform_hash;
 };
+
+/// The values `engine` may take.
+[[nodiscard]] bool is_run_engine(std::string_view text);
+
+/// A platform hash: one or more hexadecimal digits.
+[[nodiscard]] bool is_platform_hash(std::string_view text);
 
 /// Serialises to the contract's JSON object (stable keys; see docs/run-record.md).
 nlohmann::json to_json(const RunRecord& record);

@@ -1,0 +1,183 @@
+#include "common/engine.hpp"
+
+#include <mpi.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstring>
+#include <limits>
+#include <mutex>
+#include <new>
+#include <vector>
+
+#include "hetscale/error.hpp"
+
+#ifdef HETSCALE_SIMGRID
+#include <simgrid/version.h>
+#include <xbt/config.h>
+#endif
+
+namespace hetscale::kernels {
+
+ComputeMode parse_compute_mode(std::string_view text, bool simgrid) {
+  if (text == "real") return ComputeMode::real;
+  if (text == "flops") {
+    if (!simgrid) {
+      throw Error(
+          "--compute flops: only the SimGrid build (hetscale-twin-*) charges operations; this "
+          "build computes");
+    }
+    return ComputeMode::flops;
+  }
+  throw Error("--compute: expected real or flops, not '" + std::string(text) + "'");
+}
+
+const char* to_string(ComputeMode mode) noexcept {
+  return mode == ComputeMode::real ? "real" : "flops";
+}
+
+#ifdef HETSCALE_SIMGRID
+
+namespace {
+// The command line's smpi/simulate-computation, as the first rank to start found it.
+std::optional<bool>& benchmarking() {
+  static std::optional<bool> value;
+  return value;
+}
+}  // namespace
+
+void begin_engine() {
+  if (!benchmarking()) benchmarking() = sg_cfg_get_boolean("smpi/simulate-computation") != 0;
+  sg_cfg_set_boolean("smpi/simulate-computation", "no");
+}
+
+void prepare_engine(ComputeMode mode) {
+  if (mode == ComputeMode::real && benchmarking().value_or(true)) {
+    sg_cfg_set_boolean("smpi/simulate-computation", "yes");
+  }
+}
+
+void charge_operations(double operations) {
+  if (operations > 0) smpi_execute_flops(operations);
+}
+
+std::string rank_host_name() {
+  std::array<char, MPI_MAX_PROCESSOR_NAME> name{};
+  int length = 0;
+  MPI_Get_processor_name(name.data(), &length);
+  return std::string(name.data(), static_cast<std::size_t>(length));
+}
+
+std::optional<std::string> record_engine() {
+  return "simgrid";
+}
+
+std::optional<std::string> simulator_version() {
+  return std::to_string(SIMGRID_VERSION_MAJOR) + "." + std::to_string(SIMGRID_VERSION_MINOR) + "." +
+         std::to_string(SIMGRID_VERSION_PATCH);
+}
+
+namespace {
+
+// The folded regions of charged runs: every buffer is a view of the first region large
+// enough, so the real memory and the number of mappings do not grow with the ranks.
+// All ranks are simulated in this one process (without privatization, one list for
+// all of them; with it, one per rank, which is still correct).
+struct SharedRegion {
+  void* data;
+  std::size_t bytes;
+  std::size_t users;
+};
+
+std::mutex& regions_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+std::vector<SharedRegion>& regions() {
+  static std::vector<SharedRegion> list;
+  return list;
+}
+
+}  // namespace
+
+namespace detail {
+
+void* allocate_bytes(std::size_t count, std::size_t size, ComputeMode mode) {
+  if (count > std::numeric_limits<std::size_t>::max() / size) throw std::bad_alloc();
+  const std::size_t bytes = count * size;
+  if (mode == ComputeMode::real) return std::memset(::operator new(bytes), 0, bytes);
+  std::lock_guard lock(regions_mutex());
+  for (SharedRegion& region : regions()) {
+    if (region.bytes >= bytes) {
+      ++region.users;
+      return region.data;
+    }
+  }
+  void* data = SMPI_SHARED_MALLOC(bytes);
+  if (data == nullptr) throw std::bad_alloc();
+  regions().push_back({data, bytes, 1});
+  return data;
+}
+
+void release_bytes(void* data, ComputeMode mode) noexcept {
+  if (mode == ComputeMode::real) {
+    ::operator delete(data);
+    return;
+  }
+  std::lock_guard lock(regions_mutex());
+  auto& list = regions();
+  for (auto it = list.begin(); it != list.end(); ++it) {
+    if (it->data != data) continue;
+    if (--it->users == 0) {
+      SMPI_SHARED_FREE(data);
+      list.erase(it);
+    }
+    return;
+  }
+}
+
+}  // namespace detail
+
+#else  // the ordinary build: a real MPI, computing
+
+void begin_engine() {}
+
+void prepare_engine(ComputeMode /*mode*/) {}
+
+void charge_operations(double /*operations*/) {
+  throw Error("--compute flops: only the SimGrid build (hetscale-twin-*) charges operations");
+}
+
+std::string rank_host_name() {
+  std::array<char, 256> name{};
+  if (gethostname(name.data(), name.size() - 1) != 0) throw Error("cannot read this host's name");
+  return name.data();
+}
+
+std::optional<std::string> record_engine() {
+  return std::nullopt;
+}
+
+std::optional<std::string> simulator_version() {
+  return std::nullopt;
+}
+
+namespace detail {
+
+void* allocate_bytes(std::size_t count, std::size_t size, ComputeMode mode) {
+  if (mode != ComputeMode::real)
+    throw Error("--compute flops: only the SimGrid build folds buffers");
+  if (count > std::numeric_limits<std::size_t>::max() / size) throw std::bad_alloc();
+  return std::memset(::operator new(count* size), 0, count * size);
+}
+
+void release_bytes(void* data, ComputeMode /*mode*/) noexcept {
+  ::operator delete(data);
+}
+
+}  // namespace detail
+
+#endif
+
+}  // namespace hetscale::kernels

@@ -1,0 +1,232 @@
+// The twin kernels (hetscale-twin-*) under smpirun on tests/fixtures/twin/star8.xml: 8
+// single-core hosts on a star, n1-n4 at 2 Gflop/s and n5-n8 at 1 Gflop/s. Real mode must
+// verify; charged mode (--compute flops) must match the flop model, be deterministic, and
+// follow the weights; every run record is read back by core's reader.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "hetscale/run_record.hpp"
+#include "hetscale/run_record_reader.hpp"
+#include "hetscale/workload.hpp"
+
+namespace hetscale {
+namespace {
+
+const std::string fixtures = std::string(HETSCALE_FIXTURES_DIR) + "/twin/";
+const std::map<std::string, std::string> programs = {
+    {"mm", HETSCALE_TWIN_MM}, {"ge", HETSCALE_TWIN_GE}, {"conv2d", HETSCALE_TWIN_CONV2D}};
+const char* const hash = "3a7bd3e2360a3d29eea436fcfb7e44c735d117c42d1c1835420b6b9942dd4f1b";
+
+double host_speed(const std::string& host) {  // flop/s, as in star8.xml
+  return host <= "n4" ? 2e9 : 1e9;
+}
+
+struct TwinRun {
+  int status = -1;
+  std::string output;
+  RunRecord record;
+};
+
+class Twin : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (const char* name :
+         {"HETSCALE_WEIGHT", "HETSCALE_RECORD", "HETSCALE_WEIGHTS_SOURCE", "HETSCALE_MARKED_SPEED",
+          "HETSCALE_SYSTEM_SPEED", "HETSCALE_SITE", "HETSCALE_MPI_WAIT", "HETSCALE_EXPERIMENT"}) {
+      unsetenv(name);
+    }
+  }
+  void TearDown() override { std::filesystem::remove(record_file_); }
+
+  // smpirun -platform star8.xml -hostfile <hosts> -np <ranks> hetscale-twin-<kernel> args.
+  TwinRun run(const std::string& kernel, int ranks, const std::string& hosts,
+              const std::string& args) {
+    std::filesystem::remove(record_file_);
+    const std::string command =
+        std::string(HETSCALE_SMPIRUN) + " -no-privatize -platform " + fixtures +
+        "star8.xml -hostfile " + fixtures + hosts + " -np " + std::to_string(ranks) +
+        " --cfg=smpi/coll-selector:ompi --cfg=smpi/bcast:binomial_tree --log=root.thres:warning " +
+        programs.at(kernel) + " " + args + " --record " + record_file_.string() + " 2>&1";
+    TwinRun out;
+    FILE* pipe = popen(command.c_str(), "r");
+    if (pipe == nullptr) return out;
+    char buffer[4096];
+    for (std::size_t got; (got = fread(buffer, 1, sizeof buffer, pipe)) > 0;)
+      out.output.append(buffer, got);
+    const int status = pclose(pipe);
+    out.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    if (std::filesystem::exists(record_file_)) {
+      RunRecordFile file = read_run_records(record_file_, OnInvalid::fail);
+      if (file.records.size() == 1) out.record = std::move(file.records.front().record);
+    }
+    return out;
+  }
+
+  std::filesystem::path record_file_ = std::filesystem::temp_directory_path() /
+                                       ("hetscale_twin_" + std::to_string(getpid()) + ".jsonl");
+};
+
+// Sum over ranks of the flops their compute phases took: simulated compute seconds x host speed.
+double charged_flops(const RunRecord& record) {
+  double total = 0;
+  for (const RankTiming& rank : record.ranks) total += rank.compute_seconds * host_speed(rank.host);
+  return total;
+}
+
+double max_compute_seconds(const RunRecord& record) {
+  double most = 0;
+  for (const RankTiming& rank : record.ranks) most = std::max(most, rank.compute_seconds);
+  return most;
+}
+
+TEST_F(Twin, RealModeVerifiesEveryKernel) {
+  for (const std::string kernel : {"mm", "ge", "conv2d"}) {
+    const TwinRun r =
+        run(kernel, 8, "hosts-8",
+            "-N 40 --compute real --weights equal --platform-hash " + std::string(hash));
+    ASSERT_EQ(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find("hetscale-twin-" + kernel + ": N=40 ranks=8"), std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find(" verified ("), std::string::npos) << r.output;
+    EXPECT_TRUE(r.record.verified) << kernel;
+    EXPECT_EQ(r.record.engine, "simgrid");
+    EXPECT_EQ(r.record.platform_hash, hash);
+    EXPECT_EQ(r.record.code, kernel);
+    ASSERT_EQ(r.record.ranks.size(), 8u);
+    for (std::size_t i = 0; i < 8; ++i)
+      EXPECT_EQ(r.record.ranks[i].host, "n" + std::to_string(i + 1));
+    EXPECT_EQ(r.record.fingerprint["software"]["compute"], "real");
+  }
+}
+
+TEST_F(Twin, ChargedRunsMatchTheFlopModel) {
+  for (const std::string kernel : {"mm", "ge", "conv2d"}) {
+    const TwinRun r = run(kernel, 8, "hosts-8", "-N 300 --weights equal");
+    ASSERT_EQ(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find(" unverified ("), std::string::npos) << r.output;
+    EXPECT_FALSE(r.record.verified);
+    EXPECT_EQ(r.record.engine, "simgrid");
+    EXPECT_FALSE(r.record.platform_hash.has_value());
+    EXPECT_EQ(r.record.fingerprint["software"]["compute"], "flops");
+    // Every rank computed exactly its charge at its host's speed, and the charges sum to W;
+    // each timed phase adds SMPI's cost of two MPI_Wtime calls (smpi/wtime, 10 ns each).
+    const double w = Workload::parse(kernel).evaluate(ParameterValues{{"N", 300.0}});
+    const double phases = kernel == "mm" ? 1 : kernel == "conv2d" ? 3 : 2 * 300 + 1;
+    EXPECT_NEAR(charged_flops(r.record), w, 1e-9 * w + phases * 8 * 2 * 10e-9 * 2e9) << kernel;
+    // The run takes at least its slowest rank's compute time, plus communication.
+    EXPECT_GT(r.record.wall_seconds, max_compute_seconds(r.record)) << kernel;
+    EXPECT_LT(r.record.wall_seconds, 10 * max_compute_seconds(r.record) + 0.5) << kernel;
+  }
+}
+
+TEST_F(Twin, ChargedRunsAreDeterministic) {
+  for (const std::string kernel : {"mm", "ge", "conv2d"}) {
+    const TwinRun first = run(kernel, 8, "hosts-8", "-N 200 --weights 3,1,1,1,2,2,1,1");
+    const TwinRun second = run(kernel, 8, "hosts-8", "-N 200 --weights 3,1,1,1,2,2,1,1");
+    ASSERT_EQ(first.status, 0) << first.output;
+    ASSERT_EQ(second.status, 0) << second.output;
+    EXPECT_EQ(first.record.wall_seconds, second.record.wall_seconds) << kernel;
+    for (std::size_t i = 0; i < 8; ++i) {
+      EXPECT_EQ(first.record.ranks[i].compute_seconds, second.record.ranks[i].compute_seconds)
+          << kernel;
+      EXPECT_EQ(first.record.ranks[i].wall_seconds, second.record.ranks[i].wall_seconds) << kernel;
+    }
+  }
+}
+
+TEST_F(Twin, AHalfSpeedHostMakesTheRunLonger) {
+  for (const std::string kernel : {"mm", "ge", "conv2d"}) {
+    const TwinRun fast = run(kernel, 4, "hosts-fast-4", "-N 256 --weights equal");
+    const TwinRun mixed =
+        run(kernel, 4, "hosts-mixed-4", "-N 256 --weights equal");  // rank 3 on n5
+    ASSERT_EQ(fast.status, 0) << fast.output;
+    ASSERT_EQ(mixed.status, 0) << mixed.output;
+    EXPECT_GT(mixed.record.wall_seconds, fast.record.wall_seconds) << kernel;
+    // Rank 3's charge takes twice as long on n5 (up to the MPI_Wtime costs of the phases).
+    const double on_fast = fast.record.ranks[3].compute_seconds;
+    EXPECT_NEAR(mixed.record.ranks[3].compute_seconds, 2 * on_fast, 0.01 * on_fast) << kernel;
+  }
+}
+
+TEST_F(Twin, WaitModesGiveTheSameTimes) {
+  // Under SMPI both modes wait with MPI_Wait: no simulated polling.
+  const TwinRun spin = run("ge", 8, "hosts-8", "-N 120 --weights equal");
+  setenv("HETSCALE_MPI_WAIT", "sleep", 1);
+  const TwinRun sleep = run("ge", 8, "hosts-8", "-N 120 --weights equal");
+  setenv("HETSCALE_MPI_WAIT", "nap", 1);
+  const TwinRun bad = run("ge", 8, "hosts-8", "-N 120 --weights equal");
+  ASSERT_EQ(spin.status, 0) << spin.output;
+  ASSERT_EQ(sleep.status, 0) << sleep.output;
+  EXPECT_EQ(spin.record.wall_seconds, sleep.record.wall_seconds);
+  EXPECT_NE(bad.status, 0);
+  EXPECT_NE(bad.output.find("HETSCALE_MPI_WAIT: expected spin or sleep, not 'nap'"),
+            std::string::npos)
+      << bad.output;
+}
+
+TEST_F(Twin, WeightsFileByRankChangesThePerRankWork) {
+  const TwinRun equal = run("mm", 8, "hosts-8", "-N 480 --weights equal");
+  const TwinRun file =
+      run("mm", 8, "hosts-8", "-N 480 --weights-file " + fixtures + "by-rank.toml");
+  ASSERT_EQ(equal.status, 0) << equal.output;
+  ASSERT_EQ(file.status, 0) << file.output;
+  EXPECT_EQ(file.record.weights_source, "file");
+  for (std::size_t i = 0; i < 8; ++i) {
+    EXPECT_DOUBLE_EQ(file.record.ranks[i].weight, i < 4 ? 2.0 / 12 : 1.0 / 12);
+    // 480 rows: 80 per fast rank, 40 per slow one: the same compute time everywhere.
+    EXPECT_NEAR(file.record.ranks[i].compute_seconds, 2.0 * 80 * 480 * 480 / 2e9, 1e-6);
+  }
+  // Work in proportion to speed ends sooner than equal shares (the slow hosts wait for nothing).
+  EXPECT_LT(max_compute_seconds(file.record), max_compute_seconds(equal.record));
+}
+
+TEST_F(Twin, WeightsFileByNodeUsesTheSimulatedHosts) {
+  const TwinRun r =
+      run("conv2d", 8, "hosts-8", "-N 100 --weights-file " + fixtures + "by-node.toml");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_DOUBLE_EQ(r.record.ranks[0].weight, 0.3);
+  for (std::size_t i = 1; i < 8; ++i) EXPECT_DOUBLE_EQ(r.record.ranks[i].weight, 0.1);
+}
+
+TEST_F(Twin, MarkedWeightsFromTheSiteTable) {
+  const TwinRun r =
+      run("ge", 8, "hosts-8", "-N 120 --weights marked --site " + fixtures + "site.toml");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.record.weights_source, "marked");
+  EXPECT_DOUBLE_EQ(r.record.marked_speed, 12000);
+  EXPECT_EQ(r.record.speed_unit, "Mflops");
+  for (std::size_t i = 0; i < 8; ++i) {
+    EXPECT_DOUBLE_EQ(r.record.ranks[i].weight, i < 4 ? 2.0 / 12 : 1.0 / 12);
+    EXPECT_DOUBLE_EQ(r.record.ranks[i].marked_speed, i < 4 ? 2000 : 1000);
+  }
+  // A partition file keeps the table's marked speeds.
+  const TwinRun file =
+      run("mm", 8, "hosts-8",
+          "-N 64 --weights-file " + fixtures + "by-node.toml --site " + fixtures + "site.toml");
+  ASSERT_EQ(file.status, 0) << file.output;
+  EXPECT_EQ(file.record.weights_source, "file");
+  EXPECT_DOUBLE_EQ(file.record.ranks[0].weight, 0.3);
+  EXPECT_DOUBLE_EQ(file.record.ranks[7].marked_speed, 1000);
+  EXPECT_DOUBLE_EQ(file.record.marked_speed, 12000);
+}
+
+TEST_F(Twin, MarkedWeightsNeedASiteTable) {
+  const TwinRun r = run("mm", 8, "hosts-8", "-N 64 --weights marked");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("hetscale-twin-mm: error: --weights marked: needs a site table (--site "
+                          "FILE or HETSCALE_SITE)"),
+            std::string::npos)
+      << r.output;
+}
+
+}  // namespace
+}  // namespace hetscale
