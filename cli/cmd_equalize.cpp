@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "commands.hpp"
+#include "hetscale/atomic_file.hpp"
 #include "hetscale/collector/partitions.hpp"
 #include "hetscale/csv.hpp"
 #include "hetscale/equalization.hpp"
@@ -109,14 +110,9 @@ std::string write_partition(const EqualizeArgs& args, const NodeInput& in,
                            : std::filesystem::path(args.partitions) /
                                  (compress_hostlist(sort_hostnames(in.names)) + ".toml");
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
-  const auto temporary = path.string() + ".tmp";
-  {
-    std::ofstream file(temporary, std::ios::trunc);
-    file << "# Written by hetscale equalize (" << args.method << ") from " << in.source << "\n"
-         << format_partition(partition);
-    if (!file) throw Error("cannot write " + temporary);
-  }
-  std::filesystem::rename(temporary, path);  // readers never see half a file
+  // Replaced whole: the SPANK plugin reads the old partition or the new one, never half.
+  write_file_atomically(path, "# Written by hetscale equalize (" + args.method + ") from " +
+                                  in.source + "\n" + format_partition(partition));
   context.err << "hetscale equalize: wrote " << path.string() << '\n';
   return path.string();
 }
@@ -286,8 +282,10 @@ void run_equalize(const EqualizeArgs& args, Context& context) {
     in = read_input(args);
   } else {
     conn = pg::Connection::open(args.db);
+    pg::Transaction snapshot(*conn, pg::TransactionMode::snapshot);  // timings of one moment
     timings = collector::load_set_timings(*conn, args.experiment, args.set_index, args.parameter);
     in = read_database(args, timings);
+    snapshot.commit();
   }
   // sigma_T = k sqrt(t) grows slower than t, so the best shares depend on how long the run
   // is: the total is the work that keeps every node busy --seconds at step 1.

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "commands.hpp"
+#include "hetscale/atomic_file.hpp"
 #include "hetscale/error.hpp"
 #include "report_sections.hpp"
 #include "report_views.hpp"
@@ -42,21 +43,16 @@ fs::path write_report(const fs::path& dir, const std::string& html) {
   fs::create_directories(dir, ec);
   if (ec) throw Error(fmt::format("cannot create {}: {}", dir.string(), ec.message()));
   const fs::path file = fs::absolute(dir / "index.html");
-  const fs::path partial = fs::path(file).concat(".partial");
-  {
-    std::ofstream out(partial, std::ios::binary | std::ios::trunc);
-    out << html;
-    if (!out.flush()) throw Error(fmt::format("cannot write {}", partial.string()));
-  }
-  fs::rename(partial, file, ec);  // readers never see half a report
-  if (ec) throw Error(fmt::format("cannot write {}: {}", file.string(), ec.message()));
+  write_file_atomically(file, html);  // readers never see half a report
   return file;
 }
 
 void run_report(const ReportArgs& args, Context& context) {
   if (args.output_dir.empty()) throw UsageError("-o needs a directory");
   pg::Connection conn = pg::Connection::open(args.db);
+  pg::Transaction snapshot(conn, pg::TransactionMode::snapshot);  // every view as of one moment
   const report::ReportData data = read_report_data(conn, args.experiments);
+  snapshot.commit();
   const report::Report page = report::build_report(data, args.title, subtitle(data));
   const fs::path file = write_report(args.output_dir, report::render_html(page));
   context.out << fmt::format("report written to {}\n", file.string());
