@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <numeric>
 #include <optional>
 
@@ -109,7 +108,6 @@ std::string write_partition(const EqualizeArgs& args, const NodeInput& in,
       !args.output.empty() ? std::filesystem::path(args.output)
                            : std::filesystem::path(args.partitions) /
                                  (compress_hostlist(sort_hostnames(in.names)) + ".toml");
-  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
   // Replaced whole: the SPANK plugin reads the old partition or the new one, never half.
   write_file_atomically(path, "# Written by hetscale equalize (" + args.method + ") from " +
                                   in.source + "\n" + format_partition(partition));

@@ -6,7 +6,6 @@
 #include <chrono>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 
 #include "commands.hpp"
 #include "hetscale/atomic_file.hpp"
@@ -39,9 +38,6 @@ std::string subtitle(const report::ReportData& data) {
 }
 
 fs::path write_report(const fs::path& dir, const std::string& html) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) throw Error(fmt::format("cannot create {}: {}", dir.string(), ec.message()));
   const fs::path file = fs::absolute(dir / "index.html");
   write_file_atomically(file, html);  // readers never see half a report
   return file;

@@ -4,6 +4,7 @@
 #   scripts/pg.sh down   [--run-dir DIR]
 #   scripts/pg.sh status [--run-dir DIR]
 #   scripts/pg.sh restart ...   (down, then up with the same options)
+#   scripts/pg.sh bounce [--run-dir DIR]   (stop and start the server, keeping its data)
 #   scripts/pg.sh crash  [--run-dir DIR]   (SIGKILL postmaster and backends, keep the data)
 #   scripts/pg.sh start  [--run-dir DIR]   (start on the kept data, as `up` started it)
 # DIR defaults to <repo>/run/pg, P to 15432. `up` prints the connection URI and writes it
@@ -23,7 +24,7 @@ source "$REPO/scripts/lib/testbed-common.sh"
 PG_USER=postgres
 DB_NAME=hetscale
 
-usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; }
 
 parse_args() {
   VERB=${1:-}
@@ -122,6 +123,15 @@ cmd_start() {
   uri
 }
 
+# A fresh server process on the same data: PostgreSQL's shared buffers start empty.
+cmd_bounce() {
+  is_running || die "not running in $RUN_DIR (nothing to bounce)"
+  PORT=$(cat "$RUN_DIR/port")
+  as_pg "$PG_BIN/pg_ctl" stop -D "$DATA" -m fast -w -t 30 >/dev/null || die "pg_ctl stop failed"
+  start_server
+  say "bounced: up again on 127.0.0.1:$PORT with its data"
+}
+
 # Stops our server if it runs, kills what is left in our cgroup, removes the data.
 cleanup() {
   if [ -f "$DATA/postmaster.pid" ] && is_running; then
@@ -153,10 +163,11 @@ main() {
     down) cmd_down ;;
     status) cmd_status ;;
     restart) cmd_down && cmd_up ;;
+    bounce) cmd_bounce ;;
     crash) cmd_crash ;;
     start) cmd_start ;;
     -h | --help | "") usage; [ -n "$VERB" ] ;;
-    *) die "unknown verb '$VERB' (up, down, status, restart, crash, start)" ;;
+    *) die "unknown verb '$VERB' (up, down, status, restart, bounce, crash, start)" ;;
   esac
 }
 

@@ -206,7 +206,9 @@ class Parser {
     if (bytes_ > limits_.max_bytes)
       fail(term_start + 1, "host names too long in total (more than " +
                                std::to_string(limits_.max_bytes) + " characters)");
-    hosts.reserve(hosts.size() + total);
+    // Grow geometrically: an exact reserve per term would copy every host once per term.
+    if (hosts.capacity() < hosts.size() + total)
+      hosts.reserve(std::max(hosts.size() + total, 2 * hosts.capacity()));
 
     // One digit wheel per bracket: which range, and which value inside it.
     struct Wheel {

@@ -1,5 +1,5 @@
-// Replacing a file whole: readers (the SPANK plugin, dashboards, a browser) see either the
-// old content or the new one, never a part.
+// Writing a file so that readers (the SPANK plugin, a browser, smpirun) see the old
+// contents or the new, never half of them.
 #pragma once
 
 #include <sys/types.h>
@@ -9,10 +9,12 @@
 
 namespace hetscale {
 
-/// Writes `text` to a new temporary file in `path`'s directory (".<name>.XXXXXX", so the
-/// rename stays on one file system), flushes it to disk, gives it `mode`, renames it over
-/// `path`, then flushes the directory. Throws Error "cannot write <path>: <reason>"; the
-/// temporary file is removed on failure and `path` is left as it was.
+/// Writes `text` to a fresh temporary file beside `path` (mkstemp: ".<name>.XXXXXX", so
+/// that the rename stays on one file system), gives it `mode`, flushes it to disk, renames
+/// it over `path`, then flushes the directory. Creates missing parent directories. On
+/// failure the temporary is removed, `path` is left as it was, and Error says "cannot
+/// write PATH: why". The one atomic replacement of the project: site tables, partition
+/// files, reports, the plugin's cache, twin platforms.
 void write_file_atomically(const std::filesystem::path& path, std::string_view text,
                            mode_t mode = 0644);
 

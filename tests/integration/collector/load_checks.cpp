@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "hetscale/collector/run_loader.hpp"
-#include "hetscale/collector/sha256.hpp"
 #include "hetscale/run_record_reader.hpp"
+#include "hetscale/sha256.hpp"
 
 namespace hetscale::test {
 
@@ -17,7 +17,7 @@ ExpectedLoad expected_load(const std::filesystem::path& file, pg::Connection& co
   std::vector<std::string> keys;
   double compute = 0;
   for (const NumberedRunRecord& r : records.records) {
-    keys.push_back(collector::to_hex(collector::sha256(collector::run_identity(r.record))));
+    keys.push_back(to_hex(sha256(collector::run_identity(r.record))));
     for (const RankTiming& t : r.record.ranks) {
       ++out.rank_rows;
       out.rank_sum += t.rank;
