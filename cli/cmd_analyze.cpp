@@ -134,8 +134,13 @@ void run_analyze(const AnalyzeArgs& args, Context& context) {
   // The stored refine tolerance lives in migration 6's plan_rounds: an older database gets
   // "run hetscale db migrate", not an SQL error.
   collector::require_current_schema(conn);
-  export_measurements(args, conn, context);
-  const Tolerance tolerance = tolerance_of(args, conn);
+  Tolerance tolerance;
+  {
+    pg::Transaction snapshot(conn, pg::TransactionMode::snapshot);  // export and tolerance agree
+    export_measurements(args, conn, context);
+    tolerance = tolerance_of(args, conn);
+    snapshot.commit();
+  }
   const collector::Analysis a =
       collector::analyze(conn, args.experiment, args.target, tolerance.value);
   switch (args.format) {

@@ -30,6 +30,11 @@ void run_collect(CollectArgs& args, Context& context) {
                                r.jobs_read, r.jobs_added,
                                static_cast<long long>(r.jobs_read) - r.jobs_added);
   }
+  if (r.held_back > 0) {
+    context.out << fmt::format(
+        "{} unterminated last line(s) held back: collect again once they are complete\n",
+        r.held_back);
+  }
   if (r.rejected > 0) {
     context.out << fmt::format("rejected lines were appended to {}\n", args.rejects);
   }

@@ -108,7 +108,7 @@ std::string write_partition(const EqualizeArgs& args, const NodeInput& in,
       !args.output.empty() ? std::filesystem::path(args.output)
                            : std::filesystem::path(args.partitions) /
                                  (compress_hostlist(sort_hostnames(in.names)) + ".toml");
-  // Readers (the plugin) never see half a file.
+  // Replaced whole: the SPANK plugin reads the old partition or the new one, never half.
   write_file_atomically(path, "# Written by hetscale equalize (" + args.method + ") from " +
                                   in.source + "\n" + format_partition(partition));
   context.err << "hetscale equalize: wrote " << path.string() << '\n';
@@ -280,8 +280,10 @@ void run_equalize(const EqualizeArgs& args, Context& context) {
     in = read_input(args);
   } else {
     conn = pg::Connection::open(args.db);
+    pg::Transaction snapshot(*conn, pg::TransactionMode::snapshot);  // timings of one moment
     timings = collector::load_set_timings(*conn, args.experiment, args.set_index, args.parameter);
     in = read_database(args, timings);
+    snapshot.commit();
   }
   // sigma_T = k sqrt(t) grows slower than t, so the best shares depend on how long the run
   // is: the total is the work that keeps every node busy --seconds at step 1.

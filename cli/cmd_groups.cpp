@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "hetscale/atomic_file.hpp"
 #include "hetscale/collector/migrations.hpp"
 #include "hetscale/collector/plan_loader.hpp"
 #include "hetscale/collector/session.hpp"
@@ -85,11 +86,13 @@ PlanSite plan_site(const SiteTable& table) {
   return {table.name, table.speed_unit, table.benchmark, table.groups, table.nodes};
 }
 
+// Replaced whole: the SPANK plugin of a running step reads the old table or the new one.
 void write_site_table(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-  out.close();
-  if (!out) throw Error(fmt::format("cannot write the site table to '{}'", path));
+  try {
+    write_file_atomically(path, text);
+  } catch (const Error& e) {
+    throw Error(fmt::format("cannot write the site table to '{}': {}", path, e.what()));
+  }
 }
 
 // Bad records, duplicates and nodes to review go to stderr, one line each; they never
@@ -110,7 +113,7 @@ void store_in_database(const GroupsArgs& args, const NodeRecordBatch& batch, con
   collector::SiteCounts counts;
   session.run([&](pg::Connection& conn) {
     collector::require_current_schema(conn);
-    pg::Transaction tx(conn);
+    pg::Transaction tx(conn, pg::TransactionMode::load);
     counts = collector::store_site(conn, plan_site(table), benchmark_points(batch));
     if (!args.output.empty() && args.output != "-") write_site_table(args.output, site_toml);
     tx.commit();

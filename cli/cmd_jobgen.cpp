@@ -195,7 +195,8 @@ StoredStudy read_database(const JobgenArgs& args) {
   collector::Session session(args.db, {3, std::chrono::milliseconds(100), std::chrono::milliseconds(400)});
   session.run([&](pg::Connection& conn) {
     collector::require_current_schema(conn);
-    pg::Transaction snapshot(conn);  // plan and runs as of one moment
+    // Plan and runs as of one moment.
+    pg::Transaction snapshot(conn, pg::TransactionMode::snapshot);
     out.experiment = collector::read_stored_experiment(conn, args.experiment);
     if (out.experiment) {
       out.runs = collector::read_stored_runs(conn, args.experiment);

@@ -178,7 +178,8 @@ void run_predict(const PredictArgs& args, Context& context) {
     throw UsageError(e.what());
   }
   pg::Connection conn = pg::Connection::open(args.db);
-  pg::Transaction tx(conn);
+  // One snapshot for the runs fitted; the predictions made from them go in with it.
+  pg::Transaction tx(conn, pg::TransactionMode::repeatable_read);
   auto in = collector::load_prediction_input(conn, args.experiment, args.target);
   if (!args.site.empty()) in.site = load_site_table(args.site);
   const Workload workload = Workload::parse(in.workload);

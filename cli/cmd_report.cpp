@@ -46,7 +46,9 @@ fs::path write_report(const fs::path& dir, const std::string& html) {
 void run_report(const ReportArgs& args, Context& context) {
   if (args.output_dir.empty()) throw UsageError("-o needs a directory");
   pg::Connection conn = pg::Connection::open(args.db);
+  pg::Transaction snapshot(conn, pg::TransactionMode::snapshot);  // every view as of one moment
   const report::ReportData data = read_report_data(conn, args.experiments);
+  snapshot.commit();
   const report::Report page = report::build_report(data, args.title, subtitle(data));
   const fs::path file = write_report(args.output_dir, report::render_html(page));
   context.out << fmt::format("report written to {}\n", file.string());

@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # A throwaway local PostgreSQL server for tests and the demo (docs/testbed.md).
-#   scripts/pg.sh up     [--run-dir DIR] [--port P]
+#   scripts/pg.sh up     [--run-dir DIR] [--port P] [--durable]
 #   scripts/pg.sh down   [--run-dir DIR]
 #   scripts/pg.sh status [--run-dir DIR]
 #   scripts/pg.sh restart ...   (down, then up with the same options)
 #   scripts/pg.sh bounce [--run-dir DIR]   (stop and start the server, keeping its data)
+#   scripts/pg.sh crash  [--run-dir DIR]   (SIGKILL postmaster and backends, keep the data)
+#   scripts/pg.sh start  [--run-dir DIR]   (start on the kept data, as `up` started it)
 # DIR defaults to <repo>/run/pg, P to 15432. `up` prints the connection URI and writes it
 # to DIR/uri; the server listens on 127.0.0.1:P and a unix socket in DIR/socket, trusts
-# every local connection (throwaway data only) and has a database `hetscale`.
-# `down` stops it and removes the data.
+# every local connection (throwaway data only) and has a database `hetscale`. It runs
+# with fsync=off, synchronous_commit=off and full_page_writes=off (fast, for tests),
+# or with all three on under --durable (crash tests: a commit reported is on disk).
+# `down` stops it and removes the data. `crash` and `start` leave the data in place, so a
+# test can kill the server in the middle of its work and see what crash recovery keeps.
 set -euo pipefail
 
 SCRIPT=pg.sh
@@ -19,14 +24,15 @@ source "$REPO/scripts/lib/testbed-common.sh"
 PG_USER=postgres
 DB_NAME=hetscale
 
-usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; }
 
 parse_args() {
   VERB=${1:-}
   [ $# -gt 0 ] && shift
-  RUN_DIR=$REPO/run/pg PORT=15432
+  RUN_DIR=$REPO/run/pg PORT=15432 DURABLE=0
   while [ $# -gt 0 ]; do
     case "$1" in
+      --durable) DURABLE=1; shift ;;
       --run-dir) RUN_DIR=${2:?--run-dir needs a value}; shift 2 ;;
       --port) PORT=${2:?--port needs a value}; shift 2 ;;
       -h | --help) usage; exit 0 ;;
@@ -65,7 +71,10 @@ cmd_up() {
   as_pg "$PG_BIN/initdb" -D "$DATA" --no-sync --auth=trust --username="$PG_USER" \
     --encoding=UTF8 --locale=C >"$RUN_DIR/initdb.log" 2>&1 ||
     die "initdb failed (see $RUN_DIR/initdb.log)"
-  cg_create "$CG"
+  local sync=off
+  [ "$DURABLE" = 1 ] && sync=on
+  echo "-c listen_addresses=127.0.0.1 -c port=$PORT -c unix_socket_directories=$SOCK -c fsync=$sync -c synchronous_commit=$sync -c full_page_writes=$sync" \
+    >"$RUN_DIR/server-options"
   start_server
   as_pg "$PG_BIN/createdb" -h "$SOCK" -p "$PORT" "$DB_NAME" || die "createdb $DB_NAME failed"
   uri >"$RUN_DIR/uri"
@@ -73,12 +82,45 @@ cmd_up() {
   cat "$RUN_DIR/uri"
 }
 
-# Starts the server on the data directory of $RUN_DIR, in our cgroup.
+# Starts the server on $DATA with the options `up` saved, in our cgroup.
 start_server() {
-  cg_spawn "$CG" "$RUN_DIR/pg_ctl.log" runuser -u "$PG_USER" -- "$PG_BIN/pg_ctl" start -D "$DATA" -w -t 30 \
-    -l "$RUN_DIR/log/postgres.log" \
-    -o "-c listen_addresses=127.0.0.1 -c port=$PORT -c unix_socket_directories=$SOCK -c fsync=off -c synchronous_commit=off -c full_page_writes=off" ||
+  cg_create "$CG"
+  cg_spawn "$CG" "$RUN_DIR/pg_ctl.log" runuser -u "$PG_USER" -- "$PG_BIN/pg_ctl" start -D "$DATA" -w -t 60 \
+    -l "$RUN_DIR/log/postgres.log" -o "$(cat "$RUN_DIR/server-options")" ||
     die "server did not start (see $RUN_DIR/log/postgres.log)"
+}
+
+# SIGKILL to every process of the server at once (postmaster and backends: all of our
+# cgroup), as a power cut would leave them; the data stays for `start`.
+cmd_crash() {
+  is_running || die "not running in $RUN_DIR"
+  local i pids
+  for i in $(seq 1 50); do
+    pids=$(cg_pids "$CG")
+    [ -z "$pids" ] && break
+    # shellcheck disable=SC2086
+    kill -KILL $pids 2>/dev/null || true
+    sleep 0.1
+  done
+  [ -z "$(cg_pids "$CG")" ] || die "processes of the server survived SIGKILL"
+  # The killed postmaster is reaped by init, not by us: until then pg_ctl sees it running.
+  for i in $(seq 1 100); do
+    is_running || break
+    sleep 0.1
+  done
+  ! is_running || die "the killed postmaster was not reaped within 10 s"
+  say "crashed: every process of the server in $RUN_DIR was killed, data kept"
+}
+
+cmd_start() {
+  [ -f "$RUN_DIR/server-options" ] && [ -d "$DATA" ] || die "no server data in $RUN_DIR (use up)"
+  if is_running; then
+    say "already running in $RUN_DIR (nothing done)"
+  else
+    start_server
+    say "started on the data in $RUN_DIR (after crash recovery, if it had crashed)"
+  fi
+  uri
 }
 
 # A fresh server process on the same data: PostgreSQL's shared buffers start empty.
@@ -96,7 +138,7 @@ cleanup() {
     as_pg "$PG_BIN/pg_ctl" stop -D "$DATA" -m fast -w -t 10 >/dev/null 2>&1 || warn "pg_ctl stop failed"
   fi
   cg_destroy "$CG"
-  rm -rf "$DATA" "$SOCK" "$RUN_DIR/uri" "$RUN_DIR/port"
+  rm -rf "$DATA" "$SOCK" "$RUN_DIR/uri" "$RUN_DIR/port" "$RUN_DIR/server-options"
 }
 
 cmd_down() {
@@ -122,8 +164,10 @@ main() {
     status) cmd_status ;;
     restart) cmd_down && cmd_up ;;
     bounce) cmd_bounce ;;
+    crash) cmd_crash ;;
+    start) cmd_start ;;
     -h | --help | "") usage; [ -n "$VERB" ] ;;
-    *) die "unknown verb '$VERB' (up, down, status, restart, bounce)" ;;
+    *) die "unknown verb '$VERB' (up, down, status, restart, bounce, crash, start)" ;;
   esac
 }
 

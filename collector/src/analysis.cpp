@@ -193,7 +193,8 @@ std::vector<PsiPair> psi_pairs(pg::Connection& conn, const Experiment& e, double
 Analysis analyze(pg::Connection& conn, const std::string& name, double target, double tolerance) {
   if (!(target > 0 && target <= 1)) throw Error("analyze: --target must be in (0, 1]");
   if (!(tolerance >= 0 && tolerance < 1)) throw Error("analyze: --tolerance must be in [0, 1)");
-  pg::Transaction tx(conn);
+  // One snapshot for every read; the rows stored from them go in in the same transaction.
+  pg::Transaction tx(conn, pg::TransactionMode::repeatable_read);
   const Experiment e = experiment(conn, name);
   const Workload workload = Workload::parse(e.workload);
   const auto points = points_by_set(conn, e.id);

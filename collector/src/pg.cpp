@@ -3,6 +3,7 @@
 
 #include <libpq-fe.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 
@@ -22,15 +23,61 @@ bool connection_sqlstate(const std::string& state) {
   return state.rfind("08", 0) == 0 || state == "57P01" || state == "57P02" || state == "57P03";
 }
 
+// libpq's own parse messages quote what they could not read ('missing "=" after "w" in
+// connection info string'), which may be a piece of a password: that piece is dropped.
+std::string parse_error(const char* message) {
+  std::string s = trimmed(message);
+  if (s.rfind("missing \"=\" after", 0) == 0) s = "missing \"=\" after a keyword";
+  return "database: invalid connection string: " + s;
+}
+
+struct FreeOptions {
+  void operator()(PQconninfoOption* options) const noexcept { PQconninfoFree(options); }
+};
+
 }  // namespace
+
+ConnectionOptions connection_options(const std::string& conninfo) {
+  char* error = nullptr;
+  std::unique_ptr<PQconninfoOption, FreeOptions> parsed(PQconninfoParse(conninfo.c_str(), &error));
+  if (!parsed) {
+    const std::string message = parse_error(error);
+    PQfreemem(error);
+    throw DbError(message, "", false);
+  }
+  ConnectionOptions out;
+  for (const PQconninfoOption* o = parsed.get(); o->keyword != nullptr; ++o) {
+    if (o->val != nullptr) out.emplace_back(o->keyword, o->val);
+  }
+  const auto given = [&out](std::string_view keyword) {
+    return std::any_of(out.begin(), out.end(), [&](const auto& kv) { return kv.first == keyword; });
+  };
+  static constexpr std::pair<const char*, const char*> defaults[] = {
+      {"connect_timeout", "10"},
+      {"keepalives", "1"},
+      {"keepalives_idle", "30"},
+      {"keepalives_interval", "10"},
+      {"keepalives_count", "3"},
+      {"tcp_user_timeout", "60000"},
+      {"fallback_application_name", "hetscale"}};
+  for (const auto& [keyword, value] : defaults) {
+    if (given(keyword)) continue;
+    if (std::string_view(keyword) == "connect_timeout" &&
+        std::getenv("PGCONNECT_TIMEOUT") != nullptr)
+      continue;
+    out.emplace_back(keyword, value);
+  }
+  return out;
+}
 
 DbError::DbError(const std::string& message, std::string sqlstate, bool connection_lost)
     : Error(message), sqlstate_(std::move(sqlstate)), connection_lost_(connection_lost) {}
 
 bool DbError::retryable() const noexcept {
   // 23505: another loader stored the same run first; the retry sees it and skips it.
+  // 55P03: lock_timeout while another loader held the rows; by the retry it may be done.
   return connection_lost_ || connection_sqlstate(sqlstate_) || sqlstate_ == "40001" ||
-         sqlstate_ == "40P01" || sqlstate_ == "23505";
+         sqlstate_ == "40P01" || sqlstate_ == "23505" || sqlstate_ == "55P03";
 }
 
 void Result::Clear::operator()(pg_result* result) const noexcept {
@@ -89,7 +136,17 @@ void Connection::Finish::operator()(pg_conn* conn) const noexcept {
 }
 
 Connection Connection::open(const std::string& uri) {
-  Connection conn(PQconnectdb(uri.c_str()));
+  const ConnectionOptions options = connection_options(uri);
+  std::vector<const char*> keywords;
+  std::vector<const char*> values;
+  for (const auto& [keyword, value] : options) {
+    keywords.push_back(keyword.c_str());
+    values.push_back(value.c_str());
+  }
+  keywords.push_back(nullptr);
+  values.push_back(nullptr);
+  // expand_dbname = 0: the string is parsed already; a dbname is only a name here.
+  Connection conn(PQconnectdbParams(keywords.data(), values.data(), 0));
   if (!conn.conn_) throw DbError("database: out of memory", "", true);
   if (PQstatus(conn.conn_.get()) != CONNECTION_OK) {
     // Never print the URI: it may hold a password. A server that answered FATAL (no such
@@ -162,8 +219,23 @@ int Connection::backend_pid() const noexcept {
   return PQbackendPID(conn_.get());
 }
 
-Transaction::Transaction(Connection& conn) : conn_(conn) {
-  conn_.exec("BEGIN");
+Transaction::Transaction(Connection& conn, TransactionMode mode) : conn_(conn) {
+  switch (mode) {
+    case TransactionMode::read_write:
+      conn_.exec("BEGIN");
+      break;
+    case TransactionMode::load:
+      conn_.exec(
+          "BEGIN; SET LOCAL lock_timeout = '30s'; "
+          "SET LOCAL idle_in_transaction_session_timeout = '60s'");
+      break;
+    case TransactionMode::snapshot:
+      conn_.exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+      break;
+    case TransactionMode::repeatable_read:
+      conn_.exec("BEGIN ISOLATION LEVEL REPEATABLE READ");
+      break;
+  }
 }
 
 Transaction::~Transaction() {

@@ -3,9 +3,11 @@
 #include "hetscale/collector/plan_loader.hpp"
 
 #include <charconv>
+#include <map>
 #include <string>
 #include <string_view>
-#include <map>
+
+#include "hetscale/redaction.hpp"
 
 namespace hetscale::collector {
 namespace {
@@ -135,7 +137,7 @@ void upsert_set(pg::Connection& conn, const std::string& experiment_id, const Pl
 void upsert_round(pg::Connection& conn, const std::string& experiment_id, StudyPlan plan) {
   if (!plan.round) return;
   if (plan.experiment.spec)
-    plan.experiment.spec->text = redact_uri_passwords(plan.experiment.spec->text);
+    plan.experiment.spec->text = redact_connection_passwords(plan.experiment.spec->text);
   const PlanExperiment& e = plan.experiment;
   std::optional<std::string> steps, tolerance, max_rounds;
   if (e.refine) {
@@ -160,24 +162,8 @@ void upsert_round(pg::Connection& conn, const std::string& experiment_id, StudyP
 
 }  // namespace
 
-std::string redact_uri_passwords(std::string text) {
-  for (const std::string_view scheme : {"postgresql://", "postgres://"}) {
-    for (std::size_t at = text.find(scheme); at != std::string::npos;
-         at = text.find(scheme, at + 1)) {
-      // The user-info part ends at '@'; the authority at '/', '?', whitespace or a quote.
-      const std::size_t begin = at + scheme.size();
-      const std::size_t end = text.find_first_of("/?#@ \t\r\n\"'", begin);
-      if (end == std::string::npos || text[end] != '@') continue;
-      const std::size_t colon = text.find(':', begin);
-      if (colon == std::string::npos || colon > end) continue;
-      text.replace(colon + 1, end - colon - 1, "***");
-    }
-  }
-  return text;
-}
-
 void load_plan(pg::Connection& conn, const StudyPlan& plan) {
-  pg::Transaction tx(conn);
+  pg::Transaction tx(conn, pg::TransactionMode::load);
   const std::string site_id = upsert_site(conn, plan.site);
   const auto groups = upsert_groups(conn, site_id, plan.site);
   const auto nodes = upsert_nodes(conn, site_id, plan.site, groups);

@@ -259,7 +259,7 @@ PreparedBatch prepare_run_batch(std::span<const NumberedRunRecord> records,
 // run_key refuses a run that another loader stored meanwhile, and the batch is retried.
 // Only the ids and experiment ids are put in here; the rest of each row was prepared.
 BatchCounts load_prepared_batch(pg::Connection& conn, const PreparedBatch& batch) {
-  pg::Transaction tx(conn);
+  pg::Transaction tx(conn, pg::TransactionMode::load);
   const auto experiments = experiment_ids(conn, batch);
   const std::vector<std::size_t> fresh = not_present(conn, batch);
   BatchCounts out;

@@ -1,3 +1,4 @@
+// Temporary file beside the target, fsync, rename, fsync of the directory.
 #include "hetscale/atomic_file.hpp"
 
 #include <fcntl.h>
@@ -32,7 +33,7 @@ bool write_all(int fd, std::string_view text) {
 
 }  // namespace
 
-void write_file_atomically(const std::filesystem::path& path, std::string_view text) {
+void write_file_atomically(const std::filesystem::path& path, std::string_view text, mode_t mode) {
   const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : ".";
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -42,12 +43,19 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view t
   const int fd = ::mkstemp(temporary.data());
   if (fd < 0) fail(path, std::strerror(errno));
   int error = 0;
-  if (::fchmod(fd, 0644) != 0 || !write_all(fd, text) || ::fsync(fd) != 0) error = errno;
+  if (::fchmod(fd, mode) != 0 || !write_all(fd, text) || ::fsync(fd) != 0) error = errno;
   if (::close(fd) != 0 && error == 0) error = errno;
   if (error == 0 && ::rename(temporary.c_str(), path.c_str()) != 0) error = errno;
   if (error != 0) {
     ::unlink(temporary.c_str());
     fail(path, std::strerror(error));
+  }
+  // The rename reaches the disk with the directory (best effort: a directory that cannot
+  // be opened for reading still has the new file).
+  const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd >= 0) {
+    ::fsync(dir_fd);
+    ::close(dir_fd);
   }
 }
 

@@ -51,6 +51,11 @@ RunRecordFile read_run_records(std::istream& in, const std::string& source_name,
   while (std::getline(in, text)) {
     ++line;
     if (blank(text)) continue;
+    // getline stopped at the end of the input, not at '\n': the line may be incomplete.
+    if (in.eof()) {
+      out.held_back_line = line;
+      break;
+    }
     try {
       out.records.push_back({line, parse_run_record_line(text, source_name, line)});
     } catch (const ConfigError& e) {

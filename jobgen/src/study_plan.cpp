@@ -6,6 +6,7 @@
 
 #include "hetscale/error.hpp"
 #include "hetscale/jobgen/study_files.hpp"
+#include "hetscale/redaction.hpp"
 
 namespace hetscale::jobgen {
 namespace {
@@ -27,7 +28,8 @@ PlanExperiment plan_experiment(const ExperimentSpec& spec) {
   out.workload = spec.workload.text();
   out.parameter = spec.parameter.name;
   out.target_efficiency = spec.target_efficiency;
-  if (!spec.text.empty()) out.spec = PlanSpec{spec.source.string(), spec.text};
+  if (!spec.text.empty())
+    out.spec = PlanSpec{spec.source.string(), redact_connection_passwords(spec.text)};
   out.refine = PlanRefine{spec.refine.steps, spec.refine.tolerance, spec.refine.max_rounds};
   return out;
 }

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "hetscale/atomic_file.hpp"
+#include "hetscale/error.hpp"
 #include "hetscale/site_table_cache.hpp"
 
 namespace hetscale::spank {
@@ -34,13 +36,11 @@ void write_cache(const std::filesystem::path& file, const std::string& text) {
   std::filesystem::path dir = file.parent_path();
   ::mkdir(dir.c_str(), 0755);  // may already exist
   if (!trusted(dir)) return;
-  std::string temp = (dir / ".site-cache-XXXXXX").string();
-  int fd = ::mkstemp(temp.data());
-  if (fd < 0) return;
-  bool ok = ::fchmod(fd, 0644) == 0 &&
-            ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  ok = ::close(fd) == 0 && ok;
-  if (!ok || ::rename(temp.c_str(), file.c_str()) != 0) ::unlink(temp.c_str());
+  try {
+    write_file_atomically(file, text, 0644);
+  } catch (const Error&) {
+    // A cache that cannot be written is only a cache: the table was read all the same.
+  }
 }
 
 }  // namespace

@@ -60,5 +60,23 @@ TEST_F(AtomicFile, FailureNamesTheFileAndKeepsTheOldOne) {
   EXPECT_EQ(entries, 1u);  // the temporary is gone
 }
 
+TEST_F(AtomicFile, AReaderHoldingTheOldFileKeepsReadingItWhole) {
+  const fs::path file = dir_ / "n[1-2].toml";
+  write_file_atomically(file, "old\n");
+  std::ifstream reader(file, std::ios::binary);  // opened before the replacement
+  write_file_atomically(file, "new\n");
+  std::string line;
+  std::getline(reader, line);
+  EXPECT_EQ(line, "old");  // the old file, never a mix
+  EXPECT_EQ(read(file), "new\n");
+}
+
+TEST_F(AtomicFile, TakesTheModeGiven) {
+  const fs::path file = dir_ / "cache";
+  write_file_atomically(file, "x", 0600);
+  EXPECT_EQ((fs::status(file).permissions() & fs::perms::all),
+            fs::perms::owner_read | fs::perms::owner_write);
+}
+
 }  // namespace
 }  // namespace hetscale

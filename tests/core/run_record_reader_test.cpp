@@ -71,5 +71,36 @@ TEST(ReadRunRecords, ReportsAnUnreadableFile) {
   }
 }
 
+TEST(ReadRunRecords, HoldsBackAnUnterminatedLastLine) {
+  const std::string complete = record_line(1) + "\n" + record_line(2) + "\n";
+  const std::string partial = record_line(3).substr(0, 40);  // a writer still writing
+  std::istringstream in(complete + partial);
+  const RunRecordFile file = read_run_records(in, "runs.jsonl", OnInvalid::fail);
+  ASSERT_EQ(file.records.size(), 2u);
+  EXPECT_EQ(file.held_back_line, 3u);
+  EXPECT_TRUE(file.rejected.empty());
+
+  // Complete, even valid, JSON without its '\n' is still held back: more may follow.
+  std::istringstream whole_but_unterminated(complete + record_line(3));
+  const RunRecordFile again =
+      read_run_records(whole_but_unterminated, "runs.jsonl", OnInvalid::skip);
+  EXPECT_EQ(again.records.size(), 2u);
+  EXPECT_EQ(again.held_back_line, 3u);
+  EXPECT_TRUE(again.rejected.empty());
+
+  // Once the line ends, it is read.
+  std::istringstream finished(complete + record_line(3) + "\n");
+  const RunRecordFile done = read_run_records(finished, "runs.jsonl", OnInvalid::fail);
+  EXPECT_EQ(done.records.size(), 3u);
+  EXPECT_EQ(done.held_back_line, 0u);
+}
+
+TEST(ReadRunRecords, AnUnterminatedBlankLastLineIsNothingToHoldBack) {
+  std::istringstream in(record_line(1) + "\n  ");
+  const RunRecordFile file = read_run_records(in, "runs.jsonl", OnInvalid::fail);
+  EXPECT_EQ(file.records.size(), 1u);
+  EXPECT_EQ(file.held_back_line, 0u);
+}
+
 }  // namespace
 }  // namespace hetscale

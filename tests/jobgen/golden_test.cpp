@@ -111,6 +111,28 @@ TEST_P(Golden, StudyComesBackFromItsPlan) {
 
 INSTANTIATE_TEST_SUITE_P(Examples, Golden, ::testing::Values("mm", "ge", "conv2d", "heat"));
 
+// The plan file carries the spec's text: a database password in it never reaches the file.
+TEST(PlanFile, HoldsTheSpecWithoutDatabasePasswords) {
+  const std::string spec_path = "examples/experiments/mm.toml";
+  for (const std::string database :
+       {"postgresql://alice:s3cret@db/hetscale", "host=db user=alice password='s3cret'"}) {
+    std::string text = read(fs::path(HETSCALE_SOURCE_DIR) / spec_path);
+    const std::string given = "database = \"postgresql:///hetscale\"";
+    const auto at = text.find(given);
+    ASSERT_NE(at, std::string::npos);
+    text.replace(at, given.size(), "database = \"" + database + "\"");
+    const auto spec = parse_experiment_spec(text, spec_path);
+    EXPECT_EQ(spec.database, database);
+    const auto site =
+        load_site_table(fs::path(HETSCALE_FIXTURES_DIR) / "jobgen" / "site-example.toml");
+    const StudyPlan plan = study_plan(plan_study(spec, site), created);
+    ASSERT_TRUE(plan.experiment.spec);
+    EXPECT_EQ(plan.experiment.spec->text.find("s3cret"), std::string::npos);
+    EXPECT_NE(plan.experiment.spec->text.find("***"), std::string::npos);
+    EXPECT_EQ(to_json(plan).dump().find("s3cret"), std::string::npos);
+  }
+}
+
 // The scripts must at least be valid shell: checked with the shells that will run them.
 TEST(GeneratedScripts, PassTheShellSyntaxCheck) {
   const fs::path dir = fs::temp_directory_path() / ("hetscale-jobgen-syntax-" + std::to_string(::getpid()));

@@ -1,14 +1,21 @@
-// Writing a file so that readers see the old contents or the new, never half of them.
+// Writing a file so that readers (the SPANK plugin, a browser, smpirun) see the old
+// contents or the new, never half of them.
 #pragma once
+
+#include <sys/types.h>
 
 #include <filesystem>
 #include <string_view>
 
 namespace hetscale {
 
-/// Writes `text` to a fresh temporary file beside `path` (mkstemp, mode 0644), flushes it
-/// and renames it over `path`. Creates missing parent directories. On failure the
-/// temporary is removed, `path` is left as it was, and Error says "cannot write PATH: why".
-void write_file_atomically(const std::filesystem::path& path, std::string_view text);
+/// Writes `text` to a fresh temporary file beside `path` (mkstemp: ".<name>.XXXXXX", so
+/// that the rename stays on one file system), gives it `mode`, flushes it to disk, renames
+/// it over `path`, then flushes the directory. Creates missing parent directories. On
+/// failure the temporary is removed, `path` is left as it was, and Error says "cannot
+/// write PATH: why". The one atomic replacement of the project: site tables, partition
+/// files, reports, the plugin's cache, twin platforms.
+void write_file_atomically(const std::filesystem::path& path, std::string_view text,
+                           mode_t mode = 0644);
 
 }  // namespace hetscale

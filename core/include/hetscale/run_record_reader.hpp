@@ -35,14 +35,19 @@ enum class OnInvalid {
 struct RunRecordFile {
   std::vector<NumberedRunRecord> records;
   std::vector<RejectedLine> rejected;
+  /// The line number of an unterminated last line (no '\n' after it: a writer still
+  /// writing, or a short write), which is neither read nor rejected: a later read takes
+  /// it once it is complete. 0 when the file ends with a complete line.
+  std::uint32_t held_back_line = 0;
 };
 
 /// Parses one line; throws ConfigError "<source>:<line>[:<col>]: <message>".
 RunRecord parse_run_record_line(std::string_view text, const std::string& source_name,
                                 std::uint32_t line);
 
-/// Reads every non-blank line. With OnInvalid::fail the first invalid line throws
-/// ConfigError naming source_name and the line.
+/// Reads every non-blank line that ends with '\n'; a non-blank unterminated last line is
+/// held back (RunRecordFile::held_back_line). With OnInvalid::fail the first invalid line
+/// throws ConfigError naming source_name and the line.
 RunRecordFile read_run_records(std::istream& in, const std::string& source_name,
                                OnInvalid on_invalid);
 /// Same, from a file; an unreadable file throws ConfigError "<path>: cannot read".

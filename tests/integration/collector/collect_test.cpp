@@ -196,7 +196,7 @@ TEST_F(Collect, RefusesAnUnmigratedDatabase) {
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_STREQ(e.what(),
-                 "database: schema version 0, this hetscale needs 6; run 'hetscale db migrate "
+                 "database: schema version 0, this hetscale needs 7; run 'hetscale db migrate "
                  "--db URI' first");
   }
 }
@@ -316,6 +316,47 @@ TEST_F(Collect, ALoaderKilledMidwayAndRunAgainLoadsEveryRunOnce) {
   EXPECT_EQ(report.runs_added + partial, 3000);
   EXPECT_EQ(count("hetscale.runs"), "3000");
   EXPECT_EQ(count("hetscale.rank_timings"), "24000");
+}
+
+TEST_F(Collect, AnUnterminatedLastLineIsHeldBackAndLoadedOnceWhenComplete) {
+  std::vector<std::string> lines;
+  for (int i = 0; i < 4; ++i)
+    lines.push_back(record_json("mm-small", 100 + i, 0, 0, 2e6, 0.5, 100, 8, i).dump());
+  const fs::path file = dir_ / "runs.jsonl";
+  const std::size_t cut = lines[3].size() / 2;
+  {
+    // A writer still writing its fourth line (or a short write on a full disk).
+    std::ofstream out(file, std::ios::binary);
+    for (int i = 0; i < 3; ++i) out << lines[i] << '\n';
+    out << lines[3].substr(0, cut);
+  }
+  const CollectReport first = run(inputs({file.string()}));
+  EXPECT_EQ(first.records, 3u);
+  EXPECT_EQ(first.held_back, 1u);
+  EXPECT_EQ(first.runs_added, 3);
+  EXPECT_EQ(first.rejected, 0u);
+  EXPECT_NE(log_.str().find("collect: held back " + file.string() + ":4: unterminated last line"),
+            std::string::npos)
+      << log_.str();
+  EXPECT_EQ(count("hetscale.runs"), "3");
+
+  // Collecting while the line is still incomplete changes nothing.
+  EXPECT_EQ(run(inputs({file.string()})).runs_added, 0);
+  {
+    std::ofstream out(file, std::ios::binary | std::ios::app);
+    out << lines[3].substr(cut) << '\n';  // the writer finishes the line
+  }
+  const CollectReport second = run(inputs({file.string()}));
+  EXPECT_EQ(second.records, 4u);
+  EXPECT_EQ(second.held_back, 0u);
+  EXPECT_EQ(second.runs_added, 1);
+  EXPECT_EQ(second.runs_present, 3);
+  EXPECT_EQ(count("hetscale.runs"), "4");
+  EXPECT_EQ(count("hetscale.rank_timings"), "32");
+  EXPECT_EQ(db_.scalar("SELECT count(*) FROM hetscale.runs WHERE source_line = 4"), "1");
+  // And once more: nothing new.
+  EXPECT_EQ(run(inputs({file.string()})).runs_added, 0);
+  EXPECT_EQ(count("hetscale.runs"), "4");
 }
 
 }  // namespace

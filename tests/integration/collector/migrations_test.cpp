@@ -3,6 +3,7 @@
 #include "hetscale/collector/migrations.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <thread>
 
@@ -27,7 +28,7 @@ std::string error_of(const std::function<void()>& f) {
 
 TEST(Migrations, EmbedsTheNumberedFilesInOrder) {
   const auto all = embedded_migrations();
-  ASSERT_EQ(all.size(), 6u);
+  ASSERT_EQ(all.size(), 7u);
   EXPECT_EQ(all[0].version, 1);
   EXPECT_STREQ(all[0].name, "tables");
   EXPECT_STREQ(all[1].name, "roles");
@@ -35,7 +36,8 @@ TEST(Migrations, EmbedsTheNumberedFilesInOrder) {
   EXPECT_STREQ(all[3].name, "partitions_predictions");
   EXPECT_STREQ(all[4].name, "within_tolerance");
   EXPECT_STREQ(all[5].name, "plan_rounds");
-  EXPECT_EQ(latest_schema_version(), 6);
+  EXPECT_STREQ(all[6].name, "explicit_grants");
+  EXPECT_EQ(latest_schema_version(), 7);
 }
 
 TEST(Migrations, FromEmptyAppliesAllAndRecordsTheVersion) {
@@ -44,12 +46,12 @@ TEST(Migrations, FromEmptyAppliesAllAndRecordsTheVersion) {
   EXPECT_EQ(collector::schema_version(conn), 0);
   const MigrationReport report = migrate(conn);
   EXPECT_EQ(report.from_version, 0);
-  EXPECT_EQ(report.to_version, 6);
-  EXPECT_EQ(report.applied, (std::vector<int>{1, 2, 3, 4, 5, 6}));
-  EXPECT_EQ(collector::schema_version(conn), 6);
+  EXPECT_EQ(report.to_version, 7);
+  EXPECT_EQ(report.applied, (std::vector<int>{1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(collector::schema_version(conn), 7);
   EXPECT_EQ(
       db.scalar("SELECT string_agg(name, ',' ORDER BY version) FROM hetscale.schema_migrations"),
-      "tables,roles,views,partitions_predictions,within_tolerance,plan_rounds");
+      "tables,roles,views,partitions_predictions,within_tolerance,plan_rounds,explicit_grants");
   EXPECT_NO_THROW(collector::require_current_schema(conn));
 }
 
@@ -60,7 +62,7 @@ TEST(Migrations, StepByStep) {
   EXPECT_EQ(db.scalar("SELECT to_regclass('hetscale.runs') IS NOT NULL"), "t");
   EXPECT_EQ(db.scalar("SELECT to_regclass('hetscale.run_efficiency') IS NOT NULL"), "f");
   EXPECT_EQ(error_of([&] { collector::require_current_schema(conn); }),
-            "database: schema version 1, this hetscale needs 6; run 'hetscale db migrate --db "
+            "database: schema version 1, this hetscale needs 7; run 'hetscale db migrate --db "
             "URI' first");
   EXPECT_EQ(migrate(conn, 2).applied, (std::vector<int>{2}));
   EXPECT_EQ(db.scalar("SELECT count(*) FROM pg_roles WHERE rolname IN "
@@ -109,8 +111,7 @@ TEST(Migrations, TwoProcessesAtOnce) {
   EXPECT_EQ(first.applied.size() + second.applied.size(), static_cast<std::size_t>(latest));
   EXPECT_EQ(first.to_version, latest);
   EXPECT_EQ(second.to_version, latest);
-  EXPECT_EQ(db.scalar("SELECT count(*) FROM hetscale.schema_migrations"),
-            std::to_string(latest));
+  EXPECT_EQ(db.scalar("SELECT count(*) FROM hetscale.schema_migrations"), std::to_string(latest));
 }
 
 TEST(Migrations, RefusesADatabaseNewerThanTheBinary) {
@@ -118,9 +119,10 @@ TEST(Migrations, RefusesADatabaseNewerThanTheBinary) {
   pg::Connection conn = db.connect();
   migrate(conn);
   const int latest = latest_schema_version();
-  conn.exec("INSERT INTO hetscale.schema_migrations (version, name, checksum) VALUES ($1, "
-            "'future', 'x')",
-            {std::to_string(latest + 1)});
+  conn.exec(
+      "INSERT INTO hetscale.schema_migrations (version, name, checksum) VALUES ($1, "
+      "'future', 'x')",
+      {std::to_string(latest + 1)});
   const std::string expected = "database: schema version " + std::to_string(latest + 1) +
                                " is newer than this hetscale knows (" + std::to_string(latest) +
                                "); use a newer hetscale";
@@ -182,6 +184,101 @@ TEST(Roles, TheWriterCanLoadButNotMigrate) {
   } catch (const pg::DbError& e) {
     EXPECT_EQ(e.sqlstate(), "42501");
   }
+}
+
+// A login role that holds only hetscale_writer, as a deployment gives the collector; dropped
+// at the end (roles belong to the whole server).
+class WriterLogin {
+ public:
+  explicit WriterLogin(const TestDatabase& db)
+      : db_(db), role_("hetscale_test_writer_" + std::to_string(::getpid())) {
+    db_.connect().exec("CREATE ROLE " + role_ + " LOGIN IN ROLE hetscale_writer");
+  }
+  WriterLogin(const WriterLogin&) = delete;
+  WriterLogin& operator=(const WriterLogin&) = delete;
+  ~WriterLogin() {
+    try {
+      db_.connect().exec("DROP OWNED BY " + role_ + "; DROP ROLE " + role_);
+    } catch (const Error&) {
+      // The next test's role has another name; the server is a throwaway one.
+    }
+  }
+  [[nodiscard]] pg::Connection connect() const {
+    pg::Connection conn = pg::Connection::open(with_user(db_.uri(), role_));
+    EXPECT_EQ(conn.exec("SELECT current_user").text(0, 0), role_);
+    return conn;
+  }
+
+ private:
+  static std::string with_user(std::string uri, const std::string& user) {
+    const auto at = uri.find("://postgres@");
+    if (at == std::string::npos) throw Error("test: expected a postgres@ URI, got " + uri);
+    return uri.replace(at, 12, "://" + user + "@");
+  }
+  const TestDatabase& db_;
+  std::string role_;
+};
+
+std::string sqlstate_of(pg::Connection& conn, const std::string& sql) {
+  try {
+    conn.exec(sql);
+    return "no error";
+  } catch (const pg::DbError& e) {
+    return e.sqlstate();
+  }
+}
+
+TEST(Roles, TheWriterLoginCannotTouchTheMigrationBookkeeping) {
+  TestDatabase db;
+  db.migrate();
+  const WriterLogin writer(db);
+  pg::Connection conn = writer.connect();
+  EXPECT_NO_THROW(collector::require_current_schema(conn));  // it may read the version
+  for (const std::string sql :
+       {"INSERT INTO hetscale.schema_migrations (version, name, checksum) VALUES (99, 'x', 'y')",
+        "UPDATE hetscale.schema_migrations SET checksum = 'x'",
+        "DELETE FROM hetscale.schema_migrations", "TRUNCATE hetscale.schema_migrations",
+        "DROP TABLE hetscale.schema_migrations"}) {
+    EXPECT_EQ(sqlstate_of(conn, sql), "42501") << sql;  // insufficient_privilege
+  }
+  EXPECT_EQ(db.scalar("SELECT count(*) FROM hetscale.schema_migrations"),
+            std::to_string(latest_schema_version()));
+}
+
+TEST(Roles, TheWriterLoginCannotChangeHistory) {
+  TestDatabase db;
+  db.migrate();
+  const WriterLogin writer(db);
+  pg::Connection conn = writer.connect();
+  for (const std::string table :
+       {"hetscale.runs", "hetscale.rank_timings", "hetscale.benchmark_history",
+        "hetscale.slurm_jobs", "hetscale.predictions", "hetscale.speed_units"}) {
+    EXPECT_EQ(sqlstate_of(conn, "DELETE FROM " + table), "42501") << table;
+    EXPECT_EQ(sqlstate_of(conn, "TRUNCATE " + table), "42501") << table;
+    EXPECT_EQ(sqlstate_of(conn, "ALTER TABLE " + table + " ADD COLUMN x int"), "42501") << table;
+  }
+  EXPECT_EQ(sqlstate_of(conn, "UPDATE hetscale.runs SET wall_seconds = 1"), "42501");
+  EXPECT_EQ(sqlstate_of(conn, "UPDATE hetscale.rank_timings SET wall_seconds = 1"), "42501");
+  EXPECT_EQ(sqlstate_of(conn, "UPDATE hetscale.benchmark_history SET marked_speed = 1"), "42501");
+  EXPECT_EQ(sqlstate_of(conn, "INSERT INTO hetscale.speed_units VALUES ('x')"), "42501");
+  EXPECT_EQ(sqlstate_of(conn, "CREATE TABLE hetscale.mine (x int)"), "42501");
+}
+
+TEST(Roles, TheWriterLoginLoadsPlansRunsAndJobsAndAnalyzes) {
+  TestDatabase db;
+  db.migrate();
+  const WriterLogin writer(db);
+  pg::Connection conn = writer.connect();
+  // What a load and a re-load do: upserts, appends, run ids, replaced results.
+  conn.exec(
+      "INSERT INTO hetscale.sites (name, speed_unit, benchmark) VALUES ('s', 'Mflops', 'b') "
+      "ON CONFLICT (name) DO UPDATE SET benchmark = EXCLUDED.benchmark");
+  conn.exec(
+      "INSERT INTO hetscale.sites (name, speed_unit, benchmark) VALUES ('s', 'Mflops', 'c') "
+      "ON CONFLICT (name) DO UPDATE SET benchmark = EXCLUDED.benchmark");
+  EXPECT_EQ(conn.exec("SELECT nextval('hetscale.runs_run_id_seq'::regclass) > 0").text(0, 0), "t");
+  EXPECT_EQ(sqlstate_of(conn, "DELETE FROM hetscale.required_work"), "no error");
+  EXPECT_EQ(sqlstate_of(conn, "DELETE FROM hetscale.partitions"), "no error");
 }
 
 }  // namespace

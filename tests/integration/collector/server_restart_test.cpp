@@ -1,7 +1,6 @@
-// PostgreSQL restarted while `collect` loads (issue 8). The test starts a private server
-// with scripts/pg.sh on its own port and run directory (the shared fixture server is not
-// touched) and restarts it with `pg_ctl restart -m fast` midway: the data stays, every
-// session is cut. `pg.sh restart` is not used because it re-creates the data directory
+// PostgreSQL restarted while `collect` loads. The test starts a private server
+// (private_server.hpp) and restarts it with `pg_ctl restart -m fast` midway: the data
+// stays, every session is cut. `pg.sh restart` is not used because it re-creates the data directory
 // (down removes it): that is a new, empty server, not a restart.
 // Documented behaviour (docs/collector.md, "Lost connection"): the collector retries the
 // interrupted batch and the load completes, every run stored exactly once.
@@ -17,6 +16,7 @@
 
 #include "hetscale/collector/collect.hpp"
 #include "hetscale/collector/migrations.hpp"
+#include "private_server.hpp"
 #include "record_text.hpp"
 
 namespace hetscale::test {
@@ -26,51 +26,6 @@ namespace fs = std::filesystem;
 
 constexpr int record_count = 20000;
 constexpr int ranks = 2;
-
-int shell(const std::string& command) {
-  return std::system(command.c_str());
-}
-
-// A server of its own, removed (data and all) at the end.
-class PrivateServer {
- public:
-  PrivateServer()
-      : dir_(fs::path("/tmp") / ("hetscale-restart-" + std::to_string(::getpid()))),
-        port_(std::to_string(41000 + ::getpid() % 4000)) {
-    up_ = shell(script() + " up --run-dir " + dir_.string() + " --port " + port_ + " >" +
-                (dir_.string() + ".log") + " 2>&1") == 0;
-  }
-  PrivateServer(const PrivateServer&) = delete;
-  PrivateServer& operator=(const PrivateServer&) = delete;
-  ~PrivateServer() {
-    shell(script() + " down --run-dir " + dir_.string() + " >/dev/null 2>&1");
-    fs::remove_all(dir_);
-    fs::remove(dir_.string() + ".log");
-  }
-
-  [[nodiscard]] bool up() const { return up_; }
-  [[nodiscard]] std::string uri() const {
-    std::ifstream in(dir_ / "uri");
-    std::string uri;
-    std::getline(in, uri);
-    return uri;
-  }
-  // Stops the server (fast: sessions are cut, open transactions roll back) and starts it
-  // again on the same data with the same options (postmaster.opts).
-  [[nodiscard]] bool restart() const {
-    return shell(
-               "runuser -u postgres -- \"$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)"
-               "/pg_ctl\" restart -D " +
-               dir_.string() + "/data -m fast -w -t 60 -l " + dir_.string() +
-               "/log/postgres.log >/dev/null 2>&1") == 0;
-  }
-
- private:
-  static std::string script() { return std::string(HETSCALE_SOURCE_DIR) + "/scripts/pg.sh"; }
-  fs::path dir_;
-  std::string port_;
-  bool up_ = false;
-};
 
 fs::path records_file(const fs::path& file) {
   std::vector<std::string> lines;
@@ -90,7 +45,7 @@ long long count(const std::string& uri, const std::string& sql) {
 TEST(ServerRestart, DuringALoadTheCollectorRetriesAndEveryRunIsStoredOnce) {
   // Like every testbed fixture, scripts/pg.sh runs as root: a plain failure, never a skip.
   ASSERT_EQ(::geteuid(), 0u) << "scripts/pg.sh needs root";
-  PrivateServer server;
+  PrivateServer server("restart");
   ASSERT_TRUE(server.up()) << "scripts/pg.sh up failed";
   {
     pg::Connection conn = pg::Connection::open(server.uri());

@@ -25,8 +25,9 @@ struct CollectOptions {
 struct CollectReport {
   std::size_t record_files = 0;
   std::size_t plans = 0;
-  std::size_t records = 0;   // valid records read
-  std::size_t rejected = 0;  // invalid lines set aside
+  std::size_t records = 0;    // valid records read
+  std::size_t rejected = 0;   // invalid lines set aside
+  std::size_t held_back = 0;  // unterminated last lines, left for a later collect
   long long runs_added = 0;
   long long runs_present = 0;  // already in the database
   long long rank_rows_added = 0;

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "hetscale/error.hpp"
@@ -24,7 +25,7 @@ class DbError : public Error {
   [[nodiscard]] bool connection_lost() const noexcept { return connection_lost_; }
   /// Worth running the whole transaction again: connection lost, server shutting down
   /// or starting, deadlock, serialization failure, unique violation (a concurrent
-  /// loader stored the same run first).
+  /// loader stored the same run first), lock timeout.
   [[nodiscard]] bool retryable() const noexcept;
 
  private:
@@ -57,10 +58,25 @@ class Result {
 /// Query parameters; std::nullopt is SQL NULL. Every value is sent as text.
 using Params = std::vector<std::optional<std::string>>;
 
+/// libpq connection options (keyword, value) as given by a URI or key=value string,
+/// plus the defaults below for each one the string (or, for connect_timeout, the
+/// environment's PGCONNECT_TIMEOUT) does not give, so that no connection waits forever
+/// on a dead server or network:
+///   connect_timeout=10            seconds to establish the connection
+///   keepalives=1, keepalives_idle=30, keepalives_interval=10, keepalives_count=3
+///                                 a silent peer is found dead after about 60 s
+///   tcp_user_timeout=60000        ms that sent data may stay unacknowledged
+///   fallback_application_name=hetscale   (pg_stat_activity)
+/// Throws DbError (not retryable) for a string libpq cannot parse; the message never
+/// holds the string's values.
+using ConnectionOptions = std::vector<std::pair<std::string, std::string>>;
+ConnectionOptions connection_options(const std::string& conninfo);
+
 /// Owns one PGconn.
 class Connection {
  public:
-  /// Connects to a libpq URI or key=value string; throws DbError (connection_lost).
+  /// Connects to a libpq URI or key=value string with connection_options(uri); throws
+  /// DbError (connection_lost).
   static Connection open(const std::string& uri);
 
   /// Runs trusted SQL text of ours (migrations, DDL); may hold several statements.
@@ -85,10 +101,23 @@ class Connection {
   std::unique_ptr<pg_conn, Finish> conn_;
 };
 
+/// How a transaction begins.
+enum class TransactionMode {
+  read_write,  ///< BEGIN (read committed)
+  /// BEGIN, then SET LOCAL lock_timeout = '30s' (a load waiting on another one's locks
+  /// gives up and is retried) and idle_in_transaction_session_timeout = '60s' (the server
+  /// ends a stalled loader's session, so its locks go): every load of the collector
+  load,
+  snapshot,  ///< BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY: reads that must agree
+  /// BEGIN ISOLATION LEVEL REPEATABLE READ: reads of one snapshot whose results are stored
+  /// in the same transaction (analyze, predict)
+  repeatable_read,
+};
+
 /// BEGIN on construction, ROLLBACK on destruction unless commit() was called.
 class Transaction {
  public:
-  explicit Transaction(Connection& conn);
+  explicit Transaction(Connection& conn, TransactionMode mode = TransactionMode::read_write);
   Transaction(const Transaction&) = delete;
   Transaction& operator=(const Transaction&) = delete;
   ~Transaction();

@@ -14,13 +14,9 @@
 
 namespace hetscale::collector {
 
-/// Throws pg::DbError. The spec text it stores goes through redact_uri_passwords.
+/// Throws pg::DbError. The spec text it stores (in the spec and in the plan) goes through
+/// redact_connection_passwords (hetscale/redaction.hpp).
 void load_plan(pg::Connection& conn, const StudyPlan& plan);
-
-/// `text` with the password of every postgres:// or postgresql:// URI replaced by "***"
-/// ("postgresql://u:secret@h/db" -> "postgresql://u:***@h/db"): a spec's `database` key
-/// may carry one, and the stored spec is readable by dashboards (hetscale_reader).
-std::string redact_uri_passwords(std::string text);
 
 /// One node's measured marked speed (per processor) at a time (ISO 8601 with a zone).
 struct BenchmarkPoint {
