@@ -194,6 +194,10 @@ std::vector<double> weights_for_ranks(const Partition& partition,
         throw Error(name + " does not list node " + rank_hosts[r] + " (rank " + std::to_string(r) +
                     ")");
   }
+  // Scaled by the largest first: shares near the largest double would sum to infinity.
+  if (weights.empty()) return weights;
+  const double largest = *std::max_element(weights.begin(), weights.end());
+  for (double& w : weights) w /= largest;
   const double total = std::accumulate(weights.begin(), weights.end(), 0.0);
   for (double& w : weights) w /= total;
   return weights;

@@ -216,5 +216,15 @@ TEST(PartitionForRanks, RankSharesMustCoverEveryRank) {
   }
 }
 
+TEST(PartitionForRanks, SharesNearTheLargestDoubleDoNotOverflow) {
+  // 1e308 + 1e308 is infinite: every weight was 0 (found by fuzz/partition).
+  const auto p = parse_partition(
+      "[partition]\nby = \"node\"\n[[node]]\nname = \"n[1-2]\"\nweight = 1e308\n", "p.toml");
+  const std::vector<std::string> hosts{"n1", "n2"};
+  const auto w = weights_for_ranks(p, hosts);
+  EXPECT_DOUBLE_EQ(w[0], 0.5);
+  EXPECT_DOUBLE_EQ(w[1], 0.5);
+}
+
 }  // namespace
 }  // namespace hetscale
