@@ -105,8 +105,11 @@ void read_ranks(const toml::array& array, const TomlSource& source, Partition& o
     const toml::table& entry = *element.as_table();
     source.check_keys(entry, {"rank", "weight"}, "in [[rank]]");
     const toml::node& rank = required(entry, "rank", source, "[[rank]]");
-    std::optional<std::int64_t> value = rank.value<std::int64_t>();
-    if (!rank.is_integer() || *value < 0 || *value > std::int64_t{UINT32_MAX}) {
+    // Only an integer's value: toml++ converts a float such as 4294967e35 to int64_t
+    // with a cast that is undefined beyond int64_t's range.
+    std::optional<std::int64_t> value =
+        rank.is_integer() ? rank.value<std::int64_t>() : std::nullopt;
+    if (!value || *value < 0 || *value > std::int64_t{UINT32_MAX}) {
       fail(rank, source, "'rank' must be an integer from 0 to 4294967295");
     }
     if (!seen.insert(*value).second) {

@@ -91,6 +91,9 @@ TEST(PartitionFile, ErrorsNameFileLineAndColumn) {
             "p.toml:3:1: [[rank]] entries in a partition by node");
   EXPECT_EQ(error_of("[partition]\nby = \"rank\"\n[[rank]]\nrank = -1\nweight = 1\n"),
             "p.toml:4:8: 'rank' must be an integer from 0 to 4294967295");
+  // A float is not read as an integer, however large (found by fuzz/partition).
+  EXPECT_EQ(error_of("[partition]\nby = \"rank\"\n[[rank]]\nrank = 4294967e35\nweight = 1\n"),
+            "p.toml:4:8: 'rank' must be an integer from 0 to 4294967295");
   EXPECT_EQ(error_of("[partition]\nby = \"rank\"\n[[rank]]\nrank = 0\nweight = 1\n"
                      "[[rank]]\nrank = 0\nweight = 1\n"),
             "p.toml:7:8: rank 0 is listed twice");
