@@ -150,6 +150,12 @@ std::string format_partition(const Partition& partition) {
   auto quoted = [](const std::string& text) {
     std::string out = "\"";
     for (char c : text) {
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {  // TOML forbids them raw
+        char escape[8];
+        std::snprintf(escape, sizeof escape, "\\u%04X", static_cast<unsigned>(c));
+        out += escape;
+        continue;
+      }
       if (c == '"' || c == '\\') out += '\\';
       out += c;
     }

@@ -178,6 +178,16 @@ TEST(PartitionFormat, RoundTripsByNodeAndByRank) {
   EXPECT_EQ(rank_back.ranks[0].weight, 2.0);
 }
 
+TEST(PartitionFormat, EscapesControlCharactersOfTheSiteName) {
+  // A raw newline in a TOML string is a syntax error (found by fuzz/partition).
+  Partition p;
+  p.site = "a\nb\x7f\"c\\";
+  p.nodes = {{"n1", 1.0, {}}};
+  const std::string text = format_partition(p);
+  EXPECT_NE(text.find(R"(site = "a\u000Ab\u007F\"c\\")"), std::string::npos) << text;
+  EXPECT_EQ(parse_partition(text, "p.toml").site, p.site);
+}
+
 }  // namespace
 }  // namespace hetscale
 
