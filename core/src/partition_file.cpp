@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <numeric>
 #include <set>
+#include <string_view>
+#include <unordered_map>
 
 #include "hetscale/hostlist.hpp"
 #include "hetscale/toml_source.hpp"
@@ -191,12 +193,19 @@ std::vector<double> weights_for_ranks(const Partition& partition,
     for (std::size_t r = 0; r < weights.size(); ++r)
       if (weights[r] == 0) throw Error(name + " does not list rank " + std::to_string(r));
   } else {
+    // By host name, so that thousands of nodes and ranks take linear time, not their product.
+    std::unordered_map<std::string_view, double> ranks_on;
+    for (const std::string& host : rank_hosts) ranks_on[host] += 1;
+    std::unordered_map<std::string_view, double> rank_weight;
     for (const auto& share : partition.nodes) {
-      const auto ranks =
-          static_cast<double>(std::count(rank_hosts.begin(), rank_hosts.end(), share.host));
-      if (ranks == 0) throw Error(name + " lists node " + share.host + ", which runs no rank");
-      for (std::size_t r = 0; r < rank_hosts.size(); ++r)
-        if (rank_hosts[r] == share.host) weights[r] = share.weight / ranks;
+      const auto ranks = ranks_on.find(share.host);
+      if (ranks == ranks_on.end())
+        throw Error(name + " lists node " + share.host + ", which runs no rank");
+      rank_weight[share.host] = share.weight / ranks->second;
+    }
+    for (std::size_t r = 0; r < rank_hosts.size(); ++r) {
+      const auto weight = rank_weight.find(rank_hosts[r]);
+      if (weight != rank_weight.end()) weights[r] = weight->second;
     }
     for (std::size_t r = 0; r < weights.size(); ++r)
       if (weights[r] == 0)
