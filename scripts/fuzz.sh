@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (clang, build/fuzz) and runs each for a while over a copy
-# of its seed corpus and regression inputs, so the committed corpus does not grow.
+# of its seed corpus (fuzz/corpus/<target>), so the committed corpus does not grow.
 # Fails if any target crashes, naming the input that did it. docs/fuzzing.md.
 #   scripts/fuzz.sh                         every target, 30 s each
 #   scripts/fuzz.sh --seconds 300 hostlist  one target, 5 minutes
@@ -61,9 +61,9 @@ for t in "${targets[@]}"; do
   run="$build/run/$t"
   rm -rf "$run"
   mkdir -p "$run/corpus" "$run/artifacts"
-  for dir in "fuzz/corpus/$t" "fuzz/regressions/$t"; do
-    if [ -d "$dir" ]; then cp -r "$dir/." "$run/corpus/"; fi
-  done
+  # The seeds only: the regression inputs are replayed by the unit tests (tests/fuzz), and
+  # some of them are slow on purpose.
+  cp -r "fuzz/corpus/$t/." "$run/corpus/"
   echo "fuzz.sh: $t for $seconds s (max_len $(max_len "$t"))"
   status=0
   "$build/bin/${t}_fuzz" "$run/corpus" -max_total_time="$seconds" -max_len="$(max_len "$t")" \

@@ -72,8 +72,8 @@ TEST_P(Replay, SeedsAndRegressionsPass) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, Replay, ::testing::ValuesIn(targets),
-                         [](const ::testing::TestParamInfo<Target>& info) {
-                           return std::string(info.param.name);
+                         [](const ::testing::TestParamInfo<Target>& param) {
+                           return std::string(param.param.name);
                          });
 
 // A directory of fuzz/corpus or fuzz/regressions that no target replays would be skipped.
