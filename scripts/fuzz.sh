@@ -5,6 +5,7 @@
 #   scripts/fuzz.sh                         every target, 30 s each
 #   scripts/fuzz.sh --seconds 300 hostlist  one target, 5 minutes
 #   scripts/fuzz.sh --max-len 100000 hostlist   longer inputs than the target's default
+#   scripts/fuzz.sh hostlist -- -len_control=0   options after -- go to libFuzzer
 #   scripts/fuzz.sh --list                  the target names
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,6 +13,7 @@ cd "$(dirname "$0")/.."
 seconds=30
 max_len_option=
 targets=()
+libfuzzer_options=()
 all_targets=()
 for source in fuzz/*_fuzz.cpp; do
   name=$(basename "$source" _fuzz.cpp)
@@ -22,8 +24,9 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds=${2:?--seconds needs a number}; shift 2 ;;
     --max-len) max_len_option=${2:?--max-len needs a number}; shift 2 ;;
+    --) shift; libfuzzer_options=("$@"); break ;;
     --list) printf '%s\n' "${all_targets[@]}"; exit 0 ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
     -*) echo "fuzz.sh: unknown option '$1'" >&2; exit 2 ;;
     *) targets+=("$1"); shift ;;
   esac
@@ -68,7 +71,7 @@ for t in "${targets[@]}"; do
   status=0
   "$build/bin/${t}_fuzz" "$run/corpus" -max_total_time="$seconds" -max_len="$(max_len "$t")" \
     -timeout=20 -rss_limit_mb=2560 -print_final_stats=1 -artifact_prefix="$run/artifacts/" \
-    >"$run/log" 2>&1 || status=$?
+    ${libfuzzer_options[@]+"${libfuzzer_options[@]}"} >"$run/log" 2>&1 || status=$?
   execs=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$run/log" | tail -1)
   cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$run/log" | tail -1 || true)
   if [ "$status" -ne 0 ]; then
