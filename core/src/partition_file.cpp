@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <numeric>
 #include <set>
 #include <string_view>
@@ -166,14 +167,19 @@ std::string format_partition(const Partition& partition) {
   std::string out = "[partition]\nby = ";
   out += partition.by == Partition::By::node ? "\"node\"\n" : "\"rank\"\n";
   if (!partition.site.empty()) out += "site = " + quoted(partition.site) + "\n";
-  char number[64];
+  // Always a TOML float: "1e16" printed as "10000000000000000" would be an integer, and
+  // toml++ gives no double for an integer beyond 2^53.
+  auto number = [](double weight) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.17g", weight);
+    return std::string(text) + (std::strpbrk(text, ".en") == nullptr ? ".0" : "");
+  };
   for (const auto& node : partition.nodes) {
-    std::snprintf(number, sizeof number, "%.17g", node.weight);
-    out += "\n[[node]]\nname = " + quoted(node.host) + "\nweight = " + number + "\n";
+    out += "\n[[node]]\nname = " + quoted(node.host) + "\nweight = " + number(node.weight) + "\n";
   }
   for (const auto& rank : partition.ranks) {
-    std::snprintf(number, sizeof number, "%.17g", rank.weight);
-    out += "\n[[rank]]\nrank = " + std::to_string(rank.rank) + "\nweight = " + number + "\n";
+    out += "\n[[rank]]\nrank = " + std::to_string(rank.rank) + "\nweight = " + number(rank.weight) +
+           "\n";
   }
   return out;
 }

@@ -178,6 +178,19 @@ TEST(PartitionFormat, RoundTripsByNodeAndByRank) {
   EXPECT_EQ(rank_back.ranks[0].weight, 2.0);
 }
 
+TEST(PartitionFormat, WritesEveryWeightAsAFloat) {
+  // 1e16 printed as 10000000000000000 read back as an integer beyond 2^53, which toml++
+  // does not give as a double (found by fuzz/partition).
+  Partition p;
+  p.nodes = {{"n1", 1e16, {}}, {"n2", 2.0, {}}};
+  const std::string text = format_partition(p);
+  EXPECT_NE(text.find("weight = 10000000000000000.0\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("weight = 2.0\n"), std::string::npos) << text;
+  const auto back = parse_partition(text, "p.toml");
+  ASSERT_EQ(back.nodes.size(), 2u);
+  EXPECT_EQ(back.nodes[0].weight, 1e16);
+}
+
 TEST(PartitionFormat, EscapesControlCharactersOfTheSiteName) {
   // A raw newline in a TOML string is a syntax error (found by fuzz/partition).
   Partition p;
