@@ -9,11 +9,11 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <numeric>
 #include <optional>
 
 #include "commands.hpp"
+#include "hetscale/atomic_file.hpp"
 #include "hetscale/collector/partitions.hpp"
 #include "hetscale/csv.hpp"
 #include "hetscale/equalization.hpp"
@@ -108,15 +108,9 @@ std::string write_partition(const EqualizeArgs& args, const NodeInput& in,
       !args.output.empty() ? std::filesystem::path(args.output)
                            : std::filesystem::path(args.partitions) /
                                  (compress_hostlist(sort_hostnames(in.names)) + ".toml");
-  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
-  const auto temporary = path.string() + ".tmp";
-  {
-    std::ofstream file(temporary, std::ios::trunc);
-    file << "# Written by hetscale equalize (" << args.method << ") from " << in.source << "\n"
-         << format_partition(partition);
-    if (!file) throw Error("cannot write " + temporary);
-  }
-  std::filesystem::rename(temporary, path);  // readers never see half a file
+  // Readers (the plugin) never see half a file.
+  write_file_atomically(path, "# Written by hetscale equalize (" + args.method + ") from " +
+                                  in.source + "\n" + format_partition(partition));
   context.err << "hetscale equalize: wrote " << path.string() << '\n';
   return path.string();
 }

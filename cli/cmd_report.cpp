@@ -6,9 +6,9 @@
 #include <chrono>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 
 #include "commands.hpp"
+#include "hetscale/atomic_file.hpp"
 #include "hetscale/error.hpp"
 #include "report_sections.hpp"
 #include "report_views.hpp"
@@ -38,18 +38,8 @@ std::string subtitle(const report::ReportData& data) {
 }
 
 fs::path write_report(const fs::path& dir, const std::string& html) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) throw Error(fmt::format("cannot create {}: {}", dir.string(), ec.message()));
   const fs::path file = fs::absolute(dir / "index.html");
-  const fs::path partial = fs::path(file).concat(".partial");
-  {
-    std::ofstream out(partial, std::ios::binary | std::ios::trunc);
-    out << html;
-    if (!out.flush()) throw Error(fmt::format("cannot write {}", partial.string()));
-  }
-  fs::rename(partial, file, ec);  // readers never see half a report
-  if (ec) throw Error(fmt::format("cannot write {}: {}", file.string(), ec.message()));
+  write_file_atomically(file, html);  // readers never see half a report
   return file;
 }
 

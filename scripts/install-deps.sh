@@ -11,6 +11,7 @@ PACKAGES=(
   libhwloc-dev hwloc
   libopenblas-dev libfftw3-dev
   openmpi-bin libopenmpi-dev libpmix-dev
+  libsimgrid-dev
   slurm-wlm slurmctld slurmd slurm-client munge libslurm-dev
   postgresql postgresql-client libpq-dev
   iproute2 util-linux procps psmisc python3

@@ -4,6 +4,7 @@
 #   scripts/pg.sh down   [--run-dir DIR]
 #   scripts/pg.sh status [--run-dir DIR]
 #   scripts/pg.sh restart ...   (down, then up with the same options)
+#   scripts/pg.sh bounce [--run-dir DIR]   (stop and start the server, keeping its data)
 # DIR defaults to <repo>/run/pg, P to 15432. `up` prints the connection URI and writes it
 # to DIR/uri; the server listens on 127.0.0.1:P and a unix socket in DIR/socket, trusts
 # every local connection (throwaway data only) and has a database `hetscale`.
@@ -18,7 +19,7 @@ source "$REPO/scripts/lib/testbed-common.sh"
 PG_USER=postgres
 DB_NAME=hetscale
 
-usage() { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; }
 
 parse_args() {
   VERB=${1:-}
@@ -65,14 +66,28 @@ cmd_up() {
     --encoding=UTF8 --locale=C >"$RUN_DIR/initdb.log" 2>&1 ||
     die "initdb failed (see $RUN_DIR/initdb.log)"
   cg_create "$CG"
-  cg_spawn "$CG" "$RUN_DIR/pg_ctl.log" runuser -u "$PG_USER" -- "$PG_BIN/pg_ctl" start -D "$DATA" -w -t 30 \
-    -l "$RUN_DIR/log/postgres.log" \
-    -o "-c listen_addresses=127.0.0.1 -c port=$PORT -c unix_socket_directories=$SOCK -c fsync=off -c synchronous_commit=off -c full_page_writes=off" ||
-    die "server did not start (see $RUN_DIR/log/postgres.log)"
+  start_server
   as_pg "$PG_BIN/createdb" -h "$SOCK" -p "$PORT" "$DB_NAME" || die "createdb $DB_NAME failed"
   uri >"$RUN_DIR/uri"
   say "up on 127.0.0.1:$PORT and $SOCK"
   cat "$RUN_DIR/uri"
+}
+
+# Starts the server on the data directory of $RUN_DIR, in our cgroup.
+start_server() {
+  cg_spawn "$CG" "$RUN_DIR/pg_ctl.log" runuser -u "$PG_USER" -- "$PG_BIN/pg_ctl" start -D "$DATA" -w -t 30 \
+    -l "$RUN_DIR/log/postgres.log" \
+    -o "-c listen_addresses=127.0.0.1 -c port=$PORT -c unix_socket_directories=$SOCK -c fsync=off -c synchronous_commit=off -c full_page_writes=off" ||
+    die "server did not start (see $RUN_DIR/log/postgres.log)"
+}
+
+# A fresh server process on the same data: PostgreSQL's shared buffers start empty.
+cmd_bounce() {
+  is_running || die "not running in $RUN_DIR (nothing to bounce)"
+  PORT=$(cat "$RUN_DIR/port")
+  as_pg "$PG_BIN/pg_ctl" stop -D "$DATA" -m fast -w -t 30 >/dev/null || die "pg_ctl stop failed"
+  start_server
+  say "bounced: up again on 127.0.0.1:$PORT with its data"
 }
 
 # Stops our server if it runs, kills what is left in our cgroup, removes the data.
@@ -106,8 +121,9 @@ main() {
     down) cmd_down ;;
     status) cmd_status ;;
     restart) cmd_down && cmd_up ;;
+    bounce) cmd_bounce ;;
     -h | --help | "") usage; [ -n "$VERB" ] ;;
-    *) die "unknown verb '$VERB' (up, down, status, restart)" ;;
+    *) die "unknown verb '$VERB' (up, down, status, restart, bounce)" ;;
   esac
 }
 

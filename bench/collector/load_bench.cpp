@@ -17,8 +17,8 @@
 #include "hetscale/collector/migrations.hpp"
 #include "hetscale/collector/pg.hpp"
 #include "hetscale/collector/run_loader.hpp"
-#include "hetscale/collector/sha256.hpp"
 #include "hetscale/run_record_reader.hpp"
+#include "hetscale/sha256.hpp"
 
 namespace {
 
@@ -65,7 +65,7 @@ void write_files(const fs::path& jsonl, const fs::path& csv, const fs::path& run
   for (int i = 0; i < records; ++i) {
     lines << record_line(i) << '\n';
     const RunRecord record = run_record_from_json(nlohmann::json::parse(record_line(i)));
-    runs << i + 1 << ",\\x" << collector::to_hex(collector::sha256(collector::run_identity(record)))
+    runs << i + 1 << ",\\x" << to_hex(sha256(collector::run_identity(record)))
          << ",1,mm,2*N^3,\"{\"\"N\"\": " << 100 + i << "}\"," << 2e6 + i
          << ",1.25,160,Mflops,marked,2,0," << 5000 + i << ",4999," << i
          << ",0,node-[1-8],2026-11-21T06:00:00Z,2026-11-21T06:00:01.25Z,t,"

@@ -67,6 +67,7 @@ void BM_StepOnOneNode_10000NodeTable_CacheHit(benchmark::State& state) {
     plugin.configure(args);
     plugin.on_option("marked");
     slurm.step("node[0-3]", {"node0", "node1", "node2", "node3"}, "1(x4)");
+    slurm.on_node("node2");
     plugin.load_site(slurm);
     plugin.prepare_step(slurm);
     slurm.task("node2", 2);

@@ -7,7 +7,7 @@
 #include <unordered_set>
 
 #include "hetscale/collector/copy_buffer.hpp"
-#include "hetscale/collector/sha256.hpp"
+#include "hetscale/sha256.hpp"
 
 namespace hetscale::collector {
 namespace {

@@ -12,8 +12,7 @@
 namespace hetscale {
 namespace {
 
-constexpr std::size_t max_hosts = 1'000'000;  // per expression, so a typo cannot exhaust memory
-constexpr std::size_t max_digits = 18;        // every such number fits in 64 bits
+constexpr std::size_t max_digits = 18;  // every such number fits in 64 bits
 
 bool is_digit(char c) {
   return c >= '0' && c <= '9';
@@ -35,6 +34,8 @@ struct Range {
   std::uint64_t hi = 0;
   std::size_t width = 0;
   [[nodiscard]] std::size_t count() const { return static_cast<std::size_t>(hi - lo + 1); }
+  // Characters of the longest number of the range ("[8-10]": 2).
+  [[nodiscard]] std::size_t max_chars() const { return std::max(width, std::to_string(hi).size()); }
 };
 
 // A piece of a term: either literal text or the ranges of one bracket.
@@ -47,6 +48,12 @@ struct Piece {
     for (const Range& r : ranges) n += r.count();
     return n;
   }
+  [[nodiscard]] std::size_t max_chars() const {
+    if (!is_bracket()) return text.size();
+    std::size_t n = 0;
+    for (const Range& r : ranges) n = std::max(n, r.max_chars());
+    return n;
+  }
 };
 
 std::string padded(std::uint64_t value, std::size_t width) {
@@ -57,9 +64,12 @@ std::string padded(std::uint64_t value, std::size_t width) {
 
 class Parser {
  public:
-  explicit Parser(std::string_view text) : text_(text) {}
+  Parser(std::string_view text, const HostlistLimits& limits) : text_(text), limits_(limits) {}
 
   std::vector<std::string> expand(std::vector<HostlistTerm>* terms) {
+    if (text_.size() > limits_.max_length)
+      fail(1, "host list too long (more than " + std::to_string(limits_.max_length) +
+                  " characters)");
     std::vector<std::string> hosts;
     while (true) {
       std::size_t term_start = pos_;
@@ -83,9 +93,13 @@ class Parser {
 
   std::vector<Piece> term() {
     std::vector<Piece> pieces;
+    std::size_t brackets = 0;
     while (!at_end() && peek() != ',') {
       char c = peek();
       if (c == '[') {
+        if (++brackets > limits_.max_brackets)
+          fail(column(), "more than " + std::to_string(limits_.max_brackets) +
+                             " bracket groups in one host name");
         pieces.push_back(bracket());
       } else if (c == ']') {
         fail(column(), "unbalanced ']'");
@@ -116,7 +130,7 @@ class Parser {
       if (c == ']') break;
       if (c != ',') fail(pos_, unexpected_in_bracket(c));
     }
-    if (piece.count() > max_hosts) fail(open + 1, "too many hosts (more than 1000000)");
+    if (piece.count() > limits_.max_hosts) fail(open + 1, too_many_hosts());
     return piece;
   }
 
@@ -144,7 +158,7 @@ class Parser {
       r.hi = to_u64(*hi);
       if (r.hi < r.lo) fail(start, "descending range " + *lo + "-" + *hi);
     }
-    if (r.hi - r.lo >= max_hosts) fail(start, "too many hosts (more than 1000000)");
+    if (r.hi - r.lo >= limits_.max_hosts) fail(start, too_many_hosts());
     return r;
   }
 
@@ -169,47 +183,80 @@ class Parser {
     return value;
   }
 
-  // Cartesian product of the pieces, leftmost bracket varying slowest (as Slurm does for
-  // "n[1-2]x[1-2]"); the size is checked before anything is built.
-  void append_product(const std::vector<Piece>& pieces, std::size_t term_start,
-                      std::vector<std::string>& hosts) const {
-    std::size_t total = 1;
-    for (const Piece& p : pieces) {
-      if (!p.is_bracket()) continue;
-      total *= p.count();  // each factor <= max_hosts, so this cannot overflow before the check
-      if (total + hosts.size() > max_hosts)
-        fail(term_start + 1, "too many hosts (more than 1000000)");
-    }
-    hosts.reserve(hosts.size() + total);
-    std::string name;
-    emit(pieces, 0, name, hosts);
+  [[nodiscard]] std::string too_many_hosts() const {
+    return "too many hosts (more than " + std::to_string(limits_.max_hosts) + ")";
   }
 
-  static void emit(const std::vector<Piece>& pieces, std::size_t index, std::string& name,
-                   std::vector<std::string>& hosts) {
-    if (index == pieces.size()) {
-      hosts.push_back(name);
-      return;
+  // Cartesian product of the pieces, leftmost bracket varying slowest (as Slurm does for
+  // "n[1-2]x[1-2]"). The number of hosts and the characters of their names are bounded
+  // before anything is built; the product is walked like an odometer, without recursion.
+  void append_product(const std::vector<Piece>& pieces, std::size_t term_start,
+                      std::vector<std::string>& hosts) {
+    std::size_t total = 1;
+    std::size_t name_chars = 0;  // an upper bound on one name's length
+    for (const Piece& p : pieces) {
+      name_chars += p.max_chars();
+      if (!p.is_bracket()) continue;
+      total *= p.count();  // each factor <= max_hosts, so this cannot overflow before the check
+      if (total + hosts.size() > limits_.max_hosts) fail(term_start + 1, too_many_hosts());
     }
-    const Piece& piece = pieces[index];
-    std::size_t keep = name.size();
-    if (!piece.is_bracket()) {
-      name += piece.text;
-      emit(pieces, index + 1, name, hosts);
-    } else {
-      for (const Range& r : piece.ranges) {
-        for (std::uint64_t v = r.lo; v <= r.hi; ++v) {
-          name += padded(v, r.width);
-          emit(pieces, index + 1, name, hosts);
-          name.resize(keep);
+    if (total + hosts.size() > limits_.max_hosts) fail(term_start + 1, too_many_hosts());
+    // total <= 1e6 and name_chars <= max_length + digits, so the product fits in 64 bits.
+    bytes_ += total * name_chars;
+    if (bytes_ > limits_.max_bytes)
+      fail(term_start + 1, "host names too long in total (more than " +
+                               std::to_string(limits_.max_bytes) + " characters)");
+    // Grow geometrically: an exact reserve per term would copy every host once per term.
+    if (hosts.capacity() < hosts.size() + total)
+      hosts.reserve(std::max(hosts.size() + total, 2 * hosts.capacity()));
+
+    // One digit wheel per bracket: which range, and which value inside it.
+    struct Wheel {
+      const Piece* piece;
+      std::size_t range = 0;
+      std::uint64_t value = 0;
+    };
+    std::vector<Wheel> wheels;
+    for (const Piece& p : pieces)
+      if (p.is_bracket()) wheels.push_back({&p, 0, p.ranges[0].lo});
+    while (true) {
+      std::string name;
+      name.reserve(name_chars);
+      std::size_t w = 0;
+      for (const Piece& p : pieces) {
+        if (!p.is_bracket()) {
+          name += p.text;
+        } else {
+          const Wheel& wheel = wheels[w++];
+          name += padded(wheel.value, p.ranges[wheel.range].width);
         }
       }
+      hosts.push_back(std::move(name));
+      // Advance the rightmost wheel; carry leftwards; done when the leftmost wraps.
+      std::size_t k = wheels.size();
+      while (k > 0) {
+        Wheel& wheel = wheels[k - 1];
+        const std::vector<Range>& ranges = wheel.piece->ranges;
+        if (wheel.value < ranges[wheel.range].hi) {
+          ++wheel.value;
+          break;
+        }
+        if (wheel.range + 1 < ranges.size()) {
+          wheel.value = ranges[++wheel.range].lo;
+          break;
+        }
+        wheel.range = 0;
+        wheel.value = ranges[0].lo;
+        --k;
+      }
+      if (k == 0) return;
     }
-    name.resize(keep);
   }
 
   std::string_view text_;
+  HostlistLimits limits_;
   std::size_t pos_ = 0;
+  std::size_t bytes_ = 0;  // bound on the characters of the hosts expanded so far
 };
 
 // --- compression -------------------------------------------------------------------
@@ -280,14 +327,16 @@ bool same_bracket(const Run& a, const Run& b) {
 
 }  // namespace
 
-std::vector<std::string> expand_hostlist(std::string_view expression) {
-  return Parser(expression).expand(nullptr);
+std::vector<std::string> expand_hostlist(std::string_view expression,
+                                         const HostlistLimits& limits) {
+  return Parser(expression, limits).expand(nullptr);
 }
 
 std::vector<std::string> expand_hostlist(std::string_view expression,
-                                         std::vector<HostlistTerm>& terms) {
+                                         std::vector<HostlistTerm>& terms,
+                                         const HostlistLimits& limits) {
   terms.clear();
-  return Parser(expression).expand(&terms);
+  return Parser(expression, limits).expand(&terms);
 }
 
 std::string compress_hostlist(std::span<const std::string> hosts) {

@@ -76,16 +76,21 @@ void read_header(const toml::table& root, const TomlSource& source, Partition& o
   }
 }
 
-// Expands a host list ("n[1-4]"); an error points at its column inside the string.
-std::vector<std::string> hosts_of(const toml::node& name, const TomlSource& source) {
+// Expands a host list ("n[1-4]") into at most `max_hosts` hosts; an error points at its
+// column inside the string.
+std::vector<std::string> hosts_of(const toml::node& name, const TomlSource& source,
+                                  std::size_t max_hosts) {
+  HostlistLimits limits;
+  limits.max_hosts = max_hosts;
   try {
-    return expand_hostlist(*name.value<std::string>());
+    return expand_hostlist(*name.value<std::string>(), limits);
   } catch (const ExpressionError& error) {
     source.fail(source.inside(name, error.column()), "bad host list: " + error.message());
   }
 }
 
-void read_nodes(const toml::array& array, const TomlSource& source, Partition& out) {
+void read_nodes(const toml::array& array, const TomlSource& source, std::size_t max_hosts,
+                Partition& out) {
   std::set<std::string> seen;
   for (const toml::node& element : array) {
     const toml::table& entry = *element.as_table();
@@ -95,7 +100,9 @@ void read_nodes(const toml::array& array, const TomlSource& source, Partition& o
       fail(name, source, "'name' must be a non-empty host name or host list");
     }
     double weight = positive_weight(entry, source, "[[node]]");
-    for (std::string& host : hosts_of(name, source)) {
+    if (out.nodes.size() >= max_hosts)
+      fail(name, source, "more nodes than the " + std::to_string(max_hosts) + " allowed");
+    for (std::string& host : hosts_of(name, source, max_hosts - out.nodes.size())) {
       if (!seen.insert(host).second) fail(name, source, "node " + host + " is listed twice");
       out.nodes.push_back({std::move(host), weight, source.at(entry)});
     }
@@ -125,7 +132,8 @@ void read_ranks(const toml::array& array, const TomlSource& source, Partition& o
 
 }  // namespace
 
-Partition parse_partition(std::string_view text, const std::string& source_name) {
+Partition parse_partition(std::string_view text, const std::string& source_name,
+                          std::size_t max_hosts) {
   const TomlSource source(text, source_name);
   const toml::table root = source.parse();
   source.check_keys(root, {"partition", "node", "rank"}, "in the partition file");
@@ -140,7 +148,7 @@ Partition parse_partition(std::string_view text, const std::string& source_name)
   if (out.by == Partition::By::rank && nodes != nullptr) {
     fail(*nodes, source, "[[node]] entries in a partition by rank");
   }
-  if (nodes != nullptr) read_nodes(*nodes, source, out);
+  if (nodes != nullptr) read_nodes(*nodes, source, max_hosts, out);
   if (ranks != nullptr) read_ranks(*ranks, source, out);
   if (out.nodes.empty() && out.ranks.empty()) {
     throw ConfigError({source_name, 1, 1},

@@ -15,6 +15,16 @@ std::string_view to_string(NodeState state) {
   return "unknown";
 }
 
+std::string_view to_string(NetworkTopology topology) {
+  switch (topology) {
+    case NetworkTopology::star:
+      return "star";
+    case NetworkTopology::switch_per_group:
+      return "switch-per-group";
+  }
+  return "unknown";
+}
+
 void SiteTable::index() {
   node_index_.clear();
   group_index_.clear();

@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "hetscale/hostlist.hpp"
+#include "hetscale/regular_file.hpp"
 #include "hetscale/site_table.hpp"
 #include "hetscale/toml_source.hpp"
 
@@ -28,9 +29,10 @@ class SiteReader : private TomlSource {
 
   SiteTable read() {
     toml::table root = parse();
-    check_keys(root, {"site", "group", "node"}, "at top level");
+    check_keys(root, {"site", "network", "group", "node"}, "at top level");
     SiteTable table;
     read_site(root, table);
+    read_network(root, table);
     for (const toml::table* entry : tables_of(root, "group")) table.groups.push_back(group(*entry));
     std::vector<const toml::table*> node_entries = tables_of(root, "node");
     table.nodes.reserve(node_entries.size());  // exact for one name per entry, the common case
@@ -61,8 +63,51 @@ class SiteReader : private TomlSource {
     if (site == nullptr) fail(at(*node), "'site' must be a table, not " + toml_type_name(*node));
     check_keys(*site, {"name", "speed_unit", "benchmark"}, "in [site]");
     table.name = required_string(*site, "name", "[site]");
-    if (auto unit = optional_string(*site, "speed_unit")) table.speed_unit = *unit;
+    table.speed_unit_where = at(*site);
+    if (const toml::node* unit = site->get("speed_unit")) {
+      table.speed_unit = string_value(*unit, "speed_unit");
+      table.speed_unit_where = at(*unit);
+    }
     if (auto benchmark = optional_string(*site, "benchmark")) table.benchmark = *benchmark;
+  }
+
+  // [network]: optional; when given, the topology and the host links are required, and the
+  // backbone keys belong to switch-per-group only (a backbone a star ignores is a mistake).
+  void read_network(const toml::table& root, SiteTable& table) const {
+    const toml::node* node = root.get("network");
+    if (node == nullptr) return;
+    const toml::table* entry = node->as_table();
+    if (entry == nullptr)
+      fail(at(*node), "'network' must be a table, not " + toml_type_name(*node));
+    check_keys(*entry,
+               {"topology", "latency_us", "bandwidth_MBps", "backbone_latency_us",
+                "backbone_bandwidth_MBps"},
+               "in [network]");
+    Network network;
+    network.where = at(*entry);
+    network.topology = topology(required(*entry, "topology", "[network]"));
+    network.latency_us = non_negative(required(*entry, "latency_us", "[network]"), "latency_us");
+    network.bandwidth_MBps =
+        positive(required(*entry, "bandwidth_MBps", "[network]"), "bandwidth_MBps");
+    if (network.topology == NetworkTopology::switch_per_group) {
+      network.backbone_latency_us =
+          non_negative(required(*entry, "backbone_latency_us", "[network]"), "backbone_latency_us");
+      network.backbone_bandwidth_MBps = positive(
+          required(*entry, "backbone_bandwidth_MBps", "[network]"), "backbone_bandwidth_MBps");
+    } else {
+      for (std::string_view key : {"backbone_latency_us", "backbone_bandwidth_MBps"})
+        if (const toml::node* value = entry->get(key))
+          fail(at(*value), fmt::format("'{}' applies only to topology 'switch-per-group', not '{}'",
+                                       key, to_string(network.topology)));
+    }
+    table.network = network;
+  }
+
+  NetworkTopology topology(const toml::node& node) const {
+    std::string text = string_value(node, "topology");
+    for (NetworkTopology t : {NetworkTopology::star, NetworkTopology::switch_per_group})
+      if (to_string(t) == text) return t;
+    fail(at(node), fmt::format("unknown topology '{}' (expected star or switch-per-group)", text));
   }
 
   Group group(const toml::table& entry) {
@@ -71,7 +116,7 @@ class SiteReader : private TomlSource {
     g.name = required_string(entry, "name", "[[group]]");
     g.where = at(entry);
     const toml::node& speed = required(entry, "marked_speed", "[[group]]");
-    g.marked_speed = positive_speed(speed);
+    g.marked_speed = positive(speed, "marked_speed");
     const toml::node& name = *entry.get("name");
     auto [first, inserted] = group_places_.emplace(g.name, at(name));
     if (!inserted)
@@ -92,7 +137,7 @@ class SiteReader : private TomlSource {
       fail(at(*entry.get("group")), fmt::format("unknown group '{}'", proto.group));
     proto.marked_speed = speed->second;
     if (const toml::node* value = entry.get("marked_speed"))
-      proto.marked_speed = positive_speed(*value);
+      proto.marked_speed = positive(*value, "marked_speed");
     if (const toml::node* value = entry.get("processors")) proto.processors = processors(*value);
     if (const toml::node* value = entry.get("state")) proto.state = state(*value);
 
@@ -152,17 +197,31 @@ class SiteReader : private TomlSource {
   }
 
   // Integers are accepted too: "marked_speed = 20" is a speed.
-  double positive_speed(const toml::node& node) const {
+  double number(const toml::node& node, std::string_view key) const {
     std::optional<double> value = node.is_number() ? node.value<double>() : std::nullopt;
-    if (!value) fail(at(node), "'marked_speed' must be a number, not " + toml_type_name(node));
-    if (!(*value > 0) || !std::isfinite(*value))
-      fail(at(node), fmt::format("'marked_speed' must be positive and finite, not {}", *value));
+    if (!value)
+      fail(at(node), fmt::format("'{}' must be a number, not {}", key, toml_type_name(node)));
     return *value;
+  }
+
+  double positive(const toml::node& node, std::string_view key) const {
+    const double value = number(node, key);
+    if (!(value > 0) || !std::isfinite(value))
+      fail(at(node), fmt::format("'{}' must be positive and finite, not {}", key, value));
+    return value;
+  }
+
+  double non_negative(const toml::node& node, std::string_view key) const {
+    const double value = number(node, key);
+    if (!(value >= 0) || !std::isfinite(value))
+      fail(at(node), fmt::format("'{}' must be zero or more and finite, not {}", key, value));
+    return value;
   }
 
   std::uint32_t processors(const toml::node& node) const {
     const auto* value = node.as_integer();
-    if (value == nullptr) fail(at(node), "'processors' must be an integer, not " + toml_type_name(node));
+    if (value == nullptr)
+      fail(at(node), "'processors' must be an integer, not " + toml_type_name(node));
     std::int64_t count = value->get();
     if (count < 1) fail(at(node), fmt::format("'processors' must be at least 1, not {}", count));
     if (count > std::numeric_limits<std::uint32_t>::max())
@@ -204,7 +263,7 @@ std::string toml_string(std::string_view text) {
 }
 
 // Shortest text that reads back as the same double, always a TOML float.
-std::string speed_text(double speed) {
+std::string float_text(double speed) {
   std::string text = fmt::format("{}", speed);
   if (text.find_first_of(".en") == std::string::npos) text += ".0";
   return text;
@@ -213,6 +272,17 @@ std::string speed_text(double speed) {
 bool same_entry(const Node& a, const Node& b) {
   return a.group == b.group && a.processors == b.processors && a.marked_speed == b.marked_speed &&
          a.state == b.state;
+}
+
+void write_network(std::string& out, const Network& network) {
+  out += "\n[network]\n";
+  out += fmt::format("topology = \"{}\"\n", to_string(network.topology));
+  out += "latency_us = " + float_text(network.latency_us) + "\n";
+  out += "bandwidth_MBps = " + float_text(network.bandwidth_MBps) + "\n";
+  if (network.topology == NetworkTopology::switch_per_group) {
+    out += "backbone_latency_us = " + float_text(network.backbone_latency_us) + "\n";
+    out += "backbone_bandwidth_MBps = " + float_text(network.backbone_bandwidth_MBps) + "\n";
+  }
 }
 
 using GroupSpeeds = std::unordered_map<std::string_view, double>;
@@ -229,7 +299,7 @@ void write_node_entry(std::string& out, const GroupSpeeds& group_speeds,
   // A speed equal to the group's is the default and left out.
   auto group = group_speeds.find(first.group);
   if (group == group_speeds.end() || group->second != first.marked_speed)
-    out += "marked_speed = " + speed_text(first.marked_speed) + "\n";
+    out += "marked_speed = " + float_text(first.marked_speed) + "\n";
   out += fmt::format("state = \"{}\"\n", to_string(first.state));
 }
 
@@ -240,12 +310,13 @@ SiteTable parse_site_table(std::string_view text, const std::string& source_name
 }
 
 SiteTable load_site_table(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw ConfigError({path.string(), 0, 0}, fmt::format("cannot read: {}", std::strerror(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
-  SiteTable table = parse_site_table(text.str(), path.string());
+  std::string text;
+  try {
+    text = read_regular_file(path, kMaxSiteTableBytes);
+  } catch (const FileReadError& e) {
+    throw ConfigError({path.string(), 0, 0}, "cannot read: " + e.reason());
+  }
+  SiteTable table = parse_site_table(text, path.string());
   table.source = path;
   return table;
 }
@@ -257,9 +328,10 @@ std::string format_site_table(const SiteTable& table) {
   out += "name = " + toml_string(table.name) + "\n";
   out += "speed_unit = " + toml_string(table.speed_unit) + "\n";
   out += "benchmark = " + toml_string(table.benchmark) + "\n";
+  if (table.network) write_network(out, *table.network);
   for (const Group& group : table.groups) {
     out += "\n[[group]]\nname = " + toml_string(group.name) + "\n";
-    out += "marked_speed = " + speed_text(group.marked_speed) + "\n";
+    out += "marked_speed = " + float_text(group.marked_speed) + "\n";
   }
   // Only neighbours merge, so reading the text back gives the nodes in the same order.
   std::span<const Node> nodes(table.nodes);

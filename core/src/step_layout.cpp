@@ -20,7 +20,8 @@ std::uint32_t parse_count(std::string_view digits, std::string_view whole) {
 }
 
 // One comma-separated item: "N" or "N(xR)".
-void append_item(std::string_view item, std::string_view whole, std::vector<std::uint32_t>& out) {
+void append_item(std::string_view item, std::string_view whole, std::size_t max_nodes,
+                 std::vector<std::uint32_t>& out) {
   std::size_t open = item.find('(');
   std::uint32_t repeat = 1;
   if (open != std::string_view::npos) {
@@ -31,9 +32,11 @@ void append_item(std::string_view item, std::string_view whole, std::vector<std:
     repeat = parse_count(item.substr(open + 2, item.size() - open - 3), whole);
   }
   std::uint32_t tasks = parse_count(item.substr(0, open), whole);
-  constexpr std::uint32_t kMaxNodes = 1u << 20;  // far beyond any real cluster
-  if (repeat == 0 || repeat > kMaxNodes || out.size() + repeat > kMaxNodes) {
+  if (repeat == 0)
     throw Error("bad tasks per node '" + std::string(whole) + "': repeat count out of range");
+  if (repeat > max_nodes || out.size() + repeat > max_nodes) {
+    throw Error("bad tasks per node '" + std::string(whole) + "': more than " +
+                std::to_string(max_nodes) + " nodes");
   }
   out.insert(out.end(), repeat, tasks);
 }
@@ -46,12 +49,12 @@ std::uint64_t StepLayout::total_tasks() const {
   return total;
 }
 
-std::vector<std::uint32_t> parse_tasks_per_node(std::string_view text) {
+std::vector<std::uint32_t> parse_tasks_per_node(std::string_view text, std::size_t max_nodes) {
   std::vector<std::uint32_t> counts;
   std::size_t start = 0;
   while (true) {
     std::size_t comma = text.find(',', start);
-    append_item(text.substr(start, comma - start), text, counts);
+    append_item(text.substr(start, comma - start), text, max_nodes, counts);
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }

@@ -11,19 +11,32 @@ namespace hetscale {
 namespace {
 
 constexpr std::array<SpeedUnit, 26> units{{
-    {"flops", 1.0},          {"Kflops", 1e3},
-    {"Mflops", 1e6},         {"Gflops", 1e9},
-    {"Tflops", 1e12},        {"Pflops", 1e15},
-    {"flop/s", 1.0},         {"Kflop/s", 1e3},
-    {"Mflop/s", 1e6},        {"Gflop/s", 1e9},
-    {"Tflop/s", 1e12},       {"Pflop/s", 1e15},
-    {"op/s", 1.0},           {"Kop/s", 1e3},
-    {"Mop/s", 1e6},          {"Gop/s", 1e9},
-    {"Top/s", 1e12},         {"B/s", 1.0},
-    {"KB/s", 1e3},           {"MB/s", 1e6},
-    {"GB/s", 1e9},           {"TB/s", 1e12},
-    {"KiB/s", 1024.0},       {"MiB/s", 1048576.0},
-    {"GiB/s", 1073741824.0}, {"TiB/s", 1099511627776.0},
+    {"flops", 1.0, true},
+    {"Kflops", 1e3, true},
+    {"Mflops", 1e6, true},
+    {"Gflops", 1e9, true},
+    {"Tflops", 1e12, true},
+    {"Pflops", 1e15, true},
+    {"flop/s", 1.0, true},
+    {"Kflop/s", 1e3, true},
+    {"Mflop/s", 1e6, true},
+    {"Gflop/s", 1e9, true},
+    {"Tflop/s", 1e12, true},
+    {"Pflop/s", 1e15, true},
+    {"op/s", 1.0, true},
+    {"Kop/s", 1e3, true},
+    {"Mop/s", 1e6, true},
+    {"Gop/s", 1e9, true},
+    {"Top/s", 1e12, true},
+    {"B/s", 1.0, false},
+    {"KB/s", 1e3, false},
+    {"MB/s", 1e6, false},
+    {"GB/s", 1e9, false},
+    {"TB/s", 1e12, false},
+    {"KiB/s", 1024.0, false},
+    {"MiB/s", 1048576.0, false},
+    {"GiB/s", 1073741824.0, false},
+    {"TiB/s", 1099511627776.0, false},
 }};
 
 std::string known_names() {
@@ -50,6 +63,13 @@ double speed_unit_scale(std::string_view unit) {
 
 double to_base_speed(double speed, std::string_view unit) {
   return speed * speed_unit_scale(unit);
+}
+
+std::optional<double> flops_scale(std::string_view unit) {
+  for (const SpeedUnit& u : units) {
+    if (u.name == unit) return u.operations ? std::optional<double>(u.scale) : std::nullopt;
+  }
+  return std::nullopt;
 }
 
 }  // namespace hetscale

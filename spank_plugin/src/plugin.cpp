@@ -1,10 +1,10 @@
 #include "plugin.hpp"
 
 #include <charconv>
-#include <fstream>
-#include <sstream>
 
 #include "hetscale/error.hpp"
+#include "hetscale/hostlist.hpp"
+#include "hetscale/regular_file.hpp"
 #include "step_reader.hpp"
 
 namespace hetscale::spank {
@@ -26,14 +26,6 @@ auto in_phase(const char* phase, Work&& work) {
   }
 }
 
-std::string read_admin_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot read " + path.string());
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // Shortest text that reads back as the same double.
 std::string format_speed(double value) {
   char buffer[32];
@@ -43,14 +35,25 @@ std::string format_speed(double value) {
 
 }  // namespace
 
-// A bad configuration is reported where a job asks (check_request, prepare_step) and in
-// each step's slurmd log, not here: every srun, sbatch and slurmstepd runs this.
+// A bad configuration is reported where a job asks (check_request, prepare_step) and once
+// in slurmd's log (report_config), not here: every srun, sbatch and slurmstepd runs this.
 void Plugin::configure(std::span<const std::string> args) {
   try {
     args_ = parse_plugin_args(args);
   } catch (const Error& error) {
     config_error_ = error.what();
   }
+}
+
+void Plugin::report_config(SlurmApi& slurm) const {
+  if (config_error_) {
+    slurm.error(*config_error_ + " (steps that ask for weights fail until it is fixed; "
+                                  "other steps run as usual)");
+  }
+}
+
+bool Plugin::asked() const {
+  return request_ && request_->wants_weights();
 }
 
 void Plugin::import_request_env(SlurmApi& slurm) {
@@ -97,6 +100,7 @@ int Plugin::load_site(SlurmApi& slurm) {
   site_loaded_ = true;
   try {
     layout_ = read_step_layout(slurm);
+    node_index_ = this_node_index(slurm, *layout_);  // once per step, not per task
     std::vector<std::string> hosts;  // the cache builds only these nodes
     hosts.reserve(layout_->nodes.size());
     for (const StepNode& node : layout_->nodes) hosts.push_back(node.host);
@@ -112,21 +116,29 @@ int Plugin::load_site(SlurmApi& slurm) {
 }
 
 int Plugin::prepare_step(SlurmApi& slurm) {
-  bool wants = step_wants_weights(slurm);
-  if (config_error_) slurm.error(*config_error_);  // once per step, for the admin
-  if (!wants) return 0;
-  load_site(slurm);  // a no-op when init_post_opt did it
-  try {
-    if (config_error_) throw Error(*config_error_);
-    if (!step_error_) weights_ = compute(slurm, *layout_);
-  } catch (const Error& error) {
-    step_error_ = error.what();
-  } catch (const std::exception& error) {
-    step_error_ = std::string("hetscale: internal: ") + error.what();
+  if (!step_wants_weights(slurm)) return 0;
+  if (config_error_) {
+    step_error_ = config_error_;  // only a step that asked can get here (the default is off)
+  } else {
+    load_site(slurm);  // a no-op when init_post_opt did it
+    try {
+      if (!step_error_) weights_ = compute(slurm, *layout_);
+    } catch (const Error& error) {
+      step_error_ = error.what();
+    } catch (const std::exception& error) {
+      step_error_ = std::string("hetscale: internal: ") + error.what();
+    }
   }
-  // Logged once per node: slurmstepd shows it on the user's terminal and in its log.
-  // The step fails in task_init: a failing user_init makes srun exit 0 in 22.05.
-  if (step_error_ && !config_error_) slurm.error(*step_error_);
+  if (!step_error_) return 0;
+  if (asked()) {
+    // Logged once per node: slurmstepd shows it on the user's terminal and in its log.
+    // The step fails in task_init: a failing user_init makes srun exit 0 in 22.05.
+    slurm.error(*step_error_);
+  } else {
+    // The site's default asked, not the job: the step runs without weights, and only
+    // slurmd's log says why.
+    slurm.info(*step_error_ + " (" + kUnavailableNote + ")");
+  }
   return 0;
 }
 
@@ -146,20 +158,28 @@ StepWeights Plugin::compute(SlurmApi& slurm, const StepLayout& layout) {
 
 Partition Plugin::read_partition(SlurmApi& slurm) const {
   WeightsRequest request = effective_request();
+  const std::size_t step_nodes = layout_->nodes.size();
   if (request.kind == WeightsRequest::Kind::equalized) {
-    std::string nodelist = slurm.getenv("SLURM_STEP_NODELIST").value_or("");
+    // The file is named by the step's node list in Slurm's compressed form, rebuilt from
+    // the checked host names (none holds '/' or ".."), never taken from the environment.
+    std::vector<std::string> hosts;
+    hosts.reserve(step_nodes);
+    for (const StepNode& node : layout_->nodes) hosts.push_back(node.host);
+    std::string nodelist = compress_hostlist(hosts);
     std::filesystem::path path = args_.partitions / (nodelist + ".toml");
-    if (!std::filesystem::exists(path)) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) {
       throw Error("no equalized partition for nodes " + nodelist + " (expected " + path.string() +
                   ")");
     }
-    return parse_partition(read_admin_file(path), path.string());
+    return parse_partition(read_regular_file(path, kMaxPartitionFileBytes), path.string(),
+                           step_nodes);
   }
   std::filesystem::path path = request.file;
   if (path.is_relative()) {
     path = std::filesystem::path(slurm.getenv("PWD").value_or("/")) / path;
   }
-  return parse_partition(slurm.read_user_file(path), path.string());
+  return parse_partition(slurm.read_user_file(path), path.string(), step_nodes);
 }
 
 int Plugin::task_init(SlurmApi& slurm) {
@@ -169,24 +189,45 @@ int Plugin::task_init(SlurmApi& slurm) {
     return 0;
   }
   if (!effective_request().wants_weights()) return 0;
-  if (step_error_) return -1;  // already reported by prepare_step
+  if (step_error_) return asked() ? -1 : mark_unavailable(slurm);  // reported by prepare_step
+  std::string message;
   try {
-    if (!weights_ || !layout_) throw Error("hetscale: internal: weights were not computed");
+    if (!weights_ || !layout_ || !node_index_)
+      throw Error("hetscale: internal: weights were not computed");
     export_rank(slurm);
     return 0;
   } catch (const Error& error) {
-    slurm.error(error.what());
+    message = error.what();
   } catch (const std::exception& error) {
-    slurm.error(std::string("hetscale: internal: ") + error.what());
+    message = std::string("hetscale: internal: ") + error.what();
   }
-  return -1;
+  if (asked()) {
+    slurm.error(message);
+    return -1;
+  }
+  slurm.info(message + " (" + kUnavailableNote + ")");
+  return mark_unavailable(slurm);
+}
+
+int Plugin::mark_unavailable(SlurmApi& slurm) const {
+  // Best effort: whatever export_rank may have set before it failed goes, and one
+  // variable says why there is nothing. A step that did not ask never fails here.
+  try {
+    for (const char* name : kRankVariables) slurm.unsetenv(name);
+    slurm.setenv("HETSCALE_WEIGHTS_SOURCE", "unavailable");
+  } catch (...) {
+  }
+  return 0;
+}
+
+int Plugin::failure_code() const {
+  return asked() ? -1 : 0;
 }
 
 void Plugin::export_rank(SlurmApi& slurm) const {
   std::optional<std::uint64_t> rank = slurm.item(Item::task_global_id);
   if (!rank) throw Error("hetscale: task: Slurm gave no global task id");
-  std::uint32_t node = this_node_index(slurm, *layout_);
-  StepWeights::Rank values = in_phase("task", [&] { return weights_->rank(node, *rank); });
+  StepWeights::Rank values = in_phase("task", [&] { return weights_->rank(*node_index_, *rank); });
   in_phase("env", [&] {
     slurm.setenv("HETSCALE_WEIGHT", format_weight(values.weight));
     slurm.setenv("HETSCALE_MARKED_SPEED", format_speed(values.marked_speed));

@@ -23,6 +23,16 @@ inline constexpr const char* kRequestEnv = "HETSCALE_WEIGHTS";
 inline constexpr const char* kSlurmOptionEnv =
     "SLURM_SPANK__SLURM_SPANK_OPTION_hetscale_hetscale_weights";
 
+/// The variables task_init sets for a rank (DESIGN contract: HETSCALE_* only).
+inline constexpr const char* kRankVariables[] = {
+    "HETSCALE_WEIGHT",       "HETSCALE_MARKED_SPEED",   "HETSCALE_SYSTEM_SPEED",
+    "HETSCALE_GROUP",        "HETSCALE_WEIGHTS_SOURCE", "HETSCALE_SITE"};
+
+/// What slurmd's log adds to the reason when a step that did not ask gets no weights.
+inline constexpr const char* kUnavailableNote =
+    "weights unavailable: the step did not ask for them and runs without them, with "
+    "HETSCALE_WEIGHTS_SOURCE=unavailable";
+
 class Plugin {
  public:
   explicit Plugin(SiteTableLoader load_table) : load_table_(std::move(load_table)) {}
@@ -30,6 +40,10 @@ class Plugin {
   /// slurm_spank_init, every context: parses plugstack arguments. Never fails: a bad
   /// configuration must not hurt jobs that do not ask; it is logged once here.
   void configure(std::span<const std::string> args);
+
+  /// slurm_spank_init in slurmd itself (once when slurmd starts): logs a configuration
+  /// error in slurmd's log for the admin.
+  void report_config(SlurmApi& slurm) const;
 
   /// slurm_spank_init, local and allocator: maps HETSCALE_WEIGHTS onto Slurm's
   /// environment form of the option (the command line still wins).
@@ -55,21 +69,30 @@ class Plugin {
 
   /// slurm_spank_user_init (remote, once per step and node, with the user's privileges
   /// for a FILE): computes the step's weights; a failure is logged once and kept for
-  /// task_init.
+  /// task_init: on the step's output when the job asked, else in slurmd's log only.
   int prepare_step(SlurmApi& slurm);
 
-  /// slurm_spank_task_init (remote, in each task): sets the HETSCALE_* variables, or
-  /// fails the task with the kept message.
+  /// slurm_spank_task_init (remote, in each task): sets the HETSCALE_* variables. Without
+  /// weights, a job that asked fails; a step that did not ask (the site default) runs
+  /// with HETSCALE_WEIGHTS_SOURCE=unavailable and nothing else.
   int task_init(SlurmApi& slurm);
 
   /// The mode this job runs with: its request, else the site default.
   [[nodiscard]] WeightsRequest effective_request() const;
+
+  /// Whether the job itself asked for weights (option or HETSCALE_WEIGHTS), as opposed to
+  /// getting them from the site's default. Only such a step may ever fail because of us.
+  [[nodiscard]] bool asked() const;
+
+  /// What a hook returns when something unexpected escaped: -1 only for a job that asked.
+  [[nodiscard]] int failure_code() const;
 
  private:
   [[nodiscard]] bool step_wants_weights(const SlurmApi& slurm);
   StepWeights compute(SlurmApi& slurm, const StepLayout& layout);
   Partition read_partition(SlurmApi& slurm) const;
   void export_rank(SlurmApi& slurm) const;
+  int mark_unavailable(SlurmApi& slurm) const;
 
   SiteTableLoader load_table_;
   PluginArgs args_;
@@ -79,6 +102,7 @@ class Plugin {
   bool site_loaded_ = false;
   std::optional<SiteTable> table_;
   std::optional<StepLayout> layout_;
+  std::optional<std::uint32_t> node_index_;  // this node in layout_
   std::optional<StepWeights> weights_;
   std::string site_path_;
   std::optional<std::string> step_error_;

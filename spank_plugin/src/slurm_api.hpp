@@ -16,7 +16,8 @@ enum class Item {
   job_uid,
   job_id,
   step_id,
-  node_id,  // relative id of this node in the step
+  node_count,  // nodes of the step (S_JOB_NNODES)
+  node_id,     // relative id of this node in the step
   local_task_count,
   total_task_count,
   task_global_id,  // only inside a task hook
@@ -34,13 +35,15 @@ class SlurmApi {
   /// Sets a variable of the job's environment; throws Error when Slurm refuses.
   virtual void setenv(const std::string& name, const std::string& value) = 0;
   virtual void unsetenv(const std::string& name) = 0;
-  /// Expands a Slurm host list ("n[1-3]") with the deployed Slurm's own parser.
-  [[nodiscard]] virtual std::vector<std::string> expand_hostlist(const std::string& list) const = 0;
-  /// Reads a file the job's user named, with that user's privileges, never as root.
-  /// Throws Error with a one-line reason.
+  /// Reads a file the job's user named, with that user's privileges, never as root, and
+  /// only a regular file of at most kMaxPartitionFileBytes (read_regular_file). Throws
+  /// Error with a one-line reason.
   [[nodiscard]] virtual std::string read_user_file(const std::filesystem::path& path) const = 0;
 
+  /// In slurmstepd (remote context) an info line goes to slurmd's log only; the step's
+  /// output shows it only at `srun -v`. In srun it prints on the user's terminal.
   virtual void info(const std::string& message) = 0;
+  /// An error line: in slurmstepd both slurmd's log and the step's output show it.
   virtual void error(const std::string& message) = 0;
 };
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "hetscale/error.hpp"
+#include "hetscale/regular_file.hpp"
 #include "hetscale/site_table.hpp"
 #include "plugin.hpp"
 
@@ -50,6 +51,9 @@ class SpankApi final : public SlurmApi {
         break;
       case Item::step_id:
         rc = spank_get_item(sp_, S_JOB_STEPID, &value);
+        break;
+      case Item::node_count:
+        rc = spank_get_item(sp_, S_JOB_NNODES, &value);
         break;
       case Item::node_id:
         rc = spank_get_item(sp_, S_JOB_NODEID, &value);
@@ -100,18 +104,6 @@ class SpankApi final : public SlurmApi {
     }
   }
 
-  std::vector<std::string> expand_hostlist(const std::string& list) const override {
-    std::unique_ptr<hostlist, void (*)(hostlist_t)> hosts(slurm_hostlist_create(list.c_str()),
-                                                          slurm_hostlist_destroy);
-    if (!hosts) throw Error("bad host list '" + list + "'");
-    std::vector<std::string> out;
-    while (char* host = slurm_hostlist_shift(hosts.get())) {
-      out.emplace_back(host);
-      std::free(host);
-    }
-    return out;
-  }
-
   // slurmstepd runs slurm_spank_user_init with its effective ids switched to the job's
   // user (and the user's groups); we refuse to open anything if that is not so.
   std::string read_user_file(const std::filesystem::path& path) const override {
@@ -119,17 +111,7 @@ class SpankApi final : public SlurmApi {
     if (!uid || geteuid() != static_cast<uid_t>(*uid)) {
       throw Error("refusing to read " + path.string() + " without the job user's privileges");
     }
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw Error("cannot read " + path.string() + ": " + std::strerror(errno));
-    std::string text;
-    char chunk[65536];
-    ssize_t n = 0;
-    while ((n = ::read(fd, chunk, sizeof chunk)) > 0)
-      text.append(chunk, static_cast<std::size_t>(n));
-    int read_errno = errno;
-    ::close(fd);
-    if (n < 0) throw Error("cannot read " + path.string() + ": " + std::strerror(read_errno));
-    return text;
+    return read_regular_file(path, kMaxPartitionFileBytes);
   }
 
   void info(const std::string& message) override { slurm_info("%s", message.c_str()); }
@@ -164,7 +146,8 @@ struct spank_option weights_option = {
     0,
     on_weights_option};
 
-// Runs one hook body; any escaping exception becomes a logged error return.
+// Runs one hook body; an escaping exception is logged and fails the hook only for a job
+// that asked for weights: a step that did not ask is never failed by this plugin.
 template <typename Body>
 int guarded(const char* hook, Body&& body) noexcept {
   try {
@@ -174,7 +157,11 @@ int guarded(const char* hook, Body&& body) noexcept {
   } catch (...) {
     slurm_error("hetscale: internal: %s: unknown exception", hook);
   }
-  return -1;
+  try {
+    return plugin().failure_code();
+  } catch (...) {
+    return 0;
+  }
 }
 
 }  // namespace
@@ -189,11 +176,23 @@ extern "C" {
 int slurm_spank_init(spank_t sp, int ac, char** av) {
   return guarded("init", [&] {
     spank_context_t context = spank_context();
+    if (context == S_CTX_SLURMD) {
+      // slurmd itself, once at start: the one place a plugstack error reaches the admin
+      // without being printed into steps that did not ask.
+      SpankApi slurm(sp);
+      plugin().configure(std::vector<std::string>(av, av + ac));
+      plugin().report_config(slurm);
+      return 0;
+    }
     if (context != S_CTX_LOCAL && context != S_CTX_REMOTE && context != S_CTX_ALLOCATOR) return 0;
     SpankApi slurm(sp);
     plugin().configure(std::vector<std::string>(av, av + ac));
     if (context != S_CTX_REMOTE) plugin().import_request_env(slurm);
-    return spank_option_register(sp, &hetscale::spank::weights_option) == ESPANK_SUCCESS ? 0 : -1;
+    // Without the option, a job that asks is refused by srun itself ("unrecognized
+    // option"); jobs that do not ask must still run.
+    if (spank_option_register(sp, &hetscale::spank::weights_option) != ESPANK_SUCCESS)
+      slurm_error("hetscale: init: cannot register --hetscale-weights");
+    return 0;
   });
 }
 

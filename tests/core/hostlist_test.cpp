@@ -143,6 +143,31 @@ TEST(ExpandHostlistErrors, AbsurdSizes) {
   EXPECT_EQ(error_of("n[1234567890123456789]"), "column 3: number too large");
 }
 
+TEST(ExpandHostlistLimits, InputLengthBracketsAndBytesAreBoundedBeforeExpanding) {
+  HostlistLimits limits;
+  limits.max_length = 10;
+  EXPECT_THROW(expand_hostlist("n[1-2],m[1-2]", limits), ExpressionError);
+  try {
+    expand_hostlist("n[1-2],m[1-2]", limits);
+  } catch (const ExpressionError& e) {
+    EXPECT_EQ(std::string(e.what()), "column 1: host list too long (more than 10 characters)");
+  }
+  // Deeply bracketed: refused at the ninth bracket, never recursed into.
+  std::string deep = "n";
+  for (int i = 0; i < 100000; ++i) deep += "[1]";
+  EXPECT_EQ(error_of(deep), "column 26: more than 8 bracket groups in one host name");
+  EXPECT_EQ(expand_hostlist("a[1]b[2]c[3]d[4]e[5]f[6]g[7]h[8]").front(), "a1b2c3d4e5f6g7h8");
+  // A short expression whose names would fill gigabytes.
+  std::string wide = std::string(1000, 'x') + "[1-1000]y[1-1000]";
+  EXPECT_EQ(error_of(wide),
+            "column 1: host names too long in total (more than 67108864 characters)");
+  // The caller's own bound on hosts (the SPANK plugin passes the step's node count).
+  limits = HostlistLimits{};
+  limits.max_hosts = 4;
+  EXPECT_EQ(expand_hostlist("n[1-2]x[1-2]", limits).size(), 4u);
+  EXPECT_THROW(expand_hostlist("n[1-2]x[1-2],m1", limits), ExpressionError);
+}
+
 TEST(CompressHostlist, MergesConsecutiveNumbers) {
   std::vector<std::string> hosts{"n1", "n2", "n3", "n7"};
   EXPECT_EQ(compress_hostlist(hosts), "n[1-3,7]");

@@ -11,12 +11,7 @@
 namespace hetscale {
 namespace {
 
-TEST(SiteTableFuzz, MutatedTablesOnlyRaiseConfigError) {
-  const std::string seed =
-      "[site]\nname = \"s\"\nspeed_unit = \"Mflops\"\nbenchmark = \"dgemm\"\n"
-      "[[group]]\nname = \"blade\"\nmarked_speed = 20.29\n"
-      "[[node]]\nname = \"hpc-[1-16,18-20]\"\ngroup = \"blade\"\nprocessors = 2\n"
-      "marked_speed = 19.5\nstate = \"degraded\"\n";
+void fuzz_from(const std::string& seed) {
   ASSERT_NO_THROW(parse_site_table(seed, "seed.toml"));
   const std::string alphabet = "[]=\"\n #.,-0123456789abcdeghnoprstx_\\{}";
   std::mt19937 rng(6);
@@ -47,6 +42,23 @@ TEST(SiteTableFuzz, MutatedTablesOnlyRaiseConfigError) {
   }
   EXPECT_GT(parsed, 0);
   EXPECT_GT(rejected, 0);
+}
+
+TEST(SiteTableFuzz, MutatedTablesOnlyRaiseConfigError) {
+  fuzz_from(
+      "[site]\nname = \"s\"\nspeed_unit = \"Mflops\"\nbenchmark = \"dgemm\"\n"
+      "[[group]]\nname = \"blade\"\nmarked_speed = 20.29\n"
+      "[[node]]\nname = \"hpc-[1-16,18-20]\"\ngroup = \"blade\"\nprocessors = 2\n"
+      "marked_speed = 19.5\nstate = \"degraded\"\n");
+}
+
+TEST(SiteTableFuzz, MutatedNetworkTablesOnlyRaiseConfigError) {
+  fuzz_from(
+      "[site]\nname = \"s\"\n"
+      "[network]\ntopology = \"switch-per-group\"\nlatency_us = 1.5\nbandwidth_MBps = 1250\n"
+      "backbone_latency_us = 10\nbackbone_bandwidth_MBps = 5000\n"
+      "[[group]]\nname = \"blade\"\nmarked_speed = 20.29\n"
+      "[[node]]\nname = \"hpc-[1-4]\"\ngroup = \"blade\"\n");
 }
 
 }  // namespace

@@ -52,6 +52,14 @@ void expect_same_table(const SiteTable& a, const SiteTable& b) {
     EXPECT_EQ(a.groups[i].name, b.groups[i].name);
     EXPECT_EQ(a.groups[i].marked_speed, b.groups[i].marked_speed);
   }
+  ASSERT_EQ(a.network.has_value(), b.network.has_value());
+  if (a.network) {
+    EXPECT_EQ(a.network->topology, b.network->topology);
+    EXPECT_EQ(a.network->latency_us, b.network->latency_us);
+    EXPECT_EQ(a.network->bandwidth_MBps, b.network->bandwidth_MBps);
+    EXPECT_EQ(a.network->backbone_latency_us, b.network->backbone_latency_us);
+    EXPECT_EQ(a.network->backbone_bandwidth_MBps, b.network->backbone_bandwidth_MBps);
+  }
   ASSERT_EQ(a.nodes.size(), b.nodes.size());
   for (std::size_t i = 0; i < a.nodes.size(); ++i) {
     SCOPED_TRACE(a.nodes[i].name);
@@ -126,7 +134,7 @@ TEST(LoadSiteTableErrors, UnknownKeys) {
   EXPECT_EQ(load_error("bad-unknown-key-site.toml"),
             ":3:1: unknown key 'speed' in [site] (expected name, speed_unit or benchmark)");
   EXPECT_EQ(load_error("bad-unknown-key-top.toml"),
-            ":4:3: unknown key 'nodes' at top level (expected site, group or node)");
+            ":4:3: unknown key 'nodes' at top level (expected site, network, group or node)");
   EXPECT_EQ(load_error("bad-unknown-key-node.toml"),
             ":11:1: unknown key 'cpus' in [[node]] (expected name, group, processors, "
             "marked_speed or state)");
@@ -300,6 +308,99 @@ TEST(FormatSiteTable, RoundTripsAwkwardValues) {
   EXPECT_NE(text.find("name = \"n[1-2]\"\n"), std::string::npos) << text;
   EXPECT_NE(text.find("name = \"m[008-010]\"\n"), std::string::npos) << text;
   EXPECT_NE(text.find("marked_speed = 0.3333333333333333\n"), std::string::npos) << text;
+}
+
+TEST(LoadSiteTableNetwork, AbsentIsNoTable) {
+  SiteTable table = load_site_table(fixture("good-three-groups.toml"));
+  EXPECT_FALSE(table.network.has_value());
+  EXPECT_EQ(table.speed_unit_where.line, 4u);
+  EXPECT_EQ(table.speed_unit_where.column, 14u);
+}
+
+TEST(LoadSiteTableNetwork, Star) {
+  SiteTable table = load_site_table(fixture("good-network-star.toml"));
+  ASSERT_TRUE(table.network.has_value());
+  EXPECT_EQ(table.network->topology, NetworkTopology::star);
+  EXPECT_EQ(table.network->latency_us, 2.5);
+  EXPECT_EQ(table.network->bandwidth_MBps, 1250.0);
+  EXPECT_EQ(table.network->where.line, 6u);
+  // A star has no backbone: the defaults stay.
+  EXPECT_EQ(table.network->backbone_latency_us, Network{}.backbone_latency_us);
+}
+
+TEST(LoadSiteTableNetwork, SwitchPerGroup) {
+  SiteTable table = load_site_table(fixture("good-network-switch-per-group.toml"));
+  ASSERT_TRUE(table.network.has_value());
+  EXPECT_EQ(table.network->topology, NetworkTopology::switch_per_group);
+  EXPECT_EQ(table.network->latency_us, 1.5);
+  EXPECT_EQ(table.network->bandwidth_MBps, 1250.0);
+  EXPECT_EQ(table.network->backbone_latency_us, 10.0);
+  EXPECT_EQ(table.network->backbone_bandwidth_MBps, 5000.0);
+}
+
+TEST(LoadSiteTableNetwork, Defaults) {
+  const Network defaults;
+  EXPECT_EQ(defaults.topology, NetworkTopology::star);
+  EXPECT_EQ(defaults.latency_us, 1.5);
+  EXPECT_EQ(defaults.bandwidth_MBps, 1250.0);
+  EXPECT_EQ(defaults.backbone_latency_us, 1.5);
+  EXPECT_EQ(defaults.backbone_bandwidth_MBps, 1250.0);
+  EXPECT_EQ(to_string(NetworkTopology::switch_per_group), "switch-per-group");
+}
+
+TEST(LoadSiteTableNetworkErrors, EveryMistakeHasItsPlace) {
+  EXPECT_EQ(load_error("bad-network-unknown-key.toml"),
+            ":7:1: unknown key 'bandwidth_Mbps' in [network] (expected topology, latency_us, "
+            "bandwidth_MBps, backbone_latency_us or backbone_bandwidth_MBps)");
+  EXPECT_EQ(load_error("bad-network-wrong-type.toml"),
+            ":6:14: 'latency_us' must be a number, not a string");
+  EXPECT_EQ(load_error("bad-network-negative-latency.toml"),
+            ":8:23: 'backbone_latency_us' must be zero or more and finite, not -3");
+  EXPECT_EQ(load_error("bad-network-zero-bandwidth.toml"),
+            ":7:18: 'bandwidth_MBps' must be positive and finite, not 0");
+  EXPECT_EQ(load_error("bad-network-unknown-topology.toml"),
+            ":5:12: unknown topology 'fat-tree' (expected star or switch-per-group)");
+  EXPECT_EQ(load_error("bad-network-backbone-for-star.toml"),
+            ":8:23: 'backbone_latency_us' applies only to topology 'switch-per-group', not 'star'");
+  EXPECT_EQ(load_error("bad-network-missing-backbone.toml"),
+            ":4:1: missing key 'backbone_bandwidth_MBps' in [network]");
+  EXPECT_EQ(load_error("bad-network-not-table.toml"),
+            ":1:11: 'network' must be a table, not a string");
+}
+
+TEST(ParseSiteTableNetwork, MissingAndOutOfRange) {
+  EXPECT_EQ(parse_error("[site]\nname = \"s\"\n[network]\nlatency_us = 1\nbandwidth_MBps = 1\n"),
+            "site.toml:3:1: missing key 'topology' in [network]");
+  EXPECT_EQ(parse_error("[site]\nname = \"s\"\n[network]\ntopology = \"star\"\n"
+                        "bandwidth_MBps = 1\n"),
+            "site.toml:3:1: missing key 'latency_us' in [network]");
+  EXPECT_EQ(parse_error("[site]\nname = \"s\"\n[network]\ntopology = \"star\"\nlatency_us = 1\n"
+                        "bandwidth_MBps = inf\n"),
+            "site.toml:6:18: 'bandwidth_MBps' must be positive and finite, not inf");
+  EXPECT_EQ(parse_error("[site]\nname = \"s\"\n[network]\ntopology = 1\n"),
+            "site.toml:4:12: 'topology' must be a string, not an integer");
+  // Zero latency is allowed (an ideal link), integers are numbers.
+  SiteTable table = parse_site_table(
+      "[site]\nname = \"s\"\n[network]\ntopology = \"star\"\nlatency_us = 0\n"
+      "bandwidth_MBps = 100\n",
+      "site.toml");
+  ASSERT_TRUE(table.network.has_value());
+  EXPECT_EQ(table.network->latency_us, 0.0);
+  EXPECT_EQ(table.network->bandwidth_MBps, 100.0);
+}
+
+TEST(FormatSiteTable, RoundTripsTheNetwork) {
+  for (const char* name : {"good-network-star.toml", "good-network-switch-per-group.toml"}) {
+    SiteTable table = load_site_table(fixture(name));
+    std::string text = format_site_table(table);
+    EXPECT_NE(text.find("[network]\n"), std::string::npos) << text;
+    expect_same_table(parse_site_table(text, "formatted.toml"), table);
+  }
+  SiteTable table = load_site_table(fixture("good-network-switch-per-group.toml"));
+  table.network->backbone_latency_us = 0.1 + 0.2;
+  expect_same_table(parse_site_table(format_site_table(table), "formatted.toml"), table);
+  EXPECT_NE(format_site_table(table).find("backbone_latency_us = 0.30000000000000004\n"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -33,7 +33,9 @@ TEST(TasksPerNode, RejectsMalformedParts) {
   EXPECT_EQ(message("a"), "bad tasks per node 'a': 'a' is not a count");
   EXPECT_EQ(message("-1"), "bad tasks per node '-1': '-1' is not a count");
   EXPECT_EQ(message("2(x99999999)"),
-            "bad tasks per node '2(x99999999)': repeat count out of range");
+            "bad tasks per node '2(x99999999)': more than 1048576 nodes");
+  EXPECT_THROW(parse_tasks_per_node("1,1,1", 2), Error);
+  EXPECT_EQ(parse_tasks_per_node("1(x2)", 2).size(), 2u);
 }
 
 TEST(StepLayout, PairsHostsWithCounts) {

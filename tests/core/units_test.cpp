@@ -45,6 +45,18 @@ TEST(Units, UnknownOrWrongCaseListsTheKnownOnes) {
   EXPECT_THROW((void)to_base_speed(1, ""), Error);
 }
 
+TEST(Units, FlopsScaleOnlyForOperationCounts) {
+  EXPECT_EQ(flops_scale("Mflops"), 1e6);
+  EXPECT_EQ(flops_scale("Gflop/s"), 1e9);
+  EXPECT_EQ(flops_scale("Mop/s"), 1e6);
+  EXPECT_EQ(flops_scale("flops"), 1.0);
+  EXPECT_EQ(flops_scale("MB/s"), std::nullopt);  // a byte rate is no compute speed
+  EXPECT_EQ(flops_scale("speed-factor"), std::nullopt);
+  EXPECT_EQ(flops_scale("mflops"), std::nullopt);
+  for (const SpeedUnit& unit : known_speed_units())
+    EXPECT_EQ(flops_scale(unit.name).has_value(), unit.operations) << unit.name;
+}
+
 TEST(Units, SpeedEfficiencyWithASiteUnit) {
   // W = 2 N^3 = 2e9 flop at N = 1000, T = 25 s, C = 4 nodes x 20 Mflops = 80 Mflops:
   // S = 8e7 flop/s, E_s = 1.

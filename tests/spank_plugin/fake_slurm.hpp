@@ -16,7 +16,7 @@ class FakeSlurm final : public SlurmApi {
   std::map<std::string, std::string> env;
   std::vector<std::string> errors;
   std::vector<std::string> infos;
-  std::map<std::string, std::vector<std::string>> hostlists;  // list -> hosts
+  std::vector<std::string> step_hosts;                        // of the last step()
   std::map<std::string, std::string> user_files;              // path -> content
   bool refuse_setenv = false;
 
@@ -33,11 +33,6 @@ class FakeSlurm final : public SlurmApi {
     env[name] = value;
   }
   void unsetenv(const std::string& name) override { env.erase(name); }
-  std::vector<std::string> expand_hostlist(const std::string& list) const override {
-    auto it = hostlists.find(list);
-    if (it == hostlists.end()) throw Error("bad host list '" + list + "'");
-    return it->second;
-  }
   std::string read_user_file(const std::filesystem::path& path) const override {
     auto it = user_files.find(path.string());
     if (it == user_files.end())
@@ -47,14 +42,23 @@ class FakeSlurm final : public SlurmApi {
   void info(const std::string& message) override { infos.push_back(message); }
   void error(const std::string& message) override { errors.push_back(message); }
 
-  /// Sets up a remote-context step: node list, tasks per node, CPUs per task.
+  /// Sets up a remote-context step: node list (`hosts` is what it expands to), tasks per
+  /// node, CPUs per task, Slurm's node count; this is its first node until on_node().
   void step(const std::string& list, std::vector<std::string> hosts, const std::string& tasks,
             std::uint64_t cpus_per_task = 1, std::uint64_t step_id = 0) {
-    hostlists[list] = std::move(hosts);
+    step_hosts = std::move(hosts);
     env["SLURM_STEP_NODELIST"] = list;
     env["SLURM_STEP_TASKS_PER_NODE"] = tasks;
     items[Item::cpus_per_task] = cpus_per_task;
     items[Item::step_id] = step_id;
+    items[Item::node_count] = step_hosts.size();
+    on_node(step_hosts.empty() ? std::string() : step_hosts.front());
+  }
+  /// Becomes slurmstepd on `node` of the step: Slurm's node id and SLURMD_NODENAME.
+  void on_node(const std::string& node) {
+    env["SLURMD_NODENAME"] = node;
+    for (std::size_t i = 0; i < step_hosts.size(); ++i)
+      if (step_hosts[i] == node) items[Item::node_id] = i;
   }
   /// Becomes task `rank` on `node`.
   void task(const std::string& node, std::uint64_t rank) {

@@ -7,6 +7,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
+
+#include "hetscale/hostlist.hpp"
 
 #include "fake_slurm.hpp"
 
@@ -49,14 +52,28 @@ class PluginTest : public ::testing::Test {
     return std::stod(slurm.env.at("HETSCALE_WEIGHT"));
   }
 
-  // Weights of every task of a block-distributed step.
-  std::vector<double> all_weights(Plugin& plugin, std::vector<std::pair<std::string, int>> layout) {
+  // Weights of every task of a block-distributed step, as slurmstepd computes them: on
+  // each node a plugin of its own (from `fresh`), prepared there, then the node's tasks.
+  std::vector<double> all_weights(const std::function<Plugin()>& fresh,
+                                  std::vector<std::pair<std::string, int>> layout) {
     std::vector<double> out;
     std::uint64_t rank = 0;
     for (auto& [node, tasks] : layout) {
+      Plugin plugin = fresh();
+      slurm.on_node(node);
+      EXPECT_EQ(plugin.prepare_step(slurm), 0);
       for (int t = 0; t < tasks; ++t) out.push_back(weight_of(plugin, node, rank++));
     }
     return out;
+  }
+
+  // A plugin configured with `args` whose job asked with --hetscale-weights=`option`.
+  std::function<Plugin()> asking(std::vector<std::string> args, std::string option) {
+    return [this, args, option] {
+      Plugin plugin = make(args);
+      EXPECT_EQ(plugin.on_option(option.c_str()), std::nullopt);
+      return plugin;
+    };
   }
 };
 
@@ -78,11 +95,8 @@ TEST_F(PluginTest, JobThatDidNotAskIsUntouchedEvenWithABrokenTable) {
 }
 
 TEST_F(PluginTest, MarkedWeightsSumToOneAndFollowSpeeds) {
-  Plugin plugin = make({});
-  ASSERT_EQ(plugin.on_option("marked"), std::nullopt);
   slurm.step("n[1-3]", {"n1", "n2", "n3"}, "2(x3)");
-  ASSERT_EQ(plugin.prepare_step(slurm), 0);
-  std::vector<double> w = all_weights(plugin, {{"n1", 2}, {"n2", 2}, {"n3", 2}});
+  std::vector<double> w = all_weights(asking({}, "marked"), {{"n1", 2}, {"n2", 2}, {"n3", 2}});
   EXPECT_NEAR(sum(w), 1.0, 1e-15);
   EXPECT_DOUBLE_EQ(w[0], 40.0 / 140.0);
   EXPECT_DOUBLE_EQ(w[3], 10.0 / 140.0);
@@ -96,11 +110,8 @@ TEST_F(PluginTest, MarkedWeightsSumToOneAndFollowSpeeds) {
 }
 
 TEST_F(PluginTest, CpusPerTaskAndUnevenTasksPerNode) {
-  Plugin plugin = make({});
-  ASSERT_EQ(plugin.on_option("marked"), std::nullopt);
   slurm.step("n[1-2]", {"n1", "n2"}, "1,2", 2);
-  ASSERT_EQ(plugin.prepare_step(slurm), 0);
-  std::vector<double> w = all_weights(plugin, {{"n1", 1}, {"n2", 2}});
+  std::vector<double> w = all_weights(asking({}, "marked"), {{"n1", 1}, {"n2", 2}});
   EXPECT_NEAR(sum(w), 1.0, 1e-15);
   EXPECT_DOUBLE_EQ(w[0], 80.0 / 120.0);
   EXPECT_EQ(slurm.env.at("HETSCALE_MARKED_SPEED"), "20");
@@ -135,6 +146,7 @@ TEST_F(PluginTest, MissingNodeWithOnMissingEqual) {
   Plugin plugin = make({"on_missing=equal"});
   ASSERT_EQ(plugin.on_option("marked"), std::nullopt);
   slurm.step("n[1,9]", {"n1", "n9"}, "1(x2)");
+  slurm.on_node("n9");
   ASSERT_EQ(plugin.prepare_step(slurm), 0);
   EXPECT_DOUBLE_EQ(weight_of(plugin, "n9", 1), 0.5);
   EXPECT_EQ(slurm.env.at("HETSCALE_WEIGHTS_SOURCE"), "equal");
@@ -161,18 +173,26 @@ TEST_F(PluginTest, BadOptionValueIsRefused) {
 }
 
 TEST_F(PluginTest, BadPlugstackArgumentsOnlyHurtJobsThatAsk) {
+  const std::string expected =
+      "hetscale: config: unknown argument 'colour=blue' (keys: site, default, partitions, "
+      "on_missing, cache)";
   Plugin quiet = make({"colour=blue"});
   EXPECT_EQ(quiet.check_request(slurm), 0);
   slurm.step("n1", {"n1"}, "1");
   EXPECT_EQ(quiet.prepare_step(slurm), 0);
-  ASSERT_EQ(slurm.errors.size(), 1u);  // logged for the admin, once per step
   slurm.task("n1", 0);
   EXPECT_EQ(quiet.task_init(slurm), 0);
   EXPECT_FALSE(slurm.env.contains("HETSCALE_WEIGHT"));
+  EXPECT_TRUE(slurm.errors.empty()) << "nothing in the output of a step that did not ask";
 
-  const std::string expected =
-      "hetscale: config: unknown argument 'colour=blue' (keys: site, default, partitions, "
-      "on_missing, cache)";
+  // slurmd logs it once, when it starts, for the admin.
+  Plugin in_slurmd = make({"colour=blue"});
+  in_slurmd.report_config(slurm);
+  ASSERT_EQ(slurm.errors.size(), 1u);
+  EXPECT_EQ(slurm.errors[0], expected +
+                                 " (steps that ask for weights fail until it is fixed; other "
+                                 "steps run as usual)");
+  slurm.errors.clear();
   Plugin asking = make({"colour=blue"});
   ASSERT_EQ(asking.on_option("marked"), std::nullopt);
   EXPECT_EQ(asking.check_request(slurm), -1);
@@ -190,6 +210,7 @@ TEST_F(PluginTest, UserFileRelativeToTheStepDirectory) {
       "[partition]\nby = \"node\"\n[[node]]\nname = \"n1\"\nweight = 1\n"
       "[[node]]\nname = \"n2\"\nweight = 3\n";
   slurm.step("n[1-2]", {"n1", "n2"}, "1(x2)");
+  slurm.on_node("n2");
   ASSERT_EQ(plugin.prepare_step(slurm), 0);
   EXPECT_DOUBLE_EQ(weight_of(plugin, "n2", 1), 0.75);
   EXPECT_EQ(slurm.env.at("HETSCALE_WEIGHTS_SOURCE"), "file");
@@ -305,23 +326,173 @@ TEST_F(PluginTest, UnexpectedExceptionsBecomeInternalErrors) {
   EXPECT_EQ(slurm.errors.back(), "hetscale: internal: boom");
 }
 
+// With default=marked, a step that did not ask gets weights when it can and, when it
+// cannot, runs without them: nothing in its output, one line in slurmd's log, and
+// HETSCALE_WEIGHTS_SOURCE=unavailable in its tasks.
+TEST_F(PluginTest, SiteDefaultNeverFailsAStepThatDidNotAsk) {
+  struct Case {
+    const char* what;
+    SiteTableLoader loader;
+    const char* list;
+    std::vector<std::string> hosts;
+    const char* reason;
+  };
+  std::vector<Case> cases = {
+      {"broken table", broken_table, "n1", {"n1"},
+       "hetscale: table: /etc/hetscale/site.toml:3:1: unknown key 'speed'"},
+      {"absent table",
+       [](const std::filesystem::path& path) -> SiteTable { return load_site_table(path); },
+       "n1", {"n1"}, "hetscale: table: /nonexistent/site.toml: cannot read: No such file"},
+      {"node missing", nullptr, "n[1,9]", {"n1", "n9"},
+       "hetscale: weights: node n9 of the step is not in site table"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    slurm = FakeSlurm();
+    Plugin plugin = make({"default=marked", "site=/nonexistent/site.toml"}, c.loader);
+    slurm.step(c.list, c.hosts, "1(x" + std::to_string(c.hosts.size()) + ")");
+    EXPECT_EQ(plugin.check_request(slurm), 0);
+    EXPECT_EQ(plugin.load_site(slurm), 0);
+    EXPECT_EQ(plugin.prepare_step(slurm), 0);
+    slurm.task(c.hosts[0], 0);
+    EXPECT_EQ(plugin.task_init(slurm), 0);
+    EXPECT_TRUE(slurm.errors.empty()) << slurm.errors.front();
+    ASSERT_EQ(slurm.infos.size(), 1u);
+    EXPECT_EQ(slurm.infos[0].rfind(c.reason, 0), 0u) << slurm.infos[0];
+    EXPECT_NE(slurm.infos[0].find(kUnavailableNote), std::string::npos) << slurm.infos[0];
+    EXPECT_EQ(slurm.env.at("HETSCALE_WEIGHTS_SOURCE"), "unavailable");
+    for (const char* name : {"HETSCALE_WEIGHT", "HETSCALE_MARKED_SPEED", "HETSCALE_GROUP"})
+      EXPECT_FALSE(slurm.env.contains(name)) << name;
+    EXPECT_EQ(plugin.failure_code(), 0);
+
+    // The same step with the option given fails, with the reason in its output.
+    slurm = FakeSlurm();
+    Plugin asked = make({"default=marked", "site=/nonexistent/site.toml"}, c.loader);
+    ASSERT_EQ(asked.on_option("marked"), std::nullopt);
+    slurm.step(c.list, c.hosts, "1(x" + std::to_string(c.hosts.size()) + ")");
+    EXPECT_EQ(asked.prepare_step(slurm), 0);
+    slurm.task(c.hosts[0], 0);
+    EXPECT_EQ(asked.task_init(slurm), -1);
+    ASSERT_EQ(slurm.errors.size(), 1u);
+    EXPECT_EQ(slurm.errors[0].rfind(c.reason, 0), 0u) << slurm.errors[0];
+    EXPECT_EQ(asked.failure_code(), -1);
+  }
+}
+
+TEST_F(PluginTest, SiteDefaultStepSurvivesARefusedSetenv) {
+  Plugin plugin = make({"default=marked"});
+  slurm.step("n1", {"n1"}, "1");
+  ASSERT_EQ(plugin.prepare_step(slurm), 0);
+  slurm.task("n1", 0);
+  slurm.refuse_setenv = true;
+  EXPECT_EQ(plugin.task_init(slurm), 0);
+  EXPECT_TRUE(slurm.errors.empty());
+  ASSERT_EQ(slurm.infos.size(), 1u);
+  EXPECT_EQ(slurm.infos[0].rfind("hetscale: env: cannot set HETSCALE_WEIGHT", 0), 0u);
+}
+
+// The node list from the environment must agree with Slurm's own counts, and no name in
+// it may climb out of a directory.
+TEST_F(PluginTest, StepLayoutIsCheckedAgainstSlurmsItems) {
+  auto refusal = [&](const std::function<void()>& setup) {
+    slurm = FakeSlurm();
+    Plugin plugin = make({});
+    EXPECT_EQ(plugin.on_option("marked"), std::nullopt);
+    setup();
+    EXPECT_EQ(plugin.prepare_step(slurm), 0);
+    EXPECT_EQ(plugin.task_init(slurm), -1);
+    return slurm.errors.empty() ? std::string() : slurm.errors.back();
+  };
+  EXPECT_EQ(refusal([&] {
+              slurm.step("n[1-3]", {"n1", "n2", "n3"}, "1(x3)");
+              slurm.items[Item::node_count] = 2;
+            }),
+            "hetscale: step: bad SLURM_STEP_NODELIST 'n[1-3]': column 3: too many hosts (more "
+            "than 2)");
+  EXPECT_EQ(refusal([&] {
+              slurm.step("n[1-2]", {"n1", "n2"}, "1(x2)");
+              slurm.items[Item::node_count] = 3;
+            }),
+            "hetscale: step: nodes: the step environment says 2, Slurm says 3");
+  EXPECT_EQ(refusal([&] {
+              slurm.step("n[1-2]", {"n1", "n2"}, "1(x2)");
+              slurm.items[Item::total_task_count] = 5;
+            }),
+            "hetscale: step: tasks: the step environment says 2, Slurm says 5");
+  EXPECT_EQ(refusal([&] {
+              slurm.step("n[1-2]", {"n1", "n2"}, "1,3");
+              slurm.items[Item::local_task_count] = 2;
+            }),
+            "hetscale: step: tasks on this node: the step environment says 1, Slurm says 2");
+  EXPECT_EQ(refusal([&] { slurm.step("n..1", {"n..1"}, "1"); }),
+            "hetscale: step: node name 'n..1' cannot be used in a path ('/' or '..')");
+  EXPECT_EQ(refusal([&] { slurm.step("../etc/x", {"../etc/x"}, "1"); }),
+            "hetscale: step: bad SLURM_STEP_NODELIST '../etc/x': column 3: invalid character "
+            "'/' in host name");
+  EXPECT_EQ(refusal([&] {
+              slurm.step("n[1-2]", {"n1", "n2"}, "1(x2)");
+              slurm.items[Item::node_id] = 7;
+            }),
+            "hetscale: step: Slurm's node id 7 is outside the step's 2 nodes");
+  // A deeply bracketed list is refused before anything is expanded.
+  std::string deep = "n";
+  for (int i = 0; i < 10000; ++i) deep += "[1]";
+  EXPECT_EQ(refusal([&] { slurm.step(deep, {"n1"}, "1"); }),
+            "hetscale: step: bad SLURM_STEP_NODELIST '" + deep.substr(0, 200) +
+                "': column 26: more than 8 bracket groups in one host name");
+}
+
+// This node's place in the step is found once, in prepare_step; the tasks only look it up.
+TEST_F(PluginTest, ThisNodeIsFoundOncePerStep) {
+  Plugin plugin = make({});
+  ASSERT_EQ(plugin.on_option("marked"), std::nullopt);
+  slurm.step("n[1-3]", {"n1", "n2", "n3"}, "1(x3)");
+  slurm.on_node("n2");
+  ASSERT_EQ(plugin.prepare_step(slurm), 0);
+  slurm.items.erase(Item::node_id);
+  slurm.env.erase("SLURMD_NODENAME");
+  slurm.items[Item::task_global_id] = 1;
+  ASSERT_EQ(plugin.task_init(slurm), 0) << slurm.errors.back();
+  EXPECT_EQ(slurm.env.at("HETSCALE_GROUP"), "slow");
+  EXPECT_DOUBLE_EQ(std::stod(slurm.env.at("HETSCALE_WEIGHT")), 10.0 / 70.0);
+}
+
+TEST_F(PluginTest, PartitionHostListsAreBoundedByTheStep) {
+  Plugin plugin = make({});
+  ASSERT_EQ(plugin.on_option("/p.toml"), std::nullopt);
+  slurm.user_files["/p.toml"] =
+      "[partition]\nby = \"node\"\n[[node]]\nname = \"n[1-1000000]x[1-1000000]\"\nweight = 1\n";
+  slurm.step("n[1-2]", {"n1", "n2"}, "1(x2)");
+  EXPECT_EQ(plugin.prepare_step(slurm), 0);
+  slurm.task("n1", 0);
+  EXPECT_EQ(plugin.task_init(slurm), -1);
+  EXPECT_EQ(slurm.errors.back(),
+            "hetscale: partition: /p.toml:4:11: bad host list: too many hosts (more than 2)");
+}
+
 TEST_F(PluginTest, TenThousandNodeTable) {
   SiteTable big;
   big.name = "big";
   big.groups = {{"g", 1.0, {}}};
   std::vector<std::string> hosts;
+  std::vector<std::pair<std::string, int>> layout;
   for (int i = 0; i < 10000; ++i) {
     big.nodes.push_back({"c" + std::to_string(i), "g", 1, 1.0 + i % 3, NodeState::ok, {}});
-    if (i % 10 == 0) hosts.push_back("c" + std::to_string(i));
+    if (i % 100 == 0) {
+      hosts.push_back("c" + std::to_string(i));
+      layout.emplace_back(hosts.back(), 1);
+    }
   }
   big.index();
-  Plugin plugin = make({}, [&](const std::filesystem::path&) { return big; });
-  ASSERT_EQ(plugin.on_option("marked"), std::nullopt);
-  slurm.step("c-big", hosts, "1(x1000)");
-  ASSERT_EQ(plugin.prepare_step(slurm), 0);
-  double total = 0;
-  for (std::uint64_t r = 0; r < hosts.size(); ++r) total += weight_of(plugin, hosts[r], r);
-  EXPECT_NEAR(total, 1.0, 1e-12);
+  slurm.step(compress_hostlist(hosts), hosts, "1(x100)");
+  std::vector<double> w = all_weights(
+      [&] {
+        Plugin plugin = make({}, [&](const std::filesystem::path&) { return big; });
+        EXPECT_EQ(plugin.on_option("marked"), std::nullopt);
+        return plugin;
+      },
+      layout);
+  EXPECT_NEAR(sum(w), 1.0, 1e-12);
 }
 
 }  // namespace

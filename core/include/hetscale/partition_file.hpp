@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hetscale/error.hpp"
+#include "hetscale/hostlist.hpp"
 
 namespace hetscale {
 
@@ -35,8 +36,10 @@ struct Partition {
 
 /// Parses a partition file. Throws ConfigError (file:line:col) on syntax errors, unknown
 /// keys, wrong types, missing keys, non-positive or non-finite weights, duplicates,
-/// entries that do not match `by`, and a file with no entry.
-Partition parse_partition(std::string_view text, const std::string& source_name);
+/// entries that do not match `by`, a file with no entry, and host lists that expand to
+/// more than `max_hosts` nodes in all (the SPANK plugin passes the step's node count).
+Partition parse_partition(std::string_view text, const std::string& source_name,
+                          std::size_t max_hosts = HostlistLimits{}.max_hosts);
 
 /// Each rank's weight (summing to 1) given the host every rank runs on (by global rank):
 /// a node's share is split evenly between its ranks. Throws Error naming a rank or node

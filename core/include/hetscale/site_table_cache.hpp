@@ -2,6 +2,7 @@
 // every job step (slurmstepd) need not parse a 10,000-node TOML file each time. The
 // copy names the size, mtime and inode of the file it came from; any change makes it
 // stale. It is disposable: anything unexpected in it only means "parse the TOML again".
+// It keeps what a job step needs: not the [network] table (SiteTable::network is empty).
 #pragma once
 
 #include <cstdint>

@@ -23,8 +23,10 @@ struct StepLayout {
 };
 
 /// Expands Slurm's compressed tasks-per-node syntax ("2(x3),1" -> 2,2,2,1), as found in
-/// SLURM_STEP_TASKS_PER_NODE. Throws Error naming the bad part.
-std::vector<std::uint32_t> parse_tasks_per_node(std::string_view text);
+/// SLURM_STEP_TASKS_PER_NODE, into at most `max_nodes` counts. Throws Error naming the
+/// bad part.
+std::vector<std::uint32_t> parse_tasks_per_node(std::string_view text,
+                                                std::size_t max_nodes = 1u << 20);
 
 /// Pairs hosts with task counts. Throws Error when the counts differ or a node has no
 /// task or cpus_per_task is 0.

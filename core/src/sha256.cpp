@@ -1,9 +1,9 @@
 // SHA-256 as specified in FIPS 180-4, section 6.2.
-#include "hetscale/collector/sha256.hpp"
+#include "hetscale/sha256.hpp"
 
 #include <bit>
 
-namespace hetscale::collector {
+namespace hetscale {
 namespace {
 
 constexpr std::array<std::uint32_t, 64> round_constants = {
@@ -81,4 +81,4 @@ std::string to_hex(const Sha256Digest& digest) {
   return out;
 }
 
-}  // namespace hetscale::collector
+}  // namespace hetscale

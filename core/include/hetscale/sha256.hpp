@@ -1,5 +1,5 @@
-// SHA-256 (FIPS 180-4), for the runs' natural key: the collector computes the key of a
-// record before loading it, PostgreSQL's sha256() gives the same bytes.
+// SHA-256 (FIPS 180-4). The collector keys runs by it (PostgreSQL's sha256() gives the
+// same bytes) and the twin identifies a SimGrid platform by the hash of its text.
 #pragma once
 
 #include <array>
@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace hetscale::collector {
+namespace hetscale {
 
 using Sha256Digest = std::array<std::uint8_t, 32>;
 
@@ -16,4 +16,4 @@ Sha256Digest sha256(std::string_view data);
 /// Lower-case hexadecimal, 64 characters.
 std::string to_hex(const Sha256Digest& digest);
 
-}  // namespace hetscale::collector
+}  // namespace hetscale

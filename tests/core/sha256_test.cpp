@@ -1,8 +1,8 @@
-#include "hetscale/collector/sha256.hpp"
+#include "hetscale/sha256.hpp"
 
 #include <gtest/gtest.h>
 
-namespace hetscale::collector {
+namespace hetscale {
 namespace {
 
 // Test vectors of FIPS 180-4's examples and NIST's SHA-256 short/long messages.
@@ -27,4 +27,4 @@ TEST(Sha256, PaddingAtTheBlockBoundaries) {
 }
 
 }  // namespace
-}  // namespace hetscale::collector
+}  // namespace hetscale

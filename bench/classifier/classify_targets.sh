@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The classifier's timing targets over repeated rounds, with 95% confidence intervals
+# (docs/performance.md): brings up the local cluster in its own run dir, runs
+# bench_classify_targets against it, and brings it down again.
+#   bench/classifier/classify_targets.sh [--rounds R] [--seconds S]   (defaults: 10, 1)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+build=${HETSCALE_BUILD_DIR:-build/default}
+run_dir=$build/bench/classify-cluster
+[ -x "$build/bin/bench_classify_targets" ] || cmake --build "$build" --target bench_classify_targets hetscale
+trap 'scripts/cluster.sh down --run-dir "$run_dir" >/dev/null' EXIT
+scripts/cluster.sh restart --run-dir "$run_dir"
+# shellcheck source=/dev/null
+source "$run_dir/env"
+"$build/bin/bench_classify_targets" "$@"

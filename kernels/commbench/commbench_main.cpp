@@ -1,0 +1,223 @@
+// hetscale-commbench: the network calibration of a real cluster, run through srun like the
+// kernels (one rank per node): ping-pong between two nodes over message sizes, broadcast
+// and barrier over process counts. Rank 0 fits T_send(N), T_bcast(p) and T_barrier(p)
+// (hetscale/network_calibration.hpp), prints everything as JSON and can write the site
+// table again with the [network] table the fit implies (docs/twin.md, "Calibration").
+//   srun --mpi=pmix -N4 --ntasks-per-node=1 hetscale-commbench [--site F --site-out F]
+#include <mpi.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "hetscale/atomic_file.hpp"
+#include "hetscale/error.hpp"
+#include "hetscale/network_calibration.hpp"
+#include "hetscale/site_table.hpp"
+
+namespace {
+
+using hetscale::CommMeasurements;
+using hetscale::CommModels;
+
+struct Options {
+  std::vector<long> sizes{1, 64, 1024, 16384, 262144, 1048576, 4194304};
+  int repetitions = 20;
+  int bcast_bytes = 8;
+  std::string site;
+  std::string site_out;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// Every rank's host name, by rank.
+std::vector<std::string> host_names(int size) {
+  std::array<char, MPI_MAX_PROCESSOR_NAME> mine{};
+  int length = 0;
+  MPI_Get_processor_name(mine.data(), &length);
+  std::vector<char> all(mine.size() * static_cast<std::size_t>(size));
+  MPI_Allgather(mine.data(), static_cast<int>(mine.size()), MPI_CHAR, all.data(),
+                static_cast<int>(mine.size()), MPI_CHAR, MPI_COMM_WORLD);
+  std::vector<std::string> hosts;
+  for (int r = 0; r < size; ++r) hosts.emplace_back(all.data() + r * mine.size());
+  return hosts;
+}
+
+// One-way time of a message of `bytes` between rank 0 and `peer` (half a round trip),
+// the median over the repetitions after two warm-up round trips; 0 on other ranks.
+double ping_pong(int rank, int peer, long bytes, int repetitions) {
+  std::vector<char> buffer(static_cast<std::size_t>(std::max(bytes, 1L)));
+  std::vector<double> times;
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (int i = 0; i < repetitions + 2; ++i) {
+    if (rank == 0) {
+      const double start = MPI_Wtime();
+      MPI_Send(buffer.data(), static_cast<int>(bytes), MPI_CHAR, peer, 0, MPI_COMM_WORLD);
+      MPI_Recv(buffer.data(), static_cast<int>(bytes), MPI_CHAR, peer, 0, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+      if (i >= 2) times.push_back((MPI_Wtime() - start) / 2);
+    } else if (rank == peer) {
+      MPI_Recv(buffer.data(), static_cast<int>(bytes), MPI_CHAR, 0, 0, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+      MPI_Send(buffer.data(), static_cast<int>(bytes), MPI_CHAR, 0, 0, MPI_COMM_WORLD);
+    }
+  }
+  return rank == 0 ? median(times) : 0;
+}
+
+// Times of a broadcast of `bytes` and of a barrier among the first `p` ranks: per
+// repetition the slowest rank's time, then the median; 0 on ranks other than 0.
+std::pair<double, double> collectives(int rank, int p, int bytes, int repetitions) {
+  MPI_Comm sub = MPI_COMM_NULL;
+  MPI_Comm_split(MPI_COMM_WORLD, rank < p ? 0 : MPI_UNDEFINED, rank, &sub);
+  std::vector<double> bcast, barrier;
+  if (sub != MPI_COMM_NULL) {
+    std::vector<char> buffer(static_cast<std::size_t>(std::max(bytes, 1)));
+    for (int i = 0; i < repetitions + 2; ++i) {
+      MPI_Barrier(sub);
+      double start = MPI_Wtime();
+      MPI_Bcast(buffer.data(), bytes, MPI_CHAR, 0, sub);
+      double mine = MPI_Wtime() - start, slowest = 0;
+      MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, sub);
+      if (i >= 2) bcast.push_back(slowest);
+      MPI_Barrier(sub);
+      start = MPI_Wtime();
+      MPI_Barrier(sub);
+      mine = MPI_Wtime() - start;
+      MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, sub);
+      if (i >= 2) barrier.push_back(slowest);
+    }
+    MPI_Comm_free(&sub);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  return rank == 0 ? std::pair{median(bcast), median(barrier)} : std::pair{0.0, 0.0};
+}
+
+// The process counts the collectives are timed at: 2..size when that is at most 16,
+// else the powers of 2 up to size, and size.
+std::vector<int> process_counts(int size) {
+  std::vector<int> counts;
+  if (size <= 16) {
+    for (int p = 2; p <= size; ++p) counts.push_back(p);
+  } else {
+    for (int p = 2; p < size; p *= 2) counts.push_back(p);
+    counts.push_back(size);
+  }
+  return counts;
+}
+
+nlohmann::json line_json(const hetscale::LineFit& fit) {
+  return {{"intercept", fit.intercept}, {"slope", fit.slope}, {"r2", fit.r2}};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  Options options;
+  CLI::App app{"hetscale-commbench: calibrate the network model of a cluster"};
+  app.add_option("--sizes", options.sizes, "message sizes of the ping-pong, bytes")->delimiter(',');
+  app.add_option("--repetitions", options.repetitions, "timed repetitions of each measurement")
+      ->check(CLI::Range(1, 100000));
+  app.add_option("--bcast-bytes", options.bcast_bytes, "bytes of each broadcast")
+      ->check(CLI::Range(0, 1 << 30));
+  app.add_option("--site", options.site, "site table to write again with the fitted [network]");
+  app.add_option("--site-out", options.site_out, "where to write it (default: no site table)")
+      ->needs("--site");
+  int code = 0;
+  try {
+    app.parse(argc, argv);
+    if (size < 2) throw hetscale::Error("needs at least 2 ranks (one per node)");
+    for (long bytes : options.sizes)
+      if (bytes < 0 || bytes > (1L << 30)) throw hetscale::Error("--sizes: out of range");
+  } catch (const CLI::ParseError& e) {
+    code = rank == 0 ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : 2);
+    if (e.get_exit_code() == 0) code = 0;
+    MPI_Finalize();
+    return code;
+  } catch (const hetscale::Error& e) {
+    if (rank == 0) std::fprintf(stderr, "hetscale-commbench: error: %s\n", e.what());
+    MPI_Finalize();
+    return 2;
+  }
+
+  const std::vector<std::string> hosts = host_names(size);
+  int peer = 1;
+  for (int r = 1; r < size; ++r) {
+    if (hosts[static_cast<std::size_t>(r)] != hosts[0]) {
+      peer = r;
+      break;
+    }
+  }
+  CommMeasurements measured;
+  for (long bytes : options.sizes) {
+    const double t = ping_pong(rank, peer, bytes, options.repetitions);
+    if (rank == 0) measured.send.emplace_back(static_cast<double>(bytes), t);
+  }
+  for (int p : process_counts(size)) {
+    const auto [bcast, barrier] = collectives(rank, p, options.bcast_bytes, options.repetitions);
+    if (rank == 0) {
+      measured.bcast.emplace_back(p, bcast);
+      measured.barrier.emplace_back(p, barrier);
+    }
+  }
+
+  if (rank == 0) {
+    try {
+      nlohmann::json out;
+      out["hosts"] = hosts;
+      out["peer"] = {{"rank", peer}, {"host", hosts[static_cast<std::size_t>(peer)]},
+                     {"other_node", hosts[static_cast<std::size_t>(peer)] != hosts[0]}};
+      if (hosts[static_cast<std::size_t>(peer)] == hosts[0])
+        std::fprintf(stderr, "hetscale-commbench: every rank is on %s: the figures are of "
+                             "one node, not of the network\n", hosts[0].c_str());
+      for (const auto& [bytes, seconds] : measured.send)
+        out["send"].push_back({{"bytes", bytes}, {"seconds", seconds}});
+      for (const auto& [p, seconds] : measured.bcast)
+        out["bcast"].push_back({{"processes", p}, {"bytes", options.bcast_bytes}, {"seconds", seconds}});
+      for (const auto& [p, seconds] : measured.barrier)
+        out["barrier"].push_back({{"processes", p}, {"seconds", seconds}});
+      const CommModels models = hetscale::fit_comm_models(measured);
+      out["models"] = {{"units", "seconds; N in bytes, p in processes"},
+                       {"send", line_json(models.send)},
+                       {"bcast", line_json(models.bcast)},
+                       {"barrier", line_json(models.barrier)}};
+      out["network"] = {{"topology", "star"},
+                        {"latency_us", models.network.latency_us},
+                        {"bandwidth_MBps", models.network.bandwidth_MBps}};
+      std::printf("%s\n", out.dump(2).c_str());
+      std::fprintf(stderr,
+                   "T_send(N)    = %.4g + %.4g N ms (N bytes; r2 %.3f)\n"
+                   "T_bcast(p)   = %.4g + %.4g p ms (%d bytes; r2 %.3f)\n"
+                   "T_barrier(p) = %.4g + %.4g p ms (r2 %.3f)\n"
+                   "[network] topology = \"star\", latency_us = %.4g, bandwidth_MBps = %.6g\n",
+                   1e3 * models.send.intercept, 1e3 * models.send.slope, models.send.r2,
+                   1e3 * models.bcast.intercept, 1e3 * models.bcast.slope, options.bcast_bytes,
+                   models.bcast.r2, 1e3 * models.barrier.intercept, 1e3 * models.barrier.slope,
+                   models.barrier.r2, models.network.latency_us, models.network.bandwidth_MBps);
+      if (!options.site_out.empty()) {
+        hetscale::SiteTable table = hetscale::load_site_table(options.site);
+        table.network = models.network;
+        hetscale::write_file_atomically(options.site_out, hetscale::format_site_table(table));
+        std::fprintf(stderr, "wrote %s with the fitted [network]\n", options.site_out.c_str());
+      }
+    } catch (const hetscale::Error& e) {
+      std::fprintf(stderr, "hetscale-commbench: error: %s\n", e.what());
+      code = 1;
+    }
+  }
+  MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return code;
+}

@@ -1,0 +1,106 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "cli_runner.hpp"
+#include "hetscale/sha256.hpp"
+
+namespace hetscale::cli::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string site_fixture(const std::string& name) {
+  return std::string(HETSCALE_FIXTURES_DIR) + "/site/" + name;
+}
+
+class TwinPlatformCommand : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) / "twin-platform-cli" / "out";
+    fs::remove_all(dir_.parent_path());
+  }
+  void TearDown() override { fs::remove_all(dir_.parent_path()); }
+  fs::path dir_;
+};
+
+TEST_F(TwinPlatformCommand, WritesThePlatformHostFileAndHash) {
+  const auto r = run_cli({"twin", "platform", "--site",
+                          site_fixture("good-network-switch-per-group.toml"), "-o", dir_.string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");  // the table has a [network]
+  const std::string xml = read_file(dir_ / "platform.xml");
+  const std::string hash = to_hex(sha256(xml));
+  EXPECT_EQ(r.out, "platform: " + (dir_ / "platform.xml").string() +
+                       " (5 hosts, switch-per-group)\nhostfile: " + (dir_ / "hostfile").string() +
+                       "\nsha256: " + hash + "\n");
+  EXPECT_NE(xml.find(R"(<host id="mid1" speed="12500000000f" core="1"/>)"), std::string::npos);
+  EXPECT_EQ(read_file(dir_ / "hostfile"), "fast-01\nfast-02\nmid1\nslow1\nslow2\n");
+  EXPECT_EQ(read_file(dir_ / "platform.sha256"), hash + "  platform.xml\n");
+}
+
+TEST_F(TwinPlatformCommand, SaysWhenItUsesTheDefaultNetwork) {
+  const std::string site = site_fixture("good-three-groups.toml");
+  const auto r = run_cli({"twin", "platform", "--site", site, "-o", dir_.string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "hetscale twin platform: " + site +
+                       " has no [network]; using the defaults: topology star, latency 1.5 us, "
+                       "bandwidth 1250 MBps per host link\n");
+  EXPECT_NE(r.out.find("(6 hosts, star)"), std::string::npos) << r.out;
+}
+
+TEST_F(TwinPlatformCommand, BadSiteTableIsAnErrorWithItsPlaceAndWritesNothing) {
+  const std::string site = site_fixture("bad-network-unknown-key.toml");
+  const auto r = run_cli({"twin", "platform", "--site", site, "-o", dir_.string()});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "hetscale twin platform: " + site +
+                       ":7:1: unknown key 'bandwidth_Mbps' in [network] (expected topology, "
+                       "latency_us, bandwidth_MBps, backbone_latency_us or "
+                       "backbone_bandwidth_MBps)\n");
+  EXPECT_EQ(r.out, "");
+  EXPECT_FALSE(fs::exists(dir_));
+}
+
+TEST_F(TwinPlatformCommand, NonOperationUnitSaysHowToConvert) {
+  const std::string site = site_fixture("good-speed-factor.toml");
+  const auto r = run_cli({"twin", "platform", "--site", site, "-o", dir_.string()});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err.rfind("hetscale twin platform: " + site +
+                            ":4:14: speed_unit 'speed-factor' is no operation rate, so marked "
+                            "speeds cannot become flop/s; give the flop/s of one 'speed-factor' "
+                            "with --flops-per-unit (operation rates: flops, Kflops,",
+                        0),
+            0u)
+      << r.err;
+  EXPECT_FALSE(fs::exists(dir_));
+
+  const auto given = run_cli(
+      {"twin", "platform", "--site", site, "-o", dir_.string(), "--flops-per-unit", "2.5e10"});
+  ASSERT_EQ(given.code, 0) << given.err;
+  EXPECT_NE(given.err.find("hetscale twin platform: 1 speed-factor = 25000000000 flop/s "
+                           "(--flops-per-unit)\n"),
+            std::string::npos)
+      << given.err;
+  EXPECT_NE(read_file(dir_ / "platform.xml").find(R"(<host id="n1" speed="25000000000f")"),
+            std::string::npos);
+}
+
+TEST_F(TwinPlatformCommand, BadUsage) {
+  const std::string site = site_fixture("good-speed-factor.toml");
+  auto r =
+      run_cli({"twin", "platform", "--site", site, "-o", dir_.string(), "--flops-per-unit", "-3"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err,
+            "hetscale twin platform: --flops-per-unit must be positive and finite, not -3 (see "
+            "--help)\n");
+  r = run_cli({"twin", "platform", "--site", site});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--output is required"), std::string::npos) << r.err;
+  r = run_cli({"twin"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_FALSE(fs::exists(dir_));
+}
+
+}  // namespace
+}  // namespace hetscale::cli::testing

@@ -1,0 +1,64 @@
+#include "hetscale/atomic_file.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "hetscale/error.hpp"
+
+namespace hetscale {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class AtomicFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) / "atomic-file-test";
+    fs::remove_all(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+TEST_F(AtomicFile, WritesAndReplacesLeavingNoTemporary) {
+  const fs::path file = dir_ / "sub" / "out.txt";  // parents are created
+  write_file_atomically(file, "first\n");
+  EXPECT_EQ(read(file), "first\n");
+  write_file_atomically(file, std::string(100000, 'x'));
+  EXPECT_EQ(read(file), std::string(100000, 'x'));
+  EXPECT_EQ((fs::status(file).permissions() & fs::perms::all),
+            fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                fs::perms::others_read);
+  std::size_t entries = 0;
+  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(file.parent_path())) ++entries;
+  EXPECT_EQ(entries, 1u);
+}
+
+TEST_F(AtomicFile, FailureNamesTheFileAndKeepsTheOldOne) {
+  const fs::path file = dir_ / "taken";
+  fs::create_directories(file / "inner");  // a non-empty directory cannot be renamed over
+  try {
+    write_file_atomically(file, "text");
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "cannot write " + file.string() + ": Is a directory");
+  }
+  EXPECT_TRUE(fs::is_directory(file / "inner"));
+  std::size_t entries = 0;
+  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir_)) ++entries;
+  EXPECT_EQ(entries, 1u);  // the temporary is gone
+}
+
+}  // namespace
+}  // namespace hetscale

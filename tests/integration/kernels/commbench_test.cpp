@@ -1,0 +1,94 @@
+// hetscale-commbench on the local cluster (one rank per node, srun --mpi=pmix): every
+// measurement is there and positive, the fitted lines agree with a second least-squares
+// computation here, and the site table it writes carries that [network].
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "hetscale/site_table.hpp"
+#include "support/process.hpp"
+#include "support/testbed.hpp"
+
+namespace hetscale::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+const std::string commbench = std::string(HETSCALE_KERNEL_DIR) + "/hetscale-commbench";
+
+// Slope and intercept of y on x, computed from the normal equations (a second
+// implementation beside core's fit_line).
+std::pair<double, double> least_squares(const nlohmann::json& points, const char* x_key) {
+  double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (const auto& p : points) {
+    const double x = p.at(x_key).get<double>();
+    const double y = p.at("seconds").get<double>();
+    n += 1;
+    sx += x;
+    sy += y;
+    sxx += x * x;
+    sxy += x * y;
+  }
+  const double slope = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+  return {slope, (sy - slope * sx) / n};
+}
+
+TEST(Commbench, CalibratesTheNetworkAndWritesItIntoTheSiteTable) {
+  const Testbed tb = Testbed::from_env();
+  const auto dir = std::filesystem::temp_directory_path() / "hetscale-commbench-test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const auto site_out = dir / "site.toml";
+  const std::string n = std::to_string(std::min<std::size_t>(3, tb.nodes.size()));
+  const auto r = run_command({"srun", "--mpi=pmix", "-N" + n, "-n" + n, "--ntasks-per-node=1", commbench,
+                              "--repetitions", "5", "--site", tb.site_table().string(), "--site-out",
+                              site_out.string()},
+                             120s);
+  ASSERT_TRUE(r.ok()) << r.describe();
+  const nlohmann::json out = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(out.at("peer").at("other_node").get<bool>()) << r.out;
+  ASSERT_EQ(out.at("send").size(), 7U);
+  for (const auto& s : out.at("send")) EXPECT_GT(s.at("seconds").get<double>(), 0) << s;
+  EXPECT_GT(out.at("send").back().at("seconds").get<double>(), out.at("send").front().at("seconds").get<double>());
+  ASSERT_EQ(out.at("bcast").size(), std::stoul(n) - 1);
+  ASSERT_EQ(out.at("barrier").size(), std::stoul(n) - 1);
+  for (const char* c : {"bcast", "barrier"})
+    for (const auto& s : out.at(c)) EXPECT_GT(s.at("seconds").get<double>(), 0) << c << " " << s;
+
+  const auto [slope, intercept] = least_squares(out.at("send"), "bytes");
+  EXPECT_NEAR(out.at("models").at("send").at("slope").get<double>(), slope, 1e-9 * std::abs(slope));
+  EXPECT_NEAR(out.at("models").at("send").at("intercept").get<double>(), intercept, 1e-9 + 1e-6 * std::abs(intercept));
+  const auto [b_slope, b_intercept] = least_squares(out.at("bcast"), "processes");
+  EXPECT_NEAR(out.at("models").at("bcast").at("slope").get<double>(), b_slope, 1e-12 + 1e-9 * std::abs(b_slope));
+  const double bandwidth = out.at("network").at("bandwidth_MBps").get<double>();
+  EXPECT_NEAR(bandwidth, 1 / slope / 1e6, 1e-6 * bandwidth);
+  EXPECT_GE(out.at("network").at("latency_us").get<double>(), 0);
+
+  const SiteTable written = load_site_table(site_out);
+  const SiteTable original = load_site_table(tb.site_table());
+  ASSERT_TRUE(written.network.has_value());
+  EXPECT_EQ(written.network->topology, NetworkTopology::star);
+  EXPECT_DOUBLE_EQ(written.network->bandwidth_MBps, bandwidth);
+  EXPECT_DOUBLE_EQ(written.network->latency_us, out.at("network").at("latency_us").get<double>());
+  ASSERT_EQ(written.nodes.size(), original.nodes.size());
+  for (std::size_t i = 0; i < written.nodes.size(); ++i) {
+    EXPECT_EQ(written.nodes[i].name, original.nodes[i].name);
+    EXPECT_EQ(written.nodes[i].marked_speed, original.nodes[i].marked_speed);
+  }
+  std::printf("%s", r.err.c_str());
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Commbench, OneRankIsAClearErrorOnEveryRank) {
+  const Testbed tb = Testbed::from_env();
+  const auto r = run_command({"srun", "--mpi=pmix", "-N1", "-n1", commbench}, 60s);
+  EXPECT_FALSE(r.timed_out) << r.describe();
+  EXPECT_NE(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.err.find("hetscale-commbench: error: needs at least 2 ranks (one per node)"), std::string::npos)
+      << r.err;
+}
+
+}  // namespace
+}  // namespace hetscale::test
