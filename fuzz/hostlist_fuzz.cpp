@@ -12,9 +12,7 @@ namespace {
 
 using hetscale::fuzz::require;
 
-// Round trips of bigger lists add time, not coverage: a compressed list of N names that
-// share no bracket has N terms, and expanding N terms costs O(N^2) today
-// (fuzz/regressions/hostlist/many-terms-quadratic).
+// Round trips of bigger lists add time, not coverage.
 constexpr std::size_t max_round_trip_hosts = 2'000;
 
 bool is_name(std::string_view word) {

@@ -64,8 +64,7 @@ for t in "${targets[@]}"; do
   run="$build/run/$t"
   rm -rf "$run"
   mkdir -p "$run/corpus" "$run/artifacts"
-  # The seeds only: the regression inputs are replayed by the unit tests (tests/fuzz), and
-  # some of them are slow on purpose.
+  # The seeds only: the regression inputs are replayed by the unit tests (tests/fuzz).
   cp -r "fuzz/corpus/$t/." "$run/corpus/"
   echo "fuzz.sh: $t for $seconds s (max_len $(max_len "$t"))"
   status=0
