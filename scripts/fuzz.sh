@@ -79,9 +79,9 @@ for t in "${targets[@]}"; do
     echo "fuzz.sh: $t FAILED (exit $status); input: ${crash:-none written}; log: $run/log"
     echo "fuzz.sh: replay with $build/bin/${t}_fuzz ${crash:-<input>}"
     failed+=("$t")
-    summary+=("$(printf '%-16s %8s exec/s  %-22s %s' "$t" "${execs:-?}" "${cov:-cov: ?}" FAILED)")
+    summary+=("$(printf '%-19s %8s exec/s  %-22s %s' "$t" "${execs:-?}" "${cov:-cov: ?}" FAILED)")
   else
-    summary+=("$(printf '%-16s %8s exec/s  %-22s %s' "$t" "${execs:-?}" "${cov:-cov: ?}" ok)")
+    summary+=("$(printf '%-19s %8s exec/s  %-22s %s' "$t" "${execs:-?}" "${cov:-cov: ?}" ok)")
   fi
 done
 
