@@ -6,7 +6,7 @@ target_compile_options(hetscale_defaults INTERFACE
   -Wnon-virtual-dtor -Wcast-align
   $<$<BOOL:${HETSCALE_WERROR}>:-Werror>
   -fstack-protector-strong -fstack-clash-protection -fcf-protection)
-if(NOT HETSCALE_SANITIZE)
+if(NOT HETSCALE_SANITIZE AND NOT HETSCALE_FUZZ)
   # _FORTIFY_SOURCE needs optimisation; sanitizer builds run at -O1 and skip it.
   target_compile_definitions(hetscale_defaults INTERFACE $<$<NOT:$<CONFIG:Debug>>:_FORTIFY_SOURCE=2>)
 endif()
@@ -14,5 +14,13 @@ target_link_options(hetscale_defaults INTERFACE -Wl,-z,relro -Wl,-z,now -Wl,--as
 if(HETSCALE_SANITIZE)
   target_compile_options(hetscale_defaults INTERFACE
     -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -O1)
+  target_link_options(hetscale_defaults INTERFACE -fsanitize=address,undefined)
+endif()
+if(HETSCALE_FUZZ)
+  # Coverage feedback for libFuzzer in every library a fuzz target links (clang only); the
+  # targets themselves add -fsanitize=fuzzer, which brings libFuzzer's main (fuzz/).
+  target_compile_options(hetscale_defaults INTERFACE
+    -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
+    -fno-omit-frame-pointer -O1)
   target_link_options(hetscale_defaults INTERFACE -fsanitize=address,undefined)
 endif()

@@ -1,18 +1,25 @@
 #!/usr/bin/env bash
 # The README's test command: installs what is missing, builds from scratch, runs every
-# test (unit, then integration with the local Slurm cluster and PostgreSQL brought up and
-# torn down by CTest fixtures, then the timing sanity bounds, where a failed test is run
-# once more), then runs the unit suite again under ASan + UBSan.
+# test (unit; a short run of every fuzz target; integration with the local Slurm cluster
+# and PostgreSQL brought up and torn down by CTest fixtures, then the timing sanity
+# bounds, where a failed test is run once more), then runs the unit suite again under
+# ASan + UBSan.
 #   scripts/test.sh            everything
 #   scripts/test.sh --no-asan  skip the sanitizer pass (faster local iteration)
+#   scripts/test.sh --no-fuzz  skip the fuzzing step
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 asan=1
+fuzz=1
+# Seconds each fuzz target runs; with the clang build of build/fuzz from scratch the step
+# takes about 4 minutes (docs/fuzzing.md).
+fuzz_seconds=8
 for arg in "$@"; do
   case "$arg" in
     --no-asan) asan=0 ;;
-    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
+    --no-fuzz) fuzz=0 ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
     *) echo "test.sh: unknown argument '$arg'" >&2; exit 2 ;;
   esac
 done
@@ -37,6 +44,13 @@ cmake --build build/test -j "$(nproc)"
 
 step "unit tests"
 ctest --test-dir build/test --output-on-failure --no-tests=error -LE integration
+
+if [ "$fuzz" = 1 ]; then
+  step "fuzz targets, ${fuzz_seconds} s each (clang + libFuzzer, build/fuzz, from scratch)"
+  rm -rf build/fuzz
+  # A hard bound, so that a hanging build or target cannot hold the run.
+  timeout 600 scripts/fuzz.sh --seconds "$fuzz_seconds"
+fi
 
 # The integration tests run the real cluster, MPI and PostgreSQL. Correctness tests run
 # once: one that fails has failed. The tests labelled `timing` assert a sanity bound on a

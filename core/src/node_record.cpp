@@ -247,6 +247,10 @@ void read_node_records(std::istream& in, const std::string& source, NodeRecordBa
       batch.records.push_back({node_record_from_json(json::parse(line)), where});
     } catch (const json::parse_error& e) {
       batch.errors.push_back(fmt::format("{}: {}", where.str(), json_problem(line, e)));
+    } catch (const json::out_of_range& e) {  // "[json.exception.out_of_range.406] number ..."
+      const std::string_view what = e.what();
+      batch.errors.push_back(
+          fmt::format("{}: invalid JSON: {}", where.str(), what.substr(what.find("] ") + 2)));
     } catch (const Error& e) {
       batch.errors.push_back(fmt::format("{}: {}", where.str(), e.what()));
     }

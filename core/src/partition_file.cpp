@@ -6,8 +6,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <numeric>
 #include <set>
+#include <string_view>
+#include <unordered_map>
 
 #include "hetscale/hostlist.hpp"
 #include "hetscale/toml_source.hpp"
@@ -112,8 +115,11 @@ void read_ranks(const toml::array& array, const TomlSource& source, Partition& o
     const toml::table& entry = *element.as_table();
     source.check_keys(entry, {"rank", "weight"}, "in [[rank]]");
     const toml::node& rank = required(entry, "rank", source, "[[rank]]");
-    std::optional<std::int64_t> value = rank.value<std::int64_t>();
-    if (!rank.is_integer() || *value < 0 || *value > std::int64_t{UINT32_MAX}) {
+    // Only an integer's value: toml++ converts a float such as 4294967e35 to int64_t
+    // with a cast that is undefined beyond int64_t's range.
+    std::optional<std::int64_t> value =
+        rank.is_integer() ? rank.value<std::int64_t>() : std::nullopt;
+    if (!value || *value < 0 || *value > std::int64_t{UINT32_MAX}) {
       fail(rank, source, "'rank' must be an integer from 0 to 4294967295");
     }
     if (!seen.insert(*value).second) {
@@ -155,6 +161,12 @@ std::string format_partition(const Partition& partition) {
   auto quoted = [](const std::string& text) {
     std::string out = "\"";
     for (char c : text) {
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {  // TOML forbids them raw
+        char escape[8];
+        std::snprintf(escape, sizeof escape, "\\u%04X", static_cast<unsigned>(c));
+        out += escape;
+        continue;
+      }
       if (c == '"' || c == '\\') out += '\\';
       out += c;
     }
@@ -163,14 +175,19 @@ std::string format_partition(const Partition& partition) {
   std::string out = "[partition]\nby = ";
   out += partition.by == Partition::By::node ? "\"node\"\n" : "\"rank\"\n";
   if (!partition.site.empty()) out += "site = " + quoted(partition.site) + "\n";
-  char number[64];
+  // Always a TOML float: "1e16" printed as "10000000000000000" would be an integer, and
+  // toml++ gives no double for an integer beyond 2^53.
+  auto number = [](double weight) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.17g", weight);
+    return std::string(text) + (std::strpbrk(text, ".en") == nullptr ? ".0" : "");
+  };
   for (const auto& node : partition.nodes) {
-    std::snprintf(number, sizeof number, "%.17g", node.weight);
-    out += "\n[[node]]\nname = " + quoted(node.host) + "\nweight = " + number + "\n";
+    out += "\n[[node]]\nname = " + quoted(node.host) + "\nweight = " + number(node.weight) + "\n";
   }
   for (const auto& rank : partition.ranks) {
-    std::snprintf(number, sizeof number, "%.17g", rank.weight);
-    out += "\n[[rank]]\nrank = " + std::to_string(rank.rank) + "\nweight = " + number + "\n";
+    out += "\n[[rank]]\nrank = " + std::to_string(rank.rank) + "\nweight = " + number(rank.weight) +
+           "\n";
   }
   return out;
 }
@@ -190,18 +207,29 @@ std::vector<double> weights_for_ranks(const Partition& partition,
     for (std::size_t r = 0; r < weights.size(); ++r)
       if (weights[r] == 0) throw Error(name + " does not list rank " + std::to_string(r));
   } else {
+    // By host name, so that thousands of nodes and ranks take linear time, not their product.
+    std::unordered_map<std::string_view, double> ranks_on;
+    for (const std::string& host : rank_hosts) ranks_on[host] += 1;
+    std::unordered_map<std::string_view, double> rank_weight;
     for (const auto& share : partition.nodes) {
-      const auto ranks =
-          static_cast<double>(std::count(rank_hosts.begin(), rank_hosts.end(), share.host));
-      if (ranks == 0) throw Error(name + " lists node " + share.host + ", which runs no rank");
-      for (std::size_t r = 0; r < rank_hosts.size(); ++r)
-        if (rank_hosts[r] == share.host) weights[r] = share.weight / ranks;
+      const auto ranks = ranks_on.find(share.host);
+      if (ranks == ranks_on.end())
+        throw Error(name + " lists node " + share.host + ", which runs no rank");
+      rank_weight[share.host] = share.weight / ranks->second;
+    }
+    for (std::size_t r = 0; r < rank_hosts.size(); ++r) {
+      const auto weight = rank_weight.find(rank_hosts[r]);
+      if (weight != rank_weight.end()) weights[r] = weight->second;
     }
     for (std::size_t r = 0; r < weights.size(); ++r)
       if (weights[r] == 0)
         throw Error(name + " does not list node " + rank_hosts[r] + " (rank " + std::to_string(r) +
                     ")");
   }
+  // Scaled by the largest first: shares near the largest double would sum to infinity.
+  if (weights.empty()) return weights;
+  const double largest = *std::max_element(weights.begin(), weights.end());
+  for (double& w : weights) w /= largest;
   const double total = std::accumulate(weights.begin(), weights.end(), 0.0);
   for (double& w : weights) w /= total;
   return weights;

@@ -15,9 +15,14 @@ bool blank(std::string_view text) {
 }
 
 // nlohmann's message starts with "[json.exception.parse_error.101] parse error at line 1,
-// column 7: "; the rest ("syntax error while parsing ...") is what a user needs.
-std::string syntax_message(const nlohmann::json::parse_error& e) {
+// column 7: "; the rest ("syntax error while parsing ...") is what a user needs. A number
+// beyond a double's range is an out_of_range error: "[json.exception.out_of_range.406]
+// number overflow parsing '1e400'".
+std::string syntax_message(const nlohmann::json::exception& e) {
   std::string_view what = e.what();
+  if (const auto bracket = what.find("] "); bracket != std::string_view::npos) {
+    what.remove_prefix(bracket + 2);
+  }
   const auto colon = what.find(": ");
   return "invalid JSON: " +
          std::string(colon == std::string_view::npos ? what : what.substr(colon + 2));
@@ -35,6 +40,8 @@ RunRecord parse_run_record_line(std::string_view text, const std::string& source
     object = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     throw ConfigError({source_name, line, static_cast<std::uint32_t>(e.byte)}, syntax_message(e));
+  } catch (const nlohmann::json::out_of_range& e) {
+    throw ConfigError({source_name, line, 0}, syntax_message(e));
   }
   try {
     return run_record_from_json(object);

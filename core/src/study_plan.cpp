@@ -316,6 +316,10 @@ StudyPlan parse_study_plan(std::string_view text, const std::string& source_name
     throw ConfigError(location_of(text, e.byte, source_name),
                       "invalid JSON: " + std::string(what.substr(
                                              colon == std::string_view::npos ? 0 : colon + 2)));
+  } catch (const nlohmann::json::out_of_range& e) {  // "number overflow parsing '1e400'"
+    std::string_view what = e.what();
+    throw ConfigError({source_name, 0, 0},
+                      "invalid JSON: " + std::string(what.substr(what.find("] ") + 2)));
   }
   try {
     return study_plan_from_json(document);

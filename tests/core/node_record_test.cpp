@@ -65,6 +65,16 @@ TEST(NodeRecord, AnotherSchemaIsRejectedAndTheRestKept) {
                           "node records of schema 1)"));
 }
 
+TEST(NodeRecord, ANumberBeyondADoubleIsALineError) {
+  // nlohmann reports it as out_of_range, not as a parse error (found by fuzz/node_record).
+  std::istringstream in("{\"schema\": 1e400}\n" + first_good_record().dump() + "\n");
+  NodeRecordBatch batch;
+  read_node_records(in, "huge.jsonl", batch);
+  ASSERT_EQ(batch.records.size(), 1u);
+  EXPECT_THAT(batch.errors,
+              ElementsAre("huge.jsonl:1: invalid JSON: number overflow parsing '1e400'"));
+}
+
 TEST(NodeRecord, BlankLinesAreSkippedAndLinesStillCounted) {
   NodeRecordBatch batch = read_fixture("half.jsonl");
   ASSERT_EQ(batch.records.size(), 2u);

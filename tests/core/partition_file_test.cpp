@@ -91,6 +91,9 @@ TEST(PartitionFile, ErrorsNameFileLineAndColumn) {
             "p.toml:3:1: [[rank]] entries in a partition by node");
   EXPECT_EQ(error_of("[partition]\nby = \"rank\"\n[[rank]]\nrank = -1\nweight = 1\n"),
             "p.toml:4:8: 'rank' must be an integer from 0 to 4294967295");
+  // A float is not read as an integer, however large (found by fuzz/partition).
+  EXPECT_EQ(error_of("[partition]\nby = \"rank\"\n[[rank]]\nrank = 4294967e35\nweight = 1\n"),
+            "p.toml:4:8: 'rank' must be an integer from 0 to 4294967295");
   EXPECT_EQ(error_of("[partition]\nby = \"rank\"\n[[rank]]\nrank = 0\nweight = 1\n"
                      "[[rank]]\nrank = 0\nweight = 1\n"),
             "p.toml:7:8: rank 0 is listed twice");
@@ -175,6 +178,29 @@ TEST(PartitionFormat, RoundTripsByNodeAndByRank) {
   EXPECT_EQ(rank_back.ranks[0].weight, 2.0);
 }
 
+TEST(PartitionFormat, WritesEveryWeightAsAFloat) {
+  // 1e16 printed as 10000000000000000 read back as an integer beyond 2^53, which toml++
+  // does not give as a double (found by fuzz/partition).
+  Partition p;
+  p.nodes = {{"n1", 1e16, {}}, {"n2", 2.0, {}}};
+  const std::string text = format_partition(p);
+  EXPECT_NE(text.find("weight = 10000000000000000.0\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("weight = 2.0\n"), std::string::npos) << text;
+  const auto back = parse_partition(text, "p.toml");
+  ASSERT_EQ(back.nodes.size(), 2u);
+  EXPECT_EQ(back.nodes[0].weight, 1e16);
+}
+
+TEST(PartitionFormat, EscapesControlCharactersOfTheSiteName) {
+  // A raw newline in a TOML string is a syntax error (found by fuzz/partition).
+  Partition p;
+  p.site = "a\nb\x7f\"c\\";
+  p.nodes = {{"n1", 1.0, {}}};
+  const std::string text = format_partition(p);
+  EXPECT_NE(text.find(R"(site = "a\u000Ab\u007F\"c\\")"), std::string::npos) << text;
+  EXPECT_EQ(parse_partition(text, "p.toml").site, p.site);
+}
+
 }  // namespace
 }  // namespace hetscale
 
@@ -214,6 +240,16 @@ TEST(PartitionForRanks, RankSharesMustCoverEveryRank) {
   } catch (const Error& e) {
     EXPECT_STREQ(e.what(), "partition r.toml does not list rank 2");
   }
+}
+
+TEST(PartitionForRanks, SharesNearTheLargestDoubleDoNotOverflow) {
+  // 1e308 + 1e308 is infinite: every weight was 0 (found by fuzz/partition).
+  const auto p = parse_partition(
+      "[partition]\nby = \"node\"\n[[node]]\nname = \"n[1-2]\"\nweight = 1e308\n", "p.toml");
+  const std::vector<std::string> hosts{"n1", "n2"};
+  const auto w = weights_for_ranks(p, hosts);
+  EXPECT_DOUBLE_EQ(w[0], 0.5);
+  EXPECT_DOUBLE_EQ(w[1], 0.5);
 }
 
 }  // namespace

@@ -62,6 +62,18 @@ TEST(ReadRunRecords, SetsInvalidLinesAsideWhenSkipping) {
             "invalid JSON: syntax error while parsing value - invalid literal; last read: 'no'");
 }
 
+TEST(ReadRunRecords, SetsANumberBeyondADoubleAside) {
+  // nlohmann reports it as out_of_range, not as a parse error (found by fuzz/run_record).
+  std::string huge = record_line(2);
+  huge.replace(huge.find("1e9"), 3, "1e400");
+  std::istringstream in(record_line(1) + "\n" + huge + "\n");
+  const RunRecordFile file = read_run_records(in, "runs.jsonl", OnInvalid::skip);
+  ASSERT_EQ(file.records.size(), 1u);
+  ASSERT_EQ(file.rejected.size(), 1u);
+  EXPECT_EQ(file.rejected[0].where.str(), "runs.jsonl:2");
+  EXPECT_EQ(file.rejected[0].message, "invalid JSON: number overflow parsing '1e400'");
+}
+
 TEST(ReadRunRecords, ReportsAnUnreadableFile) {
   try {
     read_run_records(std::filesystem::path("/nonexistent/runs.jsonl"), OnInvalid::fail);

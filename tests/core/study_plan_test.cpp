@@ -155,5 +155,15 @@ TEST(StudyPlan, SyntaxErrorsCarryLineAndColumn) {
   }
 }
 
+TEST(StudyPlan, ANumberBeyondADoubleIsAConfigError) {
+  // nlohmann reports it as out_of_range, not as a parse error (found by fuzz/study_plan).
+  try {
+    parse_study_plan(R"({"schema": 1, "round": 1e400})", "plan.json");
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(), "plan.json: invalid JSON: number overflow parsing '1e400'");
+  }
+}
+
 }  // namespace
 }  // namespace hetscale

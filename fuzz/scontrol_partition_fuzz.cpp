@@ -1,0 +1,24 @@
+// `scontrol show partition NAME --oneliner` output (jobgen/src/partition_check.cpp), read
+// by `hetscale jobgen` to check the machine sets against the partition. Any text gives a
+// partition or raises Error (a bad host list: ExpressionError); a partition has a name.
+#include "fuzz_targets.hpp"
+#include "hetscale/jobgen/partition_check.hpp"
+
+int hetscale_fuzz_scontrol_partition(const std::uint8_t* data, std::size_t size) {
+  hetscale::jobgen::SlurmPartition partition;
+  try {
+    partition = hetscale::jobgen::parse_scontrol_partition(hetscale::fuzz::text_of(data, size));
+  } catch (const hetscale::Error&) {
+    return 0;
+  }
+  for (const std::string& node : partition.nodes) {
+    hetscale::fuzz::require(!node.empty(), "empty node name");
+  }
+  return 0;
+}
+
+#ifdef HETSCALE_LIBFUZZER
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  return hetscale_fuzz_scontrol_partition(data, size);
+}
+#endif
