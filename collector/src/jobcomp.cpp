@@ -238,7 +238,10 @@ long long load_jobcomp_batch(pg::Connection& conn, std::span<const JobCompletion
                              const std::string& source) {
   nlohmann::json rows = nlohmann::json::array();
   for (const JobCompletion& j : jobs) rows.push_back(row_json(j));
-  return conn.exec(insert_jobs, {rows.dump(), source}).integer(0, 0);
+  // Slurm passes job names and other fields through as bytes: text that is not UTF-8
+  // is stored with U+FFFD in place of the bad bytes rather than failing the batch.
+  const std::string text = rows.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return conn.exec(insert_jobs, {text, source}).integer(0, 0);
 }
 
 }  // namespace hetscale::collector

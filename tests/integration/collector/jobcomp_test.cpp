@@ -156,6 +156,18 @@ TEST_F(JobcompLoad, ARequeuedJobIsKeptPerStartAndTheViewShowsTheLast) {
             "4 FAILED 3,99 none -");
 }
 
+// Slurm writes job names as the user gave them, bytes and all: a name that is not UTF-8
+// is stored with U+FFFD in place of its bad bytes, and the batch loads.
+TEST_F(JobcompLoad, AJobNameThatIsNotUtf8Loads) {
+  std::ofstream(dir_ / "latin1.log")
+      << "JobId=5 JobName=r\xe9sum\xe9 JobState=COMPLETED StartTime=2026-11-21T09:20:00 "
+         "EndTime=2026-11-21T09:21:00 ExitCode=0:0\n";
+  const auto r = collect({(dir_ / "latin1.log").string()});
+  EXPECT_EQ(r.jobs_added, 1);
+  EXPECT_EQ(db_.scalar("SELECT fields ->> 'JobName' FROM hetscale.slurm_jobs WHERE job_id = 5"),
+            "r\xef\xbf\xbdsum\xef\xbf\xbd");
+}
+
 TEST_F(JobcompLoad, AMalformedFileLoadsNothing) {
   std::ifstream in(sample);
   std::ostringstream text;
