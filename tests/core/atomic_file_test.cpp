@@ -24,7 +24,10 @@ std::string read(const fs::path& path) {
 class AtomicFile : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) / "atomic-file-test";
+    // One directory per test: CTest may run the cases in parallel processes.
+    dir_ = fs::path(::testing::TempDir()) /
+           (std::string("atomic-file-test-") +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
