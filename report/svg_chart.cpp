@@ -98,33 +98,6 @@ std::string no_data(const Frame& f) {
 
 }  // namespace
 
-std::string escape_xml(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 std::vector<double> nice_ticks(double low, double high, bool log_scale, int target) {
   std::vector<double> ticks;
   if (!(high > low)) return {low};

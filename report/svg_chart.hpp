@@ -4,6 +4,8 @@
 #pragma once
 
 #include <string>
+
+#include "hetscale/xml_text.hpp"
 #include <vector>
 
 namespace hetscale::report {
@@ -58,7 +60,7 @@ std::string render_svg(const BarChart& chart, int width = 720, int height = 420)
 /// Tick positions: "nice" 1-2-5 steps on linear axes, powers of ten (and 2, 5) on log axes.
 std::vector<double> nice_ticks(double low, double high, bool log_scale, int target = 6);
 
-/// Escapes text for XML/HTML.
-std::string escape_xml(const std::string& text);
+/// Escapes text for XML/HTML (the one escaping function, in core).
+using hetscale::escape_xml;
 
 }  // namespace hetscale::report

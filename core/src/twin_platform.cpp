@@ -14,6 +14,7 @@
 #include "hetscale/error.hpp"
 #include "hetscale/sha256.hpp"
 #include "hetscale/units.hpp"
+#include "hetscale/xml_text.hpp"
 
 namespace hetscale {
 namespace {
@@ -38,42 +39,6 @@ void check_id(std::string_view what, std::string_view name, const SourceLocation
                                          what, name));
 }
 
-// An XML attribute value: markup characters escaped.
-std::string xml_attribute(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      case '\n':
-        out += "&#10;";
-        break;
-      case '\r':
-        out += "&#13;";
-        break;
-      case '\t':
-        out += "&#9;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 std::string operation_units() {
   std::string out;
@@ -91,7 +56,7 @@ std::string number(double value) {
 }
 
 void prop(std::string& out, std::string_view indent, std::string_view id, std::string_view value) {
-  out += fmt::format("{}<prop id=\"{}\" value=\"{}\"/>\n", indent, id, xml_attribute(value));
+  out += fmt::format("{}<prop id=\"{}\" value=\"{}\"/>\n", indent, id, escape_xml(value));
 }
 
 // Hosts, their private links and the host_links tying them together, in that order (the
