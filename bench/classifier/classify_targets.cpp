@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "hetscale/markspeed.hpp"
 #include "hetscale/node_record.hpp"
 #include "hetscale/sample_statistics.hpp"
 #include "support/process.hpp"
@@ -39,12 +40,6 @@ Run classify_on(const std::string& hetscale, const std::string& node, const std:
   if (!r.ok()) throw std::runtime_error("classify on " + node + ": " + r.describe());
   const hetscale::NodeRecord record = hetscale::node_record_from_json(nlohmann::json::parse(r.out));
   return {record.marked_speed, wall};
-}
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 void print_row(const std::string& figure, const std::string& target, const SampleSummary& s,
@@ -95,7 +90,7 @@ int main(int argc, char** argv) {
       }
       std::vector<double> full_speeds;
       for (const TestbedNode& node : full) full_speeds.push_back(this_round.at(node.name));
-      const double full_median = median_of(full_speeds);
+      const double full_median = hetscale::markspeed::median(full_speeds);
       for (const TestbedNode& node : slower)
         ratios[node.name].push_back(this_round.at(node.name) / full_median);
       std::fprintf(stderr, "round %d of %d done\n", round + 1, rounds);
