@@ -58,7 +58,7 @@ void expect_exactly_once(pg::Connection& conn, const ExpectedLoad& expected) {
 TEST(Crash, ADurableServerKilledMidLoadKeepsEveryCommittedBatchOnceAndTheLoadResumes) {
   ASSERT_EQ(::geteuid(), 0u) << "scripts/pg.sh needs root";
   PrivateServer server("crash", /*durable=*/true);
-  ASSERT_TRUE(server.up()) << "scripts/pg.sh up --durable failed";
+  ASSERT_TRUE(server.up()) << "scripts/pg.sh up --durable failed:\n" << server.log();
   {
     pg::Connection conn = pg::Connection::open(server.uri());
     ASSERT_EQ(conn.exec("SHOW fsync").text(0, 0), "on");
@@ -93,11 +93,11 @@ TEST(Crash, ADurableServerKilledMidLoadKeepsEveryCommittedBatchOnceAndTheLoadRes
     if (committed < 8 * batch) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   ASSERT_GE(committed, 8 * batch) << "the load never started";
-  ASSERT_TRUE(server.crash()) << "pg.sh crash failed";
+  ASSERT_TRUE(server.crash()) << "pg.sh crash failed:\n" << server.log();
   ASSERT_NE(loading.wait_for(std::chrono::seconds(0)), std::future_status::ready)
       << "the load had finished before the crash";
   const auto crashed_at = Clock::now();
-  ASSERT_TRUE(server.start()) << "pg.sh start failed";
+  ASSERT_TRUE(server.start()) << "pg.sh start failed:\n" << server.log();
   const double down_seconds = std::chrono::duration<double>(Clock::now() - crashed_at).count();
 
   // Right after recovery: every batch committed before the kill is there, whole; no part

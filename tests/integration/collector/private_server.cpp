@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <iterator>
 
 namespace hetscale::test {
 namespace {
@@ -19,8 +20,19 @@ int shell(const std::string& command) {
 
 PrivateServer::PrivateServer(const std::string& name, bool durable)
     : dir_(fs::path("/tmp") / ("hetscale-" + name + "-" + std::to_string(::getpid()))),
-      port_(std::to_string(41000 + (std::hash<std::string>{}(name) + ::getpid()) % 8000)) {
-  up_ = pg_sh("up --port " + port_ + (durable ? " --durable" : "")) == 0;
+      port_() {
+  // Below Linux's ephemeral range (32768-60999), so that no client socket of another test
+  // holds the port; a port that is taken anyway is skipped for the next one.
+  const std::size_t first = (std::hash<std::string>{}(name) + ::getpid()) % 8000;
+  for (std::size_t attempt = 0; attempt < 5 && !up_; ++attempt) {
+    port_ = std::to_string(20000 + (first + attempt * 1597) % 8000);
+    up_ = pg_sh("up --port " + port_ + (durable ? " --durable" : "")) == 0;
+  }
+}
+
+std::string PrivateServer::log() const {
+  std::ifstream in(dir_.string() + ".log");
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 PrivateServer::~PrivateServer() {

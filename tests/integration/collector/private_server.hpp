@@ -11,7 +11,8 @@ class PrivateServer {
  public:
   /// `name` keeps run directories apart; `durable` starts it with fsync, synchronous_commit
   /// and full_page_writes on (pg.sh up --durable), so that what was committed survives a
-  /// crash. The port is 41000-48999, from the name and the process id.
+  /// crash. The port is in 20000-27999 (below the kernel's ephemeral ports), from the name
+  /// and the process id; a port in use is skipped (up to five tries).
   explicit PrivateServer(const std::string& name, bool durable = false);
   PrivateServer(const PrivateServer&) = delete;
   PrivateServer& operator=(const PrivateServer&) = delete;
@@ -19,6 +20,8 @@ class PrivateServer {
 
   [[nodiscard]] bool up() const { return up_; }
   [[nodiscard]] std::string uri() const;
+  /// What scripts/pg.sh printed so far (for failure messages).
+  [[nodiscard]] std::string log() const;
   /// Stops the server (fast: sessions are cut, open transactions roll back) and starts it
   /// again on the same data with the same options (pg_ctl restart).
   [[nodiscard]] bool restart() const;

@@ -46,7 +46,7 @@ TEST(ServerRestart, DuringALoadTheCollectorRetriesAndEveryRunIsStoredOnce) {
   // Like every testbed fixture, scripts/pg.sh runs as root: a plain failure, never a skip.
   ASSERT_EQ(::geteuid(), 0u) << "scripts/pg.sh needs root";
   PrivateServer server("restart");
-  ASSERT_TRUE(server.up()) << "scripts/pg.sh up failed";
+  ASSERT_TRUE(server.up()) << "scripts/pg.sh up failed:\n" << server.log();
   {
     pg::Connection conn = pg::Connection::open(server.uri());
     collector::migrate(conn);
