@@ -23,6 +23,7 @@
 #include "hetscale/jobgen/refine.hpp"
 #include "hetscale/jobgen/study_files.hpp"
 #include "hetscale/site_table.hpp"
+#include "invocation.hpp"
 #include "slurm_query.hpp"
 
 namespace hetscale::cli {
@@ -40,21 +41,6 @@ struct JobgenArgs {
   std::vector<std::string> from;  // study directories whose records --refine reads
   std::string partition;          // overrides the spec's [slurm] partition
 };
-
-// The bundled kernels are installed (or built) next to the hetscale executable.
-std::string own_directory() {
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string("/usr/local/bin") : self.parent_path().string();
-}
-
-std::string now_utc() {
-  const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
-                     utc.tm_hour, utc.tm_min, utc.tm_sec);
-}
 
 std::string file_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

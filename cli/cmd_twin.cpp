@@ -1,14 +1,24 @@
 // hetscale twin: the SimGrid twin of a site (docs/twin.md). `twin platform` writes the
-// platform and host file that smpirun takes, made by core from the site table.
+// platform and host file that smpirun takes, made by core from the site table; `twin
+// study` plans a study on the twin and runs it (library hetscale::twin); `twin run` runs
+// the simulations of a written study (all, or one array task of twin.sbatch).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <memory>
 #include <optional>
+#include <thread>
+#include <vector>
 
 #include "commands.hpp"
+#include "hetscale/jobgen/experiment_spec.hpp"
+#include "hetscale/regular_file.hpp"
 #include "hetscale/site_table.hpp"
+#include "hetscale/twin/study.hpp"
 #include "hetscale/twin_platform.hpp"
+#include "invocation.hpp"
 
 namespace hetscale::cli {
 namespace {
@@ -41,6 +51,110 @@ void run_platform(const PlatformArgs& args, Context& context) {
   context.out << fmt::format("sha256: {}\n", platform.sha256);
 }
 
+struct RunnerArgs {
+  std::string kernel_dir;
+  std::string smpirun = "smpirun";
+  unsigned jobs = 0;  // 0: one per processor
+  bool rerun = false;
+};
+
+struct StudyArgs {
+  std::string spec;
+  std::string site;
+  std::string output_dir;
+  std::string experiment;
+  std::optional<double> flops_per_unit;
+  bool sbatch = false;
+  RunnerArgs runner;
+};
+
+struct RunArgs {
+  std::string dir;
+  std::vector<std::size_t> tasks;
+  RunnerArgs runner;
+};
+
+// Site tables are read whole through core's regular-file reader (the same cap as
+// load_site_table), since the study keeps a copy of the text.
+constexpr std::size_t site_table_max_bytes = std::size_t{256} << 20;
+
+twin::TwinRunnerOptions runner_options(const RunnerArgs& args) {
+  twin::TwinRunnerOptions options;
+  options.kernel_dir = args.kernel_dir.empty() ? own_directory() : args.kernel_dir;
+  options.smpirun = args.smpirun;
+  options.jobs = args.jobs > 0 ? args.jobs : std::max(1u, std::thread::hardware_concurrency());
+  options.rerun = args.rerun;
+  return options;
+}
+
+// Runs the study's simulations with a progress line per run; throws when any failed.
+void run_simulations(const std::filesystem::path& dir, const twin::TwinStudy& study,
+                     const std::vector<std::size_t>& tasks, const RunnerArgs& args, Context& context) {
+  const twin::TwinRunnerOptions options = runner_options(args);
+  const auto progress = [&](const twin::TwinRunOutcome& o, std::size_t done, std::size_t total) {
+    const std::string what =
+        o.skipped     ? fmt::format("kept ({:.6g} s simulated)", o.simulated_seconds)
+        : o.succeeded ? fmt::format("{:.6g} s simulated in {:.1f} s", o.simulated_seconds, o.host_seconds)
+                      : fmt::format("FAILED (exit {}; see {})", o.exit_status,
+                                    (dir / twin::twin_log_file(o.run)).string());
+    context.err << fmt::format("hetscale twin: [{}/{}] set {} ({} ranks) {}={} repetition {}: {}\n", done, total,
+                               o.run.set_index, o.run.ranks, study.study.spec.parameter.name, o.run.value,
+                               o.run.repetition, what)
+                << std::flush;
+  };
+  const auto outcomes = twin::run_twin_study(dir, study, tasks, options, progress);
+  std::size_t done = 0, kept = 0, failed = 0;
+  for (const auto& o : outcomes) (o.skipped ? kept : o.succeeded ? done : failed) += 1;
+  context.out << fmt::format("runs: {} simulated, {} kept, {} failed ({} at a time)\n", done, kept, failed,
+                             options.jobs);
+  if (failed > 0)
+    throw Error(fmt::format("{} of {} runs failed; their logs are in {} (status.tsv lists every run)", failed,
+                            outcomes.size(), (dir / "logs").string()));
+}
+
+void run_study(const StudyArgs& args, Context& context) {
+  if (args.flops_per_unit && !(*args.flops_per_unit > 0 && std::isfinite(*args.flops_per_unit)))
+    throw UsageError(
+        fmt::format("--flops-per-unit must be positive and finite, not {}", *args.flops_per_unit));
+  const jobgen::ExperimentSpec spec = jobgen::load_experiment_spec(args.spec);
+  const std::string site_text = read_regular_file(args.site, site_table_max_bytes);
+  const SiteTable site = parse_site_table(site_text, args.site);
+  const TwinPlatform platform = make_twin_platform(site, {args.flops_per_unit});
+  twin::TwinStudyOptions options;
+  options.experiment = args.experiment;
+  options.flops_per_unit = args.flops_per_unit;
+  options.sbatch = args.sbatch;
+  options.bin_dir = args.runner.kernel_dir.empty() ? own_directory() : args.runner.kernel_dir;
+  const twin::TwinStudy study = twin::plan_twin_study(spec, site, platform, options);
+  jobgen::write_study(args.output_dir, twin::twin_study_files(study, platform, site_text, options, now_utc()));
+  std::size_t sets = 0;
+  for (const auto& s : study.study.sets) sets += s.parameter_values.empty() ? 0 : 1;
+  context.out << fmt::format("twin study: {} (experiment {}, {} sets, {} runs, platform {})\n", args.output_dir,
+                             study.study.spec.name, sets, study.runs.size(), study.platform_hash.substr(0, 12));
+  if (platform.default_network)
+    context.err << fmt::format("hetscale twin study: {} has no [network]; the twin uses the default network\n",
+                               args.site);
+  if (args.sbatch) {
+    context.out << fmt::format("submit: cd {} && sbatch {}\n", args.output_dir, twin::twin_sbatch_file);
+    return;
+  }
+  run_simulations(args.output_dir, study, {}, args.runner, context);
+}
+
+void run_run(const RunArgs& args, Context& context) {
+  const twin::TwinStudy study = twin::load_twin_study(args.dir);
+  run_simulations(args.dir, study, args.tasks, args.runner, context);
+}
+
+void add_runner_options(CLI::App* command, RunnerArgs& args) {
+  command->add_option("--kernel-dir", args.kernel_dir,
+                      "Directory of hetscale-twin-mm, -ge, -conv2d (default: beside hetscale)");
+  command->add_option("--smpirun", args.smpirun, "SimGrid's smpirun (default: found in PATH)");
+  command->add_option("-j,--jobs", args.jobs, "Simulations at once (default: one per processor)")
+      ->check(CLI::PositiveNumber);
+  command->add_flag("--rerun", args.rerun, "Simulate again runs whose record is there already");
+}
+
 }  // namespace
 
 void register_twin(CLI::App& app, Context& context) {
@@ -60,6 +174,31 @@ void register_twin(CLI::App& app, Context& context) {
                        "not an operation rate (e.g. speed-factor), replaces the unit's own "
                        "scale otherwise");
   platform->callback([args, &context] { run_platform(*args, context); });
+
+  auto study_args = std::make_shared<StudyArgs>();
+  auto* study = twin->add_subcommand(
+      "study",
+      "Plan an experiment spec's study on the twin of a site and simulate every machine set x "
+      "size x repetition (or, with --sbatch, write them as a Slurm array)");
+  study->add_option("spec", study_args->spec, "Experiment spec (TOML)")->required();
+  study->add_option("--site", study_args->site, "Site table (TOML)")->required();
+  study->add_option("-o,--output", study_args->output_dir, "Study directory to create (new or empty)")
+      ->required();
+  study->add_option("--experiment", study_args->experiment,
+                    "Name of the twin experiment (default: the spec's name with -twin)");
+  study->add_option("--flops-per-unit", study_args->flops_per_unit,
+                    "flop/s of one unit of the site's speed_unit (as for twin platform)");
+  study->add_flag("--sbatch", study_args->sbatch,
+                  "Write twin.sbatch (one serial array task per run) instead of running the simulations");
+  add_runner_options(study, study_args->runner);
+  study->callback([study_args, &context] { run_study(*study_args, context); });
+
+  auto run_args = std::make_shared<RunArgs>();
+  auto* run = twin->add_subcommand("run", "Run the simulations of a twin study directory");
+  run->add_option("dir", run_args->dir, "Twin study directory (written by twin study)")->required();
+  run->add_option("--task", run_args->tasks, "Only these runs (0-based; the array task of twin.sbatch)");
+  add_runner_options(run, run_args->runner);
+  run->callback([run_args, &context] { run_run(*run_args, context); });
 }
 
 }  // namespace hetscale::cli

@@ -169,13 +169,16 @@ TwinPlatform make_twin_platform(const SiteTable& table, const TwinPlatformOption
   return platform;
 }
 
+std::vector<std::pair<std::string, std::string>> twin_platform_file_texts(const TwinPlatform& platform) {
+  return {{"hostfile", platform.hostfile},
+          {"platform.xml", platform.xml},
+          {"platform.sha256", platform.sha256 + "  platform.xml\n"}};
+}
+
 TwinPlatformFiles write_twin_platform(const TwinPlatform& platform,
                                       const std::filesystem::path& dir) {
-  TwinPlatformFiles files{dir / "platform.xml", dir / "hostfile", dir / "platform.sha256"};
-  write_file_atomically(files.hostfile, platform.hostfile);
-  write_file_atomically(files.platform, platform.xml);
-  write_file_atomically(files.hash, platform.sha256 + "  platform.xml\n");
-  return files;
+  for (const auto& [name, text] : twin_platform_file_texts(platform)) write_file_atomically(dir / name, text);
+  return {dir / "platform.xml", dir / "hostfile", dir / "platform.sha256"};
 }
 
 }  // namespace hetscale

@@ -335,7 +335,10 @@ class SpecReader {
     if (const toml::node* v = t.get("array_throttle"))
       s.array_throttle = static_cast<std::uint32_t>(toml_.integer(*v, "array_throttle", 1, max_count));
     if (const toml::node* v = t.get("chain")) s.chain = toml_.boolean(*v, "chain");
-    if (const toml::node* v = t.get("weights")) s.weights = shell_safe(*v, "weights");
+    if (const toml::node* v = t.get("weights")) {
+      s.weights = shell_safe(*v, "weights");
+      s.weights_where = toml_.at(*v);
+    }
   }
 
   // Values pasted into #SBATCH lines must not break the script.

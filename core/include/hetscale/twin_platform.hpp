@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "hetscale/site_table.hpp"
 
@@ -45,6 +47,10 @@ struct TwinPlatformFiles {
   std::filesystem::path hostfile;
   std::filesystem::path hash;
 };
+
+/// The three files by name (platform.xml, hostfile, platform.sha256) and their text, for a
+/// writer that puts them into a directory of its own making.
+std::vector<std::pair<std::string, std::string>> twin_platform_file_texts(const TwinPlatform& platform);
 
 /// Writes the three files into `dir` (created when missing), each atomically.
 TwinPlatformFiles write_twin_platform(const TwinPlatform& platform,

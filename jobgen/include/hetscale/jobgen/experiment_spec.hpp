@@ -53,6 +53,7 @@ struct SlurmSpec {
   std::optional<std::uint32_t> array_throttle;  // the %N of --array
   bool chain = false;             // each set waits for the previous (afterany)
   std::string weights = "marked"; // value of --hetscale-weights
+  SourceLocation weights_where;   // its value in the spec (unset when not given there)
 };
 
 struct RefineSpec {

@@ -3,6 +3,7 @@
 // that it can be compared with golden files (DESIGN.md style rule 12).
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include "hetscale/jobgen/study.hpp"
@@ -23,5 +24,10 @@ std::string host_file_name(const StudySet& set);
 std::string render_set_script(const Study& study, const StudySet& set, const RenderOptions& options);
 std::string render_host_file(const StudySet& set);
 std::string render_submit_script(const Study& study);
+
+/// A study on the SimGrid twin as a Slurm array of serial tasks, one simulation each:
+/// array task i runs `hetscale twin run <study dir> --task i` (`options.kernel_dir` is
+/// where the hetscale executable is). Partition, account and time limit from the spec.
+std::string render_twin_array_script(const Study& study, std::size_t runs, const RenderOptions& options);
 
 }  // namespace hetscale::jobgen

@@ -1,0 +1,294 @@
+// Studies on the twin (hetscale::twin): planned like jobgen plans them, written as a study
+// directory (host files with one line per rank, a plan core reads back, the platform),
+// simulated under the real smpirun with the real hetscale-twin-mm; deterministic; a
+// failing kernel leaves no record and is marked failed; missing SimGrid is a clear error.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "hetscale/error.hpp"
+#include "hetscale/jobgen/experiment_spec.hpp"
+#include "hetscale/jobgen/study.hpp"
+#include "hetscale/jobgen/study_files.hpp"
+#include "hetscale/run_record_reader.hpp"
+#include "hetscale/site_table.hpp"
+#include "hetscale/study_plan.hpp"
+#include "hetscale/twin/study.hpp"
+#include "hetscale/twin_platform.hpp"
+
+namespace hetscale {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path fixtures = fs::path(HETSCALE_FIXTURES_DIR) / "twin";
+
+constexpr const char* spec_text = R"(# sets of 2, 4 and 8 of the star8 site
+[experiment]
+name = "tw"
+target_efficiency = 0.5
+repetitions = 2
+
+[code]
+kernel = "mm"
+
+[parameter]
+min = 200
+max = 1600
+points = 3
+
+[machine_sets]
+start = 2
+max = 8
+
+[slurm]
+time_limit = "00:05:00"
+array_throttle = 4
+)";
+
+std::string slurp(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+class TwinStudyTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    site_text_ = slurp(fixtures / "site.toml");
+    site_ = parse_site_table(site_text_, (fixtures / "site.toml").string());
+    platform_ = make_twin_platform(site_, {});
+    root_ = fs::temp_directory_path() / ("hetscale-twin-study-" + std::to_string(::getpid()));
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  jobgen::ExperimentSpec spec(const std::string& extra = "") const {
+    return jobgen::parse_experiment_spec(spec_text + extra, "tw.toml");
+  }
+
+  twin::TwinRunnerOptions runner(unsigned jobs = 2) const {
+    twin::TwinRunnerOptions options;
+    options.smpirun = HETSCALE_SMPIRUN;
+    options.kernel_dir = fs::path(HETSCALE_TWIN_MM).parent_path().string();
+    options.jobs = jobs;
+    return options;
+  }
+
+  // Writes the study of `s` into root_/name and returns it as loaded back from there.
+  twin::TwinStudy write(const std::string& name, const jobgen::ExperimentSpec& s,
+                        twin::TwinStudyOptions options = {}) const {
+    const twin::TwinStudy study = twin::plan_twin_study(s, site_, platform_, options);
+    jobgen::write_study(root_ / name,
+                        twin::twin_study_files(study, platform_, site_text_, options, "2026-11-23T00:00:00Z"));
+    return twin::load_twin_study(root_ / name);
+  }
+
+  std::string site_text_;
+  SiteTable site_;
+  TwinPlatform platform_;
+  fs::path root_;
+};
+
+TEST_F(TwinStudyTest, PlansTheSetsJobgenPlansWithOneRunPerSetSizeAndRepetition) {
+  const twin::TwinStudy study = twin::plan_twin_study(spec(), site_, platform_, {});
+  jobgen::ExperimentSpec renamed = spec();
+  renamed.name = "tw-twin";
+  const jobgen::Study jobgen_study = jobgen::plan_study(renamed, site_);
+  EXPECT_EQ(study.study.spec.name, "tw-twin");
+  EXPECT_EQ(study.platform_hash, platform_.sha256);
+  ASSERT_EQ(study.study.sets.size(), jobgen_study.sets.size());
+  ASSERT_EQ(study.study.sets.size(), 3u);
+  std::size_t expected_runs = 0;
+  for (std::size_t k = 0; k < study.study.sets.size(); ++k) {
+    EXPECT_EQ(study.study.sets[k].set.nodes, jobgen_study.sets[k].set.nodes);
+    EXPECT_EQ(study.study.sets[k].parameter_values, jobgen_study.sets[k].parameter_values);
+    expected_runs += study.study.sets[k].parameter_values.size() * 2;
+  }
+  ASSERT_EQ(study.runs.size(), expected_runs);
+  // Set by set, size by size, repetition by repetition; ranks = the set's tasks.
+  for (std::size_t i = 0; i < study.runs.size(); ++i) {
+    const twin::TwinRun& r = study.runs[i];
+    EXPECT_EQ(r.task, i);
+    EXPECT_EQ(r.repetition, i % 2);
+    const jobgen::StudySet& set = study.study.sets[r.set_index];
+    EXPECT_EQ(r.ranks, set.total_tasks());
+    EXPECT_EQ(r.value, set.parameter_values[r.value_index]);
+  }
+  EXPECT_EQ(study.runs.back().ranks, 8u);
+  twin::TwinStudyOptions named;
+  named.experiment = "mm.on-the-twin";
+  EXPECT_EQ(twin::plan_twin_study(spec(), site_, platform_, named).study.spec.name, "mm.on-the-twin");
+}
+
+TEST_F(TwinStudyTest, WritesHostFilesPerRankAPlanCoreReadsBackAndAnArrayScript) {
+  twin::TwinStudyOptions options;
+  options.sbatch = true;
+  options.bin_dir = "/opt/hetscale/bin";
+  const twin::TwinStudy study = write("files", spec(), options);
+  const fs::path dir = root_ / "files";
+  for (const jobgen::StudySet& set : study.study.sets) {
+    const auto hosts = lines(slurp(dir / jobgen::host_file_name(set)));
+    ASSERT_EQ(hosts.size(), set.total_tasks());
+    for (std::size_t i = 0; i < hosts.size(); ++i) EXPECT_EQ(hosts[i], set.members[i].node);
+  }
+  const StudyPlan plan = load_study_plan(dir / twin::twin_plan_file);
+  EXPECT_EQ(plan.experiment.name, "tw-twin");
+  EXPECT_EQ(plan.machine_sets.size(), 3u);
+  EXPECT_EQ(slurp(dir / "platform.xml"), platform_.xml);
+  EXPECT_EQ(slurp(dir / "platform.sha256"), platform_.sha256 + "  platform.xml\n");
+  EXPECT_EQ(slurp(dir / twin::twin_site_file), site_text_);
+  EXPECT_EQ(slurp(dir / twin::twin_spec_file), spec_text);
+  const std::string script = slurp(dir / twin::twin_sbatch_file);
+  EXPECT_NE(script.find("#SBATCH --array=0-17%4\n"), std::string::npos) << script;
+  EXPECT_NE(script.find("#SBATCH --time=00:05:00\n"), std::string::npos) << script;
+  EXPECT_NE(script.find("#SBATCH --ntasks=1\n"), std::string::npos) << script;
+  EXPECT_NE(script.find("bin_dir=${HETSCALE_BIN_DIR:-/opt/hetscale/bin}"), std::string::npos) << script;
+  EXPECT_NE(script.find("\"$bin_dir/hetscale\" twin run \"$study_dir\" --task"), std::string::npos) << script;
+  EXPECT_TRUE((fs::status(dir / twin::twin_sbatch_file).permissions() & fs::perms::owner_exec) != fs::perms::none);
+}
+
+TEST_F(TwinStudyTest, ACommandOrEqualizedWeightsAreRefusedAtTheirKey) {
+  const std::string command_spec = std::string(spec_text).replace(
+      std::string(spec_text).find("kernel = \"mm\""), 13, "command = \"./solver {N}\"\nworkload = \"N^3\"");
+  try {
+    twin::plan_twin_study(jobgen::parse_experiment_spec(command_spec, "cmd.toml"), site_, platform_, {});
+    FAIL() << "a command was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.where().str(), "cmd.toml:8:11");
+    EXPECT_NE(std::string(e.what()).find("bundled kernels"), std::string::npos) << e.what();
+  }
+  try {
+    twin::plan_twin_study(spec("weights = \"equalized\"\n"), site_, platform_, {});
+    FAIL() << "equalized weights were accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.where().str(), "tw.toml:22:11");
+  }
+  twin::TwinStudyOptions bad;
+  bad.experiment = "a b";
+  EXPECT_THROW(twin::plan_twin_study(spec(), site_, platform_, bad), Error);
+}
+
+TEST_F(TwinStudyTest, RunsEverySimulationIntoOrdinaryRecordsAndTheSameStudyTwiceGivesTheSameTimes) {
+  const twin::TwinStudy study = write("first", spec());
+  const auto first = twin::run_twin_study(root_ / "first", study, {}, runner(), {});
+  ASSERT_EQ(first.size(), study.runs.size());
+  std::map<std::size_t, RunRecord> records;
+  for (const twin::TwinRunOutcome& o : first) {
+    ASSERT_TRUE(o.succeeded) << slurp(root_ / "first" / twin::twin_log_file(o.run));
+    const RunRecordFile file = read_run_records(root_ / "first" / twin::twin_record_file(o.run), OnInvalid::fail);
+    ASSERT_EQ(file.records.size(), 1u);
+    const RunRecord& r = file.records.front().record;
+    EXPECT_EQ(r.experiment, "tw-twin");
+    EXPECT_EQ(r.code, "mm");
+    EXPECT_EQ(r.engine, "simgrid");
+    EXPECT_EQ(r.platform_hash, platform_.sha256);
+    EXPECT_EQ(r.machine_set, static_cast<int>(o.run.set_index));
+    EXPECT_EQ(r.repetition, static_cast<int>(o.run.repetition));
+    EXPECT_EQ(r.parameters.at("N"), o.run.value);
+    EXPECT_EQ(r.ranks.size(), o.run.ranks);
+    EXPECT_EQ(r.weights_source, "marked");
+    EXPECT_EQ(r.wall_seconds, o.simulated_seconds);
+    // Ranks on the simulated hosts of the set's host file, in order.
+    const auto hosts = lines(slurp(root_ / "first" / jobgen::host_file_name(study.study.sets[o.run.set_index])));
+    for (std::size_t i = 0; i < r.ranks.size(); ++i) EXPECT_EQ(r.ranks[i].host, hosts[i]);
+    records[o.run.task] = r;
+  }
+  const auto status = lines(slurp(root_ / "first" / twin::twin_status_file));
+  ASSERT_EQ(status.size(), study.runs.size() + 1);
+  EXPECT_NE(status[1].find("\tdone\t0\t"), std::string::npos) << status[1];
+  // No temporary record is left behind.
+  for (const auto& entry : fs::directory_iterator(root_ / "first" / "records"))
+    EXPECT_EQ(entry.path().extension(), ".jsonl") << entry.path();
+
+  // Determinism: a second study directory, simulated one run at a time, gives the same
+  // simulated times to the last bit, run by run and rank by rank.
+  write("second", spec());
+  const auto second = twin::run_twin_study(root_ / "second", study, {}, runner(1), {});
+  for (const twin::TwinRunOutcome& o : second) {
+    ASSERT_TRUE(o.succeeded);
+    const RunRecord r =
+        read_run_records(root_ / "second" / twin::twin_record_file(o.run), OnInvalid::fail).records.front().record;
+    const RunRecord& before = records.at(o.run.task);
+    EXPECT_EQ(r.wall_seconds, before.wall_seconds) << "task " << o.run.task;
+    for (std::size_t i = 0; i < r.ranks.size(); ++i) {
+      EXPECT_EQ(r.ranks[i].compute_seconds, before.ranks[i].compute_seconds);
+      EXPECT_EQ(r.ranks[i].communication_seconds, before.ranks[i].communication_seconds);
+    }
+  }
+  // Bigger sets at the same work per processor take longer: the network is in the loop.
+  EXPECT_GT(records.at(0).wall_seconds, 0);
+
+  // Run again: every record is there, nothing is simulated; --rerun simulates one again.
+  const auto again = twin::run_twin_study(root_ / "first", study, {}, runner(), {});
+  for (const auto& o : again) EXPECT_TRUE(o.skipped);
+  twin::TwinRunnerOptions rerun = runner();
+  rerun.rerun = true;
+  const auto one = twin::run_twin_study(root_ / "first", study, {3}, rerun, {});
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_TRUE(one.front().succeeded && !one.front().skipped);
+  EXPECT_EQ(one.front().simulated_seconds, records.at(3).wall_seconds);
+}
+
+TEST_F(TwinStudyTest, AKernelFailingInsideTheTwinIsMarkedFailedAndLeavesNoRecord) {
+  // A partition file for nodes the sets do not have: the kernel refuses it and exits 1.
+  const fs::path partition = root_ / "bad-partition.toml";
+  std::ofstream(partition) << "[partition]\nby = \"node\"\n\n[[node]]\nname = \"elsewhere\"\nweight = 1\n";
+  const twin::TwinStudy study = write("failing", spec("weights = \"" + partition.string() + "\"\n"));
+  std::vector<std::string> progress;
+  const auto outcomes = twin::run_twin_study(
+      root_ / "failing", study, {0, 1}, runner(),
+      [&](const twin::TwinRunOutcome& o, std::size_t done, std::size_t total) {
+        progress.push_back(std::to_string(done) + "/" + std::to_string(total) + (o.succeeded ? " ok" : " failed"));
+      });
+  ASSERT_EQ(outcomes.size(), 2u);
+  for (const auto& o : outcomes) {
+    EXPECT_FALSE(o.succeeded);
+    EXPECT_NE(o.exit_status, 0);
+    EXPECT_FALSE(fs::exists(root_ / "failing" / twin::twin_record_file(o.run)));
+    EXPECT_NE(slurp(root_ / "failing" / twin::twin_log_file(o.run)).find("does not list node"), std::string::npos)
+        << slurp(root_ / "failing" / twin::twin_log_file(o.run));
+  }
+  EXPECT_EQ(progress, (std::vector<std::string>{"1/2 failed", "2/2 failed"}));
+  EXPECT_TRUE(fs::is_empty(root_ / "failing" / "records"));
+}
+
+TEST_F(TwinStudyTest, MissingSmpirunOrKernelIsAClearErrorBeforeAnyRun) {
+  const twin::TwinStudy study = write("missing", spec());
+  twin::TwinRunnerOptions no_smpirun = runner();
+  no_smpirun.smpirun = "/nonexistent/smpirun";
+  try {
+    twin::run_twin_study(root_ / "missing", study, {}, no_smpirun, {});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("libsimgrid-dev"), std::string::npos) << e.what();
+  }
+  twin::TwinRunnerOptions no_kernel = runner();
+  no_kernel.kernel_dir = "/nonexistent";
+  try {
+    twin::run_twin_study(root_ / "missing", study, {}, no_kernel, {});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/hetscale-twin-mm"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(twin::run_twin_study(root_ / "missing", study, {study.runs.size()}, runner(), {}), Error);
+  EXPECT_TRUE(fs::is_empty(root_ / "missing" / "records"));
+}
+
+}  // namespace
+}  // namespace hetscale

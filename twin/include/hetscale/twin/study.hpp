@@ -1,0 +1,113 @@
+// A study on the SimGrid twin (docs/twin.md, "Studies on the twin"): the machine sets that
+// jobgen plans for an experiment spec, every set x size x repetition simulated under
+// smpirun on the twin platform of the site, written as ordinary run records and a plan
+// file, so that collect, analyze, predict and report read twin results as they read
+// measured ones.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hetscale/jobgen/study.hpp"
+#include "hetscale/jobgen/study_files.hpp"
+#include "hetscale/twin_platform.hpp"
+
+namespace hetscale::twin {
+
+/// One simulation: machine set `set_index` at its `value_index`-th size, one repetition.
+struct TwinRun {
+  std::size_t task = 0;  // position in the study's run list (also the sbatch array task)
+  std::size_t set_index = 0;
+  std::size_t value_index = 0;
+  double value = 0;
+  std::uint32_t repetition = 0;
+  std::uint32_t ranks = 0;
+};
+
+struct TwinStudy {
+  jobgen::Study study;  // the spec's study, its experiment named for the twin
+  std::string platform_hash;
+  std::vector<TwinRun> runs;  // set by set, size by size, repetition by repetition
+};
+
+struct TwinStudyOptions {
+  /// The twin experiment's name in records, plan and database; empty: "<spec name>-twin",
+  /// so that twin and measured runs of one spec never merge.
+  std::string experiment;
+  std::optional<double> flops_per_unit;  // as for `hetscale twin platform`
+  /// Also write twin.sbatch: the runs as a Slurm array of serial tasks.
+  bool sbatch = false;
+  /// Directory of the hetscale executable named in twin.sbatch.
+  std::string bin_dir = "/usr/local/bin";
+};
+
+/// The file names inside a twin study directory.
+inline constexpr const char* twin_spec_file = "spec.toml";
+inline constexpr const char* twin_site_file = "site.toml";
+inline constexpr const char* twin_plan_file = "plan.json";
+inline constexpr const char* twin_sbatch_file = "twin.sbatch";
+inline constexpr const char* twin_status_file = "status.tsv";
+
+/// The name a twin experiment gets from its spec's when none is given.
+std::string default_twin_experiment(const std::string& spec_name);
+
+/// Plans the study of `spec` on `site` for the twin: the sets jobgen plans, the runs in
+/// order. The spec must name a bundled kernel (the twin runs hetscale-twin-<kernel>) and
+/// weights `marked`, `off` or a file. Throws ConfigError at the spec's key otherwise.
+TwinStudy plan_twin_study(jobgen::ExperimentSpec spec, const SiteTable& site,
+                          const TwinPlatform& platform, const TwinStudyOptions& options);
+
+/// Everything a twin study directory holds before its runs: the spec and site table as
+/// given (`site_text`), plan.json, the platform files, hosts/set<k>.txt (one line per
+/// rank) and, with options.sbatch, twin.sbatch. `created` is the plan's ISO 8601 UTC time.
+std::vector<jobgen::GeneratedFile> twin_study_files(const TwinStudy& study, const TwinPlatform& platform,
+                                                    const std::string& site_text,
+                                                    const TwinStudyOptions& options,
+                                                    const std::string& created);
+
+/// Reads a written twin study back from its directory (spec.toml, plan.json,
+/// platform.sha256): the same runs in the same order. Throws Error/ConfigError.
+TwinStudy load_twin_study(const std::filesystem::path& dir);
+
+/// The record file of one run, relative to the study directory.
+std::string twin_record_file(const TwinRun& run);
+/// The log file of one run (smpirun's and the kernel's output), relative to the directory.
+std::string twin_log_file(const TwinRun& run);
+
+struct TwinRunnerOptions {
+  std::string smpirun = "smpirun";  // found in PATH unless a path
+  std::string kernel_dir;           // where hetscale-twin-<kernel> is
+  unsigned jobs = 1;                // simulations at once
+  bool rerun = false;               // run again runs whose record exists
+};
+
+struct TwinRunOutcome {
+  TwinRun run;
+  bool skipped = false;      // its record was there already
+  bool succeeded = false;
+  int exit_status = 0;       // smpirun's exit status; -1 not started, 128+n killed by signal n
+  double host_seconds = 0;   // how long the simulation took on this machine
+  double simulated_seconds = 0;  // the run's wall_seconds in its record
+};
+
+/// The smpirun command line of one run in study directory `dir` (absolute paths).
+std::vector<std::string> twin_run_command(const std::filesystem::path& dir, const TwinStudy& study,
+                                          const TwinRun& run, const TwinRunnerOptions& options);
+
+/// Runs `tasks` (all runs when empty) of the study in `dir`, `options.jobs` at a time. Each
+/// run's record goes to a temporary file that becomes records/run-<task>.jsonl only when
+/// smpirun succeeds; a failed run leaves no record, its log, and a line in status.tsv.
+/// `progress` is called after each run, in completion order. Throws Error when smpirun or
+/// the kernel is missing (before any run starts).
+std::vector<TwinRunOutcome> run_twin_study(const std::filesystem::path& dir, const TwinStudy& study,
+                                           const std::vector<std::size_t>& tasks,
+                                           const TwinRunnerOptions& options,
+                                           const std::function<void(const TwinRunOutcome&, std::size_t done,
+                                                                    std::size_t total)>& progress);
+
+}  // namespace hetscale::twin

@@ -1,0 +1,284 @@
+// Runs the simulations of a twin study: smpirun processes, a few at a time, each writing
+// its record to a temporary file that is renamed into records/ only when it succeeded.
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <deque>
+#include <sstream>
+#include <thread>
+
+#include "hetscale/atomic_file.hpp"
+#include "hetscale/error.hpp"
+#include "hetscale/jobgen/experiment_spec.hpp"
+#include "hetscale/run_record_reader.hpp"
+#include "hetscale/twin/study.hpp"
+
+extern char** environ;
+
+namespace hetscale::twin {
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string number(double v) { return fmt::format("{}", v); }
+
+fs::path partial_record(const fs::path& dir, const TwinRun& run) {
+  return dir / fmt::format("records/.run-{}.jsonl.partial", run.task);
+}
+
+// An executable file, as the shell would find it: `name` itself when it has a '/', else
+// the first match in PATH.
+std::optional<fs::path> find_executable(const std::string& name) {
+  if (name.find('/') != std::string::npos)
+    return ::access(name.c_str(), X_OK) == 0 ? std::optional<fs::path>(name) : std::nullopt;
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(path != nullptr ? path : "/usr/bin:/bin");
+  for (std::string d; std::getline(dirs, d, ':');) {
+    const fs::path candidate = fs::path(d.empty() ? "." : d) / name;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return std::nullopt;
+}
+
+fs::path kernel_program(const TwinStudy& study, const TwinRunnerOptions& options) {
+  return fs::path(options.kernel_dir) / fmt::format("hetscale-twin-{}", jobgen::to_string(*study.study.spec.code.kernel));
+}
+
+// The caller's environment without any HETSCALE_* (a plugin's weights or a record file
+// of the caller's own step must not leak into the simulation), plus the run's own.
+std::vector<std::string> run_environment(const TwinRun& run) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e)
+    if (std::strncmp(*e, "HETSCALE_", 9) != 0) env.emplace_back(*e);
+  env.push_back(fmt::format("HETSCALE_MACHINE_SET={}", run.set_index));
+  env.push_back(fmt::format("HETSCALE_REPETITION={}", run.repetition));
+  return env;
+}
+
+std::vector<char*> pointers(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  for (std::string& s : strings) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+struct Running {
+  TwinRun run;
+  pid_t pid = -1;
+  Clock::time_point started;
+};
+
+// Starts smpirun for `run` with its output in the run's log; the working directory is
+// the study's (smpirun may leave files in it). Returns the pid, or -1 with `error`.
+pid_t spawn_run(const fs::path& dir, const TwinStudy& study, const TwinRun& run, const TwinRunnerOptions& options,
+                std::string& error) {
+  std::vector<std::string> argv = twin_run_command(dir, study, run, options);
+  std::vector<std::string> env = run_environment(run);
+  const std::string log = (dir / twin_log_file(run)).string();
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  posix_spawn_file_actions_addchdir_np(&actions, dir.c_str());
+  pid_t pid = -1;
+  auto args = pointers(argv);
+  auto envp = pointers(env);
+  const int failed = ::posix_spawn(&pid, args[0], &actions, nullptr, args.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (failed != 0) {
+    error = fmt::format("{}: {}", argv[0], std::strerror(failed));
+    return -1;
+  }
+  return pid;
+}
+
+// The record a finished run left, moved into records/; its simulated time.
+bool keep_record(const fs::path& dir, const TwinRun& run, double& simulated_seconds, std::string& problem) {
+  const fs::path partial = partial_record(dir, run);
+  std::error_code ec;
+  if (!fs::exists(partial, ec)) {
+    problem = "the kernel wrote no record";
+    return false;
+  }
+  try {
+    const RunRecordFile file = read_run_records(partial, OnInvalid::fail);
+    if (file.records.size() != 1 || file.held_back_line != 0) {
+      problem = fmt::format("the kernel wrote {} records, not one", file.records.size());
+      return false;
+    }
+    simulated_seconds = file.records.front().record.wall_seconds;
+  } catch (const Error& e) {
+    problem = e.what();
+    return false;
+  }
+  fs::rename(partial, dir / twin_record_file(run), ec);
+  if (ec) {
+    problem = fmt::format("cannot move the record into place: {}", ec.message());
+    return false;
+  }
+  return true;
+}
+
+std::string status_text(std::vector<TwinRunOutcome> outcomes, const TwinStudy& study) {
+  std::sort(outcomes.begin(), outcomes.end(),
+            [](const TwinRunOutcome& a, const TwinRunOutcome& b) { return a.run.task < b.run.task; });
+  std::string out = fmt::format("task\tset\t{}\trepetition\tranks\tstatus\texit\thost_seconds\tsimulated_seconds\n",
+                                study.study.spec.parameter.name);
+  for (const TwinRunOutcome& o : outcomes)
+    out += fmt::format("{}\t{}\t{}\t{}\t{}\t{}\t{}\t{:.3f}\t{}\n", o.run.task, o.run.set_index, number(o.run.value),
+                       o.run.repetition, o.run.ranks, o.skipped ? "kept" : o.succeeded ? "done" : "failed",
+                       o.exit_status, o.host_seconds, number(o.simulated_seconds));
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> twin_run_command(const fs::path& dir, const TwinStudy& study, const TwinRun& run,
+                                          const TwinRunnerOptions& options) {
+  const fs::path root = fs::absolute(dir).lexically_normal();
+  const jobgen::StudySet& set = study.study.sets.at(run.set_index);
+  std::vector<std::string> argv = {
+      options.smpirun,
+      "-no-privatize",
+      "-platform", (root / "platform.xml").string(),
+      "-hostfile", (root / jobgen::host_file_name(set)).string(),
+      "-np", std::to_string(run.ranks),
+      // SMPI's default collectives make a broadcast cost O(ranks^2) simulated messages;
+      // Open MPI's selection with a binomial-tree broadcast keeps 1024 ranks cheap.
+      "--cfg=smpi/coll-selector:ompi",
+      "--cfg=smpi/bcast:binomial_tree",
+      "--log=root.thres:warning",
+      kernel_program(study, options).string(),
+      "-" + study.study.spec.parameter.name, number(run.value),
+      "--experiment", study.study.spec.name,
+      "--site", (root / twin_site_file).string(),
+      "--platform-hash", study.platform_hash,
+      "--record", partial_record(root, run).string()};
+  const std::string& weights = study.study.spec.slurm.weights;
+  if (weights == "marked" || weights == "off") {
+    argv.insert(argv.end(), {"--weights", weights == "off" ? "equal" : "marked"});
+  } else {
+    const fs::path file(weights);
+    argv.insert(argv.end(), {"--weights-file", (file.is_absolute() ? file : root / file).string()});
+  }
+  return argv;
+}
+
+std::vector<TwinRunOutcome> run_twin_study(
+    const fs::path& dir, const TwinStudy& study, const std::vector<std::size_t>& tasks,
+    const TwinRunnerOptions& options,
+    const std::function<void(const TwinRunOutcome&, std::size_t, std::size_t)>& progress) {
+  const auto smpirun = find_executable(options.smpirun);
+  if (!smpirun)
+    throw Error(fmt::format("'{}' not found: the twin needs SimGrid's smpirun (Debian: libsimgrid-dev)",
+                            options.smpirun));
+  const fs::path kernel = kernel_program(study, options);
+  if (::access(kernel.c_str(), X_OK) != 0)
+    throw Error(fmt::format("'{}' not found or not executable: build the twin kernels (SimGrid's smpicxx) "
+                            "or give their directory",
+                            kernel.string()));
+  TwinRunnerOptions resolved = options;
+  resolved.smpirun = smpirun->string();
+
+  std::deque<TwinRun> pending;
+  if (tasks.empty()) {
+    pending.assign(study.runs.begin(), study.runs.end());
+  } else {
+    for (std::size_t t : tasks) {
+      if (t >= study.runs.size())
+        throw Error(fmt::format("task {} does not exist: the study has runs 0 to {}", t,
+                                study.runs.size() == 0 ? 0 : study.runs.size() - 1));
+      pending.push_back(study.runs[t]);
+    }
+  }
+  fs::create_directories(dir / "records");
+  fs::create_directories(dir / "logs");
+  const std::size_t total = pending.size();
+  std::vector<TwinRunOutcome> outcomes;
+  std::vector<Running> running;
+  const unsigned jobs = std::max(1u, options.jobs);
+
+  const auto finish = [&](TwinRunOutcome outcome) {
+    outcomes.push_back(outcome);
+    if (progress) progress(outcomes.back(), outcomes.size(), total);
+  };
+
+  while (!pending.empty() || !running.empty()) {
+    while (!pending.empty() && running.size() < jobs) {
+      const TwinRun run = pending.front();
+      pending.pop_front();
+      std::error_code ec;
+      if (!options.rerun && fs::exists(dir / twin_record_file(run), ec)) {
+        TwinRunOutcome kept{run, true, true, 0, 0, 0};
+        try {
+          const RunRecordFile file = read_run_records(dir / twin_record_file(run), OnInvalid::fail);
+          if (!file.records.empty()) kept.simulated_seconds = file.records.front().record.wall_seconds;
+        } catch (const Error&) {
+        }
+        finish(kept);
+        continue;
+      }
+      fs::remove(dir / twin_record_file(run), ec);
+      fs::remove(partial_record(dir, run), ec);
+      std::string error;
+      const pid_t pid = spawn_run(dir, study, run, resolved, error);
+      if (pid < 0) {
+        write_file_atomically(dir / twin_log_file(run), error + "\n");
+        finish({run, false, false, -1, 0, 0});
+        continue;
+      }
+      running.push_back({run, pid, Clock::now()});
+    }
+    bool reaped = false;
+    for (auto it = running.begin(); it != running.end();) {
+      int status = 0;
+      const pid_t done = ::waitpid(it->pid, &status, WNOHANG);
+      if (done == 0 || (done < 0 && errno == EINTR)) {
+        ++it;
+        continue;
+      }
+      reaped = true;
+      TwinRunOutcome outcome{it->run, false, false, 0, 0, 0};
+      outcome.host_seconds = std::chrono::duration<double>(Clock::now() - it->started).count();
+      outcome.exit_status = done < 0                ? -1
+                            : WIFEXITED(status)     ? WEXITSTATUS(status)
+                            : WIFSIGNALED(status)   ? 128 + WTERMSIG(status)
+                                                    : -1;
+      std::string problem;
+      if (outcome.exit_status == 0) {
+        outcome.succeeded = keep_record(dir, it->run, outcome.simulated_seconds, problem);
+        if (!outcome.succeeded) {
+          // The run said it succeeded but left no usable record: say so in its log.
+          std::FILE* log = std::fopen((dir / twin_log_file(it->run)).c_str(), "a");
+          if (log != nullptr) {
+            std::fprintf(log, "hetscale twin: %s\n", problem.c_str());
+            std::fclose(log);
+          }
+        }
+      }
+      if (!outcome.succeeded) {
+        std::error_code ec;
+        fs::remove(partial_record(dir, it->run), ec);
+      }
+      it = running.erase(it);
+      finish(outcome);
+    }
+    if (!reaped && !running.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (tasks.empty()) write_file_atomically(dir / twin_status_file, status_text(outcomes, study));
+  return outcomes;
+}
+
+}  // namespace hetscale::twin

@@ -1,0 +1,121 @@
+#include "hetscale/twin/study.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "hetscale/error.hpp"
+#include "hetscale/jobgen/experiment_spec.hpp"
+#include "hetscale/jobgen/scripts.hpp"
+#include "hetscale/regular_file.hpp"
+#include "hetscale/study_plan.hpp"
+
+namespace hetscale::twin {
+namespace fs = std::filesystem;
+
+namespace {
+
+bool is_name(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_' || c == '-';
+  });
+}
+
+SourceLocation or_file(const SourceLocation& where, const fs::path& spec_file) {
+  return where.line > 0 ? where : SourceLocation{spec_file.string(), 0, 0};
+}
+
+// What the twin can run: a bundled kernel, with weights it can give every simulated rank.
+void check_twin_spec(const jobgen::ExperimentSpec& spec) {
+  if (!spec.code.kernel)
+    throw ConfigError(or_file(spec.code.command_where, spec.source),
+                      "the twin runs the bundled kernels (kernel = \"mm\", \"ge\" or \"conv2d\"): a "
+                      "command is not an SMPI program it can simulate");
+  if (spec.slurm.weights == "equalized")
+    throw ConfigError(or_file(spec.slurm.weights_where, spec.source),
+                      "weights = \"equalized\" reads the plugin's partition files, which the twin does "
+                      "not have: give the partition file itself (weights = \"FILE\"), \"marked\" or "
+                      "\"off\"");
+}
+
+std::vector<TwinRun> enumerate_runs(const jobgen::Study& study) {
+  std::vector<TwinRun> runs;
+  for (const jobgen::StudySet& set : study.sets)
+    for (std::size_t v = 0; v < set.parameter_values.size(); ++v)
+      for (std::uint32_t r = 0; r < study.spec.repetitions; ++r)
+        runs.push_back({runs.size(), set.set.index, v, set.parameter_values[v], r, set.total_tasks()});
+  return runs;
+}
+
+std::string first_word(const std::string& text) {
+  const auto end = text.find_first_of(" \t\n");
+  return text.substr(0, end);
+}
+
+}  // namespace
+
+std::string default_twin_experiment(const std::string& spec_name) { return spec_name + "-twin"; }
+
+TwinStudy plan_twin_study(jobgen::ExperimentSpec spec, const SiteTable& site, const TwinPlatform& platform,
+                          const TwinStudyOptions& options) {
+  check_twin_spec(spec);
+  spec.name = options.experiment.empty() ? default_twin_experiment(spec.name) : options.experiment;
+  if (!is_name(spec.name))
+    throw Error(fmt::format("experiment name '{}' may hold only letters, digits, '.', '_' and '-'", spec.name));
+  TwinStudy out{jobgen::plan_study(spec, site), platform.sha256, {}};
+  std::set<std::string> hosts;
+  for (std::size_t begin = 0; begin < platform.hostfile.size();) {
+    const auto end = platform.hostfile.find('\n', begin);
+    hosts.insert(platform.hostfile.substr(begin, end - begin));
+    begin = end == std::string::npos ? platform.hostfile.size() : end + 1;
+  }
+  for (const jobgen::StudySet& set : out.study.sets)
+    for (const jobgen::SetMember& m : set.members)
+      if (hosts.count(m.node) == 0)
+        throw Error(fmt::format("machine set {} uses node '{}', which the twin platform has no host for",
+                                set.set.index, m.node));
+  out.runs = enumerate_runs(out.study);
+  return out;
+}
+
+std::vector<jobgen::GeneratedFile> twin_study_files(const TwinStudy& study, const TwinPlatform& platform,
+                                                    const std::string& site_text,
+                                                    const TwinStudyOptions& options,
+                                                    const std::string& created) {
+  std::vector<jobgen::GeneratedFile> files;
+  files.push_back({twin_spec_file, study.study.spec.text, false});
+  files.push_back({twin_site_file, site_text, false});
+  files.push_back({twin_plan_file, to_json(jobgen::study_plan(study.study, created)).dump(2) + "\n", false});
+  for (auto& [name, text] : twin_platform_file_texts(platform)) files.push_back({name, text, false});
+  for (const jobgen::StudySet& set : study.study.sets)
+    if (!set.parameter_values.empty())
+      files.push_back({jobgen::host_file_name(set), jobgen::render_host_file(set), false});
+  if (options.sbatch)
+    files.push_back({twin_sbatch_file,
+                     jobgen::render_twin_array_script(study.study, study.runs.size(), {options.bin_dir}),
+                     true});
+  return files;
+}
+
+TwinStudy load_twin_study(const fs::path& dir) {
+  jobgen::ExperimentSpec spec = jobgen::load_experiment_spec(dir / twin_spec_file);
+  check_twin_spec(spec);
+  const StudyPlan plan = load_study_plan(dir / twin_plan_file);
+  spec.name = plan.experiment.name;
+  TwinStudy out{jobgen::study_from_plan(spec, plan), {}, {}};
+  const fs::path hash_file = dir / "platform.sha256";
+  out.platform_hash = first_word(read_regular_file(hash_file, 4096));
+  if (out.platform_hash.size() != 64 ||
+      out.platform_hash.find_first_not_of("0123456789abcdef") != std::string::npos)
+    throw Error(fmt::format("{}: not a SHA-256 line", hash_file.string()));
+  out.runs = enumerate_runs(out.study);
+  return out;
+}
+
+std::string twin_record_file(const TwinRun& run) { return fmt::format("records/run-{}.jsonl", run.task); }
+
+std::string twin_log_file(const TwinRun& run) { return fmt::format("logs/run-{}.log", run.task); }
+
+}  // namespace hetscale::twin
