@@ -126,6 +126,7 @@ void run_study(const StudyArgs& args, Context& context) {
   options.sbatch = args.sbatch;
   options.bin_dir = args.runner.kernel_dir.empty() ? own_directory() : args.runner.kernel_dir;
   const twin::TwinStudy study = twin::plan_twin_study(spec, site, platform, options);
+  if (!args.sbatch) twin::resolve_twin_tools(study, runner_options(args.runner));  // before writing
   jobgen::write_study(args.output_dir, twin::twin_study_files(study, platform, site_text, options, now_utc()));
   std::size_t sets = 0;
   for (const auto& s : study.study.sets) sets += s.parameter_values.empty() ? 0 : 1;

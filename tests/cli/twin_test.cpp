@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "cli_runner.hpp"
@@ -100,6 +101,68 @@ TEST_F(TwinPlatformCommand, BadUsage) {
   r = run_cli({"twin"});
   EXPECT_EQ(r.code, 2);
   EXPECT_FALSE(fs::exists(dir_));
+}
+
+// `twin study`: the paths that need no simulation (SimGrid's runs are tested in tests/twin).
+class TwinStudyCommand : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::path(::testing::TempDir()) / "twin-study-cli";
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  std::string spec(const std::string& code) const {
+    const fs::path file = root_ / "spec.toml";
+    std::ofstream(file) << "[experiment]\nname = \"tw\"\ntarget_efficiency = 0.5\n\n[code]\n" << code
+                        << "\n\n[parameter]\nvalues = [100, 200]\n\n[machine_sets]\nstart = 2\nmax = 4\n";
+    return file.string();
+  }
+  fs::path root_;
+};
+
+TEST_F(TwinStudyCommand, WithSbatchWritesTheStudyAndAnArrayScriptAndRunsNothing) {
+  const fs::path dir = root_ / "out";
+  const auto r = run_cli({"twin", "study", spec("kernel = \"ge\""), "--site", site_fixture("good-three-groups.toml"),
+                          "-o", dir.string(), "--sbatch", "--kernel-dir", "/opt/hetscale/bin"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  // Sets of 2 and 4 nodes, 2 sizes each, 1 repetition: 4 runs.
+  EXPECT_NE(r.out.find("(experiment tw-twin, 2 sets, 4 runs, platform "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("submit: cd " + dir.string() + " && sbatch twin.sbatch\n"), std::string::npos) << r.out;
+  const std::string script = read_file(dir / "twin.sbatch");
+  EXPECT_NE(script.find("#SBATCH --array=0-3\n"), std::string::npos) << script;
+  EXPECT_NE(script.find("${HETSCALE_BIN_DIR:-/opt/hetscale/bin}"), std::string::npos) << script;
+  EXPECT_TRUE(fs::exists(dir / "plan.json"));
+  EXPECT_TRUE(fs::exists(dir / "hosts" / "set1.txt"));
+  EXPECT_TRUE(fs::is_empty(dir / "records"));
+}
+
+TEST_F(TwinStudyCommand, ACommandSpecIsRefusedAtItsKeyAndNothingIsWritten) {
+  const fs::path dir = root_ / "out";
+  const std::string file = spec("command = \"./solver {N}\"\nworkload = \"N^3\"");
+  const auto r = run_cli({"twin", "study", file, "--site", site_fixture("good-three-groups.toml"), "-o", dir.string()});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err.rfind("hetscale twin study: " + file + ":6:11: the twin runs the bundled kernels", 0), 0u) << r.err;
+  EXPECT_FALSE(fs::exists(dir));
+}
+
+TEST_F(TwinStudyCommand, MissingSmpirunIsAClearErrorBeforeAnythingIsWritten) {
+  const fs::path dir = root_ / "out";
+  const auto r = run_cli({"twin", "study", spec("kernel = \"mm\""), "--site", site_fixture("good-three-groups.toml"),
+                          "-o", dir.string(), "--smpirun", "/nonexistent/smpirun"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("hetscale twin study: '/nonexistent/smpirun' not found: the twin needs SimGrid's smpirun"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(dir));
+  ASSERT_EQ(run_cli({"twin", "study", spec("kernel = \"mm\""), "--site", site_fixture("good-three-groups.toml"),
+                     "-o", dir.string(), "--sbatch"})
+                .code,
+            0);
+  const auto run = run_cli({"twin", "run", dir.string(), "--smpirun", "/nonexistent/smpirun"});
+  EXPECT_EQ(run.code, 1);
+  EXPECT_NE(run.err.find("hetscale twin run: '/nonexistent/smpirun' not found"), std::string::npos) << run.err;
 }
 
 }  // namespace

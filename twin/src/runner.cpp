@@ -176,10 +176,7 @@ std::vector<std::string> twin_run_command(const fs::path& dir, const TwinStudy& 
   return argv;
 }
 
-std::vector<TwinRunOutcome> run_twin_study(
-    const fs::path& dir, const TwinStudy& study, const std::vector<std::size_t>& tasks,
-    const TwinRunnerOptions& options,
-    const std::function<void(const TwinRunOutcome&, std::size_t, std::size_t)>& progress) {
+TwinRunnerOptions resolve_twin_tools(const TwinStudy& study, const TwinRunnerOptions& options) {
   const auto smpirun = find_executable(options.smpirun);
   if (!smpirun)
     throw Error(fmt::format("'{}' not found: the twin needs SimGrid's smpirun (Debian: libsimgrid-dev)",
@@ -191,6 +188,14 @@ std::vector<TwinRunOutcome> run_twin_study(
                             kernel.string()));
   TwinRunnerOptions resolved = options;
   resolved.smpirun = smpirun->string();
+  return resolved;
+}
+
+std::vector<TwinRunOutcome> run_twin_study(
+    const fs::path& dir, const TwinStudy& study, const std::vector<std::size_t>& tasks,
+    const TwinRunnerOptions& options,
+    const std::function<void(const TwinRunOutcome&, std::size_t, std::size_t)>& progress) {
+  const TwinRunnerOptions resolved = resolve_twin_tools(study, options);
 
   std::deque<TwinRun> pending;
   if (tasks.empty()) {

@@ -95,6 +95,10 @@ struct TwinRunOutcome {
   double simulated_seconds = 0;  // the run's wall_seconds in its record
 };
 
+/// `options` with smpirun resolved to a path; throws Error when smpirun or the study's
+/// twin kernel cannot be run (checked again by run_twin_study before any run starts).
+TwinRunnerOptions resolve_twin_tools(const TwinStudy& study, const TwinRunnerOptions& options);
+
 /// The smpirun command line of one run in study directory `dir` (absolute paths).
 std::vector<std::string> twin_run_command(const std::filesystem::path& dir, const TwinStudy& study,
                                           const TwinRun& run, const TwinRunnerOptions& options);
