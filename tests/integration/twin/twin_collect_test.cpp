@@ -1,0 +1,69 @@
+// A twin study of mm on the star8 site (sets of 2, 4 and 8 simulated nodes), collected
+// into PostgreSQL and analysed like measured runs: every run is stored once under the
+// twin experiment, every set reaches the target inside its sizes, and psi is computed
+// between consecutive sets.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.hpp"
+#include "test_database.hpp"
+
+namespace hetscale::test {
+namespace {
+
+namespace fs = std::filesystem;
+using cli::testing::run_cli;
+
+TEST(TwinStudyCollected, IsAnalysedLikeMeasuredRuns) {
+  TestDatabase db;
+  db.migrate();
+  const fs::path root = fs::temp_directory_path() / ("hetscale-twin-collect-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root);
+  const fs::path spec = root / "mm.toml";
+  std::ofstream(spec) << "[experiment]\nname = \"mm\"\ntarget_efficiency = 0.85\nrepetitions = 2\n\n"
+                         "[code]\nkernel = \"mm\"\n\n[parameter]\nmin = 100\nmax = 1600\npoints = 5\n\n"
+                         "[machine_sets]\nstart = 2\nmax = 8\n";
+  const fs::path dir = root / "study";
+  const auto study = run_cli({"twin", "study", spec.string(), "--site",
+                              std::string(HETSCALE_FIXTURES_DIR) + "/twin/site.toml", "-o", dir.string(),
+                              "--kernel-dir", std::string(HETSCALE_BINARY_DIR) + "/bin"});
+  ASSERT_EQ(study.code, 0) << study.err;
+  EXPECT_NE(study.out.find("runs: 30 simulated, 0 kept, 0 failed"), std::string::npos) << study.out;
+
+  const auto collect = run_cli({"collect", "--db", db.uri(), dir.string()});
+  ASSERT_EQ(collect.code, 0) << collect.err;
+  EXPECT_NE(collect.out.find("30 runs added"), std::string::npos) << collect.out;
+  EXPECT_EQ(db.scalar("SELECT count(*) FROM hetscale.runs r JOIN hetscale.experiments e USING (experiment_id) "
+                      "WHERE e.name = 'mm-twin'"),
+            "30");
+  // Collecting again adds nothing.
+  const auto again = run_cli({"collect", "--db", db.uri(), dir.string()});
+  EXPECT_NE(again.out.find("0 runs added"), std::string::npos) << again.out;
+
+  const auto analyze =
+      run_cli({"analyze", "--db", db.uri(), "--experiment", "mm-twin", "--target", "0.85", "--format", "json"});
+  ASSERT_EQ(analyze.code, 0) << analyze.err;
+  const auto result = nlohmann::json::parse(analyze.out);
+  ASSERT_EQ(result["sets"].size(), 3u);
+  double previous_work = 0;
+  for (const auto& set : result["sets"]) {
+    EXPECT_EQ(set["status"], "found") << set.dump();
+    EXPECT_EQ(set["runs"], 10);
+    EXPECT_GT(set["work"].get<double>(), previous_work) << "a larger set needs more work at the same E_s";
+    previous_work = set["work"].get<double>();
+  }
+  ASSERT_EQ(result["psi"].size(), 2u);
+  for (const auto& psi : result["psi"]) {
+    ASSERT_TRUE(psi["psi"].is_number()) << psi.dump();
+    EXPECT_GT(psi["psi"].get<double>(), 0);
+    EXPECT_LE(psi["psi"].get<double>(), psi["to_speed"].get<double>() / psi["from_speed"].get<double>());
+  }
+  fs::remove_all(root);
+}
+
+}  // namespace
+}  // namespace hetscale::test
