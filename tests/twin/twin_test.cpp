@@ -228,5 +228,19 @@ TEST_F(Twin, MarkedWeightsNeedASiteTable) {
       << r.output;
 }
 
+// N x N doubles of 2 GiB or more would be sent through copies of real memory (SMPI):
+// refused at once with the size, before anything is allocated; just below, the run works.
+TEST_F(Twin, BuffersTheTwinCannotFoldAreRefusedAtOnce) {
+  const TwinRun r = run("mm", 2, "hosts-8", "-N 16500");
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.output.find("hetscale-twin-mm: error: a buffer of 2178000000 bytes is more than the twin can "
+                          "fold (2147483647)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_TRUE(r.record.ranks.empty()) << "no record";
+  const TwinRun fits = run("mm", 2, "hosts-8", "-N 16383");
+  EXPECT_EQ(fits.status, 0) << fits.output;
+}
+
 }  // namespace
 }  // namespace hetscale
