@@ -132,6 +132,16 @@ TEST_F(Collect, ACorruptLineInTheMiddleLoadsNothing) {
   EXPECT_EQ(count("hetscale.runs"), "0");
 }
 
+// A record of the SimGrid twin kernels: the real run's record with the engine and the
+// hash of the platform it was simulated on.
+nlohmann::json twin_of(nlohmann::json record, const std::string& platform_hash) {
+  record["engine"] = "simgrid";
+  record["platform_hash"] = platform_hash;
+  return record;
+}
+
+const std::string star8_hash = "3a7bd3e2360a3d29eea436fcfb7e44c735d117c42d1c1835420b6b9942dd4f1b";
+
 TEST_F(Collect, NamesFileLineAndFieldOfAnInvalidRecord) {
   struct Case {
     std::function<void(nlohmann::json&)> spoil;
@@ -142,16 +152,25 @@ TEST_F(Collect, NamesFileLineAndFieldOfAnInvalidRecord) {
       {[](nlohmann::json& j) { j["ranks"][3]["wall_seconds"] = -2.0; },
        "field 'ranks[3].wall_seconds' must be a non-negative number"},
       {[](nlohmann::json& j) { j["schema"] = 2; }, "field 'schema' must be 1 (got 2)"},
+      {[](nlohmann::json& j) { j["engine"] = "docker"; },
+       "field 'engine' must be slurm, mpirun or simgrid"},
+      {[](nlohmann::json& j) { j = twin_of(j, "sha256:00ff"); },
+       "field 'platform_hash' must be hexadecimal digits"},
   };
   for (const Case& c : cases) {
-    nlohmann::json bad = record_json("mm-small", 2, 0, 0, 1, 1, 1, 8, 2);
+    nlohmann::json bad = record_json("mm-small", 3, 0, 0, 1, 1, 1, 8, 3);
     c.spoil(bad);
-    write_lines(dir_ / "runs.jsonl",
-                {record_json("mm-small", 1, 0, 0, 1, 1, 1, 8, 1).dump(), bad.dump()});
+    write_lines(
+        dir_ / "runs.jsonl",
+        {record_json("mm-small", 1, 0, 0, 1, 1, 1, 8, 1).dump(),
+         twin_of(record_json("mm-small", 2, 0, 0, 1, 1, 1, 8, 2), star8_hash).dump(), bad.dump()});
     EXPECT_EQ(error_of(inputs({(dir_ / "runs.jsonl").string()})),
-              (dir_ / "runs.jsonl").string() + ":2: " + c.message);
+              (dir_ / "runs.jsonl").string() + ":3: " + c.message);
   }
+  // Nothing of the batch, the valid records included.
   EXPECT_EQ(count("hetscale.runs"), "0");
+  EXPECT_EQ(count("hetscale.rank_timings"), "0");
+  EXPECT_EQ(count("hetscale.experiments"), "0");
 }
 
 TEST_F(Collect, SkipInvalidSetsBadLinesAsideAndLoadsTheRest) {
@@ -186,16 +205,6 @@ TEST_F(Collect, SqlLookingTextIsStoredVerbatim) {
             "n1\\\"; DELETE FROM hetscale.rank_timings; --");
   EXPECT_EQ(count("hetscale.rank_timings"), "2");
 }
-
-// A record of the SimGrid twin kernels: the real run's record with the engine and the
-// hash of the platform it was simulated on.
-nlohmann::json twin_of(nlohmann::json record, const std::string& platform_hash) {
-  record["engine"] = "simgrid";
-  record["platform_hash"] = platform_hash;
-  return record;
-}
-
-const std::string star8_hash = "3a7bd3e2360a3d29eea436fcfb7e44c735d117c42d1c1835420b6b9942dd4f1b";
 
 TEST_F(Collect, StoresTheEngineAndThePlatformHashOfEachRun) {
   write_lines(
@@ -234,32 +243,6 @@ TEST_F(Collect, ATwinRunAndTheRealRunItMirrorsAreTwoRuns) {
   EXPECT_EQ(db_.scalar("SELECT source_line FROM hetscale.runs WHERE engine = 'slurm'"), "1");
   EXPECT_EQ(run(inputs({file.string()})).runs_added, 0);
   EXPECT_EQ(count("hetscale.runs"), "4");
-}
-
-TEST_F(Collect, ABadEngineOrPlatformHashRefusesTheWholeBatch) {
-  struct Case {
-    std::function<void(nlohmann::json&)> spoil;
-    std::string message;
-  };
-  const std::vector<Case> cases = {
-      {[](nlohmann::json& j) { j["engine"] = "docker"; },
-       "field 'engine' must be slurm, mpirun or simgrid"},
-      {[](nlohmann::json& j) { j["platform_hash"] = "sha256:00ff"; },
-       "field 'platform_hash' must be hexadecimal digits"},
-  };
-  for (const Case& c : cases) {
-    nlohmann::json bad = twin_of(record_json("mm-small", 3, 0, 0, 1, 1, 1, 8, 3), star8_hash);
-    c.spoil(bad);
-    write_lines(dir_ / "runs.jsonl",
-                {twin_of(record_json("mm-small", 1, 0, 0, 1, 1, 1, 8, 1), star8_hash).dump(),
-                 record_json("mm-small", 2, 0, 0, 1, 1, 1, 8, 2).dump(), bad.dump()});
-    CollectOptions options = inputs({(dir_ / "runs.jsonl").string()});
-    options.batch_size = 3;
-    EXPECT_EQ(error_of(options), (dir_ / "runs.jsonl").string() + ":3: " + c.message);
-  }
-  EXPECT_EQ(count("hetscale.runs"), "0");
-  EXPECT_EQ(count("hetscale.rank_timings"), "0");
-  EXPECT_EQ(count("hetscale.experiments"), "0");
 }
 
 TEST_F(Collect, RefusesAnUnmigratedDatabase) {
