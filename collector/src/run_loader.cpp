@@ -43,7 +43,7 @@ COPY hetscale.runs (
   run_id, experiment_id, run_key, code, workload, parameters, work, wall_seconds,
   marked_speed, speed_unit, weights_source, set_index, repetition, slurm_job_id,
   slurm_array_job_id, slurm_array_task_id, slurm_step_id, node_list, start_time, end_time,
-  verified, fingerprint, source_file, source_line) FROM STDIN)sql";
+  verified, fingerprint, source_file, source_line, engine, platform_hash) FROM STDIN)sql";
 
 // Binary: the server parses no numbers (strtod was the largest part of its COPY work after
 // the indexes). run_id last, so that the prepared rest of a row is in front of it.
@@ -110,6 +110,12 @@ void run_row_rest(pg::CopyBuffer& out, const Keyed& keyed, const std::string& so
   out.text(r.fingerprint.dump());
   out.text(source);
   out.integer(keyed.numbered->line);
+  out.text(run_engine(r));
+  if (r.platform_hash) {
+    out.text(*r.platform_hash);
+  } else {
+    out.null();
+  }
   out.end_row();
 }
 
@@ -141,7 +147,7 @@ std::string run_identity(const RunRecord& r) {
     return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
   };
   // An array, so that the order is fixed; parameters are a sorted object already.
-  const nlohmann::json identity = {
+  nlohmann::json identity = {
       r.experiment,
       r.code,
       r.workload,
@@ -156,6 +162,15 @@ std::string run_identity(const RunRecord& r) {
       r.start_time,
       r.end_time,
       hosts};
+  // A run of another engine, or one with a platform hash, adds both: a twin run and the
+  // real run it mirrors are two runs. A Slurm run without a hash has the fields above
+  // alone: its key does not depend on whether its record names its engine, and rows
+  // stored without an engine keep their keys.
+  if (run_engine(r) != "slurm" || r.platform_hash) {
+    identity.push_back(std::string(run_engine(r)));
+    identity.push_back(r.platform_hash ? nlohmann::json(*r.platform_hash)
+                                       : nlohmann::json(nullptr));
+  }
   return identity.dump();
 }
 

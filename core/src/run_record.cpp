@@ -75,6 +75,10 @@ bool is_run_engine(std::string_view text) {
   return text == "slurm" || text == "mpirun" || text == "simgrid";
 }
 
+std::string_view run_engine(const RunRecord& record) {
+  return record.engine ? std::string_view(*record.engine) : std::string_view("slurm");
+}
+
 bool is_platform_hash(std::string_view text) {
   return !text.empty() &&
          text.find_first_not_of("0123456789abcdefABCDEF") == std::string_view::npos;

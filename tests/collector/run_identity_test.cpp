@@ -41,5 +41,40 @@ TEST(RunIdentity, TellsRepetitionsApart) {
   EXPECT_NE(run_identity(other), run_identity(record()));
 }
 
+TEST(RunIdentity, OfAnotherEngineEndsWithTheEngineAndThePlatformHash) {
+  RunRecord twin = record();
+  twin.engine = "simgrid";
+  twin.platform_hash = "9f86d081";
+  EXPECT_EQ(run_identity(twin), R"(["e","mm","2*N^3",{"B":2.0,"N":1200.0},1,2,7,null,null,null,"",)"
+                                R"("2026-11-21T06:00:00Z","",["n1","n2"],"simgrid","9f86d081"])");
+  twin.platform_hash.reset();
+  EXPECT_EQ(run_identity(twin), R"(["e","mm","2*N^3",{"B":2.0,"N":1200.0},1,2,7,null,null,null,"",)"
+                                R"("2026-11-21T06:00:00Z","",["n1","n2"],"simgrid",null])");
+}
+
+TEST(RunIdentity, TellsATwinRunFromTheRealRun) {
+  RunRecord twin = record();
+  twin.engine = "simgrid";
+  EXPECT_NE(run_identity(twin), run_identity(record()));
+  RunRecord launched = record();
+  launched.engine = "mpirun";
+  EXPECT_NE(run_identity(launched), run_identity(twin));
+  EXPECT_NE(run_identity(launched), run_identity(record()));
+  RunRecord hashed = twin;
+  hashed.platform_hash = "00ff";
+  EXPECT_NE(run_identity(hashed), run_identity(twin));
+  RunRecord other_platform = twin;
+  other_platform.platform_hash = "11ff";
+  EXPECT_NE(run_identity(other_platform), run_identity(hashed));
+}
+
+TEST(RunIdentity, OfASlurmRunIsTheSameWhetherTheRecordNamesTheEngineOrNot) {
+  RunRecord named = record();
+  named.engine = "slurm";
+  EXPECT_EQ(run_identity(named), run_identity(record()));
+  named.platform_hash = "00ff";  // a hash makes it another run, whatever the engine
+  EXPECT_NE(run_identity(named), run_identity(record()));
+}
+
 }  // namespace
 }  // namespace hetscale::collector

@@ -82,6 +82,15 @@ TEST(RunRecordJson, AbsentOptionalsAreNull) {
   EXPECT_TRUE(j.at("parameters").is_object());
 }
 
+TEST(RunEngine, IsSlurmWhenTheRecordNamesNone) {
+  RunRecord r = sample();
+  EXPECT_EQ(run_engine(r), "slurm");
+  r.engine = "simgrid";
+  EXPECT_EQ(run_engine(r), "simgrid");
+  r.engine = "mpirun";
+  EXPECT_EQ(run_engine(r), "mpirun");
+}
+
 class RunRecordFile : public ::testing::Test {
  protected:
   std::filesystem::path file = std::filesystem::temp_directory_path() /

@@ -66,6 +66,9 @@ struct RunRecord {
 /// The values `engine` may take.
 [[nodiscard]] bool is_run_engine(std::string_view text);
 
+/// What ran the record's code: its `engine`, or "slurm" when it has none.
+[[nodiscard]] std::string_view run_engine(const RunRecord& record);
+
 /// A platform hash: one or more hexadecimal digits.
 [[nodiscard]] bool is_platform_hash(std::string_view text);
 

@@ -132,6 +132,16 @@ TEST_F(Collect, ACorruptLineInTheMiddleLoadsNothing) {
   EXPECT_EQ(count("hetscale.runs"), "0");
 }
 
+// A record of the SimGrid twin kernels: the real run's record with the engine and the
+// hash of the platform it was simulated on.
+nlohmann::json twin_of(nlohmann::json record, const std::string& platform_hash) {
+  record["engine"] = "simgrid";
+  record["platform_hash"] = platform_hash;
+  return record;
+}
+
+const std::string star8_hash = "3a7bd3e2360a3d29eea436fcfb7e44c735d117c42d1c1835420b6b9942dd4f1b";
+
 TEST_F(Collect, NamesFileLineAndFieldOfAnInvalidRecord) {
   struct Case {
     std::function<void(nlohmann::json&)> spoil;
@@ -142,16 +152,25 @@ TEST_F(Collect, NamesFileLineAndFieldOfAnInvalidRecord) {
       {[](nlohmann::json& j) { j["ranks"][3]["wall_seconds"] = -2.0; },
        "field 'ranks[3].wall_seconds' must be a non-negative number"},
       {[](nlohmann::json& j) { j["schema"] = 2; }, "field 'schema' must be 1 (got 2)"},
+      {[](nlohmann::json& j) { j["engine"] = "docker"; },
+       "field 'engine' must be slurm, mpirun or simgrid"},
+      {[](nlohmann::json& j) { j = twin_of(j, "sha256:00ff"); },
+       "field 'platform_hash' must be hexadecimal digits"},
   };
   for (const Case& c : cases) {
-    nlohmann::json bad = record_json("mm-small", 2, 0, 0, 1, 1, 1, 8, 2);
+    nlohmann::json bad = record_json("mm-small", 3, 0, 0, 1, 1, 1, 8, 3);
     c.spoil(bad);
-    write_lines(dir_ / "runs.jsonl",
-                {record_json("mm-small", 1, 0, 0, 1, 1, 1, 8, 1).dump(), bad.dump()});
+    write_lines(
+        dir_ / "runs.jsonl",
+        {record_json("mm-small", 1, 0, 0, 1, 1, 1, 8, 1).dump(),
+         twin_of(record_json("mm-small", 2, 0, 0, 1, 1, 1, 8, 2), star8_hash).dump(), bad.dump()});
     EXPECT_EQ(error_of(inputs({(dir_ / "runs.jsonl").string()})),
-              (dir_ / "runs.jsonl").string() + ":2: " + c.message);
+              (dir_ / "runs.jsonl").string() + ":3: " + c.message);
   }
+  // Nothing of the batch, the valid records included.
   EXPECT_EQ(count("hetscale.runs"), "0");
+  EXPECT_EQ(count("hetscale.rank_timings"), "0");
+  EXPECT_EQ(count("hetscale.experiments"), "0");
 }
 
 TEST_F(Collect, SkipInvalidSetsBadLinesAsideAndLoadsTheRest) {
@@ -187,6 +206,45 @@ TEST_F(Collect, SqlLookingTextIsStoredVerbatim) {
   EXPECT_EQ(count("hetscale.rank_timings"), "2");
 }
 
+TEST_F(Collect, StoresTheEngineAndThePlatformHashOfEachRun) {
+  write_lines(
+      dir_ / "runs.jsonl",
+      dump_all({twin_of(record_json("mm-small", 100, 0, 0, 2e6, 0.5, 100, 8, 1), star8_hash),
+                record_json("mm-small", 100, 0, 0, 2e6, 0.5, 100, 8, 2)}));
+  EXPECT_EQ(run(inputs({(dir_ / "runs.jsonl").string()})).runs_added, 2);
+  const auto stored = [&](int task, const std::string& view) {
+    return db_.scalar("SELECT r.engine || ' ' || coalesce(r.platform_hash, 'NULL') FROM " + view +
+                      " r JOIN hetscale.runs USING (run_id) WHERE runs.slurm_array_task_id = " +
+                      std::to_string(task));
+  };
+  for (const std::string view :
+       {"hetscale.runs", "hetscale.run_efficiency", "hetscale.run_slurm_jobs"}) {
+    EXPECT_EQ(stored(1, view), "simgrid " + star8_hash) << view;
+    EXPECT_EQ(stored(2, view), "slurm NULL") << view;  // a record without engine
+  }
+}
+
+TEST_F(Collect, ATwinRunAndTheRealRunItMirrorsAreTwoRuns) {
+  const nlohmann::json real = record_json("mm-small", 100, 0, 0, 2e6, 0.5, 100, 8, 1);
+  nlohmann::json named = real;
+  named["engine"] = "slurm";  // the same Slurm run, its engine named
+  nlohmann::json launched = real;
+  launched["engine"] = "mpirun";
+  const fs::path file = dir_ / "runs.jsonl";
+  write_lines(file, dump_all({real, twin_of(real, star8_hash), named, launched,
+                              twin_of(real, "00ff"), twin_of(real, star8_hash)}));
+  const CollectReport report = run(inputs({file.string()}));
+  EXPECT_EQ(report.runs_added, 4);
+  EXPECT_EQ(report.runs_present, 2);
+  EXPECT_EQ(count("hetscale.rank_timings"), "32");
+  EXPECT_EQ(db_.scalar("SELECT string_agg(engine || ' ' || coalesce(platform_hash, 'NULL'), ', ' "
+                       "ORDER BY engine, platform_hash) FROM hetscale.runs"),
+            "mpirun NULL, simgrid 00ff, simgrid " + star8_hash + ", slurm NULL");
+  EXPECT_EQ(db_.scalar("SELECT source_line FROM hetscale.runs WHERE engine = 'slurm'"), "1");
+  EXPECT_EQ(run(inputs({file.string()})).runs_added, 0);
+  EXPECT_EQ(count("hetscale.runs"), "4");
+}
+
 TEST_F(Collect, RefusesAnUnmigratedDatabase) {
   TestDatabase empty;
   const fs::path file = records_file("runs.jsonl", 1);
@@ -196,7 +254,7 @@ TEST_F(Collect, RefusesAnUnmigratedDatabase) {
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_STREQ(e.what(),
-                 "database: schema version 0, this hetscale needs 7; run 'hetscale db migrate "
+                 "database: schema version 0, this hetscale needs 8; run 'hetscale db migrate "
                  "--db URI' first");
   }
 }

@@ -7,6 +7,7 @@
 
 #include <thread>
 
+#include "hetscale/run_record.hpp"
 #include "test_database.hpp"
 
 namespace hetscale::test {
@@ -26,9 +27,18 @@ std::string error_of(const std::function<void()>& f) {
   return "no error";
 }
 
+std::string sqlstate_of(pg::Connection& conn, const std::string& sql) {
+  try {
+    conn.exec(sql);
+    return "no error";
+  } catch (const pg::DbError& e) {
+    return e.sqlstate();
+  }
+}
+
 TEST(Migrations, EmbedsTheNumberedFilesInOrder) {
   const auto all = embedded_migrations();
-  ASSERT_EQ(all.size(), 7u);
+  ASSERT_EQ(all.size(), 8u);
   EXPECT_EQ(all[0].version, 1);
   EXPECT_STREQ(all[0].name, "tables");
   EXPECT_STREQ(all[1].name, "roles");
@@ -37,7 +47,8 @@ TEST(Migrations, EmbedsTheNumberedFilesInOrder) {
   EXPECT_STREQ(all[4].name, "within_tolerance");
   EXPECT_STREQ(all[5].name, "plan_rounds");
   EXPECT_STREQ(all[6].name, "explicit_grants");
-  EXPECT_EQ(latest_schema_version(), 7);
+  EXPECT_STREQ(all[7].name, "run_engine");
+  EXPECT_EQ(latest_schema_version(), 8);
 }
 
 TEST(Migrations, FromEmptyAppliesAllAndRecordsTheVersion) {
@@ -46,12 +57,13 @@ TEST(Migrations, FromEmptyAppliesAllAndRecordsTheVersion) {
   EXPECT_EQ(collector::schema_version(conn), 0);
   const MigrationReport report = migrate(conn);
   EXPECT_EQ(report.from_version, 0);
-  EXPECT_EQ(report.to_version, 7);
-  EXPECT_EQ(report.applied, (std::vector<int>{1, 2, 3, 4, 5, 6, 7}));
-  EXPECT_EQ(collector::schema_version(conn), 7);
+  EXPECT_EQ(report.to_version, 8);
+  EXPECT_EQ(report.applied, (std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8}));
+  EXPECT_EQ(collector::schema_version(conn), 8);
   EXPECT_EQ(
       db.scalar("SELECT string_agg(name, ',' ORDER BY version) FROM hetscale.schema_migrations"),
-      "tables,roles,views,partitions_predictions,within_tolerance,plan_rounds,explicit_grants");
+      "tables,roles,views,partitions_predictions,within_tolerance,plan_rounds,explicit_grants,"
+      "run_engine");
   EXPECT_NO_THROW(collector::require_current_schema(conn));
 }
 
@@ -62,7 +74,7 @@ TEST(Migrations, StepByStep) {
   EXPECT_EQ(db.scalar("SELECT to_regclass('hetscale.runs') IS NOT NULL"), "t");
   EXPECT_EQ(db.scalar("SELECT to_regclass('hetscale.run_efficiency') IS NOT NULL"), "f");
   EXPECT_EQ(error_of([&] { collector::require_current_schema(conn); }),
-            "database: schema version 1, this hetscale needs 7; run 'hetscale db migrate --db "
+            "database: schema version 1, this hetscale needs 8; run 'hetscale db migrate --db "
             "URI' first");
   EXPECT_EQ(migrate(conn, 2).applied, (std::vector<int>{2}));
   EXPECT_EQ(db.scalar("SELECT count(*) FROM pg_roles WHERE rolname IN "
@@ -155,6 +167,45 @@ TEST(Migrations, AFailingMigrationLeavesNoTrace) {
   EXPECT_EQ(db.scalar("SELECT to_regclass('hetscale.b') IS NULL"), "t");
 }
 
+TEST(Migrations, RunEngineMakesStoredRunsSlurmRunsAndChecksWhatTheRecordReaderChecks) {
+  TestDatabase db;
+  pg::Connection conn = db.connect();
+  migrate(conn, 7);
+  conn.exec("INSERT INTO hetscale.experiments (name) VALUES ('e')");
+  conn.exec(
+      "INSERT INTO hetscale.runs (run_key, experiment_id, code, workload, parameters, work, "
+      "wall_seconds, marked_speed, speed_unit, weights_source, repetition, node_list, verified, "
+      "fingerprint, source_file, source_line) "
+      "SELECT '\\x00', experiment_id, 'mm', 'mm', '{}', 1, 1, 0, '', 'equal', 0, '', true, "
+      "'{}', 'f', 1 FROM hetscale.experiments");
+  EXPECT_EQ(migrate(conn).applied, (std::vector<int>{8}));
+  EXPECT_EQ(db.scalar("SELECT engine || ' ' || (platform_hash IS NULL) FROM hetscale.runs"),
+            "slurm true");
+  // The CHECKs accept exactly what core's reader accepts.
+  for (const std::string engine : {"slurm", "mpirun", "simgrid", "docker", "Slurm", ""}) {
+    EXPECT_EQ(sqlstate_of(conn, "UPDATE hetscale.runs SET engine = '" + engine + "'"),
+              is_run_engine(engine) ? "no error" : "23514")  // check_violation
+        << engine;
+  }
+  EXPECT_EQ(sqlstate_of(conn, "UPDATE hetscale.runs SET engine = NULL"), "23502");
+  for (const std::string hash :
+       {"00aF19", "9f86d081884c7d65", "ABCDEF", "", "sha256:00ff", "not hex", "12 34", "0x12"}) {
+    EXPECT_EQ(sqlstate_of(conn, "UPDATE hetscale.runs SET platform_hash = '" + hash + "'"),
+              is_platform_hash(hash) ? "no error" : "23514")
+        << hash;
+  }
+  // The dashboards' role reads both through the views of runs.
+  conn.exec(
+      "UPDATE hetscale.runs SET engine = 'simgrid', platform_hash = '00ff', "
+      "slurm_job_id = 5");
+  conn.exec("SET ROLE hetscale_reader");
+  for (const std::string view : {"hetscale.run_efficiency", "hetscale.run_slurm_jobs"}) {
+    EXPECT_EQ(conn.exec("SELECT engine || ' ' || platform_hash FROM " + view).text(0, 0),
+              "simgrid 00ff")
+        << view;
+  }
+}
+
 TEST(Roles, TheReaderCannotWrite) {
   TestDatabase db;
   db.migrate();
@@ -218,15 +269,6 @@ class WriterLogin {
   const TestDatabase& db_;
   std::string role_;
 };
-
-std::string sqlstate_of(pg::Connection& conn, const std::string& sql) {
-  try {
-    conn.exec(sql);
-    return "no error";
-  } catch (const pg::DbError& e) {
-    return e.sqlstate();
-  }
-}
 
 TEST(Roles, TheWriterLoginCannotTouchTheMigrationBookkeeping) {
   TestDatabase db;
