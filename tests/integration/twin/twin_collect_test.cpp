@@ -40,6 +40,15 @@ TEST(TwinStudyCollected, IsAnalysedLikeMeasuredRuns) {
   EXPECT_EQ(db.scalar("SELECT count(*) FROM hetscale.runs r JOIN hetscale.experiments e USING (experiment_id) "
                       "WHERE e.name = 'mm-twin'"),
             "30");
+  // Stored as twin runs of the study's platform.
+  const std::string hash = [&] {
+    std::ifstream in(dir / "platform.sha256");
+    std::string word;
+    in >> word;
+    return word;
+  }();
+  EXPECT_EQ(db.scalar("SELECT string_agg(DISTINCT engine || ' ' || platform_hash, ',') FROM hetscale.runs"),
+            "simgrid " + hash);
   // Collecting again adds nothing.
   const auto again = run_cli({"collect", "--db", db.uri(), dir.string()});
   EXPECT_NE(again.out.find("0 runs added"), std::string::npos) << again.out;
