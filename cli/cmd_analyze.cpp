@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <optional>
 
 #include "commands.hpp"
 #include "hetscale/collector/analysis.hpp"
@@ -17,7 +18,7 @@ namespace {
 struct AnalyzeArgs {
   std::string db;
   std::string experiment;
-  double target = 0;
+  std::optional<double> target;  // default: the experiment's, from its plan
   std::optional<double> tolerance;     // --tolerance; absent: the experiment's, or the default
   std::vector<std::string> export_to;  // {format, file}
   Format format = Format::table;
@@ -124,7 +125,8 @@ void export_measurements(const AnalyzeArgs& args, pg::Connection& conn, Context&
 }
 
 void run_analyze(const AnalyzeArgs& args, Context& context) {
-  if (!(args.target > 0 && args.target <= 1)) throw UsageError("--target must be in (0, 1]");
+  if (args.target && !(*args.target > 0 && *args.target <= 1))
+    throw UsageError("--target must be in (0, 1]");
   if (args.tolerance && !(*args.tolerance >= 0 && *args.tolerance < 1))
     throw UsageError("--tolerance must be in [0, 1)");
   if (!args.export_to.empty() && args.export_to[0] != "extrap") {
@@ -141,8 +143,8 @@ void run_analyze(const AnalyzeArgs& args, Context& context) {
     tolerance = tolerance_of(args, conn);
     snapshot.commit();
   }
-  const collector::Analysis a =
-      collector::analyze(conn, args.experiment, args.target, tolerance.value);
+  const double target = args.target ? *args.target : collector::planned_target(conn, args.experiment);
+  const collector::Analysis a = collector::analyze(conn, args.experiment, target, tolerance.value);
   switch (args.format) {
     case Format::table:
       return print_table(a, tolerance, context);
@@ -179,7 +181,9 @@ void register_analyze(CLI::App& app, Context& context) {
       "analyze", "Required work per machine set at a target E_s, and psi between sets");
   cmd->add_option("--db", args->db, "libpq connection URI")->required();
   cmd->add_option("--experiment", args->experiment, "Experiment name")->required();
-  cmd->add_option("--target", args->target, "Target speed-efficiency E_s, in (0, 1]")->required();
+  cmd->add_option("--target", args->target,
+                  "Target speed-efficiency E_s, in (0, 1] (default: the experiment's target_efficiency "
+                  "from its plan)");
   cmd->add_option("--tolerance", args->tolerance,
                   "A set whose runs do not bracket the target but whose measured mean E_s is "
                   "within this fraction of it counts as reached there (as jobgen --refine); "

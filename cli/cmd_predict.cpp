@@ -6,6 +6,8 @@
 // the other measured sets are out-of-sample predictions (column `fitted`, stored `model`).
 #include <fmt/format.h>
 
+#include <optional>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -15,6 +17,7 @@
 #include "commands.hpp"
 #include "hetscale/capacity_forecast.hpp"
 #include "hetscale/collector/prediction_data.hpp"
+#include "hetscale/collector/stored_experiment.hpp"
 #include "hetscale/site_table.hpp"
 #include "hetscale/workload.hpp"
 #include "output.hpp"
@@ -25,7 +28,7 @@ namespace {
 struct PredictArgs {
   std::string db;
   std::string experiment;
-  double target = 0;
+  std::optional<double> target;  // default: the experiment's, from its plan
   std::size_t doublings = 2;
   std::vector<std::string> what_if;
   std::string site;
@@ -167,7 +170,8 @@ std::vector<ForecastSet> forecast_sets(const PredictArgs& args,
 }
 
 void run_predict(const PredictArgs& args, Context& context) {
-  if (!(args.target > 0 && args.target <= 1)) throw UsageError("--target must be in (0, 1]");
+  if (args.target && !(*args.target > 0 && *args.target <= 1))
+    throw UsageError("--target must be in (0, 1]");
   const std::set<int> fit = args.fit_sets_option && args.fit_sets_option->count() > 0
                                 ? parse_fit_sets(args.fit_sets)
                                 : std::set<int>{};
@@ -180,14 +184,15 @@ void run_predict(const PredictArgs& args, Context& context) {
   pg::Connection conn = pg::Connection::open(args.db);
   // One snapshot for the runs fitted; the predictions made from them go in with it.
   pg::Transaction tx(conn, pg::TransactionMode::repeatable_read);
-  auto in = collector::load_prediction_input(conn, args.experiment, args.target);
+  const double target = args.target ? *args.target : collector::planned_target(conn, args.experiment);
+  auto in = collector::load_prediction_input(conn, args.experiment, target);
   if (!args.site.empty()) in.site = load_site_table(args.site);
   const Workload workload = Workload::parse(in.workload);
   std::vector<TimingSample> held_out_runs;
   const auto fitted_runs = fitting_samples(in, args.experiment, fit, held_out_runs);
   const TimeModel model = TimeModel::fit(fitted_runs, workload, communication_pattern_for(in.code));
   const auto sets = forecast_sets(args, in, what_ifs, in.site ? &*in.site : nullptr);
-  const auto rows = forecast(model, workload, args.target, in.ops_per_unit, sets);
+  const auto rows = forecast(model, workload, target, in.ops_per_unit, sets);
   std::set<int> fitted_sets = fit;
   if (fitted_sets.empty()) fitted_sets.insert(in.sample_sets.begin(), in.sample_sets.end());
   // predictions.model is the only place of a batch that can say what the fit saw.
@@ -197,13 +202,13 @@ void run_predict(const PredictArgs& args, Context& context) {
   const auto fitted_error = mean_abs_error(rows, fit, true);
   const auto held_out_error = mean_abs_error(rows, fit, false);
   const long long batch =
-      collector::store_predictions(conn, in.experiment_id, args.target, description, rows);
+      collector::store_predictions(conn, in.experiment_id, target, description, rows);
   tx.commit();
   const Table table = forecast_table(rows, fit);
   if (args.format == Format::json) {
     nlohmann::json j = {
         {"experiment", args.experiment},
-        {"target_efficiency", args.target},
+        {"target_efficiency", target},
         {"batch", batch},
         {"model", description},
         {"speed_unit", in.speed_unit},
@@ -226,7 +231,7 @@ void run_predict(const PredictArgs& args, Context& context) {
     context.out << fmt::format(
         "experiment {}: W = {}, target E_s = {:g}, marked speeds in {}\nmodel: {}\n"
         "run-time forecast on the {} {} runs: mean absolute relative error {:.2f}%\n",
-        args.experiment, in.workload, args.target, in.speed_unit, description, fitted_runs.size(),
+        args.experiment, in.workload, target, in.speed_unit, description, fitted_runs.size(),
         fit.empty() ? "measured" : "fitted", 100 * model.mean_fit_error());
     if (!held_out_runs.empty())
       context.out << fmt::format(
@@ -252,7 +257,9 @@ void register_predict(CLI::App& app, Context& context) {
       "predict", "Forecast the work reaching a target E_s on measured, doubled and what-if sets");
   cmd->add_option("--db", args->db, "libpq connection URI")->required();
   cmd->add_option("--experiment", args->experiment, "Experiment name")->required();
-  cmd->add_option("--target", args->target, "Target speed-efficiency E_s, in (0, 1]")->required();
+  cmd->add_option("--target", args->target,
+                  "Target speed-efficiency E_s, in (0, 1] (default: the experiment's target_efficiency "
+                  "from its plan)");
   cmd->add_option("--doublings", args->doublings, "Next doublings of the site to forecast")
       ->capture_default_str();
   cmd->add_option("--what-if", args->what_if,

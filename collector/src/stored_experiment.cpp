@@ -83,4 +83,12 @@ std::vector<StoredRun> read_stored_runs(pg::Connection& conn, const std::string&
   return out;
 }
 
+double planned_target(pg::Connection& conn, const std::string& name) {
+  const auto stored = read_stored_experiment(conn, name);
+  if (!stored) throw Error("experiment '" + name + "' is not in the database");
+  if (!stored->target_efficiency)
+    throw Error("experiment '" + name + "' has no plan with a target E_s: give --target");
+  return *stored->target_efficiency;
+}
+
 }  // namespace hetscale::collector

@@ -19,7 +19,6 @@ TEST(Predict, TargetMustBeAnEfficiency) {
     EXPECT_EQ(r.code, 2) << target;
     EXPECT_EQ(r.err, "hetscale predict: --target must be in (0, 1] (see --help)\n");
   }
-  EXPECT_EQ(predict({}).code, 2);  // --target is required
 }
 
 TEST(Predict, BadWhatIfSpecsNameTheSpec) {

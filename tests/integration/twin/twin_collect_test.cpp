@@ -53,10 +53,11 @@ TEST(TwinStudyCollected, IsAnalysedLikeMeasuredRuns) {
   const auto again = run_cli({"collect", "--db", db.uri(), dir.string()});
   EXPECT_NE(again.out.find("0 runs added"), std::string::npos) << again.out;
 
-  const auto analyze =
-      run_cli({"analyze", "--db", db.uri(), "--experiment", "mm-twin", "--target", "0.85", "--format", "json"});
+  // Without --target: the spec's target_efficiency, from the plan.
+  const auto analyze = run_cli({"analyze", "--db", db.uri(), "--experiment", "mm-twin", "--format", "json"});
   ASSERT_EQ(analyze.code, 0) << analyze.err;
   const auto result = nlohmann::json::parse(analyze.out);
+  EXPECT_EQ(result["target_efficiency"], 0.85);
   ASSERT_EQ(result["sets"].size(), 3u);
   double previous_work = 0;
   for (const auto& set : result["sets"]) {
@@ -71,6 +72,10 @@ TEST(TwinStudyCollected, IsAnalysedLikeMeasuredRuns) {
     EXPECT_GT(psi["psi"].get<double>(), 0);
     EXPECT_LE(psi["psi"].get<double>(), psi["to_speed"].get<double>() / psi["from_speed"].get<double>());
   }
+  // An experiment the database does not know has no target to fall back on.
+  const auto unknown = run_cli({"predict", "--db", db.uri(), "--experiment", "nothing-twin"});
+  EXPECT_EQ(unknown.code, 1);
+  EXPECT_EQ(unknown.err, "hetscale predict: experiment 'nothing-twin' is not in the database\n");
   fs::remove_all(root);
 }
 

@@ -46,6 +46,10 @@ struct StoredRun {
   std::string source;                  // "file:line" it was collected from
 };
 
+/// The target speed-efficiency the experiment's plan gives (the spec's target_efficiency);
+/// throws Error when the database does not know the experiment or has no plan of it.
+double planned_target(pg::Connection& conn, const std::string& name);
+
 /// The experiment named `name`, or nothing when the database does not know it.
 std::optional<StoredExperiment> read_stored_experiment(pg::Connection& conn,
                                                        const std::string& name);
