@@ -287,6 +287,17 @@ TEST_F(TwinStudyTest, MissingSmpirunOrKernelIsAClearErrorBeforeAnyRun) {
     EXPECT_NE(std::string(e.what()).find("/nonexistent/hetscale-twin-mm"), std::string::npos) << e.what();
   }
   EXPECT_THROW(twin::run_twin_study(root_ / "missing", study, {study.runs.size()}, runner(), {}), Error);
+  // Relative directories are taken from the caller's working directory, not the study's.
+  const fs::path kernel_dir = fs::path(HETSCALE_TWIN_MM).parent_path();
+  const fs::path before = fs::current_path();
+  fs::current_path(kernel_dir.parent_path());
+  twin::TwinRunnerOptions relative = runner();
+  relative.kernel_dir = kernel_dir.filename().string();
+  const auto outcomes = twin::run_twin_study(root_ / "missing", study, {0}, relative, {});
+  fs::current_path(before);
+  ASSERT_EQ(outcomes.size(), 1u);
+  EXPECT_TRUE(outcomes.front().succeeded) << slurp(root_ / "missing" / twin::twin_log_file(outcomes.front().run));
+  fs::remove(root_ / "missing" / twin::twin_record_file(outcomes.front().run));
   EXPECT_TRUE(fs::is_empty(root_ / "missing" / "records"));
 }
 

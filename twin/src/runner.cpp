@@ -186,8 +186,10 @@ TwinRunnerOptions resolve_twin_tools(const TwinStudy& study, const TwinRunnerOpt
     throw Error(fmt::format("'{}' not found or not executable: build the twin kernels (SimGrid's smpicxx) "
                             "or give their directory",
                             kernel.string()));
+  // Absolute: the simulations run in the study directory.
   TwinRunnerOptions resolved = options;
-  resolved.smpirun = smpirun->string();
+  resolved.smpirun = fs::absolute(*smpirun).string();
+  resolved.kernel_dir = fs::absolute(options.kernel_dir).string();
   return resolved;
 }
 
