@@ -15,6 +15,7 @@
 #include "commands.hpp"
 #include "hetscale/jobgen/experiment_spec.hpp"
 #include "hetscale/regular_file.hpp"
+#include "hetscale/site_growth.hpp"
 #include "hetscale/site_table.hpp"
 #include "hetscale/twin/study.hpp"
 #include "hetscale/twin_platform.hpp"
@@ -64,6 +65,10 @@ struct StudyArgs {
   std::string output_dir;
   std::string experiment;
   std::optional<double> flops_per_unit;
+  std::optional<std::size_t> nodes;
+  std::optional<std::size_t> max_set_nodes;
+  std::optional<std::uint32_t> repetitions;
+  std::optional<double> psi_floor;
   bool sbatch = false;
   RunnerArgs runner;
 };
@@ -117,12 +122,19 @@ void run_study(const StudyArgs& args, Context& context) {
     throw UsageError(
         fmt::format("--flops-per-unit must be positive and finite, not {}", *args.flops_per_unit));
   const jobgen::ExperimentSpec spec = jobgen::load_experiment_spec(args.spec);
-  const std::string site_text = read_regular_file(args.site, site_table_max_bytes);
-  const SiteTable site = parse_site_table(site_text, args.site);
+  std::string site_text = read_regular_file(args.site, site_table_max_bytes);
+  SiteTable site = parse_site_table(site_text, args.site);
+  if (args.nodes) {
+    site = grow_site_table(site, *args.nodes);
+    site_text = format_site_table(site);
+  }
   const TwinPlatform platform = make_twin_platform(site, {args.flops_per_unit});
   twin::TwinStudyOptions options;
   options.experiment = args.experiment;
   options.flops_per_unit = args.flops_per_unit;
+  options.max_set_nodes = args.max_set_nodes;
+  options.repetitions = args.repetitions;
+  options.psi_floor = args.psi_floor;
   options.sbatch = args.sbatch;
   options.bin_dir = args.runner.kernel_dir.empty() ? own_directory() : args.runner.kernel_dir;
   const twin::TwinStudy study = twin::plan_twin_study(spec, site, platform, options);
@@ -189,6 +201,18 @@ void register_twin(CLI::App& app, Context& context) {
                     "Name of the twin experiment (default: the spec's name with -twin)");
   study->add_option("--flops-per-unit", study_args->flops_per_unit,
                     "flop/s of one unit of the site's speed_unit (as for twin platform)");
+  study->add_option("--nodes", study_args->nodes,
+                    "Simulate the site grown to this many nodes of the same mix (each group in "
+                    "proportion; new nodes copy the group's first node)");
+  study->add_option("--max-set-nodes", study_args->max_set_nodes,
+                    "Largest machine set, in nodes, instead of the spec's [machine_sets] max (0: "
+                    "as far as the site goes)");
+  study->add_option("--repetitions", study_args->repetitions,
+                    "Runs of every size instead of the spec's repetitions (the twin's charged runs "
+                    "are deterministic)")
+      ->check(CLI::Range(1u, 1000u));
+  study->add_option("--psi-floor", study_args->psi_floor,
+                    "The spec's [parameter] psi_floor for the twin (how far larger sets' sizes reach)");
   study->add_flag("--sbatch", study_args->sbatch,
                   "Write twin.sbatch (one serial array task per run) instead of running the simulations");
   add_runner_options(study, study_args->runner);

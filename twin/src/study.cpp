@@ -62,6 +62,13 @@ TwinStudy plan_twin_study(jobgen::ExperimentSpec spec, const SiteTable& site, co
                           const TwinStudyOptions& options) {
   check_twin_spec(spec);
   spec.name = options.experiment.empty() ? default_twin_experiment(spec.name) : options.experiment;
+  if (options.max_set_nodes) spec.machine_sets.options.max = *options.max_set_nodes;
+  if (options.repetitions) spec.repetitions = *options.repetitions;
+  if (options.psi_floor) {
+    if (!(*options.psi_floor > 0 && *options.psi_floor <= 1))
+      throw Error(fmt::format("psi floor must be in (0, 1], not {}", *options.psi_floor));
+    spec.parameter.psi_floor = *options.psi_floor;
+  }
   if (!is_name(spec.name))
     throw Error(fmt::format("experiment name '{}' may hold only letters, digits, '.', '_' and '-'", spec.name));
   TwinStudy out{jobgen::plan_study(spec, site), platform.sha256, {}};

@@ -40,6 +40,15 @@ struct TwinStudyOptions {
   /// so that twin and measured runs of one spec never merge.
   std::string experiment;
   std::optional<double> flops_per_unit;  // as for `hetscale twin platform`
+  /// Replaces the spec's [machine_sets] max (the largest set, in nodes; 0 = no limit):
+  /// the twin goes beyond the machine the spec was written for.
+  std::optional<std::size_t> max_set_nodes;
+  /// Replaces the spec's [parameter] psi_floor, which sets how far the sizes of larger sets
+  /// reach: a low floor, chosen for two or three sets, grows sizes past what the twin
+  /// folds on dozens of nodes.
+  std::optional<double> psi_floor;
+  /// Replaces the spec's repetitions: charged runs are deterministic, so one is enough.
+  std::optional<std::uint32_t> repetitions;
   /// Also write twin.sbatch: the runs as a Slurm array of serial tasks.
   bool sbatch = false;
   /// Directory of the hetscale executable named in twin.sbatch.
