@@ -3,7 +3,9 @@
 # install, build, cluster + SPANK plugin + PostgreSQL, classify every node, site table,
 # jobgen for mm and ge over the doubling sets, submit, wait, collect, analyze, refine,
 # analyze again, psi table, equalize mm's largest set and re-run it with marked and
-# equalized weights, predict, HTML report; tear everything down on exit (also on failure).
+# equalized weights, predict, the twin (network calibrated by hetscale-commbench, the same
+# specs simulated on the site grown to 64 nodes), HTML report; tear everything down on exit
+# (also on failure).
 #   scripts/study.sh [--quick] [--keep] [--run-dir DIR] [--port P] [--no-build] [--build-dir DIR]
 #     --quick      fewer sizes, one refinement round (< 3 min)
 #     --keep       leave the cluster and PostgreSQL running at the end
@@ -15,6 +17,7 @@
 #     --specs P    experiment specs examples/experiments/P-<kernel>[-quick].toml (default study)
 #     --kernels K  comma-separated kernels (default mm,ge)
 #     --fit-sets L also predict from these sets only (held-out validation, docs/validation.md)
+#     --twin-nodes N  the twin's site size (default 64; 0: no twin stage)
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
@@ -22,13 +25,13 @@ cd "$REPO"
 QUICK=0 KEEP=0 BUILD=1 PORT=16901 RUN=$REPO/run/study
 BUILD_DIR=$REPO/build/default
 KERNELS=(mm ge)
-LAYOUT=$REPO/site-configs/testbed-layout.txt SPECS=study FIT_SETS=
+LAYOUT=$REPO/site-configs/testbed-layout.txt SPECS=study FIT_SETS= TWIN_NODES=64
 # The kernels sleep between tests of a pending message instead of busy-polling: on the
 # testbed's CPU-quota nodes a polling rank spends its quota while it waits and is then
 # throttled for the rest of the period (docs/kernels.md). sbatch passes it on to the jobs.
 export HETSCALE_MPI_WAIT=sleep
 
-usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "study.sh: $*" >&2; exit 1; }
 
 parse_args() {
@@ -44,6 +47,7 @@ parse_args() {
       --specs) SPECS=${2:?--specs needs a value}; shift 2 ;;
       --kernels) IFS=, read -r -a KERNELS <<<"${2:?--kernels needs a value}"; shift 2 ;;
       --fit-sets) FIT_SETS=${2:?--fit-sets needs a value}; shift 2 ;;
+      --twin-nodes) TWIN_NODES=${2:?--twin-nodes needs a value}; shift 2 ;;
       -h | --help) usage; exit 0 ;;
       *) die "unknown argument '$1' (see --help)" ;;
     esac
@@ -106,10 +110,12 @@ build() {
   else
     if [ "$BUILD_DIR" = "$REPO/build/default" ]; then
       [ -f "$BUILD_DIR/build.ninja" ] || cmake --preset default >/dev/null
-      cmake --build --preset default --target hetscale hetscale-mm hetscale-ge hetscale_spank
+      cmake --build --preset default --target hetscale hetscale-mm hetscale-ge hetscale_spank \
+        hetscale-commbench hetscale-twin-mm hetscale-twin-ge
     else
       [ -f "$BUILD_DIR/build.ninja" ] || cmake -S "$REPO" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-      cmake --build "$BUILD_DIR" --target hetscale hetscale-mm hetscale-ge hetscale_spank
+      cmake --build "$BUILD_DIR" --target hetscale hetscale-mm hetscale-ge hetscale_spank \
+        hetscale-commbench hetscale-twin-mm hetscale-twin-ge
     fi
   fi
   for f in "$HETSCALE" "$BIN/hetscale-mm" "$BIN/hetscale-ge" "$BUILD_DIR/spank_plugin/hetscale.so"; do
@@ -278,6 +284,33 @@ psi_table() {
   done
 }
 
+# The twin of this site: its network calibrated here by hetscale-commbench (one rank per
+# node), the site grown to TWIN_NODES nodes of the same mix, and every spec simulated on
+# it up to that size (one repetition: the twin's runs are deterministic; psi floor 0.7,
+# so that the largest sets' sizes stay within what the twin folds). The twin experiments
+# are named <experiment>-twin; the report sets them beside the measured ones.
+twin_stage() {
+  stage "twin: network calibration (hetscale-commbench), then ${KERNELS[*]} on $TWIN_NODES simulated nodes"
+  local k nodes
+  nodes=$(sinfo -h -N -o '%N' | sort -u | wc -l)
+  srun --mpi=pmix -N "$nodes" --ntasks-per-node=1 --hetscale-weights=off "$BIN/hetscale-commbench" \
+    --repetitions 5 --site "$RUN/site.toml" --site-out "$RUN/site-twin.toml" >"$RUN/commbench.json"
+  for k in "${KERNELS[@]}"; do
+    rm -rf "$RUN/$k-twin"
+    "$HETSCALE" twin study "$(spec_for "$k")" --site "$RUN/site-twin.toml" -o "$RUN/$k-twin" \
+      --nodes "$TWIN_NODES" --max-set-nodes "$TWIN_NODES" --repetitions 1 --psi-floor 0.7 \
+      --kernel-dir "$BIN" 2>"$RUN/$k-twin.progress" || { tail -n 5 "$RUN/$k-twin.progress"; false; }
+    tail -n 1 "$RUN/$k-twin.progress"
+  done
+  local dirs=()
+  for k in "${KERNELS[@]}"; do dirs+=("$RUN/$k-twin"); done
+  "$HETSCALE" collect --db "$DB" "${dirs[@]}"
+  for k in "${KERNELS[@]}"; do
+    echo "--- $k on the twin"
+    "$HETSCALE" analyze --db "$DB" --experiment "$(exp_name "$(spec_for "$k")")-twin"
+  done
+}
+
 report_stage() {
   stage "report (hetscale report -> $RUN/report/index.html)"
   "$HETSCALE" report --db "$DB" -o "$RUN/report" --title "hetscale study on the local testbed"
@@ -429,6 +462,7 @@ main() {
   psi_table
   if [[ " ${KERNELS[*]} " == *" mm "* ]]; then equalize_rerun; else skipped "equalize + re-run (uses mm)"; fi
   predict_stage
+  if [ "$TWIN_NODES" -gt 0 ]; then twin_stage; else skipped "twin (--twin-nodes 0)"; fi
   report_stage
   summary
 }
