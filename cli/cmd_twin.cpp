@@ -63,13 +63,8 @@ struct StudyArgs {
   std::string spec;
   std::string site;
   std::string output_dir;
-  std::string experiment;
-  std::optional<double> flops_per_unit;
   std::optional<std::size_t> nodes;
-  std::optional<std::size_t> max_set_nodes;
-  std::optional<std::uint32_t> repetitions;
-  std::optional<double> psi_floor;
-  bool sbatch = false;
+  twin::TwinStudyOptions options;  // bin_dir from the runner's --kernel-dir
   RunnerArgs runner;
 };
 
@@ -118,9 +113,9 @@ void run_simulations(const std::filesystem::path& dir, const twin::TwinStudy& st
 }
 
 void run_study(const StudyArgs& args, Context& context) {
-  if (args.flops_per_unit && !(*args.flops_per_unit > 0 && std::isfinite(*args.flops_per_unit)))
-    throw UsageError(
-        fmt::format("--flops-per-unit must be positive and finite, not {}", *args.flops_per_unit));
+  const std::optional<double>& flops_per_unit = args.options.flops_per_unit;
+  if (flops_per_unit && !(*flops_per_unit > 0 && std::isfinite(*flops_per_unit)))
+    throw UsageError(fmt::format("--flops-per-unit must be positive and finite, not {}", *flops_per_unit));
   const jobgen::ExperimentSpec spec = jobgen::load_experiment_spec(args.spec);
   std::string site_text = read_regular_file(args.site, site_table_max_bytes);
   SiteTable site = parse_site_table(site_text, args.site);
@@ -128,17 +123,11 @@ void run_study(const StudyArgs& args, Context& context) {
     site = grow_site_table(site, *args.nodes);
     site_text = format_site_table(site);
   }
-  const TwinPlatform platform = make_twin_platform(site, {args.flops_per_unit});
-  twin::TwinStudyOptions options;
-  options.experiment = args.experiment;
-  options.flops_per_unit = args.flops_per_unit;
-  options.max_set_nodes = args.max_set_nodes;
-  options.repetitions = args.repetitions;
-  options.psi_floor = args.psi_floor;
-  options.sbatch = args.sbatch;
+  const TwinPlatform platform = make_twin_platform(site, {flops_per_unit});
+  twin::TwinStudyOptions options = args.options;
   options.bin_dir = args.runner.kernel_dir.empty() ? own_directory() : args.runner.kernel_dir;
   const twin::TwinStudy study = twin::plan_twin_study(spec, site, platform, options);
-  if (!args.sbatch) twin::resolve_twin_tools(study, runner_options(args.runner));  // before writing
+  if (!options.sbatch) twin::resolve_twin_tools(study, runner_options(args.runner));  // before writing
   jobgen::write_study(args.output_dir, twin::twin_study_files(study, platform, site_text, options, now_utc()));
   std::size_t sets = 0;
   for (const auto& s : study.study.sets) sets += s.parameter_values.empty() ? 0 : 1;
@@ -147,7 +136,7 @@ void run_study(const StudyArgs& args, Context& context) {
   if (platform.default_network)
     context.err << fmt::format("hetscale twin study: {} has no [network]; the twin uses the default network\n",
                                args.site);
-  if (args.sbatch) {
+  if (options.sbatch) {
     context.out << fmt::format("submit: cd {} && sbatch {}\n", args.output_dir, twin::twin_sbatch_file);
     return;
   }
@@ -197,23 +186,23 @@ void register_twin(CLI::App& app, Context& context) {
   study->add_option("--site", study_args->site, "Site table (TOML)")->required();
   study->add_option("-o,--output", study_args->output_dir, "Study directory to create (new or empty)")
       ->required();
-  study->add_option("--experiment", study_args->experiment,
+  study->add_option("--experiment", study_args->options.experiment,
                     "Name of the twin experiment (default: the spec's name with -twin)");
-  study->add_option("--flops-per-unit", study_args->flops_per_unit,
+  study->add_option("--flops-per-unit", study_args->options.flops_per_unit,
                     "flop/s of one unit of the site's speed_unit (as for twin platform)");
   study->add_option("--nodes", study_args->nodes,
                     "Simulate the site grown to this many nodes of the same mix (each group in "
                     "proportion; new nodes copy the group's first node)");
-  study->add_option("--max-set-nodes", study_args->max_set_nodes,
+  study->add_option("--max-set-nodes", study_args->options.max_set_nodes,
                     "Largest machine set, in nodes, instead of the spec's [machine_sets] max (0: "
                     "as far as the site goes)");
-  study->add_option("--repetitions", study_args->repetitions,
+  study->add_option("--repetitions", study_args->options.repetitions,
                     "Runs of every size instead of the spec's repetitions (the twin's charged runs "
                     "are deterministic)")
       ->check(CLI::Range(1u, 1000u));
-  study->add_option("--psi-floor", study_args->psi_floor,
+  study->add_option("--psi-floor", study_args->options.psi_floor,
                     "The spec's [parameter] psi_floor for the twin (how far larger sets' sizes reach)");
-  study->add_flag("--sbatch", study_args->sbatch,
+  study->add_flag("--sbatch", study_args->options.sbatch,
                   "Write twin.sbatch (one serial array task per run) instead of running the simulations");
   add_runner_options(study, study_args->runner);
   study->callback([study_args, &context] { run_study(*study_args, context); });
