@@ -285,8 +285,9 @@ psi_table() {
 }
 
 # The twin of this site: its network calibrated here by hetscale-commbench (one rank per
-# node), the site grown to TWIN_NODES nodes of the same mix, and every spec simulated on
-# it up to that size (one repetition: the twin's runs are deterministic; psi floor 0.7,
+# node), the site grown to twice TWIN_NODES nodes of the same mix (the machine sets take
+# as many nodes from every group, so a set of TWIN_NODES needs that many of the smallest
+# group's share), and every spec simulated on it up to sets of TWIN_NODES (one repetition: the twin's runs are deterministic; psi floor 0.7,
 # so that the largest sets' sizes stay within what the twin folds). The twin experiments
 # are named <experiment>-twin; the report sets them beside the measured ones.
 twin_stage() {
@@ -298,7 +299,7 @@ twin_stage() {
   for k in "${KERNELS[@]}"; do
     rm -rf "$RUN/$k-twin"
     "$HETSCALE" twin study "$(spec_for "$k")" --site "$RUN/site-twin.toml" -o "$RUN/$k-twin" \
-      --nodes "$TWIN_NODES" --max-set-nodes "$TWIN_NODES" --repetitions 1 --psi-floor 0.7 \
+      --nodes "$((2 * TWIN_NODES))" --max-set-nodes "$TWIN_NODES" --repetitions 1 --psi-floor 0.7 \
       --kernel-dir "$BIN" 2>"$RUN/$k-twin.progress" || { tail -n 5 "$RUN/$k-twin.progress"; false; }
     tail -n 1 "$RUN/$k-twin.progress"
   done
