@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
       }
       std::vector<double> full_speeds;
       for (const TestbedNode& node : full) full_speeds.push_back(this_round.at(node.name));
-      const double full_median = hetscale::markspeed::median(full_speeds);
+      const double full_median = hetscale::median(full_speeds);
       for (const TestbedNode& node : slower)
         ratios[node.name].push_back(this_round.at(node.name) / full_median);
       std::fprintf(stderr, "round %d of %d done\n", round + 1, rounds);

@@ -1,5 +1,6 @@
 #include "hetscale/sample_statistics.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -85,6 +86,14 @@ std::string verdict(const Interval& interval, const Interval& target) {
   if (interval.low >= target.low && interval.high <= target.high) return "met";
   if (interval.high < target.low || interval.low > target.high) return "missed";
   return "undecided";
+}
+
+double median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+  std::nth_element(values.begin(), middle, values.end());
+  if (values.size() % 2 == 1) return *middle;
+  return (*middle + *std::max_element(values.begin(), middle)) / 2;
 }
 
 }  // namespace hetscale

@@ -17,6 +17,7 @@
 #include "hetscale/atomic_file.hpp"
 #include "hetscale/error.hpp"
 #include "hetscale/network_calibration.hpp"
+#include "hetscale/sample_statistics.hpp"
 #include "hetscale/site_table.hpp"
 
 namespace {
@@ -31,12 +32,6 @@ struct Options {
   std::string site;
   std::string site_out;
 };
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 // Every rank's host name, by rank.
 std::vector<std::string> host_names(int size) {
@@ -70,7 +65,7 @@ double ping_pong(int rank, int peer, long bytes, int repetitions) {
       MPI_Send(buffer.data(), static_cast<int>(bytes), MPI_CHAR, 0, 0, MPI_COMM_WORLD);
     }
   }
-  return rank == 0 ? median(times) : 0;
+  return rank == 0 ? hetscale::median(times) : 0;
 }
 
 // Times of a broadcast of `bytes` and of a barrier among the first `p` ranks: per
@@ -98,7 +93,7 @@ std::pair<double, double> collectives(int rank, int p, int bytes, int repetition
     MPI_Comm_free(&sub);
   }
   MPI_Barrier(MPI_COMM_WORLD);
-  return rank == 0 ? std::pair{median(bcast), median(barrier)} : std::pair{0.0, 0.0};
+  return rank == 0 ? std::pair{hetscale::median(bcast), hetscale::median(barrier)} : std::pair{0.0, 0.0};
 }
 
 // The process counts the collectives are timed at: 2..size when that is at most 16,

@@ -57,8 +57,15 @@ void prepare_engine(ComputeMode mode) {
   }
 }
 
+namespace {
+// Written once before the ranks compute (the same value on every rank), read by all.
+double compute_efficiency = 1;
+}  // namespace
+
+void set_compute_efficiency(double efficiency) { compute_efficiency = efficiency; }
+
 void charge_operations(double operations) {
-  if (operations > 0) smpi_execute_flops(operations);
+  if (operations > 0) smpi_execute_flops(operations / compute_efficiency);
 }
 
 std::string rank_host_name() {
@@ -156,6 +163,8 @@ void prepare_engine(ComputeMode /*mode*/) {}
 void charge_operations(double /*operations*/) {
   throw Error("--compute flops: only the SimGrid build (hetscale-twin-*) charges operations");
 }
+
+void set_compute_efficiency(double /*efficiency*/) {}
 
 std::string rank_host_name() {
   std::array<char, 256> name{};

@@ -48,8 +48,13 @@ void begin_engine();
 void prepare_engine(ComputeMode mode);
 
 /// Charges `operations` floating-point operations to the calling rank's simulated host
-/// (SimGrid build); throws Error in the ordinary build, which never charges.
+/// (SimGrid build), divided by the compute efficiency; throws Error in the ordinary build,
+/// which never charges.
 void charge_operations(double operations);
+
+/// The fraction of a host's speed the code attains (--compute-efficiency, default 1):
+/// charging X operations costs X / efficiency flops of simulated time. Once, before the run.
+void set_compute_efficiency(double efficiency);
 
 /// Every computation of a kernel goes through here: `real` runs `step`, `flops` charges
 /// `operations` (the step's operation count on this rank) instead.

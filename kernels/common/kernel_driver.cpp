@@ -80,6 +80,7 @@ RunRecord build_record(const KernelDefinition& definition, const KernelOptions& 
     // Times are simulated seconds; the hardware entry is the simulating machine's.
     record.fingerprint["software"]["simgrid"] = *simgrid;
     record.fingerprint["software"]["compute"] = to_string(options.compute);
+    record.fingerprint["software"]["compute_efficiency"] = options.compute_efficiency;
   }
   return record;
 }
@@ -119,6 +120,7 @@ int run(const MpiSession& mpi, int argc, char** argv, const KernelDefinition& de
     return 0;
   }
   prepare_engine(options.compute);
+  set_compute_efficiency(options.compute_efficiency);
   RankWeights weights;
   const WeightsChoice choice{options.weights, options.weights_file, env.site};
   if (!all_succeed(mpi, program, [&] { weights = resolve_weights(mpi, choice); })) return 2;

@@ -1,6 +1,7 @@
 #include "common/kernel_options.hpp"
 
 #include <charconv>
+#include <cstdlib>
 
 #include "hetscale/error.hpp"
 #include "hetscale/run_record.hpp"
@@ -69,6 +70,15 @@ KernelOptions parse_kernel_options(std::span<const std::string_view> args, bool 
       if (!is_platform_hash(*options.platform_hash)) {
         throw Error("--platform-hash: '" + *options.platform_hash + "' is not hexadecimal digits");
       }
+    } else if (name == "--compute-efficiency") {
+      if (!simgrid)
+        throw Error("--compute-efficiency: only the SimGrid build (hetscale-twin-*) charges operations");
+      const std::string text(value());
+      char* end = nullptr;
+      const double e = std::strtod(text.c_str(), &end);
+      if (text.empty() || end != text.c_str() + text.size() || !(e > 0 && e <= 2))
+        throw Error("--compute-efficiency: '" + text + "' is not a number in (0, 2]");
+      options.compute_efficiency = e;
     } else {
       throw Error("unknown argument '" + std::string(args[i]) + "' (see --help)");
     }
@@ -84,7 +94,7 @@ std::string kernel_usage(std::string_view program, bool simgrid) {
       "usage: " + std::string(program) +
       " -N <n> [--seed S] [--record FILE] [--weights equal|marked|w1,w2,...|FILE]\n"
       "       [--weights-file FILE] [--site FILE] [--experiment NAME] [--compute real" +
-      (simgrid ? "|flops] [--platform-hash HEX]\n" : "]\n") +
+      (simgrid ? "|flops] [--platform-hash HEX]\n       [--compute-efficiency E]\n" : "]\n") +
       "  -N <n>             problem size (N x N)\n"
       "  --seed S           input data seed (default 1)\n"
       "  --record FILE      append the run record here (default: $HETSCALE_RECORD; none if unset)\n"
@@ -99,7 +109,9 @@ std::string kernel_usage(std::string_view program, bool simgrid) {
     usage +=
         "  --compute M        flops (default): charge each rank's operations to its simulated\n"
         "                     host, unverified; real: compute and verify\n"
-        "  --platform-hash H  hash of the platform file, copied into the run record\n";
+        "  --platform-hash H  hash of the platform file, copied into the run record\n"
+        "  --compute-efficiency E  the fraction of its host's speed the code attains, in (0, 2]\n"
+        "                     (default 1): a charged computation of X operations costs X / E\n";
   } else {
     usage += "  --compute real     compute and verify (the only mode of this build)\n";
   }

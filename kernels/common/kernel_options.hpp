@@ -26,6 +26,7 @@ struct KernelOptions {
   std::optional<std::string> experiment;  // else HETSCALE_EXPERIMENT
   ComputeMode compute = ComputeMode::real;   // --compute; default_compute_mode() of the build
   std::optional<std::string> platform_hash;  // --platform-hash (SimGrid build only)
+  double compute_efficiency = 1;  // --compute-efficiency (SimGrid build): charged = ops / this
   bool help = false;
 };
 

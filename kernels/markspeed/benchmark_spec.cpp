@@ -53,14 +53,6 @@ BenchmarkSpec parse_benchmark(std::string_view text) {
   return {BenchmarkKind::kernel, std::string(kernel), n};
 }
 
-double median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
-  std::nth_element(values.begin(), middle, values.end());
-  if (values.size() % 2 == 1) return *middle;
-  return (*middle + *std::max_element(values.begin(), middle)) / 2;
-}
-
 double coefficient_of_variation(const std::vector<double>& values) {
   if (values.empty()) return 0;
   const double n = static_cast<double>(values.size());

@@ -11,6 +11,7 @@
 
 #include "hetscale/error.hpp"
 #include "hetscale/markspeed.hpp"
+#include "hetscale/sample_statistics.hpp"
 #include "processors.hpp"
 #include "serial/blas.hpp"
 #include "workloads.hpp"

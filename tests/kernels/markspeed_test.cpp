@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "hetscale/error.hpp"
+#include "hetscale/sample_statistics.hpp"
 
 namespace hetscale::markspeed {
 namespace {

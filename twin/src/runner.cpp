@@ -166,6 +166,8 @@ std::vector<std::string> twin_run_command(const fs::path& dir, const TwinStudy& 
       "--site", (root / twin_site_file).string(),
       "--platform-hash", study.platform_hash,
       "--record", partial_record(root, run).string()};
+  if (study.compute_efficiency != 1)
+    argv.insert(argv.end(), {"--compute-efficiency", number(study.compute_efficiency)});
   const std::string& weights = study.study.spec.slurm.weights;
   if (weights == "marked" || weights == "off") {
     argv.insert(argv.end(), {"--weights", weights == "off" ? "equal" : "marked"});

@@ -3,12 +3,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <map>
 #include <set>
 
 #include "hetscale/error.hpp"
 #include "hetscale/jobgen/experiment_spec.hpp"
 #include "hetscale/jobgen/scripts.hpp"
 #include "hetscale/regular_file.hpp"
+#include "hetscale/sample_statistics.hpp"
 #include "hetscale/study_plan.hpp"
 
 namespace hetscale::twin {
@@ -64,6 +67,8 @@ TwinStudy plan_twin_study(jobgen::ExperimentSpec spec, const SiteTable& site, co
   spec.name = options.experiment.empty() ? default_twin_experiment(spec.name) : options.experiment;
   if (options.max_set_nodes) spec.machine_sets.options.max = *options.max_set_nodes;
   if (options.repetitions) spec.repetitions = *options.repetitions;
+  if (options.compute_efficiency && !(*options.compute_efficiency > 0 && *options.compute_efficiency <= 2))
+    throw Error(fmt::format("compute efficiency must be in (0, 2], not {}", *options.compute_efficiency));
   if (options.psi_floor) {
     if (!(*options.psi_floor > 0 && *options.psi_floor <= 1))
       throw Error(fmt::format("psi floor must be in (0, 1], not {}", *options.psi_floor));
@@ -71,7 +76,7 @@ TwinStudy plan_twin_study(jobgen::ExperimentSpec spec, const SiteTable& site, co
   }
   if (!is_name(spec.name))
     throw Error(fmt::format("experiment name '{}' may hold only letters, digits, '.', '_' and '-'", spec.name));
-  TwinStudy out{jobgen::plan_study(spec, site), platform.sha256, {}};
+  TwinStudy out{jobgen::plan_study(spec, site), platform.sha256, options.compute_efficiency.value_or(1), {}};
   std::set<std::string> hosts;
   for (std::size_t begin = 0; begin < platform.hostfile.size();) {
     const auto end = platform.hostfile.find('\n', begin);
@@ -99,6 +104,8 @@ std::vector<jobgen::GeneratedFile> twin_study_files(const TwinStudy& study, cons
   for (const jobgen::StudySet& set : study.study.sets)
     if (!set.parameter_values.empty())
       files.push_back({jobgen::host_file_name(set), jobgen::render_host_file(set), false});
+  if (study.compute_efficiency != 1)
+    files.push_back({twin_compute_efficiency_file, fmt::format("{}\n", study.compute_efficiency), false});
   if (options.sbatch)
     files.push_back({twin_sbatch_file,
                      jobgen::render_twin_array_script(study.study, study.runs.size(), {options.bin_dir}),
@@ -111,13 +118,53 @@ TwinStudy load_twin_study(const fs::path& dir) {
   check_twin_spec(spec);
   const StudyPlan plan = load_study_plan(dir / twin_plan_file);
   spec.name = plan.experiment.name;
-  TwinStudy out{jobgen::study_from_plan(spec, plan), {}, {}};
+  TwinStudy out{jobgen::study_from_plan(spec, plan), {}, 1, {}};
+  if (std::error_code ec; fs::exists(dir / twin_compute_efficiency_file, ec)) {
+    const std::string text = first_word(read_regular_file(dir / twin_compute_efficiency_file, 4096));
+    char* end = nullptr;
+    out.compute_efficiency = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size() ||
+        !(out.compute_efficiency > 0 && out.compute_efficiency <= 2))
+      throw Error(fmt::format("{}: not a compute efficiency in (0, 2]", (dir / twin_compute_efficiency_file).string()));
+  }
   const fs::path hash_file = dir / "platform.sha256";
   out.platform_hash = first_word(read_regular_file(hash_file, 4096));
   if (out.platform_hash.size() != 64 ||
       out.platform_hash.find_first_not_of("0123456789abcdef") != std::string::npos)
     throw Error(fmt::format("{}: not a SHA-256 line", hash_file.string()));
   out.runs = enumerate_runs(out.study);
+  return out;
+}
+
+ComputeCalibration measured_compute_efficiency(const std::vector<RunRecord>& records, const std::string& code,
+                                               double flops_per_unit) {
+  // The largest size of each machine set among the usable runs.
+  const auto usable = [&](const RunRecord& r) {
+    return r.code == code && run_engine(r) != "simgrid" && r.machine_set && r.work > 0;
+  };
+  std::map<int, double> largest;
+  for (const RunRecord& r : records)
+    if (usable(r) && !r.parameters.empty()) {
+      const double v = r.parameters.begin()->second;
+      auto [it, fresh] = largest.emplace(*r.machine_set, v);
+      if (!fresh) it->second = std::max(it->second, v);
+    }
+  std::vector<double> efficiencies;
+  ComputeCalibration out;
+  for (const RunRecord& r : records) {
+    if (!usable(r) || r.parameters.empty() || r.parameters.begin()->second != largest.at(*r.machine_set)) continue;
+    bool used = false;
+    for (const RankTiming& t : r.ranks) {
+      if (!(t.marked_speed > 0 && t.compute_seconds > 0 && t.weight > 0)) continue;
+      efficiencies.push_back(t.weight * r.work / (t.compute_seconds * t.marked_speed * flops_per_unit));
+      used = true;
+    }
+    out.runs += used ? 1 : 0;
+  }
+  if (efficiencies.empty())
+    throw Error(fmt::format("no measured run of '{}' has rank timings with marked speeds to calibrate from", code));
+  out.ranks = efficiencies.size();
+  out.efficiency = median(efficiencies);
   return out;
 }
 

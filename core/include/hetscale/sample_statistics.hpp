@@ -5,6 +5,7 @@
 #pragma once
 
 #include <span>
+#include <vector>
 #include <string>
 
 namespace hetscale {
@@ -26,6 +27,10 @@ struct SampleSummary {
 /// Mean, standard deviation and CV of `values` with two-sided confidence intervals at
 /// `level` (0.95 or 0.99). Throws Error for fewer than 2 values, a non-positive mean
 /// (for the CV) or another level.
+/// The median of a sample (the mean of the two middle values for an even count); 0 for
+/// an empty one.
+[[nodiscard]] double median(std::vector<double> values);
+
 SampleSummary summarize_sample(std::span<const double> values, double level = 0.95);
 
 /// Where an interval stands against a target range [low, high]: "met" when it lies

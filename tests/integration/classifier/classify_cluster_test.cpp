@@ -14,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "hetscale/sample_statistics.hpp"
 #include "hetscale/markspeed.hpp"
 #include "hetscale/node_record.hpp"
 #include "hetscale/site_table.hpp"
@@ -25,7 +26,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using markspeed::coefficient_of_variation;
-using markspeed::median;
+using hetscale::median;
 
 // A classify run and what the node's quota gave it: CPU time (user + system, from bash's
 // `times`) over the wall time of the process is the share of a core it really got.

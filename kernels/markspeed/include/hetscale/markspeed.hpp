@@ -80,8 +80,8 @@ struct BenchmarkResult {
 /// processors[{cpu (null when unpinned), sustained, median, cv, samples}].
 [[nodiscard]] nlohmann::json to_json(const BenchmarkResult& result);
 
-/// Median and coefficient of variation (population standard deviation / mean) of a sample.
-[[nodiscard]] double median(std::vector<double> values);
+/// The coefficient of variation (population standard deviation / mean) of a sample (its
+/// median: core's hetscale::median).
 [[nodiscard]] double coefficient_of_variation(const std::vector<double>& values);
 
 }  // namespace hetscale::markspeed

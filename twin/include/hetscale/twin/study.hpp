@@ -15,6 +15,7 @@
 
 #include "hetscale/jobgen/study.hpp"
 #include "hetscale/jobgen/study_files.hpp"
+#include "hetscale/run_record.hpp"
 #include "hetscale/twin_platform.hpp"
 
 namespace hetscale::twin {
@@ -32,6 +33,9 @@ struct TwinRun {
 struct TwinStudy {
   jobgen::Study study;  // the spec's study, its experiment named for the twin
   std::string platform_hash;
+  /// The fraction of marked speed the kernel attains (hetscale-twin-* --compute-efficiency):
+  /// 1 charges the operations at the hosts' marked speeds.
+  double compute_efficiency = 1;
   std::vector<TwinRun> runs;  // set by set, size by size, repetition by repetition
 };
 
@@ -49,6 +53,8 @@ struct TwinStudyOptions {
   std::optional<double> psi_floor;
   /// Replaces the spec's repetitions: charged runs are deterministic, so one is enough.
   std::optional<std::uint32_t> repetitions;
+  /// The kernel's compute efficiency on the twin, in (0, 2]; 1 when absent.
+  std::optional<double> compute_efficiency;
   /// Also write twin.sbatch: the runs as a Slurm array of serial tasks.
   bool sbatch = false;
   /// Directory of the hetscale executable named in twin.sbatch.
@@ -61,6 +67,7 @@ inline constexpr const char* twin_site_file = "site.toml";
 inline constexpr const char* twin_plan_file = "plan.json";
 inline constexpr const char* twin_sbatch_file = "twin.sbatch";
 inline constexpr const char* twin_status_file = "status.tsv";
+inline constexpr const char* twin_compute_efficiency_file = "compute-efficiency";
 
 /// The name a twin experiment gets from its spec's when none is given.
 std::string default_twin_experiment(const std::string& spec_name);
@@ -82,6 +89,19 @@ std::vector<jobgen::GeneratedFile> twin_study_files(const TwinStudy& study, cons
 /// Reads a written twin study back from its directory (spec.toml, plan.json,
 /// platform.sha256): the same runs in the same order. Throws Error/ConfigError.
 TwinStudy load_twin_study(const std::filesystem::path& dir);
+
+/// The compute efficiency of `code` as measured runs of it show: per rank, the operations
+/// it was given (weight x W) over its compute seconds, as a fraction of its marked speed
+/// (`flops_per_unit` flop/s per unit); the median over the ranks of every machine set's
+/// runs at that set's largest size (long runs: the least overhead). Runs of another code,
+/// simulated runs and ranks without a marked speed or compute time are left out.
+struct ComputeCalibration {
+  double efficiency = 1;
+  std::size_t runs = 0;
+  std::size_t ranks = 0;
+};
+ComputeCalibration measured_compute_efficiency(const std::vector<RunRecord>& records, const std::string& code,
+                                               double flops_per_unit);
 
 /// The record file of one run, relative to the study directory.
 std::string twin_record_file(const TwinRun& run);
