@@ -27,8 +27,12 @@ struct ReportArgs {
 
 std::string subtitle(const report::ReportData& data) {
   std::vector<std::string> names;
-  for (const auto& e : data.experiments)
-    if (!e.name.empty()) names.push_back(e.name);
+  for (const auto& e : data.experiments) {
+    if (e.name.empty()) continue;
+    names.push_back(e.name);
+    for (const auto& pair : data.twins)
+      if (pair.measured == e.name) names.back() += " (twin " + pair.twin.name + ")";
+  }
   const std::tm now =
       fmt::gmtime(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now()));
   return fmt::format(

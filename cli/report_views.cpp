@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "hetscale/collector/migrations.hpp"
 
@@ -31,8 +32,9 @@ std::optional<int> optional_small(const pg::Result& r, int row, int column) {
 /// experiment would repeat that work.
 class Chosen {
  public:
-  explicit Chosen(std::vector<ExperimentData>& experiments) {
-    for (auto& e : experiments) (e.from_files ? from_files_ : by_name_[e.name]) = &e;
+  explicit Chosen(report::ReportData& data) {
+    for (auto& e : data.experiments) (e.from_files ? from_files_ : by_name_[e.name]) = &e;
+    for (auto& pair : data.twins) by_name_[pair.twin.name] = &pair.twin;
   }
   /// The experiment named in column 0 of the row, or nullptr when it was not chosen.
   ExperimentData* operator()(const pg::Result& r, int row) const {
@@ -178,13 +180,47 @@ std::vector<report::NodeRow> read_nodes(pg::Connection& conn) {
   return nodes;
 }
 
-void require_views(pg::Connection& conn) {
+/// The schema version; throws for a database older than the views.
+int require_views(pg::Connection& conn) {
   const int version = collector::schema_version(conn);
   if (version < kReportSchemaVersion)
     throw Error(fmt::format(
         "the database is at schema version {}; the report reads the views of version {} "
         "(run 'hetscale db migrate --db URI' first)",
         version, kReportSchemaVersion));
+  return version;
+}
+
+/// The experiments whose runs are all twin runs.
+std::set<std::string> twin_experiments(pg::Connection& conn) {
+  const pg::Result r = conn.exec(R"(
+      SELECT experiment FROM hetscale.run_efficiency
+      WHERE experiment IS NOT NULL
+      GROUP BY experiment HAVING bool_and(engine = 'simgrid'))");
+  std::set<std::string> names;
+  for (int i = 0; i < r.rows(); ++i) names.insert(text(r, i, 0));
+  return names;
+}
+
+/// The chosen experiments; the twin of a chosen experiment E (named E + "-twin", all its
+/// runs twin runs) is paired with E, not listed on its own, whether chosen or not.
+void add_experiments(report::ReportData& data, const std::vector<std::string>& chosen,
+                     const std::vector<std::string>& known, const std::set<std::string>& twins) {
+  auto paired = [&](const std::string& name) {
+    for (const auto& measured : chosen)
+      if (name == measured + report::kTwinSuffix && twins.contains(name)) return true;
+    return false;
+  };
+  for (const auto& name : chosen) {
+    if (paired(name)) continue;
+    data.experiments.emplace_back().name = name;
+    const std::string twin = name + report::kTwinSuffix;
+    if (twins.contains(twin) && std::find(known.begin(), known.end(), twin) != known.end()) {
+      report::TwinPair& pair = data.twins.emplace_back();
+      pair.measured = name;
+      pair.twin.name = twin;
+    }
+  }
 }
 
 /// The names asked for (all with data when none), each once; throws for an unknown one.
@@ -220,12 +256,13 @@ std::vector<std::string> report_experiments(pg::Connection& conn) {
 }
 
 report::ReportData read_report_data(pg::Connection& conn, const std::vector<std::string>& names) {
-  require_views(conn);
+  const int version = require_views(conn);
   report::ReportData data;
-  for (const auto& name : choose(report_experiments(conn), names))
-    data.experiments.emplace_back().name = name;
+  const std::vector<std::string> known = report_experiments(conn);
+  add_experiments(data, choose(known, names), known,
+                  version >= kTwinSchemaVersion ? twin_experiments(conn) : std::set<std::string>());
   if (names.empty()) data.experiments.emplace_back().from_files = true;
-  const Chosen chosen(data.experiments);
+  const Chosen chosen(data);
   read_parameter_names(conn, chosen);
   read_speed_units(conn, chosen);
   read_curves(conn, chosen);

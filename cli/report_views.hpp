@@ -13,11 +13,17 @@ namespace hetscale::cli {
 /// Schema version the views come from (migration 0004).
 inline constexpr int kReportSchemaVersion = 4;
 
+/// Schema version from which run_efficiency has the runs' engine (migration 0008): older
+/// databases have no twin runs, so their reports pair no twins.
+inline constexpr int kTwinSchemaVersion = 8;
+
 /// Names of the experiments that have rows in any of the views, sorted.
 std::vector<std::string> report_experiments(pg::Connection& conn);
 
 /// Every view row of the named experiments (all experiments with data when `names` is
-/// empty; then also partitions computed from input files) and every node. Throws Error for
+/// empty; then also partitions computed from input files) and every node. An experiment
+/// named E + "-twin" whose runs are all twin runs (engine 'simgrid') becomes the twin of
+/// E when E is in the report (report::TwinPair), whether or not it was named itself. Throws Error for
 /// a name that has no rows, listing the experiments that have, and for a database older
 /// than the views.
 report::ReportData read_report_data(pg::Connection& conn, const std::vector<std::string>& names);
