@@ -1001,7 +1001,7 @@ void add_twin_figures(const TwinPair& pair, const ExperimentData& measured,
           "{}",
           experiment_label(pair.twin), r.twin.set_index, r.twin.node_count,
           target_label(r.twin.target_efficiency), r.twin.node_count, pair.measured));
-  if (!beyond.empty()) section.tables.push_back(beyond_machine_table(pair, beyond));
+  if (!beyond.empty()) add_figure(section, "", "", {beyond_machine_table(pair, beyond)});
 }
 
 }  // namespace

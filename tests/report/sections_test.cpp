@@ -403,13 +403,14 @@ TEST(BeyondMachineRows, TwinSetsAfterTheLargestMeasuredWithTheDoublingOfAsManyNo
 
 TEST(TwinSection, ChartsPerCommonSetPsiAndTheSetsBeyondWithNoForecastNoted) {
   const ReportSection s = twin_section(twin_data());
-  ASSERT_EQ(s.figures.size(), 3u);  // set 0, set 1, psi
+  ASSERT_EQ(s.figures.size(), 4u);  // set 0, set 1, psi, the sets beyond (a table)
   EXPECT_EQ(s.figures[0].heading, "mm-small and its twin mm-small-twin");
   EXPECT_EQ(s.figures[1].tables[0].cells.size(), 4u);
   EXPECT_EQ(s.figures[1].tables[0].cells[3][8], "n/a");  // no measured point at N = 160
   EXPECT_NE(s.figures[2].chart.find("mm-small-twin (E_s 0.5)"), std::string::npos);
-  ASSERT_EQ(s.tables.size(), 1u);
-  const ReportTable& beyond = s.tables[0];
+  EXPECT_TRUE(s.figures[3].chart.empty());
+  ASSERT_EQ(s.figures[3].tables.size(), 1u);
+  const ReportTable& beyond = s.figures[3].tables[0];
   ASSERT_EQ(beyond.cells.size(), 2u);
   EXPECT_EQ(beyond.cells[0][7], "doubling: set 2");
   EXPECT_EQ(beyond.cells[0][11], "-20.00 %");
