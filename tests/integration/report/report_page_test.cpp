@@ -142,8 +142,6 @@ TEST_F(Report, OpensOfflineInChromiumWithDataInEveryChart) {
 
 /// A table of the twin section by id.
 const ReportTable& twin_table(const ReportSection& section, const std::string& id) {
-  for (const auto& t : section.tables)
-    if (t.id == id) return t;
   for (const auto& f : section.figures)
     for (const auto& t : f.tables)
       if (t.id == id) return t;
@@ -244,6 +242,19 @@ TEST_F(Report, PairsTheTwinOfANamedExperimentAndShowsATwinNamedAloneAsItself) {
   EXPECT_NE(html.find("<section id=\"twin\">"), std::string::npos);
   ASSERT_EQ(report({"--experiment", "mm-small-twin"}), 0) << err_;
   html = read_file(page());
+  EXPECT_EQ(html.find("<section id=\"twin\">"), std::string::npos);
+  EXPECT_NE(html.find("Speed-efficiency E_s, mm-small-twin"), std::string::npos);
+}
+
+TEST_F(Report, AnExperimentNamedTwinWithARealRunIsNoTwin) {
+  load_study();
+  load_twin_study(db_.uri(), scratch_ / "inputs");
+  db_.connect().exec(
+      "UPDATE hetscale.runs SET engine = 'slurm' WHERE run_id = (SELECT min(run_id) FROM "
+      "hetscale.runs JOIN hetscale.experiments USING (experiment_id) "
+      "WHERE name = 'mm-small-twin')");
+  ASSERT_EQ(report(), 0) << err_;
+  const std::string html = read_file(page());
   EXPECT_EQ(html.find("<section id=\"twin\">"), std::string::npos);
   EXPECT_NE(html.find("Speed-efficiency E_s, mm-small-twin"), std::string::npos);
 }
