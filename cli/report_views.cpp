@@ -202,27 +202,6 @@ std::set<std::string> twin_experiments(pg::Connection& conn) {
   return names;
 }
 
-/// The chosen experiments; the twin of a chosen experiment E (named E + "-twin", all its
-/// runs twin runs) is paired with E, not listed on its own, whether chosen or not.
-void add_experiments(report::ReportData& data, const std::vector<std::string>& chosen,
-                     const std::vector<std::string>& known, const std::set<std::string>& twins) {
-  auto paired = [&](const std::string& name) {
-    for (const auto& measured : chosen)
-      if (name == measured + report::kTwinSuffix && twins.contains(name)) return true;
-    return false;
-  };
-  for (const auto& name : chosen) {
-    if (paired(name)) continue;
-    data.experiments.emplace_back().name = name;
-    const std::string twin = name + report::kTwinSuffix;
-    if (twins.contains(twin) && std::find(known.begin(), known.end(), twin) != known.end()) {
-      report::TwinPair& pair = data.twins.emplace_back();
-      pair.measured = name;
-      pair.twin.name = twin;
-    }
-  }
-}
-
 /// The names asked for (all with data when none), each once; throws for an unknown one.
 std::vector<std::string> choose(const std::vector<std::string>& known,
                                 const std::vector<std::string>& names) {
@@ -236,6 +215,56 @@ std::vector<std::string> choose(const std::vector<std::string>& known,
   for (const auto& name : names.empty() ? known : names)
     if (std::find(chosen.begin(), chosen.end(), name) == chosen.end()) chosen.push_back(name);
   return chosen;
+}
+
+/// The twin of each chosen experiment that has one: the one `given` names, else for E the
+/// experiment E + "-twin" when it has data, all its runs are twin runs and `given` does not
+/// pair it with another experiment.
+std::map<std::string, std::string> twin_of(const std::vector<std::string>& chosen,
+                                           const std::vector<std::string>& known,
+                                           const std::set<std::string>& twins,
+                                           const std::map<std::string, std::string>& given) {
+  std::map<std::string, std::string> out;
+  for (const auto& name : chosen) {
+    const std::string twin = name + report::kTwinSuffix;
+    if (const auto at = given.find(name); at != given.end())
+      out[name] = at->second;
+    else if (twins.contains(twin) && std::find(known.begin(), known.end(), twin) != known.end() &&
+             std::none_of(given.begin(), given.end(), [&](const auto& p) { return p.second == twin; }))
+      out[name] = twin;
+  }
+  return out;
+}
+
+/// The chosen experiments (with the measured ones of `given`), each twin paired with its
+/// experiment instead of listed on its own. Throws for a pair of `given` whose experiments
+/// have no data or whose twin has a run that is not a twin run.
+void add_experiments(report::ReportData& data, const std::vector<std::string>& known,
+                     const std::vector<std::string>& names, const std::set<std::string>& twins,
+                     const std::map<std::string, std::string>& given) {
+  std::vector<std::string> asked = names;
+  for (const auto& [measured, twin] : given) {
+    choose(known, {measured, twin});  // both have data
+    if (!twins.contains(twin))
+      throw Error(fmt::format("--twin {}={}: not every run of '{}' is a twin run (engine "
+                              "'simgrid', stored from migration 8 on)",
+                              measured, twin, twin));
+    if (!names.empty()) asked.push_back(measured);
+  }
+  const std::vector<std::string> chosen = choose(known, asked);
+  const std::map<std::string, std::string> pairs = twin_of(chosen, known, twins, given);
+  auto paired = [&](const std::string& name) {
+    return std::any_of(pairs.begin(), pairs.end(), [&](const auto& p) { return p.second == name; });
+  };
+  for (const auto& name : chosen) {
+    if (paired(name)) continue;
+    data.experiments.emplace_back().name = name;
+    if (const auto at = pairs.find(name); at != pairs.end()) {
+      report::TwinPair& pair = data.twins.emplace_back();
+      pair.measured = name;
+      pair.twin.name = at->second;
+    }
+  }
 }
 
 }  // namespace
@@ -255,12 +284,13 @@ std::vector<std::string> report_experiments(pg::Connection& conn) {
   return names;
 }
 
-report::ReportData read_report_data(pg::Connection& conn, const std::vector<std::string>& names) {
+report::ReportData read_report_data(pg::Connection& conn, const std::vector<std::string>& names,
+                                    const std::map<std::string, std::string>& twins) {
   const int version = require_views(conn);
   report::ReportData data;
-  const std::vector<std::string> known = report_experiments(conn);
-  add_experiments(data, choose(known, names), known,
-                  version >= kTwinSchemaVersion ? twin_experiments(conn) : std::set<std::string>());
+  add_experiments(
+      data, report_experiments(conn), names,
+      version >= kTwinSchemaVersion ? twin_experiments(conn) : std::set<std::string>(), twins);
   if (names.empty()) data.experiments.emplace_back().from_files = true;
   const Chosen chosen(data);
   read_parameter_names(conn, chosen);

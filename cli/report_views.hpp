@@ -2,6 +2,7 @@
 // `hetscale report` works with the read-only role hetscale_reader, like a dashboard.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -21,11 +22,15 @@ inline constexpr int kTwinSchemaVersion = 8;
 std::vector<std::string> report_experiments(pg::Connection& conn);
 
 /// Every view row of the named experiments (all experiments with data when `names` is
-/// empty; then also partitions computed from input files) and every node. An experiment
-/// named E + "-twin" whose runs are all twin runs (engine 'simgrid') becomes the twin of
-/// E when E is in the report (report::TwinPair), whether or not it was named itself. Throws Error for
+/// empty; then also partitions computed from input files) and every node. Throws Error for
 /// a name that has no rows, listing the experiments that have, and for a database older
 /// than the views.
-report::ReportData read_report_data(pg::Connection& conn, const std::vector<std::string>& names);
+///
+/// An experiment named E + "-twin" whose runs are all twin runs (engine 'simgrid') is the
+/// twin of E when E is in the report (report::TwinPair), whether or not it was named itself.
+/// `twins` (experiment -> twin) pairs explicitly instead: the experiment is in the report
+/// and the given twin, whose runs must all be twin runs, is its twin.
+report::ReportData read_report_data(pg::Connection& conn, const std::vector<std::string>& names,
+                                    const std::map<std::string, std::string>& twins = {});
 
 }  // namespace hetscale::cli

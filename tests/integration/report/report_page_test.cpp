@@ -246,6 +246,24 @@ TEST_F(Report, PairsTheTwinOfANamedExperimentAndShowsATwinNamedAloneAsItself) {
   EXPECT_NE(html.find("Speed-efficiency E_s, mm-small-twin"), std::string::npos);
 }
 
+TEST_F(Report, PairsExplicitlyWithTwinAndRefusesAPairWhoseTwinHasRealRuns) {
+  load_study();
+  load_twin_study(db_.uri(), scratch_ / "inputs");
+  ASSERT_EQ(report({"--experiment", "mm-small", "--twin", "mm-steep=mm-small-twin"}), 0) << err_;
+  const std::string html = read_file(page());
+  EXPECT_NE(html.find("experiments: mm-small, mm-steep (twin mm-small-twin);"), std::string::npos);
+  EXPECT_NE(html.find("Measured and twin E_s, mm-steep, set 0"), std::string::npos);
+  EXPECT_EQ(html.find("Measured and twin E_s, mm-small,"), std::string::npos);
+  EXPECT_EQ(report({"--twin", "mm-small=mm-steep"}), 1);
+  EXPECT_EQ(err_,
+            "hetscale report: --twin mm-small=mm-steep: not every run of 'mm-steep' is a twin run "
+            "(engine 'simgrid', stored from migration 8 on)\n");
+  EXPECT_EQ(report({"--twin", "mm-small=nope"}), 1);
+  EXPECT_NE(err_.find("no experiment 'nope'"), std::string::npos) << err_;
+  EXPECT_EQ(report({"--twin", "mm-small"}), 2);
+  EXPECT_EQ(err_, "hetscale report: --twin mm-small: expected EXPERIMENT=TWIN (see --help)\n");
+}
+
 TEST_F(Report, AnExperimentNamedTwinWithARealRunIsNoTwin) {
   load_study();
   load_twin_study(db_.uri(), scratch_ / "inputs");
