@@ -53,6 +53,12 @@ class Report : public ::testing::Test {
     insert_partitions_and_predictions(db_.uri());
   }
 
+  /// The study and mm-small's twin.
+  void load_study_and_twin() {
+    load_study();
+    load_twin_study(db_.uri(), scratch_ / "inputs");
+  }
+
   /// Runs `hetscale report` (as `uri`, the test database by default) into scratch/report.
   int report(std::vector<std::string> extra = {}, std::string uri = "") {
     std::vector<std::string> args = {"report", "--db", uri.empty() ? db_.uri() : uri, "-o",
@@ -97,8 +103,7 @@ TEST_F(Report, EverySectionFromTheViews) {
 }
 
 TEST_F(Report, OpensOfflineInChromiumWithDataInEveryChart) {
-  load_study();
-  load_twin_study(db_.uri(), scratch_ / "inputs");
+  load_study_and_twin();
   // As a login role that holds only hetscale_reader: the report needs no more than a dashboard.
   const std::string role = "hetscale_report_reader_" + std::to_string(::getpid());
   db_.connect().exec("CREATE ROLE " + role + " LOGIN IN ROLE hetscale_reader");
@@ -155,8 +160,7 @@ double raw_number(const ReportTable& t, std::size_t row, const std::string& colu
 }
 
 TEST_F(Report, PairsAnExperimentWithItsTwinSideBySide) {
-  load_study();
-  load_twin_study(db_.uri(), scratch_ / "inputs");
+  load_study_and_twin();
   ASSERT_EQ(report(), 0) << err_;
   const std::string html = read_file(page());
   EXPECT_NE(html.find("<a href=\"#twin\">Measured and twin</a>"), std::string::npos);
@@ -235,8 +239,7 @@ TEST_F(Report, PairsAnExperimentWithItsTwinSideBySide) {
 }
 
 TEST_F(Report, PairsTheTwinOfANamedExperimentAndShowsATwinNamedAloneAsItself) {
-  load_study();
-  load_twin_study(db_.uri(), scratch_ / "inputs");
+  load_study_and_twin();
   ASSERT_EQ(report({"--experiment", "mm-small"}), 0) << err_;
   std::string html = read_file(page());
   EXPECT_NE(html.find("<section id=\"twin\">"), std::string::npos);
@@ -247,8 +250,7 @@ TEST_F(Report, PairsTheTwinOfANamedExperimentAndShowsATwinNamedAloneAsItself) {
 }
 
 TEST_F(Report, PairsExplicitlyWithTwinAndRefusesAPairWhoseTwinHasRealRuns) {
-  load_study();
-  load_twin_study(db_.uri(), scratch_ / "inputs");
+  load_study_and_twin();
   ASSERT_EQ(report({"--experiment", "mm-small", "--twin", "mm-steep=mm-small-twin"}), 0) << err_;
   const std::string html = read_file(page());
   EXPECT_NE(html.find("experiments: mm-small, mm-steep (twin mm-small-twin);"), std::string::npos);
@@ -265,8 +267,7 @@ TEST_F(Report, PairsExplicitlyWithTwinAndRefusesAPairWhoseTwinHasRealRuns) {
 }
 
 TEST_F(Report, AnExperimentNamedTwinWithARealRunIsNoTwin) {
-  load_study();
-  load_twin_study(db_.uri(), scratch_ / "inputs");
+  load_study_and_twin();
   db_.connect().exec(
       "UPDATE hetscale.runs SET engine = 'slurm' WHERE run_id = (SELECT min(run_id) FROM "
       "hetscale.runs JOIN hetscale.experiments USING (experiment_id) "
