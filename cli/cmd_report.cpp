@@ -51,6 +51,8 @@ std::map<std::string, std::string> twin_pairs(const std::vector<std::string>& gi
     if (eq == std::string::npos || eq == 0 || eq + 1 == pair.size())
       throw UsageError(fmt::format("--twin {}: expected EXPERIMENT=TWIN", pair));
     const std::string measured = pair.substr(0, eq);
+    if (measured == pair.substr(eq + 1))
+      throw UsageError(fmt::format("--twin {}: an experiment is not its own twin", pair));
     if (!pairs.emplace(measured, pair.substr(eq + 1)).second)
       throw UsageError(fmt::format("--twin: two twins for experiment '{}'", measured));
   }

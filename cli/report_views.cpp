@@ -230,7 +230,8 @@ std::map<std::string, std::string> twin_of(const std::vector<std::string>& chose
     if (const auto at = given.find(name); at != given.end())
       out[name] = at->second;
     else if (twins.contains(twin) && std::find(known.begin(), known.end(), twin) != known.end() &&
-             std::none_of(given.begin(), given.end(), [&](const auto& p) { return p.second == twin; }))
+             std::none_of(given.begin(), given.end(),
+                          [&](const auto& p) { return p.second == twin; }))
       out[name] = twin;
   }
   return out;
@@ -246,9 +247,10 @@ void add_experiments(report::ReportData& data, const std::vector<std::string>& k
   for (const auto& [measured, twin] : given) {
     choose(known, {measured, twin});  // both have data
     if (!twins.contains(twin))
-      throw Error(fmt::format("--twin {}={}: not every run of '{}' is a twin run (engine "
-                              "'simgrid', stored from migration 8 on)",
-                              measured, twin, twin));
+      throw Error(
+          fmt::format("--twin {}={}: not every run of '{}' is a twin run (engine "
+                      "'simgrid', stored from migration 8 on)",
+                      measured, twin, twin));
     if (!names.empty()) asked.push_back(measured);
   }
   const std::vector<std::string> chosen = choose(known, asked);
@@ -288,9 +290,9 @@ report::ReportData read_report_data(pg::Connection& conn, const std::vector<std:
                                     const std::map<std::string, std::string>& twins) {
   const int version = require_views(conn);
   report::ReportData data;
-  add_experiments(
-      data, report_experiments(conn), names,
-      version >= kTwinSchemaVersion ? twin_experiments(conn) : std::set<std::string>(), twins);
+  add_experiments(data, report_experiments(conn), names,
+                  version >= kTwinSchemaVersion ? twin_experiments(conn) : std::set<std::string>(),
+                  twins);
   if (names.empty()) data.experiments.emplace_back().from_files = true;
   const Chosen chosen(data);
   read_parameter_names(conn, chosen);

@@ -862,8 +862,8 @@ LineChart twin_efficiency_chart(const ExperimentData& measured, const Experiment
     if (r.twin) simulated.points.push_back({r.parameter_value, r.twin->speed_efficiency});
   }
   chart.log_x = positive;
-  chart.x_label = parameter_label(measured) + (positive ? " (problem size, log scale)"
-                                                        : " (problem size)");
+  chart.x_label =
+      parameter_label(measured) + (positive ? " (problem size, log scale)" : " (problem size)");
   chart.series = {mean, spread, simulated};
   std::set<double> targets;
   for (const auto& w : measured.required_work) targets.insert(w.target_efficiency);
@@ -889,7 +889,8 @@ std::vector<TwinPsiRow> twin_psi_rows(const ExperimentData& measured, const Expe
 std::vector<BeyondMachineRow> beyond_machine_rows(const ExperimentData& measured,
                                                   const ExperimentData& twin) {
   std::optional<int> largest;
-  for (const auto& p : measured.curve) largest = std::max(largest.value_or(p.set_index), p.set_index);
+  for (const auto& p : measured.curve)
+    largest = std::max(largest.value_or(p.set_index), p.set_index);
   for (const auto& w : measured.required_work)
     largest = std::max(largest.value_or(w.set_index), w.set_index);
   std::vector<BeyondMachineRow> out;
@@ -928,14 +929,14 @@ ReportTable twin_efficiency_table(const TwinPair& pair, const ExperimentData& me
                     value(r.twin, &CurvePoint::speed_efficiency),
                     percent(r.relative_difference())});
   }
-  return make_table(fmt::format("{}-efficiency-set-{}", twin_id(pair), set_index),
-                    fmt::format("Measured and twin E_s, {}, {}", experiment_label(measured),
-                                set_label(measured, set_index)),
-                    {"set_index", "parameter_value", "measured_runs", "measured_speed_efficiency",
-                     "measured_min_speed_efficiency", "measured_max_speed_efficiency",
-                     "measured_stddev_speed_efficiency", "twin_speed_efficiency",
-                     "relative_difference"},
-                    rows);
+  return make_table(
+      fmt::format("{}-efficiency-set-{}", twin_id(pair), set_index),
+      fmt::format("Measured and twin E_s, {}, {}", experiment_label(measured),
+                  set_label(measured, set_index)),
+      {"set_index", "parameter_value", "measured_runs", "measured_speed_efficiency",
+       "measured_min_speed_efficiency", "measured_max_speed_efficiency",
+       "measured_stddev_speed_efficiency", "twin_speed_efficiency", "relative_difference"},
+      rows);
 }
 
 ReportTable twin_psi_table(const TwinPair& pair, const ExperimentData& measured) {
@@ -943,12 +944,12 @@ ReportTable twin_psi_table(const TwinPair& pair, const ExperimentData& measured)
   for (const auto& r : twin_psi_rows(measured, pair.twin))
     rows.push_back({number(r.target_efficiency), integer(r.set_index), integer(r.next_set_index),
                     number(r.measured), number(r.twin), percent(r.relative_difference())});
-  return make_table(twin_id(pair) + "-psi",
-                    "psi between consecutive sets, measured and twin, " +
-                        experiment_label(measured),
-                    {"target_efficiency", "set_index", "next_set_index", "measured_psi",
-                     "twin_psi", "relative_difference"},
-                    rows);
+  return make_table(
+      twin_id(pair) + "-psi",
+      "psi between consecutive sets, measured and twin, " + experiment_label(measured),
+      {"target_efficiency", "set_index", "next_set_index", "measured_psi", "twin_psi",
+       "relative_difference"},
+      rows);
 }
 
 ReportTable beyond_machine_table(const TwinPair& pair, const std::vector<BeyondMachineRow>& rows) {
@@ -963,14 +964,13 @@ ReportTable beyond_machine_table(const TwinPair& pair, const std::vector<BeyondM
                      number(f ? f->marked_speed : kNaN), number(f ? f->predicted_parameter : none),
                      number(f ? f->predicted_work : none), percent(r.relative_error())});
   }
-  return make_table(twin_id(pair) + "-beyond",
-                    "Twin sets beyond the measured ones and the forecast of hetscale predict, " +
-                        pair.measured,
-                    {"target_efficiency", "set_index", "node_count", "twin_marked_speed",
-                     "twin_status", "twin_parameter_value", "twin_work", "forecast",
-                     "forecast_marked_speed", "predicted_parameter", "predicted_work",
-                     "relative_error"},
-                    cells);
+  return make_table(
+      twin_id(pair) + "-beyond",
+      "Twin sets beyond the measured ones and the forecast of hetscale predict, " + pair.measured,
+      {"target_efficiency", "set_index", "node_count", "twin_marked_speed", "twin_status",
+       "twin_parameter_value", "twin_work", "forecast", "forecast_marked_speed",
+       "predicted_parameter", "predicted_work", "relative_error"},
+      cells);
 }
 
 void add_twin_figures(const TwinPair& pair, const ExperimentData& measured,

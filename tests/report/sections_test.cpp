@@ -313,7 +313,8 @@ ExperimentData mm_twin() {
   ExperimentData e;
   e.name = "mm-small-twin";
   e.parameter = "N";
-  for (double n : {10.0, 20.0, 40.0}) e.curve.push_back({0, n, 1, 2 * n * n * n, 0.6, 0.6, 0.6, {}});
+  for (double n : {10.0, 20.0, 40.0})
+    e.curve.push_back({0, n, 1, 2 * n * n * n, 0.6, 0.6, 0.6, {}});
   for (double n : {20.0, 40.0, 80.0, 160.0})
     e.curve.push_back({1, n, 1, 2 * n * n * n, 0.4, 0.4, 0.4, {}});
   e.curve.push_back({2, 80.0, 1, 1, 0.3, 0.3, 0.3, {}});
@@ -329,12 +330,24 @@ ExperimentData mm_twin() {
 /// mm() with a forecast: a what-if set and a doubling of 8 nodes, none of 16 nodes.
 ExperimentData mm_forecast() {
   ExperimentData e = mm();
-  e.forecasts.push_back({2, 0.5, "what_if", "+4 blade", {}, 8, 380, 150.0, 6.75e6, 0.2, {}, {},
-                         {}, "isospeed-e fit"});
-  e.forecasts.push_back({3, 0.5, "doubling", "set 2", {}, 8, 400, 160.0, 8.2e6, 0.25, {}, {}, {},
+  e.forecasts.push_back({2,
+                         0.5,
+                         "what_if",
+                         "+4 blade",
+                         {},
+                         8,
+                         380,
+                         150.0,
+                         6.75e6,
+                         0.2,
+                         {},
+                         {},
+                         {},
                          "isospeed-e fit"});
-  e.forecasts.push_back({4, 0.3, "doubling", "set 2", {}, 16, 800, 90.0, 1e6, 0.25, {}, {}, {},
-                         "isospeed-e fit"});
+  e.forecasts.push_back(
+      {3, 0.5, "doubling", "set 2", {}, 8, 400, 160.0, 8.2e6, 0.25, {}, {}, {}, "isospeed-e fit"});
+  e.forecasts.push_back(
+      {4, 0.3, "doubling", "set 2", {}, 16, 800, 90.0, 1e6, 0.25, {}, {}, {}, "isospeed-e fit"});
   return e;
 }
 
@@ -415,8 +428,9 @@ TEST(TwinSection, ChartsPerCommonSetPsiAndTheSetsBeyondWithNoForecastNoted) {
   EXPECT_EQ(beyond.cells[0][7], "doubling: set 2");
   EXPECT_EQ(beyond.cells[0][11], "-20.00 %");
   EXPECT_EQ(beyond.cells[1][7], "no forecast");
-  EXPECT_TRUE(mentions(s, "twin set 3 (16 nodes) at E_s 0.5: no forecast of hetscale predict "
-                          "for 16 nodes from mm-small"));
+  EXPECT_TRUE(mentions(s,
+                       "twin set 3 (16 nodes) at E_s 0.5: no forecast of hetscale predict "
+                       "for 16 nodes from mm-small"));
 }
 
 TEST(BuildReport, TheTwinSectionOnlyWithTwinsAfterPsi) {

@@ -185,7 +185,8 @@ TEST_F(Report, PairsAnExperimentWithItsTwinSideBySide) {
 
   // (b) E_s per set and parameter value: set 0 has the same sizes, set 1 one more in the twin.
   for (int set = 0; set < 2; ++set) {
-    const ReportTable& t = twin_table(section, "mm-small-twin-efficiency-set-" + std::to_string(set));
+    const ReportTable& t =
+        twin_table(section, "mm-small-twin-efficiency-set-" + std::to_string(set));
     ASSERT_EQ(t.cells.size(), set == 0 ? 5u : 6u);
     for (std::size_t i = 0; i < t.cells.size(); ++i) {
       const double n = raw_number(t, i, "parameter_value");

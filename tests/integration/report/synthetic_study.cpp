@@ -17,7 +17,6 @@ namespace fs = std::filesystem;
 
 const fs::path plan_fixture = fs::path(HETSCALE_FIXTURES_DIR) / "plans/mm-small.json";
 
-
 /// The fixture's plan under another experiment name, with one more node, excluded.
 void write_plan(const std::string& experiment, const fs::path& file) {
   std::ifstream in(plan_fixture);
@@ -85,8 +84,8 @@ std::vector<std::string> twin_records(int& serial) {
       const double speed = synthetic_set_speed(set);
       const double work = 2 * n * n * n;
       const double seconds = work / (synthetic_efficiency("mm-small-twin", n, nodes) * speed * 1e6);
-      nlohmann::json r = record_json("mm-small-twin", n, set, 0, work, seconds, speed, nodes,
-                                     serial++);
+      nlohmann::json r =
+          record_json("mm-small-twin", n, set, 0, work, seconds, speed, nodes, serial++);
       r["engine"] = "simgrid";
       r["platform_hash"] = "3f9a0c";
       r["slurm"] = {{"job_id", nullptr},
