@@ -6,6 +6,7 @@
 #include <chrono>
 #include <ctime>
 #include <filesystem>
+#include <map>
 
 #include "commands.hpp"
 #include "hetscale/atomic_file.hpp"
@@ -21,20 +22,41 @@ namespace fs = std::filesystem;
 struct ReportArgs {
   std::string db;
   std::vector<std::string> experiments;
+  std::vector<std::string> twins;  // EXPERIMENT=TWIN
   std::string output_dir;
   std::string title = "hetscale scalability report";
 };
 
 std::string subtitle(const report::ReportData& data) {
   std::vector<std::string> names;
-  for (const auto& e : data.experiments)
-    if (!e.name.empty()) names.push_back(e.name);
+  for (const auto& e : data.experiments) {
+    if (e.name.empty()) continue;
+    names.push_back(e.name);
+    for (const auto& pair : data.twins)
+      if (pair.measured == e.name) names.back() += " (twin " + pair.twin.name + ")";
+  }
   const std::tm now =
       fmt::gmtime(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now()));
   return fmt::format(
       "experiments: {}; generated {:%Y-%m-%d %H:%M:%S} UTC",
       names.empty() ? std::string("none with data") : fmt::format("{}", fmt::join(names, ", ")),
       now);
+}
+
+/// The --twin pairs, experiment -> twin.
+std::map<std::string, std::string> twin_pairs(const std::vector<std::string>& given) {
+  std::map<std::string, std::string> pairs;
+  for (const auto& pair : given) {
+    const auto eq = pair.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == pair.size())
+      throw UsageError(fmt::format("--twin {}: expected EXPERIMENT=TWIN", pair));
+    const std::string measured = pair.substr(0, eq);
+    if (measured == pair.substr(eq + 1))
+      throw UsageError(fmt::format("--twin {}: an experiment is not its own twin", pair));
+    if (!pairs.emplace(measured, pair.substr(eq + 1)).second)
+      throw UsageError(fmt::format("--twin: two twins for experiment '{}'", measured));
+  }
+  return pairs;
 }
 
 fs::path write_report(const fs::path& dir, const std::string& html) {
@@ -45,9 +67,10 @@ fs::path write_report(const fs::path& dir, const std::string& html) {
 
 void run_report(const ReportArgs& args, Context& context) {
   if (args.output_dir.empty()) throw UsageError("-o needs a directory");
+  const std::map<std::string, std::string> twins = twin_pairs(args.twins);
   pg::Connection conn = pg::Connection::open(args.db);
   pg::Transaction snapshot(conn, pg::TransactionMode::snapshot);  // every view as of one moment
-  const report::ReportData data = read_report_data(conn, args.experiments);
+  const report::ReportData data = read_report_data(conn, args.experiments, twins);
   snapshot.commit();
   const report::Report page = report::build_report(data, args.title, subtitle(data));
   const fs::path file = write_report(args.output_dir, report::render_html(page));
@@ -66,6 +89,9 @@ void register_report(CLI::App& app, Context& context) {
       ->required();
   cmd->add_option("--experiment", args->experiments,
                   "Experiment to report on (repeatable; default: every experiment with data)");
+  cmd->add_option("--twin", args->twins,
+                  "EXPERIMENT=TWIN: show the twin experiment TWIN (all runs simulated) next to "
+                  "EXPERIMENT (repeatable; default: the experiment named EXPERIMENT-twin)");
   cmd->add_option("-o,--output", args->output_dir, "Directory to write index.html into")
       ->required();
   cmd->add_option("--title", args->title, "Title of the report")->capture_default_str();

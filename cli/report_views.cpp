@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "hetscale/collector/migrations.hpp"
 
@@ -31,8 +32,9 @@ std::optional<int> optional_small(const pg::Result& r, int row, int column) {
 /// experiment would repeat that work.
 class Chosen {
  public:
-  explicit Chosen(std::vector<ExperimentData>& experiments) {
-    for (auto& e : experiments) (e.from_files ? from_files_ : by_name_[e.name]) = &e;
+  explicit Chosen(report::ReportData& data) {
+    for (auto& e : data.experiments) (e.from_files ? from_files_ : by_name_[e.name]) = &e;
+    for (auto& pair : data.twins) by_name_[pair.twin.name] = &pair.twin;
   }
   /// The experiment named in column 0 of the row, or nullptr when it was not chosen.
   ExperimentData* operator()(const pg::Result& r, int row) const {
@@ -178,13 +180,26 @@ std::vector<report::NodeRow> read_nodes(pg::Connection& conn) {
   return nodes;
 }
 
-void require_views(pg::Connection& conn) {
+/// The schema version; throws for a database older than the views.
+int require_views(pg::Connection& conn) {
   const int version = collector::schema_version(conn);
   if (version < kReportSchemaVersion)
     throw Error(fmt::format(
         "the database is at schema version {}; the report reads the views of version {} "
         "(run 'hetscale db migrate --db URI' first)",
         version, kReportSchemaVersion));
+  return version;
+}
+
+/// The experiments whose runs are all twin runs.
+std::set<std::string> twin_experiments(pg::Connection& conn) {
+  const pg::Result r = conn.exec(R"(
+      SELECT experiment FROM hetscale.run_efficiency
+      WHERE experiment IS NOT NULL
+      GROUP BY experiment HAVING bool_and(engine = 'simgrid'))");
+  std::set<std::string> names;
+  for (int i = 0; i < r.rows(); ++i) names.insert(text(r, i, 0));
+  return names;
 }
 
 /// The names asked for (all with data when none), each once; throws for an unknown one.
@@ -200,6 +215,58 @@ std::vector<std::string> choose(const std::vector<std::string>& known,
   for (const auto& name : names.empty() ? known : names)
     if (std::find(chosen.begin(), chosen.end(), name) == chosen.end()) chosen.push_back(name);
   return chosen;
+}
+
+/// The twin of each chosen experiment that has one: the one `given` names, else for E the
+/// experiment E + "-twin" when it has data, all its runs are twin runs and `given` does not
+/// pair it with another experiment.
+std::map<std::string, std::string> twin_of(const std::vector<std::string>& chosen,
+                                           const std::vector<std::string>& known,
+                                           const std::set<std::string>& twins,
+                                           const std::map<std::string, std::string>& given) {
+  std::map<std::string, std::string> out;
+  for (const auto& name : chosen) {
+    const std::string twin = name + report::kTwinSuffix;
+    if (const auto at = given.find(name); at != given.end())
+      out[name] = at->second;
+    else if (twins.contains(twin) && std::find(known.begin(), known.end(), twin) != known.end() &&
+             std::none_of(given.begin(), given.end(),
+                          [&](const auto& p) { return p.second == twin; }))
+      out[name] = twin;
+  }
+  return out;
+}
+
+/// The chosen experiments (with the measured ones of `given`), each twin paired with its
+/// experiment instead of listed on its own. Throws for a pair of `given` whose experiments
+/// have no data or whose twin has a run that is not a twin run.
+void add_experiments(report::ReportData& data, const std::vector<std::string>& known,
+                     const std::vector<std::string>& names, const std::set<std::string>& twins,
+                     const std::map<std::string, std::string>& given) {
+  std::vector<std::string> asked = names;
+  for (const auto& [measured, twin] : given) {
+    choose(known, {measured, twin});  // both have data
+    if (!twins.contains(twin))
+      throw Error(
+          fmt::format("--twin {}={}: not every run of '{}' is a twin run (engine "
+                      "'simgrid', stored from migration 8 on)",
+                      measured, twin, twin));
+    if (!names.empty()) asked.push_back(measured);
+  }
+  const std::vector<std::string> chosen = choose(known, asked);
+  const std::map<std::string, std::string> pairs = twin_of(chosen, known, twins, given);
+  auto paired = [&](const std::string& name) {
+    return std::any_of(pairs.begin(), pairs.end(), [&](const auto& p) { return p.second == name; });
+  };
+  for (const auto& name : chosen) {
+    if (paired(name)) continue;
+    data.experiments.emplace_back().name = name;
+    if (const auto at = pairs.find(name); at != pairs.end()) {
+      report::TwinPair& pair = data.twins.emplace_back();
+      pair.measured = name;
+      pair.twin.name = at->second;
+    }
+  }
 }
 
 }  // namespace
@@ -219,13 +286,15 @@ std::vector<std::string> report_experiments(pg::Connection& conn) {
   return names;
 }
 
-report::ReportData read_report_data(pg::Connection& conn, const std::vector<std::string>& names) {
-  require_views(conn);
+report::ReportData read_report_data(pg::Connection& conn, const std::vector<std::string>& names,
+                                    const std::map<std::string, std::string>& twins) {
+  const int version = require_views(conn);
   report::ReportData data;
-  for (const auto& name : choose(report_experiments(conn), names))
-    data.experiments.emplace_back().name = name;
+  add_experiments(data, report_experiments(conn), names,
+                  version >= kTwinSchemaVersion ? twin_experiments(conn) : std::set<std::string>(),
+                  twins);
   if (names.empty()) data.experiments.emplace_back().from_files = true;
-  const Chosen chosen(data.experiments);
+  const Chosen chosen(data);
   read_parameter_names(conn, chosen);
   read_speed_units(conn, chosen);
   read_curves(conn, chosen);

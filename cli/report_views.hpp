@@ -2,6 +2,7 @@
 // `hetscale report` works with the read-only role hetscale_reader, like a dashboard.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,10 @@ namespace hetscale::cli {
 /// Schema version the views come from (migration 0004).
 inline constexpr int kReportSchemaVersion = 4;
 
+/// Schema version from which run_efficiency has the runs' engine (migration 0008): older
+/// databases have no twin runs, so their reports pair no twins.
+inline constexpr int kTwinSchemaVersion = 8;
+
 /// Names of the experiments that have rows in any of the views, sorted.
 std::vector<std::string> report_experiments(pg::Connection& conn);
 
@@ -20,6 +25,12 @@ std::vector<std::string> report_experiments(pg::Connection& conn);
 /// empty; then also partitions computed from input files) and every node. Throws Error for
 /// a name that has no rows, listing the experiments that have, and for a database older
 /// than the views.
-report::ReportData read_report_data(pg::Connection& conn, const std::vector<std::string>& names);
+///
+/// An experiment named E + "-twin" whose runs are all twin runs (engine 'simgrid') is the
+/// twin of E when E is in the report (report::TwinPair), whether or not it was named itself.
+/// `twins` (experiment -> twin) pairs explicitly instead: the experiment is in the report
+/// and the given twin, whose runs must all be twin runs, is its twin.
+report::ReportData read_report_data(pg::Connection& conn, const std::vector<std::string>& names,
+                                    const std::map<std::string, std::string>& twins = {});
 
 }  // namespace hetscale::cli

@@ -140,9 +140,21 @@ struct ExperimentData {
   std::vector<Forecast> forecasts;
 };
 
+/// The suffix that names the twin of an experiment: the twin of "mm" is "mm-twin".
+inline constexpr const char* kTwinSuffix = "-twin";
+
+/// A twin experiment (every run simulated: engine 'simgrid') paired with the measured
+/// experiment of the report named `measured`, whose name plus kTwinSuffix is the twin's.
+/// Only the section "Measured and twin" shows it.
+struct TwinPair {
+  std::string measured;
+  ExperimentData twin;
+};
+
 struct ReportData {
   std::string db_label;  // the database, without credentials, for the commands to suggest
   std::vector<ExperimentData> experiments;
+  std::vector<TwinPair> twins;  // twins of experiments above; not in `experiments`
   std::vector<NodeRow> nodes;
 };
 

@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <tuple>
 
 namespace hetscale::report {
 namespace {
@@ -802,11 +803,235 @@ ReportSection capacity_section(const ReportData& data) {
   return section;
 }
 
+// --- measured and twin --------------------------------------------------------------
+
+double TwinEfficiencyRow::relative_difference() const {
+  if (!measured || !twin) return kNaN;
+  return (twin->speed_efficiency - measured->speed_efficiency) / measured->speed_efficiency;
+}
+
+double TwinPsiRow::relative_difference() const {
+  return measured && twin ? (*twin - *measured) / *measured : kNaN;
+}
+
+double BeyondMachineRow::relative_error() const {
+  if (!forecast || !forecast->predicted_parameter || !twin.parameter_value) return kNaN;
+  return (*forecast->predicted_parameter - *twin.parameter_value) / *twin.parameter_value;
+}
+
+std::vector<TwinEfficiencyRow> twin_efficiency_rows(const ExperimentData& measured,
+                                                    const ExperimentData& twin) {
+  std::set<int> measured_sets;
+  std::set<int> twin_sets;
+  for (const auto& p : measured.curve) measured_sets.insert(p.set_index);
+  for (const auto& p : twin.curve) twin_sets.insert(p.set_index);
+  std::map<std::pair<int, double>, TwinEfficiencyRow> rows;
+  auto row = [&](const CurvePoint& p) -> TwinEfficiencyRow& {
+    TwinEfficiencyRow& r = rows[{p.set_index, p.parameter_value}];
+    r.set_index = p.set_index;
+    r.parameter_value = p.parameter_value;
+    return r;
+  };
+  for (const auto& p : measured.curve)
+    if (twin_sets.contains(p.set_index)) row(p).measured = p;
+  for (const auto& p : twin.curve)
+    if (measured_sets.contains(p.set_index)) row(p).twin = p;
+  std::vector<TwinEfficiencyRow> out;
+  for (auto& [key, r] : rows) out.push_back(std::move(r));
+  return out;
+}
+
+LineChart twin_efficiency_chart(const ExperimentData& measured, const ExperimentData& twin,
+                                int set_index) {
+  LineChart chart;
+  chart.title = fmt::format("Measured and twin E_s, {}, {}", experiment_label(measured),
+                            set_label(measured, set_index));
+  chart.y_label = "speed-efficiency E_s = W / (T C) (dimensionless)";
+  Series mean{"measured mean E_s", {}, true, true, false};
+  Series spread{"measured smallest and largest run", {}, false, true, false};
+  Series simulated{"twin E_s (" + experiment_label(twin) + ")", {}, true, true, true};
+  bool positive = true;
+  for (const auto& r : twin_efficiency_rows(measured, twin)) {
+    if (r.set_index != set_index) continue;
+    positive = positive && r.parameter_value > 0;
+    if (r.measured) {
+      mean.points.push_back({r.parameter_value, r.measured->speed_efficiency});
+      spread.points.push_back({r.parameter_value, r.measured->min_speed_efficiency});
+      spread.points.push_back({r.parameter_value, r.measured->max_speed_efficiency});
+    }
+    if (r.twin) simulated.points.push_back({r.parameter_value, r.twin->speed_efficiency});
+  }
+  chart.log_x = positive;
+  chart.x_label =
+      parameter_label(measured) + (positive ? " (problem size, log scale)" : " (problem size)");
+  chart.series = {mean, spread, simulated};
+  std::set<double> targets;
+  for (const auto& w : measured.required_work) targets.insert(w.target_efficiency);
+  for (double t : targets) chart.horizontal_lines.push_back({"target " + target_label(t), t});
+  return chart;
+}
+
+std::vector<TwinPsiRow> twin_psi_rows(const ExperimentData& measured, const ExperimentData& twin) {
+  std::map<std::tuple<double, int, int>, TwinPsiRow> rows;
+  for (const auto* e : {&measured, &twin})
+    for (const auto& p : e->psi) {
+      TwinPsiRow& r = rows[{p.target_efficiency, p.set_index, p.next_set_index}];
+      r.target_efficiency = p.target_efficiency;
+      r.set_index = p.set_index;
+      r.next_set_index = p.next_set_index;
+      (e == &measured ? r.measured : r.twin) = p.psi;
+    }
+  std::vector<TwinPsiRow> out;
+  for (auto& [key, r] : rows) out.push_back(r);
+  return out;
+}
+
+std::vector<BeyondMachineRow> beyond_machine_rows(const ExperimentData& measured,
+                                                  const ExperimentData& twin) {
+  std::optional<int> largest;
+  for (const auto& p : measured.curve)
+    largest = std::max(largest.value_or(p.set_index), p.set_index);
+  for (const auto& w : measured.required_work)
+    largest = std::max(largest.value_or(w.set_index), w.set_index);
+  std::vector<BeyondMachineRow> out;
+  for (const auto& w : twin.required_work) {
+    if (largest && w.set_index <= *largest) continue;
+    BeyondMachineRow row{w, std::nullopt};
+    for (const auto& f : measured.forecasts)
+      if (f.target_efficiency == w.target_efficiency && f.node_count == w.node_count &&
+          (!row.forecast || (row.forecast->kind != "doubling" && f.kind == "doubling")))
+        row.forecast = f;
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+namespace {
+
+std::string twin_id(const TwinPair& pair) {
+  return slug(pair.measured) + "-twin";
+}
+
+ReportTable twin_efficiency_table(const TwinPair& pair, const ExperimentData& measured,
+                                  int set_index) {
+  std::vector<std::vector<Cell>> rows;
+  auto value = [](const std::optional<CurvePoint>& p, double CurvePoint::*field) {
+    return p ? number((*p).*field) : number(kNaN);
+  };
+  for (const auto& r : twin_efficiency_rows(measured, pair.twin)) {
+    if (r.set_index != set_index) continue;
+    rows.push_back({integer(r.set_index), number(r.parameter_value),
+                    r.measured ? integer(r.measured->runs) : Cell{"0", "0", true},
+                    value(r.measured, &CurvePoint::speed_efficiency),
+                    value(r.measured, &CurvePoint::min_speed_efficiency),
+                    value(r.measured, &CurvePoint::max_speed_efficiency),
+                    r.measured ? number(r.measured->stddev_speed_efficiency) : number(kNaN),
+                    value(r.twin, &CurvePoint::speed_efficiency),
+                    percent(r.relative_difference())});
+  }
+  return make_table(
+      fmt::format("{}-efficiency-set-{}", twin_id(pair), set_index),
+      fmt::format("Measured and twin E_s, {}, {}", experiment_label(measured),
+                  set_label(measured, set_index)),
+      {"set_index", "parameter_value", "measured_runs", "measured_speed_efficiency",
+       "measured_min_speed_efficiency", "measured_max_speed_efficiency",
+       "measured_stddev_speed_efficiency", "twin_speed_efficiency", "relative_difference"},
+      rows);
+}
+
+ReportTable twin_psi_table(const TwinPair& pair, const ExperimentData& measured) {
+  std::vector<std::vector<Cell>> rows;
+  for (const auto& r : twin_psi_rows(measured, pair.twin))
+    rows.push_back({number(r.target_efficiency), integer(r.set_index), integer(r.next_set_index),
+                    number(r.measured), number(r.twin), percent(r.relative_difference())});
+  return make_table(
+      twin_id(pair) + "-psi",
+      "psi between consecutive sets, measured and twin, " + experiment_label(measured),
+      {"target_efficiency", "set_index", "next_set_index", "measured_psi", "twin_psi",
+       "relative_difference"},
+      rows);
+}
+
+ReportTable beyond_machine_table(const TwinPair& pair, const std::vector<BeyondMachineRow>& rows) {
+  std::vector<std::vector<Cell>> cells;
+  for (const auto& r : rows) {
+    const OptionalNumber none;
+    const auto& f = r.forecast;
+    cells.push_back({number(r.twin.target_efficiency), integer(r.twin.set_index),
+                     integer(r.twin.node_count), number(r.twin.marked_speed), text(r.twin.status),
+                     number(r.twin.parameter_value), number(r.twin.work),
+                     text(f ? f->kind + ": " + f->label : "no forecast"),
+                     number(f ? f->marked_speed : kNaN), number(f ? f->predicted_parameter : none),
+                     number(f ? f->predicted_work : none), percent(r.relative_error())});
+  }
+  return make_table(
+      twin_id(pair) + "-beyond",
+      "Twin sets beyond the measured ones and the forecast of hetscale predict, " + pair.measured,
+      {"target_efficiency", "set_index", "node_count", "twin_marked_speed", "twin_status",
+       "twin_parameter_value", "twin_work", "forecast", "forecast_marked_speed",
+       "predicted_parameter", "predicted_work", "relative_error"},
+      cells);
+}
+
+void add_twin_figures(const TwinPair& pair, const ExperimentData& measured,
+                      ReportSection& section) {
+  const std::string heading =
+      fmt::format("{} and its twin {}", experiment_label(measured), experiment_label(pair.twin));
+  std::set<int> sets;
+  for (const auto& r : twin_efficiency_rows(measured, pair.twin)) sets.insert(r.set_index);
+  for (int s : sets)
+    add_figure(section, s == *sets.begin() ? heading : "",
+               render_svg(twin_efficiency_chart(measured, pair.twin, s)),
+               {twin_efficiency_table(pair, measured, s)});
+  if (sets.empty())
+    section.notes.push_back(fmt::format("{}: no machine set has E_s points in both", heading));
+  const BarChart psi = psi_chart({measured, pair.twin});
+  if (has_marks(psi))
+    add_figure(section, "", render_svg(psi), {twin_psi_table(pair, measured)});
+  else
+    section.notes.push_back(fmt::format(
+        "{}: no psi of both: run hetscale analyze --db URI --experiment NAME --target E_s for "
+        "each",
+        heading));
+  const std::vector<BeyondMachineRow> beyond = beyond_machine_rows(measured, pair.twin);
+  for (const auto& r : beyond)
+    if (!r.forecast)
+      section.notes.push_back(fmt::format(
+          "{}, twin set {} ({} nodes) at {}: no forecast of hetscale predict for {} nodes from "
+          "{}",
+          experiment_label(pair.twin), r.twin.set_index, r.twin.node_count,
+          target_label(r.twin.target_efficiency), r.twin.node_count, pair.measured));
+  if (!beyond.empty()) add_figure(section, "", "", {beyond_machine_table(pair, beyond)});
+}
+
+}  // namespace
+
+ReportSection twin_section(const ReportData& data) {
+  ReportSection section{"twin",
+                        "Measured and twin",
+                        "Each experiment next to its twin, the experiment of the same name "
+                        "with the suffix -twin simulated on the SimGrid model of the site "
+                        "(hetscale twin study): E_s per machine set in both, psi between "
+                        "consecutive sets, and for the twin's sets beyond the largest measured "
+                        "set its required parameter at the target next to the forecast of "
+                        "hetscale predict from the measurements. Differences are (twin - "
+                        "measured) / measured; errors (forecast - twin) / twin.",
+                        {},
+                        {},
+                        {},
+                        {}};
+  for (const auto& pair : data.twins)
+    for (const auto& e : data.experiments)
+      if (!e.from_files && e.name == pair.measured) add_twin_figures(pair, e, section);
+  return section;
+}
+
 Report build_report(const ReportData& data, const std::string& title, const std::string& subtitle) {
-  return {title,
-          subtitle,
-          {efficiency_section(data), psi_section(data), node_map_section(data),
-           heterogeneity_section(data), capacity_section(data)}};
+  Report report{title, subtitle, {efficiency_section(data), psi_section(data)}};
+  if (!data.twins.empty()) report.sections.push_back(twin_section(data));
+  for (auto* section : {&node_map_section, &heterogeneity_section, &capacity_section})
+    report.sections.push_back(section(data));
+  return report;
 }
 
 }  // namespace hetscale::report

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,52 @@ BarChart forecast_psi_chart(const ExperimentData& experiment, double target);
 /// doublings, predicted what-if sets, and the measured work where there is one.
 LineChart forecast_work_chart(const ExperimentData& experiment, double target);
 
+// --- measured and twin (ReportData::twins) ---------------------------------------------
+
+/// One parameter value of a set in a measured experiment and in its twin: the curve
+/// points (mean E_s and its spread) of each, either possibly absent.
+struct TwinEfficiencyRow {
+  int set_index = 0;
+  double parameter_value = 0;
+  std::optional<CurvePoint> measured;
+  std::optional<CurvePoint> twin;
+  /// (twin - measured) / measured of the mean E_s; NaN unless both exist.
+  [[nodiscard]] double relative_difference() const;
+};
+
+/// The rows of the sets with curve points in both experiments, by set and parameter value.
+std::vector<TwinEfficiencyRow> twin_efficiency_rows(const ExperimentData& measured,
+                                                    const ExperimentData& twin);
+
+/// E_s of one set against the problem parameter: the measured mean (line), the smallest
+/// and largest measured run (markers), the twin's E_s (dashed line) and the targets.
+LineChart twin_efficiency_chart(const ExperimentData& measured, const ExperimentData& twin,
+                                int set_index);
+
+/// psi of one pair of consecutive sets at one target, measured and twin.
+struct TwinPsiRow {
+  double target_efficiency = 0;
+  int set_index = 0;
+  int next_set_index = 0;
+  OptionalNumber measured;  // absent: no such row measured, or psi NULL
+  OptionalNumber twin;
+  /// (twin - measured) / measured; NaN unless both exist.
+  [[nodiscard]] double relative_difference() const;
+};
+std::vector<TwinPsiRow> twin_psi_rows(const ExperimentData& measured, const ExperimentData& twin);
+
+/// A twin set beyond the largest measured set at one target: the twin's required work and
+/// the measured experiment's forecast (hetscale predict) for a set of as many nodes at the
+/// same target, a doubling row first.
+struct BeyondMachineRow {
+  RequiredWork twin;
+  std::optional<Forecast> forecast;  // absent: no forecast for that many nodes
+  /// (predicted - twin) / twin of the parameter at the target; NaN unless both exist.
+  [[nodiscard]] double relative_error() const;
+};
+std::vector<BeyondMachineRow> beyond_machine_rows(const ExperimentData& measured,
+                                                  const ExperimentData& twin);
+
 /// True when the chart would draw at least one mark.
 bool has_marks(const LineChart& chart);
 bool has_marks(const BarChart& chart);
@@ -76,8 +123,11 @@ ReportSection psi_section(const ReportData& data);
 ReportSection node_map_section(const ReportData& data);
 ReportSection heterogeneity_section(const ReportData& data);
 ReportSection capacity_section(const ReportData& data);
+/// "Measured and twin": one part per pair of ReportData::twins.
+ReportSection twin_section(const ReportData& data);
 
-/// The whole report: the five sections above, in that order.
+/// The whole report: the five sections above, in that order, with the section "Measured
+/// and twin" after psi when the data has twins.
 Report build_report(const ReportData& data, const std::string& title, const std::string& subtitle);
 
 }  // namespace hetscale::report

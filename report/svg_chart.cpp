@@ -77,13 +77,18 @@ double legend_margin(const std::vector<std::string>& names) {
   return names.empty() ? 24 : std::min(300.0, 40 + 6.6 * static_cast<double>(longest));
 }
 
-std::string legend(const Frame& f, const std::vector<std::string>& names) {
+/// The stroke of a dashed series, in the plot and in the legend.
+constexpr const char* kDashed = R"( stroke-dasharray="5 3")";
+
+/// One entry per name in the colour of its index; `dashed` (optional, by index) dashes it.
+std::string legend(const Frame& f, const std::vector<std::string>& names,
+                   const std::vector<bool>& dashed = {}) {
   std::string s;
   double y = f.top + 8;
   for (std::size_t i = 0; i < names.size(); ++i, y += 16) {
     const double x = f.left + f.plot_width() + 10;
-    s += fmt::format(R"(<line x1="{}" x2="{}" y1="{}" y2="{}" stroke="{}" stroke-width="2.5"/>)", x,
-                     x + 18, y, y, colour(i));
+    s += fmt::format(R"(<line x1="{}" x2="{}" y1="{}" y2="{}" stroke="{}" stroke-width="2.5"{}/>)",
+                     x, x + 18, y, y, colour(i), i < dashed.size() && dashed[i] ? kDashed : "");
     s += fmt::format(R"(<text x="{}" y="{}" dominant-baseline="middle">{}</text>)", x + 24, y,
                      escape_xml(names[i]));
   }
@@ -202,7 +207,7 @@ std::string render_svg(const LineChart& chart, int width, int height) {
     s += fmt::format(R"(<g class="series" data-name="{}">)", escape_xml(series.name));
     if (series.line && !path.empty())
       s += fmt::format(R"(<polyline points="{}" fill="none" stroke="{}" stroke-width="2"{}/>)",
-                       path, colour(i), series.dashed ? R"( stroke-dasharray="5 3")" : "");
+                       path, colour(i), series.dashed ? kDashed : "");
     if (series.markers)
       for (const auto& p : series.points) {
         if (!drawn(p)) continue;
@@ -219,7 +224,9 @@ std::string render_svg(const LineChart& chart, int width, int height) {
           R"(<path class="point highlight" d="M{0:.2f},{1:.2f} m-6,0 l6,-6 l6,6 l-6,6 z" fill="#fff" stroke="#C00" stroke-width="2"><title>{2}: ({3}, {4})</title></path>)",
           px(p.x), py(p.y), escape_xml(series.name), number(p.x), number(p.y));
     }
-  s += legend(f, names);
+  std::vector<bool> dashed;
+  for (const auto& series : chart.series) dashed.push_back(series.dashed);
+  s += legend(f, names, dashed);
   return s + "</svg>";
 }
 

@@ -47,6 +47,16 @@ TEST(LineChart, DrawsEveryPointTitleLabelsAndTarget) {
   EXPECT_EQ(svg.find("no data"), std::string::npos);
 }
 
+TEST(LineChart, ADashedSeriesIsDashedInThePlotAndInTheLegend) {
+  LineChart chart;
+  chart.series.push_back({"measured", {{1, 0.1}, {2, 0.2}}});
+  chart.series.push_back({"twin", {{1, 0.2}, {2, 0.3}}, true, true, true});
+  const auto svg = render_svg(chart);
+  EXPECT_EQ(count(svg, "stroke-dasharray=\"5 3\""), 2u);  // the twin's polyline and legend line
+  chart.series[1].dashed = false;
+  EXPECT_EQ(count(render_svg(chart), "stroke-dasharray=\"5 3\""), 0u);
+}
+
 TEST(LineChart, EmptyChartSaysNoData) {
   LineChart chart;
   chart.title = "nothing";

@@ -305,5 +305,146 @@ TEST(Tables, RawValuesAtFullPrecisionAndNumbersInJson) {
   EXPECT_EQ(json[0]["status"], "found");
 }
 
+// --- measured and twin ------------------------------------------------------------------
+
+/// The twin of mm(): set 0 and 1 as measured (set 1 with one more parameter value), a set 2
+/// of 8 nodes and a set 3 of 16 nodes beyond the machine, analyzed at E_s 0.5.
+ExperimentData mm_twin() {
+  ExperimentData e;
+  e.name = "mm-small-twin";
+  e.parameter = "N";
+  for (double n : {10.0, 20.0, 40.0})
+    e.curve.push_back({0, n, 1, 2 * n * n * n, 0.6, 0.6, 0.6, {}});
+  for (double n : {20.0, 40.0, 80.0, 160.0})
+    e.curve.push_back({1, n, 1, 2 * n * n * n, 0.4, 0.4, 0.4, {}});
+  e.curve.push_back({2, 80.0, 1, 1, 0.3, 0.3, 0.3, {}});
+  e.required_work.push_back({0, 2, 100, 0.5, "found", 30.0, 54000.0, 0.5, "reached"});
+  e.required_work.push_back({1, 4, 200, 0.5, "found", 90.0, 1458000.0, 0.5, "reached"});
+  e.required_work.push_back({2, 8, 400, 0.5, "found", 200.0, 16e6, 0.5, "reached"});
+  e.required_work.push_back({3, 16, 800, 0.5, "found", 500.0, 250e6, 0.5, "reached"});
+  e.psi.push_back({0.5, 0, 1, 100, 200, 54000.0, 1458000.0, 0.074});
+  e.psi.push_back({0.5, 1, 2, 200, 400, 1458000.0, 16e6, 0.18});
+  return e;
+}
+
+/// mm() with a forecast: a what-if set and a doubling of 8 nodes, none of 16 nodes.
+ExperimentData mm_forecast() {
+  ExperimentData e = mm();
+  e.forecasts.push_back({2,
+                         0.5,
+                         "what_if",
+                         "+4 blade",
+                         {},
+                         8,
+                         380,
+                         150.0,
+                         6.75e6,
+                         0.2,
+                         {},
+                         {},
+                         {},
+                         "isospeed-e fit"});
+  e.forecasts.push_back(
+      {3, 0.5, "doubling", "set 2", {}, 8, 400, 160.0, 8.2e6, 0.25, {}, {}, {}, "isospeed-e fit"});
+  e.forecasts.push_back(
+      {4, 0.3, "doubling", "set 2", {}, 16, 800, 90.0, 1e6, 0.25, {}, {}, {}, "isospeed-e fit"});
+  return e;
+}
+
+ReportData twin_data() {
+  ReportData data;
+  data.experiments = {mm_forecast()};
+  data.twins.push_back({"mm-small", mm_twin()});
+  return data;
+}
+
+TEST(TwinEfficiencyRows, SetsInBothByParameterValueWithTheRelativeDifference) {
+  const auto rows = twin_efficiency_rows(mm(), mm_twin());
+  ASSERT_EQ(rows.size(), 7u);  // set 0: 10 20 40; set 1: 20 40 80 160; not set 2
+  EXPECT_EQ(rows[0].set_index, 0);
+  EXPECT_EQ(rows[0].parameter_value, 10);
+  ASSERT_TRUE(rows[0].measured && rows[0].twin);
+  EXPECT_DOUBLE_EQ(rows[0].relative_difference(), (0.6 - 10.0 / 50) / (10.0 / 50));
+  EXPECT_EQ(rows[6].set_index, 1);
+  EXPECT_EQ(rows[6].parameter_value, 160);
+  EXPECT_FALSE(rows[6].measured);
+  EXPECT_TRUE(std::isnan(rows[6].relative_difference()));
+}
+
+TEST(TwinEfficiencyChart, MeasuredMeanAndSpreadAndTheTwinDashed) {
+  const LineChart chart = twin_efficiency_chart(mm(), mm_twin(), 1);
+  ASSERT_EQ(chart.series.size(), 3u);
+  EXPECT_EQ(chart.series[0].name, "measured mean E_s");
+  EXPECT_EQ(chart.series[0].points.size(), 3u);
+  EXPECT_FALSE(chart.series[0].dashed);
+  EXPECT_EQ(chart.series[1].points.size(), 6u);  // smallest and largest per value
+  EXPECT_FALSE(chart.series[1].line);
+  EXPECT_EQ(chart.series[2].name, "twin E_s (mm-small-twin)");
+  EXPECT_EQ(chart.series[2].points.size(), 4u);
+  EXPECT_TRUE(chart.series[2].dashed);
+  EXPECT_EQ(chart.title, "Measured and twin E_s, mm-small, set 1 (4 nodes)");
+  ASSERT_EQ(chart.horizontal_lines.size(), 1u);
+  const std::string svg = render_svg(chart);
+  EXPECT_NE(svg.find("stroke-dasharray"), std::string::npos);
+  EXPECT_NE(svg.find("twin E_s (mm-small-twin)"), std::string::npos);  // in the legend
+}
+
+TEST(TwinPsiRows, PairsOfEitherSideBySide) {
+  ExperimentData measured = mm();
+  measured.psi[0].psi = 0.08;
+  const auto rows = twin_psi_rows(measured, mm_twin());
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_DOUBLE_EQ(*rows[0].measured, 0.08);
+  EXPECT_DOUBLE_EQ(*rows[0].twin, 0.074);
+  EXPECT_DOUBLE_EQ(rows[0].relative_difference(), (0.074 - 0.08) / 0.08);
+  EXPECT_EQ(rows[1].set_index, 1);
+  EXPECT_FALSE(rows[1].measured);
+  EXPECT_TRUE(std::isnan(rows[1].relative_difference()));
+}
+
+TEST(BeyondMachineRows, TwinSetsAfterTheLargestMeasuredWithTheDoublingOfAsManyNodes) {
+  const auto rows = beyond_machine_rows(mm_forecast(), mm_twin());
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].twin.set_index, 2);
+  ASSERT_TRUE(rows[0].forecast);
+  EXPECT_EQ(rows[0].forecast->kind, "doubling");  // before the what-if set of 8 nodes
+  EXPECT_DOUBLE_EQ(rows[0].relative_error(), (160.0 - 200) / 200);
+  EXPECT_EQ(rows[1].twin.node_count, 16);
+  EXPECT_FALSE(rows[1].forecast);  // the 16-node forecast is at another target
+  EXPECT_TRUE(std::isnan(rows[1].relative_error()));
+}
+
+TEST(TwinSection, ChartsPerCommonSetPsiAndTheSetsBeyondWithNoForecastNoted) {
+  const ReportSection s = twin_section(twin_data());
+  ASSERT_EQ(s.figures.size(), 4u);  // set 0, set 1, psi, the sets beyond (a table)
+  EXPECT_EQ(s.figures[0].heading, "mm-small and its twin mm-small-twin");
+  EXPECT_EQ(s.figures[1].tables[0].cells.size(), 4u);
+  EXPECT_EQ(s.figures[1].tables[0].cells[3][8], "n/a");  // no measured point at N = 160
+  EXPECT_NE(s.figures[2].chart.find("mm-small-twin (E_s 0.5)"), std::string::npos);
+  EXPECT_TRUE(s.figures[3].chart.empty());
+  ASSERT_EQ(s.figures[3].tables.size(), 1u);
+  const ReportTable& beyond = s.figures[3].tables[0];
+  ASSERT_EQ(beyond.cells.size(), 2u);
+  EXPECT_EQ(beyond.cells[0][7], "doubling: set 2");
+  EXPECT_EQ(beyond.cells[0][11], "-20.00 %");
+  EXPECT_EQ(beyond.cells[1][7], "no forecast");
+  EXPECT_TRUE(mentions(s,
+                       "twin set 3 (16 nodes) at E_s 0.5: no forecast of hetscale predict "
+                       "for 16 nodes from mm-small"));
+}
+
+TEST(BuildReport, TheTwinSectionOnlyWithTwinsAfterPsi) {
+  const Report with = build_report(twin_data(), "t", "s");
+  ASSERT_EQ(with.sections.size(), 6u);
+  EXPECT_EQ(with.sections[2].id, "twin");
+  EXPECT_EQ(with.sections[2].title, "Measured and twin");
+  ReportData without = twin_data();
+  without.twins.clear();
+  const Report plain = build_report(without, "t", "s");
+  ASSERT_EQ(plain.sections.size(), 5u);
+  for (const auto& section : plain.sections) EXPECT_NE(section.id, "twin");
+  EXPECT_EQ(render_html(plain).find("Measured and twin"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace hetscale::report

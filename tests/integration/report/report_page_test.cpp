@@ -3,11 +3,16 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <iostream>
 #include <iterator>
 
 #include "chromium.hpp"
+#include "hetscale/collector/pg.hpp"
+#include "report_sections.hpp"
+#include "report_views.hpp"
 #include "synthetic_study.hpp"
 #include "test_database.hpp"
 
@@ -15,6 +20,8 @@ namespace hetscale::test {
 namespace {
 
 namespace fs = std::filesystem;
+using report::ReportSection;
+using report::ReportTable;
 
 std::string read_file(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
@@ -44,6 +51,12 @@ class Report : public ::testing::Test {
   void load_study() {
     load_synthetic_study(db_.uri(), scratch_ / "inputs");
     insert_partitions_and_predictions(db_.uri());
+  }
+
+  /// The study and mm-small's twin.
+  void load_study_and_twin() {
+    load_study();
+    load_twin_study(db_.uri(), scratch_ / "inputs");
   }
 
   /// Runs `hetscale report` (as `uri`, the test database by default) into scratch/report.
@@ -84,10 +97,13 @@ TEST_F(Report, EverySectionFromTheViews) {
   // One CSV and one JSON download per table.
   EXPECT_EQ(count(html, "<table>"), count(html, "download=\"") / 2);
   EXPECT_EQ(html.find("<script"), std::string::npos);
+  // Without a twin experiment there is no twin section, not even an empty one.
+  EXPECT_EQ(html.find("<section id=\"twin\">"), std::string::npos);
+  EXPECT_EQ(html.find("Measured and twin"), std::string::npos);
 }
 
 TEST_F(Report, OpensOfflineInChromiumWithDataInEveryChart) {
-  load_study();
+  load_study_and_twin();
   // As a login role that holds only hetscale_reader: the report needs no more than a dashboard.
   const std::string role = "hetscale_report_reader_" + std::to_string(::getpid());
   db_.connect().exec("CREATE ROLE " + role + " LOGIN IN ROLE hetscale_reader");
@@ -106,8 +122,9 @@ TEST_F(Report, OpensOfflineInChromiumWithDataInEveryChart) {
   EXPECT_TRUE(load.console.empty()) << "console: " << load.console.front();
   EXPECT_TRUE(load.network_urls.empty()) << "network request: " << load.network_urls.front();
   const auto svgs = svg_elements(load.dom);
-  // E_s 2, psi 1, nodes 1, TH 2, SH 1, shares 1, tau 1, gain 2, forecasts 2 x 2.
-  EXPECT_EQ(svgs.size(), 15u);
+  // E_s 2, psi 1, measured and twin 3, nodes 1, TH 2, SH 1, shares 1, tau 1, gain 2,
+  // forecasts 2 x 2.
+  EXPECT_EQ(svgs.size(), 18u);
   for (const auto& svg : svgs) {
     const auto title =
         svg.substr(svg.find("<title>") + 7, svg.find("</title>") - svg.find("<title>") - 7);
@@ -126,6 +143,140 @@ TEST_F(Report, OpensOfflineInChromiumWithDataInEveryChart) {
   fs::copy_file(page(), artefacts / "index.html", fs::copy_options::overwrite_existing);
   std::cout << "screenshot: " << png.string() << "\nreport: " << (artefacts / "index.html").string()
             << std::endl;
+}
+
+/// A table of the twin section by id.
+const ReportTable& twin_table(const ReportSection& section, const std::string& id) {
+  for (const auto& f : section.figures)
+    for (const auto& t : f.tables)
+      if (t.id == id) return t;
+  throw std::runtime_error("no table " + id);
+}
+
+double raw_number(const ReportTable& t, std::size_t row, const std::string& column) {
+  const auto at = std::find(t.columns.begin(), t.columns.end(), column);
+  const std::string& v = t.raw.at(row).at(static_cast<std::size_t>(at - t.columns.begin()));
+  return v.empty() ? std::nan("") : std::stod(v);
+}
+
+TEST_F(Report, PairsAnExperimentWithItsTwinSideBySide) {
+  load_study_and_twin();
+  ASSERT_EQ(report(), 0) << err_;
+  const std::string html = read_file(page());
+  EXPECT_NE(html.find("<a href=\"#twin\">Measured and twin</a>"), std::string::npos);
+  EXPECT_NE(html.find("experiments: mm-small (twin mm-small-twin), mm-steep;"), std::string::npos);
+  for (const char* title : {"Measured and twin E_s, mm-small, set 0 (2 nodes)",
+                            "Measured and twin E_s, mm-small, set 1 (4 nodes)"})
+    EXPECT_NE(html.find(std::string("<title>") + title), std::string::npos) << title;
+  EXPECT_EQ(html.find("Measured and twin E_s, mm-small, set 2"), std::string::npos);
+  // The paired twin is not an experiment of its own in the other sections.
+  EXPECT_EQ(html.find("Speed-efficiency E_s, mm-small-twin"), std::string::npos);
+  EXPECT_NE(html.find("mm-small-twin, twin set 3 (16 nodes) at E_s 0.5: no forecast of hetscale "
+                      "predict for 16 nodes from mm-small"),
+            std::string::npos);
+
+  pg::Connection conn = pg::Connection::open(db_.uri());
+  const report::ReportData data = cli::read_report_data(conn, {});
+  ASSERT_EQ(data.twins.size(), 1u);
+  EXPECT_EQ(data.twins[0].measured, "mm-small");
+  EXPECT_EQ(data.twins[0].twin.name, "mm-small-twin");
+  for (const auto& e : data.experiments) EXPECT_NE(e.name, "mm-small-twin");
+  const report::ReportSection section = report::twin_section(data);
+
+  // (b) E_s per set and parameter value: set 0 has the same sizes, set 1 one more in the twin.
+  for (int set = 0; set < 2; ++set) {
+    const ReportTable& t =
+        twin_table(section, "mm-small-twin-efficiency-set-" + std::to_string(set));
+    ASSERT_EQ(t.cells.size(), set == 0 ? 5u : 6u);
+    for (std::size_t i = 0; i < t.cells.size(); ++i) {
+      const double n = raw_number(t, i, "parameter_value");
+      const int nodes = synthetic_set_nodes(set);
+      const double twin = synthetic_efficiency("mm-small-twin", n, nodes);
+      EXPECT_NEAR(raw_number(t, i, "twin_speed_efficiency"), twin, 1e-9) << n;
+      if (n == 640) {  // no measured run of that size
+        EXPECT_TRUE(std::isnan(raw_number(t, i, "measured_speed_efficiency")));
+        EXPECT_EQ(t.cells[i].back(), "n/a");
+        continue;
+      }
+      // Two repetitions; the equalized configuration has two more runs, faster.
+      const bool equalized = set == kEqualizedSet && n == kEqualizedParameter;
+      const double marked = synthetic_efficiency("mm-small", n, nodes);
+      const double measured = equalized ? (marked + marked / kEqualizedTimeFactor) / 2 : marked;
+      EXPECT_NEAR(raw_number(t, i, "measured_speed_efficiency"), measured, 1e-9) << n;
+      EXPECT_EQ(raw_number(t, i, "measured_runs"), equalized ? 4 : 2);
+      EXPECT_NEAR(raw_number(t, i, "relative_difference"), (twin - measured) / measured, 1e-9);
+    }
+  }
+
+  // (c) psi: 0 -> 1 in both (20 p and 25 p nodes' worth of N: 0.25 each), the twin's
+  // further pairs without a measured psi.
+  const ReportTable& psi = twin_table(section, "mm-small-twin-psi");
+  ASSERT_EQ(psi.cells.size(), 3u);
+  EXPECT_NEAR(raw_number(psi, 0, "measured_psi"), 0.25, 0.03);
+  EXPECT_NEAR(raw_number(psi, 0, "twin_psi"), 0.25, 0.03);
+  for (std::size_t i : {1u, 2u}) {
+    EXPECT_TRUE(std::isnan(raw_number(psi, i, "measured_psi")));
+    EXPECT_FALSE(std::isnan(raw_number(psi, i, "twin_psi")));
+  }
+
+  // (d) the twin's sets beyond the machine: set 2 (8 nodes) against the forecast's doubling
+  // of 8 nodes (N = 160), set 3 (16 nodes) without a forecast.
+  const ReportTable& beyond = twin_table(section, "mm-small-twin-beyond");
+  ASSERT_EQ(beyond.cells.size(), 2u);
+  const pg::Result stored = conn.exec(
+      "SELECT parameter_value FROM hetscale.set_required_work "
+      "WHERE experiment = 'mm-small-twin' AND set_index = 2");
+  const double twin_parameter = stored.number(0, 0);
+  EXPECT_NEAR(twin_parameter, 25.0 * 8, 20);
+  EXPECT_EQ(raw_number(beyond, 0, "node_count"), 8);
+  EXPECT_DOUBLE_EQ(raw_number(beyond, 0, "twin_parameter_value"), twin_parameter);
+  EXPECT_EQ(beyond.cells[0][7], "doubling: set 2");
+  EXPECT_EQ(raw_number(beyond, 0, "predicted_parameter"), 160);
+  EXPECT_NEAR(raw_number(beyond, 0, "relative_error"), (160 - twin_parameter) / twin_parameter,
+              1e-12);
+  EXPECT_EQ(raw_number(beyond, 1, "node_count"), 16);
+  EXPECT_EQ(beyond.cells[1][7], "no forecast");
+  EXPECT_TRUE(std::isnan(raw_number(beyond, 1, "relative_error")));
+}
+
+TEST_F(Report, PairsTheTwinOfANamedExperimentAndShowsATwinNamedAloneAsItself) {
+  load_study_and_twin();
+  ASSERT_EQ(report({"--experiment", "mm-small"}), 0) << err_;
+  std::string html = read_file(page());
+  EXPECT_NE(html.find("<section id=\"twin\">"), std::string::npos);
+  ASSERT_EQ(report({"--experiment", "mm-small-twin"}), 0) << err_;
+  html = read_file(page());
+  EXPECT_EQ(html.find("<section id=\"twin\">"), std::string::npos);
+  EXPECT_NE(html.find("Speed-efficiency E_s, mm-small-twin"), std::string::npos);
+}
+
+TEST_F(Report, PairsExplicitlyWithTwinAndRefusesAPairWhoseTwinHasRealRuns) {
+  load_study_and_twin();
+  ASSERT_EQ(report({"--experiment", "mm-small", "--twin", "mm-steep=mm-small-twin"}), 0) << err_;
+  const std::string html = read_file(page());
+  EXPECT_NE(html.find("experiments: mm-small, mm-steep (twin mm-small-twin);"), std::string::npos);
+  EXPECT_NE(html.find("Measured and twin E_s, mm-steep, set 0"), std::string::npos);
+  EXPECT_EQ(html.find("Measured and twin E_s, mm-small,"), std::string::npos);
+  EXPECT_EQ(report({"--twin", "mm-small=mm-steep"}), 1);
+  EXPECT_EQ(err_,
+            "hetscale report: --twin mm-small=mm-steep: not every run of 'mm-steep' is a twin run "
+            "(engine 'simgrid', stored from migration 8 on)\n");
+  EXPECT_EQ(report({"--twin", "mm-small=nope"}), 1);
+  EXPECT_NE(err_.find("no experiment 'nope'"), std::string::npos) << err_;
+  EXPECT_EQ(report({"--twin", "mm-small"}), 2);
+  EXPECT_EQ(err_, "hetscale report: --twin mm-small: expected EXPERIMENT=TWIN (see --help)\n");
+}
+
+TEST_F(Report, AnExperimentNamedTwinWithARealRunIsNoTwin) {
+  load_study_and_twin();
+  db_.connect().exec(
+      "UPDATE hetscale.runs SET engine = 'slurm' WHERE run_id = (SELECT min(run_id) FROM "
+      "hetscale.runs JOIN hetscale.experiments USING (experiment_id) "
+      "WHERE name = 'mm-small-twin')");
+  ASSERT_EQ(report(), 0) << err_;
+  const std::string html = read_file(page());
+  EXPECT_EQ(html.find("<section id=\"twin\">"), std::string::npos);
+  EXPECT_NE(html.find("Speed-efficiency E_s, mm-small-twin"), std::string::npos);
 }
 
 TEST_F(Report, NamedExperimentsOnlyAndAnUnknownOneIsAClearError) {

@@ -17,12 +17,6 @@ namespace fs = std::filesystem;
 
 const fs::path plan_fixture = fs::path(HETSCALE_FIXTURES_DIR) / "plans/mm-small.json";
 
-/// E_s(N) on p nodes: reaches 0.5 at N = 20 p (mm-small) and N = 7 p^2 (mm-steep).
-double efficiency(const std::string& experiment, double n, int nodes) {
-  const double overhead = experiment == "mm-small" ? 20.0 * nodes : 7.0 * nodes * nodes;
-  return n / (n + overhead);
-}
-
 /// The fixture's plan under another experiment name, with one more node, excluded.
 void write_plan(const std::string& experiment, const fs::path& file) {
   std::ifstream in(plan_fixture);
@@ -49,20 +43,20 @@ void add_rank_noise(nlohmann::json& record, int repetition) {
 std::vector<std::string> records(const std::string& experiment, int& serial) {
   std::vector<std::string> lines;
   for (int set = 0; set < 2; ++set) {
-    const int nodes = 2 << set;
-    const double speed = 100.0 * (set + 1);
+    const int nodes = synthetic_set_nodes(set);
+    const double speed = synthetic_set_speed(set);
     for (double n : set == 0 ? std::vector<double>{10, 20, 40, 80, 160}
                              : std::vector<double>{20, 40, 80, 160, 320})
       for (int rep = 0; rep < 2; ++rep) {
         const double work = 2 * n * n * n;
-        const double seconds = work / (efficiency(experiment, n, nodes) * speed * 1e6);
+        const double seconds = work / (synthetic_efficiency(experiment, n, nodes) * speed * 1e6);
         nlohmann::json r =
             record_json(experiment, n, set, rep, work, seconds, speed, nodes, serial++);
         add_rank_noise(r, rep);
         lines.push_back(r.dump());
-        if (set == 1 && n == 160) {  // the same configuration with equalized weights, 7 % faster
-          nlohmann::json eq =
-              record_json(experiment, n, set, rep, work, seconds * 0.93, speed, nodes, serial++);
+        if (set == kEqualizedSet && n == kEqualizedParameter) {  // also with equalized weights
+          nlohmann::json eq = record_json(experiment, n, set, rep, work,
+                                          seconds * kEqualizedTimeFactor, speed, nodes, serial++);
           eq["weights_source"] = "equalized";
           lines.push_back(eq.dump());
         }
@@ -77,7 +71,60 @@ void run_or_throw(const std::vector<std::string>& args, const std::string& step)
   if (hetscale_cli(args, out, err) != 0) throw std::runtime_error(step + " failed: " + err + out);
 }
 
+/// The twin's runs: one repetition per configuration (a simulation repeats itself).
+std::vector<std::string> twin_records(int& serial) {
+  const std::vector<std::vector<double>> sizes = {{10, 20, 40, 80, 160},
+                                                  {20, 40, 80, 160, 320, 640},
+                                                  {50, 100, 200, 400, 800},
+                                                  {100, 200, 400, 800, 1600}};
+  std::vector<std::string> lines;
+  for (int set = 0; set < 4; ++set)
+    for (double n : sizes[set]) {
+      const int nodes = synthetic_set_nodes(set);
+      const double speed = synthetic_set_speed(set);
+      const double work = 2 * n * n * n;
+      const double seconds = work / (synthetic_efficiency("mm-small-twin", n, nodes) * speed * 1e6);
+      nlohmann::json r =
+          record_json("mm-small-twin", n, set, 0, work, seconds, speed, nodes, serial++);
+      r["engine"] = "simgrid";
+      r["platform_hash"] = "3f9a0c";
+      r["slurm"] = {{"job_id", nullptr},
+                    {"array_job_id", nullptr},
+                    {"array_task_id", nullptr},
+                    {"step_id", nullptr},
+                    {"node_list", ""}};
+      lines.push_back(r.dump());
+    }
+  return lines;
+}
+
 }  // namespace
+
+int synthetic_set_nodes(int set_index) {
+  return 2 << set_index;
+}
+
+double synthetic_set_speed(int set_index) {
+  return 100.0 * (1 << set_index);
+}
+
+/// Reaches 0.5 at N = 20 p (mm-small), N = 7 p^2 (mm-steep) and N = 25 p (mm-small-twin).
+double synthetic_efficiency(const std::string& experiment, double n, int nodes) {
+  const double overhead = experiment == "mm-small"        ? 20.0 * nodes
+                          : experiment == "mm-small-twin" ? 25.0 * nodes
+                                                          : 7.0 * nodes * nodes;
+  return n / (n + overhead);
+}
+
+void load_twin_study(const std::string& db_uri, const fs::path& scratch) {
+  fs::create_directories(scratch);
+  int serial = 10000;
+  write_lines(scratch / "twin-runs.jsonl", twin_records(serial));
+  run_or_throw({"collect", "--db", db_uri, (scratch / "twin-runs.jsonl").string()},
+               "hetscale collect (twin)");
+  run_or_throw({"analyze", "--db", db_uri, "--experiment", "mm-small-twin", "--target", "0.5"},
+               "hetscale analyze mm-small-twin");
+}
 
 int hetscale_cli(std::vector<std::string> args, std::string& out, std::string& err) {
   args.insert(args.begin(), "hetscale");

@@ -12,6 +12,12 @@ namespace hetscale::test {
 /// Runs the `hetscale` CLI in-process; returns its exit code, output in out/err.
 int hetscale_cli(std::vector<std::string> args, std::string& out, std::string& err);
 
+/// The configuration of both experiments that also has runs with equalized weights, and
+/// the factor of their run time (equalization saved 7 %).
+inline constexpr int kEqualizedSet = 1;
+inline constexpr double kEqualizedParameter = 160;
+inline constexpr double kEqualizedTimeFactor = 0.93;
+
 /// The two experiments loaded by load_synthetic_study.
 inline const std::vector<std::string> kSyntheticExperiments = {"mm-small", "mm-steep"};
 
@@ -24,5 +30,18 @@ void load_synthetic_study(const std::string& db_uri, const std::filesystem::path
 /// Adds a proportional and an equalized partition of mm-small's set 1, and a forecast
 /// (measured sets, a doubling, a what-if set) for each experiment.
 void insert_partitions_and_predictions(const std::string& db_uri);
+
+/// The twin of mm-small loaded as `hetscale twin study` results are: experiment
+/// "mm-small-twin", every run a twin run (engine simgrid, a platform hash, no Slurm ids, no
+/// plan), analyzed at E_s = 0.5. Its sets 0 and 1 are mm-small's (2 and 4 nodes) with one
+/// more parameter value in set 1; sets 2 and 3 (8 and 16 nodes) lie beyond the machine.
+void load_twin_study(const std::string& db_uri, const std::filesystem::path& scratch);
+
+/// Nodes of set k in both experiments (2, 4, 8, 16) and their marked speeds.
+int synthetic_set_nodes(int set_index);
+double synthetic_set_speed(int set_index);
+
+/// E_s of the synthetic runs: mm-small's, mm-steep's and mm-small-twin's at N on p nodes.
+double synthetic_efficiency(const std::string& experiment, double n, int nodes);
 
 }  // namespace hetscale::test
