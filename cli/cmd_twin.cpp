@@ -15,6 +15,7 @@
 #include "commands.hpp"
 #include "hetscale/jobgen/experiment_spec.hpp"
 #include "hetscale/regular_file.hpp"
+#include "hetscale/run_record_reader.hpp"
 #include "hetscale/site_growth.hpp"
 #include "hetscale/site_table.hpp"
 #include "hetscale/twin/study.hpp"
@@ -64,6 +65,7 @@ struct StudyArgs {
   std::string site;
   std::string output_dir;
   std::optional<std::size_t> nodes;
+  std::vector<std::string> calibrate_from;  // measured records' files or directories
   twin::TwinStudyOptions options;  // bin_dir from the runner's --kernel-dir
   RunnerArgs runner;
 };
@@ -112,6 +114,26 @@ void run_simulations(const std::filesystem::path& dir, const twin::TwinStudy& st
                             outcomes.size(), (dir / "logs").string()));
 }
 
+// Every run record in the files and directories given (*.jsonl, recursively).
+std::vector<RunRecord> read_record_files(const std::vector<std::string>& paths) {
+  std::vector<RunRecord> records;
+  const auto read = [&](const std::filesystem::path& file) {
+    for (auto& numbered : read_run_records(file, OnInvalid::fail).records) records.push_back(std::move(numbered.record));
+  };
+  for (const std::string& path : paths) {
+    if (!std::filesystem::is_directory(path)) {
+      read(path);
+      continue;
+    }
+    std::vector<std::filesystem::path> files;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(path))
+      if (entry.is_regular_file() && entry.path().extension() == ".jsonl") files.push_back(entry.path());
+    std::sort(files.begin(), files.end());
+    for (const auto& file : files) read(file);
+  }
+  return records;
+}
+
 void run_study(const StudyArgs& args, Context& context) {
   const std::optional<double>& flops_per_unit = args.options.flops_per_unit;
   if (flops_per_unit && !(*flops_per_unit > 0 && std::isfinite(*flops_per_unit)))
@@ -126,6 +148,16 @@ void run_study(const StudyArgs& args, Context& context) {
   const TwinPlatform platform = make_twin_platform(site, {flops_per_unit});
   twin::TwinStudyOptions options = args.options;
   options.bin_dir = args.runner.kernel_dir.empty() ? own_directory() : args.runner.kernel_dir;
+  if (!args.calibrate_from.empty()) {
+    if (options.compute_efficiency) throw UsageError("give --compute-efficiency or --calibrate-from, not both");
+    const twin::ComputeCalibration c = twin::measured_compute_efficiency(
+        read_record_files(args.calibrate_from), spec.code_label(), platform.flops_per_unit);
+    options.compute_efficiency = c.efficiency;
+    context.err << fmt::format(
+        "hetscale twin study: compute efficiency {:.4g} of the marked speed, the median of {} ranks in {} "
+        "measured runs at each set's largest size\n",
+        c.efficiency, c.ranks, c.runs);
+  }
   const twin::TwinStudy study = twin::plan_twin_study(spec, site, platform, options);
   if (!options.sbatch) twin::resolve_twin_tools(study, runner_options(args.runner));  // before writing
   jobgen::write_study(args.output_dir, twin::twin_study_files(study, platform, site_text, options, now_utc()));
@@ -202,6 +234,11 @@ void register_twin(CLI::App& app, Context& context) {
       ->check(CLI::Range(1u, 1000u));
   study->add_option("--psi-floor", study_args->options.psi_floor,
                     "The spec's [parameter] psi_floor for the twin (how far larger sets' sizes reach)");
+  study->add_option("--compute-efficiency", study_args->options.compute_efficiency,
+                    "The fraction of its hosts' marked speed the kernel attains, in (0, 2] (default 1)");
+  study->add_option("--calibrate-from", study_args->calibrate_from,
+                    "Measured run records (files or directories) of the same kernel: the compute "
+                    "efficiency is their median rank's (instead of --compute-efficiency)");
   study->add_flag("--sbatch", study_args->options.sbatch,
                   "Write twin.sbatch (one serial array task per run) instead of running the simulations");
   add_runner_options(study, study_args->runner);

@@ -288,7 +288,8 @@ psi_table() {
 # node), the site grown to twice TWIN_NODES nodes of the same mix (the machine sets take
 # as many nodes from every group, so a set of TWIN_NODES needs that many of the smallest
 # group's share), and every spec simulated on it up to sets of TWIN_NODES (one repetition: the twin's runs are deterministic; psi floor 0.7,
-# so that the largest sets' sizes stay within what the twin folds). The twin experiments
+# so that the largest sets' sizes stay within what the twin folds; the kernel's compute
+# efficiency calibrated from its measured runs here). The twin experiments
 # are named <experiment>-twin; the report sets them beside the measured ones.
 twin_stage() {
   stage "twin: network calibration (hetscale-commbench), then ${KERNELS[*]} on $TWIN_NODES simulated nodes"
@@ -300,7 +301,7 @@ twin_stage() {
     rm -rf "$RUN/$k-twin"
     "$HETSCALE" twin study "$(spec_for "$k")" --site "$RUN/site-twin.toml" -o "$RUN/$k-twin" \
       --nodes "$((2 * TWIN_NODES))" --max-set-nodes "$TWIN_NODES" --repetitions 1 --psi-floor 0.7 \
-      --kernel-dir "$BIN" 2>"$RUN/$k-twin.progress" || { tail -n 5 "$RUN/$k-twin.progress"; false; }
+      --calibrate-from "$RUN/$k-study/records" --kernel-dir "$BIN" 2>"$RUN/$k-twin.progress" || { tail -n 5 "$RUN/$k-twin.progress"; false; }
     tail -n 1 "$RUN/$k-twin.progress"
   done
   local dirs=()

@@ -301,5 +301,51 @@ TEST_F(TwinStudyTest, MissingSmpirunOrKernelIsAClearErrorBeforeAnyRun) {
   EXPECT_TRUE(fs::is_empty(root_ / "missing" / "records"));
 }
 
+// Calibration from measured records: per rank weight x W / (compute seconds x marked
+// speed), the median over the ranks of the runs at each set's largest size only.
+TEST_F(TwinStudyTest, ComputeEfficiencyIsTheMedianRankOfTheLargestMeasuredSizes) {
+  const auto run = [](int set, double n, double work, std::vector<std::pair<double, double>> ranks,
+                      const char* engine = nullptr) {
+    RunRecord r;
+    r.code = "mm";
+    r.machine_set = set;
+    r.parameters = {{"N", n}};
+    r.work = work;
+    if (engine != nullptr) r.engine = engine;
+    for (const auto& [weight, seconds] : ranks) r.ranks.push_back({0, "n", weight, 100, seconds, 0, seconds});
+    return r;
+  };
+  // 100 Mflops per rank (flops_per_unit 1e6): W = 1e9 split in halves takes 5 s at full speed.
+  std::vector<RunRecord> records = {
+      run(0, 500, 1e9, {{0.5, 10}, {0.5, 10}}),          // a smaller size: left out
+      run(0, 1000, 1e9, {{0.5, 6.25}, {0.5, 5}}),         // 0.8 and 1.0
+      run(1, 2000, 4e9, {{0.25, 10}, {0.25, 12.5}, {0.25, 10}, {0.25, 20}}),  // 1.0, 0.8, 1.0, 0.5
+      run(1, 2000, 4e9, {{0.25, 1}}, "simgrid"),          // a twin run: left out
+  };
+  records.push_back(records[1]);
+  records.back().code = "ge";  // another code: left out
+  const twin::ComputeCalibration c = twin::measured_compute_efficiency(records, "mm", 1e6);
+  EXPECT_EQ(c.runs, 2u);
+  EXPECT_EQ(c.ranks, 6u);
+  EXPECT_DOUBLE_EQ(c.efficiency, 0.9);  // median of 0.5, 0.8, 0.8, 1, 1, 1
+  EXPECT_THROW(twin::measured_compute_efficiency(records, "conv2d", 1e6), Error);
+
+  // On the twin, an efficiency of 0.5 doubles every rank's compute time.
+  twin::TwinStudyOptions half;
+  half.compute_efficiency = 0.5;
+  const twin::TwinStudy full_study = write("full", spec());
+  const twin::TwinStudy half_study = write("half", spec(), half);
+  EXPECT_EQ(half_study.compute_efficiency, 0.5);  // read back from the directory
+  const auto a = twin::run_twin_study(root_ / "full", full_study, {4}, runner(), {});
+  const auto b = twin::run_twin_study(root_ / "half", half_study, {4}, runner(), {});
+  ASSERT_TRUE(a.front().succeeded && b.front().succeeded);
+  const RunRecord fa = read_run_records(root_ / "full" / twin::twin_record_file(a.front().run), OnInvalid::fail)
+                           .records.front().record;
+  const RunRecord fb = read_run_records(root_ / "half" / twin::twin_record_file(b.front().run), OnInvalid::fail)
+                           .records.front().record;
+  for (std::size_t i = 0; i < fa.ranks.size(); ++i)
+    EXPECT_NEAR(fb.ranks[i].compute_seconds, 2 * fa.ranks[i].compute_seconds, 1e-6);  // SimGrid: 1e-8 s steps
+}
+
 }  // namespace
 }  // namespace hetscale
