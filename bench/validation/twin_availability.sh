@@ -3,7 +3,7 @@
 # both against `hetscale simulate` (docs/validation-availability.md, "The twin under
 # simulated availability"): builds what it needs and runs bench_twin_availability, which
 # prints the table. Simulations run one at a time.
-#   bench/validation/twin-availability.sh [--seeds S] [--repetitions R]   (defaults: 300, 20000)
+#   bench/validation/twin_availability.sh [--seeds S] [--repetitions R]   (defaults: 300, 20000)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${HETSCALE_BUILD_DIR:-build/default}
