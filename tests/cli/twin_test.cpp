@@ -20,7 +20,11 @@ std::string site_fixture(const std::string& name) {
 class TwinPlatformCommand : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) / "twin-platform-cli" / "out";
+    // One directory per test: ctest -j runs the cases of this class side by side.
+    dir_ = fs::path(::testing::TempDir()) /
+           ("twin-platform-cli-" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name())) /
+           "out";
     fs::remove_all(dir_.parent_path());
   }
   void TearDown() override { fs::remove_all(dir_.parent_path()); }
