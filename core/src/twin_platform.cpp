@@ -156,10 +156,10 @@ HostSettings host_settings(const SiteTable& table, const std::vector<const Node*
                        availability.every_host->sd, "availability for every host");
   // A step lasts max_interval / 2 on average.
   constexpr double most_steps = 1e6;
-  if (!(availability.max_interval > 0) || !(availability.horizon > 0) ||
-      !std::isfinite(availability.horizon))
-    throw Error(fmt::format("availability profiles need a positive maximum interval and horizon, "
-                            "not {} and {}",
+  if (!(availability.max_interval > 0) || !std::isfinite(availability.max_interval) ||
+      !(availability.horizon > 0) || !std::isfinite(availability.horizon))
+    throw Error(fmt::format("availability profiles need a positive, finite maximum interval and "
+                            "horizon, not {} and {}",
                             availability.max_interval, availability.horizon));
   if (2 * availability.horizon / availability.max_interval > most_steps)
     throw Error(fmt::format("availability profiles of {:g} s with intervals up to {:g} s would "

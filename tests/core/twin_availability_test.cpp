@@ -217,6 +217,9 @@ TEST(TwinAvailability, Errors) {
   availability.max_interval = 1e-3;
   EXPECT_TRUE(contains(error_of(availability), "more than 1e+06: shorten the horizon"))
       << error_of(availability);
+  availability.max_interval = 0;
+  EXPECT_EQ(error_of(availability), "availability profiles need a positive, finite maximum "
+                                    "interval and horizon, not 0 and 3600");
 
   EXPECT_EQ(option_error({"0.5:0.1", "fast=0.8:0", "slow=1:0"}), "no error");
   EXPECT_EQ(option_error({"0.5"}), "--availability '0.5': expected MEAN:SD or GROUP=MEAN:SD");
