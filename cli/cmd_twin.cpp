@@ -29,14 +29,40 @@ struct PlatformArgs {
   std::string site;
   std::string output_dir;
   std::optional<double> flops_per_unit;
+  std::vector<std::string> availability;  // MEAN:SD or GROUP=MEAN:SD
+  double max_interval = 20;
+  double horizon = 3600;
+  std::uint64_t seed = 1;
 };
+
+/// The profiles asked for, or none when no --availability is given.
+std::optional<TwinAvailability> platform_availability(const PlatformArgs& args) {
+  if (args.availability.empty()) return std::nullopt;
+  if (!(args.max_interval > 0 && std::isfinite(args.max_interval)))
+    throw UsageError(
+        fmt::format("--max-interval must be positive and finite, not {}", args.max_interval));
+  if (!(args.horizon > 0 && std::isfinite(args.horizon)))
+    throw UsageError(fmt::format("--horizon must be positive and finite, not {}", args.horizon));
+  TwinAvailability availability;
+  availability.max_interval = args.max_interval;
+  availability.horizon = args.horizon;
+  availability.seed = args.seed;
+  try {
+    for (const std::string& value : args.availability)
+      add_availability_option(availability, value);
+  } catch (const Error& e) {
+    throw UsageError(e.what());
+  }
+  return availability;
+}
 
 void run_platform(const PlatformArgs& args, Context& context) {
   if (args.flops_per_unit && !(*args.flops_per_unit > 0 && std::isfinite(*args.flops_per_unit)))
     throw UsageError(
         fmt::format("--flops-per-unit must be positive and finite, not {}", *args.flops_per_unit));
+  const std::optional<TwinAvailability> availability = platform_availability(args);
   const SiteTable table = load_site_table(args.site);
-  const TwinPlatform platform = make_twin_platform(table, {args.flops_per_unit});
+  const TwinPlatform platform = make_twin_platform(table, {args.flops_per_unit, availability});
   const TwinPlatformFiles files = write_twin_platform(platform, args.output_dir);
   const Network& n = platform.network;
   if (platform.default_network)
@@ -49,6 +75,12 @@ void run_platform(const PlatformArgs& args, Context& context) {
                                table.speed_unit, platform.flops_per_unit);
   context.out << fmt::format("platform: {} ({} hosts, {})\n", files.platform.string(),
                              platform.hosts, to_string(n.topology));
+  if (availability)
+    context.out << fmt::format(
+        "availability: {} of {} hosts profiled (intervals uniform in [0, {}] s, repeating "
+        "every {} s, seed {})\n",
+        platform.profiled_hosts, platform.hosts, availability->max_interval, availability->horizon,
+        availability->seed);
   context.out << fmt::format("hostfile: {}\n", files.hostfile.string());
   context.out << fmt::format("sha256: {}\n", platform.sha256);
 }
@@ -207,6 +239,19 @@ void register_twin(CLI::App& app, Context& context) {
                        "flop/s of one unit of the site's speed_unit; needed when that unit is "
                        "not an operation rate (e.g. speed-factor), replaces the unit's own "
                        "scale otherwise");
+  platform->add_option("--availability", args->availability,
+                       "Speed profile from the shared-computer model: MEAN:SD for every host or "
+                       "GROUP=MEAN:SD for a site-table group (repeatable; a group's overrides "
+                       "every host's); availability uniform with that mean and sd, within [0, 1]");
+  platform->add_option("--max-interval", args->max_interval,
+                       "Availability intervals are uniform in [0, this] seconds of simulated time")
+      ->capture_default_str();
+  platform->add_option("--horizon", args->horizon,
+                       "Length of the profiles in simulated seconds; they repeat after it")
+      ->capture_default_str();
+  platform->add_option("--seed", args->seed,
+                       "Seed of the profiles (same seed, same platform bytes)")
+      ->capture_default_str();
   platform->callback([args, &context] { run_platform(*args, context); });
 
   auto study_args = std::make_shared<StudyArgs>();

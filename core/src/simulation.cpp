@@ -5,97 +5,11 @@
 #include <numeric>
 #include <thread>
 
+#include "hetscale/availability.hpp"
 #include "hetscale/error.hpp"
 
 namespace hetscale {
 namespace {
-
-/// xoshiro256** seeded through splitmix64: small, fast, and one independent stream per
-/// repetition so results do not depend on how repetitions are shared among threads.
-class Random {
- public:
-  Random(std::uint64_t seed, std::uint64_t stream) {
-    std::uint64_t x = seed ^ (0x9E3779B97F4A7C15ULL * (stream + 1));
-    for (auto& s : state_) s = splitmix(x);
-  }
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
-  double gamma(double shape) {
-    // Marsaglia-Tsang; shape < 1 through the boost U^(1/shape).
-    if (shape < 1) return gamma(shape + 1) * std::pow(uniform_open(), 1 / shape);
-    const double d = shape - 1.0 / 3;
-    const double c = 1 / std::sqrt(9 * d);
-    for (;;) {
-      double x = 0;
-      double v = 0;
-      do {
-        x = normal();
-        v = 1 + c * x;
-      } while (v <= 0);
-      v = v * v * v;
-      const double u = uniform_open();
-      if (std::log(u) < 0.5 * x * x + d - d * v + d * std::log(v)) return d * v;
-    }
-  }
-
- private:
-  static std::uint64_t splitmix(std::uint64_t& x) {
-    std::uint64_t z = (x += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-  }
-  static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-  std::uint64_t next() {
-    const std::uint64_t result = rotl(state_[1] * 5, 7) * 9;
-    const std::uint64_t t = state_[1] << 17;
-    state_[2] ^= state_[0];
-    state_[3] ^= state_[1];
-    state_[1] ^= state_[2];
-    state_[0] ^= state_[3];
-    state_[2] ^= t;
-    state_[3] = rotl(state_[3], 45);
-    return result;
-  }
-  double uniform_open() { return (static_cast<double>(next() >> 11) + 0.5) * 0x1.0p-53; }  // (0, 1)
-  double normal() {
-    const double u1 = uniform_open();
-    const double u2 = uniform();
-    return std::sqrt(-2 * std::log(u1)) * std::cos(2 * M_PI * u2);
-  }
-  std::uint64_t state_[4]{};
-};
-
-double draw_availability(Random& rng, AvailabilityDistribution distribution, double mean,
-                         double sd) {
-  if (sd == 0) return mean;
-  switch (distribution) {
-    case AvailabilityDistribution::uniform:
-      return mean + std::sqrt(3.0) * sd * (2 * rng.uniform() - 1);
-    case AvailabilityDistribution::two_point:
-      return rng.uniform() < 0.5 ? mean - sd : mean + sd;
-    case AvailabilityDistribution::beta: {
-      const double common = mean * (1 - mean) / (sd * sd) - 1;
-      const double x = rng.gamma(mean * common);
-      const double y = rng.gamma((1 - mean) * common);
-      return x / (x + y);
-    }
-  }
-  return mean;
-}
-
-void validate_availability(AvailabilityDistribution distribution, double mean, double sd,
-                           const std::string& what) {
-  if (!(mean > 0 && mean <= 1)) throw Error(what + ": mean availability must be in (0, 1]");
-  if (!(sd >= 0)) throw Error(what + ": availability standard deviation must be >= 0");
-  const double reach = distribution == AvailabilityDistribution::uniform ? std::sqrt(3.0) * sd : sd;
-  if (distribution == AvailabilityDistribution::beta) {
-    if (sd > 0 && sd * sd >= mean * (1 - mean))
-      throw Error(what + ": a beta availability needs sigma^2 < a (1 - a)");
-  } else if (mean - reach < 0 || mean + reach > 1) {
-    throw Error(what + ": availability would leave [0, 1] (mean " + std::to_string(mean) + ", sd " +
-                std::to_string(sd) + ")");
-  }
-}
 
 /// One computer's availability process: the current availability and how long it lasts.
 struct Process {
@@ -144,7 +58,7 @@ class Repetition {
     const auto& c = computers_[i];
     processes_[i].availability =
         draw_availability(rng_, options_.distribution, c.mean_availability, c.availability_sd);
-    processes_[i].left = options_.max_interval * rng_.uniform();
+    processes_[i].left = draw_interval(rng_, options_.max_interval);
   }
 
   /// Time computer i needs for `work`, consuming its availability intervals.
@@ -179,7 +93,7 @@ class Repetition {
 
   std::span<const SimulatedComputer> computers_;
   const SimulationOptions& options_;
-  Random rng_;
+  RandomStream rng_;
   std::vector<Process> processes_;
 };
 
@@ -195,7 +109,7 @@ void validate(std::span<const SimulatedComputer> computers, std::span<const doub
   for (std::size_t i = 0; i < computers.size(); ++i) {
     const std::string what = "computer " + std::to_string(i);
     if (!(computers[i].max_power > 0)) throw Error(what + ": maximum power must be positive");
-    validate_availability(options.distribution, computers[i].mean_availability,
+    check_availability(options.distribution, computers[i].mean_availability,
                           computers[i].availability_sd, what);
     if (computers[i].availability_sd > 0 &&
         options.distribution == AvailabilityDistribution::two_point &&
@@ -205,7 +119,7 @@ void validate(std::span<const SimulatedComputer> computers, std::span<const doub
       throw Error(what + ": work must be >= 0 and finite");
   }
   if (options.communication_time > 0)
-    validate_availability(AvailabilityDistribution::uniform, options.network_availability,
+    check_availability(AvailabilityDistribution::uniform, options.network_availability,
                           options.network_availability_sd, "network");
 }
 
@@ -232,13 +146,6 @@ std::vector<double> run_all(std::span<const SimulatedComputer> computers,
 }
 
 }  // namespace
-
-AvailabilityDistribution parse_availability_distribution(const std::string& name) {
-  if (name == "uniform") return AvailabilityDistribution::uniform;
-  if (name == "two-point") return AvailabilityDistribution::two_point;
-  if (name == "beta") return AvailabilityDistribution::beta;
-  throw Error("unknown availability distribution '" + name + "' (uniform, two-point, beta)");
-}
 
 SimulationResult simulate(std::span<const SimulatedComputer> computers,
                           std::span<const double> work, const SimulationOptions& options) {

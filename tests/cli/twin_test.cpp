@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "cli_runner.hpp"
 #include "hetscale/sha256.hpp"
@@ -19,7 +20,11 @@ std::string site_fixture(const std::string& name) {
 class TwinPlatformCommand : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) / "twin-platform-cli" / "out";
+    // One directory per test: ctest -j runs the cases of this class side by side.
+    dir_ = fs::path(::testing::TempDir()) /
+           ("twin-platform-cli-" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name())) /
+           "out";
     fs::remove_all(dir_.parent_path());
   }
   void TearDown() override { fs::remove_all(dir_.parent_path()); }
@@ -100,6 +105,54 @@ TEST_F(TwinPlatformCommand, BadUsage) {
   EXPECT_NE(r.err.find("--output is required"), std::string::npos) << r.err;
   r = run_cli({"twin"});
   EXPECT_EQ(r.code, 2);
+  EXPECT_FALSE(fs::exists(dir_));
+}
+
+TEST_F(TwinPlatformCommand, AvailabilityProfiles) {
+  const std::string site = site_fixture("good-network-star.toml");
+  const std::vector<std::string> args = {"twin", "platform", "--site", site, "-o", dir_.string(),
+                                         "--availability", "0.9:0.05", "--availability",
+                                         "slow=0.5:0.2", "--max-interval", "10", "--seed", "7"};
+  auto r = run_cli(args);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("availability: 3 of 3 hosts profiled (intervals uniform in [0, 10] s, "
+                       "repeating every 3600 s, seed 7)\n"),
+            std::string::npos)
+      << r.out;
+  const std::string xml = read_file(dir_ / "platform.xml");
+  EXPECT_NE(xml.find(R"(<prop id="hetscale.availability" value="0.9:0.05 slow=0.5:0.2"/>)"),
+            std::string::npos);
+  EXPECT_NE(xml.find(R"(<trace_connect kind="SPEED" trace="speed:s1" element="s1"/>)"),
+            std::string::npos);
+  // Same options, same bytes.
+  r = run_cli(args);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(read_file(dir_ / "platform.xml"), xml);
+}
+
+TEST_F(TwinPlatformCommand, BadAvailability) {
+  const std::string site = site_fixture("good-network-star.toml");
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"twin", "platform", "--site", site, "-o", dir_.string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_cli(args);
+  };
+  auto r = with({"--availability", "slow=0.5:0.4"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err,
+            "hetscale twin platform: --availability 'slow=0.5:0.4': availability would leave "
+            "[0, 1] (mean 0.5, sd 0.4: a +/- sqrt(3) sd reaches [-0.1928, 1.193]) (see --help)\n");
+  r = with({"--availability", "1.5:0"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("mean availability must be in (0, 1]"), std::string::npos) << r.err;
+  r = with({"--availability", "gpu=0.5:0.1"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "hetscale twin platform: availability for group 'gpu': the site table " + site +
+                       " has no such group (its groups: fast, slow)\n");
+  r = with({"--availability", "0.5:0.1", "--max-interval", "0"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--max-interval must be positive and finite, not 0"), std::string::npos)
+      << r.err;
   EXPECT_FALSE(fs::exists(dir_));
 }
 

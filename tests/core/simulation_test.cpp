@@ -143,7 +143,8 @@ TEST(Simulation, BadInput) {
     FAIL();
   } catch (const Error& e) {
     EXPECT_STREQ(e.what(),
-                 "computer 0: availability would leave [0, 1] (mean 0.500000, sd 0.400000)");
+                 "computer 0: availability would leave [0, 1] (mean 0.5, sd 0.4: a +/- sqrt(3) sd "
+                 "reaches [-0.1928, 1.193])");
   }
   auto options = quick();
   options.distribution = AvailabilityDistribution::beta;

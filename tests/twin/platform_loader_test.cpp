@@ -43,12 +43,15 @@ struct Loaded {
   std::map<std::string, LoadedHost> hosts;
   std::map<std::string, LoadedLink> links;
   std::map<std::pair<std::string, std::string>, LoadedRoute> routes;
+  std::map<std::pair<double, std::string>, double> available;  // (time, host) -> speed ratio
 };
 
-Loaded load_with_simgrid(const fs::path& platform) {
+// `times`, when given, are the simulated times at which the probe reads the hosts' speed
+// profiles ("t1,t2,...").
+Loaded load_with_simgrid(const fs::path& platform, const std::string& times = "") {
   const fs::path log = platform.parent_path() / "probe.log";
   const std::string command = std::string(HETSCALE_SIMGRID_PROBE) + " '" + platform.string() +
-                              "' --log=root.thres:warning 2>'" + log.string() + "'";
+                              "' " + times + " --log=root.thres:warning 2>'" + log.string() + "'";
   FILE* pipe = ::popen(command.c_str(), "r");
   if (pipe == nullptr) throw std::runtime_error("cannot run " + command);
   std::string output;
@@ -80,6 +83,12 @@ Loaded load_with_simgrid(const fs::path& platform) {
       words >> from >> to >> route.latency;
       for (std::string link; words >> link;) route.links.push_back(link);
       loaded.routes[{from, to}] = route;
+    } else if (kind == "available") {
+      double time = 0;
+      std::string host;
+      double ratio = 0;
+      words >> time >> host >> ratio;
+      loaded.available[{time, host}] = ratio;
     } else {
       ADD_FAILURE() << "unexpected probe output: " << line;
     }
@@ -202,6 +211,66 @@ TEST_F(PlatformLoader, AwkwardSpeedsSurviveTheTextExactly) {
   table.nodes[4].marked_speed = 123456.789012345;
   const Loaded loaded = write_and_load(table);
   EXPECT_EQ(loaded.hosts.at("fast-01").speed, (0.1 + 0.2) * 1e9);
+}
+
+// The "TIME VALUE" steps of `host`'s speed profile in the platform text; none without one.
+std::vector<std::pair<double, double>> written_steps(const std::string& xml,
+                                                     const std::string& host) {
+  std::vector<std::pair<double, double>> steps;
+  const auto at = xml.find("<trace id=\"speed:" + host + "\"");
+  if (at == std::string::npos) return steps;
+  const auto body = xml.find(">\n", at) + 2;
+  std::istringstream lines(xml.substr(body, xml.find("  </trace>", body) - body));
+  for (double start = 0, value = 0; lines >> start >> value;) steps.emplace_back(start, value);
+  return steps;
+}
+
+// The availability written for `host` at time `t`: the profile repeats with period
+// `horizon`; without a profile the host has its full speed.
+double written_availability(const std::string& xml, const std::string& host, double t,
+                            double horizon) {
+  double value = 1;
+  for (const auto& [start, v] : written_steps(xml, host))
+    if (start <= std::fmod(t, horizon)) value = v;
+  return value;
+}
+
+TEST_F(PlatformLoader, SpeedProfilesAreWhatSimGridApplies) {
+  SiteTable table = load_site_table(fixture("good-network-switch-per-group.toml"));
+  TwinAvailability availability;
+  availability.every_host = AvailabilitySetting{0.5, 0.2};
+  availability.groups = {{"mid", {0.25, 0}}};
+  availability.max_interval = 20;
+  availability.horizon = 100;
+  const TwinPlatform platform = make_twin_platform(table, {std::nullopt, availability});
+  // Sample in the middle of fast-01's steps, in the first period and in the next two (the
+  // profile repeats after the horizon).
+  std::vector<double> starts;
+  for (const auto& [start, value] : written_steps(platform.xml, "fast-01")) starts.push_back(start);
+  starts.push_back(availability.horizon);
+  ASSERT_GT(starts.size(), 4u);
+  std::vector<double> times;
+  for (double period : {0.0, 100.0, 200.0})
+    for (std::size_t i = 0; i + 1 < starts.size(); ++i)
+      times.push_back(period + (starts[i] + starts[i + 1]) / 2);
+  std::ostringstream list;
+  list.precision(17);
+  for (std::size_t i = 0; i < times.size(); ++i) list << (i == 0 ? "" : ",") << times[i];
+  const TwinPlatformFiles files = write_twin_platform(platform, dir_);
+  const Loaded loaded = load_with_simgrid(files.platform, list.str());
+  ASSERT_EQ(loaded.hosts.size(), 5u);
+  ASSERT_EQ(loaded.available.size(), times.size() * 5);
+  bool varies = false;
+  for (const auto& [key, ratio] : loaded.available) {
+    const auto& [time, host] = key;
+    const double written = written_availability(platform.xml, host, time, availability.horizon);
+    EXPECT_NEAR(ratio, written, 1e-12) << host << " at " << time;
+    if (host == "mid1") {
+      EXPECT_EQ(ratio, 0.25) << "at " << time;
+    }
+    varies = varies || ratio != loaded.available.begin()->second;
+  }
+  EXPECT_TRUE(varies);
 }
 
 }  // namespace

@@ -3,17 +3,21 @@
 //   host NAME SPEED CORES                  (speed in flop/s)
 //   link NAME LATENCY BANDWIDTH            (seconds, bytes/s; every link once)
 //   route FROM TO LATENCY LINK...          (every ordered pair of distinct hosts)
-// Usage: simgrid_platform_probe PLATFORM.xml
+// and, given times, runs the simulation to each and prints every host's speed profile:
+//   available TIME HOST RATIO              (the fraction of its speed the host has then)
+// Usage: simgrid_platform_probe PLATFORM.xml [TIME,TIME,...]
 #include <cstdio>
 #include <exception>
 #include <simgrid/s4u.hpp>
+#include <sstream>
+#include <string>
 #include <vector>
 
 int main(int argc, char** argv) {
   try {
     simgrid::s4u::Engine engine(&argc, argv);
-    if (argc != 2) {
-      std::fprintf(stderr, "usage: simgrid_platform_probe PLATFORM.xml\n");
+    if (argc != 2 && argc != 3) {
+      std::fprintf(stderr, "usage: simgrid_platform_probe PLATFORM.xml [TIME,TIME,...]\n");
       return 2;
     }
     engine.load_platform(argv[1]);
@@ -35,6 +39,20 @@ int main(int argc, char** argv) {
         for (const simgrid::s4u::Link* link : links) std::printf(" %s", link->get_cname());
         std::printf("\n");
       }
+    if (argc == 3) {
+      std::vector<double> times;
+      std::istringstream list(argv[2]);
+      for (std::string time; std::getline(list, time, ',');) times.push_back(std::stod(time));
+      simgrid::s4u::Actor::create("sampler", hosts.front(), [times, hosts] {
+        for (double time : times) {
+          simgrid::s4u::this_actor::sleep_until(time);
+          for (const simgrid::s4u::Host* host : hosts)
+            std::printf("available %.17g %s %.17g\n", time, host->get_cname(),
+                        host->get_available_speed());
+        }
+      });
+      engine.run();
+    }
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "simgrid_platform_probe: %s\n", e.what());

@@ -10,12 +10,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "hetscale/run_record.hpp"
 #include "hetscale/run_record_reader.hpp"
+#include "hetscale/site_table.hpp"
+#include "hetscale/twin_platform.hpp"
 #include "hetscale/workload.hpp"
 
 namespace hetscale {
@@ -50,10 +53,15 @@ class Twin : public ::testing::Test {
   // smpirun -platform star8.xml -hostfile <hosts> -np <ranks> hetscale-twin-<kernel> args.
   TwinRun run(const std::string& kernel, int ranks, const std::string& hosts,
               const std::string& args) {
+    return run_on(fixtures + "star8.xml", fixtures + hosts, kernel, ranks, args);
+  }
+
+  TwinRun run_on(const std::string& platform, const std::string& hostfile,
+                 const std::string& kernel, int ranks, const std::string& args) {
     std::filesystem::remove(record_file_);
     const std::string command =
-        std::string(HETSCALE_SMPIRUN) + " -no-privatize -platform " + fixtures +
-        "star8.xml -hostfile " + fixtures + hosts + " -np " + std::to_string(ranks) +
+        std::string(HETSCALE_SMPIRUN) + " -no-privatize -platform " + platform + " -hostfile " +
+        hostfile + " -np " + std::to_string(ranks) +
         " --cfg=smpi/coll-selector:ompi --cfg=smpi/bcast:binomial_tree --log=root.thres:warning " +
         programs.at(kernel) + " " + args + " --record " + record_file_.string() + " 2>&1";
     TwinRun out;
@@ -240,6 +248,50 @@ TEST_F(Twin, BuffersTheTwinCannotFoldAreRefusedAtOnce) {
   EXPECT_TRUE(r.record.ranks.empty()) << "no record";
   const TwinRun fits = run("mm", 2, "hosts-8", "-N 16383");
   EXPECT_EQ(fits.status, 0) << fits.output;
+}
+
+// Two hosts of 1 Gflop/s from a generated platform; "half" has a speed profile of constant
+// availability 0.5 when `half_available`: the same charge takes it twice as long.
+TEST_F(Twin, AvailabilityHalfDoublesTheTime) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("hetscale_twin_availability_" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path site = dir / "site.toml";
+  {
+    std::ofstream out(site);
+    out << "[site]\nname = \"two\"\nspeed_unit = \"Mflops\"\n"
+           "[[group]]\nname = \"full\"\nmarked_speed = 1000.0\n"
+           "[[group]]\nname = \"half\"\nmarked_speed = 1000.0\n"
+           "[[node]]\nname = \"h1\"\ngroup = \"full\"\n"
+           "[[node]]\nname = \"h2\"\ngroup = \"half\"\n";
+  }
+  const SiteTable table = load_site_table(site);
+  TwinAvailability half;
+  half.groups = {{"half", {0.5, 0}}};
+  const TwinPlatformFiles constant = write_twin_platform(make_twin_platform(table), dir / "full");
+  const TwinPlatformFiles profiled =
+      write_twin_platform(make_twin_platform(table, {std::nullopt, half}), dir / "half");
+  for (const std::string kernel : {"mm", "ge"}) {
+    SCOPED_TRACE(kernel);
+    const TwinRun full = run_on(constant.platform.string(), constant.hostfile.string(), kernel, 2,
+                                "-N 256 --weights equal");
+    const TwinRun slowed = run_on(profiled.platform.string(), profiled.hostfile.string(), kernel, 2,
+                                  "-N 256 --weights equal");
+    ASSERT_EQ(full.status, 0) << full.output;
+    ASSERT_EQ(slowed.status, 0) << slowed.output;
+    ASSERT_EQ(slowed.record.ranks.size(), 2u);
+    EXPECT_EQ(slowed.record.ranks[1].host, "h2");
+    // h1 keeps its time; h2's charge takes twice as long (up to the MPI_Wtime costs).
+    EXPECT_NEAR(slowed.record.ranks[0].compute_seconds, full.record.ranks[0].compute_seconds,
+                1e-3 * full.record.ranks[0].compute_seconds)
+        << kernel;
+    EXPECT_NEAR(slowed.record.ranks[1].compute_seconds, 2 * full.record.ranks[1].compute_seconds,
+                1e-3 * full.record.ranks[1].compute_seconds)
+        << kernel;
+    EXPECT_GT(slowed.record.wall_seconds, full.record.wall_seconds) << kernel;
+  }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -11,15 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "hetscale/availability.hpp"
+
 namespace hetscale {
-
-enum class AvailabilityDistribution {
-  uniform,    // a +/- sqrt(3) sigma, flat (the paper's choice)
-  two_point,  // a - sigma or a + sigma with probability 1/2
-  beta        // Beta with mean a and standard deviation sigma, on [0, 1]
-};
-
-AvailabilityDistribution parse_availability_distribution(const std::string& name);
 
 struct SimulatedComputer {
   double max_power = 1;          // alpha_i: work per time unit when fully available
