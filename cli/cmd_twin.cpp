@@ -25,18 +25,22 @@
 namespace hetscale::cli {
 namespace {
 
-struct PlatformArgs {
-  std::string site;
-  std::string output_dir;
-  std::optional<double> flops_per_unit;
+struct AvailabilityArgs {
   std::vector<std::string> availability;  // MEAN:SD or GROUP=MEAN:SD
   double max_interval = 20;
   double horizon = 3600;
   std::uint64_t seed = 1;
 };
 
+struct PlatformArgs {
+  std::string site;
+  std::string output_dir;
+  std::optional<double> flops_per_unit;
+  AvailabilityArgs availability;
+};
+
 /// The profiles asked for, or none when no --availability is given.
-std::optional<TwinAvailability> platform_availability(const PlatformArgs& args) {
+std::optional<TwinAvailability> platform_availability(const AvailabilityArgs& args) {
   if (args.availability.empty()) return std::nullopt;
   if (!(args.max_interval > 0 && std::isfinite(args.max_interval)))
     throw UsageError(
@@ -60,7 +64,7 @@ void run_platform(const PlatformArgs& args, Context& context) {
   if (args.flops_per_unit && !(*args.flops_per_unit > 0 && std::isfinite(*args.flops_per_unit)))
     throw UsageError(
         fmt::format("--flops-per-unit must be positive and finite, not {}", *args.flops_per_unit));
-  const std::optional<TwinAvailability> availability = platform_availability(args);
+  const std::optional<TwinAvailability> availability = platform_availability(args.availability);
   const SiteTable table = load_site_table(args.site);
   const TwinPlatform platform = make_twin_platform(table, {args.flops_per_unit, availability});
   const TwinPlatformFiles files = write_twin_platform(platform, args.output_dir);
@@ -98,6 +102,7 @@ struct StudyArgs {
   std::string output_dir;
   std::optional<std::size_t> nodes;
   std::vector<std::string> calibrate_from;  // measured records' files or directories
+  AvailabilityArgs availability;
   twin::TwinStudyOptions options;  // bin_dir from the runner's --kernel-dir
   RunnerArgs runner;
 };
@@ -177,7 +182,8 @@ void run_study(const StudyArgs& args, Context& context) {
     site = grow_site_table(site, *args.nodes);
     site_text = format_site_table(site);
   }
-  const TwinPlatform platform = make_twin_platform(site, {flops_per_unit});
+  const TwinPlatform platform =
+      make_twin_platform(site, {flops_per_unit, platform_availability(args.availability)});
   twin::TwinStudyOptions options = args.options;
   options.bin_dir = args.runner.kernel_dir.empty() ? own_directory() : args.runner.kernel_dir;
   if (!args.calibrate_from.empty()) {
@@ -212,6 +218,21 @@ void run_run(const RunArgs& args, Context& context) {
   run_simulations(args.dir, study, args.tasks, args.runner, context);
 }
 
+void add_availability_options(CLI::App* command, AvailabilityArgs& args) {
+  command->add_option("--availability", args.availability,
+                      "Speed profile from the shared-computer model: MEAN:SD for every host or "
+                      "GROUP=MEAN:SD for a site-table group (repeatable; a group's overrides "
+                      "every host's); availability uniform with that mean and sd, within [0, 1]");
+  command->add_option("--max-interval", args.max_interval,
+                      "Availability intervals are uniform in [0, this] seconds of simulated time")
+      ->capture_default_str();
+  command->add_option("--horizon", args.horizon,
+                      "Length of the profiles in simulated seconds; they repeat after it")
+      ->capture_default_str();
+  command->add_option("--seed", args.seed, "Seed of the profiles (same seed, same platform bytes)")
+      ->capture_default_str();
+}
+
 void add_runner_options(CLI::App* command, RunnerArgs& args) {
   command->add_option("--kernel-dir", args.kernel_dir,
                       "Directory of hetscale-twin-mm, -ge, -conv2d (default: beside hetscale)");
@@ -239,19 +260,7 @@ void register_twin(CLI::App& app, Context& context) {
                        "flop/s of one unit of the site's speed_unit; needed when that unit is "
                        "not an operation rate (e.g. speed-factor), replaces the unit's own "
                        "scale otherwise");
-  platform->add_option("--availability", args->availability,
-                       "Speed profile from the shared-computer model: MEAN:SD for every host or "
-                       "GROUP=MEAN:SD for a site-table group (repeatable; a group's overrides "
-                       "every host's); availability uniform with that mean and sd, within [0, 1]");
-  platform->add_option("--max-interval", args->max_interval,
-                       "Availability intervals are uniform in [0, this] seconds of simulated time")
-      ->capture_default_str();
-  platform->add_option("--horizon", args->horizon,
-                       "Length of the profiles in simulated seconds; they repeat after it")
-      ->capture_default_str();
-  platform->add_option("--seed", args->seed,
-                       "Seed of the profiles (same seed, same platform bytes)")
-      ->capture_default_str();
+  add_availability_options(platform, args->availability);
   platform->callback([args, &context] { run_platform(*args, context); });
 
   auto study_args = std::make_shared<StudyArgs>();
@@ -286,6 +295,7 @@ void register_twin(CLI::App& app, Context& context) {
                     "efficiency is their median rank's (instead of --compute-efficiency)");
   study->add_flag("--sbatch", study_args->options.sbatch,
                   "Write twin.sbatch (one serial array task per run) instead of running the simulations");
+  add_availability_options(study, study_args->availability);
   add_runner_options(study, study_args->runner);
   study->callback([study_args, &context] { run_study(*study_args, context); });
 

@@ -160,7 +160,8 @@ TEST_F(TwinPlatformCommand, BadAvailability) {
 class TwinStudyCommand : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::path(::testing::TempDir()) / "twin-study-cli";
+    root_ = fs::path(::testing::TempDir()) /
+            (std::string("twin-study-cli-") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(root_);
     fs::create_directories(root_);
   }
@@ -178,7 +179,8 @@ class TwinStudyCommand : public ::testing::Test {
 TEST_F(TwinStudyCommand, WithSbatchWritesTheStudyAndAnArrayScriptAndRunsNothing) {
   const fs::path dir = root_ / "out";
   const auto r = run_cli({"twin", "study", spec("kernel = \"ge\""), "--site", site_fixture("good-three-groups.toml"),
-                          "-o", dir.string(), "--sbatch", "--kernel-dir", "/opt/hetscale/bin"});
+                          "-o", dir.string(), "--sbatch", "--kernel-dir", "/opt/hetscale/bin",
+                          "--availability", "blade=0.5:0.1", "--seed", "7"});
   ASSERT_EQ(r.code, 0) << r.err;
   // Sets of 2 and 4 nodes, 2 sizes each, 1 repetition: 4 runs.
   EXPECT_NE(r.out.find("(experiment tw-twin, 2 sets, 4 runs, platform "), std::string::npos) << r.out;
@@ -189,6 +191,8 @@ TEST_F(TwinStudyCommand, WithSbatchWritesTheStudyAndAnArrayScriptAndRunsNothing)
   EXPECT_TRUE(fs::exists(dir / "plan.json"));
   EXPECT_TRUE(fs::exists(dir / "hosts" / "set1.txt"));
   EXPECT_TRUE(fs::is_empty(dir / "records"));
+  // The availability options make the study's platform one with speed profiles.
+  EXPECT_NE(read_file(dir / "platform.xml").find("<trace_connect kind=\"SPEED\""), std::string::npos);
 }
 
 TEST_F(TwinStudyCommand, ACommandSpecIsRefusedAtItsKeyAndNothingIsWritten) {
