@@ -296,7 +296,7 @@ twin_stage() {
   local k nodes
   nodes=$(sinfo -h -N -o '%N' | sort -u | wc -l)
   srun --mpi=pmix -N "$nodes" --ntasks-per-node=1 --hetscale-weights=off "$BIN/hetscale-commbench" \
-    --repetitions 5 --site "$RUN/site.toml" --site-out "$RUN/site-twin.toml" >"$RUN/commbench.json"
+    --site "$RUN/site.toml" --site-out "$RUN/site-twin.toml" >"$RUN/commbench.json"
   for k in "${KERNELS[@]}"; do
     rm -rf "$RUN/$k-twin"
     "$HETSCALE" twin study "$(spec_for "$k")" --site "$RUN/site-twin.toml" -o "$RUN/$k-twin" \

@@ -64,4 +64,11 @@ report=$run/report/index.html
 [ -s "$report" ] || fail "no report $report"
 charts=$(grep -o '<svg' "$report" | wc -l)
 [ "$charts" -ge 8 ] || fail "the report has $charts charts, expected at least 8"
-echo "check_study: later stages ok (partition, re-run, 2 forecasts, report with $charts charts)"
+# The twin stage: both kernels simulated on sets up to 64 nodes, every run succeeded, and
+# the report sets them beside the measured ones.
+[ "$(grep -cE '^runs: [0-9]+ simulated, 0 kept, 0 failed' "$log")" -eq 2 ] || fail "not every twin run succeeded"
+for k in mm ge; do
+  [ "$(cut -f5 "$run/$k-twin/status.tsv" | sort -n | tail -n 1)" -eq 64 ] || fail "$k: no twin set of 64 ranks"
+done
+grep -q '<h2[^>]*>Measured and twin' "$report" || fail "the report has no section Measured and twin"
+echo "check_study: later stages ok (partition, re-run, 2 forecasts, twin to 64 nodes, report with $charts charts)"
