@@ -25,6 +25,7 @@
 #include "hetscale/site_table.hpp"
 #include "invocation.hpp"
 #include "slurm_query.hpp"
+#include "stored_study.hpp"
 
 namespace hetscale::cli {
 namespace {
@@ -135,118 +136,20 @@ std::vector<jobgen::MeasuredRun> runs_from_records(const JobgenArgs& args, const
   return runs;
 }
 
-// The database must hold the plan of this very study: the same formula and target, and
-// every set with the same nodes count and C (a site table changed since would not).
-// `origin` names where the study came from, for messages.
-void check_stored_plan(const collector::StoredExperiment& stored, const jobgen::Study& study,
-                       const std::string& origin) {
-  const auto& spec = study.spec;
-  if (stored.workload.empty() || stored.sets.empty())
-    throw Error(fmt::format("experiment '{}' has no plan in the database: collect the study first "
-                            "(hetscale collect --db URI {})", spec.name, origin));
-  if (stored.workload != spec.workload.text() || stored.parameter != spec.parameter.name ||
-      stored.target_efficiency != spec.target_efficiency)
-    throw Error(fmt::format("experiment '{}' in the database (workload {}, parameter {}, target {:g}) is not the "
-                            "one in {} (workload {}, parameter {}, target {:g})", spec.name, stored.workload,
-                            stored.parameter, stored.target_efficiency.value_or(0), origin, spec.workload.text(),
-                            spec.parameter.name, spec.target_efficiency));
-  for (const auto& s : study.sets) {
-    const auto it = std::find_if(stored.sets.begin(), stored.sets.end(),
-                                 [&](const auto& x) { return x.index == static_cast<int>(s.set.index); });
-    const bool same = it != stored.sets.end() && it->node_count == static_cast<int>(s.members.size()) &&
-                      std::abs(it->marked_speed - s.set.marked_speed) <= 1e-9 * s.set.marked_speed;
-    if (!same)
-      throw Error(fmt::format("machine set {} of experiment '{}' in the database is not the set of {} ({} nodes, "
-                              "C = {:g}): was the plan of another site table collected?",
-                              s.set.index, spec.name, origin, s.members.size(), s.set.marked_speed));
-  }
-}
-
-jobgen::MeasuredRun measured_run(const collector::StoredRun& run, const std::string& parameter) {
-  if (!run.parameter) throw Error(fmt::format("{}: the run has no parameter '{}'", run.source, parameter));
-  return {static_cast<std::size_t>(run.set_index), *run.parameter, run.work, run.wall_seconds,
-          run.marked_speed, run.speed_unit, run.source};
-}
-
-// What the database holds of one experiment, read as of one moment.
-struct StoredStudy {
-  std::optional<collector::StoredExperiment> experiment;  // none: not in the database
-  std::vector<std::string> known;                         // every experiment's name
-  std::vector<collector::StoredRun> runs;                 // every round's, wherever collected from
-};
-
-StoredStudy read_database(const JobgenArgs& args) {
-  StoredStudy out;
-  // A read: a few quick retries, not the collector's long patience with a busy server.
-  collector::Session session(args.db, {3, std::chrono::milliseconds(100), std::chrono::milliseconds(400)});
-  session.run([&](pg::Connection& conn) {
-    collector::require_current_schema(conn);
-    // Plan and runs as of one moment.
-    pg::Transaction snapshot(conn, pg::TransactionMode::snapshot);
-    out.experiment = collector::read_stored_experiment(conn, args.experiment);
-    if (out.experiment) {
-      out.runs = collector::read_stored_runs(conn, args.experiment);
-    } else {
-      out.known = collector::experiment_names(conn);
-    }
-    snapshot.commit();
-  });
-  return out;
-}
-
-std::vector<jobgen::MeasuredRun> measured_runs(const StoredStudy& stored, const jobgen::Study& study,
-                                               const std::string& origin) {
-  check_stored_plan(*stored.experiment, study, origin);
-  std::vector<jobgen::MeasuredRun> out;
-  for (const auto& run : stored.runs) out.push_back(measured_run(run, study.spec.parameter.name));
-  return out;
-}
-
 // The runs collected into the database, for the study of --from.
 std::vector<jobgen::MeasuredRun> runs_from_database(const JobgenArgs& args, const jobgen::Study& study) {
-  const StoredStudy stored = read_database(args);
+  const StoredStudy stored = read_stored_study(args.db, args.experiment);
   if (!stored.experiment)
     throw Error(fmt::format("experiment '{}' is not in the database: collect the study first (hetscale collect "
                             "--db URI {})", study.spec.name, args.from.front()));
   return measured_runs(stored, study, args.from.front());
 }
 
-// The latest round's study as the database holds it: the spec from its text, the site and
-// sets from its plan file. Plans of older jobgens carry neither spec nor round.
-jobgen::Study stored_study(const JobgenArgs& args, const StoredStudy& stored) {
-  if (!stored.experiment)
-    throw Error(fmt::format("experiment '{}' is not in the database ({}): collect its study first (hetscale "
-                            "collect --db URI DIR)", args.experiment,
-                            stored.known.empty() ? std::string("it holds no experiment")
-                                                 : "known: " + fmt::format("{}", fmt::join(stored.known, ", "))));
-  if (stored.experiment->sets.empty())  // plans have sets; runs alone make none
-    throw Error(fmt::format("experiment '{}' has no plan in the database, only runs: collect its study directory "
-                            "(hetscale collect --db URI DIR, which loads DIR/plan.json)", args.experiment));
-  const auto& round = stored.experiment->latest_round;
-  if (!round || !round->spec_text)
-    throw Error(fmt::format("experiment '{}' was collected from plan files without the experiment spec (written "
-                            "by an older hetscale jobgen): collect the plan.json of a study written by this "
-                            "jobgen (hetscale collect --db URI DIR), or give the study directories with --from "
-                            "DIR...", args.experiment));
-  const std::string source = fmt::format("{} (round {} in the database)", *round->spec_path, round->round);
-  auto spec = jobgen::parse_experiment_spec(*round->spec_text, source);
-  spec.source = *round->spec_path;
-  const StudyPlan plan = parse_study_plan(round->plan, source);
-  return jobgen::study_from_plan(spec, plan);
-}
-
 // The next round from the runs of the first study and the rounds after it.
 void write_next_round(const JobgenArgs& args, const jobgen::Study& study,
                       const std::vector<jobgen::MeasuredRun>& runs, const std::vector<jobgen::GeneratedFile>& inputs,
                       Context& context) {
-  auto measured = jobgen::measured_points(runs, study);
-  const auto settings = jobgen::RefineSettings::from(study.spec, study.round);
-  std::vector<jobgen::SetRefinement> refinements;
-  for (const auto& set : study.sets) {
-    refinements.push_back(jobgen::refine_set(set.set.index, measured[set.set.index], study.spec.workload, settings));
-    context.out << refinements.back().explanation << '\n';
-  }
-  const auto next = jobgen::refined_study(study, refinements);
+  const auto next = next_round(study, runs, context.out);
   const bool any = std::any_of(next.sets.begin(), next.sets.end(),
                                [](const auto& s) { return !s.parameter_values.empty(); });
   if (!any) {
@@ -274,8 +177,8 @@ void refine_from_directories(const JobgenArgs& args, Context& context) {
 // --db alone: the latest round collected gives the spec, the site and sets, and the round.
 // The round's directory gets the spec (experiment.toml); the site is in its plan.json.
 void refine_from_database(const JobgenArgs& args, Context& context) {
-  const StoredStudy stored = read_database(args);
-  const jobgen::Study study = stored_study(args, stored);
+  const StoredStudy stored = read_stored_study(args.db, args.experiment);
+  const jobgen::Study study = latest_round_study(args.experiment, stored);
   const auto runs = measured_runs(stored, study, fmt::format("round {} of the database", study.round));
   write_next_round(args, study, runs, {{"experiment.toml", study.spec.text, false}}, context);
 }

@@ -1,7 +1,8 @@
 // hetscale twin: the SimGrid twin of a site (docs/twin.md). `twin platform` writes the
 // platform and host file that smpirun takes, made by core from the site table; `twin
-// study` plans a study on the twin and runs it (library hetscale::twin); `twin run` runs
-// the simulations of a written study (all, or one array task of twin.sbatch).
+// study` plans a study on the twin and runs it (library hetscale::twin); `twin refine`
+// plans and runs its next refinement round from the database; `twin run` runs the
+// simulations of a written study (all, or one array task of twin.sbatch).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -21,6 +22,7 @@
 #include "hetscale/twin/study.hpp"
 #include "hetscale/twin_platform.hpp"
 #include "invocation.hpp"
+#include "stored_study.hpp"
 
 namespace hetscale::cli {
 namespace {
@@ -104,6 +106,14 @@ struct StudyArgs {
   std::vector<std::string> calibrate_from;  // measured records' files or directories
   AvailabilityArgs availability;
   twin::TwinStudyOptions options;  // bin_dir from the runner's --kernel-dir
+  RunnerArgs runner;
+};
+
+struct RefineArgs {
+  std::string db;
+  std::string from;
+  std::string output_dir;
+  bool sbatch = false;
   RunnerArgs runner;
 };
 
@@ -213,6 +223,34 @@ void run_study(const StudyArgs& args, Context& context) {
   run_simulations(args.output_dir, study, {}, args.runner, context);
 }
 
+// The next refinement round of a twin study, from the runs of every round collected into
+// the database, simulated on the same platform.
+void run_refine(const RefineArgs& args, Context& context) {
+  const twin::TwinStudy previous = twin::load_twin_study(args.from);
+  const std::string& name = previous.study.spec.name;
+  const StoredStudy stored = read_stored_study(args.db, name);
+  const jobgen::Study study = latest_round_study(name, stored);
+  const auto runs = measured_runs(stored, study, fmt::format("round {} of the database", study.round));
+  const twin::TwinStudy next =
+      twin::twin_study_of(next_round(study, runs, context.out), previous.platform_hash, previous.compute_efficiency);
+  if (next.runs.empty()) {
+    context.out << "nothing to refine: no files written\n";
+    return;
+  }
+  twin::TwinStudyOptions options;
+  options.sbatch = args.sbatch;
+  options.bin_dir = args.runner.kernel_dir.empty() ? own_directory() : args.runner.kernel_dir;
+  if (!options.sbatch) twin::resolve_twin_tools(next, runner_options(args.runner));  // before writing
+  jobgen::write_study(args.output_dir, twin::twin_round_files(next, args.from, options, now_utc()));
+  context.out << fmt::format("twin study: {} (experiment {}, round {}, {} runs, platform {})\n", args.output_dir,
+                             name, next.study.round, next.runs.size(), next.platform_hash.substr(0, 12));
+  if (options.sbatch) {
+    context.out << fmt::format("submit: cd {} && sbatch {}\n", args.output_dir, twin::twin_sbatch_file);
+    return;
+  }
+  run_simulations(args.output_dir, next, {}, args.runner, context);
+}
+
 void run_run(const RunArgs& args, Context& context) {
   const twin::TwinStudy study = twin::load_twin_study(args.dir);
   run_simulations(args.dir, study, args.tasks, args.runner, context);
@@ -298,6 +336,21 @@ void register_twin(CLI::App& app, Context& context) {
   add_availability_options(study, study_args->availability);
   add_runner_options(study, study_args->runner);
   study->callback([study_args, &context] { run_study(*study_args, context); });
+
+  auto refine_args = std::make_shared<RefineArgs>();
+  auto* refine = twin->add_subcommand(
+      "refine",
+      "The next refinement round of a twin study (as jobgen --refine --db does for a real one), from the runs "
+      "of every round collected into the database, simulated on the same platform");
+  refine->add_option("--db", refine_args->db, "libpq connection URI the study's rounds were collected into")
+      ->required();
+  refine->add_option("--from", refine_args->from, "The twin study directory of any earlier round")->required();
+  refine->add_option("-o,--output", refine_args->output_dir, "Directory for the new round (new or empty)")
+      ->required();
+  refine->add_flag("--sbatch", refine_args->sbatch,
+                   "Write twin.sbatch (one serial array task per run) instead of running the simulations");
+  add_runner_options(refine, refine_args->runner);
+  refine->callback([refine_args, &context] { run_refine(*refine_args, context); });
 
   auto run_args = std::make_shared<RunArgs>();
   auto* run = twin->add_subcommand("run", "Run the simulations of a twin study directory");

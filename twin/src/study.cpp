@@ -113,6 +113,23 @@ std::vector<jobgen::GeneratedFile> twin_study_files(const TwinStudy& study, cons
   return files;
 }
 
+TwinStudy twin_study_of(jobgen::Study study, std::string platform_hash, double compute_efficiency) {
+  TwinStudy out{std::move(study), std::move(platform_hash), compute_efficiency, {}};
+  out.runs = enumerate_runs(out.study);
+  return out;
+}
+
+std::vector<jobgen::GeneratedFile> twin_round_files(const TwinStudy& next, const fs::path& previous_dir,
+                                                    const TwinStudyOptions& options, const std::string& created) {
+  constexpr std::size_t max_bytes = std::size_t{256} << 20;
+  TwinPlatform platform;
+  platform.xml = read_regular_file(previous_dir / "platform.xml", max_bytes);
+  platform.hostfile = read_regular_file(previous_dir / "hostfile", max_bytes);
+  platform.sha256 = next.platform_hash;
+  return twin_study_files(next, platform, read_regular_file(previous_dir / twin_site_file, max_bytes), options,
+                          created);
+}
+
 TwinStudy load_twin_study(const fs::path& dir) {
   jobgen::ExperimentSpec spec = jobgen::load_experiment_spec(dir / twin_spec_file);
   check_twin_spec(spec);

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
@@ -76,6 +77,47 @@ TEST(TwinStudyCollected, IsAnalysedLikeMeasuredRuns) {
   const auto unknown = run_cli({"predict", "--db", db.uri(), "--experiment", "nothing-twin"});
   EXPECT_EQ(unknown.code, 1);
   EXPECT_EQ(unknown.err, "hetscale predict: experiment 'nothing-twin' is not in the database\n");
+  fs::remove_all(root);
+}
+
+// Refinement on the twin: round 0 misses the target below its sizes; `twin refine` plans
+// round 1 from the database (as jobgen --refine --db does), on the same platform, with
+// smaller sizes; its plan is round 1 and its runs join the experiment.
+TEST(TwinStudyCollected, IsRefinedRoundByRoundFromTheDatabase) {
+  TestDatabase db;
+  db.migrate();
+  const fs::path root = fs::temp_directory_path() / ("hetscale-twin-refine-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root);
+  const fs::path spec = root / "mm.toml";
+  std::ofstream(spec) << "[experiment]\nname = \"mm\"\ntarget_efficiency = 0.5\n\n"
+                         "[code]\nkernel = \"mm\"\n\n[parameter]\nmin = 200\nmax = 1600\npoints = 3\n\n"
+                         "[machine_sets]\nstart = 2\nmax = 8\n";
+  const std::string bin = std::string(HETSCALE_BINARY_DIR) + "/bin";
+  const fs::path round0 = root / "round0";
+  ASSERT_EQ(run_cli({"twin", "study", spec.string(), "--site", std::string(HETSCALE_FIXTURES_DIR) + "/twin/site.toml",
+                     "-o", round0.string(), "--kernel-dir", bin})
+                .code,
+            0);
+  ASSERT_EQ(run_cli({"collect", "--db", db.uri(), round0.string()}).code, 0);
+
+  const fs::path round1 = root / "round1";
+  const auto refine = run_cli({"twin", "refine", "--db", db.uri(), "--from", round0.string(), "-o", round1.string(),
+                               "--kernel-dir", bin});
+  ASSERT_EQ(refine.code, 0) << refine.err;
+  EXPECT_NE(refine.out.find("(experiment mm-twin, round 1, "), std::string::npos) << refine.out;
+  const auto plan = nlohmann::json::parse(std::ifstream(round1 / "plan.json"));
+  EXPECT_EQ(plan["round"], 1);
+  EXPECT_EQ(plan["experiment"]["name"], "mm-twin");
+  const auto values = plan["machine_sets"][0]["parameter_values"];
+  ASSERT_FALSE(values.empty());
+  EXPECT_LT(values[0].get<double>(), 200) << "round 1 reaches below the first sizes";
+  // The same platform: the same bytes, the same hash in every record.
+  std::ifstream a(round0 / "platform.xml"), b(round1 / "platform.xml");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(a), {}), std::string(std::istreambuf_iterator<char>(b), {}));
+  ASSERT_EQ(run_cli({"collect", "--db", db.uri(), round1.string()}).code, 0);
+  EXPECT_EQ(db.scalar("SELECT count(DISTINCT platform_hash) FROM hetscale.runs"), "1");
+  EXPECT_EQ(db.scalar("SELECT max(round) FROM hetscale.plan_rounds"), "1");
   fs::remove_all(root);
 }
 

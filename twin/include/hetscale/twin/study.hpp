@@ -86,6 +86,15 @@ std::vector<jobgen::GeneratedFile> twin_study_files(const TwinStudy& study, cons
                                                     const TwinStudyOptions& options,
                                                     const std::string& created);
 
+/// A planned study (e.g. the next refinement round of a twin study, jobgen's
+/// refined_study) as a twin study on the platform `platform_hash`: its runs in order.
+TwinStudy twin_study_of(jobgen::Study study, std::string platform_hash, double compute_efficiency);
+
+/// The files of `next`, a later round of the twin study in `previous_dir`: that study's
+/// spec, site table, platform and compute efficiency, `next`'s plan and host files.
+std::vector<jobgen::GeneratedFile> twin_round_files(const TwinStudy& next, const std::filesystem::path& previous_dir,
+                                                    const TwinStudyOptions& options, const std::string& created);
+
 /// Reads a written twin study back from its directory (spec.toml, plan.json,
 /// platform.sha256): the same runs in the same order. Throws Error/ConfigError.
 TwinStudy load_twin_study(const std::filesystem::path& dir);

@@ -1,0 +1,122 @@
+// The study a database holds of one experiment, and the next refinement round of it: what
+// `hetscale jobgen --refine --db` and `hetscale twin refine` read.
+#include "stored_study.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "hetscale/collector/migrations.hpp"
+#include "hetscale/collector/session.hpp"
+#include "hetscale/error.hpp"
+#include "hetscale/jobgen/refine.hpp"
+#include "hetscale/jobgen/study_files.hpp"
+#include "hetscale/study_plan.hpp"
+
+namespace hetscale::cli {
+namespace {
+
+// The database must hold the plan of this very study: the same formula and target, and
+// every set with the same nodes count and C (a site table changed since would not).
+// `origin` names where the study came from, for messages.
+void check_stored_plan(const collector::StoredExperiment& stored, const jobgen::Study& study,
+                       const std::string& origin) {
+  const auto& spec = study.spec;
+  if (stored.workload.empty() || stored.sets.empty())
+    throw Error(fmt::format("experiment '{}' has no plan in the database: collect the study first "
+                            "(hetscale collect --db URI {})", spec.name, origin));
+  if (stored.workload != spec.workload.text() || stored.parameter != spec.parameter.name ||
+      stored.target_efficiency != spec.target_efficiency)
+    throw Error(fmt::format("experiment '{}' in the database (workload {}, parameter {}, target {:g}) is not the "
+                            "one in {} (workload {}, parameter {}, target {:g})", spec.name, stored.workload,
+                            stored.parameter, stored.target_efficiency.value_or(0), origin, spec.workload.text(),
+                            spec.parameter.name, spec.target_efficiency));
+  for (const auto& s : study.sets) {
+    const auto it = std::find_if(stored.sets.begin(), stored.sets.end(),
+                                 [&](const auto& x) { return x.index == static_cast<int>(s.set.index); });
+    const bool same = it != stored.sets.end() && it->node_count == static_cast<int>(s.members.size()) &&
+                      std::abs(it->marked_speed - s.set.marked_speed) <= 1e-9 * s.set.marked_speed;
+    if (!same)
+      throw Error(fmt::format("machine set {} of experiment '{}' in the database is not the set of {} ({} nodes, "
+                              "C = {:g}): was the plan of another site table collected?",
+                              s.set.index, spec.name, origin, s.members.size(), s.set.marked_speed));
+  }
+}
+
+jobgen::MeasuredRun measured_run(const collector::StoredRun& run, const std::string& parameter) {
+  if (!run.parameter) throw Error(fmt::format("{}: the run has no parameter '{}'", run.source, parameter));
+  return {static_cast<std::size_t>(run.set_index), *run.parameter, run.work, run.wall_seconds,
+          run.marked_speed, run.speed_unit, run.source};
+}
+
+}  // namespace
+
+StoredStudy read_stored_study(const std::string& db, const std::string& experiment) {
+  StoredStudy out;
+  // A read: a few quick retries, not the collector's long patience with a busy server.
+  collector::Session session(db, {3, std::chrono::milliseconds(100), std::chrono::milliseconds(400)});
+  session.run([&](pg::Connection& conn) {
+    collector::require_current_schema(conn);
+    // Plan and runs as of one moment.
+    pg::Transaction snapshot(conn, pg::TransactionMode::snapshot);
+    out.experiment = collector::read_stored_experiment(conn, experiment);
+    if (out.experiment) {
+      out.runs = collector::read_stored_runs(conn, experiment);
+    } else {
+      out.known = collector::experiment_names(conn);
+    }
+    snapshot.commit();
+  });
+  return out;
+}
+
+std::vector<jobgen::MeasuredRun> measured_runs(const StoredStudy& stored, const jobgen::Study& study,
+                                               const std::string& origin) {
+  check_stored_plan(*stored.experiment, study, origin);
+  std::vector<jobgen::MeasuredRun> out;
+  for (const auto& run : stored.runs) out.push_back(measured_run(run, study.spec.parameter.name));
+  return out;
+}
+
+// The latest round's study as the database holds it: the spec from its text, the site and
+// sets from its plan file. Plans of older jobgens carry neither spec nor round.
+jobgen::Study latest_round_study(const std::string& experiment, const StoredStudy& stored) {
+  if (!stored.experiment)
+    throw Error(fmt::format("experiment '{}' is not in the database ({}): collect its study first (hetscale "
+                            "collect --db URI DIR)", experiment,
+                            stored.known.empty() ? std::string("it holds no experiment")
+                                                 : "known: " + fmt::format("{}", fmt::join(stored.known, ", "))));
+  if (stored.experiment->sets.empty())  // plans have sets; runs alone make none
+    throw Error(fmt::format("experiment '{}' has no plan in the database, only runs: collect its study directory "
+                            "(hetscale collect --db URI DIR, which loads DIR/plan.json)", experiment));
+  const auto& round = stored.experiment->latest_round;
+  if (!round || !round->spec_text)
+    throw Error(fmt::format("experiment '{}' was collected from plan files without the experiment spec (written "
+                            "by an older hetscale jobgen): collect the plan.json of a study written by this "
+                            "jobgen (hetscale collect --db URI DIR), or give the study directories with --from "
+                            "DIR...", experiment));
+  const std::string source = fmt::format("{} (round {} in the database)", *round->spec_path, round->round);
+  auto spec = jobgen::parse_experiment_spec(*round->spec_text, source);
+  spec.source = *round->spec_path;
+  const StudyPlan plan = parse_study_plan(round->plan, source);
+  // The plan names the experiment: a twin study's plan is made from a spec of another name.
+  spec.name = plan.experiment.name;
+  return jobgen::study_from_plan(spec, plan);
+}
+
+jobgen::Study next_round(const jobgen::Study& study, const std::vector<jobgen::MeasuredRun>& runs,
+                         std::ostream& explanations) {
+  auto measured = jobgen::measured_points(runs, study);
+  const auto settings = jobgen::RefineSettings::from(study.spec, study.round);
+  std::vector<jobgen::SetRefinement> refinements;
+  for (const auto& set : study.sets) {
+    refinements.push_back(jobgen::refine_set(set.set.index, measured[set.set.index], study.spec.workload, settings));
+    explanations << refinements.back().explanation << '\n';
+  }
+  return jobgen::refined_study(study, refinements);
+}
+
+}  // namespace hetscale::cli

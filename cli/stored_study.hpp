@@ -1,0 +1,42 @@
+// The study a database holds of one experiment (its latest round's spec and plan, and the
+// runs of every round) and the next refinement round of it. Shared by `hetscale jobgen
+// --refine` and `hetscale twin refine`.
+#pragma once
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "hetscale/collector/stored_experiment.hpp"
+#include "hetscale/jobgen/measurements.hpp"
+#include "hetscale/jobgen/study.hpp"
+
+namespace hetscale::cli {
+
+// What the database holds of one experiment, read as of one moment.
+struct StoredStudy {
+  std::optional<collector::StoredExperiment> experiment;  // none: not in the database
+  std::vector<std::string> known;                         // every experiment's name
+  std::vector<collector::StoredRun> runs;                 // every round's, wherever collected from
+};
+
+/// Reads the experiment's plan and runs as of one moment (a few quick retries).
+StoredStudy read_stored_study(const std::string& db, const std::string& experiment);
+
+/// The latest round's study as the database holds it: the spec from its text (named as
+/// the plan names the experiment), the site and sets from its plan. Throws Error saying
+/// what to collect when something is missing.
+jobgen::Study latest_round_study(const std::string& experiment, const StoredStudy& stored);
+
+/// The stored runs as measurements of `study`, after checking that the database holds the
+/// plan of this very study (`origin` names where the study came from, for messages).
+std::vector<jobgen::MeasuredRun> measured_runs(const StoredStudy& stored, const jobgen::Study& study,
+                                               const std::string& origin);
+
+/// The next round: each set refined from its measured points (one explanation line per set
+/// to `explanations`); sets with nothing to run have no parameter values.
+jobgen::Study next_round(const jobgen::Study& study, const std::vector<jobgen::MeasuredRun>& runs,
+                         std::ostream& explanations);
+
+}  // namespace hetscale::cli
