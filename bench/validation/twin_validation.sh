@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The twin's validation figures (docs/validation-twin.md), on the twin of
 # bench/validation/twin/mixed72.toml (72 nodes in three groups):
-#   1. held-out prediction: for mm and ge, a twin study of sets of 2 to 64 nodes, collected
-#      and analysed; `hetscale predict` fitted on sets 0-2 (2, 4, 8 nodes) predicts the
-#      required size at the target on sets 3-5 (16, 32, 64 nodes); its summary line gives
-#      the mean |relative error| on the held-out sets;
+#   1. held-out prediction: for mm and ge, a twin study of sets of 2 to 64 nodes and one
+#      refinement round (twin refine) around each set's estimate, collected and analysed;
+#      `hetscale predict` fitted on sets 0-2 (2, 4, 8 nodes) predicts the required size at
+#      the target on sets 3-5 (16, 32, 64 nodes); its summary line gives the mean
+#      |relative error| on the held-out sets;
 #   2. determinism: the held-out mm study simulated a second time, one run at a time; the
 #      simulated times of the two status.tsv files are compared;
 #   3. speed: a twin study of sets of 2 to 32 nodes, 5 sizes, 3 repetitions, mm then ge,
@@ -41,6 +42,12 @@ for kernel in mm ge; do
   "$hetscale" twin study "$here/heldout-$kernel.toml" --site "$site" -o "$run/heldout-$kernel" --kernel-dir "$bin" \
     2>"$run/heldout-$kernel.progress"
   "$hetscale" collect --db "$db" "$run/heldout-$kernel" >/dev/null
+  "$hetscale" analyze --db "$db" --experiment "heldout-$kernel-twin" >/dev/null
+  "$hetscale" twin refine --db "$db" --from "$run/heldout-$kernel" -o "$run/heldout-$kernel-round1" \
+    --kernel-dir "$bin" 2>"$run/heldout-$kernel-round1.progress"
+  if [ -d "$run/heldout-$kernel-round1" ]; then
+    "$hetscale" collect --db "$db" "$run/heldout-$kernel-round1" >/dev/null
+  fi
   "$hetscale" analyze --db "$db" --experiment "heldout-$kernel-twin"
   "$hetscale" predict --db "$db" --experiment "heldout-$kernel-twin" --fit-sets 0,1,2 --doublings 0
 done
