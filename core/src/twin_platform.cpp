@@ -136,7 +136,9 @@ void switch_per_group(std::string& out, const SiteTable& table,
 HostSettings host_settings(const SiteTable& table, const std::vector<const Node*>& hosts,
                            const TwinAvailability& availability) {
   std::map<std::string, AvailabilitySetting> by_group;
-  for (const auto& [group, setting] : availability.groups) {
+  for (const auto& entry : availability.groups) {
+    const std::string& group = entry.first;  // a plain name: lambdas capture no structured binding in clang 14
+    const AvailabilitySetting& setting = entry.second;
     const bool known = std::any_of(table.groups.begin(), table.groups.end(),
                                    [&](const Group& g) { return g.name == group; });
     if (!known) {
