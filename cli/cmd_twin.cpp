@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "hetscale/input_files.hpp"
 #include "hetscale/jobgen/experiment_spec.hpp"
 #include "hetscale/regular_file.hpp"
 #include "hetscale/run_record_reader.hpp"
@@ -164,21 +165,25 @@ void run_simulations(const std::filesystem::path& dir, const twin::TwinStudy& st
 // Every run record in the files and directories given (*.jsonl, recursively).
 std::vector<RunRecord> read_record_files(const std::vector<std::string>& paths) {
   std::vector<RunRecord> records;
-  const auto read = [&](const std::filesystem::path& file) {
-    for (auto& numbered : read_run_records(file, OnInvalid::fail).records) records.push_back(std::move(numbered.record));
-  };
-  for (const std::string& path : paths) {
-    if (!std::filesystem::is_directory(path)) {
-      read(path);
-      continue;
-    }
-    std::vector<std::filesystem::path> files;
-    for (const auto& entry : std::filesystem::recursive_directory_iterator(path))
-      if (entry.is_regular_file() && entry.path().extension() == ".jsonl") files.push_back(entry.path());
-    std::sort(files.begin(), files.end());
-    for (const auto& file : files) read(file);
-  }
+  for (const std::string& path : paths)
+    for (const auto& file : input_files(path, {".jsonl"}))
+      for (auto& numbered : read_run_records(file, OnInvalid::fail).records) records.push_back(std::move(numbered.record));
   return records;
+}
+
+// Writes the study directory, then runs its simulations or, with --sbatch, says how to
+// submit them. smpirun and the kernel are checked before anything is written.
+void write_then_run(const std::string& dir, const twin::TwinStudy& study, const twin::TwinStudyOptions& options,
+                    const std::vector<jobgen::GeneratedFile>& files, const std::string& summary,
+                    const RunnerArgs& runner, Context& context) {
+  if (!options.sbatch) twin::resolve_twin_tools(study, runner_options(runner));
+  jobgen::write_study(dir, files);
+  context.out << summary;
+  if (options.sbatch) {
+    context.out << fmt::format("submit: cd {} && sbatch {}\n", dir, twin::twin_sbatch_file);
+    return;
+  }
+  run_simulations(dir, study, {}, runner, context);
 }
 
 void run_study(const StudyArgs& args, Context& context) {
@@ -207,20 +212,15 @@ void run_study(const StudyArgs& args, Context& context) {
         c.efficiency, c.ranks, c.runs);
   }
   const twin::TwinStudy study = twin::plan_twin_study(spec, site, platform, options);
-  if (!options.sbatch) twin::resolve_twin_tools(study, runner_options(args.runner));  // before writing
-  jobgen::write_study(args.output_dir, twin::twin_study_files(study, platform, site_text, options, now_utc()));
   std::size_t sets = 0;
   for (const auto& s : study.study.sets) sets += s.parameter_values.empty() ? 0 : 1;
-  context.out << fmt::format("twin study: {} (experiment {}, {} sets, {} runs, platform {})\n", args.output_dir,
-                             study.study.spec.name, sets, study.runs.size(), study.platform_hash.substr(0, 12));
   if (platform.default_network)
     context.err << fmt::format("hetscale twin study: {} has no [network]; the twin uses the default network\n",
                                args.site);
-  if (options.sbatch) {
-    context.out << fmt::format("submit: cd {} && sbatch {}\n", args.output_dir, twin::twin_sbatch_file);
-    return;
-  }
-  run_simulations(args.output_dir, study, {}, args.runner, context);
+  write_then_run(args.output_dir, study, options, twin::twin_study_files(study, platform, site_text, options, now_utc()),
+                 fmt::format("twin study: {} (experiment {}, {} sets, {} runs, platform {})\n", args.output_dir,
+                             study.study.spec.name, sets, study.runs.size(), study.platform_hash.substr(0, 12)),
+                 args.runner, context);
 }
 
 // The next refinement round of a twin study, from the runs of every round collected into
@@ -240,15 +240,10 @@ void run_refine(const RefineArgs& args, Context& context) {
   twin::TwinStudyOptions options;
   options.sbatch = args.sbatch;
   options.bin_dir = args.runner.kernel_dir.empty() ? own_directory() : args.runner.kernel_dir;
-  if (!options.sbatch) twin::resolve_twin_tools(next, runner_options(args.runner));  // before writing
-  jobgen::write_study(args.output_dir, twin::twin_round_files(next, args.from, options, now_utc()));
-  context.out << fmt::format("twin study: {} (experiment {}, round {}, {} runs, platform {})\n", args.output_dir,
-                             name, next.study.round, next.runs.size(), next.platform_hash.substr(0, 12));
-  if (options.sbatch) {
-    context.out << fmt::format("submit: cd {} && sbatch {}\n", args.output_dir, twin::twin_sbatch_file);
-    return;
-  }
-  run_simulations(args.output_dir, next, {}, args.runner, context);
+  write_then_run(args.output_dir, next, options, twin::twin_round_files(next, args.from, options, now_utc()),
+                 fmt::format("twin study: {} (experiment {}, round {}, {} runs, platform {})\n", args.output_dir,
+                             name, next.study.round, next.runs.size(), next.platform_hash.substr(0, 12)),
+                 args.runner, context);
 }
 
 void run_run(const RunArgs& args, Context& context) {

@@ -10,6 +10,7 @@
 #include "hetscale/collector/migrations.hpp"
 #include "hetscale/collector/plan_loader.hpp"
 #include "hetscale/collector/run_loader.hpp"
+#include "hetscale/input_files.hpp"
 #include "hetscale/run_record_reader.hpp"
 #include "hetscale/study_plan.hpp"
 
@@ -38,22 +39,6 @@ bool is_plan_file(const fs::path& path) {
   return path.extension() == ".json";
 }
 
-// Directories give their *.json and *.jsonl files, recursively, in name order.
-std::vector<fs::path> expand(const std::string& input) {
-  const fs::path path(input);
-  std::error_code ec;
-  if (!fs::is_directory(path, ec)) return {path};
-  std::vector<fs::path> files;
-  for (const auto& entry : fs::recursive_directory_iterator(path)) {
-    const fs::path& p = entry.path();
-    if (entry.is_regular_file() && (p.extension() == ".json" || p.extension() == ".jsonl")) {
-      files.push_back(p);
-    }
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
 Inputs read_inputs(const CollectOptions& options, std::istream& stdin_stream) {
   const OnInvalid on_invalid = options.skip_invalid ? OnInvalid::skip : OnInvalid::fail;
   Inputs out;
@@ -62,7 +47,7 @@ Inputs read_inputs(const CollectOptions& options, std::istream& stdin_stream) {
       out.records.push_back({"<stdin>", read_run_records(stdin_stream, "<stdin>", on_invalid)});
       continue;
     }
-    for (const fs::path& file : expand(input)) {
+    for (const fs::path& file : input_files(input, {".json", ".jsonl"})) {
       if (is_plan_file(file)) {
         out.plans.push_back(load_study_plan(file));
       } else {
