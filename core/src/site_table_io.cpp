@@ -334,10 +334,19 @@ std::string format_site_table(const SiteTable& table) {
     out += "marked_speed = " + float_text(group.marked_speed) + "\n";
   }
   // Only neighbours merge, so reading the text back gives the nodes in the same order.
+  // An entry's names, joined by commas, stay within half the host-list length bound
+  // (a compressed list is never more than a few characters per name longer), so every
+  // name list written reads back; a longer run becomes several entries.
+  const std::size_t max_names_length = HostlistLimits{}.max_length / 2;
   std::span<const Node> nodes(table.nodes);
   for (std::size_t start = 0; start < nodes.size();) {
     std::size_t end = start + 1;
-    while (end < nodes.size() && same_entry(nodes[start], nodes[end])) ++end;
+    std::size_t names_length = nodes[start].name.size();
+    while (end < nodes.size() && same_entry(nodes[start], nodes[end]) &&
+           names_length + 1 + nodes[end].name.size() <= max_names_length) {
+      names_length += 1 + nodes[end].name.size();
+      ++end;
+    }
     write_node_entry(out, group_speeds, nodes.subspan(start, end - start));
     start = end;
   }

@@ -310,6 +310,29 @@ TEST(FormatSiteTable, RoundTripsAwkwardValues) {
   EXPECT_NE(text.find("marked_speed = 0.3333333333333333\n"), std::string::npos) << text;
 }
 
+// Names that do not compress (two number runs each) would make one list longer than
+// the host-list length bound; the writer splits the run so the text reads back.
+TEST(FormatSiteTable, SplitsARunWhoseNamesDoNotFitOneHostList) {
+  SiteTable table = parse_site_table(R"([site]
+name = "s"
+[[group]]
+name = "blade"
+marked_speed = 20.0
+[[node]]
+name = "n0[1-4112]111111101n02111000002051290703[1-24]"
+group = "blade"
+)",
+                                     "wide.toml");
+  ASSERT_EQ(table.nodes.size(), 4112u * 24u);
+  const std::string text = format_site_table(table);
+  expect_same_table(parse_site_table(text, "formatted.toml"), table);
+  std::size_t entries = 0;
+  for (std::size_t at = text.find("[[node]]"); at != std::string::npos;
+       at = text.find("[[node]]", at + 1))
+    ++entries;
+  EXPECT_GT(entries, 1u);
+}
+
 TEST(LoadSiteTableNetwork, AbsentIsNoTable) {
   SiteTable table = load_site_table(fixture("good-three-groups.toml"));
   EXPECT_FALSE(table.network.has_value());
