@@ -44,7 +44,7 @@ struct RunRecord {
   std::string workload;             // the workload formula as given (e.g. "mm", "2*N^3")
   ParameterValues parameters;       // {"N": 1200}
   double work = 0;                  // W from the workload formula (operations)
-  double wall_seconds = 0;          // T: wall time of the timed region on rank 0
+  double wall_seconds = 0;          // T: wall time of the timed region (kernels: slowest rank)
   double marked_speed = 0;          // C of the step, in speed_unit; 0 when unknown
   std::string speed_unit;           // unit of marked speeds ("Mflops"); empty when unknown
   std::string weights_source;       // marked | equalized | file | equal | option

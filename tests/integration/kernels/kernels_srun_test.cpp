@@ -1,12 +1,14 @@
 // The bundled kernels on the local heterogeneous cluster, launched by srun --mpi=pmix:
-// correct answers on 1 to 4 nodes, Slurm ids in the run record, clean failure on bad
-// arguments.
+// correct answers on 1 to 4 nodes, T until the slowest rank, Slurm ids in the run record,
+// clean failure on bad arguments.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <string>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -60,6 +62,39 @@ TEST(KernelsSrun, RecordCarriesSlurmIdsAndOneHostPerRank) {
   for (const auto& rank : r.at("ranks")) hosts.insert(rank.at("host").get<std::string>());
   EXPECT_EQ(hosts.size(), 2u) << "each rank on its own node: " << line;
   EXPECT_NEAR(r.at("ranks")[0].at("weight").get<double>(), 2.0 / 3.0, 1e-12);
+  std::filesystem::remove(record);
+}
+
+// The last rank is slowed on purpose: nine tenths of the work on a half-speed node while
+// rank 0 has a tenth on a full-speed one. T must be the slowest rank's time, not rank 0's.
+TEST(KernelsSrun, TimeIsUntilTheSlowestRankFinishedWhenTheLastRankIsSlowed) {
+  const Testbed tb = Testbed::from_env();
+  const std::string nodes = tb.node_with_speed(1.0).name + "," + tb.node_with_speed(0.5).name;
+  const std::filesystem::path record = tb.dir / "kernels-slowest-record.jsonl";
+  for (const auto& [name, n] : {std::pair{"mm", "600"}, {"ge", "400"}, {"conv2d", "1024"}}) {
+    std::filesystem::remove(record);
+    const auto result =
+        run_command({"srun", "--mpi=pmix", "-N2", "-n2", "--ntasks-per-node=1", "-w", nodes,
+                     "--distribution=block", kernel(name), "-N", n, "--weights", "1,9", "--record",
+                     record.string()},
+                    90s);
+    ASSERT_TRUE(result.ok()) << name << ": " << result.describe();
+    std::ifstream in(record);
+    std::string line;
+    ASSERT_TRUE(std::getline(in, line)) << name << ": no record in " << record;
+    const nlohmann::json r = nlohmann::json::parse(line);
+    ASSERT_EQ(r.at("ranks").size(), 2u) << line;
+    const double first = r.at("ranks")[0].at("wall_seconds").get<double>();
+    const double last = r.at("ranks")[1].at("wall_seconds").get<double>();
+    EXPECT_EQ(r.at("wall_seconds").get<double>(), std::max(first, last)) << name << ": " << line;
+    EXPECT_GE(r.at("wall_seconds").get<double>(), first) << name << ": " << line;
+    EXPECT_EQ(r.at("fingerprint").at("software").at("timed_until"), "slowest_rank") << line;
+    // conv2d ends without collecting the result: its rank 0 is done long before the
+    // slowed rank, which is what made rank 0's time the wrong T.
+    if (std::string(name) == "conv2d") {
+      EXPECT_GT(last, first) << line;
+    }
+  }
   std::filesystem::remove(record);
 }
 
