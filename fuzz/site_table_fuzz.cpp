@@ -8,6 +8,8 @@ namespace {
 
 using hetscale::fuzz::require;
 
+constexpr std::size_t kMaxRoundTripNodes = 10'000;
+
 void require_same(const hetscale::SiteTable& a, const hetscale::SiteTable& b) {
   require(a.name == b.name && a.speed_unit == b.speed_unit && a.benchmark == b.benchmark,
           "site table round trip: [site] differs");
@@ -39,6 +41,10 @@ int hetscale_fuzz_site_table(const std::uint8_t* data, std::size_t size) {
   for (const hetscale::Node& node : table.nodes) {
     require(table.find_node(node.name) != nullptr, "site table: node " + node.name + " not found");
   }
+  // A short name can stand for up to a million nodes; writing and reading such a table
+  // back takes seconds under the sanitizers and would only time the fuzzer out. The unit
+  // tests round-trip a table whose names overflow one host list.
+  if (table.nodes.size() > kMaxRoundTripNodes) return 0;
   const std::string text = hetscale::format_site_table(table);
   hetscale::SiteTable again;
   try {

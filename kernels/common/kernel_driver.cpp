@@ -129,8 +129,8 @@ int run(const MpiSession& mpi, int argc, char** argv, const KernelDefinition& de
   if (mpi.rank() == 0 && !weights.note.empty()) std::fprintf(stderr, "%s: note: %s\n", program.c_str(), weights.note.c_str());
 
   std::unique_ptr<Kernel> kernel;
-  const KernelContext context{mpi,      options.n,      options.seed, weights.weights,
-                              env.wait, options.compute};
+  const KernelContext context{mpi,      options.n,       options.seed,          weights.weights,
+                              env.wait, options.compute, options.fft_planning, env.fft_wisdom};
   if (!all_succeed(mpi, program, [&] { kernel = definition.prepare(context); })) return 1;
 
   RunTimes times;

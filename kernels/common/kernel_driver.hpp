@@ -5,8 +5,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,7 @@
 #include "common/mpi_session.hpp"
 #include "common/mpi_wait.hpp"
 #include "common/phase_timer.hpp"
+#include "serial/fft.hpp"
 
 namespace hetscale::kernels {
 
@@ -24,6 +27,8 @@ struct KernelContext {
   std::vector<double> weights;  // one per rank, sum 1
   WaitMode wait = WaitMode::spin;
   ComputeMode compute = ComputeMode::real;  // real: compute; flops: charge (engine.hpp)
+  FftPlanning fft_planning = FftPlanning::measure;   // conv2d
+  std::optional<std::filesystem::path> fft_wisdom;    // conv2d: wisdom file, if any
 };
 
 struct Verification {

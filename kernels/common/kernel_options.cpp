@@ -79,6 +79,15 @@ KernelOptions parse_kernel_options(std::span<const std::string_view> args, bool 
       if (text.empty() || end != text.c_str() + text.size() || !(e > 0 && e <= 2))
         throw Error("--compute-efficiency: '" + text + "' is not a number in (0, 2]");
       options.compute_efficiency = e;
+    } else if (name == "--fft-planning") {
+      try {
+        options.fft_planning = parse_fft_planning(value());
+      } catch (const Error& e) {
+        throw Error(std::string("--fft-planning: ") + e.what());
+      }
+    } else if (name == "--fft-wisdom") {
+      options.fft_wisdom = std::string(value());
+      if (options.fft_wisdom->empty()) throw Error("--fft-wisdom: empty file name");
     } else {
       throw Error("unknown argument '" + std::string(args[i]) + "' (see --help)");
     }
@@ -93,6 +102,7 @@ std::string kernel_usage(std::string_view program, bool simgrid) {
   std::string usage =
       "usage: " + std::string(program) +
       " -N <n> [--seed S] [--record FILE] [--weights equal|marked|w1,w2,...|FILE]\n"
+      "       [--fft-planning estimate|measure] [--fft-wisdom FILE|none]\n"
       "       [--weights-file FILE] [--site FILE] [--experiment NAME] [--compute real" +
       (simgrid ? "|flops] [--platform-hash HEX]\n       [--compute-efficiency E]\n" : "]\n") +
       "  -N <n>             problem size (N x N)\n"
@@ -104,7 +114,12 @@ std::string kernel_usage(std::string_view program, bool simgrid) {
       "  --weights-file F   the weights from partition file F (by rank or by node)\n"
       "  --site FILE        site table for 'marked' and for marked speeds (default: "
       "$HETSCALE_SITE)\n"
-      "  --experiment X     experiment name (default: $HETSCALE_EXPERIMENT)\n";
+      "  --experiment X     experiment name (default: $HETSCALE_EXPERIMENT)\n"
+      "  --fft-planning P   conv2d: 'measure' (default: FFTW times candidate algorithms\n"
+      "                     before the timed region) or 'estimate' (FFTW's model)\n"
+      "  --fft-wisdom FILE  conv2d: FFTW wisdom read before planning and saved after (default:\n"
+      "                     $HETSCALE_FFTW_WISDOM, else /var/tmp/hetscale-fftw-wisdom.<uid>;\n"
+      "                     'none': plan from scratch, save nothing)\n";
   if (simgrid) {
     usage +=
         "  --compute M        flops (default): charge each rank's operations to its simulated\n"

@@ -1,6 +1,7 @@
 // Command line shared by the kernels: -N <n> [--seed S] [--record FILE]
 // [--weights equal|marked|w1,w2,...|FILE] [--weights-file FILE] [--site FILE]
-// [--experiment NAME] [--compute real|flops] [--platform-hash HEX]. Pure: every rank
+// [--experiment NAME] [--compute real|flops] [--platform-hash HEX]
+// [--fft-planning estimate|measure] [--fft-wisdom FILE|none]. Pure: every rank
 // parses the same argv and reaches the same verdict, so a bad argument never leaves a
 // rank waiting.
 #pragma once
@@ -13,6 +14,7 @@
 #include <string_view>
 
 #include "common/engine.hpp"
+#include "serial/fft.hpp"
 
 namespace hetscale::kernels {
 
@@ -27,6 +29,8 @@ struct KernelOptions {
   ComputeMode compute = ComputeMode::real;   // --compute; default_compute_mode() of the build
   std::optional<std::string> platform_hash;  // --platform-hash (SimGrid build only)
   double compute_efficiency = 1;  // --compute-efficiency (SimGrid build): charged = ops / this
+  FftPlanning fft_planning = FftPlanning::measure;  // --fft-planning (conv2d)
+  std::optional<std::string> fft_wisdom;  // --fft-wisdom (conv2d); "none": no saved wisdom
   bool help = false;
 };
 

@@ -1,5 +1,7 @@
 #include "common/run_environment.hpp"
 
+#include <unistd.h>
+
 #include <mpi.h>
 
 #include <charconv>
@@ -75,6 +77,14 @@ RunEnvironment read_run_environment(const KernelOptions& options, const GetEnv& 
     env.site = options.site;
   } else if (const char* site = getenv("HETSCALE_SITE"); site != nullptr && *site != '\0') {
     env.site = site;
+  }
+  if (options.fft_wisdom) {
+    if (*options.fft_wisdom != "none") env.fft_wisdom = *options.fft_wisdom;
+  } else if (const char* wisdom = getenv("HETSCALE_FFTW_WISDOM"); wisdom != nullptr && *wisdom != '\0') {
+    env.fft_wisdom = wisdom;
+  } else {
+    // Node-local and per user: wisdom is only good for the processor it was measured on.
+    env.fft_wisdom = "/var/tmp/hetscale-fftw-wisdom." + std::to_string(::getuid());
   }
   if (const char* wait = getenv("HETSCALE_MPI_WAIT"); wait != nullptr && *wait != '\0')
     env.wait = parse_wait_mode(wait);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
@@ -26,6 +27,9 @@ struct RunEnvironment {
   SlurmIds slurm;                          // SLURM_JOB_ID, SLURM_ARRAY_JOB_ID, ...
   std::optional<std::string> site;         // --site, else HETSCALE_SITE: the site table used
   WaitMode wait = WaitMode::spin;          // HETSCALE_MPI_WAIT
+  // conv2d's FFTW wisdom: --fft-wisdom, else HETSCALE_FFTW_WISDOM, else a file of the
+  // user's in the node's /var/tmp; none with --fft-wisdom none.
+  std::optional<std::filesystem::path> fft_wisdom;
 };
 
 /// Options win over the environment. Throws Error naming a malformed variable.

@@ -16,6 +16,7 @@
 #include "common/collectives.hpp"
 #include "common/kernel_driver.hpp"
 #include "common/layout.hpp"
+#include "hetscale/error.hpp"
 #include "hetscale/row_distribution.hpp"
 #include "serial/fft.hpp"
 #include "serial/operation_counts.hpp"
@@ -45,15 +46,32 @@ class Convolution2d final : public Kernel {
     columns_ = Buffer<Complex>(
         2 * rows_ * n_, compute_);  // X columns then Y columns (my column block = my row block)
     when_computing(compute_, [&] {
+      // Plans first: measuring overwrites the buffers (docs/kernels.md, "conv2d").
+      plan(context);
       for (std::size_t i = 0; i < rows_; ++i) {
         fill_x_row(first_row_ + i, row(images_, i));
         fill_y_row(first_row_ + i, row(images_, rows_ + i));
       }
-      rows_forward_ = FftRows(n_, 2 * rows_, images_.data(), FftDirection::forward);
-      columns_forward_ = FftRows(n_, 2 * rows_, columns_.data(), FftDirection::forward);
-      columns_backward_ = FftRows(n_, rows_, columns_.data(), FftDirection::backward);
-      rows_backward_ = FftRows(n_, rows_, images_.data(), FftDirection::backward);
     });
+  }
+
+  // The four plans, from the wisdom file when it has them; what was measured is saved
+  // back for the next run on this node.
+  void plan(const KernelContext& context) {
+    const FftPlanning planning = context.fft_planning;
+    if (planning == FftPlanning::measure && context.fft_wisdom) import_fft_wisdom(*context.fft_wisdom);
+    rows_forward_ = FftRows(n_, 2 * rows_, images_.data(), FftDirection::forward, planning);
+    columns_forward_ = FftRows(n_, 2 * rows_, columns_.data(), FftDirection::forward, planning);
+    columns_backward_ = FftRows(n_, rows_, columns_.data(), FftDirection::backward, planning);
+    rows_backward_ = FftRows(n_, rows_, images_.data(), FftDirection::backward, planning);
+    if (planning == FftPlanning::measure && context.fft_wisdom) {
+      try {
+        export_fft_wisdom(*context.fft_wisdom);
+      } catch (const Error& e) {  // the run is fine without it; the next one plans again
+        std::fprintf(stderr, "hetscale-conv2d: rank %d: note: FFTW wisdom not saved: %s\n", mpi_.rank(),
+                     e.what());
+      }
+    }
   }
 
   void run(PhaseTimer& timer) override {

@@ -1,9 +1,13 @@
 #include "serial/fft.hpp"
 
+#include <cstdlib>
+#include <memory>
 #include <mutex>
 #include <utility>
 
+#include "hetscale/atomic_file.hpp"
 #include "hetscale/error.hpp"
+#include "hetscale/regular_file.hpp"
 
 namespace hetscale::kernels {
 namespace {
@@ -20,13 +24,25 @@ fftw_complex* as_fftw(Complex* data) noexcept {
 
 }  // namespace
 
-FftRows::FftRows(std::size_t n, std::size_t count, Complex* data, FftDirection direction) {
+FftPlanning parse_fft_planning(std::string_view text) {
+  if (text == "estimate") return FftPlanning::estimate;
+  if (text == "measure") return FftPlanning::measure;
+  throw Error("'" + std::string(text) + "' is not an FFT planning (estimate or measure)");
+}
+
+const char* to_string(FftPlanning planning) {
+  return planning == FftPlanning::measure ? "measure" : "estimate";
+}
+
+FftRows::FftRows(std::size_t n, std::size_t count, Complex* data, FftDirection direction,
+                 FftPlanning planning) {
   if (count == 0 || n == 0) return;
   const int length = static_cast<int>(n);
   const int sign = direction == FftDirection::forward ? FFTW_FORWARD : FFTW_BACKWARD;
+  const unsigned flags = planning == FftPlanning::measure ? FFTW_MEASURE : FFTW_ESTIMATE;
   std::lock_guard lock(planner_mutex());
   plan_ = fftw_plan_many_dft(1, &length, static_cast<int>(count), as_fftw(data), nullptr, 1, length,
-                             as_fftw(data), nullptr, 1, length, sign, FFTW_ESTIMATE);
+                             as_fftw(data), nullptr, 1, length, sign, flags);
   if (plan_ == nullptr) throw Error("fftw: cannot plan " + std::to_string(count) + " transforms of length " + std::to_string(n));
 }
 
@@ -52,6 +68,28 @@ void FftRows::execute() noexcept {
 }
 
 std::string fftw_version_string() { return fftw_version; }
+
+bool import_fft_wisdom(const std::filesystem::path& file) {
+  constexpr std::size_t kMaxWisdomBytes = 16u << 20;
+  std::string text;
+  try {
+    text = read_regular_file(file, kMaxWisdomBytes);
+  } catch (const FileReadError&) {
+    return false;
+  }
+  std::lock_guard lock(planner_mutex());
+  return fftw_import_wisdom_from_string(text.c_str()) != 0;
+}
+
+void export_fft_wisdom(const std::filesystem::path& file) {
+  std::unique_ptr<char, decltype(&std::free)> text(nullptr, &std::free);
+  {
+    std::lock_guard lock(planner_mutex());
+    text.reset(fftw_export_wisdom_to_string());
+  }
+  if (!text) throw Error("fftw: cannot export wisdom");
+  write_file_atomically(file, text.get(), 0600);
+}
 
 namespace {
 

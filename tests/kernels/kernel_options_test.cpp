@@ -53,6 +53,17 @@ TEST(KernelOptions, Errors) {
   EXPECT_EQ(error_of({"-N", "4", "--seed", "1.5"}), "--seed: '1.5' is not a non-negative integer");
 }
 
+TEST(KernelOptions, FftPlanningAndWisdom) {
+  EXPECT_EQ(parse({"-N", "4"}).fft_planning, FftPlanning::measure);
+  EXPECT_FALSE(parse({"-N", "4"}).fft_wisdom);
+  const KernelOptions o = parse({"-N", "4", "--fft-planning", "estimate", "--fft-wisdom=/tmp/w"});
+  EXPECT_EQ(o.fft_planning, FftPlanning::estimate);
+  EXPECT_EQ(o.fft_wisdom, "/tmp/w");
+  EXPECT_EQ(error_of({"-N", "4", "--fft-planning", "patient"}),
+            "--fft-planning: 'patient' is not an FFT planning (estimate or measure)");
+  EXPECT_EQ(error_of({"-N", "4", "--fft-wisdom", ""}), "--fft-wisdom: empty file name");
+}
+
 TEST(KernelOptions, ComputeModeDependsOnTheBuild) {
   const std::vector<std::string_view> size{"-N", "8"};
   EXPECT_EQ(parse_kernel_options(size, false).compute, ComputeMode::real);

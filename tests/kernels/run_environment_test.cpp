@@ -1,6 +1,7 @@
 #include "common/run_environment.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <map>
 #include <string>
@@ -32,6 +33,19 @@ TEST(RunEnvironment, SlurmAndHetscaleVariables) {
   EXPECT_EQ(env.slurm.array_task_id, 1u);
   EXPECT_EQ(env.slurm.step_id, 0u);
   EXPECT_EQ(env.slurm.node_list, "n[1-2]");
+}
+
+TEST(RunEnvironment, FftWisdomFromOptionThenVariableThenTheUsersFileInVarTmp) {
+  KernelOptions options;
+  EXPECT_EQ(read_run_environment(options, fake({})).fft_wisdom,
+            "/var/tmp/hetscale-fftw-wisdom." + std::to_string(::getuid()));
+  EXPECT_EQ(read_run_environment(options, fake({{"HETSCALE_FFTW_WISDOM", "/scratch/w"}})).fft_wisdom,
+            "/scratch/w");
+  options.fft_wisdom = "mine";
+  EXPECT_EQ(read_run_environment(options, fake({{"HETSCALE_FFTW_WISDOM", "/scratch/w"}})).fft_wisdom,
+            "mine");
+  options.fft_wisdom = "none";
+  EXPECT_FALSE(read_run_environment(options, fake({{"HETSCALE_FFTW_WISDOM", "/scratch/w"}})).fft_wisdom);
 }
 
 TEST(RunEnvironment, OptionsWinAndAbsentIsEmpty) {

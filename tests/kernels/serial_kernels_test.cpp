@@ -1,7 +1,11 @@
 // The compute parts of the kernels, and the answer checks, on one process.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <thread>
 #include <vector>
 
@@ -107,6 +111,36 @@ TEST(Convolution, FftMatchesTheDefinitionForAnyN) {
     const std::vector<Complex> got = convolve_fft(n, x, y);
     for (std::size_t i = 0; i < got.size(); ++i) EXPECT_LT(std::abs(got[i] - expected[i]), 1e-12) << n;
   }
+}
+
+// Measured plans overwrite the buffer while planning, so the data is written after;
+// they compute the same transform as estimated ones.
+TEST(FftRows, MeasuredPlansGiveTheSameTransformAsEstimatedOnes) {
+  const std::size_t n = 24, count = 3;
+  std::vector<Complex> estimated(n * count), measured(n * count);
+  FftRows estimate(n, count, estimated.data(), FftDirection::forward, FftPlanning::estimate);
+  FftRows measure(n, count, measured.data(), FftDirection::forward, FftPlanning::measure);
+  fill_uniform(estimated, 4, 9);
+  fill_uniform(measured, 4, 9);
+  estimate.execute();
+  measure.execute();
+  for (std::size_t i = 0; i < estimated.size(); ++i)
+    EXPECT_LT(std::abs(estimated[i] - measured[i]), 1e-9 * n) << i;
+}
+
+TEST(FftWisdom, SavedWisdomReadsBackAndAnythingElseIsRefused) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("hetscale-wisdom-test-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::vector<Complex> data(64 * 4);
+  FftRows plan(64, 4, data.data(), FftDirection::backward, FftPlanning::measure);
+  export_fft_wisdom(dir / "wisdom");
+  EXPECT_TRUE(import_fft_wisdom(dir / "wisdom"));
+  EXPECT_FALSE(import_fft_wisdom(dir / "absent"));
+  { std::ofstream(dir / "garbage") << "not wisdom\n"; }
+  EXPECT_FALSE(import_fft_wisdom(dir / "garbage"));
+  EXPECT_FALSE(import_fft_wisdom(dir));  // a directory is not a regular file
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Convolution, DeltaShifts) {
