@@ -1,7 +1,7 @@
 // The classifier's timing targets, measured on a running local cluster over repeated
 // rounds and printed with 95% confidence intervals: the half-speed ratio (0.50 +/- 0.03),
-// the run-to-run CV of a node's figure (<= 2%) and the time of one classification
-// (<= 10 s, srun included). bench/classifier/classify_targets.sh brings the cluster up
+// the run-to-run CV of a node's figure (<= 2%) and the time of one classification on
+// each node (<= 10 s, the whole srun line: probe, calibration and timed repetitions). bench/classifier/classify_targets.sh brings the cluster up
 // and down around it:
 //   bench/classifier/classify_targets.sh [--rounds R] [--seconds S]
 #include <chrono>
@@ -79,14 +79,14 @@ int main(int argc, char** argv) {
     if (full.empty()) throw std::runtime_error("the layout has no full-speed node");
 
     std::map<std::string, std::vector<double>> speeds, ratios;
-    std::vector<double> times;
+    std::map<std::string, std::vector<double>> times;
     for (int round = 0; round < rounds; ++round) {
       std::map<std::string, double> this_round;
       for (const TestbedNode& node : order) {
         const Run run = classify_on(hetscale, node.name, seconds);
         this_round[node.name] = run.speed;
         speeds[node.name].push_back(run.speed);
-        times.push_back(run.seconds);
+        times[node.name].push_back(run.seconds);
       }
       std::vector<double> full_speeds;
       for (const TestbedNode& node : full) full_speeds.push_back(this_round.at(node.name));
@@ -111,8 +111,22 @@ int main(int argc, char** argv) {
       print_row("CV across runs " + node.name + " (%)", "<= 2", summarize_sample(speeds.at(node.name)),
                 true, 100, {0, 0.02});
     }
-    print_row("classification time (s, srun incl.)", "<= 10", summarize_sample(times), false, 1,
-              {0, 10});
+    // "Within 10 s on any node": each node's mean, and the longest single run of all.
+    double longest = 0;
+    std::string longest_node;
+    for (const TestbedNode& node : tb.nodes) {
+      const std::vector<double>& t = times.at(node.name);
+      print_row("classification time " + node.name + " (s)", "<= 10", summarize_sample(t), false, 1,
+                {0, 10});
+      for (double x : t) {
+        if (x > longest) {
+          longest = x;
+          longest_node = node.name;
+        }
+      }
+    }
+    std::printf("%-34s %-14s %3s %9.4g  %-18s  %s\n", ("longest classification (" + longest_node + ")").c_str(),
+                "<= 10", "", longest, "", longest <= 10 ? "met" : "missed");
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "classify_targets: %s\n", e.what());
