@@ -159,7 +159,7 @@ std::string weighted_against_equal(const Options& o, const fs::path& record) {
       "(`srun --hetscale-weights=marked`) against none (`--hetscale-weights=off`: equal weights).\n\n"
       "| N | marked: T (s) | off: T (s) | marked / off |\n|---|---|---|---|\n",
       full, half);
-  for (std::size_t n : {1500u, 2000u}) {
+  for (std::size_t n : {2000u, 3000u}) {
     std::vector<double> marked, off;
     for (int i = 0; i < o.repeats; ++i) {
       for (const char* weights : {"marked", "off"}) {
