@@ -38,7 +38,7 @@ struct NodeRecord {
   std::string binding_reason;  // why, in words
   int repetitions = 0;
   double cv = 0;                // coefficient of variation over the repetitions
-  double duration_seconds = 0;  // wall time of the whole benchmark
+  double duration_seconds = 0;  // wall time of the whole benchmark, calibration run included
   nlohmann::json software = nlohmann::json::object();  // {"hetscale": "0.1.0", "hwloc": ...}
 };
 
