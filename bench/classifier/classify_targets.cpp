@@ -3,7 +3,7 @@
 // the run-to-run CV of a node's figure (<= 2%) and the time of one classification on
 // each node (<= 10 s, the whole srun line: probe, calibration and timed repetitions). bench/classifier/classify_targets.sh brings the cluster up
 // and down around it:
-//   bench/classifier/classify_targets.sh [--rounds R] [--seconds S]
+//   bench/classifier/classify_targets.sh [--rounds R] [--seconds S] [--size N]
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -30,11 +30,12 @@ struct Run {
   double seconds = 0;  // wall time of the srun line
 };
 
-Run classify_on(const std::string& hetscale, const std::string& node, const std::string& seconds) {
+Run classify_on(const std::string& hetscale, const std::string& node, const std::string& seconds,
+                const std::string& size) {
   const auto start = std::chrono::steady_clock::now();
-  const auto r = run_command({"srun", "-N1", "-n1", "-w", node, hetscale, "classify", "--seconds",
-                              seconds, "--size", "2048"},
-                             std::chrono::seconds(300));
+  std::vector<std::string> argv = {"srun", "-N1", "-n1", "-w", node, hetscale, "classify", "--seconds", seconds};
+  if (!size.empty()) argv.insert(argv.end(), {"--size", size});
+  const auto r = run_command(argv, std::chrono::seconds(300));
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!r.ok()) throw std::runtime_error("classify on " + node + ": " + r.describe());
@@ -58,14 +59,17 @@ int main(int argc, char** argv) {
     std::string hetscale = HETSCALE_BIN;
     int rounds = 10;
     std::string seconds = "1";
+    std::string size;  // empty: the benchmark's default order, as the main job classifies
     for (int i = 1; i + 1 < argc; i += 2) {
       const std::string key = argv[i];
       if (key == "--rounds") {
         rounds = std::stoi(argv[i + 1]);
       } else if (key == "--seconds") {
         seconds = argv[i + 1];
+      } else if (key == "--size") {
+        size = argv[i + 1];
       } else {
-        throw std::runtime_error("unknown argument " + key + " (--rounds R, --seconds S)");
+        throw std::runtime_error("unknown argument " + key + " (--rounds R, --seconds S, --size N)");
       }
     }
     const hetscale::test::Testbed tb = hetscale::test::Testbed::from_env();
@@ -83,7 +87,7 @@ int main(int argc, char** argv) {
     for (int round = 0; round < rounds; ++round) {
       std::map<std::string, double> this_round;
       for (const TestbedNode& node : order) {
-        const Run run = classify_on(hetscale, node.name, seconds);
+        const Run run = classify_on(hetscale, node.name, seconds, size);
         this_round[node.name] = run.speed;
         speeds[node.name].push_back(run.speed);
         times[node.name].push_back(run.seconds);
@@ -96,9 +100,8 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "round %d of %d done\n", round + 1, rounds);
     }
 
-    std::printf("%d rounds of `hetscale classify --seconds %s --size 2048` on every node, "
-                "one node at a time\n",
-                rounds, seconds.c_str());
+    std::printf("%d rounds of `hetscale classify --seconds %s%s` on every node, one node at a time\n",
+                rounds, seconds.c_str(), size.empty() ? "" : (" --size " + size).c_str());
     std::printf("%-34s %-14s %3s %9s  %-18s  %s\n", "figure", "target", "n", "value", "95% CI",
                 "verdict");
     for (const TestbedNode& node : slower) {

@@ -2,7 +2,8 @@
 # The classifier's timing targets over repeated rounds, with 95% confidence intervals
 # (docs/performance.md): brings up the local cluster in its own run dir, runs
 # bench_classify_targets against it, and brings it down again.
-#   bench/classifier/classify_targets.sh [--rounds R] [--seconds S]   (defaults: 10, 1)
+#   bench/classifier/classify_targets.sh [--rounds R] [--seconds S] [--size N]
+#   (defaults: 10 rounds, 1 s, the benchmark's default dgemm order as in the main job)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${HETSCALE_BUILD_DIR:-build/default}
