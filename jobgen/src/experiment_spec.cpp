@@ -322,7 +322,9 @@ class SpecReader {
   }
 
   void read_slurm(const toml::table& t) {
-    toml_.check_keys(t, {"partition", "account", "time_limit", "tasks_per_node", "array_throttle", "chain", "weights"},
+    toml_.check_keys(t,
+                     {"partition", "account", "qos", "reservation", "constraint", "time_limit", "tasks_per_node",
+                      "array_throttle", "exclusive", "mpi", "sbatch_options", "chain", "weights"},
                      "in [slurm]");
     SlurmSpec& s = spec_.slurm;
     if (const toml::node* v = t.get("partition")) {
@@ -330,10 +332,16 @@ class SpecReader {
       s.partition_where = toml_.at(*v);
     }
     if (const toml::node* v = t.get("account")) s.account = shell_safe(*v, "account");
+    if (const toml::node* v = t.get("qos")) s.qos = shell_safe(*v, "qos");
+    if (const toml::node* v = t.get("reservation")) s.reservation = shell_safe(*v, "reservation");
+    if (const toml::node* v = t.get("constraint")) s.constraint = sbatch_safe(*v, "constraint");
+    if (const toml::node* v = t.get("exclusive")) s.exclusive = toml_.boolean(*v, "exclusive");
+    if (const toml::node* v = t.get("mpi")) s.mpi = shell_safe(*v, "mpi");
+    if (const toml::node* v = t.get("sbatch_options")) read_sbatch_options(*v);
     if (const toml::node* v = t.get("time_limit")) read_time_limit(*v);
     if (const toml::node* v = t.get("tasks_per_node")) read_tasks_per_node(*v);
     if (const toml::node* v = t.get("array_throttle"))
-      s.array_throttle = static_cast<std::uint32_t>(toml_.integer(*v, "array_throttle", 1, max_count));
+      s.array_throttle = static_cast<std::uint32_t>(toml_.integer(*v, "array_throttle", 0, max_count));
     if (const toml::node* v = t.get("chain")) s.chain = toml_.boolean(*v, "chain");
     if (const toml::node* v = t.get("weights")) {
       s.weights = shell_safe(*v, "weights");
@@ -347,6 +355,41 @@ class SpecReader {
     if (!only_chars(s, "._/+:=@,-"))
       toml_.fail(toml_.at(value), fmt::format("'{}' may hold only letters, digits and ._/+:=@,- (got '{}')", key, s));
     return s;
+  }
+
+  // An #SBATCH line is not read by a shell, so Slurm's expression characters may appear;
+  // white space would end the value.
+  std::string sbatch_safe(const toml::node& value, std::string_view key) const {
+    std::string s = toml_.string(value, key);
+    if (s.empty() || !only_chars(s, "._/+:=@,-&|[]*!()"))
+      toml_.fail(toml_.at(value), fmt::format("'{}' may hold only letters, digits and ._/+:=@,-&|[]*!() "
+                                              "(got '{}')", key, s));
+    return s;
+  }
+
+  // Options jobgen writes itself cannot be given again: the script would contradict itself.
+  void read_sbatch_options(const toml::node& value) {
+    const toml::array* options = value.as_array();
+    if (options == nullptr)
+      toml_.fail(toml_.at(value), fmt::format("'sbatch_options' must be an array of strings, not {}",
+                                              toml_type_name(value)));
+    static constexpr std::string_view generated[] = {
+        "--job-name", "--nodes", "--nodelist", "--ntasks", "--ntasks-per-node", "--cpus-per-task",
+        "--array", "--output", "--exclusive", "--hetscale-weights", "--partition", "--account",
+        "--qos", "--reservation", "--constraint", "--time", "--dependency"};
+    for (const toml::node& option : *options) {
+      const std::string text = sbatch_safe(option, "sbatch_options");
+      const std::string_view name = std::string_view(text).substr(0, text.find('='));
+      if (!name.starts_with("--") || name.size() < 3)
+        toml_.fail(toml_.at(option), fmt::format("'sbatch_options' entries are long options such as "
+                                                 "\"--mail-type=END\" (got '{}')", text));
+      for (std::string_view g : generated) {
+        if (name == g)
+          toml_.fail(toml_.at(option), fmt::format("'sbatch_options': {} is written by jobgen (use the [slurm] "
+                                                   "key or leave it out)", name));
+      }
+      spec_.slurm.sbatch_options.push_back(text);
+    }
   }
 
   // Slurm's formats: M, M:S, H:M:S, D-H, D-H:M, D-H:M:S.

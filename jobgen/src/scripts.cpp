@@ -49,25 +49,45 @@ void header(std::string& out, const Study& study, const StudySet& set) {
   }
 }
 
+// Where the job runs and on whose account: the same for a set's job and the twin's.
+void placement_options(std::string& out, const SlurmSpec& slurm) {
+  if (!slurm.partition.empty()) out += fmt::format("#SBATCH --partition={}\n", slurm.partition);
+  if (!slurm.account.empty()) out += fmt::format("#SBATCH --account={}\n", slurm.account);
+  if (!slurm.qos.empty()) out += fmt::format("#SBATCH --qos={}\n", slurm.qos);
+  if (!slurm.reservation.empty()) out += fmt::format("#SBATCH --reservation={}\n", slurm.reservation);
+  if (!slurm.constraint.empty()) out += fmt::format("#SBATCH --constraint={}\n", slurm.constraint);
+  out += fmt::format("#SBATCH --time={}\n", slurm.time_limit);
+}
+
+// "%N" for --array: a set's tasks run one at a time unless the spec says otherwise.
+std::string throttle_suffix(std::optional<std::uint32_t> throttle) {
+  return throttle && *throttle > 0 ? fmt::format("%{}", *throttle) : std::string();
+}
+
 void sbatch_options(std::string& out, const Study& study, const StudySet& set) {
   const SlurmSpec& slurm = study.spec.slurm;
   out += fmt::format("#SBATCH --job-name={}\n", job_name(study, set));
-  if (!slurm.partition.empty()) out += fmt::format("#SBATCH --partition={}\n", slurm.partition);
-  if (!slurm.account.empty()) out += fmt::format("#SBATCH --account={}\n", slurm.account);
-  out += fmt::format("#SBATCH --time={}\n", slurm.time_limit);
+  placement_options(out, slurm);
   out += fmt::format("#SBATCH --nodes={}\n", set.members.size());
   out += fmt::format("#SBATCH --nodelist={}\n", compressed_nodes(set));
   if (set.uniform_tasks()) {
     out += fmt::format("#SBATCH --ntasks-per-node={}\n", set.members.front().tasks);
+    // The processors each rank may use: a job has one figure, so the smallest of its nodes'.
+    std::uint32_t cpus = set.members.front().cpus_per_task;
+    for (const SetMember& m : set.members) cpus = std::min(cpus, m.cpus_per_task);
+    if (cpus > 1) out += fmt::format("#SBATCH --cpus-per-task={}\n", cpus);
   } else {
-    // Every CPU of each node is allocated; srun then places the ranks from the host file.
-    out += fmt::format("#SBATCH --ntasks={}\n#SBATCH --exclusive\n", set.total_tasks());
+    out += fmt::format("#SBATCH --ntasks={}\n", set.total_tasks());
   }
+  // Whole nodes: no other job shares them while the timings are taken. A set whose nodes
+  // run different numbers of ranks needs every CPU allocated anyway (srun places the
+  // ranks from the host file).
+  if (slurm.exclusive || !set.uniform_tasks()) out += "#SBATCH --exclusive\n";
   out += fmt::format("#SBATCH --hetscale-weights={}\n", slurm.weights);
   const std::size_t last = set.parameter_values.size() - 1;
-  out += fmt::format("#SBATCH --array=0-{}{}\n", last,
-                     slurm.array_throttle ? fmt::format("%{}", *slurm.array_throttle) : std::string());
+  out += fmt::format("#SBATCH --array=0-{}{}\n", last, throttle_suffix(slurm.array_throttle.value_or(1)));
   out += fmt::format("#SBATCH --output=logs/set{}-%A_%a.out\n", set.set.index);
+  for (const std::string& option : slurm.sbatch_options) out += fmt::format("#SBATCH {}\n", option);
 }
 
 void size_selection(std::string& out, const Study& study, const StudySet& set) {
@@ -112,7 +132,7 @@ std::string user_command(const Study& study) {
 }
 
 std::string launch_line(const Study& study, const StudySet& set) {
-  std::string srun = "srun --mpi=pmix";
+  std::string srun = "srun --mpi=" + study.spec.slurm.mpi;
   if (!set.uniform_tasks()) srun += fmt::format(" --ntasks={} --distribution=arbitrary", set.total_tasks());
   if (study.spec.code.kernel)
     return fmt::format("{} \"$bin_dir/hetscale-{}\" -N \"$N\"", srun, to_string(*study.spec.code.kernel));
@@ -159,13 +179,11 @@ std::string render_twin_array_script(const Study& study, std::size_t runs, const
   out += "# of the site, one serial array task each. Submit from the study directory:\n";
   out += "#   sbatch twin.sbatch\n";
   out += fmt::format("#SBATCH --job-name={}\n", study.spec.name);
-  if (!slurm.partition.empty()) out += fmt::format("#SBATCH --partition={}\n", slurm.partition);
-  if (!slurm.account.empty()) out += fmt::format("#SBATCH --account={}\n", slurm.account);
-  out += fmt::format("#SBATCH --time={}\n", slurm.time_limit);
+  placement_options(out, slurm);
   out += "#SBATCH --ntasks=1\n";
-  out += fmt::format("#SBATCH --array=0-{}{}\n", runs == 0 ? 0 : runs - 1,
-                     slurm.array_throttle ? fmt::format("%{}", *slurm.array_throttle) : std::string());
+  out += fmt::format("#SBATCH --array=0-{}{}\n", runs == 0 ? 0 : runs - 1, throttle_suffix(slurm.array_throttle));
   out += "#SBATCH --output=logs/twin-%A_%a.out\n";
+  for (const std::string& option : slurm.sbatch_options) out += fmt::format("#SBATCH {}\n", option);
   out += "\nset -euo pipefail\n";
   out += "study_dir=${SLURM_SUBMIT_DIR:-.}\n";
   out += fmt::format("bin_dir=${{HETSCALE_BIN_DIR:-{}}}\n", shell_quote(options.kernel_dir));

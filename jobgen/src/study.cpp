@@ -61,7 +61,7 @@ std::vector<SetMember> members_of(const ExperimentSpec& spec, const SiteTable& s
                         fmt::format("tasks_per_node = {} is more than the {} processor{} of node '{}' ({})",
                                     tasks, node.processors, node.processors == 1 ? "" : "s", name,
                                     node.where.str()));
-    out.push_back({name, node.group, node.marked_speed, tasks});
+    out.push_back({name, node.group, node.marked_speed, tasks, node.processors / tasks});
   }
   return out;
 }

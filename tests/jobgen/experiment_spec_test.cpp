@@ -163,6 +163,52 @@ TEST(ExperimentSpec, TimeLimitsInEverySlurmFormat) {
         << bad;
 }
 
+TEST(ExperimentSpec, ProductionSlurmKeys) {
+  const std::string base = R"([experiment]
+name = "mm"
+target_efficiency = 0.3
+[code]
+kernel = "mm"
+[parameter]
+values = [100, 200]
+[slurm]
+)";
+  const auto spec = parse_experiment_spec(base + R"toml(qos = "normal"
+reservation = "maint-1"
+constraint = "intel&(ib|opa)"
+exclusive = false
+mpi = "pmi2"
+array_throttle = 0
+sbatch_options = ["--mail-type=END", "--comment=hetscale"]
+)toml",
+                                          "spec.toml");
+  EXPECT_EQ(spec.slurm.qos, "normal");
+  EXPECT_EQ(spec.slurm.reservation, "maint-1");
+  EXPECT_EQ(spec.slurm.constraint, "intel&(ib|opa)");
+  EXPECT_FALSE(spec.slurm.exclusive);
+  EXPECT_EQ(spec.slurm.mpi, "pmi2");
+  EXPECT_EQ(spec.slurm.array_throttle, 0U);
+  EXPECT_THAT(spec.slurm.sbatch_options, ElementsAre("--mail-type=END", "--comment=hetscale"));
+  const auto defaults = parse_experiment_spec(base, "spec.toml");
+  EXPECT_TRUE(defaults.slurm.exclusive);
+  EXPECT_EQ(defaults.slurm.mpi, "pmix");
+  EXPECT_TRUE(defaults.slurm.sbatch_options.empty());
+
+  EXPECT_EQ(error_of(base + "sbatch_options = \"--mail-type=END\"\n"),
+            "spec.toml:9:18: 'sbatch_options' must be an array of strings, not a string");
+  EXPECT_EQ(error_of(base + "sbatch_options = [\"-p batch\"]\n"),
+            "spec.toml:9:19: 'sbatch_options' may hold only letters, digits and ._/+:=@,-&|[]*!() (got '-p batch')");
+  EXPECT_EQ(error_of(base + "sbatch_options = [\"mail-type=END\"]\n"),
+            "spec.toml:9:19: 'sbatch_options' entries are long options such as \"--mail-type=END\" (got "
+            "'mail-type=END')");
+  EXPECT_EQ(error_of(base + "sbatch_options = [\"--comment=x\", \"--exclusive\"]\n"),
+            "spec.toml:9:34: 'sbatch_options': --exclusive is written by jobgen (use the [slurm] key or leave it "
+            "out)");
+  EXPECT_EQ(error_of(base + "qos = \"a b\"\n"),
+            "spec.toml:9:7: 'qos' may hold only letters, digits and ._/+:=@,- (got 'a b')");
+  EXPECT_EQ(error_of(base + "exclusive = \"yes\"\n"), "spec.toml:9:13: 'exclusive' must be a boolean, not a string");
+}
+
 TEST(ExperimentSpec, ParameterNamesMustNotClobberScriptVariables) {
   const std::string spec = "[experiment]\nname = \"x\"\ntarget_efficiency = 0.3\n[code]\ncommand = \"./a {NAME}\"\n"
                            "workload = \"NAME^2\"\n[parameter]\nname = \"NAME\"\nvalues = [1, 2]\n";

@@ -1,6 +1,6 @@
 // The generated files of the example experiments, compared byte for byte with committed
-// golden files (DESIGN.md style rule 12). After an intended change, regenerate with
-//   HETSCALE_UPDATE_GOLDEN=1 build/default/bin/jobgen_tests --gtest_filter='Golden*'
+// golden files (written once, then reviewed by hand). After an intended change, regenerate with
+//   HETSCALE_UPDATE_GOLDEN=1 build/default/bin/jobgen_tests --gtest_filter='*Golden*'
 // and review the diff of tests/fixtures/jobgen/golden/ before committing it.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,5 @@
 #include "hetscale/jobgen/study.hpp"
+#include "hetscale/jobgen/scripts.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -10,6 +11,8 @@ namespace hetscale::jobgen {
 namespace {
 
 using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 const std::string fixtures = std::string(HETSCALE_FIXTURES_DIR) + "/jobgen/";
 const std::string site_path = fixtures + "site-example.toml";
@@ -53,6 +56,54 @@ TEST(Study, TasksPerNodeSetsTheMarkedSpeedUsed) {
   EXPECT_TRUE(study.sets[0].uniform_tasks());
   EXPECT_EQ(study.sets[0].members[0].tasks, 1U);
   EXPECT_DOUBLE_EQ(study.sets[0].set.marked_speed, 60);  // one 40 + one 20 processor
+}
+
+// Whole nodes and one array task at a time by default; shared nodes, a wider throttle and
+// several processors per rank when the spec says so.
+TEST(Study, SetScriptsTakeWholeNodesAndThrottleTheArrayByDefault) {
+  ExperimentSpec spec = example("ge");
+  const SiteTable site = load_site_table(site_path);
+  const std::string script = render_set_script(plan_study(spec, site), plan_study(spec, site).sets[0], {});
+  EXPECT_THAT(script, HasSubstr("#SBATCH --exclusive\n"));
+  EXPECT_THAT(script, HasSubstr("#SBATCH --array=0-3%1\n"));
+  EXPECT_THAT(script, HasSubstr("srun --mpi=pmix "));
+  EXPECT_THAT(script, Not(HasSubstr("--cpus-per-task")));
+
+  spec.slurm.exclusive = false;
+  spec.slurm.array_throttle = 0;
+  spec.slurm.mpi = "pmi2";
+  spec.slurm.qos = "long";
+  spec.slurm.sbatch_options = {"--mail-type=END"};
+  const Study shared = plan_study(spec, site);
+  const std::string relaxed = render_set_script(shared, shared.sets[0], {});
+  EXPECT_THAT(relaxed, Not(HasSubstr("--exclusive")));
+  EXPECT_THAT(relaxed, HasSubstr("#SBATCH --array=0-3\n"));
+  EXPECT_THAT(relaxed, HasSubstr("#SBATCH --qos=long\n"));
+  EXPECT_THAT(relaxed, HasSubstr("#SBATCH --mail-type=END\n"));
+  EXPECT_THAT(relaxed, HasSubstr("srun --mpi=pmi2 "));
+
+  // mm runs one rank per processor: the fat nodes' two ranks need every CPU, so the job
+  // stays exclusive even when the spec allows sharing.
+  ExperimentSpec mm = example("mm");
+  mm.slurm.exclusive = false;
+  const Study per_processor = plan_study(mm, site);
+  EXPECT_THAT(render_set_script(per_processor, per_processor.sets[0], {}), HasSubstr("#SBATCH --exclusive\n"));
+}
+
+TEST(Study, OneRankPerNodeGetsTheNodesProcessors) {
+  ExperimentSpec spec = example("mm");
+  spec.slurm.tasks_per_node = 1;
+  const SiteTable site = load_site_table(site_path);
+  const Study mixed = plan_study(spec, site);
+  // Set 0 is a 2-processor fat node and a 1-processor blade: the job's one figure is the
+  // smaller, so no --cpus-per-task.
+  EXPECT_EQ(mixed.sets[0].members[0].cpus_per_task, 2U);
+  EXPECT_EQ(mixed.sets[0].members[1].cpus_per_task, 1U);
+  EXPECT_THAT(render_set_script(mixed, mixed.sets[0], {}), Not(HasSubstr("--cpus-per-task")));
+  spec.machine_sets.nodes = "fat[1-4]";
+  spec.machine_sets.options.max = 4;
+  const Study fat = plan_study(spec, site);
+  EXPECT_THAT(render_set_script(fat, fat.sets[0], {}), HasSubstr("#SBATCH --cpus-per-task=2\n"));
 }
 
 TEST(Study, NodesRestrictTheSite) {

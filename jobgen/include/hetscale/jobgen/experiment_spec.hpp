@@ -47,10 +47,18 @@ struct SlurmSpec {
   std::string partition;          // empty: the cluster's default
   SourceLocation partition_where; // its value in the spec (unset when not given there)
   std::string account;            // empty: the user's default
+  std::string qos;                // empty: the association's default
+  std::string reservation;        // empty: none
+  std::string constraint;         // empty: none (Slurm's feature expression, e.g. "intel&ib")
   std::string time_limit = "00:30:00";
   std::optional<std::uint32_t> tasks_per_node;  // absent: one task per processor
   SourceLocation tasks_per_node_where;
-  std::optional<std::uint32_t> array_throttle;  // the %N of --array
+  // The %N of --array. A machine set's array defaults to 1 (its tasks never share its
+  // nodes); 0 means no throttle. The twin's array has none unless given.
+  std::optional<std::uint32_t> array_throttle;
+  bool exclusive = true;          // whole nodes for every set's job
+  std::string mpi = "pmix";       // srun --mpi=<mpi>
+  std::vector<std::string> sbatch_options;  // extra "#SBATCH" options, each "--name[=value]"
   bool chain = false;             // each set waits for the previous (afterany)
   std::string weights = "marked"; // value of --hetscale-weights
   SourceLocation weights_where;   // its value in the spec (unset when not given there)

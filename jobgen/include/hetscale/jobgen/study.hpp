@@ -18,6 +18,7 @@ struct SetMember {
   std::string group;
   double speed_per_processor = 0;  // the node's per-processor marked speed
   std::uint32_t tasks = 1;         // MPI ranks on this node (one per processor used)
+  std::uint32_t cpus_per_task = 1; // the node's processors shared among its ranks
 
   /// The node's share of C: per-processor speed x processors used.
   [[nodiscard]] double marked_speed() const { return speed_per_processor * tasks; }
