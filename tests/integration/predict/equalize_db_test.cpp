@@ -121,7 +121,7 @@ TEST_F(EqualizeDb, StoresTheSamePartitionsAsTheFileInput) {
   for (int i = 0; i < rows.rows(); ++i) {
     const std::string method(rows.text(i, 0));
     const std::string host(rows.text(i, 1));
-    const std::string column = method == "proportional" ? "proportional_weight" : "equalized_weight";
+    const std::string column = method == "proportional" ? "proportional_weight" : "step2_weight";
     EXPECT_NEAR(rows.number(i, 2), expected.at(column).at(host), 1e-12) << method << " " << host;
     EXPECT_NEAR(rows.number(i, 3) * expected.at("speed").at(host), 1, 1e-12) << host;
     EXPECT_EQ(rows.text(i, 7), "n[1-3]");
