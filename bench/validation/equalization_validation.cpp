@@ -116,7 +116,7 @@ void two_computer_cases(const SimulationOptions& o) {
         const bool meaningful = s1 - sbest > 0.005 * s1;
         ++cases;
         if (two.tau_step1 - model_best > 0)
-          eps_model += eps(two.tau_step1, two.tau_step2, model_best);
+          eps_model += std::max(0.0, eps(two.tau_step1, two.tau_step2, model_best));
         if (meaningful) {
           const double e = eps(s1, s2, sbest);
           eps_step2 += e;
