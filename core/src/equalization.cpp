@@ -331,6 +331,7 @@ StochasticPartition linearised_partition(std::span<const VariableComputer> compu
 
 double modelled_tau(std::span<const VariableComputer> computers, std::span<const double> work,
                     std::vector<double>* gradient) {
+  validate(computers, 1.0);  // the computers only: no total work to check here
   const std::size_t n = computers.size();
   if (work.size() != n)
     throw Error("the partition has " + std::to_string(work.size()) + " parts for " +

@@ -167,6 +167,25 @@ TEST(ModelledTau, GradientMatchesFiniteDifferences) {
   EXPECT_GT(tau, 100);
 }
 
+TEST(ModelledTau, BadInputs) {
+  const std::vector<VariableComputer> none;
+  EXPECT_THROW(modelled_tau(none, std::vector<double>{}), Error);
+  try {
+    modelled_tau(kWorkedExample, std::vector<double>{1});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "the partition has 1 parts for 2 computers");
+  }
+  try {
+    modelled_tau(kWorkedExample, std::vector<double>{1, -1});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "computer 1: work must be >= 0 and finite");
+  }
+  const std::vector<VariableComputer> zero_speed{{0, 1}};
+  EXPECT_THROW(modelled_tau(zero_speed, std::vector<double>{1}), Error);
+}
+
 TEST(TwoStep, TheWorkedExampleMovesWorkToTheFastComputer) {
   const auto r = two_step_partition(kWorkedExample, 900);
   EXPECT_NEAR(r.tau_step1, 124.27, 0.01);  // 100 + sqrt(10^2 + 60^2) / sqrt(2 pi)
