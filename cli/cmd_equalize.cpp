@@ -1,5 +1,6 @@
-// hetscale equalize: step 1 (proportional to mean speed) and step 2 (the equalization
-// scheme) of Huang & Lee (SCIENCE.md section 3), written as a partition file that
+// hetscale equalize: step 1 (proportional to mean speed) and step 2 (by case: the
+// equalization scheme where it shortens tau, otherwise the move that shortens the modelled
+// tau most) of Huang & Lee, written as a partition file that
 // `--hetscale-weights=equalized` (or =FILE) reads. The nodes' speeds and variations come
 // from a CSV file or, with --db, from a machine set's collected rank timings; then both
 // partitions are also simulated and stored in hetscale.partitions.
@@ -30,7 +31,7 @@ struct EqualizeArgs {
   std::string input;
   double correlation_time = 0;
   double seconds = 0;
-  std::string method = "exact";
+  std::string method = "case";
   std::string site;
   std::string output;
   std::string partitions;
@@ -153,32 +154,42 @@ struct Method {
   SimulationResult simulated;
 };
 
-/// Step 1 first: its tau is the deadline of every risk factor, so that the risks compare.
-std::vector<Method> compute_methods(const EqualizeArgs& args, const NodeInput& in, double total,
-                                    const SimulationModel* sim) {
-  std::vector<Method> methods{{"proportional", proportional_partition(in.computers, total), {}},
-                              {"equalized", equalized_partition(in.computers, total), {}}};
-  if (args.method == "linearised")
-    methods.push_back({"equalized_linear", linearised_partition(in.computers, total), {}});
-  if (sim == nullptr) return methods;
+/// What equalize computes: the partition to write (by --method) and the stored methods:
+/// `equalized` is step 2, the partition written (by case unless --method says otherwise;
+/// with --method linearised the written one is `equalized_linear`).
+struct Plan {
+  ChosenPartition chosen;
+  std::vector<Method> methods;  // step 1 first: its tau is the deadline of every risk factor
+};
+
+Plan compute_plan(const EqualizeArgs& args, const NodeInput& in, double total,
+                  const SimulationModel* sim) {
+  Plan plan;
+  plan.chosen = choose_partition(in.computers, total, args.method);
+  const bool linear = args.method == "linearised";
+  plan.methods = {{"proportional", plan.chosen.two_step.step1, {}},
+                  {"equalized", linear ? plan.chosen.two_step.step2 : plan.chosen.partition, {}}};
+  if (linear) plan.methods.push_back({"equalized_linear", plan.chosen.partition, {}});
+  if (sim == nullptr) return plan;
   SimulationOptions options = sim->options;
-  for (auto& m : methods) {
+  for (auto& m : plan.methods) {
     m.simulated = simulate(sim->computers, m.partition.work, options);
     if (options.deadline == 0) options.deadline = m.simulated.tau;
   }
-  return methods;
+  return plan;
 }
 
-const Method& chosen(const EqualizeArgs& args, const std::vector<Method>& methods) {
-  return args.method == "linearised" ? methods.back() : methods[1];
-}
+/// The stored method whose partition is the one written.
+const Method& written_method(const Plan& plan) { return plan.methods.back(); }
 
-Table node_table(const EqualizeArgs& args, const NodeInput& in, const std::vector<Method>& methods,
-                 double total) {
-  const auto& step1 = methods[0].partition;
-  const auto& step2 = chosen(args, methods).partition;
+Table node_table(const NodeInput& in, const Plan& plan, double total) {
+  const auto& two = plan.chosen.two_step;
+  const auto& step1 = two.step1;
+  const auto& equalized = two.equalized;
+  const auto& step2 = plan.chosen.partition;
   Table table{{"node", "speed", "variation", "proportional_weight", "equalized_weight",
-               "t_plus_sigma_step1", "t_plus_sigma_step2"},
+               "step2_weight", "t_plus_sigma_step1", "t_plus_sigma_step2", "case",
+               "modelled_tau_step1", "modelled_tau_equalized", "modelled_tau_step2"},
               {}};
   if (!in.stats.empty()) {
     table.columns.insert(table.columns.begin() + 1,
@@ -189,47 +200,61 @@ Table node_table(const EqualizeArgs& args, const NodeInput& in, const std::vecto
     if (!in.stats.empty())
       row.insert(row.end(), {static_cast<std::int64_t>(in.stats[i].repetitions),
                              in.stats[i].mean_seconds_per_op, in.stats[i].sd_seconds_per_op});
-    row.insert(row.end(), {in.computers[i].speed, in.computers[i].variation, step1.work[i] / total,
-                           step2.work[i] / total, step1.mean_time[i] + step1.time_sd[i],
-                           step2.mean_time[i] + step2.time_sd[i]});
+    row.insert(row.end(),
+               {in.computers[i].speed, in.computers[i].variation, step1.work[i] / total,
+                equalized.work[i] / total, step2.work[i] / total,
+                step1.mean_time[i] + step1.time_sd[i], step2.mean_time[i] + step2.time_sd[i],
+                std::string(case_key(two.which)), two.tau_step1,
+                modelled_tau(in.computers, equalized.work), plan.chosen.tau});
     table.rows.push_back(std::move(row));
   }
   return table;
 }
 
-void print_result(const EqualizeArgs& args, const NodeInput& in, const std::vector<Method>& methods,
-                  double total, Context& context) {
-  print(context.out, node_table(args, in, methods, total), args.format);
+void print_result(const EqualizeArgs& args, const NodeInput& in, const Plan& plan, double total,
+                  Context& context) {
+  print(context.out, node_table(in, plan, total), args.format);
   if (args.format != Format::table) return;
-  const auto& step2 = chosen(args, methods).partition;
+  const auto& two = plan.chosen.two_step;
+  const auto& step2 = plan.chosen.partition;
+  context.out << fmt::format("case: {}: {}\n", case_key(two.which), case_description(two.which));
+  if (two.which != EqualizationCase::none && two.which != EqualizationCase::slow_steady_far)
+    context.out << fmt::format("share of the equalizing move taken: {:.3g}\n", two.move_fraction);
+  context.out << fmt::format(
+      "modelled tau (s): step 1 {:.6g}, equalized {:.6g}, step 2 ({}) {:.6g}\n", two.tau_step1,
+      two.tau_equalized, args.method, plan.chosen.tau);
   context.out << fmt::format("degree of equalization: step 1 {:.3g}%, step 2 ({}) {:.3g}%\n",
-                             methods[0].partition.degree, args.method, step2.degree);
-  if (!step2.note.empty()) context.out << "note: " << step2.note << '\n';
+                             two.step1.degree, args.method, step2.degree);
+  if (!step2.note.empty() && step2.note != case_description(two.which))
+    context.out << "note: " << step2.note << '\n';
 }
 
 /// --db with --format json: one object, nodes and the stored methods with their figures.
-void print_json(const EqualizeArgs& args, const NodeInput& in, const collector::SetTimings& timings,
-                const std::vector<Method>& methods, const std::vector<long long>& ids,
-                double total, Context& context) {
+void print_json(const NodeInput& in, const collector::SetTimings& timings,
+                const Plan& plan, const std::vector<long long>& ids, double total,
+                Context& context) {
+  const auto& methods = plan.methods;
   nlohmann::json j = {{"source", in.source},
                       {"parameter", timings.parameter},
                       {"runs", timings.runs},
                       {"choice", timings.choice},
                       {"note", in.note},
-                      {"nodes", to_json(node_table(args, in, methods, total))},
+                      {"case", case_key(plan.chosen.two_step.which)},
+                      {"nodes", to_json(node_table(in, plan, total))},
                       {"methods", nlohmann::json::array()}};
   for (std::size_t m = 0; m < methods.size(); ++m)
     j["methods"].push_back({{"method", methods[m].name},
                             {"partition_id", ids[m]},
                             {"degree_of_equalization", methods[m].partition.degree},
+                            {"modelled_tau", modelled_tau(in.computers, methods[m].partition.work)},
                             {"simulated_tau", methods[m].simulated.tau},
                             {"simulated_sigma", methods[m].simulated.sigma_t},
                             {"simulated_risk", methods[m].simulated.risk_factor}});
   context.out << j.dump(2) << '\n';
 }
 
-void print_simulation(const std::vector<Method>& methods, const SimulationModel& sim,
-                      Context& context) {
+void print_simulation(const Plan& plan, const SimulationModel& sim, Context& context) {
+  const auto& methods = plan.methods;
   context.out << fmt::format(
       "simulated ({} repetitions, seed {}, intervals uniform in [0, {:.3g}] s; risk = "
       "Prob[T > tau of proportional]):\n",
@@ -242,8 +267,9 @@ void print_simulation(const std::vector<Method>& methods, const SimulationModel&
 
 std::vector<long long> store(const EqualizeArgs& args, const NodeInput& in,
                              const collector::SetTimings& timings,
-                             const std::vector<Method>& methods, double total,
-                             const std::string& file, pg::Connection& conn) {
+                             const Plan& plan, double total, const std::string& file,
+                             pg::Connection& conn) {
+  const auto& methods = plan.methods;
   pg::Transaction tx(conn);
   std::vector<long long> ids;
   for (const auto& m : methods) {
@@ -257,7 +283,7 @@ std::vector<long long> store(const EqualizeArgs& args, const NodeInput& in,
     p.simulated_tau = m.simulated.tau;
     p.simulated_sigma = m.simulated.sigma_t;
     p.simulated_risk = m.simulated.risk_factor;
-    if (!file.empty() && &m == &chosen(args, methods)) p.file_name = file;
+    if (!file.empty() && &m == &written_method(plan)) p.file_name = file;
     for (std::size_t i = 0; i < in.names.size(); ++i)
       p.shares.push_back({in.names[i], m.partition.work[i] / total,
                           in.stats[i].mean_seconds_per_op, in.stats[i].sd_seconds_per_op,
@@ -291,18 +317,18 @@ void run_equalize(const EqualizeArgs& args, Context& context) {
   for (const auto& c : in.computers) total += c.speed * args.seconds;
   std::optional<SimulationModel> sim;
   if (conn) sim = simulation_model(args, in);
-  const auto methods = compute_methods(args, in, total, sim ? &*sim : nullptr);
+  const auto plan = compute_plan(args, in, total, sim ? &*sim : nullptr);
   if (conn && args.format == Format::table)
     context.out << fmt::format("{}: {}\n", in.source, timings.choice);
   const bool json_object = conn && args.format == Format::json;
-  if (!json_object) print_result(args, in, methods, total, context);
+  if (!json_object) print_result(args, in, plan, total, context);
   if (!in.note.empty() && args.format == Format::table) context.out << "note: " << in.note << '\n';
-  const std::string file = write_partition(args, in, chosen(args, methods).partition, context);
+  const std::string file = write_partition(args, in, plan.chosen.partition, context);
   if (!conn) return;
-  const auto ids = store(args, in, timings, methods, total, file, *conn);
-  if (json_object) return print_json(args, in, timings, methods, ids, total, context);
+  const auto ids = store(args, in, timings, plan, total, file, *conn);
+  if (json_object) return print_json(in, timings, plan, ids, total, context);
   if (args.format == Format::table) {
-    print_simulation(methods, *sim, context);
+    print_simulation(plan, *sim, context);
     context.out << fmt::format("stored partitions {}\n", fmt::join(ids, ", "));
   }
 }
@@ -333,8 +359,10 @@ void register_equalize(CLI::App& app, Context& context) {
       ->required()
       ->check(CLI::PositiveNumber);
   cmd->add_option("--method", args->method,
-                  "exact (default) or linearised (the paper's approximation)")
-      ->check(CLI::IsMember({"exact", "linearised"}))
+                  "Partition to write: case (step 2 by case of the paper's Table 1), exact "
+                  "(equalized), linearised (the paper's approximation of it) or optimum (least "
+                  "modelled tau); never one with a longer modelled tau than step 1")
+      ->check(CLI::IsMember({"case", "exact", "linearised", "optimum"}))
       ->capture_default_str();
   cmd->add_option("--interval", args->interval,
                   "Simulated availability intervals uniform in [0, this] seconds (with --db)")

@@ -63,10 +63,12 @@ std::vector<double> partition_named(const std::string& name, const Computers& c,
   if (name == "proportional") return proportional_partition(model, total).work;
   if (name == "equalized") return equalized_partition(model, total).work;
   if (name == "linearised") return linearised_partition(model, total).work;
+  if (name == "step2") return two_step_partition(model, total).step2.work;
+  if (name == "optimum") return optimal_partition(model, total).work;
   if (name == "optimised")
     return optimise_partition(c.simulated, equalized_partition(model, total).work, options);
   throw UsageError("--partition: unknown partition '" + name +
-                   "' (given, proportional, equalized, linearised, optimised)");
+                   "' (given, proportional, equalized, linearised, step2, optimum, optimised)");
 }
 
 void run_simulate(SimulateArgs& args, Context& context) {
@@ -112,7 +114,8 @@ void register_simulate(CLI::App& app, Context& context) {
   cmd->add_option(
          "--partition", args->partitions,
          "Partitions to compare, the first is the reference for the gain: given, proportional, "
-         "equalized, linearised, optimised")
+         "equalized, linearised, step2 (by case), optimum (least modelled tau), optimised "
+         "(least simulated tau, searched from equalized)")
       ->capture_default_str();
   cmd->add_option("--total-work", args->total_work,
                   "Work to partition (default: 100 time units per computer)");
@@ -130,7 +133,8 @@ void register_simulate(CLI::App& app, Context& context) {
       ->capture_default_str();
   cmd->add_option("--deadline", args->options.deadline, "tau_d for the risk factor (default: tau)");
   cmd->add_option("--communication-time", args->options.communication_time,
-                  "Communication after each phase at full network availability");
+                  "Communication after each phase at full network availability (each computer "
+                  "draws its own network availability; the phase waits for the slowest)");
   cmd->add_option("--network-availability", args->options.network_availability,
                   "Mean network availability")
       ->capture_default_str();

@@ -1,5 +1,7 @@
-// Equalization of many computers (issue 9 target: 100,000 nodes in under 50 ms).
-//   build/default/bin/bench_core --benchmark_filter=Equaliz
+// Equalization of many computers (target: 100,000 nodes in under 50 ms), step 2 by case
+// and the optimum of the modelled tau.
+//   build/default/bin/bench_core --benchmark_filter='Equaliz|Linearised|TwoStep|Optimal'
+
 #include <benchmark/benchmark.h>
 
 #include <random>
@@ -29,5 +31,18 @@ void BM_LinearisedPartition(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(hetscale::linearised_partition(computers, 1e9));
 }
 BENCHMARK(BM_LinearisedPartition)->Arg(100000)->Unit(benchmark::kMillisecond);
+
+/// Step 2 by case: two partitions, a gradient and a golden-section search of the modelled tau.
+void BM_TwoStepPartition(benchmark::State& state) {
+  const auto computers = random_computers(static_cast<std::size_t>(state.range(0)));
+  for (auto _ : state) benchmark::DoNotOptimize(hetscale::two_step_partition(computers, 1e5));
+}
+BENCHMARK(BM_TwoStepPartition)->Arg(8)->Arg(64)->Arg(1000)->Unit(benchmark::kMillisecond);
+
+void BM_OptimalPartition(benchmark::State& state) {
+  const auto computers = random_computers(static_cast<std::size_t>(state.range(0)));
+  for (auto _ : state) benchmark::DoNotOptimize(hetscale::optimal_partition(computers, 1e5));
+}
+BENCHMARK(BM_OptimalPartition)->Arg(8)->Arg(64)->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -41,10 +41,15 @@ class Repetition {
       for (std::size_t i = 0; i < computers_.size(); ++i) idle(i, slowest - finish[i]);
       double phase_time = slowest;
       if (options_.communication_time > 0) {
-        const double net =
-            draw_availability(rng_, AvailabilityDistribution::uniform,
-                              options_.network_availability, options_.network_availability_sd);
-        const double comm = options_.communication_time / std::max(net, 1e-9);
+        // Each computer's available bandwidth is its own draw; the phase ends when the
+        // slowest communication does.
+        double comm = 0;
+        for (std::size_t i = 0; i < computers_.size(); ++i) {
+          const double net =
+              draw_availability(rng_, AvailabilityDistribution::uniform,
+                                options_.network_availability, options_.network_availability_sd);
+          comm = std::max(comm, options_.communication_time / std::max(net, 1e-9));
+        }
         for (std::size_t i = 0; i < computers_.size(); ++i) idle(i, comm);
         phase_time += comm;
       }

@@ -57,7 +57,7 @@ TEST(Simulate, UnknownPartitionIsBadUsage) {
   EXPECT_EQ(
       r.err,
       "hetscale simulate: --partition: unknown partition 'best' (given, proportional, equalized, "
-      "linearised, optimised) (see --help)\n");
+      "linearised, step2, optimum, optimised) (see --help)\n");
 }
 
 }  // namespace

@@ -135,6 +135,43 @@ TEST(Simulation, CommunicationPhasesAddTime) {
   EXPECT_NEAR(simulate(computers, work, options).tau, 10 + 4 * 0.5, 1e-12);
 }
 
+/// E[max_i 1 / A_i] for `count` independent availabilities uniform on [low, high]: the
+/// slowest communication of a phase (midpoint rule on the minimum's density).
+double expected_slowest(int count, double low, double high) {
+  const int steps = 200000;
+  const double width = high - low;
+  double sum = 0;
+  for (int k = 0; k < steps; ++k) {
+    const double m = low + (k + 0.5) * width / steps;
+    sum += count / width * std::pow((high - m) / width, count - 1) / m * width / steps;
+  }
+  return sum;
+}
+
+TEST(Simulation, EachComputerDrawsItsOwnNetworkAvailability) {
+  // Steady computers, one phase of one time unit each, then communication of 1 at full
+  // bandwidth with network availability uniform on 0.5 -/+ sqrt(3) 0.2. With one draw per
+  // computer the communication lasts E[max_i 1/A_i], which grows with the number of
+  // computers; a draw shared by all would give E[1/A] whatever their number.
+  const double low = 0.5 - std::sqrt(3.0) * 0.2;
+  const double high = 0.5 + std::sqrt(3.0) * 0.2;
+  auto options = quick();
+  options.repetitions = 4000;
+  options.communication_time = 1;
+  options.network_availability = 0.5;
+  options.network_availability_sd = 0.2;
+  for (int count : {1, 2, 8}) {
+    const std::vector<SimulatedComputer> computers(static_cast<std::size_t>(count), {1, 1, 0});
+    const std::vector<double> work(static_cast<std::size_t>(count), 1.0);
+    const double communication = simulate(computers, work, options).tau - 1;
+    EXPECT_NEAR(communication, expected_slowest(count, low, high),
+                0.03 * expected_slowest(count, low, high))
+        << count;
+  }
+  EXPECT_NEAR(expected_slowest(1, low, high), std::log(high / low) / (high - low), 1e-6);
+  EXPECT_GT(expected_slowest(8, low, high), 1.8 * expected_slowest(1, low, high));
+}
+
 TEST(Simulation, BadInput) {
   const std::vector<SimulatedComputer> computers{{1, 0.5, 0.4}};
   const std::vector<double> work{1};

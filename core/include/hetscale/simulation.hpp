@@ -29,7 +29,8 @@ struct SimulationOptions {
   AvailabilityDistribution distribution = AvailabilityDistribution::uniform;
   double deadline = 0;  // tau_d for the risk factor; 0 = tau of this simulation
   // Optional communication after every phase: `communication_time` at full network
-  // availability, slowed by a network availability drawn per phase.
+  // availability, slowed on each computer by its own network availability, drawn per
+  // computer and phase; the phase ends when the slowest computer has communicated.
   double communication_time = 0;
   double network_availability = 1;
   double network_availability_sd = 0;

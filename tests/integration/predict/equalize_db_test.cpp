@@ -61,7 +61,7 @@ std::string input_csv() {
   return csv;
 }
 
-// CSV output of `hetscale equalize`: column -> value per node.
+// CSV output of `hetscale equalize`: column -> value per node (numeric columns; `case` is text).
 std::map<std::string, std::map<std::string, double>> parse_table(const std::string& text) {
   std::istringstream in(text);
   std::string line;
@@ -75,7 +75,8 @@ std::map<std::string, std::map<std::string, double>> parse_table(const std::stri
     std::string node;
     std::getline(row, node, ',');
     std::string cell;
-    for (std::size_t c = 1; std::getline(row, cell, ','); ++c) out[columns[c]][node] = std::stod(cell);
+    for (std::size_t c = 1; std::getline(row, cell, ','); ++c)
+      if (columns[c] != "case") out[columns[c]][node] = std::stod(cell);
   }
   return out;
 }
@@ -121,8 +122,12 @@ TEST_F(EqualizeDb, StoresTheSamePartitionsAsTheFileInput) {
   for (int i = 0; i < rows.rows(); ++i) {
     const std::string method(rows.text(i, 0));
     const std::string host(rows.text(i, 1));
-    const std::string column = method == "proportional" ? "proportional_weight" : "equalized_weight";
-    EXPECT_NEAR(rows.number(i, 2), expected.at(column).at(host), 1e-12) << method << " " << host;
+    const std::string column = method == "proportional" ? "proportional_weight" : "step2_weight";
+    // Step 2's size comes from a golden-section search that stops at 1e-10 of the move, so
+    // inputs that differ in the last bits (read from the runs or from the CSV) agree to ~1e-9.
+    EXPECT_NEAR(rows.number(i, 2), expected.at(column).at(host),
+                method == "proportional" ? 1e-12 : 1e-8)
+        << method << " " << host;
     EXPECT_NEAR(rows.number(i, 3) * expected.at("speed").at(host), 1, 1e-12) << host;
     EXPECT_EQ(rows.text(i, 7), "n[1-3]");
     EXPECT_EQ(rows.text(i, 8), method == "equalized" ? "t" : "f");  // the file is step 2's
