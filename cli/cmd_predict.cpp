@@ -176,9 +176,18 @@ void run_predict(const PredictArgs& args, Context& context) {
     if (!args.db.empty() || !args.experiment.empty())
       throw UsageError(
           "--overhead/--overhead-of predict without a database: leave --db and --experiment out");
+    if (args.target || !args.what_if.empty() || !args.site.empty() ||
+        (args.fit_sets_option && args.fit_sets_option->count() > 0))
+      throw UsageError(
+          "--target, --what-if, --site and --fit-sets are for the prediction from collected "
+          "runs; the analytic prediction keeps the base's E_s");
     run_predict_analytic(args.analytic, args.format, context);
     return;
   }
+  if (analytic_options_given(args.analytic))
+    throw UsageError(
+        "--base, --to, --workload, --unit-time, --commbench, --network and --print-overhead "
+        "need --overhead or --overhead-of");
   if (args.db.empty() || args.experiment.empty())
     throw UsageError(
         "give --db and --experiment (prediction from collected runs), or --overhead / "

@@ -155,6 +155,12 @@ bool analytic_requested(const AnalyticPredictArgs& args) {
   return !args.overhead.empty() || !args.overhead_of.empty();
 }
 
+bool analytic_options_given(const AnalyticPredictArgs& args) {
+  return !args.base.empty() || !args.to.empty() || !args.workload.empty() ||
+         (args.unit_time_option && args.unit_time_option->count() > 0) || !args.commbench.empty() ||
+         !args.network.empty() || args.print_overhead;
+}
+
 void run_predict_analytic(const AnalyticPredictArgs& args, Format format, Context& context) {
   std::string source;
   const auto [overhead_text, overhead_seconds_per_unit] = [&] {

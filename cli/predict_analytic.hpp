@@ -35,6 +35,10 @@ void add_analytic_options(CLI::App& command, AnalyticPredictArgs& args);
 /// Whether the analytic form was asked for (--overhead or --overhead-of).
 bool analytic_requested(const AnalyticPredictArgs& args);
 
+/// Whether an option only the analytic form reads was given (then --overhead or
+/// --overhead-of is needed).
+bool analytic_options_given(const AnalyticPredictArgs& args);
+
 void run_predict_analytic(const AnalyticPredictArgs& args, Format format, Context& context);
 
 }  // namespace hetscale::cli

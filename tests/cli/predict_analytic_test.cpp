@@ -132,7 +132,15 @@ TEST(PredictAnalytic, UsageErrors) {
     EXPECT_EQ(r.code, 2) << message;
     EXPECT_EQ(r.err.rfind("hetscale predict: " + message, 0), 0u) << r.err;
   }
-  const auto r = run_cli({"predict", "--experiment", "e"});
+  auto r = analytic({"--to", "200:4", "--target", "0.3"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err.rfind("hetscale predict: --target, --what-if, --site and --fit-sets are for", 0),
+            0u)
+      << r.err;
+  r = run_cli({"predict", "--db", "postgresql://unused", "--experiment", "e", "--to", "200:4"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err.rfind("hetscale predict: --base, --to, --workload, --unit-time", 0), 0u) << r.err;
+  r = run_cli({"predict", "--experiment", "e"});
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err,
             "hetscale predict: give --db and --experiment (prediction from collected runs), or "
