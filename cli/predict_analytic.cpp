@@ -95,8 +95,9 @@ std::pair<std::string, double> overhead_of(const AnalyticPredictArgs& args, std:
   return {args.overhead, time_unit_seconds(args.overhead_unit)};
 }
 
-std::string describe_unit(double seconds) {
-  return seconds == 1e-3 ? "ms" : fmt::format("{:g} s", seconds);
+/// The unit the overhead expression is in: ms for --overhead-of, else --overhead-unit.
+std::string overhead_unit_name(const AnalyticPredictArgs& args) {
+  return args.overhead_of.empty() ? args.overhead_unit : std::string("ms");
 }
 
 }  // namespace
@@ -220,7 +221,7 @@ void run_predict_analytic(const AnalyticPredictArgs& args, Format format, Contex
   if (format == Format::json) {
     const nlohmann::json j = {{"workload", workload.text()},
                               {"overhead", overhead_text},
-                              {"overhead_unit", describe_unit(overhead_seconds_per_unit)},
+                              {"overhead_unit", overhead_unit_name(args)},
                               {"overhead_source", source},
                               {"unit_time_ms", unit_seconds * ms},
                               {"compute", args.compute},
@@ -233,6 +234,7 @@ void run_predict_analytic(const AnalyticPredictArgs& args, Format format, Contex
                                 {"ms", p.base_seconds * ms},
                                 {"overhead_ms", p.base_overhead_seconds * ms},
                                 {"speed_efficiency", p.base_efficiency}}},
+                              {"note", p.note},
                               {"rows", to_json(table)}};
     context.out << j.dump(2) << '\n';
     return;
@@ -244,10 +246,11 @@ void run_predict_analytic(const AnalyticPredictArgs& args, Format format, Contex
         "{:.6g} ms, T0 = {:.6g} ms, E_s = {:.6g}\npsi = T0 / T0' (Corollary 2); psi_definition "
         "= (C' W) / (C W')\n\n",
         args.compute == "balanced" ? "W t_c (C_base / p_base) / C" : "W t_c / p", workload.text(),
-        unit_seconds * ms, describe_unit(overhead_seconds_per_unit), source, overhead_text,
+        unit_seconds * ms, overhead_unit_name(args), source, overhead_text,
         p.base.marked_speed / speed_scale, args.unit, p.base.processes, p.base_parameter,
         p.base_work, p.base_seconds * ms, p.base_overhead_seconds * ms, p.base_efficiency);
   }
+  if (format == Format::table && !p.note.empty()) context.out << "note: " << p.note << "\n\n";
   print(context.out, table, format);
 }
 

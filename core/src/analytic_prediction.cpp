@@ -233,6 +233,11 @@ AnalyticPrediction predict_analytic(const AnalyticModel& model, const AnalyticSy
         model.overhead.text(), out.base_overhead_seconds, base_parameter, base.processes));
   out.base_seconds = model.seconds(base_parameter, base, base);
   out.base_efficiency = model.speed_efficiency(base_parameter, base, base);
+  if (out.base_efficiency > 1)
+    out.note = fmt::format(
+        "the base E_s is {:.6g}, above 1: t_c gives the base a compute speed W / T_c = {:.6g} "
+        "operations per second, above its marked speed {:.6g}; check the units of t_c and C",
+        out.base_efficiency, 1 / model.compute_seconds_per_work(base, base), base.marked_speed);
   const double low = base_parameter * kLowFactor, high = base_parameter * kHighFactor;
   for (const AnalyticSystem& system : targets) {
     check_system(system, "target " + system_label(system));

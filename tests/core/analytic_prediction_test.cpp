@@ -102,6 +102,13 @@ TEST(AnalyticPrediction, BaseFiguresByHand) {
   EXPECT_NEAR(r.base_overhead_seconds, 0.102, 1e-15);
   EXPECT_NEAR(r.base_seconds, 0.112, 1e-15);
   EXPECT_NEAR(r.base_efficiency, 1e4 / (0.112 * 1e6), 1e-15);
+  EXPECT_EQ(r.note, "");
+  // t_c = 1e-9 s on one process is 1e9 op/s, a thousand times the marked 1 Mflops.
+  const auto fast = predict_analytic(model("N^2", "0", 1e-9), sys(1 * kMflops, 1), 100, {});
+  EXPECT_NEAR(fast.base_efficiency, 1000, 1e-9);
+  EXPECT_EQ(fast.note,
+            "the base E_s is 1000, above 1: t_c gives the base a compute speed W / T_c = 1e+09 "
+            "operations per second, above its marked speed 1e+06; check the units of t_c and C");
 }
 
 TEST(AnalyticPrediction, OverheadGrowingTooFastNamesTheTarget) {

@@ -81,6 +81,7 @@ struct AnalyticPrediction {
   double base_seconds = 0;           // T(N, p)
   double base_overhead_seconds = 0;  // T0(N, p)
   double base_efficiency = 0;        // E_s of the base, from the model
+  std::string note;  // when the base E_s is above 1 (t_c and C disagree), else empty
   std::vector<AnalyticTarget> targets;
 };
 
