@@ -21,6 +21,7 @@
 #include "hetscale/site_table.hpp"
 #include "hetscale/workload.hpp"
 #include "output.hpp"
+#include "predict_analytic.hpp"
 
 namespace hetscale::cli {
 namespace {
@@ -35,6 +36,7 @@ struct PredictArgs {
   std::string fit_sets;                          // --fit-sets LIST, as given
   const CLI::Option* fit_sets_option = nullptr;  // given at all (an empty list is an error)
   Format format = Format::table;
+  AnalyticPredictArgs analytic;
 };
 
 std::string join(const std::set<int>& indices) {
@@ -170,6 +172,26 @@ std::vector<ForecastSet> forecast_sets(const PredictArgs& args,
 }
 
 void run_predict(const PredictArgs& args, Context& context) {
+  if (analytic_requested(args.analytic)) {
+    if (!args.db.empty() || !args.experiment.empty())
+      throw UsageError(
+          "--overhead/--overhead-of predict without a database: leave --db and --experiment out");
+    if (args.target || !args.what_if.empty() || !args.site.empty() ||
+        (args.fit_sets_option && args.fit_sets_option->count() > 0))
+      throw UsageError(
+          "--target, --what-if, --site and --fit-sets are for the prediction from collected "
+          "runs; the analytic prediction keeps the base's E_s");
+    run_predict_analytic(args.analytic, args.format, context);
+    return;
+  }
+  if (analytic_options_given(args.analytic))
+    throw UsageError(
+        "--base, --to, --workload, --unit-time, --commbench, --network and --print-overhead "
+        "need --overhead or --overhead-of");
+  if (args.db.empty() || args.experiment.empty())
+    throw UsageError(
+        "give --db and --experiment (prediction from collected runs), or --overhead / "
+        "--overhead-of (the analytic prediction)");
   if (args.target && !(*args.target > 0 && *args.target <= 1))
     throw UsageError("--target must be in (0, 1]");
   const std::set<int> fit = args.fit_sets_option && args.fit_sets_option->count() > 0
@@ -254,9 +276,11 @@ void run_predict(const PredictArgs& args, Context& context) {
 void register_predict(CLI::App& app, Context& context) {
   auto args = std::make_shared<PredictArgs>();
   auto* cmd = app.add_subcommand(
-      "predict", "Forecast the work reaching a target E_s on measured, doubled and what-if sets");
-  cmd->add_option("--db", args->db, "libpq connection URI")->required();
-  cmd->add_option("--experiment", args->experiment, "Experiment name")->required();
+      "predict",
+      "Forecast the work reaching a target E_s on measured, doubled and what-if sets; or, with "
+      "--overhead, solve the isospeed-e condition analytically");
+  cmd->add_option("--db", args->db, "libpq connection URI");
+  cmd->add_option("--experiment", args->experiment, "Experiment name");
   cmd->add_option("--target", args->target,
                   "Target speed-efficiency E_s, in (0, 1] (default: the experiment's target_efficiency "
                   "from its plan)");
@@ -272,6 +296,7 @@ void register_predict(CLI::App& app, Context& context) {
       cmd->add_option("--fit-sets", args->fit_sets,
                       "Comma-separated machine set indices to fit the model on, e.g. 0,1 (default: "
                       "all); the other measured sets are then out-of-sample predictions");
+  add_analytic_options(*cmd, args->analytic);
   add_format_option(*cmd, args->format);
   cmd->callback([args, &context] { run_predict(*args, context); });
 }

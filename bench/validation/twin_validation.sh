@@ -9,7 +9,9 @@
 #   2. determinism: the held-out mm study simulated a second time, one run at a time; the
 #      simulated times of the two status.tsv files are compared;
 #   3. speed: a twin study of sets of 2 to 32 nodes, 5 sizes, 3 repetitions, mm then ge,
-#      timed end to end.
+#      timed end to end;
+#   4. the held-out sets predicted analytically beside the regression
+#      (bench/validation/twin_analytic.sh on the same database).
 # It starts its own PostgreSQL (scripts/pg.sh) and stops it at the end.
 #   bench/validation/twin_validation.sh [--bin build/default/bin] [--run-dir DIR] [--port P]
 set -euo pipefail
@@ -69,3 +71,7 @@ echo "## speed: sets of 2 to 32 nodes, 5 sizes, 3 repetitions, mm then ge ($(npr
            "$1" twin study "$2/speed-ge.toml" --site "$3" -o "$4/speed-ge" --kernel-dir "$5" 2>/dev/null' \
   _ "$hetscale" "$here" "$site" "$run" "$bin"
 cat "$run/speed.time"
+
+echo
+echo "## held-out sets: regression and analytic prediction"
+bench/validation/twin_analytic.sh --run "$run" --bin "$bin" --db "$db"

@@ -48,6 +48,20 @@ std::string known_names() {
   return out;
 }
 
+struct TimeUnit {
+  std::string_view name;
+  double seconds;
+};
+
+constexpr std::array<TimeUnit, 6> time_units{{
+    {"s", 1.0},
+    {"ms", 1e-3},
+    {"us", 1e-6},
+    {"ns", 1e-9},
+    {"min", 60.0},
+    {"h", 3600.0},
+}};
+
 }  // namespace
 
 std::span<const SpeedUnit> known_speed_units() {
@@ -70,6 +84,15 @@ std::optional<double> flops_scale(std::string_view unit) {
     if (u.name == unit) return u.operations ? std::optional<double>(u.scale) : std::nullopt;
   }
   return std::nullopt;
+}
+
+double time_unit_seconds(std::string_view unit) {
+  std::string known;
+  for (const TimeUnit& u : time_units) {
+    if (u.name == unit) return u.seconds;
+    known += (known.empty() ? "" : ", ") + std::string(u.name);
+  }
+  throw Error("unknown time unit '" + std::string(unit) + "' (known: " + known + ")");
 }
 
 }  // namespace hetscale

@@ -120,6 +120,19 @@ TEST(WorkloadParameters, OrderOfFirstAppearance) {
   EXPECT_TRUE(Workload::parse("3*4").parameters().empty());
 }
 
+TEST(WorkloadParameters, OverheadInNAndP) {
+  // An overhead model T0(N, p) (docs/predict.md): p is an ordinary second parameter, and
+  // lg(p) a tree's depth. At N = 310, p = 3: 0.81 + 4 * 0.1786 + 310 * 2.79 = 866.4244.
+  const auto t0 = Workload::parse(
+      "(0.12 + 0.23*p) + 2*(p - 1)*((0.08 + 0.00003*N) + (0.08 + 0.00003*N)) + "
+      "N*(2*(0.12 + 0.23*p) + 0.39*p)");
+  EXPECT_EQ(t0.parameters(), (std::vector<std::string>{"p", "N"}));
+  EXPECT_NEAR(t0.evaluate(ParameterValues{{"N", 310}, {"p", 3}}), 866.4244, 1e-9);
+  const std::vector<double> by_position{3, 310};
+  EXPECT_EQ(t0.evaluate(by_position), t0.evaluate(ParameterValues{{"N", 310}, {"p", 3}}));
+  EXPECT_EQ(eval("lg(p)*N", {{"p", 8}, {"N", 5}}), 15.0);
+}
+
 TEST(WorkloadParameters, NamesWithDigitsAndUnderscores) {
   EXPECT_EQ(eval("N_2 * n3", {{"N_2", 4}, {"n3", 5}}), 20.0);
   EXPECT_EQ(eval("_x + 1", {{"_x", 1}}), 2.0);

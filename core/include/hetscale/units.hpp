@@ -29,4 +29,8 @@ double to_base_speed(double speed, std::string_view unit);
 /// does not know ("speed-factor"): such speeds need a conversion from elsewhere.
 std::optional<double> flops_scale(std::string_view unit);
 
+/// Seconds in one time unit: "s", "ms", "us", "ns", "min", "h" (case-sensitive); throws
+/// Error listing the known names when it is unknown.
+double time_unit_seconds(std::string_view unit);
+
 }  // namespace hetscale

@@ -1,0 +1,257 @@
+// hetscale predict --overhead EXPR | --overhead-of KERNEL ...: the analytic prediction of
+// SCIENCE.md section 1 ("Prediction"); the model and the solver are core's
+// (hetscale/analytic_prediction.hpp), this file parses and prints.
+#include "predict_analytic.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <optional>
+
+#include "arguments.hpp"
+#include "hetscale/analytic_prediction.hpp"
+#include "hetscale/error.hpp"
+#include "hetscale/site_table.hpp"
+#include "hetscale/units.hpp"
+
+namespace hetscale::cli {
+namespace {
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t at = text.find(separator, start);
+    parts.push_back(text.substr(start, at == std::string::npos ? std::string::npos : at - start));
+    if (at == std::string::npos) return parts;
+    start = at + 1;
+  }
+}
+
+double processes_of(const std::string& text, const std::string& option) {
+  const double p = parse_number(text, option);
+  if (p < 1 || p != std::floor(p))
+    throw UsageError(
+        fmt::format("{}: the number of processes '{}' must be a whole number >= 1", option, text));
+  return p;
+}
+
+double positive(const std::string& text, const std::string& option, const char* what) {
+  const double v = parse_number(text, option);
+  if (!(v > 0)) throw UsageError(fmt::format("{}: {} '{}' must be positive", option, what, text));
+  return v;
+}
+
+/// "C:p" (targets) or "C:p:N" (the base); C in the --unit's speed.
+AnalyticSystem parse_system(const std::string& text, const std::string& option, double scale,
+                            std::optional<double>* parameter) {
+  const auto parts = split(text, ':');
+  const std::size_t expected = parameter ? 3 : 2;
+  if (parts.size() != expected)
+    throw UsageError(fmt::format(
+        "{} '{}': expected {}", option, text,
+        parameter ? "C:p:N (marked speed, processes, size)" : "C:p (marked speed, processes)"));
+  const std::string where = option + " '" + text + "'";
+  AnalyticSystem s;
+  s.label = text;
+  s.marked_speed = positive(parts[0], where, "the marked speed") * scale;
+  s.processes = processes_of(parts[1], where);
+  if (parameter) *parameter = positive(parts[2], where, "the size N");
+  return s;
+}
+
+Workload parse_expression(const std::string& text, const char* option) {
+  try {
+    return Workload::parse(text);
+  } catch (const ExpressionError& e) {
+    throw UsageError(fmt::format("{} '{}': {}", option, text, e.what()));
+  }
+}
+
+/// The overhead expression and the seconds in one of its units.
+std::pair<std::string, double> overhead_of(const AnalyticPredictArgs& args, std::string& source) {
+  if (!args.overhead_of.empty()) {
+    if (!args.overhead.empty()) throw UsageError("give --overhead or --overhead-of, not both");
+    if (args.commbench.empty() == args.network.empty())
+      throw UsageError(
+          "--overhead-of needs the communication costs: --commbench FILE (hetscale-commbench's "
+          "JSON) or --network SITE.toml (its [network] table), one of them");
+    if (args.overhead_unit_option && args.overhead_unit_option->count() > 0 &&
+        args.overhead_unit != "ms")
+      throw UsageError("--overhead-of gives T0 in ms; leave --overhead-unit out");
+    CommunicationCosts costs;
+    if (!args.commbench.empty()) {
+      costs = communication_costs(read_commbench_models(args.commbench));
+      source = "hetscale-commbench models of " + args.commbench;
+    } else {
+      const SiteTable site = load_site_table(args.network);
+      costs = communication_costs(site.network.value_or(Network{}));
+      source = site.network ? "[network] of " + args.network
+                            : "the default [network] (" + args.network + " has none)";
+    }
+    return {kernel_overhead_expression(args.overhead_of, costs), time_unit_seconds("ms")};
+  }
+  source = "--overhead";
+  return {args.overhead, time_unit_seconds(args.overhead_unit)};
+}
+
+/// The unit the overhead expression is in: ms for --overhead-of, else --overhead-unit.
+std::string overhead_unit_name(const AnalyticPredictArgs& args) {
+  return args.overhead_of.empty() ? args.overhead_unit : std::string("ms");
+}
+
+}  // namespace
+
+void add_analytic_options(CLI::App& cmd, AnalyticPredictArgs& args) {
+  const char* group = "Analytic prediction (no database)";
+  cmd.add_option("--overhead", args.overhead,
+                 "Overhead T0(N, p): an expression in N and p (see --overhead-unit)")
+      ->group(group);
+  cmd.add_option("--overhead-of", args.overhead_of,
+                 "Build T0 of a bundled kernel (mm, ge, conv2d) from --commbench or --network; "
+                 "in ms")
+      ->check(CLI::IsMember({"mm", "ge", "conv2d"}))
+      ->group(group);
+  cmd.add_option("--commbench", args.commbench,
+                 "hetscale-commbench's JSON output (its fitted T_send, T_bcast, T_barrier)")
+      ->check(CLI::ExistingFile)
+      ->group(group);
+  cmd.add_option("--network", args.network,
+                 "Site table whose [network] latency and bandwidth give the communication costs")
+      ->check(CLI::ExistingFile)
+      ->group(group);
+  args.overhead_unit_option = cmd.add_option("--overhead-unit", args.overhead_unit,
+                                             "Time unit of --overhead: s, ms, us, ...")
+                                  ->capture_default_str()
+                                  ->group(group);
+  args.unit_time_option = cmd.add_option("--unit-time", args.unit_time,
+                                         "t_c: time per unit of work (see --unit-time-unit)")
+                              ->check(CLI::PositiveNumber)
+                              ->group(group);
+  cmd.add_option("--unit-time-unit", args.unit_time_unit, "Time unit of --unit-time")
+      ->capture_default_str()
+      ->group(group);
+  cmd.add_option("--workload", args.workload,
+                 "Workload W(N), e.g. '2*N^3' or mm, ge, conv2d (default with --overhead-of: "
+                 "the kernel's)")
+      ->group(group);
+  cmd.add_option("--base", args.base, "Base system C:p:N (marked speed, processes, size)")
+      ->group(group);
+  cmd.add_option("--to", args.to, "Target system C:p (repeatable)")->group(group);
+  cmd.add_option("--unit", args.unit, "Unit of the marked speeds C: Mflops, Gflops, flops, ...")
+      ->capture_default_str()
+      ->group(group);
+  cmd.add_option("--compute", args.compute,
+                 "Compute time: per-process (T_c = W t_c / p, the paper's) or balanced (T_c = W "
+                 "t_c (C/p of the base) / C: work in proportion to marked speed)")
+      ->check(CLI::IsMember({"per-process", "balanced"}))
+      ->capture_default_str()
+      ->group(group);
+  cmd.add_flag("--print-overhead", args.print_overhead,
+               "With --overhead-of: print the T0 expression (ms) and stop")
+      ->group(group);
+}
+
+bool analytic_requested(const AnalyticPredictArgs& args) {
+  return !args.overhead.empty() || !args.overhead_of.empty();
+}
+
+bool analytic_options_given(const AnalyticPredictArgs& args) {
+  return !args.base.empty() || !args.to.empty() || !args.workload.empty() ||
+         (args.unit_time_option && args.unit_time_option->count() > 0) || !args.commbench.empty() ||
+         !args.network.empty() || args.print_overhead;
+}
+
+void run_predict_analytic(const AnalyticPredictArgs& args, Format format, Context& context) {
+  std::string source;
+  const auto [overhead_text, overhead_seconds_per_unit] = [&] {
+    try {
+      return overhead_of(args, source);
+    } catch (const UsageError&) {
+      throw;
+    } catch (const Error& e) {
+      // Unknown units are usage errors; files that cannot be read stay errors.
+      const std::string what = e.what();
+      if (what.rfind("unknown time unit", 0) == 0) throw UsageError("--overhead-unit: " + what);
+      throw;
+    }
+  }();
+  if (args.print_overhead) {
+    if (args.overhead_of.empty()) throw UsageError("--print-overhead needs --overhead-of");
+    context.out << overhead_text << '\n';
+    return;
+  }
+  if (!args.unit_time_option || args.unit_time_option->count() == 0)
+    throw UsageError("the analytic prediction needs --unit-time (t_c, time per unit of work)");
+  if (args.base.empty()) throw UsageError("the analytic prediction needs --base C:p:N");
+  if (args.to.empty()) throw UsageError("the analytic prediction needs at least one --to C:p");
+  const std::string workload_text = args.workload.empty() ? args.overhead_of : args.workload;
+  if (workload_text.empty()) throw UsageError("the analytic prediction needs --workload");
+  double speed_scale = 0, unit_seconds = 0;
+  try {
+    speed_scale = speed_unit_scale(args.unit);
+  } catch (const Error& e) {
+    throw UsageError(std::string("--unit: ") + e.what());
+  }
+  try {
+    unit_seconds = args.unit_time * time_unit_seconds(args.unit_time_unit);
+  } catch (const Error& e) {
+    throw UsageError(std::string("--unit-time-unit: ") + e.what());
+  }
+  const Workload workload = parse_workload_option(workload_text);
+  const Workload overhead = parse_expression(overhead_text, "--overhead");
+  const AnalyticModel model(
+      workload, overhead, overhead_seconds_per_unit, unit_seconds,
+      args.compute == "balanced" ? ComputeTime::balanced : ComputeTime::per_process);
+  std::optional<double> base_n;
+  const AnalyticSystem base = parse_system(args.base, "--base", speed_scale, &base_n);
+  std::vector<AnalyticSystem> targets;
+  for (const auto& t : args.to) targets.push_back(parse_system(t, "--to", speed_scale, nullptr));
+  const AnalyticPrediction p = predict_analytic(model, base, *base_n, targets);
+
+  const double ms = 1e3;
+  Table table{{"marked_speed", "processes", "predicted_parameter", "predicted_work", "predicted_ms",
+               "overhead_ms", "speed_efficiency", "psi", "psi_definition"},
+              {}};
+  for (const AnalyticTarget& t : p.targets)
+    table.rows.push_back({t.system.marked_speed / speed_scale,
+                          static_cast<std::int64_t>(t.system.processes), t.parameter, t.work,
+                          t.seconds * ms, t.overhead_seconds * ms, t.speed_efficiency, t.psi,
+                          t.psi_definition});
+  if (format == Format::json) {
+    const nlohmann::json j = {{"workload", workload.text()},
+                              {"overhead", overhead_text},
+                              {"overhead_unit", overhead_unit_name(args)},
+                              {"overhead_source", source},
+                              {"unit_time_ms", unit_seconds * ms},
+                              {"compute", args.compute},
+                              {"speed_unit", args.unit},
+                              {"base",
+                               {{"marked_speed", p.base.marked_speed / speed_scale},
+                                {"processes", static_cast<std::int64_t>(p.base.processes)},
+                                {"parameter", p.base_parameter},
+                                {"work", p.base_work},
+                                {"ms", p.base_seconds * ms},
+                                {"overhead_ms", p.base_overhead_seconds * ms},
+                                {"speed_efficiency", p.base_efficiency}}},
+                              {"note", p.note},
+                              {"rows", to_json(table)}};
+    context.out << j.dump(2) << '\n';
+    return;
+  }
+  if (format == Format::table) {
+    context.out << fmt::format(
+        "analytic prediction: T = {} + T0(N, p), W = {}, t_c = {:.6g} ms per unit of "
+        "work\nT0 ({}, from {}) = {}\nbase: C = {:g} {}, p = {:g}, N = {:g}: W = {:.6g}, T = "
+        "{:.6g} ms, T0 = {:.6g} ms, E_s = {:.6g}\npsi = T0 / T0' (Corollary 2); psi_definition "
+        "= (C' W) / (C W')\n\n",
+        args.compute == "balanced" ? "W t_c (C_base / p_base) / C" : "W t_c / p", workload.text(),
+        unit_seconds * ms, overhead_unit_name(args), source, overhead_text,
+        p.base.marked_speed / speed_scale, args.unit, p.base.processes, p.base_parameter,
+        p.base_work, p.base_seconds * ms, p.base_overhead_seconds * ms, p.base_efficiency);
+  }
+  if (format == Format::table && !p.note.empty()) context.out << "note: " << p.note << "\n\n";
+  print(context.out, table, format);
+}
+
+}  // namespace hetscale::cli
