@@ -1,0 +1,120 @@
+// The serial pieces of the blocked LU kernel `lu`: block sizes, the column step, the
+// BLAS updates and the solve with the factors. The blocked factorisation below is put
+// together from them the way lu_main.cpp does on one rank (one level of panels, columns
+// inside), and must solve random systems.
+#include "serial/lu.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "serial/blas.hpp"
+#include "serial/elimination.hpp"
+#include "serial/random_fill.hpp"
+#include "serial/work_formula.hpp"
+
+namespace hetscale::kernels {
+namespace {
+
+TEST(LuBlockSize, ClampedShareOfTheRows) {
+  EXPECT_EQ(lu_block_size(4096, 1), lu_max_block);
+  EXPECT_EQ(lu_block_size(4096, 2), lu_max_block);
+  EXPECT_EQ(lu_block_size(2048, 4), 64u);
+  EXPECT_EQ(lu_block_size(70, 3), lu_min_block);
+  EXPECT_EQ(lu_block_size(1, 1), lu_min_block);
+  EXPECT_EQ(lu_block_size(10, 0), lu_min_block);
+}
+
+TEST(LuColumnStep, KeepsTheMultiplierAndEliminates) {
+  const std::vector<double> pivot{4, 1, 2, -1};
+  std::vector<double> row{2, 3, 5, 7};
+  eliminate_keeping_multiplier(row.data(), pivot.data(), 4);
+  EXPECT_EQ(row, (std::vector<double>{0.5, 2.5, 4, 7.5}));
+}
+
+TEST(LuBlas, MultiplySubtractAndUnitLowerSolveMatchTheDefinitions) {
+  // C (3 x 2, ldc 5) -= A (3 x 4, lda 6) B (4 x 2, ldb 3).
+  std::vector<double> a(3 * 6), b(4 * 3), c(3 * 5);
+  fill_uniform(a, 9, 1);
+  fill_uniform(b, 9, 2);
+  fill_uniform(c, 9, 3);
+  std::vector<double> expected = c;
+  for (std::size_t i = 0; i < 3; ++i)
+    for (std::size_t j = 0; j < 2; ++j)
+      for (std::size_t k = 0; k < 4; ++k) expected[i * 5 + j] -= a[i * 6 + k] * b[k * 3 + j];
+  multiply_subtract(3, 2, 4, a.data(), 6, b.data(), 3, c.data(), 5);
+  for (std::size_t i = 0; i < c.size(); ++i) EXPECT_NEAR(c[i], expected[i], 1e-14) << i;
+
+  // L (3 x 3, unit diagonal: the stored diagonal and upper part are ignored) X = B.
+  std::vector<double> l{99, 99, 99, 0.5, 99, 99, -2, 0.25, 99};
+  std::vector<double> rhs{1, 2, 3, 4, 5, 6};  // 3 x 2
+  solve_unit_lower(3, 2, l.data(), 3, rhs.data(), 2);
+  // x0 = (1, 2); x1 = (3, 4) - 0.5 x0 = (2.5, 3); x2 = (5, 6) + 2 x0 - 0.25 x1 = (6.375, 9.25)
+  EXPECT_EQ(rhs, (std::vector<double>{1, 2, 2.5, 3, 6.375, 9.25}));
+  multiply_subtract(0, 2, 4, a.data(), 6, b.data(), 3, c.data(), 5);  // empty: nothing
+  solve_unit_lower(3, 0, l.data(), 3, rhs.data(), 2);
+}
+
+// Blocked right-looking LU with partial pivoting of the augmented rows (stride n + 1),
+// whole-row swaps, panels of nb columns.
+void factor_blocked(std::size_t n, std::size_t nb, std::vector<double>& m) {
+  const std::size_t stride = n + 1;
+  for (std::size_t k0 = 0; k0 < n; k0 += nb) {
+    const std::size_t end = std::min(n, k0 + nb);
+    for (std::size_t j = k0; j < end; ++j) {
+      std::size_t p = j;
+      for (std::size_t i = j + 1; i < n; ++i)
+        if (std::abs(m[i * stride + j]) > std::abs(m[p * stride + j])) p = i;
+      std::swap_ranges(m.begin() + static_cast<long>(j * stride), m.begin() + static_cast<long>((j + 1) * stride),
+                       m.begin() + static_cast<long>(p * stride));
+      for (std::size_t i = j + 1; i < n; ++i)
+        eliminate_keeping_multiplier(&m[i * stride + j], &m[j * stride + j], end - j);
+    }
+    const std::size_t cols = n - end;
+    solve_unit_lower(end - k0, cols, &m[k0 * stride + k0], stride, &m[k0 * stride + end], stride);
+    multiply_subtract(n - end, cols, end - k0, &m[end * stride + k0], stride, &m[k0 * stride + end], stride,
+                      &m[end * stride + end], stride);
+  }
+}
+
+TEST(LuSolve, BlockedFactorsSolveRandomSystems) {
+  for (std::size_t n : {1u, 2u, 9u, 40u, 131u}) {
+    for (std::size_t nb : {1u, 8u, 16u, 128u}) {
+      std::vector<double> m(n * (n + 1));
+      fill_uniform(m, 3, 7);
+      const std::vector<double> original = m;
+      factor_blocked(n, nb, m);
+      const std::vector<double> x = solve_with_factors(n, m);
+      EXPECT_LT(scaled_residual(n, original, x), residual_bound) << "N=" << n << " NB=" << nb;
+    }
+  }
+}
+
+TEST(LuSolve, ForwardThenBackSubstitution) {
+  // L = [1 0; 0.5 1], U = [2 1; 0 4], c = (4, 6): y = (4, 4), x = (1.5, 1).
+  std::vector<double> factors{2, 1, 4, 0.5, 4, 6};
+  const std::vector<double> x = solve_with_factors(2, factors);
+  EXPECT_DOUBLE_EQ(x[0], 1.5);
+  EXPECT_DOUBLE_EQ(x[1], 1);
+}
+
+TEST(LuSolve, ResidualCatchesACorruptedFactor) {
+  const std::size_t n = 60;
+  std::vector<double> m(n * (n + 1));
+  fill_uniform(m, 3, 7);
+  const std::vector<double> original = m;
+  factor_blocked(n, 16, m);
+  m[40 * (n + 1) + 20] += 1e-6;  // one entry of L
+  const std::vector<double> x = solve_with_factors(n, m);
+  EXPECT_GT(scaled_residual(n, original, x), residual_bound);
+}
+
+TEST(LuWork, OnlyTheLeadingTerm) {
+  EXPECT_DOUBLE_EQ(builtin_work("lu", 3), 18);
+  EXPECT_DOUBLE_EQ(builtin_work("lu", 300), 2.0 / 3 * 27e6);
+}
+
+}  // namespace
+}  // namespace hetscale::kernels
