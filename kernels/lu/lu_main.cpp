@@ -35,11 +35,6 @@
 namespace hetscale::kernels {
 namespace {
 
-struct PivotCandidate {  // layout of MPI_DOUBLE_INT
-  double magnitude;
-  int position;
-};
-
 class BlockedLu final : public Kernel {
  public:
   explicit BlockedLu(const KernelContext& context)
@@ -66,15 +61,13 @@ class BlockedLu final : public Kernel {
     first_local_[n_] = positions_.size();
     layout_ = int_layout(rows_of, stride_);
     local_ = Buffer<double>(positions_.size() * stride_, compute_);
+    pivots_.resize(block_);
     if (mpi_.size() > 1) {
-      pivot_send_.resize(2 + 2 * block_);
-      pivot_.resize(2 + 2 * block_);
-      check_mpi(MPI_Type_contiguous(static_cast<int>(pivot_.size()), MPI_DOUBLE, &pivot_type_),
-                "MPI_Type_contiguous");
-      check_mpi(MPI_Type_commit(&pivot_type_), "MPI_Type_commit");
-      check_mpi(MPI_Op_create(&pick_pivot, 1, &pivot_op_), "MPI_Op_create");
+      u_ = Buffer<double>(block_ * n_, compute_);
+      panel_part_ = Buffer<double>((positions_.size() + 1) * block_, compute_);
+      panel_parts_ = Buffer<double>((n_ + static_cast<std::size_t>(mpi_.size())) * block_, compute_);
+      panel_ = Buffer<double>(n_ * block_, compute_);
     }
-    if (mpi_.size() > 1) u_ = Buffer<double>(block_ * n_, compute_);
     if (mpi_.rank() == 0) {
       original_ = Buffer<double>(n_ * stride_, compute_);
       when_computing(compute_, [&] { fill_uniform(original_, context.seed, 7); });
@@ -82,16 +75,9 @@ class BlockedLu final : public Kernel {
     }
   }
 
-  BlockedLu(const BlockedLu&) = delete;
-  BlockedLu& operator=(const BlockedLu&) = delete;
-  ~BlockedLu() override {
-    if (pivot_op_ != MPI_OP_NULL) MPI_Op_free(&pivot_op_);
-    if (pivot_type_ != MPI_DATATYPE_NULL) MPI_Type_free(&pivot_type_);
-  }
-
   void run(PhaseTimer& timer) override {
     timer.communicate([&] { distribute(); });
-    factor(timer, 0, n_, 0);
+    factor(timer);
     timer.communicate([&] { collect(); });
     timer.compute([&] {
       if (mpi_.rank() == 0) {
@@ -121,112 +107,117 @@ class BlockedLu final : public Kernel {
   // My rows at positions >= g: local rows first_local_[g] .. end.
   std::size_t rows_from(std::size_t g) const { return positions_.size() - first_local_[g]; }
 
-  // Factorises columns [c0, c0 + width) on the rows at positions >= c0, in blocks of
-  // widths[level] columns (NB, then lu_inner_block, then single columns).
-  void factor(PhaseTimer& timer, std::size_t c0, std::size_t width, std::size_t level) {
-    const std::size_t widths[2] = {block_, lu_inner_block};
-    if (level == 2) {
-      for (std::size_t j = c0; j < c0 + width; ++j) column_step(timer, j, c0 + width);
-      return;
-    }
-    for (std::size_t s = c0; s < c0 + width; s += widths[level]) {
-      const std::size_t w = std::min(widths[level], c0 + width - s);
-      if (level == 0) {
-        panel_first_ = s;
-        panel_width_ = w;
-        swaps_.clear();
+  // Right-looking, panel by panel of NB columns.
+  void factor(PhaseTimer& timer) {
+    for (std::size_t k0 = 0; k0 < n_; k0 += block_) {
+      panel_first_ = k0;
+      panel_width_ = std::min(block_, n_ - k0);
+      if (alone()) {
+        factor_panel_here(timer);
+      } else {
+        factor_panel_on_owner(timer);
+        timer.communicate([&] { apply_deferred_swaps(); });
       }
-      factor(timer, s, w, level + 1);
-      if (level == 0 && !alone()) timer.communicate([&] { apply_deferred_swaps(); });
-      update(timer, s, w, c0 + width);
+      update(timer, k0, panel_width_, n_);
     }
   }
 
-  // Column j of a sub-panel ending at column `end`: pivot, row swap, elimination below.
-  // On more than one rank, one allreduce (pivot_op_) finds the pivot and brings every
-  // rank the pivot row's and row j's parts in the panel; the rest of the two rows are
-  // exchanged after the panel (apply_deferred_swaps).
-  void column_step(PhaseTimer& timer, std::size_t j, std::size_t end) {
-    const std::size_t first = first_local_[j];
-    const std::size_t k0 = panel_first_;
-    const std::size_t b = panel_width_;
-    // A charged run searches nothing (comparisons are not counted): its stand-in pivot.
-    PivotCandidate candidate = compute_ == ComputeMode::real
-                                   ? PivotCandidate{-1.0, static_cast<int>(n_)}
-                                   : PivotCandidate{1.0, static_cast<int>(stand_in_pivot(seed_, n_, j))};
+  // One rank: the panel in place, then its row swaps on the rest of the rows.
+  void factor_panel_here(PhaseTimer& timer) {
+    const std::size_t k0 = panel_first_, b = panel_width_, rows = n_ - k0;
     timer.compute([&] {
-      compute_or_charge(compute_, 0, [&] {
-        const double* column = local_.data() + j;
-        for (std::size_t l = first; l < positions_.size(); ++l) {
-          const double magnitude = std::abs(column[l * stride_]);
-          if (magnitude > candidate.magnitude) candidate = {magnitude, static_cast<int>(positions_[l])};
+      compute_or_charge(compute_, factor_ * lu_panel_operations(rows, b),
+                        [&] { factor_panel(rows, b, row_at(k0) + k0, stride_, pivots_.data(), k0); });
+    });
+    timer.communicate([&] {
+      when_computing(compute_, [&] {
+        for (std::size_t j = 0; j < b; ++j) {
+          if (pivots_[j] == j) continue;
+          double* here = row_at(k0 + j);
+          double* there = row_at(k0 + pivots_[j]);
+          std::swap_ranges(here, here + k0, there);
+          std::swap_ranges(here + k0 + b, here + stride_, there + k0 + b);
         }
       });
     });
-    const std::size_t length = end - j;
-    const double* pivot_row = nullptr;  // the pivot row from column j on
+  }
+
+  // More ranks: the owner of the diagonal block gathers the panel (rows at positions
+  // >= k0, its NB columns), factorises it and scatters it back with the pivots.
+  void factor_panel_on_owner(PhaseTimer& timer) {
+    const std::size_t k0 = panel_first_, b = panel_width_, rows = n_ - k0;
+    const int diagonal = owners_[k0];
+    const bool owner = diagonal == mpi_.rank();
+    const auto ranks = static_cast<std::size_t>(mpi_.size());
+    // Rank r's rows in the panel, and its part of the scatter: the pivots, then its rows.
+    std::vector<std::size_t> panel_rows(ranks, 0);
+    for (std::size_t g = k0; g < n_; ++g) ++panel_rows[static_cast<std::size_t>(owners_[g])];
+    const IntLayout gathered = int_layout(panel_rows, b);
+    std::vector<std::size_t> with_pivots(ranks);
+    for (std::size_t r = 0; r < ranks; ++r) with_pivots[r] = panel_rows[r] * b + b;
+    const IntLayout scattered = int_layout(with_pivots, 1);
+    const std::size_t mine_rows = rows_from(k0);
+    Buffer<double>& send = panel_part_;
+    Buffer<double>& all = panel_parts_;
+    Buffer<double>& panel = panel_;
     timer.communicate([&] {
-      if (alone()) {
-        check_pivot(candidate.magnitude, j);
-        swap_rows(j, static_cast<std::size_t>(candidate.position));
-        pivot_row = row_at(j) + j;
-        return;
-      }
-      // [magnitude, position, pivot row in the panel, row j in the panel (its owner's)]
-      double* mine_out = pivot_send_.data();
-      std::fill(pivot_send_.begin(), pivot_send_.end(), 0.0);
-      mine_out[0] = candidate.magnitude;
-      mine_out[1] = static_cast<double>(candidate.position);
       when_computing(compute_, [&] {
-        if (candidate.position < static_cast<int>(n_) && mine(static_cast<std::size_t>(candidate.position)))
-          std::copy_n(row_at(static_cast<std::size_t>(candidate.position)) + k0, b, mine_out + 2);
-        if (mine(j)) std::copy_n(row_at(j) + k0, b, mine_out + 2 + block_);
+        for (std::size_t i = 0; i < mine_rows; ++i)
+          std::copy_n(local_.data() + (first_local_[k0] + i) * stride_ + k0, b, send.data() + i * b);
       });
-      allreduce(pivot_send_.data(), pivot_.data(), 1, pivot_type_, pivot_op_, mpi_.comm(), wait_);
-      check_pivot(pivot_[0], j);
-      const auto p = static_cast<std::size_t>(pivot_[1]);
-      if (p != j) {
-        when_computing(compute_, [&] {
-          if (mine(j)) std::copy_n(pivot_.data() + 2, b, row_at(j) + k0);
-          if (mine(p)) std::copy_n(pivot_.data() + 2 + block_, b, row_at(p) + k0);
-        });
-        swaps_.emplace_back(j, p);
-      }
-      pivot_row = pivot_.data() + 2 + (j - k0);
+      gatherv(send.data(), static_cast<int>(mine_rows * b), MPI_DOUBLE, all.data(), gathered.counts.data(),
+              gathered.displacements.data(), diagonal, mpi_.comm(), wait_);
+      if (owner) when_computing(compute_, [&] { reorder_panel(all.data(), gathered, panel.data(), true); });
     });
-    const std::size_t below = rows_from(j + 1);
     timer.compute([&] {
-      compute_or_charge(compute_, factor_ * lu_column_operations(below, length), [&] {
-        for (std::size_t l = first_local_[j + 1]; l < positions_.size(); ++l)
-          eliminate_keeping_multiplier(local_.data() + l * stride_ + j, pivot_row, length);
+      if (!owner) return;
+      compute_or_charge(compute_, factor_ * lu_panel_operations(rows, b),
+                        [&] { factor_panel(rows, b, panel.data(), b, pivots_.data(), k0); });
+    });
+    timer.communicate([&] {
+      if (owner) {
+        when_computing(compute_, [&] {
+          for (std::size_t r = 0; r < ranks; ++r)
+            for (std::size_t j = 0; j < b; ++j)
+              all[static_cast<std::size_t>(scattered.displacements[r]) + j] = static_cast<double>(pivots_[j]);
+          reorder_panel(all.data(), scattered, panel.data(), false);
+        });
+      }
+      scatterv(all.data(), scattered.counts.data(), scattered.displacements.data(), MPI_DOUBLE, send.data(),
+               static_cast<int>(mine_rows * b + b), diagonal, mpi_.comm(), wait_);
+      // A charged run factorises nothing: ge's stand-in pivots on every rank, so that the
+      // row exchanges still cost their messages.
+      for (std::size_t j = 0; j < b; ++j) {
+        pivots_[j] = compute_ == ComputeMode::real ? static_cast<std::size_t>(send[j])
+                                                   : stand_in_pivot(seed_, n_, k0 + j) - k0;
+      }
+      when_computing(compute_, [&] {
+        for (std::size_t i = 0; i < mine_rows; ++i)
+          std::copy_n(send.data() + b + i * b, b, local_.data() + (first_local_[k0] + i) * stride_ + k0);
       });
+      swaps_.clear();
+      for (std::size_t j = 0; j < b; ++j)
+        if (pivots_[j] != j) swaps_.emplace_back(k0 + j, k0 + pivots_[j]);
     });
   }
 
-  void check_pivot(double magnitude, std::size_t j) const {
-    if (!(magnitude > 0)) throw Error("the matrix is singular (column " + std::to_string(j) + ")");
-  }
-
-  // The reduction of the pivot search: the candidate of larger magnitude (lower position
-  // on ties) with its row; the parts of row j add up (only its owner's are not zero).
-  static void pick_pivot(void* in, void* inout, int* count, MPI_Datatype* type) {
-    int bytes = 0;
-    MPI_Type_size(*type, &bytes);
-    const auto doubles = static_cast<std::size_t>(bytes) / sizeof(double);
-    const std::size_t width = (doubles - 2) / 2;
-    for (int e = 0; e < *count; ++e) {
-      const double* a = static_cast<const double*>(in) + static_cast<std::size_t>(e) * doubles;
-      double* r = static_cast<double*>(inout) + static_cast<std::size_t>(e) * doubles;
-      if (a[0] > r[0] || (a[0] == r[0] && a[1] < r[1])) std::copy_n(a, 2 + width, r);
-      for (std::size_t i = 2 + width; i < doubles; ++i) r[i] += a[i];
+  // Between the owners' parts (layout, each part starting after `skip` numbers: none when
+  // gathered, the pivots when scattered) and the panel in position order.
+  void reorder_panel(double* parts, const IntLayout& layout, double* panel, bool into_panel) const {
+    const std::size_t k0 = panel_first_, b = panel_width_;
+    const std::size_t skip = into_panel ? 0 : b;
+    std::vector<std::size_t> next(layout.displacements.size());
+    for (std::size_t r = 0; r < next.size(); ++r) next[r] = static_cast<std::size_t>(layout.displacements[r]) + skip;
+    for (std::size_t g = k0; g < n_; ++g) {
+      std::size_t& at = next[static_cast<std::size_t>(owners_[g])];
+      double* row = panel + (g - k0) * b;
+      if (into_panel) {
+        std::copy_n(parts + at, b, row);
+      } else {
+        std::copy_n(row, b, parts + at);
+      }
+      at += b;
     }
-  }
-
-  // Exchanges the whole rows (coefficients and right-hand side) at positions k and p on
-  // one rank.
-  void swap_rows(std::size_t k, std::size_t p) {
-    if (p == k) return;
-    when_computing(compute_, [&] { std::swap_ranges(row_at(k), row_at(k) + stride_, row_at(p)); });
   }
 
   // After a panel: the row swaps of its columns applied to the rest of the rows (columns
@@ -399,12 +390,10 @@ class BlockedLu final : public Kernel {
   std::vector<std::size_t> positions_;    // my positions, ascending
   IntLayout layout_;
   Buffer<double> local_;
-  Buffer<double> u_;           // a block row of U as broadcast (more than one rank)
-  // More than one rank: the pivot search's reduction, [magnitude, position, pivot row's
-  // and row j's parts in the panel], of type pivot_type_ (one element: never split).
-  std::vector<double> pivot_send_, pivot_;
-  MPI_Datatype pivot_type_ = MPI_DATATYPE_NULL;
-  MPI_Op pivot_op_ = MPI_OP_NULL;
+  // More than one rank: a block row of U as broadcast; my part of a panel (with the
+  // pivots when scattered), all parts and the panel itself on the diagonal block's owner.
+  Buffer<double> u_, panel_part_, panel_parts_, panel_;
+  std::vector<std::size_t> pivots_;  // of the panel, relative to its first row
   std::size_t panel_first_ = 0, panel_width_ = 0;  // the panel being factorised
   std::vector<std::pair<std::size_t, std::size_t>> swaps_;  // its row swaps, in order
   Buffer<double> original_, factors_;  // rank 0 only

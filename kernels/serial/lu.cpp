@@ -1,7 +1,11 @@
 #include "serial/lu.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <string>
 
+#include "hetscale/error.hpp"
+#include "serial/blas.hpp"
 #include "serial/elimination.hpp"
 
 namespace hetscale::kernels {
@@ -16,6 +20,34 @@ void eliminate_keeping_multiplier(double* __restrict row, const double* __restri
   row[0] = factor;
 #pragma omp simd
   for (std::size_t j = 1; j < len; ++j) row[j] -= factor * pivot[j];
+}
+
+void factor_panel(std::size_t rows, std::size_t width, double* a, std::size_t ld, std::size_t* pivots,
+                  std::size_t first_column) {
+  for (std::size_t s = 0; s < width; s += lu_inner_block) {
+    const std::size_t w = std::min(lu_inner_block, width - s);
+    for (std::size_t j = s; j < s + w; ++j) {
+      std::size_t p = j;
+      double largest = std::abs(a[j * ld + j]);
+      for (std::size_t i = j + 1; i < rows; ++i) {
+        const double magnitude = std::abs(a[i * ld + j]);
+        if (magnitude > largest) {
+          largest = magnitude;
+          p = i;
+        }
+      }
+      if (!(largest > 0))
+        throw Error("the matrix is singular (column " + std::to_string(first_column + j) + ")");
+      pivots[j] = p;
+      if (p != j) std::swap_ranges(a + j * ld, a + j * ld + width, a + p * ld);
+      for (std::size_t i = j + 1; i < rows; ++i)
+        eliminate_keeping_multiplier(a + i * ld + j, a + j * ld + j, s + w - j);
+    }
+    const std::size_t cols = width - s - w;
+    solve_unit_lower(w, cols, a + s * ld + s, ld, a + s * ld + s + w, ld);
+    multiply_subtract(rows - s - w, cols, w, a + (s + w) * ld + s, ld, a + s * ld + s + w, ld,
+                      a + (s + w) * ld + s + w, ld);
+  }
 }
 
 std::vector<double> solve_with_factors(std::size_t n, std::span<double> factors) {

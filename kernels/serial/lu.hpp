@@ -20,6 +20,16 @@ inline constexpr std::size_t lu_inner_block = 16;
 /// lu_max_block], so that every rank gets several blocks of rows whenever n allows it.
 [[nodiscard]] std::size_t lu_block_size(std::size_t n, std::size_t ranks) noexcept;
 
+/// LU factorisation with partial pivoting of a `rows` x `width` panel (rows >= width;
+/// row-major, leading dimension `ld`), in place: L below the diagonal (unit diagonal not
+/// stored), U on and above it. Column j's pivot is the row of largest magnitude at or
+/// below j; pivots[j] is that row (relative to the panel), swapped with row j across the
+/// panel's width only. Sub-panels of lu_inner_block columns: column steps inside, then
+/// their block row of U (solve_unit_lower) and the rows below (multiply_subtract).
+/// Throws Error naming column `first_column + j` when a column has no non-zero pivot.
+void factor_panel(std::size_t rows, std::size_t width, double* a, std::size_t ld, std::size_t* pivots,
+                  std::size_t first_column = 0);
+
 /// One column step of the panel factorisation, both spans starting at the pivot column:
 /// row[0] becomes the multiplier row[0] / pivot[0] (the entry of L) and
 /// row[1..len) -= multiplier * pivot[1..len). Vectorised.

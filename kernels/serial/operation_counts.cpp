@@ -30,8 +30,11 @@ double conv2d_product_operations(std::size_t columns, std::size_t n) noexcept {
   return 8.0 * static_cast<double>(columns) * static_cast<double>(n);
 }
 
-double lu_column_operations(std::size_t rows_below, std::size_t width) noexcept {
-  return static_cast<double>(rows_below) * (2.0 * static_cast<double>(width) - 1.0);
+double lu_panel_operations(std::size_t rows, std::size_t width) noexcept {
+  double total = 0;
+  for (std::size_t j = 0; j < width && j < rows; ++j)
+    total += static_cast<double>(rows - 1 - j) * (2.0 * static_cast<double>(width - 1 - j) + 1.0);
+  return total;
 }
 
 double lu_triangular_operations(std::size_t rows, std::size_t cols) noexcept {

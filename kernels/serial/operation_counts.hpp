@@ -30,10 +30,9 @@ namespace hetscale::kernels {
 /// complex product and one real scaling).
 [[nodiscard]] double conv2d_product_operations(std::size_t columns, std::size_t n) noexcept;
 
-/// lu, one column step of a panel on `rows_below` rows below the pivot, `width` columns
-/// from the pivot column to the sub-panel's end: each row one division and width - 1
-/// multiply-subtract pairs.
-[[nodiscard]] double lu_column_operations(std::size_t rows_below, std::size_t width) noexcept;
+/// lu, the factorisation of a `rows` x `width` panel (rows >= width): at column j,
+/// rows - 1 - j divisions and (rows - 1 - j)(width - 1 - j) multiply-subtract pairs.
+[[nodiscard]] double lu_panel_operations(std::size_t rows, std::size_t width) noexcept;
 
 /// lu, the block row of U: a `rows` x `rows` unit lower triangle solved against `cols`
 /// columns: rows (rows - 1) cols.
