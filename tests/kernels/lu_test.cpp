@@ -1,7 +1,7 @@
 // The serial pieces of the blocked LU kernel `lu`: block sizes, the column step, the
-// BLAS updates and the solve with the factors. The blocked factorisation below is put
-// together from them the way lu_main.cpp does on one rank (one level of panels, columns
-// inside), and must solve random systems.
+// panel factorisation, the BLAS updates and the solve with the factors. The blocked
+// factorisation below is put together from them the way lu_main.cpp does on one rank,
+// and must solve random systems.
 #include "serial/lu.hpp"
 
 #include <gtest/gtest.h>
@@ -10,6 +10,7 @@
 #include <cmath>
 #include <vector>
 
+#include "hetscale/error.hpp"
 #include "serial/blas.hpp"
 #include "serial/elimination.hpp"
 #include "serial/random_fill.hpp"
@@ -57,20 +58,57 @@ TEST(LuBlas, MultiplySubtractAndUnitLowerSolveMatchTheDefinitions) {
   solve_unit_lower(3, 0, l.data(), 3, rhs.data(), 2);
 }
 
-// Blocked right-looking LU with partial pivoting of the augmented rows (stride n + 1),
-// whole-row swaps, panels of nb columns.
+// Unblocked LU with partial pivoting of a rows x width panel (ld), the reference.
+std::vector<std::size_t> factor_unblocked(std::size_t rows, std::size_t width, double* a, std::size_t ld) {
+  std::vector<std::size_t> pivots(width);
+  for (std::size_t j = 0; j < width; ++j) {
+    std::size_t p = j;
+    for (std::size_t i = j + 1; i < rows; ++i)
+      if (std::abs(a[i * ld + j]) > std::abs(a[p * ld + j])) p = i;
+    pivots[j] = p;
+    std::swap_ranges(a + j * ld, a + j * ld + width, a + p * ld);
+    for (std::size_t i = j + 1; i < rows; ++i) eliminate_keeping_multiplier(a + i * ld + j, a + j * ld + j, width - j);
+  }
+  return pivots;
+}
+
+TEST(LuPanel, SubPanelsGiveTheUnblockedFactorsAndPivots) {
+  for (std::size_t rows : {1u, 5u, 40u, 300u}) {
+    for (std::size_t width : {1u, 5u, 16u, 17u, 40u}) {
+      if (width > rows) continue;
+      const std::size_t ld = width + 3;  // a panel inside a wider matrix
+      std::vector<double> a(rows * ld);
+      fill_uniform(a, 5, 1);
+      std::vector<double> reference = a;
+      const std::vector<std::size_t> expected = factor_unblocked(rows, width, reference.data(), ld);
+      std::vector<std::size_t> pivots(width);
+      factor_panel(rows, width, a.data(), ld, pivots.data());
+      EXPECT_EQ(pivots, expected) << rows << " x " << width;
+      for (std::size_t i = 0; i < rows; ++i) {
+        for (std::size_t j = 0; j < ld; ++j)
+          ASSERT_NEAR(a[i * ld + j], reference[i * ld + j], 1e-10) << rows << " x " << width << " at " << i << ", " << j;
+      }
+    }
+  }
+  std::vector<double> singular{1, 2, 2, 4, 3, 6};  // 3 x 2, second column dependent
+  std::vector<std::size_t> pivots(2);
+  EXPECT_THROW(factor_panel(3, 2, singular.data(), 2, pivots.data(), 10), Error);
+}
+
+// Blocked right-looking LU with partial pivoting of the augmented rows (stride n + 1) as
+// lu_main.cpp does it on one rank: factor_panel, its swaps on the rest of the rows, the
+// block row of U, the dgemm update.
 void factor_blocked(std::size_t n, std::size_t nb, std::vector<double>& m) {
   const std::size_t stride = n + 1;
+  std::vector<std::size_t> pivots(nb);
   for (std::size_t k0 = 0; k0 < n; k0 += nb) {
     const std::size_t end = std::min(n, k0 + nb);
-    for (std::size_t j = k0; j < end; ++j) {
-      std::size_t p = j;
-      for (std::size_t i = j + 1; i < n; ++i)
-        if (std::abs(m[i * stride + j]) > std::abs(m[p * stride + j])) p = i;
-      std::swap_ranges(m.begin() + static_cast<long>(j * stride), m.begin() + static_cast<long>((j + 1) * stride),
-                       m.begin() + static_cast<long>(p * stride));
-      for (std::size_t i = j + 1; i < n; ++i)
-        eliminate_keeping_multiplier(&m[i * stride + j], &m[j * stride + j], end - j);
+    factor_panel(n - k0, end - k0, &m[k0 * stride + k0], stride, pivots.data(), k0);
+    for (std::size_t j = 0; j < end - k0; ++j) {
+      double* here = &m[(k0 + j) * stride];
+      double* there = &m[(k0 + pivots[j]) * stride];
+      std::swap_ranges(here, here + k0, there);
+      std::swap_ranges(here + end, here + stride, there + end);
     }
     const std::size_t cols = n - end;
     solve_unit_lower(end - k0, cols, &m[k0 * stride + k0], stride, &m[k0 * stride + end], stride);

@@ -69,50 +69,27 @@ TEST(OperationCounts, GeCountIsTheCodesOwn) {
   EXPECT_NEAR(declared_work_factor("ge", 10000), 1.0, 4e-4);
 }
 
-// As lu_main.cpp charges: panels of NB columns in sub-panels of lu_inner_block, each
-// column step on every rank's rows below the pivot, each block row of U on the owner of
-// the diagonal block, each dgemm on every rank's rows below the block; then rank 0 the
-// solve. All times the declared-work factor.
-struct LuCharges {
-  const std::vector<int>& owners;
-  double factor;
-  std::vector<double> per_rank;
-
-  std::size_t mine_from(std::size_t r, std::size_t g) const {
-    std::size_t count = 0;
-    for (std::size_t i = g; i < owners.size(); ++i) count += owners[i] == static_cast<int>(r) ? 1 : 0;
-    return count;
-  }
-  void factor_columns(std::size_t c0, std::size_t width, std::size_t level, std::size_t nb) {
-    const std::size_t widths[2] = {nb, lu_inner_block};
-    if (level == 2) {
-      for (std::size_t j = c0; j < c0 + width; ++j)
-        for (std::size_t r = 0; r < per_rank.size(); ++r)
-          per_rank[r] += factor * lu_column_operations(mine_from(r, j + 1), c0 + width - j);
-      return;
-    }
-    for (std::size_t s = c0; s < c0 + width; s += widths[level]) {
-      const std::size_t w = std::min(widths[level], c0 + width - s);
-      factor_columns(s, w, level + 1, nb);
-      const std::size_t cols = c0 + width - s - w;
-      per_rank[static_cast<std::size_t>(owners[s])] += factor * lu_triangular_operations(w, cols);
-      for (std::size_t r = 0; r < per_rank.size(); ++r)
-        per_rank[r] += factor * lu_update_operations(mine_from(r, s + w), w, cols);
-    }
-  }
-};
-
+// As lu_main.cpp charges: each panel of NB columns on the owner of its diagonal block
+// (rows N - k0), its block row of U on the same owner, the dgemm on every rank's rows
+// below the panel; then rank 0 the solve. All times the declared-work factor.
 TEST(OperationCounts, LuPanelsAndUpdatesSumToTheWorkloadFormula) {
   for (const auto& weights : weight_sets) {
     for (std::size_t n : sizes) {
-      if (n > 257) continue;  // the schedule is walked naively here
       const std::size_t nb = lu_block_size(n, weights.size());
       const std::vector<int> owners = block_cyclic_owners(n, nb, weights);
-      LuCharges charges{owners, declared_work_factor("lu", n), std::vector<double>(weights.size(), 0.0)};
-      charges.factor_columns(0, n, 0, nb);
-      charges.per_rank[0] += charges.factor * lu_solve_operations(n);
+      const double factor = declared_work_factor("lu", n);
+      std::vector<double> per_rank(weights.size(), 0.0);
+      for (std::size_t k0 = 0; k0 < n; k0 += nb) {
+        const std::size_t b = std::min(nb, n - k0), cols = n - k0 - b;
+        const auto diagonal = static_cast<std::size_t>(owners[k0]);
+        per_rank[diagonal] += factor * (lu_panel_operations(n - k0, b) + lu_triangular_operations(b, cols));
+        std::vector<std::size_t> below(weights.size(), 0);
+        for (std::size_t g = k0 + b; g < n; ++g) ++below[static_cast<std::size_t>(owners[g])];
+        for (std::size_t r = 0; r < weights.size(); ++r) per_rank[r] += factor * lu_update_operations(below[r], b, cols);
+      }
+      per_rank[0] += factor * lu_solve_operations(n);
       double total = 0;
-      for (double f : charges.per_rank) total += f;
+      for (double f : per_rank) total += f;
       expect_work(total, "lu", n);
     }
   }
