@@ -1,17 +1,16 @@
 // hetscale-lu: solves A x = b by blocked right-looking LU factorisation with partial
 // pivoting (docs/kernels.md). Rows are dealt out in blocks of NB rows, the blocks in the
 // weighted cyclic pattern of `ge` (block_cyclic_owners), so the owner of the diagonal
-// block of a block column owns all of its NB rows. A panel of NB columns is factorised
-// in sub-panels of lu_inner_block columns; each column step finds the pivot by an
-// allreduce (max-loc), swaps the whole rows at pivot and diagonal positions (a message
-// when two ranks own them), broadcasts the pivot row's part in the sub-panel and
-// eliminates below it. After each sub-panel and each panel, the diagonal block's owner
-// solves its block row of U (dtrsm) and broadcasts it, and every rank updates its own
-// rows below with one dgemm. The right-hand side travels with the row swaps; rank 0
-// gathers the factors and solves L U x = P b (the sequential part), then checks the
-// scaled residual. On one rank no message is sent. Computation and big buffers go
-// through common/engine.hpp (computed, or charged in the SimGrid build, where a charged
-// run takes ge's pseudo-random stand-in pivot).
+// block of a block column owns all of its NB rows. For each panel of NB columns, that
+// owner gathers the panel's rows from every rank, factorises it (factor_panel: partial
+// pivoting, sub-panels updated by dgemm) and scatters it back with the pivots; the row
+// swaps are then applied to the rest of the rows (one message per pair of ranks that
+// exchange rows); the owner solves its block row of U (dtrsm) and broadcasts it, and
+// every rank updates its own rows below with one dgemm. The right-hand side travels with
+// the row swaps; rank 0 gathers the factors and solves L U x = P b (the sequential
+// part), then checks the scaled residual. On one rank no message is sent. Computation
+// and big buffers go through common/engine.hpp (computed, or charged in the SimGrid
+// build, where a charged run takes ge's pseudo-random stand-in pivots).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
