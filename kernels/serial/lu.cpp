@@ -50,6 +50,29 @@ void factor_panel(std::size_t rows, std::size_t width, double* a, std::size_t ld
   }
 }
 
+std::vector<double> solve_blocked(std::size_t n, std::span<double> augmented, std::size_t block) {
+  const std::size_t stride = n + 1;
+  block = std::max<std::size_t>(block, 1);
+  std::vector<std::size_t> pivots(block);
+  double* m = augmented.data();
+  for (std::size_t k0 = 0; k0 < n; k0 += block) {
+    const std::size_t b = std::min(block, n - k0), end = k0 + b;
+    factor_panel(n - k0, b, m + k0 * stride + k0, stride, pivots.data(), k0);
+    for (std::size_t j = 0; j < b; ++j) {
+      if (pivots[j] == j) continue;
+      double* here = m + (k0 + j) * stride;
+      double* there = m + (k0 + pivots[j]) * stride;
+      std::swap_ranges(here, here + k0, there);
+      std::swap_ranges(here + end, here + stride, there + end);
+    }
+    const std::size_t cols = n - end;
+    solve_unit_lower(b, cols, m + k0 * stride + k0, stride, m + k0 * stride + end, stride);
+    multiply_subtract(n - end, cols, b, m + end * stride + k0, stride, m + k0 * stride + end, stride,
+                      m + end * stride + end, stride);
+  }
+  return solve_with_factors(n, augmented);
+}
+
 std::vector<double> solve_with_factors(std::size_t n, std::span<double> factors) {
   const std::size_t stride = n + 1;
   std::vector<double> y(n);  // contiguous: the column itself is a stride apart

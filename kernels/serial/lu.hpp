@@ -30,6 +30,14 @@ inline constexpr std::size_t lu_inner_block = 16;
 void factor_panel(std::size_t rows, std::size_t width, double* a, std::size_t ld, std::size_t* pivots,
                   std::size_t first_column = 0);
 
+/// Whole solve on one process, as `lu` does it on one rank: blocked LU of the augmented
+/// rows (stride n + 1) by panels of `block` columns (factor_panel, the panel's row swaps
+/// on the rest of the rows, solve_unit_lower, multiply_subtract), then
+/// solve_with_factors. Overwrites `augmented` with the factors; throws Error when
+/// singular. The marked-speed version of `lu`.
+[[nodiscard]] std::vector<double> solve_blocked(std::size_t n, std::span<double> augmented,
+                                                std::size_t block = lu_max_block);
+
 /// One column step of the panel factorisation, both spans starting at the pivot column:
 /// row[0] becomes the multiplier row[0] / pivot[0] (the entry of L) and
 /// row[1..len) -= multiplier * pivot[1..len). Vectorised.

@@ -1,7 +1,6 @@
 // The serial pieces of the blocked LU kernel `lu`: block sizes, the column step, the
-// panel factorisation, the BLAS updates and the solve with the factors. The blocked
-// factorisation below is put together from them the way lu_main.cpp does on one rank,
-// and must solve random systems.
+// panel factorisation, the BLAS updates, the solve with the factors, and the whole
+// one-process solve built from them (as lu_main.cpp works on one rank).
 #include "serial/lu.hpp"
 
 #include <gtest/gtest.h>
@@ -95,36 +94,13 @@ TEST(LuPanel, SubPanelsGiveTheUnblockedFactorsAndPivots) {
   EXPECT_THROW(factor_panel(3, 2, singular.data(), 2, pivots.data(), 10), Error);
 }
 
-// Blocked right-looking LU with partial pivoting of the augmented rows (stride n + 1) as
-// lu_main.cpp does it on one rank: factor_panel, its swaps on the rest of the rows, the
-// block row of U, the dgemm update.
-void factor_blocked(std::size_t n, std::size_t nb, std::vector<double>& m) {
-  const std::size_t stride = n + 1;
-  std::vector<std::size_t> pivots(nb);
-  for (std::size_t k0 = 0; k0 < n; k0 += nb) {
-    const std::size_t end = std::min(n, k0 + nb);
-    factor_panel(n - k0, end - k0, &m[k0 * stride + k0], stride, pivots.data(), k0);
-    for (std::size_t j = 0; j < end - k0; ++j) {
-      double* here = &m[(k0 + j) * stride];
-      double* there = &m[(k0 + pivots[j]) * stride];
-      std::swap_ranges(here, here + k0, there);
-      std::swap_ranges(here + end, here + stride, there + end);
-    }
-    const std::size_t cols = n - end;
-    solve_unit_lower(end - k0, cols, &m[k0 * stride + k0], stride, &m[k0 * stride + end], stride);
-    multiply_subtract(n - end, cols, end - k0, &m[end * stride + k0], stride, &m[k0 * stride + end], stride,
-                      &m[end * stride + end], stride);
-  }
-}
-
 TEST(LuSolve, BlockedFactorsSolveRandomSystems) {
   for (std::size_t n : {1u, 2u, 9u, 40u, 131u}) {
     for (std::size_t nb : {1u, 8u, 16u, 128u}) {
       std::vector<double> m(n * (n + 1));
       fill_uniform(m, 3, 7);
       const std::vector<double> original = m;
-      factor_blocked(n, nb, m);
-      const std::vector<double> x = solve_with_factors(n, m);
+      const std::vector<double> x = solve_blocked(n, m, nb);
       EXPECT_LT(scaled_residual(n, original, x), residual_bound) << "N=" << n << " NB=" << nb;
     }
   }
@@ -143,7 +119,7 @@ TEST(LuSolve, ResidualCatchesACorruptedFactor) {
   std::vector<double> m(n * (n + 1));
   fill_uniform(m, 3, 7);
   const std::vector<double> original = m;
-  factor_blocked(n, 16, m);
+  (void)solve_blocked(n, m, 16);
   m[40 * (n + 1) + 20] += 1e-6;  // one entry of L
   const std::vector<double> x = solve_with_factors(n, m);
   EXPECT_GT(scaled_residual(n, original, x), residual_bound);
