@@ -277,7 +277,7 @@ TEST_F(Twin, AvailabilityHalfDoublesTheTime) {
   const TwinPlatformFiles constant = write_twin_platform(make_twin_platform(table), dir / "full");
   const TwinPlatformFiles profiled =
       write_twin_platform(make_twin_platform(table, {std::nullopt, half}), dir / "half");
-  for (const std::string kernel : {"mm", "ge"}) {
+  for (const std::string kernel : {"mm", "ge", "lu"}) {
     SCOPED_TRACE(kernel);
     const TwinRun full = run_on(constant.platform.string(), constant.hostfile.string(), kernel, 2,
                                 "-N 256 --weights equal");

@@ -56,8 +56,9 @@ TEST(KernelsSrun, LuIsCorrectOnOneToThreeNodesWithAndWithoutWeights) {
       ASSERT_TRUE(result.ok()) << "lu on " << r << " nodes, " << choice.back() << ": " << result.describe();
       EXPECT_NE(result.out.find("hetscale-lu: N=300 ranks=" + r), std::string::npos) << result.out;
       EXPECT_NE(result.out.find(" verified ("), std::string::npos) << result.out;
-      if (choice.front() != kernel("lu"))
+      if (choice.front() != kernel("lu")) {
         EXPECT_NE(result.out.find("weights=marked"), std::string::npos) << result.out;
+      }
     }
   }
 }
