@@ -64,7 +64,8 @@ def main():
     print(f"mm, 1 rank, N={n_mm}: median T={t:.3f} s (best {best:.3f} s), S={s:.0f} Mflops; "
           f"S / dgemm marked speed = {s / c1:.2f}; S / dgemm alone on one processor = {s / one['sustained']:.2f}")
 
-    sizes = {"mm": [256, 512, 1024, 2048], "ge": [200, 400, 800, 1600], "conv2d": [256, 512, 1024, 2048]}
+    sizes = {"mm": [256, 512, 1024, 2048], "ge": [200, 400, 800, 1600], "conv2d": [256, 512, 1024, 2048],
+             "lu": [512, 1024, 2048, 4096]}
     if args.quick:
         sizes = {k: v[:2] for k, v in sizes.items()}
     print()
