@@ -90,7 +90,7 @@ void register_classify(CLI::App& app, Context& context) {
   auto* cmd = app.add_subcommand(
       "classify", "Probe this node, measure its marked speed, print one JSON node record");
   cmd->add_option("--benchmark", args->options.benchmark,
-                  "dgemm, stream or kernel:<mm|ge|conv2d>:<N> (the same on every node)")
+                  "dgemm, stream or kernel:<mm|ge|conv2d|lu>:<N> (the same on every node)")
       ->capture_default_str();
   auto* topology = cmd->add_option("--topology", args->topology_file,
                                    "Take the hardware from a recorded hwloc XML file")

@@ -47,7 +47,7 @@ void register_efficiency(CLI::App& app, Context& context) {
   auto args = std::make_shared<EfficiencyArgs>();
   auto* cmd = app.add_subcommand("efficiency", "Speed-efficiency E_s = W / (T C) of one run");
   cmd->add_option("--workload", args->workload,
-                  "Workload formula W(params), e.g. '2*N^3', or a built-in: mm, ge, conv2d")
+                  "Workload formula W(params), e.g. '2*N^3', or a built-in: mm, ge, conv2d, lu")
       ->required();
   cmd->add_option("--speed", args->speed, "Marked speed C of the system that ran it (see --unit)")
       ->required()

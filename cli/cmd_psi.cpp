@@ -84,7 +84,7 @@ void register_psi(CLI::App& app, Context& context) {
   auto args = std::make_shared<PsiArgs>();
   auto* cmd = app.add_subcommand("psi", "Isospeed-e scalability psi between consecutive systems");
   cmd->add_option("--workload", args->workload,
-                  "Workload formula W(params) or a built-in: mm, ge, conv2d")
+                  "Workload formula W(params) or a built-in: mm, ge, conv2d, lu")
       ->required();
   cmd->add_option(
          "--point", args->points,

@@ -268,7 +268,7 @@ void add_availability_options(CLI::App* command, AvailabilityArgs& args) {
 
 void add_runner_options(CLI::App* command, RunnerArgs& args) {
   command->add_option("--kernel-dir", args.kernel_dir,
-                      "Directory of hetscale-twin-mm, -ge, -conv2d (default: beside hetscale)");
+                      "Directory of hetscale-twin-mm, -ge, -conv2d, -lu (default: beside hetscale)");
   command->add_option("--smpirun", args.smpirun, "SimGrid's smpirun (default: found in PATH)");
   command->add_option("-j,--jobs", args.jobs, "Simulations at once (default: one per processor)")
       ->check(CLI::PositiveNumber);

@@ -105,20 +105,24 @@ install_deps() {
 
 build() {
   stage "build (preset default: hetscale, kernels, SPANK plugin)"
+  # mm is always built: the equalize stage re-runs it.
+  local k targets=(hetscale hetscale_spank hetscale-commbench hetscale-mm hetscale-twin-mm) programs=()
+  for k in "${KERNELS[@]}"; do
+    [ "$k" = mm ] || targets+=("hetscale-$k" "hetscale-twin-$k")
+    programs+=("$BIN/hetscale-$k")
+  done
   if [ "$BUILD" = 0 ]; then
     echo "--no-build: using $BIN"
   else
     if [ "$BUILD_DIR" = "$REPO/build/default" ]; then
       [ -f "$BUILD_DIR/build.ninja" ] || cmake --preset default >/dev/null
-      cmake --build --preset default --target hetscale hetscale-mm hetscale-ge hetscale_spank \
-        hetscale-commbench hetscale-twin-mm hetscale-twin-ge
+      cmake --build --preset default --target "${targets[@]}"
     else
       [ -f "$BUILD_DIR/build.ninja" ] || cmake -S "$REPO" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-      cmake --build "$BUILD_DIR" --target hetscale hetscale-mm hetscale-ge hetscale_spank \
-        hetscale-commbench hetscale-twin-mm hetscale-twin-ge
+      cmake --build "$BUILD_DIR" --target "${targets[@]}"
     fi
   fi
-  for f in "$HETSCALE" "$BIN/hetscale-mm" "$BIN/hetscale-ge" "$BUILD_DIR/spank_plugin/hetscale.so"; do
+  for f in "$HETSCALE" "$BIN/hetscale-mm" "${programs[@]}" "$BUILD_DIR/spank_plugin/hetscale.so"; do
     [ -x "$f" ] || [ -f "$f" ] || die "missing $f after the build"
   done
 }

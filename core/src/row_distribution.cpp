@@ -74,4 +74,12 @@ std::vector<int> cyclic_owners(std::size_t n, std::span<const double> weights) {
   return owners;
 }
 
+std::vector<int> block_cyclic_owners(std::size_t n, std::size_t block, std::span<const double> weights) {
+  if (block == 0) throw Error("the block size must be at least 1");
+  const std::vector<int> block_owners = cyclic_owners((n + block - 1) / block, weights);
+  std::vector<int> owners(n);
+  for (std::size_t row = 0; row < n; ++row) owners[row] = block_owners[row / block];
+  return owners;
+}
+
 }  // namespace hetscale

@@ -15,10 +15,11 @@ struct Builtin {
   std::string_view formula;
 };
 
-constexpr std::array<Builtin, 3> builtins{{
+constexpr std::array<Builtin, 4> builtins{{
     {"mm", builtin_workload::mm},
     {"ge", builtin_workload::ge},
     {"conv2d", builtin_workload::conv2d},
+    {"lu", builtin_workload::lu},
 }};
 
 std::string_view trim(std::string_view text) {

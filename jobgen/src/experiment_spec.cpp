@@ -23,6 +23,7 @@ std::string_view to_string(Kernel kernel) {
     case Kernel::mm: return "mm";
     case Kernel::ge: return "ge";
     case Kernel::conv2d: return "conv2d";
+    case Kernel::lu: return "lu";
   }
   return "unknown";
 }
@@ -151,10 +152,10 @@ class SpecReader {
 
   void read_kernel(const toml::node& value) {
     const std::string name = toml_.string(value, "kernel");
-    for (Kernel k : {Kernel::mm, Kernel::ge, Kernel::conv2d})
+    for (Kernel k : {Kernel::mm, Kernel::ge, Kernel::conv2d, Kernel::lu})
       if (name == to_string(k)) spec_.code.kernel = k;
     if (!spec_.code.kernel)
-      toml_.fail(toml_.at(value), fmt::format("unknown kernel '{}' (expected mm, ge or conv2d)", name));
+      toml_.fail(toml_.at(value), fmt::format("unknown kernel '{}' (expected mm, ge, conv2d or lu)", name));
     if (spec_.parameter.name != "N")
       toml_.fail(toml_.at(value), fmt::format("the bundled kernels take the parameter 'N', not '{}'",
                                               spec_.parameter.name));

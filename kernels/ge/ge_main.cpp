@@ -113,7 +113,7 @@ class GaussianElimination final : public Kernel {
     // A charged run searches nothing (comparisons are not counted): its stand-in pivot.
     PivotCandidate candidate = compute_ == ComputeMode::real
                                    ? PivotCandidate{-1.0, static_cast<int>(n_)}
-                                   : PivotCandidate{1.0, stand_in_pivot(k)};
+                                   : PivotCandidate{1.0, static_cast<int>(stand_in_pivot(seed_, n_, k))};
     timer.compute([&] {
       compute_or_charge(compute_, 0, [&] {
         for (std::size_t l = first_local_; l < positions_.size(); ++l) {
@@ -141,14 +141,6 @@ class GaussianElimination final : public Kernel {
         }
       });
     });
-  }
-
-  // The same row on every rank, uniform over positions k..n-1 (as partial pivoting picks
-  // on a random matrix).
-  int stand_in_pivot(std::size_t k) const {
-    const double u = 0.5 * (uniform_at(seed_, 6, k) + 1.0);  // [0, 1)
-    const auto offset = static_cast<std::size_t>(u * static_cast<double>(n_ - k));
-    return static_cast<int>(k + std::min(offset, n_ - k - 1));
   }
 
   // Broadcasts the pivot row (columns k..n) and moves it to position k; the row that was

@@ -37,14 +37,14 @@ BenchmarkSpec parse_benchmark(std::string_view text) {
   if (text == "dgemm") return {BenchmarkKind::dgemm, "", 0};
   if (text == "stream") return {BenchmarkKind::stream, "", 0};
   const std::string usage = "benchmark '" + std::string(text) +
-                            "': expected dgemm, stream or kernel:<mm|ge|conv2d>:<N>";
+                            "': expected dgemm, stream or kernel:<mm|ge|conv2d|lu>:<N>";
   if (!text.starts_with("kernel:")) throw Error(usage);
   const std::string_view rest = text.substr(7);
   const auto colon = rest.find(':');
   if (colon == std::string_view::npos) throw Error(usage);
   const std::string_view kernel = rest.substr(0, colon);
   const std::string_view size = rest.substr(colon + 1);
-  if (kernel != "mm" && kernel != "ge" && kernel != "conv2d") throw Error(usage);
+  if (kernel != "mm" && kernel != "ge" && kernel != "conv2d" && kernel != "lu") throw Error(usage);
   std::size_t n = 0;
   const auto [ptr, ec] = std::from_chars(size.data(), size.data() + size.size(), n);
   if (size.empty() || ec != std::errc() || ptr != size.data() + size.size() || n < 2) {

@@ -14,7 +14,7 @@ int main(int argc, char** argv) {
   std::string benchmark = "dgemm";
   Options options;
   std::string format = "text";
-  app.add_option("benchmark", benchmark, "dgemm (Mflops), stream (MB/s) or kernel:<mm|ge|conv2d>:<N> (Mop/s)")
+  app.add_option("benchmark", benchmark, "dgemm (Mflops), stream (MB/s) or kernel:<mm|ge|conv2d|lu>:<N> (Mop/s)")
       ->capture_default_str();
   app.add_option("--cpus", options.cpus, "OS indices of the processors (default: all this process may use)")
       ->delimiter(',');

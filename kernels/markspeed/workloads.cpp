@@ -8,6 +8,7 @@
 #include "serial/blas.hpp"
 #include "serial/elimination.hpp"
 #include "serial/fft.hpp"
+#include "serial/lu.hpp"
 #include "serial/random_fill.hpp"
 
 namespace hetscale::markspeed {
@@ -88,6 +89,27 @@ class SerialGe final : public Workload {
   std::vector<double> original_, work_;
 };
 
+class SerialLu final : public Workload {
+ public:
+  SerialLu(std::size_t n, unsigned seed) : n_(n), original_(n * (n + 1)), work_(original_.size()) {
+    kernels::fill_uniform(original_, seed, 7);
+  }
+  Repetition run_once() override {
+    work_ = original_;  // untimed: a fresh system every repetition
+    const auto start = Clock::now();
+    const std::vector<double> x = kernels::solve_blocked(n_, work_);
+    const double elapsed = seconds_since(start);
+    if (kernels::scaled_residual(n_, original_, x) >= kernels::residual_bound) {
+      throw Error("kernel:lu: wrong answer");
+    }
+    return {kernels::builtin_work("lu", static_cast<double>(n_)) / 1e6, elapsed};
+  }
+
+ private:
+  std::size_t n_;
+  std::vector<double> original_, work_;
+};
+
 class SerialConv2d final : public Workload {
  public:
   SerialConv2d(std::size_t n, unsigned seed) : n_(n), x_(n * n), y_(n * n) {
@@ -133,6 +155,7 @@ std::unique_ptr<Workload> make_workload(const BenchmarkSpec& spec, std::size_t s
       if (spec.kernel == "mm") return std::make_unique<Dgemm>(size, seed);
       if (spec.kernel == "ge") return std::make_unique<SerialGe>(size, seed);
       if (spec.kernel == "conv2d") return std::make_unique<SerialConv2d>(size, seed);
+      if (spec.kernel == "lu") return std::make_unique<SerialLu>(size, seed);
       break;
   }
   throw Error("benchmark '" + spec.name() + "' has no workload");

@@ -44,6 +44,22 @@ void multiply(std::size_t rows, std::size_t n, const double* a, const double* b,
               ni, b, ni, 0.0, c, ni);
 }
 
+void multiply_subtract(std::size_t rows, std::size_t cols, std::size_t depth, const double* a,
+                       std::size_t lda, const double* b, std::size_t ldb, double* c,
+                       std::size_t ldc) noexcept {
+  if (rows == 0 || cols == 0 || depth == 0) return;
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(rows), static_cast<int>(cols),
+              static_cast<int>(depth), -1.0, a, static_cast<int>(lda), b, static_cast<int>(ldb), 1.0, c,
+              static_cast<int>(ldc));
+}
+
+void solve_unit_lower(std::size_t rows, std::size_t cols, const double* l, std::size_t ldl, double* b,
+                      std::size_t ldb) noexcept {
+  if (rows == 0 || cols == 0) return;
+  cblas_dtrsm(CblasRowMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, static_cast<int>(rows),
+              static_cast<int>(cols), 1.0, l, static_cast<int>(ldl), b, static_cast<int>(ldb));
+}
+
 FreivaldsResult freivalds_check(std::size_t n, std::span<const double> a, std::span<const double> b,
                                 std::span<const double> c, std::uint64_t seed, int rounds) {
   const double eps = std::numeric_limits<double>::epsilon();

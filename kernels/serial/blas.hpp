@@ -1,4 +1,5 @@
-// The local dense products, through OpenBLAS, and the Freivalds check of a product.
+// The local dense products and triangular solves, through OpenBLAS, and the Freivalds
+// check of a product.
 #pragma once
 
 #include <cstddef>
@@ -17,6 +18,18 @@ void use_single_threaded_blas() noexcept;
 
 /// c (rows x n) = a (rows x n) * b (n x n), row-major. rows may be 0.
 void multiply(std::size_t rows, std::size_t n, const double* a, const double* b, double* c) noexcept;
+
+/// c (rows x cols, leading dimension ldc) -= a (rows x depth, lda) * b (depth x cols, ldb),
+/// row-major: the trailing-matrix update of `lu`. Nothing when a dimension is 0.
+void multiply_subtract(std::size_t rows, std::size_t cols, std::size_t depth, const double* a,
+                       std::size_t lda, const double* b, std::size_t ldb, double* c,
+                       std::size_t ldc) noexcept;
+
+/// b (rows x cols, ldb) = L^-1 b in place, L the rows x rows unit lower triangle of `l`
+/// (leading dimension ldl; the diagonal and the upper part are not read), row-major: the
+/// block row of U in `lu`. Nothing when a dimension is 0.
+void solve_unit_lower(std::size_t rows, std::size_t cols, const double* l, std::size_t ldl, double* b,
+                      std::size_t ldb) noexcept;
 
 struct FreivaldsResult {
   bool ok = false;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "hetscale/error.hpp"
+#include "serial/random_fill.hpp"
 
 namespace hetscale::kernels {
 
@@ -16,6 +17,12 @@ void eliminate_entry(double* __restrict row, const double* __restrict pivot, std
 #pragma omp simd
   for (std::size_t j = 1; j < len; ++j) row[j] -= factor * pivot[j];
   row[0] = 0.0;
+}
+
+std::size_t stand_in_pivot(std::uint64_t seed, std::size_t n, std::size_t k) noexcept {
+  const double u = 0.5 * (uniform_at(seed, 6, k) + 1.0);  // [0, 1)
+  const auto offset = static_cast<std::size_t>(u * static_cast<double>(n - k));
+  return k + std::min(offset, n - k - 1);
 }
 
 std::vector<double> back_substitute(std::size_t n, std::span<const double> upper) {

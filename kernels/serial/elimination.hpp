@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -14,6 +15,12 @@ inline constexpr double residual_bound = 16.0;
 /// row[1..len) -= (row[0] / pivot[0]) * pivot[1..len): eliminates one entry of a row,
 /// where both spans start at the pivot column. The hot loop of `ge`; vectorised.
 void eliminate_entry(double* row, const double* pivot, std::size_t len) noexcept;
+
+/// The pivot position a charged run (--compute flops, which searches nothing) takes at
+/// column k of an n x n elimination: pseudo-random, uniform over k..n-1 (as partial
+/// pivoting picks on a random matrix), the same on every rank, so that the row exchanges
+/// still cost their messages. Shared by `ge` and `lu`.
+[[nodiscard]] std::size_t stand_in_pivot(std::uint64_t seed, std::size_t n, std::size_t k) noexcept;
 
 /// Solves the upper-triangular system held in the augmented rows (stride n + 1) of
 /// `upper`; entries left of the diagonal are ignored.

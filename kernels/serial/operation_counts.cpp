@@ -30,6 +30,27 @@ double conv2d_product_operations(std::size_t columns, std::size_t n) noexcept {
   return 8.0 * static_cast<double>(columns) * static_cast<double>(n);
 }
 
+double lu_panel_operations(std::size_t rows, std::size_t width) noexcept {
+  double total = 0;
+  for (std::size_t j = 0; j < width && j < rows; ++j)
+    total += static_cast<double>(rows - 1 - j) * (2.0 * static_cast<double>(width - 1 - j) + 1.0);
+  return total;
+}
+
+double lu_triangular_operations(std::size_t rows, std::size_t cols) noexcept {
+  const double r = static_cast<double>(rows);
+  return r * (r - 1.0) * static_cast<double>(cols);
+}
+
+double lu_update_operations(std::size_t rows, std::size_t depth, std::size_t cols) noexcept {
+  return 2.0 * static_cast<double>(rows) * static_cast<double>(depth) * static_cast<double>(cols);
+}
+
+double lu_solve_operations(std::size_t n) noexcept {
+  const double nd = static_cast<double>(n);
+  return nd * (nd - 1.0) + nd * nd;
+}
+
 double run_operations(std::string_view kernel, std::size_t n) {
   const double nd = static_cast<double>(n);
   if (kernel == "mm") return mm_multiply_operations(n, n);
@@ -41,6 +62,11 @@ double run_operations(std::string_view kernel, std::size_t n) {
     // Forward transforms of both images (rows, then columns), one inverse (columns, then
     // rows): six passes of N transforms; N^2 product entries.
     return fft_operations(6 * n, n) + conv2d_product_operations(n, n);
+  }
+  if (kernel == "lu") {
+    // Every blocking of LU does the arithmetic of the unblocked one: (N - 1 - k) divisions
+    // and (N - 1 - k)^2 multiply-subtract pairs at step k. Then the solve with the factors.
+    return (4.0 * nd * nd * nd - 3.0 * nd * nd - nd) / 6.0 + lu_solve_operations(n);
   }
   throw Error("no operation count for kernel '" + std::string(kernel) + "'");
 }

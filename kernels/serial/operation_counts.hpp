@@ -30,8 +30,26 @@ namespace hetscale::kernels {
 /// complex product and one real scaling).
 [[nodiscard]] double conv2d_product_operations(std::size_t columns, std::size_t n) noexcept;
 
+/// lu, the factorisation of a `rows` x `width` panel (rows >= width): at column j,
+/// rows - 1 - j divisions and (rows - 1 - j)(width - 1 - j) multiply-subtract pairs.
+[[nodiscard]] double lu_panel_operations(std::size_t rows, std::size_t width) noexcept;
+
+/// lu, the block row of U: a `rows` x `rows` unit lower triangle solved against `cols`
+/// columns: rows (rows - 1) cols.
+[[nodiscard]] double lu_triangular_operations(std::size_t rows, std::size_t cols) noexcept;
+
+/// lu, the dgemm update of `rows` rows by a block of depth `depth` over `cols` columns:
+/// 2 rows depth cols.
+[[nodiscard]] double lu_update_operations(std::size_t rows, std::size_t depth,
+                                          std::size_t cols) noexcept;
+
+/// lu, the solve with the factors on rank 0: forward substitution N (N - 1), back
+/// substitution N^2.
+[[nodiscard]] double lu_solve_operations(std::size_t n) noexcept;
+
 /// The operation count of a whole run of `kernel` at size N (all ranks, all phases):
-/// mm 2 N^3; ge 2/3 N^3 + 3/2 N^2 - 7/6 N; conv2d 30 N^2 lg N + 8 N^2. Throws Error for
+/// mm 2 N^3; ge 2/3 N^3 + 3/2 N^2 - 7/6 N; conv2d 30 N^2 lg N + 8 N^2; lu the
+/// factorisation's 2/3 N^3 - 1/2 N^2 - 1/6 N plus the solve's 2 N^2 - N. Throws Error for
 /// another name.
 [[nodiscard]] double run_operations(std::string_view kernel, std::size_t n);
 

@@ -1,11 +1,11 @@
-// W(N) of the three reference codes, through core's workload formulas (SCIENCE.md section 1).
+// W(N) of the bundled kernels, through core's workload formulas (docs/workload.md).
 #pragma once
 
 #include <string_view>
 
 namespace hetscale::kernels {
 
-/// Work of the built-in kernel `name` ("mm", "ge", "conv2d") at size n; throws Error.
+/// Work of the built-in kernel `name` ("mm", "ge", "conv2d", "lu") at size n; throws Error.
 [[nodiscard]] double builtin_work(std::string_view name, double n);
 
 }  // namespace hetscale::kernels

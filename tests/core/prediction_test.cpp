@@ -96,6 +96,7 @@ TEST(TimeModel, UnreachableTargetsAreSaid) {
 TEST(TimeModel, PatternsByCodeName) {
   EXPECT_EQ(communication_pattern_for("ge"), CommunicationPattern::ge);
   EXPECT_EQ(communication_pattern_for("conv2d"), CommunicationPattern::conv2d);
+  EXPECT_EQ(communication_pattern_for("lu"), CommunicationPattern::lu);
   EXPECT_EQ(communication_pattern_for("./my_solver"), CommunicationPattern::generic);
 }
 

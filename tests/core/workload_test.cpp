@@ -176,6 +176,13 @@ TEST(WorkloadBuiltins, GaussianElimination) {
   EXPECT_EQ(Workload::parse("ge").formula(), "2/3*N^3 - 1/2*N^2 - (3 + 1/6)*N + 3");
 }
 
+TEST(WorkloadBuiltins, BlockedLu) {
+  // Only the leading term: 2/3 * 4096^3 = 45812984490.67
+  EXPECT_NEAR(eval("lu", {{"N", 4096}}), 2.0 / 3.0 * 4096.0 * 4096.0 * 4096.0, 1e-3);
+  EXPECT_NEAR(eval("lu", {{"N", 3}}), 18.0, 1e-12);
+  EXPECT_EQ(Workload::parse("lu").formula(), "2/3*N^3");
+}
+
 TEST(WorkloadBuiltins, Convolution2d) {
   // N = 1024, lg N = 10: 66*1048576*10 + 21*1048576 + 84*1024*10
   EXPECT_EQ(eval("conv2d", {{"N", 1024}}), 692060160.0 + 22020096.0 + 860160.0);

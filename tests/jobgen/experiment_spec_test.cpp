@@ -262,7 +262,7 @@ INSTANTIATE_TEST_SUITE_P(
                 "target-above-one.toml:3:21: 'target_efficiency' must be in (0, 1]: a speed-efficiency above 1 "
                 "cannot be reached, got 1.5"},
         BadSpec{"target-zero.toml", "target-zero.toml:3:21: 'target_efficiency' must be in (0, 1], got 0"},
-        BadSpec{"unknown-kernel.toml", "unknown-kernel.toml:6:10: unknown kernel 'fft' (expected mm, ge or conv2d)"},
+        BadSpec{"unknown-kernel.toml", "unknown-kernel.toml:6:10: unknown kernel 'fft' (expected mm, ge, conv2d or lu)"},
         BadSpec{"kernel-and-command.toml",
                 "kernel-and-command.toml:7:11: give either 'kernel' or 'command' in [code], not both"},
         BadSpec{"command-unknown-placeholder.toml",

@@ -50,6 +50,16 @@ TEST(Study, MatrixMultiplicationExample) {
   EXPECT_EQ(study.sets[2].parameter_values.back(), 3222);
 }
 
+TEST(Study, LuStudySpecsPlanTheBundledKernel) {
+  for (const char* name : {"study-lu-quick", "study-lu"}) {
+    const ExperimentSpec spec = example(name);
+    ASSERT_TRUE(spec.code.kernel.has_value()) << name;
+    EXPECT_EQ(*spec.code.kernel, Kernel::lu) << name;
+    const Study study = plan_study(spec, load_site_table(site_path));
+    EXPECT_FALSE(study.sets.empty()) << name;
+  }
+}
+
 TEST(Study, TasksPerNodeSetsTheMarkedSpeedUsed) {
   const Study study = plan_study(example("ge"), load_site_table(site_path));
   ASSERT_FALSE(study.sets.empty());

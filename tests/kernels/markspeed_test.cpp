@@ -44,7 +44,7 @@ TEST(AllowedProcessors, AreNonEmptyAndAscending) {
 TEST(RunBenchmark, EveryProcessorReportsEveryRepetition) {
   Options options;
   options.size = 64;  // tiny: a correctness test, not a measurement
-  for (const char* name : {"dgemm", "stream", "kernel:ge:40", "kernel:conv2d:24", "kernel:mm:32"}) {
+  for (const char* name : {"dgemm", "stream", "kernel:ge:40", "kernel:conv2d:24", "kernel:mm:32", "kernel:lu:40"}) {
     const BenchmarkResult result = run_benchmark(parse_benchmark(name), options);
     EXPECT_EQ(result.benchmark, name);
     EXPECT_EQ(result.processors.size(), allowed_processors().size());

@@ -9,6 +9,7 @@
 
 #include "hetscale/error.hpp"
 #include "hetscale/row_distribution.hpp"
+#include "serial/lu.hpp"
 #include "serial/work_formula.hpp"
 
 namespace hetscale::kernels {
@@ -68,6 +69,45 @@ TEST(OperationCounts, GeCountIsTheCodesOwn) {
   EXPECT_NEAR(declared_work_factor("ge", 10000), 1.0, 4e-4);
 }
 
+// As lu_main.cpp charges: each panel of NB columns on the owner of its diagonal block
+// (rows N - k0), its block row of U on the same owner, the dgemm on every rank's rows
+// below the panel; then rank 0 the solve. All times the declared-work factor.
+TEST(OperationCounts, LuPanelsAndUpdatesSumToTheWorkloadFormula) {
+  for (const auto& weights : weight_sets) {
+    for (std::size_t n : sizes) {
+      const std::size_t nb = lu_block_size(n, weights.size());
+      const std::vector<int> owners = block_cyclic_owners(n, nb, weights);
+      const double factor = declared_work_factor("lu", n);
+      std::vector<double> per_rank(weights.size(), 0.0);
+      for (std::size_t k0 = 0; k0 < n; k0 += nb) {
+        const std::size_t b = std::min(nb, n - k0), cols = n - k0 - b;
+        const auto diagonal = static_cast<std::size_t>(owners[k0]);
+        per_rank[diagonal] += factor * (lu_panel_operations(n - k0, b) + lu_triangular_operations(b, cols));
+        std::vector<std::size_t> below(weights.size(), 0);
+        for (std::size_t g = k0 + b; g < n; ++g) ++below[static_cast<std::size_t>(owners[g])];
+        for (std::size_t r = 0; r < weights.size(); ++r) per_rank[r] += factor * lu_update_operations(below[r], b, cols);
+      }
+      per_rank[0] += factor * lu_solve_operations(n);
+      double total = 0;
+      for (double f : per_rank) total += f;
+      expect_work(total, "lu", n);
+    }
+  }
+}
+
+TEST(OperationCounts, LuCountIsTheUnblockedOne) {
+  // (N - 1 - k) divisions and 2 (N - 1 - k)^2 for the update at step k, then the solve.
+  for (std::size_t n : sizes) {
+    double direct = 2.0 * static_cast<double>(n * n) - static_cast<double>(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      const double below = static_cast<double>(n - 1 - k);
+      direct += below + 2 * below * below;
+    }
+    EXPECT_DOUBLE_EQ(run_operations("lu", n), direct) << n;
+  }
+  EXPECT_NEAR(declared_work_factor("lu", 10000), 1.0, 4e-4);
+}
+
 // As conv2d_main.cpp charges: rows forward (2r transforms), columns forward, product and
 // columns backward (3r transforms + r columns), rows backward (r transforms).
 TEST(OperationCounts, Conv2dPhasesSumToTheWorkloadFormula) {
@@ -86,8 +126,8 @@ TEST(OperationCounts, Conv2dPhasesSumToTheWorkloadFormula) {
 }
 
 TEST(OperationCounts, UnknownKernel) {
-  EXPECT_THROW((void)run_operations("lu", 10), Error);
-  EXPECT_THROW((void)declared_work_factor("lu", 10), Error);
+  EXPECT_THROW((void)run_operations("qr", 10), Error);
+  EXPECT_THROW((void)declared_work_factor("qr", 10), Error);
 }
 
 }  // namespace

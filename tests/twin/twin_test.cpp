@@ -26,7 +26,8 @@ namespace {
 
 const std::string fixtures = std::string(HETSCALE_FIXTURES_DIR) + "/twin/";
 const std::map<std::string, std::string> programs = {
-    {"mm", HETSCALE_TWIN_MM}, {"ge", HETSCALE_TWIN_GE}, {"conv2d", HETSCALE_TWIN_CONV2D}};
+    {"mm", HETSCALE_TWIN_MM}, {"ge", HETSCALE_TWIN_GE}, {"conv2d", HETSCALE_TWIN_CONV2D},
+    {"lu", HETSCALE_TWIN_LU}};
 const char* const hash = "3a7bd3e2360a3d29eea436fcfb7e44c735d117c42d1c1835420b6b9942dd4f1b";
 
 double host_speed(const std::string& host) {  // flop/s, as in star8.xml
@@ -97,7 +98,7 @@ double max_compute_seconds(const RunRecord& record) {
 }
 
 TEST_F(Twin, RealModeVerifiesEveryKernel) {
-  for (const std::string kernel : {"mm", "ge", "conv2d"}) {
+  for (const std::string kernel : {"mm", "ge", "conv2d", "lu"}) {
     const TwinRun r =
         run(kernel, 8, "hosts-8",
             "-N 40 --compute real --weights equal --platform-hash " + std::string(hash));
@@ -117,7 +118,7 @@ TEST_F(Twin, RealModeVerifiesEveryKernel) {
 }
 
 TEST_F(Twin, ChargedRunsMatchTheFlopModel) {
-  for (const std::string kernel : {"mm", "ge", "conv2d"}) {
+  for (const std::string kernel : {"mm", "ge", "conv2d", "lu"}) {
     const TwinRun r = run(kernel, 8, "hosts-8", "-N 300 --weights equal");
     ASSERT_EQ(r.status, 0) << r.output;
     EXPECT_NE(r.output.find(" unverified ("), std::string::npos) << r.output;
@@ -128,7 +129,11 @@ TEST_F(Twin, ChargedRunsMatchTheFlopModel) {
     // Every rank computed exactly its charge at its host's speed, and the charges sum to W;
     // each timed phase adds SMPI's cost of two MPI_Wtime calls (smpi/wtime, 10 ns each).
     const double w = Workload::parse(kernel).evaluate(ParameterValues{{"N", 300.0}});
-    const double phases = kernel == "mm" ? 1 : kernel == "conv2d" ? 3 : 2 * 300 + 1;
+    // lu at N = 300 on 8 ranks: NB = 8, per panel one phase and two for its update.
+    const double phases = kernel == "mm"       ? 1
+                          : kernel == "conv2d" ? 3
+                          : kernel == "lu"     ? 3 * (300 / 8 + 1) + 1
+                                               : 2 * 300 + 1;
     EXPECT_NEAR(charged_flops(r.record), w, 1e-9 * w + phases * 8 * 2 * 10e-9 * 2e9) << kernel;
     // The run takes at least its slowest rank's compute time, plus communication.
     EXPECT_GT(r.record.wall_seconds, max_compute_seconds(r.record)) << kernel;
@@ -137,7 +142,7 @@ TEST_F(Twin, ChargedRunsMatchTheFlopModel) {
 }
 
 TEST_F(Twin, ChargedRunsAreDeterministic) {
-  for (const std::string kernel : {"mm", "ge", "conv2d"}) {
+  for (const std::string kernel : {"mm", "ge", "conv2d", "lu"}) {
     const TwinRun first = run(kernel, 8, "hosts-8", "-N 200 --weights 3,1,1,1,2,2,1,1");
     const TwinRun second = run(kernel, 8, "hosts-8", "-N 200 --weights 3,1,1,1,2,2,1,1");
     ASSERT_EQ(first.status, 0) << first.output;
@@ -152,7 +157,7 @@ TEST_F(Twin, ChargedRunsAreDeterministic) {
 }
 
 TEST_F(Twin, AHalfSpeedHostMakesTheRunLonger) {
-  for (const std::string kernel : {"mm", "ge", "conv2d"}) {
+  for (const std::string kernel : {"mm", "ge", "conv2d", "lu"}) {
     const TwinRun fast = run(kernel, 4, "hosts-fast-4", "-N 256 --weights equal");
     const TwinRun mixed =
         run(kernel, 4, "hosts-mixed-4", "-N 256 --weights equal");  // rank 3 on n5
@@ -272,7 +277,7 @@ TEST_F(Twin, AvailabilityHalfDoublesTheTime) {
   const TwinPlatformFiles constant = write_twin_platform(make_twin_platform(table), dir / "full");
   const TwinPlatformFiles profiled =
       write_twin_platform(make_twin_platform(table, {std::nullopt, half}), dir / "half");
-  for (const std::string kernel : {"mm", "ge"}) {
+  for (const std::string kernel : {"mm", "ge", "lu"}) {
     SCOPED_TRACE(kernel);
     const TwinRun full = run_on(constant.platform.string(), constant.hostfile.string(), kernel, 2,
                                 "-N 256 --weights equal");

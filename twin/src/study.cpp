@@ -34,7 +34,7 @@ SourceLocation or_file(const SourceLocation& where, const fs::path& spec_file) {
 void check_twin_spec(const jobgen::ExperimentSpec& spec) {
   if (!spec.code.kernel)
     throw ConfigError(or_file(spec.code.command_where, spec.source),
-                      "the twin runs the bundled kernels (kernel = \"mm\", \"ge\" or \"conv2d\"): a "
+                      "the twin runs the bundled kernels (kernel = \"mm\", \"ge\", \"conv2d\" or \"lu\"): a "
                       "command is not an SMPI program it can simulate");
   if (spec.slurm.weights == "equalized")
     throw ConfigError(or_file(spec.slurm.weights_where, spec.source),

@@ -28,7 +28,7 @@ struct TimingSample {
   double communication_seconds = 0;  // T - compute (waiting included), >= 0
 };
 
-enum class CommunicationPattern { generic, mm, ge, conv2d };
+enum class CommunicationPattern { generic, mm, ge, conv2d, lu };
 
 CommunicationPattern communication_pattern_for(const std::string& code);
 

@@ -18,8 +18,8 @@ class Workload {
  public:
   /// Parses an expression: numbers (1e6), named parameters, + - * / ^ (right-assoc.),
   /// unary minus, parentheses, lg/log2, ln, log10, sqrt, exp, min, max. A bare name of a
-  /// built-in reference code (`mm`, `ge`, `conv2d`) stands for its SCIENCE.md formula
-  /// in the parameter N. Throws ExpressionError with the 1-based column.
+  /// built-in reference code (`mm`, `ge`, `conv2d`, `lu`) stands for its formula in the
+  /// parameter N (docs/workload.md). Throws ExpressionError with the 1-based column.
   static Workload parse(std::string_view text);
 
   /// The expression as given by the user (a built-in keeps its short name).
@@ -50,11 +50,13 @@ class Workload {
   std::unique_ptr<Program> program_;
 };
 
-/// Formulas of the three reference codes, exactly as in SCIENCE.md section 1.
+/// Formulas of the bundled kernels: the three reference codes exactly as in SCIENCE.md
+/// section 1, and the blocked LU factorisation's leading term (docs/kernels.md).
 namespace builtin_workload {
 inline constexpr std::string_view mm = "2*N^3";
 inline constexpr std::string_view ge = "2/3*N^3 - 1/2*N^2 - (3 + 1/6)*N + 3";
 inline constexpr std::string_view conv2d = "66*N^2*lg(N) + 21*N^2 + 84*N*lg(N)";
+inline constexpr std::string_view lu = "2/3*N^3";
 }  // namespace builtin_workload
 
 }  // namespace hetscale

@@ -25,7 +25,7 @@ std::string kernel(const std::string& name) { return std::string(HETSCALE_KERNEL
 TEST(KernelsSrun, EveryKernelIsCorrectOnOneToFourNodes) {
   const Testbed tb = Testbed::from_env();
   const std::size_t most = std::min<std::size_t>(4, tb.nodes.size());
-  for (const char* name : {"mm", "ge", "conv2d"}) {
+  for (const char* name : {"mm", "ge", "conv2d", "lu"}) {
     for (std::size_t ranks = 1; ranks <= most; ++ranks) {
       for (const char* n : {"3", "70"}) {  // N < ranks possible; conv2d's identity check at 70
         const std::string r = std::to_string(ranks);
@@ -34,6 +34,32 @@ TEST(KernelsSrun, EveryKernelIsCorrectOnOneToFourNodes) {
                                         90s);
         ASSERT_TRUE(result.ok()) << name << " on " << r << " nodes, N=" << n << ": " << result.describe();
         EXPECT_NE(result.out.find("verified"), std::string::npos) << result.out;
+      }
+    }
+  }
+}
+
+// lu at a size with several blocks per rank and several sub-panels per panel, with equal
+// weights, uneven ones, and the SPANK plugin's marked weights (HETSCALE_WEIGHT per task).
+TEST(KernelsSrun, LuIsCorrectOnOneToThreeNodesWithAndWithoutWeights) {
+  const Testbed tb = Testbed::from_env();
+  const std::size_t most = std::min<std::size_t>(3, tb.nodes.size());
+  const std::vector<std::string> uneven{"1", "3,1", "1,4,2"};
+  for (std::size_t ranks = 1; ranks <= most; ++ranks) {
+    const std::string r = std::to_string(ranks);
+    const std::vector<std::vector<std::string>> choices{
+        {kernel("lu"), "-N", "300", "--weights", "equal"},
+        {kernel("lu"), "-N", "300", "--weights", uneven[ranks - 1]},
+        {"--hetscale-weights=marked", kernel("lu"), "-N", "300"}};
+    for (const auto& choice : choices) {
+      std::vector<std::string> argv{"srun", "--mpi=pmix", "-N" + r, "-n" + r, "--ntasks-per-node=1"};
+      argv.insert(argv.end(), choice.begin(), choice.end());
+      const auto result = run_command(argv, 90s);
+      ASSERT_TRUE(result.ok()) << "lu on " << r << " nodes, " << choice.back() << ": " << result.describe();
+      EXPECT_NE(result.out.find("hetscale-lu: N=300 ranks=" + r), std::string::npos) << result.out;
+      EXPECT_NE(result.out.find(" verified ("), std::string::npos) << result.out;
+      if (choice.front() != kernel("lu")) {
+        EXPECT_NE(result.out.find("weights=marked"), std::string::npos) << result.out;
       }
     }
   }
@@ -100,7 +126,7 @@ TEST(KernelsSrun, TimeIsUntilTheSlowestRankFinishedWhenTheLastRankIsSlowed) {
 
 TEST(KernelsSrun, BadArgumentsFailOnEveryRankWithoutHanging) {
   const Testbed tb = Testbed::from_env();
-  for (const char* name : {"mm", "ge", "conv2d"}) {
+  for (const char* name : {"mm", "ge", "conv2d", "lu"}) {
     const auto result = run_command(
         {"srun", "--mpi=pmix", "-N2", "-n2", "--ntasks-per-node=1", kernel(name), "-N", "8", "--weights", "1,-1"},
         60s);

@@ -18,7 +18,7 @@
 namespace hetscale::jobgen {
 
 /// The bundled MPI kernels (binaries hetscale-<name>).
-enum class Kernel { mm, ge, conv2d };
+enum class Kernel { mm, ge, conv2d, lu };
 std::string_view to_string(Kernel kernel);
 
 struct CodeSpec {

@@ -19,7 +19,7 @@ enum class BenchmarkKind { dgemm, stream, kernel };
 
 struct BenchmarkSpec {
   BenchmarkKind kind = BenchmarkKind::dgemm;
-  std::string kernel;  // "mm", "ge" or "conv2d" for kind == kernel
+  std::string kernel;  // "mm", "ge", "conv2d" or "lu" for kind == kernel
   std::size_t n = 0;   // kernel size; for dgemm/stream 0 = default size
 
   /// "dgemm", "stream" or "kernel:<name>:<N>".
@@ -28,7 +28,7 @@ struct BenchmarkSpec {
   [[nodiscard]] std::string unit() const;
 };
 
-/// Parses "dgemm", "stream" or "kernel:<mm|ge|conv2d>:<N>"; throws Error.
+/// Parses "dgemm", "stream" or "kernel:<mm|ge|conv2d|lu>:<N>"; throws Error.
 [[nodiscard]] BenchmarkSpec parse_benchmark(std::string_view text);
 
 struct Options {
