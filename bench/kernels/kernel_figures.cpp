@@ -106,8 +106,7 @@ std::string kernels_against_dgemm(const Options& o, const fs::path& record) {
     std::string kernel;
     std::size_t n;
   };
-  std::vector<Case> cases = {{"mm", 2048}, {"ge", 2048}, {"conv2d", 2048}};
-  if (fs::exists(o.bin / "hetscale-lu")) cases.push_back({"lu", 4096});
+  const std::vector<Case> cases = {{"mm", 2048}, {"ge", 2048}, {"conv2d", 2048}, {"lu", 4096}};
   std::string out = fmt::format(
       "| kernel | N | kernel, 1 rank (Mop/s) | dgemm, same processor, order N (Mflops) | kernel / dgemm |\n"
       "|---|---|---|---|---|\n");

@@ -97,7 +97,7 @@ TEST(KernelsSrun, TimeIsUntilTheSlowestRankFinishedWhenTheLastRankIsSlowed) {
   const Testbed tb = Testbed::from_env();
   const std::string nodes = tb.node_with_speed(1.0).name + "," + tb.node_with_speed(0.5).name;
   const std::filesystem::path record = tb.dir / "kernels-slowest-record.jsonl";
-  for (const auto& [name, n] : {std::pair{"mm", "600"}, {"ge", "400"}, {"conv2d", "1024"}}) {
+  for (const auto& [name, n] : {std::pair{"mm", "600"}, {"ge", "400"}, {"conv2d", "1024"}, {"lu", "800"}}) {
     std::filesystem::remove(record);
     const auto result =
         run_command({"srun", "--mpi=pmix", "-N2", "-n2", "--ntasks-per-node=1", "-w", nodes,
