@@ -80,6 +80,25 @@ SetTimings load_set_timings(pg::Connection& conn, const std::string& experiment,
   return out;
 }
 
+std::vector<MeasuredAvailability> load_set_availability(pg::Connection& conn,
+                                                        long long experiment_id, int set_index) {
+  const pg::Result r = conn.exec(R"sql(
+    SELECT a.node, a.th, a.correlation_seconds
+    FROM hetscale.machine_sets ms
+    JOIN hetscale.machine_set_members m USING (machine_set_id)
+    JOIN hetscale.node_availability_th a USING (node_id)
+    WHERE ms.experiment_id = $1 AND ms.set_index = $2
+    ORDER BY a.node)sql",
+                                 {std::to_string(experiment_id), std::to_string(set_index)});
+  std::vector<MeasuredAvailability> out;
+  for (int i = 0; i < r.rows(); ++i) {
+    MeasuredAvailability a{std::string(r.text(i, 0)), r.number(i, 1), std::nullopt};
+    if (!r.is_null(i, 2)) a.correlation_seconds = r.number(i, 2);
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
 long long store_partition(pg::Connection& conn, const StoredPartition& p) {
   auto optional_text = [](const auto& value) -> std::optional<std::string> {
     if (!value) return std::nullopt;

@@ -52,6 +52,11 @@ struct StoredPartition {
 };
 
 /// Inserts the partition and its shares (the caller's transaction); returns partition_id.
+/// The newest availability measurement of each member of the set that has one
+/// (hetscale.node_availability_th), by host name. Throws pg::DbError.
+std::vector<MeasuredAvailability> load_set_availability(pg::Connection& conn,
+                                                        long long experiment_id, int set_index);
+
 long long store_partition(pg::Connection& conn, const StoredPartition& partition);
 
 }  // namespace hetscale::collector
