@@ -30,7 +30,7 @@ class Workload {
 /// How many slices make one repetition (dgemm rows, stream elements of one pass). Few: a
 /// dgemm of a thin block of rows runs well below the whole product's speed (the packing
 /// of B is paid for fewer rows), and availability is relative to that whole speed.
-inline constexpr std::size_t slices_per_repetition = 4;
+inline constexpr std::size_t slices_per_repetition = 2;
 
 /// The effective problem size: spec.n for kernels, else options.size or the default.
 [[nodiscard]] std::size_t effective_size(const BenchmarkSpec& spec, std::size_t size);
