@@ -86,14 +86,15 @@ NodeInput read_input(const EqualizeArgs& args) {
 /// The variation is the nodes' availability TH when every node of the set has one
 /// (choose_variation), else the run times'.
 NodeInput read_database(const EqualizeArgs& args, const collector::SetTimings& timings,
-                        const std::vector<MeasuredAvailability>& availability) {
+                        pg::Connection& conn) {
   NodeInput in;
   in.source = fmt::format("experiment {} set {} at {} = {:g}", args.experiment, args.set_index,
                           timings.parameter_name, timings.parameter);
   in.stats = node_timing_stats(timings.ranks);
   in.note = check_equalization_input(in.stats);
-  VariationChoice choice = choose_variation(in.stats, availability);
   for (const auto& s : in.stats) in.names.push_back(s.host);
+  VariationChoice choice = choose_variation(
+      in.stats, collector::load_host_availability(conn, timings.experiment_id, in.names));
   in.computers = std::move(choice.computers);
   in.variation = std::move(choice.source);
   in.from_availability = choice.from_availability;
@@ -290,9 +291,7 @@ void run_equalize(const EqualizeArgs& args, Context& context) {
     conn = pg::Connection::open(args.db);
     pg::Transaction snapshot(*conn, pg::TransactionMode::snapshot);  // timings of one moment
     timings = collector::load_set_timings(*conn, args.experiment, args.set_index, args.parameter);
-    in = read_database(
-        args, timings,
-        collector::load_set_availability(*conn, timings.experiment_id, args.set_index));
+    in = read_database(args, timings, *conn);
     snapshot.commit();
   }
   // sigma_T = k sqrt(t) grows slower than t, so the best shares depend on how long the run
