@@ -101,23 +101,15 @@ void run_classify(ClassifyArgs& args, Context& context) {
   const NodeRecord record = classify_node(args.options, with_progress(run_markspeed, context.err),
                                           sample_markspeed);
   const std::string line = to_json(record).dump() + "\n";
-  if (summary) {
-    print(context.out, availability_table(record), format_of(args.format));
-    if (!args.output.empty()) {
-      const std::string path = output_path(args.output, record.host);
-      std::ofstream out(path);
-      out << line;
-      out.close();
-      if (!out) throw Error(fmt::format("cannot write the node record to '{}'", path));
-    }
-  } else if (args.output.empty()) {
-    context.out << line << std::flush;
-  } else {
+  if (summary) print(context.out, availability_table(record), format_of(args.format));
+  if (!args.output.empty()) {
     const std::string path = output_path(args.output, record.host);
     std::ofstream out(path);
     out << line;
     out.close();
     if (!out) throw Error(fmt::format("cannot write the node record to '{}'", path));
+  } else if (!summary) {
+    context.out << line << std::flush;
   }
   // The record is printed either way; the sysadmin also sees why on stderr.
   if (record.state == NodeState::excluded)

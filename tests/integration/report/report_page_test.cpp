@@ -311,7 +311,7 @@ TEST_F(Report, RefusesADatabaseWithoutTheViews) {
   EXPECT_EQ(report(), 1);
   EXPECT_EQ(err_,
             "hetscale report: the database is at schema version 3; the report reads the views "
-            "of version 4 (run 'hetscale db migrate --db URI' first)\n");
+            "of version 9 (run 'hetscale db migrate --db URI' first)\n");
 }
 
 TEST(ReportCli, HasItsOwnHelpAndRequiresAnOutputDirectory) {
