@@ -295,7 +295,8 @@ TEST(Roles, TheWriterLoginCannotChangeHistory) {
   pg::Connection conn = writer.connect();
   for (const std::string table :
        {"hetscale.runs", "hetscale.rank_timings", "hetscale.benchmark_history",
-        "hetscale.slurm_jobs", "hetscale.predictions", "hetscale.speed_units"}) {
+        "hetscale.availability_history", "hetscale.slurm_jobs", "hetscale.predictions",
+        "hetscale.speed_units"}) {
     EXPECT_EQ(sqlstate_of(conn, "DELETE FROM " + table), "42501") << table;
     EXPECT_EQ(sqlstate_of(conn, "TRUNCATE " + table), "42501") << table;
     EXPECT_EQ(sqlstate_of(conn, "ALTER TABLE " + table + " ADD COLUMN x int"), "42501") << table;
@@ -303,6 +304,7 @@ TEST(Roles, TheWriterLoginCannotChangeHistory) {
   EXPECT_EQ(sqlstate_of(conn, "UPDATE hetscale.runs SET wall_seconds = 1"), "42501");
   EXPECT_EQ(sqlstate_of(conn, "UPDATE hetscale.rank_timings SET wall_seconds = 1"), "42501");
   EXPECT_EQ(sqlstate_of(conn, "UPDATE hetscale.benchmark_history SET marked_speed = 1"), "42501");
+  EXPECT_EQ(sqlstate_of(conn, "UPDATE hetscale.availability_history SET th = 1"), "42501");
   EXPECT_EQ(sqlstate_of(conn, "INSERT INTO hetscale.speed_units VALUES ('x')"), "42501");
   EXPECT_EQ(sqlstate_of(conn, "CREATE TABLE hetscale.mine (x int)"), "42501");
 }
