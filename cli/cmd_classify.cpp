@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "output.hpp"
 #include "hetscale/classifier/classify.hpp"
 #include "hetscale/classifier/markspeed_benchmark.hpp"
 #include "hetscale/error.hpp"
@@ -21,7 +22,33 @@ struct ClassifyArgs {
   std::string topology_file;
   std::string synthetic;
   std::string output;
+  std::string format = "record";
 };
+
+// The availability part of a record as one row (--format table|json|csv).
+Table availability_table(const NodeRecord& record) {
+  Table table{{"host", "time", "state", "a", "sigma_a", "th", "correlation_seconds", "windows",
+               "window_seconds", "period_seconds", "reference_speed", "reference", "speed_unit"},
+              {}};
+  if (!record.availability) {
+    table.rows.push_back({record.host, record.time, std::string(to_string(record.state)), {}, {},
+                          {}, {}, {}, {}, {}, {}, {}, record.speed_unit});
+    return table;
+  }
+  const NodeAvailability& a = *record.availability;
+  table.rows.push_back(
+      {record.host, record.time, std::string(to_string(record.state)), a.mean, a.sd, a.th,
+       a.correlation_seconds ? Cell(*a.correlation_seconds) : Cell(),
+       static_cast<std::int64_t>(a.series.size()), a.window_seconds, a.period_seconds,
+       a.reference_speed, a.reference, record.speed_unit});
+  return table;
+}
+
+Format format_of(const std::string& name) {
+  if (name == "table") return Format::table;
+  if (name == "json") return Format::json;
+  return Format::csv;
+}
 
 TopologySource topology_source(const ClassifyArgs& args) {
   if (!args.topology_file.empty()) return {TopologySource::Kind::xml, args.topology_file};
@@ -67,16 +94,22 @@ std::uint32_t slurm_cpus_on_node() {
 void run_classify(ClassifyArgs& args, Context& context) {
   args.options.topology = topology_source(args);
   args.options.slurm_cpus = slurm_cpus_on_node();
-  const NodeRecord record = classify_node(args.options, with_progress(run_markspeed, context.err));
+  const bool summary = args.format != "record";
+  if (summary && !(args.options.availability.seconds > 0))
+    throw Error("--format " + args.format + " prints the availability: it needs --availability");
+  if (args.options.availability.seconds > 0) check_availability_options(args.options.availability);
+  const NodeRecord record = classify_node(args.options, with_progress(run_markspeed, context.err),
+                                          sample_markspeed);
   const std::string line = to_json(record).dump() + "\n";
-  if (args.output.empty()) {
-    context.out << line << std::flush;
-  } else {
+  if (summary) print(context.out, availability_table(record), format_of(args.format));
+  if (!args.output.empty()) {
     const std::string path = output_path(args.output, record.host);
     std::ofstream out(path);
     out << line;
     out.close();
     if (!out) throw Error(fmt::format("cannot write the node record to '{}'", path));
+  } else if (!summary) {
+    context.out << line << std::flush;
   }
   // The record is printed either way; the sysadmin also sees why on stderr.
   if (record.state == NodeState::excluded)
@@ -108,6 +141,23 @@ void register_classify(CLI::App& app, Context& context) {
   cmd->add_option("--output", args->output,
                   "Write the record to this file instead of stdout (%n: the host name)");
   cmd->add_option("--host", args->options.host, "Host name to record (default: this host's)");
+  cmd->add_option("--availability", args->options.availability.seconds,
+                  "After the marked speed, sample the delivered speed for this many seconds and "
+                  "record the availability (a, sigma_A, TH, correlation time)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--window", args->options.availability.window,
+                  "Seconds per availability sample")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--marked-speed", args->options.availability.marked_speed,
+                  "Per-processor marked speed the availability is relative to (default: the one "
+                  "this run measures)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--format", args->format,
+                  "record (the node record, one JSON line), or the availability as table, json "
+                  "or csv (the record then goes only to --output)")
+      ->check(CLI::IsMember({"record", "table", "json", "csv"}))
+      ->capture_default_str();
   cmd->callback([args, &context] { run_classify(*args, context); });
 }
 

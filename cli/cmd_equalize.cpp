@@ -51,6 +51,8 @@ struct NodeInput {
   std::vector<VariableComputer> computers;
   std::vector<NodeTimingStats> stats;  // --db only
   std::string note;                    // what the user should know about the input
+  std::string variation;               // --db: where the variation comes from, in words
+  bool from_availability = false;      // --db: availability TH, not the run times
 };
 
 /// Per node: `speed` (mean speed s_i, work per second) and either `variation`
@@ -82,16 +84,21 @@ NodeInput read_input(const EqualizeArgs& args) {
 
 /// Per node, mean and spread of seconds per unit of work over the repetitions of one
 /// configuration of the set.
-NodeInput read_database(const EqualizeArgs& args, const collector::SetTimings& timings) {
+/// The variation is the nodes' availability TH when every node of the set has one
+/// (choose_variation), else the run times'.
+NodeInput read_database(const EqualizeArgs& args, const collector::SetTimings& timings,
+                        pg::Connection& conn) {
   NodeInput in;
   in.source = fmt::format("experiment {} set {} at {} = {:g}", args.experiment, args.set_index,
                           timings.parameter_name, timings.parameter);
   in.stats = node_timing_stats(timings.ranks);
   in.note = check_equalization_input(in.stats);
-  for (const auto& s : in.stats) {
-    in.names.push_back(s.host);
-    in.computers.push_back(variable_computer_from(s));
-  }
+  for (const auto& s : in.stats) in.names.push_back(s.host);
+  VariationChoice choice = choose_variation(
+      in.stats, collector::load_host_availability(conn, timings.experiment_id, in.names));
+  in.computers = std::move(choice.computers);
+  in.variation = std::move(choice.source);
+  in.from_availability = choice.from_availability;
   return in;
 }
 
@@ -238,6 +245,8 @@ void print_json(const NodeInput& in, const collector::SetTimings& timings,
                       {"parameter", timings.parameter},
                       {"runs", timings.runs},
                       {"choice", timings.choice},
+                      {"variation", in.from_availability ? "availability" : "run_times"},
+                      {"variation_source", in.variation},
                       {"note", in.note},
                       {"case", case_key(plan.chosen.two_step.which)},
                       {"nodes", to_json(node_table(in, plan, total))},
@@ -308,7 +317,7 @@ void run_equalize(const EqualizeArgs& args, Context& context) {
     conn = pg::Connection::open(args.db);
     pg::Transaction snapshot(*conn, pg::TransactionMode::snapshot);  // timings of one moment
     timings = collector::load_set_timings(*conn, args.experiment, args.set_index, args.parameter);
-    in = read_database(args, timings);
+    in = read_database(args, timings, *conn);
     snapshot.commit();
   }
   // sigma_T = k sqrt(t) grows slower than t, so the best shares depend on how long the run
@@ -319,7 +328,7 @@ void run_equalize(const EqualizeArgs& args, Context& context) {
   if (conn) sim = simulation_model(args, in);
   const auto plan = compute_plan(args, in, total, sim ? &*sim : nullptr);
   if (conn && args.format == Format::table)
-    context.out << fmt::format("{}: {}\n", in.source, timings.choice);
+    context.out << fmt::format("{}: {}\n{}\n", in.source, timings.choice, in.variation);
   const bool json_object = conn && args.format == Format::json;
   if (!json_object) print_result(args, in, plan, total, context);
   if (!in.note.empty() && args.format == Format::table) context.out << "note: " << in.note << '\n';

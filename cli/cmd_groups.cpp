@@ -77,7 +77,8 @@ std::vector<collector::BenchmarkPoint> benchmark_points(const NodeRecordBatch& b
   std::vector<collector::BenchmarkPoint> out;
   for (const LocatedNodeRecord& located : batch.records) {
     const NodeRecord& r = located.record;
-    if (r.marked_speed > 0) out.push_back({r.host, r.benchmark, r.time, r.marked_speed});
+    if (r.marked_speed > 0)
+      out.push_back({r.host, r.benchmark, r.time, r.marked_speed, r.availability});
   }
   return out;
 }
@@ -120,9 +121,13 @@ void store_in_database(const GroupsArgs& args, const NodeRecordBatch& batch, con
   });
   context.err << fmt::format(
       "hetscale groups: stored site '{}' in the database: {} node{}, {} new benchmark "
-      "point{}\n",
+      "point{}{}\n",
       table.name, counts.nodes, counts.nodes == 1 ? "" : "s", counts.points_added,
-      counts.points_added == 1 ? "" : "s");
+      counts.points_added == 1 ? "" : "s",
+      counts.availability_added == 0
+          ? std::string()
+          : fmt::format(", {} new availability measurement{}", counts.availability_added,
+                        counts.availability_added == 1 ? "" : "s"));
 }
 
 void run_groups(const GroupsArgs& args, Context& context) {

@@ -110,21 +110,21 @@ void read_psi(pg::Connection& conn, const Chosen& chosen) {
 
 void read_heterogeneity(pg::Connection& conn, const Chosen& chosen) {
   const pg::Result th = conn.exec(R"(
-      SELECT experiment, set_index, host, configurations, runs, th
-      FROM hetscale.node_temporal_heterogeneity WHERE th IS NOT NULL
+      SELECT experiment, set_index, host, configurations, runs, time_variability_per_sqrt_s
+      FROM hetscale.node_time_variability WHERE time_variability_per_sqrt_s IS NOT NULL
       ORDER BY experiment, set_index, host)");
   for (int i = 0; i < th.rows(); ++i)
     if (ExperimentData* e = chosen(th, i))
-      e->node_th.push_back(
+      e->node_time_variability.push_back(
           {small(th, i, 1), text(th, i, 2), th.integer(i, 3), th.integer(i, 4), th.number(i, 5)});
   const pg::Result sh = conn.exec(R"(
-      SELECT experiment, set_index, nodes, max_th, mean_th, sh
-      FROM hetscale.set_spatial_heterogeneity WHERE sh IS NOT NULL
+      SELECT experiment, set_index, nodes, measured_nodes, max_th, mean_th, sh
+      FROM hetscale.set_availability_sh WHERE sh IS NOT NULL
       ORDER BY experiment, set_index)");
   for (int i = 0; i < sh.rows(); ++i)
     if (ExperimentData* e = chosen(sh, i))
-      e->set_sh.push_back(
-          {small(sh, i, 1), sh.integer(i, 2), sh.number(i, 3), sh.number(i, 4), sh.number(i, 5)});
+      e->set_sh.push_back({small(sh, i, 1), sh.integer(i, 2), sh.integer(i, 3), sh.number(i, 4),
+                           sh.number(i, 5), sh.number(i, 6)});
 }
 
 void read_weights(pg::Connection& conn, const Chosen& chosen) {
@@ -271,7 +271,7 @@ void add_experiments(report::ReportData& data, const std::vector<std::string>& k
 
 }  // namespace
 
-// node_temporal_heterogeneity is left out: it is costly and its experiments all have runs
+// node_time_variability is left out: it is costly and its experiments all have runs
 // with a set, so weights_comparison lists them.
 std::vector<std::string> report_experiments(pg::Connection& conn) {
   const pg::Result r = conn.exec(R"(

@@ -11,8 +11,8 @@
 
 namespace hetscale::cli {
 
-/// Schema version the views come from (migration 0004).
-inline constexpr int kReportSchemaVersion = 4;
+/// Schema version the views come from (migration 0009: TH and SH from availability).
+inline constexpr int kReportSchemaVersion = 9;
 
 /// Schema version from which run_efficiency has the runs' engine (migration 0008): older
 /// databases have no twin runs, so their reports pair no twins.

@@ -48,19 +48,22 @@ struct PsiRow {
   OptionalNumber psi;
 };
 
-/// hetscale.node_temporal_heterogeneity: TH of a host within a set.
-struct NodeTh {
+/// hetscale.node_time_variability: run-time variability of a host within a set,
+/// sigma_T / t x sqrt(t) over repeated runs (per sqrt(second)).
+struct NodeTimeVariability {
   int set_index = 0;
   std::string host;
   long long configurations = 0;
   long long runs = 0;
-  double th = 0;
+  double per_sqrt_s = 0;
 };
 
-/// hetscale.set_spatial_heterogeneity: SH of a set.
+/// hetscale.set_availability_sh: SH of a set from its nodes' availability TH
+/// (`classify --availability`), over the `measured_nodes` of its `nodes` that have one.
 struct SetSh {
   int set_index = 0;
   long long nodes = 0;
+  long long measured_nodes = 0;
   double max_th = 0;
   double mean_th = 0;
   double sh = 0;
@@ -133,7 +136,7 @@ struct ExperimentData {
   std::vector<CurvePoint> curve;
   std::vector<RequiredWork> required_work;
   std::vector<PsiRow> psi;
-  std::vector<NodeTh> node_th;
+  std::vector<NodeTimeVariability> node_time_variability;
   std::vector<SetSh> set_sh;
   std::vector<WeightsRow> weights;
   std::vector<PartitionShare> partitions;

@@ -183,23 +183,27 @@ ReportTable node_table(const std::string& site, const std::vector<NodeRow>& node
                     rows);
 }
 
-ReportTable th_table(const ExperimentData& e) {
+ReportTable time_variability_table(const ExperimentData& e) {
   std::vector<std::vector<Cell>> rows;
-  for (const auto& t : e.node_th)
+  for (const auto& t : e.node_time_variability)
     rows.push_back({integer(t.set_index), text(t.host), integer(t.configurations), integer(t.runs),
-                    number(t.th)});
-  return make_table("th-" + slug(e.name), "TH per node, " + experiment_label(e),
-                    {"set_index", "host", "configurations", "runs", "th"}, rows);
+                    number(t.per_sqrt_s)});
+  return make_table("time-variability-" + slug(e.name),
+                    "Run-time variability per node, " + experiment_label(e),
+                    {"set_index", "host", "configurations", "runs", "time_variability_per_sqrt_s"},
+                    rows);
 }
 
 ReportTable sh_table(const std::vector<ExperimentData>& experiments) {
   std::vector<std::vector<Cell>> rows;
   for (const auto& e : experiments)
     for (const auto& s : e.set_sh)
-      rows.push_back({text(e.name), integer(s.set_index), integer(s.nodes), number(s.max_th),
-                      number(s.mean_th), number(s.sh)});
-  return make_table("sh", "SH per set",
-                    {"experiment", "set_index", "nodes", "max_th", "mean_th", "sh"}, rows);
+      rows.push_back({text(e.name), integer(s.set_index), integer(s.nodes),
+                      integer(s.measured_nodes), number(s.max_th), number(s.mean_th),
+                      number(s.sh)});
+  return make_table(
+      "sh", "SH per set",
+      {"experiment", "set_index", "nodes", "measured_nodes", "max_th", "mean_th", "sh"}, rows);
 }
 
 ReportTable shares_table(const ExperimentData& e, const std::optional<int>& set_index) {
@@ -467,20 +471,21 @@ BarChart group_speed_chart(const std::string& site, const std::vector<NodeRow>& 
   return chart;
 }
 
-BarChart th_chart(const ExperimentData& e) {
+BarChart time_variability_chart(const ExperimentData& e) {
   BarChart chart;
-  chart.title = "Temporal heterogeneity TH per node, " + experiment_label(e);
+  chart.title = "Run-time variability per node, " + experiment_label(e);
   chart.x_label = "node";
-  chart.y_label = "TH = sd / mean of seconds per operation (dimensionless)";
+  chart.y_label = "sd / mean of seconds per operation x sqrt(seconds) (per sqrt(s))";
   std::set<std::string> hosts;
   std::set<int> sets;
-  for (const auto& t : e.node_th) {
+  for (const auto& t : e.node_time_variability) {
     hosts.insert(t.host);
     sets.insert(t.set_index);
   }
   for (const auto& h : hosts) add_category(chart, h);
   for (int s : sets) add_series(chart, set_label(e, s));
-  for (const auto& t : e.node_th) set_bar(chart, t.host, set_label(e, t.set_index), t.th);
+  for (const auto& t : e.node_time_variability)
+    set_bar(chart, t.host, set_label(e, t.set_index), t.per_sqrt_s);
   return chart;
 }
 
@@ -488,7 +493,7 @@ BarChart sh_chart(const std::vector<ExperimentData>& experiments) {
   BarChart chart;
   chart.title = "Spatial heterogeneity SH per set";
   chart.x_label = "machine set";
-  chart.y_label = "SH = max TH - mean TH (dimensionless)";
+  chart.y_label = "SH = max TH - mean TH, TH = sigma_A / a of availability (dimensionless)";
   std::set<int> sets;
   for (const auto& e : experiments)
     for (const auto& s : e.set_sh) sets.insert(s.set_index);
@@ -698,16 +703,20 @@ namespace {
 
 void add_heterogeneity_figures(const ReportData& data, ReportSection& section) {
   for (const auto& e : data.experiments) {
-    const BarChart chart = th_chart(e);
-    if (has_marks(chart)) add_figure(section, "", render_svg(chart), {th_table(e)});
+    const BarChart chart = time_variability_chart(e);
+    if (has_marks(chart)) add_figure(section, "", render_svg(chart), {time_variability_table(e)});
   }
+  if (!any_data(data, [](const ExperimentData& e) { return !e.node_time_variability.empty(); }))
+    section.notes.push_back(
+        "no run-time variability: needs per-rank timings of configurations repeated at least "
+        "twice (repetitions >= 2 in the experiment spec; hetscale collect)");
   const BarChart sh = sh_chart(data.experiments);
   if (has_marks(sh)) {
     add_figure(section, "", render_svg(sh), {sh_table(data.experiments)});
   } else {
     section.notes.push_back(
-        "no TH/SH: needs per-rank timings of configurations repeated at least twice "
-        "(repetitions >= 2 in the experiment spec; hetscale collect)");
+        "no TH/SH: needs the availability of the sets' nodes (hetscale classify --availability, "
+        "then hetscale groups --db)");
   }
 }
 
@@ -754,8 +763,10 @@ void add_gain_figures(const ReportData& data, ReportSection& section) {
 ReportSection heterogeneity_section(const ReportData& data) {
   ReportSection section{"heterogeneity",
                         "Heterogeneity and partitions",
-                        "TH of a node: relative spread of its time per operation across "
-                        "repetitions; SH of a set: max TH - mean TH. Partitions: the newest "
+                        "Run-time variability of a node: relative spread of its time per "
+                        "operation across repetitions times sqrt(seconds). TH of a node: "
+                        "sigma_A / a of its measured availability; SH of a set: max TH - mean "
+                        "TH. Partitions: the newest "
                         "proportional and equalized partitions (hetscale equalize) with their "
                         "simulated tau, and the measured gain where the same runs exist with "
                         "marked and with equalized weights.",

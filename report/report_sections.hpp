@@ -33,10 +33,10 @@ inline constexpr std::size_t kMaxNodeBars = 96;
 /// Smallest, mean and largest node marked speed per group, with the count of nodes not ok.
 BarChart group_speed_chart(const std::string& site, const std::vector<NodeRow>& nodes);
 
-/// TH per host (categories), one bar series per set.
-BarChart th_chart(const ExperimentData& experiment);
+/// Run-time variability per host (categories), one bar series per set.
+BarChart time_variability_chart(const ExperimentData& experiment);
 
-/// SH per set (categories "set k"), one bar series per experiment.
+/// SH (from availability TH) per set (categories "set k"), one bar series per experiment.
 BarChart sh_chart(const std::vector<ExperimentData>& experiments);
 
 /// Shares per host of the newest partitions of one set, one bar series per method.

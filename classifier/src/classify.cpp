@@ -7,6 +7,7 @@
 #include <chrono>
 #include <ctime>
 
+#include "hetscale/error.hpp"
 #include "hetscale/version.hpp"
 
 namespace hetscale {
@@ -65,7 +66,8 @@ std::string utc_now() {
   return text;
 }
 
-NodeRecord classify_node(const ClassifyOptions& options, const BenchmarkFunction& benchmark) {
+NodeRecord classify_node(const ClassifyOptions& options, const BenchmarkFunction& benchmark,
+                         const SamplingFunction& sampler) {
   NodeRecord record;
   record.host = options.host.empty() ? short_host_name() : options.host;
   record.time = options.time.empty() ? utc_now() : options.time;
@@ -111,6 +113,21 @@ NodeRecord classify_node(const ClassifyOptions& options, const BenchmarkFunction
       exclude(record, fmt::format("benchmark {} measured no speed", options.benchmark));
   } catch (const std::exception& e) {
     exclude(record, fmt::format("benchmark {} failed: {}", options.benchmark, e.what()));
+  }
+  if (record.state != NodeState::ok || !(options.availability.seconds > 0)) return record;
+  try {
+    if (!sampler) throw Error("no sampler to measure the availability with");
+    const AvailabilityOptions& a = options.availability;
+    const SpeedSamples samples =
+        sampler({options.benchmark, record.cpus, choice.pinned ? 0 : choice.workers, a.seconds,
+                 record.benchmark_size},
+                a.seconds, a.window);
+    const bool given = a.marked_speed > 0;
+    record.availability = summarize_availability(
+        samples.speeds, samples.window, given ? a.marked_speed : record.marked_speed,
+        given ? "given" : "measured");
+  } catch (const std::exception& e) {
+    exclude(record, fmt::format("availability sampling failed: {}", e.what()));
   }
   return record;
 }

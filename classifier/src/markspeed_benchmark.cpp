@@ -39,4 +39,14 @@ BenchmarkOutcome run_markspeed(const BenchmarkRequest& request) {
   return outcome;
 }
 
+SpeedSamples sample_markspeed(const BenchmarkRequest& request, double seconds, double window) {
+  const markspeed::BenchmarkSpec spec = markspeed::parse_benchmark(request.name);
+  markspeed::Options options;
+  options.cpus = request.cpus;
+  options.unpinned_workers = request.unpinned_workers;
+  options.size = request.size;
+  const markspeed::SpeedSeries series = markspeed::sample_speed(spec, options, seconds, window);
+  return {series.speeds, series.window};
+}
+
 }  // namespace hetscale

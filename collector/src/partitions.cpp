@@ -80,6 +80,36 @@ SetTimings load_set_timings(pg::Connection& conn, const std::string& experiment,
   return out;
 }
 
+std::vector<MeasuredAvailability> load_host_availability(pg::Connection& conn,
+                                                         long long experiment_id,
+                                                         const std::vector<std::string>& hosts) {
+  std::string names = "{";
+  for (std::size_t i = 0; i < hosts.size(); ++i) {
+    names += i ? ",\"" : "\"";
+    for (char c : hosts[i]) {
+      if (c == '"' || c == '\\') names += '\\';
+      names += c;
+    }
+    names += '"';
+  }
+  names += "}";
+  const pg::Result r = conn.exec(R"sql(
+    SELECT DISTINCT ON (a.node) a.node, a.th, a.correlation_seconds
+    FROM hetscale.node_availability_th a
+    JOIN hetscale.nodes n USING (node_id)
+    LEFT JOIN hetscale.experiments e ON e.experiment_id = $1
+    WHERE a.node = ANY($2::text[]) AND (e.site_id IS NULL OR n.site_id = e.site_id)
+    ORDER BY a.node, a.observed_at DESC)sql",
+                                 {std::to_string(experiment_id), names});
+  std::vector<MeasuredAvailability> out;
+  for (int i = 0; i < r.rows(); ++i) {
+    MeasuredAvailability a{std::string(r.text(i, 0)), r.number(i, 1), std::nullopt};
+    if (!r.is_null(i, 2)) a.correlation_seconds = r.number(i, 2);
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
 long long store_partition(pg::Connection& conn, const StoredPartition& p) {
   auto optional_text = [](const auto& value) -> std::optional<std::string> {
     if (!value) return std::nullopt;

@@ -78,6 +78,28 @@ long long add_history(pg::Connection& conn, const std::string& node_id,
       .affected();
 }
 
+std::string array_literal(const std::vector<double>& values);
+
+long long add_availability(pg::Connection& conn, const std::string& node_id,
+                           const BenchmarkPoint& p) {
+  const NodeAvailability& a = *p.availability;
+  return conn
+      .exec(R"sql(
+      INSERT INTO hetscale.availability_history (node_id, benchmark, observed_at,
+        period_seconds, window_seconds, reference_speed, reference, mean_availability,
+        sd_availability, th, correlation_seconds, series)
+      VALUES ($1, $2, coalesce($3::timestamptz, now()), $4, $5, $6, $7, $8, $9, $10, $11,
+              $12::double precision[])
+      ON CONFLICT DO NOTHING)sql",
+            {node_id, p.benchmark, optional(p.observed_at), number(a.period_seconds),
+             number(a.window_seconds), number(a.reference_speed), a.reference, number(a.mean),
+             number(a.sd), number(a.th),
+             a.correlation_seconds ? std::optional<std::string>(number(*a.correlation_seconds))
+                                   : std::nullopt,
+             array_literal(a.series)})
+      .affected();
+}
+
 std::string upsert_experiment(pg::Connection& conn, const std::string& site_id,
                               const StudyPlan& plan) {
   const PlanExperiment& e = plan.experiment;
@@ -189,6 +211,7 @@ SiteCounts store_site(pg::Connection& conn, const PlanSite& site,
     if (node == nodes.end() || p.marked_speed <= 0) continue;
     counts.points_added +=
         add_history(conn, node->second, p.benchmark, optional(p.observed_at), p.marked_speed);
+    if (p.availability) counts.availability_added += add_availability(conn, node->second, p);
   }
   return counts;
 }

@@ -135,6 +135,33 @@ void read_binding(const json& object, NodeRecord& r) {
   if (object.contains("binding_reason")) r.binding_reason = get_string(object, "binding_reason");
 }
 
+NodeAvailability availability_from_json(const json& object) {
+  if (!object.is_object()) bad_field("availability", "must be an object");
+  const std::string path = "availability.";
+  NodeAvailability a;
+  a.period_seconds = get_number(object, "period_seconds", path);
+  a.window_seconds = get_number(object, "window_seconds", path);
+  if (!(a.window_seconds > 0)) bad_field(path + "window_seconds", "must be positive");
+  a.reference_speed = get_number(object, "reference_speed", path);
+  if (!(a.reference_speed > 0)) bad_field(path + "reference_speed", "must be positive");
+  a.reference = get_string(object, "reference", path);
+  if (a.reference != "measured" && a.reference != "given")
+    bad_field(path + "reference",
+              fmt::format("must be \"measured\" or \"given\", not \"{}\"", a.reference));
+  for (const json& value : get_array(object, "series", path)) {
+    if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0)
+      bad_field(path + "series", "must hold non-negative numbers");
+    a.series.push_back(value.get<double>());
+  }
+  if (a.series.empty()) bad_field(path + "series", "must not be empty");
+  a.mean = get_number(object, "mean", path);
+  a.sd = get_number(object, "sd", path);
+  a.th = get_number(object, "th", path);
+  const json& correlation = required(object, "correlation_seconds");
+  if (!correlation.is_null()) a.correlation_seconds = get_number(object, "correlation_seconds", path);
+  return a;
+}
+
 // "invalid JSON at column 12" or, when the text simply stops, "truncated record".
 std::string json_problem(const std::string& line, const json::parse_error& error) {
   if (error.byte >= line.size()) return "truncated record (the JSON object ends early)";
@@ -159,8 +186,21 @@ json hardware_to_json(const HardwareParts& h) {
           {"accelerators", h.accelerators}};
 }
 
+json availability_to_json(const NodeAvailability& a) {
+  return {{"period_seconds", a.period_seconds},
+          {"window_seconds", a.window_seconds},
+          {"reference_speed", a.reference_speed},
+          {"reference", a.reference},
+          {"mean", a.mean},
+          {"sd", a.sd},
+          {"th", a.th},
+          {"correlation_seconds",
+           a.correlation_seconds ? json(*a.correlation_seconds) : json(nullptr)},
+          {"series", a.series}};
+}
+
 json to_json(const NodeRecord& r) {
-  return {{"schema", r.schema},
+  json out = {{"schema", r.schema},
           {"host", r.host},
           {"time", r.time},
           {"state", std::string(to_string(r.state))},
@@ -180,6 +220,8 @@ json to_json(const NodeRecord& r) {
           {"cv", r.cv},
           {"duration_seconds", r.duration_seconds},
           {"software", r.software}};
+  if (r.availability) out["availability"] = availability_to_json(*r.availability);
+  return out;
 }
 
 NodeRecord node_record_from_json(const json& object) {
@@ -221,6 +263,9 @@ NodeRecord node_record_from_json(const json& object) {
   r.duration_seconds = get_number(object, "duration_seconds");
   r.software = required(object, "software");
   if (!r.software.is_object()) bad_field("software", "must be an object");
+  // Optional (within schema 1): only `classify --availability` writes it.
+  if (object.contains("availability"))
+    r.availability = availability_from_json(object.at("availability"));
   check_measurement(r);
   return r;
 }

@@ -80,4 +80,35 @@ std::string check_equalization_input(const std::vector<NodeTimingStats>& stats) 
   return none_varies ? "no node's time varies between repetitions: step 2 equals step 1" : "";
 }
 
+VariationChoice choose_variation(const std::vector<NodeTimingStats>& stats,
+                                 const std::vector<MeasuredAvailability>& availability) {
+  VariationChoice choice;
+  std::vector<std::string> unmeasured;
+  std::vector<VariableComputer> from_availability;
+  for (const NodeTimingStats& s : stats) {
+    const auto it = std::find_if(availability.begin(), availability.end(),
+                                 [&s](const MeasuredAvailability& a) { return a.host == s.host; });
+    if (it == availability.end() || !it->correlation_seconds || !(*it->correlation_seconds > 0)) {
+      unmeasured.push_back(s.host);
+      continue;
+    }
+    from_availability.push_back(
+        {1 / s.mean_seconds_per_op,
+         variation_from_heterogeneity(it->th, 2 * *it->correlation_seconds)});
+  }
+  if (unmeasured.empty() && !stats.empty()) {
+    choice.computers = std::move(from_availability);
+    choice.from_availability = true;
+    choice.source =
+        "variation from availability TH measured on every node (classify --availability)";
+    return choice;
+  }
+  for (const NodeTimingStats& s : stats) choice.computers.push_back(variable_computer_from(s));
+  choice.source = fmt::format(
+      "variation from run times (time variability per sqrt(s)): no availability with a "
+      "correlation time for {}",
+      fmt::join(unmeasured, ", "));
+  return choice;
+}
+
 }  // namespace hetscale

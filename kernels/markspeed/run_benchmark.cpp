@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <barrier>
 #include <chrono>
+#include <cmath>
+#include <functional>
 #include <exception>
 #include <optional>
 #include <string>
@@ -78,7 +80,118 @@ std::vector<Placement> placements_of(const std::vector<unsigned>& cpus, unsigned
   return placements;
 }
 
+// Spreads a slice's work over the windows its run [begin, end) overlaps (seconds from the
+// common start); work past the last window is dropped.
+void attribute(double begin, double end, double work, double window, std::vector<double>& windows) {
+  const auto count = static_cast<double>(windows.size());
+  if (!(end > begin)) {
+    const double k = std::floor(begin / window);
+    if (k >= 0 && k < count) windows[static_cast<std::size_t>(k)] += work;
+    return;
+  }
+  const double rate = work / (end - begin);
+  for (double k = std::max(0.0, std::floor(begin / window)); k < count && k * window < end; ++k) {
+    const double overlap = std::min(end, (k + 1) * window) - std::max(begin, k * window);
+    if (overlap > 0) windows[static_cast<std::size_t>(k)] += rate * overlap;
+  }
+}
+
+using SteadyClock = std::chrono::steady_clock;
+
+// One sampling worker: places itself, builds its data, runs its warm-up slices, then slices
+// back to back from the common start until `span` seconds have passed.
+void sample(const Topology& topology, Placement placement, const BenchmarkSpec& spec,
+            std::size_t size, const Options& options, double span, double window,
+            std::barrier<std::function<void()>>& start, const SteadyClock::time_point& began,
+            std::vector<double>& windows, std::uint64_t& slices, std::exception_ptr& error) {
+  std::unique_ptr<Workload> workload;
+  try {
+    if (placement.cpu) {
+      topology.pin_this_thread(*placement.cpu);
+    } else {
+      topology.bind_this_thread(*placement.set);
+    }
+    workload = make_workload(spec, size, placement.seed);
+    for (int i = 0; i < options.warmups; ++i) (void)workload->run_slice();
+  } catch (...) {
+    error = std::current_exception();
+    start.arrive_and_drop();
+    return;
+  }
+  start.arrive_and_wait();
+  const auto at = [&began](SteadyClock::time_point t) {
+    return std::chrono::duration<double>(t - began).count();
+  };
+  for (double now = at(SteadyClock::now()); now < span;) {
+    const Repetition r = workload->run_slice();
+    const double end = at(SteadyClock::now());
+    // The slice's own timing, placed to end now (the bookkeeping between slices is tiny).
+    attribute(end - r.seconds, end, r.work, window, windows);
+    ++slices;
+    now = end;
+  }
+}
+
 }  // namespace
+
+SpeedSeries sample_speed(const BenchmarkSpec& spec, const Options& options, double seconds,
+                         double window) {
+  const auto began = SteadyClock::now();
+  if (!(window > 0) || !std::isfinite(window))
+    throw Error("markspeed: the sampling window must be a positive number of seconds");
+  if (!(seconds >= window) || !std::isfinite(seconds))
+    throw Error("markspeed: the sampling period must be at least one window long");
+  if (options.warmups < 0) throw Error("markspeed: warm-ups cannot be negative");
+  const Topology topology;
+  const std::vector<unsigned> allowed = topology.allowed_processors();
+  for (unsigned cpu : options.cpus) {
+    if (std::find(allowed.begin(), allowed.end(), cpu) == allowed.end())
+      throw Error("markspeed: processor " + std::to_string(cpu) + " is not allowed to this process");
+  }
+  const std::vector<unsigned> cpus = options.cpus.empty() ? allowed : options.cpus;
+  if (cpus.empty()) throw Error("markspeed: no processor to run on");
+  if (options.unpinned_workers > cpus.size()) {
+    throw Error("markspeed: " + std::to_string(options.unpinned_workers) + " unpinned workers for " +
+                std::to_string(cpus.size()) + " processors");
+  }
+  const std::vector<Placement> placements = placements_of(cpus, options.unpinned_workers);
+  kernels::use_single_threaded_blas();
+  const auto count = static_cast<std::size_t>(std::max(1.0, std::floor(seconds / window)));
+  const double span = static_cast<double>(count) * window;
+
+  SpeedSeries series;
+  series.benchmark = spec.name();
+  series.unit = spec.unit();
+  series.size = effective_size(spec, options.size);
+  series.pinned = options.unpinned_workers == 0;
+  series.window = window;
+  std::vector<std::vector<double>> windows(placements.size(), std::vector<double>(count, 0.0));
+  std::vector<std::uint64_t> slices(placements.size(), 0);
+  std::vector<std::exception_ptr> errors(placements.size());
+  SteadyClock::time_point start_time;
+  {
+    // The last worker to arrive starts the clock for all.
+    std::barrier<std::function<void()>> start(static_cast<std::ptrdiff_t>(placements.size()),
+                                              [&start_time]() noexcept { start_time = SteadyClock::now(); });
+    std::vector<std::jthread> workers;
+    for (std::size_t i = 0; i < placements.size(); ++i) {
+      workers.emplace_back(sample, std::cref(topology), placements[i], std::cref(spec), series.size,
+                           std::cref(options), span, window, std::ref(start), std::cref(start_time),
+                           std::ref(windows[i]), std::ref(slices[i]), std::ref(errors[i]));
+    }
+  }
+  for (const auto& error : errors) {
+    if (error) std::rethrow_exception(error);
+  }
+  series.speeds.assign(count, 0.0);
+  for (std::size_t w = 0; w < placements.size(); ++w) {
+    for (std::size_t k = 0; k < count; ++k)
+      series.speeds[k] += windows[w][k] / window / static_cast<double>(placements.size());
+    series.slices += slices[w];
+  }
+  series.seconds = std::chrono::duration<double>(SteadyClock::now() - began).count();
+  return series;
+}
 
 BenchmarkResult run_benchmark(const BenchmarkSpec& spec, const Options& options) {
   const auto began = std::chrono::steady_clock::now();

@@ -1,5 +1,6 @@
 #include "workloads.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <vector>
 
@@ -33,10 +34,21 @@ class Dgemm final : public Workload {
     const double flops = 2.0 * static_cast<double>(n_) * static_cast<double>(n_) * static_cast<double>(n_);
     return {flops / 1e6, seconds};
   }
+  Repetition run_slice() override {
+    const std::size_t rows = std::max<std::size_t>(1, n_ / slices_per_repetition);
+    const std::size_t first = next_row_ + rows <= n_ ? next_row_ : 0;
+    const auto start = Clock::now();
+    kernels::multiply(rows, n_, a_.data() + first * n_, b_.data(), c_.data() + first * n_);
+    const double seconds = seconds_since(start);
+    next_row_ = first + rows;
+    const double flops = 2.0 * static_cast<double>(rows) * static_cast<double>(n_) * static_cast<double>(n_);
+    return {flops / 1e6, seconds};
+  }
 
  private:
   std::size_t n_;
   std::vector<double> a_, b_, c_;
+  std::size_t next_row_ = 0;
 };
 
 // STREAM triad a = b + s c, counted as 24 bytes per element (two reads, one write).
@@ -62,10 +74,26 @@ class StreamTriad final : public Workload {
     sink_ += a_[n / 2];  // keeps the stores observable
     return {24.0 * static_cast<double>(n) * passes / 1e6, elapsed};
   }
+  Repetition run_slice() override {
+    const std::size_t n = a_.size();
+    const std::size_t count = std::max<std::size_t>(1, n / slices_per_repetition);
+    const std::size_t first = next_ + count <= n ? next_ : 0;
+    double* __restrict a = a_.data() + first;
+    const double* __restrict b = b_.data() + first;
+    const double* __restrict c = c_.data() + first;
+    const auto start = Clock::now();
+#pragma omp simd
+    for (std::size_t i = 0; i < count; ++i) a[i] = b[i] + 1.5 * c[i];
+    const double elapsed = seconds_since(start);
+    sink_ += a[count / 2];
+    next_ = first + count;
+    return {24.0 * static_cast<double>(count) / 1e6, elapsed};
+  }
 
  private:
   std::vector<double> a_, b_, c_;
   double sink_ = 0;
+  std::size_t next_ = 0;
 };
 
 class SerialGe final : public Workload {

@@ -80,7 +80,7 @@ def overhead(record):
 def estimate_from(records, steady, variable, interval):
     """Per node, from the marked-weight runs: seconds per unit of work u = compute seconds /
     share of the job (the job's work is the unit), its mean and standard deviation, and
-    TH_run = sd/mean (what the database view node_temporal_heterogeneity calls th).
+    TH_run = sd/mean (the database view node_time_variability calls it cv).
 
     For the model (docs/formulas.md): mean speed s = 1/mean(u); the rank's own time
     T = share x u has mean t and sd sigma_T, variation k = sigma_T / sqrt(t); the

@@ -50,5 +50,40 @@ TEST(Classify, TopologyAndSyntheticExcludeEachOther) {
   EXPECT_NE(r.err.find("excludes"), std::string::npos) << r.err;
 }
 
+// --format table|json|csv prints the availability summary; the record goes to --output.
+TEST(Classify, AvailabilitySummaryAsCsvAndTheRecordToTheFile) {
+  const auto dir = std::filesystem::temp_directory_path();
+  const auto r = run_cli({"classify", "--synthetic", "pack:1 core:2 pu:2", "--host", "plan8",
+                          "--benchmark", "bogus", "--availability", "1", "--format", "csv",
+                          "--output", (dir / "hs-%n.json").string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  // A node that cannot be benchmarked has no availability: its row says so with empty cells.
+  EXPECT_EQ(r.out,
+            "host,time,state,a,sigma_a,th,correlation_seconds,windows,window_seconds,"
+            "period_seconds,reference_speed,reference,speed_unit\n"
+            "plan8," + node_record_from_json(nlohmann::json::parse([&] {
+              std::ifstream in(dir / "hs-plan8.json");
+              std::string line;
+              std::getline(in, line);
+              return line;
+            }())).time +
+                ",excluded,,,,,,,,,,\n");
+  std::filesystem::remove(dir / "hs-plan8.json");
+}
+
+TEST(Classify, AvailabilityOptionsAreChecked) {
+  auto r = run_cli({"classify", "--synthetic", "pack:1 pu:1", "--format", "csv"});
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.err.find("--format csv prints the availability: it needs --availability"),
+            std::string::npos)
+      << r.err;
+  r = run_cli({"classify", "--synthetic", "pack:1 pu:1", "--availability", "0.05", "--window",
+               "0.1"});
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.err.find("--availability must be at least one window (0.1 s) long"),
+            std::string::npos)
+      << r.err;
+}
+
 }  // namespace
 }  // namespace hetscale::cli::testing

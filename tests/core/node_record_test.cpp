@@ -155,5 +155,40 @@ TEST(NodeRecord, TimesCompareWithAndWithoutFraction) {
   EXPECT_EQ(compare_record_times("2026-11-21T06:00:00.50Z", "2026-11-21T06:00:00.5Z"), 0);
 }
 
+nlohmann::json with_availability() {
+  nlohmann::json r = first_good_record();
+  r["availability"] = {{"period_seconds", 0.3}, {"window_seconds", 0.1},
+                       {"reference_speed", 2000}, {"reference", "given"},
+                       {"mean", 0.75},          {"sd", 0.25},
+                       {"th", 1.0 / 3},         {"correlation_seconds", nullptr},
+                       {"series", {1.0, 0.5, 0.75}}};
+  return r;
+}
+
+TEST(NodeRecord, AvailabilityIsOptionalAndRoundTrips) {
+  EXPECT_FALSE(node_record_from_json(first_good_record()).availability.has_value());
+  const NodeRecord r = node_record_from_json(with_availability());
+  ASSERT_TRUE(r.availability.has_value());
+  EXPECT_EQ(r.availability->series, (std::vector<double>{1.0, 0.5, 0.75}));
+  EXPECT_FALSE(r.availability->correlation_seconds.has_value());
+  EXPECT_EQ(to_json(r)["availability"], with_availability()["availability"]);
+}
+
+TEST(NodeRecord, BadAvailabilityNamesTheField) {
+  nlohmann::json r = with_availability();
+  r["availability"]["reference"] = "guessed";
+  EXPECT_EQ(error_of(r),
+            "field 'availability.reference' must be \"measured\" or \"given\", not \"guessed\"");
+  r = with_availability();
+  r["availability"]["series"] = nlohmann::json::array();
+  EXPECT_EQ(error_of(r), "field 'availability.series' must not be empty");
+  r = with_availability();
+  r["availability"]["window_seconds"] = 0;
+  EXPECT_EQ(error_of(r), "field 'availability.window_seconds' must be positive");
+  r = with_availability();
+  r["availability"].erase("th");
+  EXPECT_EQ(error_of(r), "missing field 'th'");
+}
+
 }  // namespace
 }  // namespace hetscale

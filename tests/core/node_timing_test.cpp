@@ -60,5 +60,33 @@ TEST(CheckEqualizationInput, ExplainsDegenerateInputs) {
             "no node's time varies between repetitions: step 2 equals step 1");
 }
 
+TEST(ChooseVariation, AvailabilityThOfEveryNodeGivesTheVariation) {
+  const NodeTimingStats a{"a", 3, 0.5, 0.05, 40}, b{"b", 3, 0.25, 0.0, 40};
+  const VariationChoice c = choose_variation({a, b}, {{"b", 0.1, 2.0}, {"a", 0.3, 0.5}});
+  ASSERT_TRUE(c.from_availability);
+  ASSERT_EQ(c.computers.size(), 2u);
+  // Speeds from the runs; k = TH sqrt(2 x correlation seconds), in the order of the stats.
+  EXPECT_DOUBLE_EQ(c.computers[0].speed, 2);
+  EXPECT_NEAR(c.computers[0].variation, 0.3 * std::sqrt(1.0), 1e-12);
+  EXPECT_DOUBLE_EQ(c.computers[1].speed, 4);
+  EXPECT_NEAR(c.computers[1].variation, 0.1 * std::sqrt(4.0), 1e-12);
+  EXPECT_NE(c.source.find("availability"), std::string::npos) << c.source;
+}
+
+TEST(ChooseVariation, ANodeWithoutAvailabilityOrCorrelationTimeFallsBackToRunTimes) {
+  const NodeTimingStats a{"a", 3, 0.5, 0.05, 40}, b{"b", 3, 0.25, 0.01, 40};
+  for (const auto& availability :
+       {std::vector<MeasuredAvailability>{{"a", 0.3, 0.5}},
+        std::vector<MeasuredAvailability>{{"a", 0.3, 0.5}, {"b", 0.1, std::nullopt}}}) {
+    const VariationChoice c = choose_variation({a, b}, availability);
+    EXPECT_FALSE(c.from_availability);
+    ASSERT_EQ(c.computers.size(), 2u);
+    EXPECT_DOUBLE_EQ(c.computers[0].variation, variable_computer_from(a).variation);
+    EXPECT_DOUBLE_EQ(c.computers[1].variation, variable_computer_from(b).variation);
+    EXPECT_NE(c.source.find("run times"), std::string::npos) << c.source;
+    EXPECT_NE(c.source.find("for b"), std::string::npos) << c.source;
+  }
+}
+
 }  // namespace
 }  // namespace hetscale

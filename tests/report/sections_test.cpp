@@ -144,11 +144,11 @@ TEST(NodeMap, ALargeSiteIsSummarisedPerGroup) {
   EXPECT_TRUE(mentions(node_map_section(data), " and 73 more"));
 }
 
-TEST(Heterogeneity, ThPerHostAndSetShPerExperiment) {
+TEST(Heterogeneity, TimeVariabilityPerHostAndSetShPerExperiment) {
   ExperimentData e = mm();
-  e.node_th = {{0, "n2", 1, 2, 0.1}, {0, "n1", 1, 2, 0.05}, {1, "n3", 1, 2, 0.2}};
-  e.set_sh = {{0, 2, 0.1, 0.075, 0.025}, {1, 1, 0.2, 0.2, 0}};
-  const BarChart th = th_chart(e);
+  e.node_time_variability = {{0, "n2", 1, 2, 0.1}, {0, "n1", 1, 2, 0.05}, {1, "n3", 1, 2, 0.2}};
+  e.set_sh = {{0, 2, 2, 0.1, 0.075, 0.025}, {1, 1, 1, 0.2, 0.2, 0}};
+  const BarChart th = time_variability_chart(e);
   EXPECT_EQ(th.categories, (std::vector<std::string>{"n1", "n2", "n3"}));
   ASSERT_EQ(th.values.size(), 2u);
   EXPECT_EQ(th.values[0][0], 0.05);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <istream>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -16,6 +17,25 @@
 namespace hetscale {
 
 inline constexpr int node_record_schema = 1;
+
+/// The node's availability (SCIENCE.md section 3): its delivered speed sampled in short
+/// windows over a period (`hetscale classify --availability`), relative to its marked
+/// speed. A(t) per window; a_i its mean, sigma_Ai its standard deviation over the windows
+/// (population), TH_i = sigma_Ai / a_i.
+struct NodeAvailability {
+  double period_seconds = 0;   // how long it was sampled
+  double window_seconds = 0;   // the length of one window
+  double reference_speed = 0;  // the marked speed (per processor) A(t) is relative to
+  std::string reference;       // "measured": this record's marked speed; "given": --marked-speed
+  std::vector<double> series;  // A(t), one per window, in time order
+  double mean = 0;             // a_i
+  double sd = 0;               // sigma_Ai
+  double th = 0;               // TH_i = sigma_Ai / a_i
+  /// How long availability stays correlated: the first lag (seconds, interpolated between
+  /// windows) at which the series' autocorrelation drops below 1/e. None when it never does
+  /// within the series (or the series is constant).
+  std::optional<double> correlation_seconds;
+};
 
 struct NodeRecord {
   int schema = node_record_schema;
@@ -40,7 +60,11 @@ struct NodeRecord {
   double cv = 0;                // coefficient of variation over the repetitions
   double duration_seconds = 0;  // wall time of the whole benchmark, calibration run included
   nlohmann::json software = nlohmann::json::object();  // {"hetscale": "0.1.0", "hwloc": ...}
+  std::optional<NodeAvailability> availability;  // only from `classify --availability`
 };
+
+/// The "availability" object of a node record.
+nlohmann::json availability_to_json(const NodeAvailability& availability);
 
 /// The record as one JSON object with stable keys.
 nlohmann::json to_json(const NodeRecord& record);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,5 +43,28 @@ VariableComputer variable_computer_from(const NodeTimingStats& stats);
 /// two nodes, a node with fewer than two repetitions (its spread is unknown). Returns a
 /// note (empty when none) for inputs that are usable but say little: no node varies.
 std::string check_equalization_input(const std::vector<NodeTimingStats>& stats);
+
+/// A node's newest availability measurement (`classify --availability`): TH_i = sigma_Ai /
+/// a_i and the lag at which its autocorrelation drops below 1/e (none: not found).
+struct MeasuredAvailability {
+  std::string host;
+  double th = 0;
+  std::optional<double> correlation_seconds;
+};
+
+/// Which variation the equalization uses for the nodes of `stats`, and why.
+struct VariationChoice {
+  std::vector<VariableComputer> computers;  // in the order of `stats`
+  bool from_availability = false;
+  std::string source;  // in words, for the output
+};
+
+/// The speeds are the rank timings' (1 / mean seconds per op). The variation k_i is the
+/// availability's, k_i = TH_i sqrt(c_i), when every node has an availability measurement
+/// with a correlation time; c_i = 2 x the 1/e lag (the integral of an autocorrelation that
+/// decays exponentially, E[L^2]/E[L] in the interval model). Otherwise the run-time figure
+/// sigma_T / sqrt(t) of variable_computer_from, and `source` names the unmeasured nodes.
+VariationChoice choose_variation(const std::vector<NodeTimingStats>& stats,
+                                 const std::vector<MeasuredAvailability>& availability);
 
 }  // namespace hetscale

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "cli_runner.hpp"
 #include "test_database.hpp"
 
@@ -95,6 +97,36 @@ TEST_F(GroupsDatabase, StoresTheSiteAndEveryRecordOnce) {
                        "FROM hetscale.benchmark_history h JOIN hetscale.nodes n USING (node_id) "
                        "WHERE n.name = 'n2'"),
             "1010,990");
+}
+
+// A record of `classify --availability` also stores its availability, once; the views give
+// the node's TH from it.
+TEST_F(GroupsDatabase, StoresTheAvailabilityOfARecordThatHasOne) {
+  db_.migrate();
+  std::ifstream in(good);
+  std::ostringstream lines;
+  for (std::string line; std::getline(in, line);) {
+    auto record = nlohmann::json::parse(line);
+    if (record.at("host") == "n2")
+      record["availability"] = {{"period_seconds", 0.4}, {"window_seconds", 0.1},
+                                {"reference_speed", 1010}, {"reference", "measured"},
+                                {"mean", 0.75}, {"sd", 0.25}, {"th", 1.0 / 3},
+                                {"correlation_seconds", 0.15}, {"series", {1, 0.5, 1, 0.5}}};
+    lines << record.dump() << '\n';
+  }
+  std::ofstream(root_ / "records.jsonl") << lines.str();
+  for (int round = 0; round < 2; ++round) {
+    const auto r = groups({(root_ / "records.jsonl").string()}, root_ / "site.toml");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.err, round == 0 ? "hetscale groups: stored site 'lab' in the database: 3 nodes, 3 "
+                                  "new benchmark points, 1 new availability measurement\n"
+                                : "hetscale groups: stored site 'lab' in the database: 3 nodes, 0 "
+                                  "new benchmark points\n");
+  }
+  EXPECT_EQ(db_.scalar("SELECT node || ' ' || a || ' ' || sigma_a || ' ' || correlation_seconds "
+                       "FROM hetscale.node_availability_th"),
+            "n2 0.75 0.25 0.15");
+  EXPECT_EQ(db_.scalar("SELECT series::text FROM hetscale.availability_history"), "{1,0.5,1,0.5}");
 }
 
 TEST_F(GroupsDatabase, AnUnmigratedDatabaseGetsNothingAndNoTableIsWritten) {

@@ -38,7 +38,7 @@ std::string sqlstate_of(pg::Connection& conn, const std::string& sql) {
 
 TEST(Migrations, EmbedsTheNumberedFilesInOrder) {
   const auto all = embedded_migrations();
-  ASSERT_EQ(all.size(), 8u);
+  ASSERT_EQ(all.size(), 9u);
   EXPECT_EQ(all[0].version, 1);
   EXPECT_STREQ(all[0].name, "tables");
   EXPECT_STREQ(all[1].name, "roles");
@@ -48,7 +48,8 @@ TEST(Migrations, EmbedsTheNumberedFilesInOrder) {
   EXPECT_STREQ(all[5].name, "plan_rounds");
   EXPECT_STREQ(all[6].name, "explicit_grants");
   EXPECT_STREQ(all[7].name, "run_engine");
-  EXPECT_EQ(latest_schema_version(), 8);
+  EXPECT_STREQ(all[8].name, "availability");
+  EXPECT_EQ(latest_schema_version(), 9);
 }
 
 TEST(Migrations, FromEmptyAppliesAllAndRecordsTheVersion) {
@@ -57,13 +58,13 @@ TEST(Migrations, FromEmptyAppliesAllAndRecordsTheVersion) {
   EXPECT_EQ(collector::schema_version(conn), 0);
   const MigrationReport report = migrate(conn);
   EXPECT_EQ(report.from_version, 0);
-  EXPECT_EQ(report.to_version, 8);
-  EXPECT_EQ(report.applied, (std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8}));
-  EXPECT_EQ(collector::schema_version(conn), 8);
+  EXPECT_EQ(report.to_version, 9);
+  EXPECT_EQ(report.applied, (std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8, 9}));
+  EXPECT_EQ(collector::schema_version(conn), 9);
   EXPECT_EQ(
       db.scalar("SELECT string_agg(name, ',' ORDER BY version) FROM hetscale.schema_migrations"),
       "tables,roles,views,partitions_predictions,within_tolerance,plan_rounds,explicit_grants,"
-      "run_engine");
+      "run_engine,availability");
   EXPECT_NO_THROW(collector::require_current_schema(conn));
 }
 
@@ -74,7 +75,7 @@ TEST(Migrations, StepByStep) {
   EXPECT_EQ(db.scalar("SELECT to_regclass('hetscale.runs') IS NOT NULL"), "t");
   EXPECT_EQ(db.scalar("SELECT to_regclass('hetscale.run_efficiency') IS NOT NULL"), "f");
   EXPECT_EQ(error_of([&] { collector::require_current_schema(conn); }),
-            "database: schema version 1, this hetscale needs 8; run 'hetscale db migrate --db "
+            "database: schema version 1, this hetscale needs 9; run 'hetscale db migrate --db "
             "URI' first");
   EXPECT_EQ(migrate(conn, 2).applied, (std::vector<int>{2}));
   EXPECT_EQ(db.scalar("SELECT count(*) FROM pg_roles WHERE rolname IN "
@@ -178,7 +179,7 @@ TEST(Migrations, RunEngineMakesStoredRunsSlurmRunsAndChecksWhatTheRecordReaderCh
       "fingerprint, source_file, source_line) "
       "SELECT '\\x00', experiment_id, 'mm', 'mm', '{}', 1, 1, 0, '', 'equal', 0, '', true, "
       "'{}', 'f', 1 FROM hetscale.experiments");
-  EXPECT_EQ(migrate(conn).applied, (std::vector<int>{8}));
+  EXPECT_EQ(migrate(conn, 8).applied, (std::vector<int>{8}));
   EXPECT_EQ(db.scalar("SELECT engine || ' ' || (platform_hash IS NULL) FROM hetscale.runs"),
             "slurm true");
   // The CHECKs accept exactly what core's reader accepts.
@@ -294,7 +295,8 @@ TEST(Roles, TheWriterLoginCannotChangeHistory) {
   pg::Connection conn = writer.connect();
   for (const std::string table :
        {"hetscale.runs", "hetscale.rank_timings", "hetscale.benchmark_history",
-        "hetscale.slurm_jobs", "hetscale.predictions", "hetscale.speed_units"}) {
+        "hetscale.availability_history", "hetscale.slurm_jobs", "hetscale.predictions",
+        "hetscale.speed_units"}) {
     EXPECT_EQ(sqlstate_of(conn, "DELETE FROM " + table), "42501") << table;
     EXPECT_EQ(sqlstate_of(conn, "TRUNCATE " + table), "42501") << table;
     EXPECT_EQ(sqlstate_of(conn, "ALTER TABLE " + table + " ADD COLUMN x int"), "42501") << table;
@@ -302,6 +304,7 @@ TEST(Roles, TheWriterLoginCannotChangeHistory) {
   EXPECT_EQ(sqlstate_of(conn, "UPDATE hetscale.runs SET wall_seconds = 1"), "42501");
   EXPECT_EQ(sqlstate_of(conn, "UPDATE hetscale.rank_timings SET wall_seconds = 1"), "42501");
   EXPECT_EQ(sqlstate_of(conn, "UPDATE hetscale.benchmark_history SET marked_speed = 1"), "42501");
+  EXPECT_EQ(sqlstate_of(conn, "UPDATE hetscale.availability_history SET th = 1"), "42501");
   EXPECT_EQ(sqlstate_of(conn, "INSERT INTO hetscale.speed_units VALUES ('x')"), "42501");
   EXPECT_EQ(sqlstate_of(conn, "CREATE TABLE hetscale.mine (x int)"), "42501");
 }

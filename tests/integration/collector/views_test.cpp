@@ -116,9 +116,10 @@ TEST_F(Views, PsiIsNullWhereASetDidNotReachTheTarget) {
   EXPECT_EQ(db_.scalar("SELECT psi FROM hetscale.set_psi"), "NULL");
 }
 
-// Rank 1 (host n2) takes 1 s then 3 s for the same work: TH = stddev_samp / mean =
-// sqrt(2) / 2; rank 0 (n1) takes 2 s both times: TH = 0. SH = max - mean = sqrt(2)/4.
-TEST_F(Views, TemporalAndSpatialHeterogeneity) {
+// Rank 1 (host n2) takes 1 s then 3 s for the same work: CV = stddev_samp / mean =
+// sqrt(2) / 2, mean 2 s, so sigma_T / t x sqrt(t) = sqrt(2) / 2 x sqrt(2) = 1; rank 0 (n1)
+// takes 2 s both times: 0. Spread = max - mean = 1/2.
+TEST_F(Views, RunTimeVariabilityPerSqrtSecond) {
   std::vector<nlohmann::json> records;
   for (int rep = 0; rep < 2; ++rep) {
     nlohmann::json r = record_json("mm-small", 100, 0, rep, 2e6, 3, 100, 2, rep);
@@ -127,13 +128,43 @@ TEST_F(Views, TemporalAndSpatialHeterogeneity) {
     records.push_back(r);
   }
   load(records);
-  EXPECT_NEAR(number("SELECT th FROM hetscale.node_temporal_heterogeneity WHERE host = 'n2'"),
+  EXPECT_NEAR(number("SELECT cv FROM hetscale.node_time_variability WHERE host = 'n2'"),
               std::sqrt(2.0) / 2, 1e-12);
-  EXPECT_NEAR(number("SELECT th FROM hetscale.node_temporal_heterogeneity WHERE host = 'n1'"), 0,
-              1e-12);
-  EXPECT_NEAR(number("SELECT sh FROM hetscale.set_spatial_heterogeneity"), std::sqrt(2.0) / 4,
-              1e-12);
-  EXPECT_EQ(db_.scalar("SELECT nodes FROM hetscale.set_spatial_heterogeneity"), "2");
+  EXPECT_NEAR(number("SELECT time_variability_per_sqrt_s FROM hetscale.node_time_variability "
+                     "WHERE host = 'n2'"),
+              1, 1e-12);
+  EXPECT_NEAR(number("SELECT time_variability_per_sqrt_s FROM hetscale.node_time_variability "
+                     "WHERE host = 'n1'"),
+              0, 1e-12);
+  EXPECT_NEAR(number("SELECT spread FROM hetscale.set_time_variability_spread"), 0.5, 1e-12);
+  EXPECT_EQ(db_.scalar("SELECT nodes FROM hetscale.set_time_variability_spread"), "2");
+}
+
+// TH and SH come from the availability of the nodes: b1 TH 0.1, s1 TH 0.3 (set 0 of the
+// plan is b1 and s1), and a newer measurement of b1 replaces its older one.
+TEST_F(Views, ThAndShFromAvailability) {
+  load({});
+  pg::Connection conn = db_.connect();
+  const char* insert = R"(
+      INSERT INTO hetscale.availability_history (node_id, benchmark, observed_at, period_seconds,
+        window_seconds, reference_speed, reference, mean_availability, sd_availability, th,
+        correlation_seconds, series)
+      SELECT node_id, 'dgemm', $2::timestamptz, 0.2, 0.1, 20, 'given', 0.5, $3::double precision,
+             $3::double precision / 0.5, 1, '{0.4,0.6}'
+      FROM hetscale.nodes WHERE name = $1)";
+  conn.exec(insert, {"b1", "2026-11-21T06:00:00Z", "0.2"});
+  conn.exec(insert, {"b1", "2026-11-21T07:00:00Z", "0.05"});
+  conn.exec(insert, {"s1", "2026-11-21T06:00:00Z", "0.15"});
+  EXPECT_NEAR(number("SELECT th FROM hetscale.node_availability_th WHERE node = 'b1'"), 0.1, 1e-12);
+  EXPECT_NEAR(number("SELECT sh FROM hetscale.set_availability_sh WHERE set_index = 0"),
+              0.3 - 0.2, 1e-12);
+  EXPECT_EQ(db_.scalar("SELECT nodes || ' ' || measured_nodes FROM hetscale.set_availability_sh "
+                       "WHERE set_index = 0"),
+            "2 2");
+  // Set 1 adds b2 and s2, not measured: SH over the measured two, and it says so.
+  EXPECT_EQ(db_.scalar("SELECT nodes || ' ' || measured_nodes FROM hetscale.set_availability_sh "
+                       "WHERE set_index = 1"),
+            "4 2");
 }
 
 }  // namespace

@@ -141,6 +141,70 @@ TEST_F(EqualizeDb, StoresTheSamePartitionsAsTheFileInput) {
   EXPECT_GT(expected.at("equalized_weight").at("n1"), expected.at("proportional_weight").at("n1"));
 }
 
+// With every node's availability measured (classify --availability, stored as groups --db
+// does), the variation is TH sqrt(2 x correlation seconds): the same partition as the file
+// input with a `th` column and --correlation-time 2c. Without n3's, the run times again.
+TEST_F(EqualizeDb, AvailabilityThOfEveryNodeIsTheVariationAndTheOutputSaysSo) {
+  auto conn = db_.connect();
+  conn.exec(R"sql(
+    WITH s AS (INSERT INTO hetscale.sites (name, speed_unit, benchmark)
+               VALUES ('lab', 'Mflops', 'dgemm') RETURNING site_id),
+         g AS (INSERT INTO hetscale.groups (site_id, name, marked_speed)
+               SELECT site_id, 'g', 1000 FROM s RETURNING group_id, site_id)
+    INSERT INTO hetscale.nodes (site_id, name, group_id, processors, marked_speed, state)
+    SELECT site_id, v.name, group_id, 1, 1000, 'ok' FROM g, (VALUES ('n1'), ('n2'), ('n3')) v(name))sql",
+            {});
+  const std::map<std::string, double> th = {{"n1", 0.3}, {"n2", 0.05}, {"n3", 0.1}};
+  constexpr double kCorrelation = 0.75;
+  const auto measure = [&](const std::string& host) {
+    conn.exec(R"sql(
+      INSERT INTO hetscale.availability_history (node_id, benchmark, observed_at, period_seconds,
+        window_seconds, reference_speed, reference, mean_availability, sd_availability, th,
+        correlation_seconds, series)
+      SELECT node_id, 'dgemm', now(), 10, 0.1, 1000, 'given', 0.8, 0.8 * $2::double precision,
+             $2::double precision, $3::double precision, '{0.8}'
+      FROM hetscale.nodes WHERE name = $1)sql",
+              {host, std::to_string(th.at(host)), std::to_string(kCorrelation)});
+  };
+  measure("n1");
+  measure("n2");
+  auto r = run_cli({"equalize", "--db", db_.uri(), "--experiment", "eq", "--set", "0",
+                    "--seconds", "30"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("variation from run times (time variability per sqrt(s)): no availability "
+                       "with a correlation time for n3"),
+            std::string::npos)
+      << r.out;
+  measure("n3");
+  r = run_cli({"equalize", "--db", db_.uri(), "--experiment", "eq", "--set", "0", "--seconds",
+               "30", "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["variation"], "availability");
+
+  // The file input with the same speeds (the runs') and TH.
+  std::string csv = "node,speed,th\n";
+  for (const auto& [host, per_op] : kSecondsPerOp) {
+    double mean = 0;
+    for (double v : per_op) mean += v / 4;
+    csv += fmt::format("{},{},{}\n", host, 1 / mean, th.at(host));
+  }
+  std::ofstream(dir_.path() / "th.csv") << csv;
+  const auto file = run_cli({"equalize", "--input", (dir_.path() / "th.csv").string(),
+                             "--correlation-time", std::to_string(2 * kCorrelation), "--seconds",
+                             "30", "--format", "csv"});
+  ASSERT_EQ(file.code, 0) << file.err;
+  const auto expected = parse_table(file.out);
+  for (const auto& node : j["nodes"]) {
+    const std::string host = node["node"];
+    EXPECT_NEAR(node["equalized_weight"].get<double>(), expected.at("equalized_weight").at(host),
+                1e-9)
+        << host;
+  }
+  // n1 is the least steady here: it gives work away, unlike with its steady run times.
+  EXPECT_LT(expected.at("equalized_weight").at("n1"), expected.at("proportional_weight").at("n1"));
+}
+
 TEST_F(EqualizeDb, ParameterChoosesTheConfiguration) {
   auto r = run_cli({"equalize", "--db", db_.uri(), "--experiment", "eq", "--set", "0",
                     "--parameter", "2000", "--seconds", "30", "--method", "linearised"});

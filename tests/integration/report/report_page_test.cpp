@@ -85,7 +85,7 @@ TEST_F(Report, EverySectionFromTheViews) {
   for (const char* title :
        {"Speed-efficiency E_s, mm-small", "Speed-efficiency E_s, mm-steep",
         "Isospeed-e scalability psi", "Marked speed per node, site example",
-        "Temporal heterogeneity TH per node, mm-small", "Spatial heterogeneity SH per set",
+        "Run-time variability per node, mm-small", "Spatial heterogeneity SH per set",
         "Partition shares, mm-small, set 1", "Simulated run time tau",
         "Measured run time, marked vs equalized weights, mm-small",
         "Predicted psi, mm-steep at E_s 0.5", "Required work at E_s 0.5, mm-small"})
@@ -311,7 +311,7 @@ TEST_F(Report, RefusesADatabaseWithoutTheViews) {
   EXPECT_EQ(report(), 1);
   EXPECT_EQ(err_,
             "hetscale report: the database is at schema version 3; the report reads the views "
-            "of version 4 (run 'hetscale db migrate --db URI' first)\n");
+            "of version 9 (run 'hetscale db migrate --db URI' first)\n");
 }
 
 TEST(ReportCli, HasItsOwnHelpAndRequiresAnOutputDirectory) {

@@ -179,6 +179,17 @@ void insert_partitions_and_predictions(const std::string& db_uri) {
                       ('n3', 0.375, -0.01, 3e-8), ('n4', 0.375, -0.02, 4e-8)) v(host, share, shift, sd))";
   conn.exec(partition, {"proportional", "0.08", "112", "1", "0"});
   conn.exec(partition, {"equalized", "0.01", "104", "1", "1"});
+  // Availability measured on every node (`classify --availability`, stored by `groups --db`):
+  // TH 0.025 to 0.1, so every set has an SH.
+  conn.exec(R"(
+      INSERT INTO hetscale.availability_history (node_id, benchmark, observed_at, period_seconds,
+        window_seconds, reference_speed, reference, mean_availability, sd_availability, th,
+        correlation_seconds, series)
+      SELECT n.node_id, 'dgemm', '2026-11-21T06:00:00Z', 0.2, 0.1, n.marked_speed, 'given', 0.8,
+             v.sd, v.sd / 0.8, 1.5, ARRAY[0.8 - v.sd, 0.8 + v.sd]
+      FROM hetscale.nodes n
+      JOIN (VALUES ('b1', 0.02), ('b2', 0.04), ('s1', 0.06), ('s2', 0.08)) v(name, sd)
+        USING (name))");
   // One forecast per experiment: the measured sets (with their errors), the next doubling
   // and a what-if set.
   for (const auto& experiment : kSyntheticExperiments) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "hetscale/classifier/availability_sampling.hpp"
 #include "hetscale/classifier/benchmark.hpp"
 #include "hetscale/classifier/probe.hpp"
 #include "hetscale/node_record.hpp"
@@ -25,6 +26,7 @@ struct ClassifyOptions {
   std::uint32_t slurm_cpus = 0;
   std::string host;  // empty: this machine's host name
   std::string time;  // empty: now (ISO 8601 UTC)
+  AvailabilityOptions availability;  // seconds 0: not measured
 };
 
 /// Where the benchmark's workers run.
@@ -42,7 +44,12 @@ struct CpuChoice {
 /// `slurm_cpus` 0: not under Slurm.
 CpuChoice choose_cpus(const std::vector<unsigned>& allowed, std::uint32_t slurm_cpus);
 
-NodeRecord classify_node(const ClassifyOptions& options, const BenchmarkFunction& benchmark);
+/// With options.availability.seconds > 0, after the marked speed the node's availability
+/// is sampled with `sampler` on the same CPUs, workers and problem size, relative to
+/// options.availability.marked_speed when given, else to the marked speed just measured;
+/// a sampling that fails excludes the node, saying why.
+NodeRecord classify_node(const ClassifyOptions& options, const BenchmarkFunction& benchmark,
+                         const SamplingFunction& sampler = {});
 
 /// This machine's host name, up to the first dot (as Slurm names nodes).
 std::string short_host_name();

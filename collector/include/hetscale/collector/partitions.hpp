@@ -52,6 +52,13 @@ struct StoredPartition {
 };
 
 /// Inserts the partition and its shares (the caller's transaction); returns partition_id.
+/// The newest availability measurement (hetscale.node_availability_th) of each of `hosts`
+/// that has one, among the nodes of the experiment's site (of any site when the
+/// experiment has none). Throws pg::DbError.
+std::vector<MeasuredAvailability> load_host_availability(pg::Connection& conn,
+                                                         long long experiment_id,
+                                                         const std::vector<std::string>& hosts);
+
 long long store_partition(pg::Connection& conn, const StoredPartition& partition);
 
 }  // namespace hetscale::collector

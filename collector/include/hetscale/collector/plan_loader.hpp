@@ -6,10 +6,12 @@
 // figures, plus one benchmark history point per measured node record.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "hetscale/collector/pg.hpp"
+#include "hetscale/node_record.hpp"
 #include "hetscale/study_plan.hpp"
 
 namespace hetscale::collector {
@@ -24,16 +26,19 @@ struct BenchmarkPoint {
   std::string benchmark;
   std::string observed_at;
   double marked_speed = 0;
+  /// The record's availability (`classify --availability`), stored in availability_history.
+  std::optional<NodeAvailability> availability;
 };
 
 struct SiteCounts {
   std::size_t nodes = 0;       // nodes stored (added or updated)
   long long points_added = 0;  // history points new to the database
+  long long availability_added = 0;  // availability measurements new to the database
 };
 
 /// Upserts the site, its groups and nodes, and adds the points of nodes in the site
 /// (others are skipped); a point already stored (same node, benchmark and time) adds
-/// nothing. Runs in the caller's transaction. Throws pg::DbError.
+/// nothing; so for a point's availability. Runs in the caller's transaction. Throws pg::DbError.
 SiteCounts store_site(pg::Connection& conn, const PlanSite& site,
                       const std::vector<BenchmarkPoint>& points);
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -75,6 +76,29 @@ struct BenchmarkResult {
 
 /// Runs the benchmark; throws Error on bad options, an unknown or disallowed processor.
 [[nodiscard]] BenchmarkResult run_benchmark(const BenchmarkSpec& spec, const Options& options);
+
+/// The delivered speed over time: every worker runs slices of the benchmark's repetition
+/// (Workload::run_slice: a block of dgemm rows, of stream elements) back to back for
+/// `seconds`, all starting together; the time is cut into windows of `window` seconds and
+/// each slice's work is spread over the windows its run overlaps. A window's speed is the
+/// work done in it over its length: time the quota or other load took from the worker
+/// counts as not delivered.
+struct SpeedSeries {
+  std::string benchmark;  // BenchmarkSpec::name()
+  std::string unit;
+  std::size_t size = 0;
+  bool pinned = true;
+  double window = 0;            // seconds per window
+  std::vector<double> speeds;   // per processor (mean over workers), one per window
+  std::uint64_t slices = 0;     // slices run by all workers together
+  double seconds = 0;           // wall time of the whole sampling, setup included
+};
+
+/// Samples for `seconds` in windows of `window` seconds (floor(seconds / window) windows,
+/// at least one); options.repetitions is not used, options.warmups slices per worker run
+/// untimed first. Throws Error on bad options or timing arguments, as run_benchmark does.
+[[nodiscard]] SpeedSeries sample_speed(const BenchmarkSpec& spec, const Options& options,
+                                       double seconds, double window);
 
 /// Stable keys: benchmark, unit, size, repetitions, pinned, sustained, median, cv, seconds,
 /// processors[{cpu (null when unpinned), sustained, median, cv, samples}].
