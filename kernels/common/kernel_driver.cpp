@@ -12,6 +12,7 @@
 #include "common/run_environment.hpp"
 #include "hetscale/run_record.hpp"
 #include "serial/blas.hpp"
+#include "serial/elimination.hpp"
 #include "serial/work_formula.hpp"
 
 namespace hetscale::kernels {
@@ -175,6 +176,15 @@ int run(const MpiSession& mpi, int argc, char** argv, const KernelDefinition& de
 }
 
 }  // namespace
+
+Verification residual_verdict(const MpiSession& mpi, double residual_on_rank0) {
+  double residual = residual_on_rank0;
+  check_mpi(MPI_Bcast(&residual, 1, MPI_DOUBLE, 0, mpi.comm()), "MPI_Bcast");
+  const bool ok = residual < residual_bound;  // NaN fails
+  char detail[96];
+  std::snprintf(detail, sizeof detail, "scaled residual %.3g %s %.0f", residual, ok ? "<" : ">=", residual_bound);
+  return {ok, detail};
+}
 
 int kernel_main(int argc, char** argv, const KernelDefinition& definition) {
   begin_engine();

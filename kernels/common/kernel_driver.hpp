@@ -52,6 +52,10 @@ struct KernelDefinition {
   std::function<std::unique_ptr<Kernel>(const KernelContext&)> prepare;
 };
 
+/// The verdict on rank 0's HPL scaled residual (serial/elimination.hpp), broadcast so
+/// every rank reaches the same one; below residual_bound is correct, NaN is not.
+[[nodiscard]] Verification residual_verdict(const MpiSession& mpi, double residual_on_rank0);
+
 /// main() of a kernel. Exit codes: 0 verified (or charged: --compute flops), 1 wrong
 /// answer or failure, 2 bad usage.
 int kernel_main(int argc, char** argv, const KernelDefinition& definition);

@@ -1,5 +1,6 @@
 #include "common/layout.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <string>
 
@@ -20,6 +21,26 @@ IntLayout int_layout(const std::vector<std::size_t>& rows, std::size_t items_per
     offset += count;
   }
   return layout;
+}
+
+void pack_rows_by_owner(const double* rows, std::size_t stride, std::span<const int> owners,
+                        const IntLayout& layout, double* packed) {
+  std::vector<std::size_t> next(layout.displacements.begin(), layout.displacements.end());
+  for (std::size_t g = 0; g < owners.size(); ++g) {
+    std::size_t& at = next[static_cast<std::size_t>(owners[g])];
+    std::copy_n(rows + g * stride, stride, packed + at);
+    at += stride;
+  }
+}
+
+void unpack_rows_by_owner(const double* packed, std::size_t stride, std::span<const int> owners,
+                          const IntLayout& layout, double* rows) {
+  std::vector<std::size_t> next(layout.displacements.begin(), layout.displacements.end());
+  for (std::size_t g = 0; g < owners.size(); ++g) {
+    std::size_t& at = next[static_cast<std::size_t>(owners[g])];
+    std::copy_n(packed + at, stride, rows + g * stride);
+    at += stride;
+  }
 }
 
 }  // namespace hetscale::kernels

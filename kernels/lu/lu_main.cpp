@@ -87,14 +87,7 @@ class BlockedLu final : public Kernel {
   }
 
   Verification verify() override {
-    double residual = 0;
-    if (mpi_.rank() == 0) residual = scaled_residual(n_, original_, x_);
-    check_mpi(MPI_Bcast(&residual, 1, MPI_DOUBLE, 0, mpi_.comm()), "MPI_Bcast");
-    char detail[96];
-    const bool ok = residual < residual_bound;  // NaN fails
-    std::snprintf(detail, sizeof detail, "scaled residual %.3g %s %.0f", residual, ok ? "<" : ">=",
-                  residual_bound);
-    return {ok, detail};
+    return residual_verdict(mpi_, mpi_.rank() == 0 ? scaled_residual(n_, original_, x_) : 0.0);
   }
 
  private:
@@ -343,12 +336,7 @@ class BlockedLu final : public Kernel {
     if (mpi_.rank() == 0) {
       packed = Buffer<double>(n_ * stride_, compute_);
       when_computing(compute_, [&] {
-        std::vector<std::size_t> next(layout_.displacements.begin(), layout_.displacements.end());
-        for (std::size_t g = 0; g < n_; ++g) {
-          auto& at = next[static_cast<std::size_t>(owners_[g])];
-          std::copy_n(original_.data() + g * stride_, stride_, packed.data() + at);
-          at += stride_;
-        }
+        pack_rows_by_owner(original_.data(), stride_, std::span(owners_).first(n_), layout_, packed.data());
       });
     }
     scatterv(packed.data(), layout_.counts.data(), layout_.displacements.data(), MPI_DOUBLE, local_.data(),
@@ -366,12 +354,7 @@ class BlockedLu final : public Kernel {
             layout_.displacements.data(), 0, mpi_.comm(), wait_);
     if (mpi_.rank() != 0) return;
     when_computing(compute_, [&] {
-      std::vector<std::size_t> next(layout_.displacements.begin(), layout_.displacements.end());
-      for (std::size_t g = 0; g < n_; ++g) {
-        auto& at = next[static_cast<std::size_t>(owners_[g])];
-        std::copy_n(packed.data() + at, stride_, factors_.data() + g * stride_);
-        at += stride_;
-      }
+      unpack_rows_by_owner(packed.data(), stride_, std::span(owners_).first(n_), layout_, factors_.data());
     });
   }
 
