@@ -38,17 +38,22 @@ struct Placement {
   unsigned seed = 1;
 };
 
+// Pinned to its processor, or bound to its set of processors when unpinned.
+void place_this_thread(const Topology& topology, const Placement& placement) {
+  if (placement.cpu) {
+    topology.pin_this_thread(*placement.cpu);
+  } else {
+    topology.bind_this_thread(*placement.set);
+  }
+}
+
 // One worker: places itself, builds its data, then runs every repetition in step with the
 // others. A worker that fails drops out of the barrier so that the others never wait on it.
 void work(const Topology& topology, Placement placement, const BenchmarkSpec& spec, std::size_t size,
           const Options& options, std::barrier<>& start, ProcessorFigure& figure, std::exception_ptr& error) {
   std::unique_ptr<Workload> workload;
   try {
-    if (placement.cpu) {
-      topology.pin_this_thread(*placement.cpu);
-    } else {
-      topology.bind_this_thread(*placement.set);
-    }
+    place_this_thread(topology, placement);
     workload = make_workload(spec, size, placement.seed);
     figure.cpu = placement.cpu;
     const int total = options.warmups + options.repetitions;
@@ -106,11 +111,7 @@ void sample(const Topology& topology, Placement placement, const BenchmarkSpec& 
             std::vector<double>& windows, std::uint64_t& slices, std::exception_ptr& error) {
   std::unique_ptr<Workload> workload;
   try {
-    if (placement.cpu) {
-      topology.pin_this_thread(*placement.cpu);
-    } else {
-      topology.bind_this_thread(*placement.set);
-    }
+    place_this_thread(topology, placement);
     workload = make_workload(spec, size, placement.seed);
     for (int i = 0; i < options.warmups; ++i) (void)workload->run_slice();
   } catch (...) {
