@@ -1,10 +1,14 @@
 // hetscale collect: run records (JSON Lines) and plan files into the database.
 #include <fmt/format.h>
 
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "commands.hpp"
 #include "hetscale/collector/collect.hpp"
+#include "hetscale/error.hpp"
+#include "slurm_query.hpp"
 
 namespace hetscale::cli {
 namespace {
@@ -13,20 +17,55 @@ struct CollectArgs {
   std::string db;
   collector::CollectOptions options;
   std::string rejects = "hetscale-rejects.jsonl";
+  std::vector<std::string> sacct_files;  // saved `sacct --json` outputs
+  bool sacct = false;                    // ask sacct now
+  std::string since = "now-7days";       // sacct's --starttime with --sacct
 };
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError({path, 0, 0}, "cannot read the sacct output");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The jobs of every user since --since, ended ones stored; where accounting is not
+// running, the message names the fallback.
+collector::SacctOutput ask_sacct(const std::string& since) {
+  const AccountingQuery q = query_accounting({"--allusers", "--starttime", since});
+  switch (q.status) {
+    case AccountingQuery::Status::answered:
+      return {"sacct --json --starttime " + since, q.json};
+    case AccountingQuery::Status::disabled:
+      throw Error(fmt::format("--sacct: this Slurm keeps no job accounting ({}); load its job completion "
+                              "file instead: --jobcomp FILE (JobCompType=jobcomp/filetxt, JobCompLoc)",
+                              q.detail));
+    case AccountingQuery::Status::unreachable:
+      break;
+  }
+  throw Error(fmt::format("--sacct: sacct did not answer ({}); where no accounting runs, load the job "
+                          "completion file instead: --jobcomp FILE",
+                          q.detail));
+}
 
 void run_collect(CollectArgs& args, Context& context) {
   args.options.rejects = args.rejects;
-  if (args.options.inputs.empty() && args.options.jobcomp.empty()) {
-    throw UsageError("give run record or plan files, directories, - or --jobcomp FILE");
+  if (args.options.inputs.empty() && args.options.jobcomp.empty() && args.sacct_files.empty() && !args.sacct) {
+    throw UsageError("give run record or plan files, directories, -, --jobcomp FILE, --sacct-json FILE or --sacct");
   }
+  for (const std::string& file : args.sacct_files) args.options.sacct.push_back({file, file_text(file)});
+  if (args.sacct) args.options.sacct.push_back(ask_sacct(args.since));
+  // jobcomp/filetxt writes Cluster=unknown without accounting: Slurm's ClusterName then.
+  if (!args.options.jobcomp.empty() && args.options.cluster.empty())
+    args.options.cluster = query_cluster_name().value_or("");
   const auto r = collector::collect(args.db, args.options, std::cin, context.err);
   context.out << fmt::format(
       "collected {} record file(s) and {} plan(s): {} runs added ({} rank rows), {} already "
       "present, {} rejected\n",
       r.record_files, r.plans, r.runs_added, r.rank_rows_added, r.runs_present, r.rejected);
-  if (!args.options.jobcomp.empty()) {
-    context.out << fmt::format("job completions: {} read, {} added, {} already present\n",
+  if (!args.options.jobcomp.empty() || !args.options.sacct.empty()) {
+    context.out << fmt::format("ended Slurm jobs: {} read, {} added, {} already present\n",
                                r.jobs_read, r.jobs_added,
                                static_cast<long long>(r.jobs_read) - r.jobs_added);
   }
@@ -61,6 +100,16 @@ void register_collect(CLI::App& app, Context& context) {
                   "may be repeated")
       ->expected(1)
       ->take_all();
+  cmd->add_option("--sacct-json", args->sacct_files,
+                  "Output of `sacct --json` saved to a file: its ended jobs go to slurm_jobs; may be repeated")
+      ->expected(1)
+      ->take_all();
+  cmd->add_flag("--sacct", args->sacct,
+                "Ask Slurm's accounting (sacct --json, every user) for the jobs since --since and store the "
+                "ended ones");
+  cmd->add_option("--since", args->since, "With --sacct: sacct's --starttime")->capture_default_str();
+  cmd->add_option("--cluster", args->options.cluster,
+                  "Cluster name for jobcomp lines that say Cluster=unknown (default: scontrol's ClusterName)");
   cmd->add_option("inputs", args->options.inputs, "Files, directories or -");
   cmd->callback([args, &context] { run_collect(*args, context); });
 }

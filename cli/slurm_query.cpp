@@ -13,6 +13,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <optional>
+#include <sstream>
 #include <vector>
 
 #include "hetscale/error.hpp"
@@ -24,64 +26,93 @@ namespace {
 
 struct Output {
   int status = -1;   // exit status; -1 when the program could not be started
-  std::string text;  // stdout and stderr together
+  std::string text;  // stdout, and stderr unless kept apart
+  std::string errors;  // stderr, when kept apart
 };
 
 // scontrol retries for a minute when slurm.conf is missing or the controller is slow;
 // a check that may be skipped must not hold jobgen up that long.
 constexpr std::chrono::seconds answer_timeout{10};
+// sacct over a long window at a large site takes longer than a quick check may.
+constexpr std::chrono::seconds accounting_timeout{120};
 
-// Appends what `fd` gives until it is closed (true) or the timeout passes (false).
-bool read_until_closed(int fd, std::string& text) {
-  const auto deadline = std::chrono::steady_clock::now() + answer_timeout;
+// Appends what the fds give until both are closed (true) or the timeout passes (false).
+bool read_until_closed(int out_fd, std::string& out, int err_fd, std::string& err, std::chrono::seconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
   char buffer[4096];
+  pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
+  std::string* texts[2] = {&out, &err};
   for (;;) {
+    if (fds[0].fd < 0 && fds[1].fd < 0) return true;
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) return false;
-    pollfd p{fd, POLLIN, 0};
-    const int ready = ::poll(&p, 1, static_cast<int>(left.count()));
+    const int ready = ::poll(fds, 2, static_cast<int>(left.count()));
     if (ready < 0 && errno == EINTR) continue;
     if (ready <= 0) return false;
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return true;
-    text.append(buffer, static_cast<std::size_t>(n));
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
+      const ssize_t n = ::read(fds[i].fd, buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        fds[i].fd = -1;  // poll ignores negative fds
+        continue;
+      }
+      texts[i]->append(buffer, static_cast<std::size_t>(n));
+    }
   }
 }
 
 // Runs argv (searched in PATH) with stdin from /dev/null; no shell, so the partition
-// name cannot be taken for anything but an argument.
-Output run_program(const std::vector<std::string>& argv) {
-  int pipe_fds[2];
-  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return {-1, std::strerror(errno)};
+// name cannot be taken for anything but an argument. stderr joins stdout unless
+// `separate_errors` (then it is Output::errors).
+Output run_program(const std::vector<std::string>& argv, bool separate_errors = false,
+                   std::chrono::seconds timeout = answer_timeout) {
+  int out_pipe[2];
+  int err_pipe[2] = {-1, -1};
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0) return {-1, std::strerror(errno), {}};
+  if (separate_errors && ::pipe2(err_pipe, O_CLOEXEC) != 0) {
+    ::close(out_pipe[0]);
+    ::close(out_pipe[1]);
+    return {-1, std::strerror(errno), {}};
+  }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 2);
+  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, separate_errors ? err_pipe[1] : out_pipe[1], 2);
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   pid_t pid = 0;
   const int spawned = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
-  ::close(pipe_fds[1]);
+  ::close(out_pipe[1]);
+  if (separate_errors) ::close(err_pipe[1]);
   Output out;
   if (spawned != 0) {
-    ::close(pipe_fds[0]);
-    return {-1, argv[0] + ": " + std::strerror(spawned)};
+    ::close(out_pipe[0]);
+    if (separate_errors) ::close(err_pipe[0]);
+    return {-1, argv[0] + ": " + std::strerror(spawned), {}};
   }
-  const bool answered = read_until_closed(pipe_fds[0], out.text);
-  ::close(pipe_fds[0]);
+  const bool answered = read_until_closed(out_pipe[0], out.text, err_pipe[0], out.errors, timeout);
+  ::close(out_pipe[0]);
+  if (separate_errors) ::close(err_pipe[0]);
   if (!answered) ::kill(pid, SIGKILL);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  if (!answered)
-    return {-1, fmt::format("{} gave no answer within {} s", argv[0], answer_timeout.count())};
+  if (!answered) return {-1, fmt::format("{} gave no answer within {} s", argv[0], timeout.count()), {}};
   out.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return out;
+}
+
+// Where Slurm cannot be asked because SLURM_CONF names no file: Slurm's own wait for a
+// missing configuration file is a minute of retries. Empty when it may be asked.
+std::string missing_slurm_conf() {
+  if (const char* conf = std::getenv("SLURM_CONF"); conf != nullptr && !std::filesystem::exists(conf))
+    return fmt::format("SLURM_CONF names no file: {}", conf);
+  return {};
 }
 
 std::string first_line(const std::string& text) {
@@ -92,12 +123,8 @@ std::string first_line(const std::string& text) {
 
 PartitionQuery query_partition(const std::string& name) {
   PartitionQuery q;
-  // Slurm's own wait for a missing configuration file is a minute of retries.
-  if (const char* conf = std::getenv("SLURM_CONF");
-      conf != nullptr && !std::filesystem::exists(conf)) {
-    q.detail = fmt::format("SLURM_CONF names no file: {}", conf);
-    return q;
-  }
+  q.detail = missing_slurm_conf();
+  if (!q.detail.empty()) return q;
   const Output out = run_program({"scontrol", "show", "partition", name, "--oneliner"});
   if (out.status == 0) {
     try {
@@ -115,6 +142,46 @@ PartitionQuery query_partition(const std::string& name) {
     return q;
   }
   q.detail = first_line(out.text);
+  return q;
+}
+
+std::optional<std::string> query_cluster_name() {
+  if (!missing_slurm_conf().empty()) return std::nullopt;
+  const Output out = run_program({"scontrol", "show", "config"});
+  if (out.status != 0) return std::nullopt;
+  std::istringstream lines(out.text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    // "ClusterName             = hetscale"
+    if (line.rfind("ClusterName", 0) != 0) continue;
+    const auto eq = line.find('=');
+    if (eq == std::string::npos) return std::nullopt;
+    const auto begin = line.find_first_not_of(' ', eq + 1);
+    if (begin == std::string::npos) return std::nullopt;
+    const auto end = line.find_last_not_of(" \r");
+    return line.substr(begin, end - begin + 1);
+  }
+  return std::nullopt;
+}
+
+AccountingQuery query_accounting(const std::vector<std::string>& sacct_arguments) {
+  AccountingQuery q;
+  q.detail = missing_slurm_conf();
+  if (!q.detail.empty()) return q;
+  std::vector<std::string> argv = {"sacct", "--json"};
+  argv.insert(argv.end(), sacct_arguments.begin(), sacct_arguments.end());
+  const Output out = run_program(argv, true, accounting_timeout);
+  if (out.status == 0) {
+    q.status = AccountingQuery::Status::answered;
+    q.json = out.text;
+    return q;
+  }
+  const std::string said = out.errors.empty() ? out.text : out.errors;
+  // sacct's words where slurm.conf has AccountingStorageType=accounting_storage/none.
+  if (said.find("accounting storage is disabled") != std::string::npos) {
+    q.status = AccountingQuery::Status::disabled;
+  }
+  q.detail = first_line(said);
   return q;
 }
 

@@ -3,7 +3,9 @@
 // asked at all.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "hetscale/jobgen/partition_check.hpp"
 
@@ -21,5 +23,22 @@ struct PartitionQuery {
 };
 
 PartitionQuery query_partition(const std::string& name);
+
+/// slurmctld's ClusterName (`scontrol show config`), or nothing where Slurm cannot be asked.
+std::optional<std::string> query_cluster_name();
+
+struct AccountingQuery {
+  enum class Status {
+    answered,    // `json` is sacct's output
+    disabled,    // Slurm runs without accounting (no slurmdbd): jobcomp files are the fallback
+    unreachable  // no sacct, no slurm.conf, slurmdbd down, or sacct failed: `detail` says which
+  };
+  Status status = Status::unreachable;
+  std::string json;
+  std::string detail;
+};
+
+/// Runs `sacct --json` with the given arguments (no shell).
+AccountingQuery query_accounting(const std::vector<std::string>& sacct_arguments);
 
 }  // namespace hetscale::cli

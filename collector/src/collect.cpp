@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include "hetscale/collector/jobcomp.hpp"
+#include "hetscale/collector/sacct.hpp"
 #include "hetscale/collector/migrations.hpp"
 #include "hetscale/collector/plan_loader.hpp"
 #include "hetscale/collector/run_loader.hpp"
@@ -55,7 +56,12 @@ Inputs read_inputs(const CollectOptions& options, std::istream& stdin_stream) {
       }
     }
   }
-  for (const std::string& file : options.jobcomp) out.jobcomp.push_back({file, read_jobcomp(file)});
+  for (const std::string& file : options.jobcomp) {
+    JobcompInput& input = out.jobcomp.emplace_back(JobcompInput{file, read_jobcomp(file)});
+    name_unknown_clusters(input.jobs, options.cluster, file);
+  }
+  for (const SacctOutput& sacct : options.sacct)
+    out.jobcomp.push_back({sacct.source, ended_jobs(read_sacct_json(sacct.text, sacct.source))});
   return out;
 }
 

@@ -3,6 +3,7 @@
 
 #include <cctype>
 #include <charconv>
+#include <fmt/format.h>
 #include <fstream>
 #include <istream>
 #include <nlohmann/json.hpp>
@@ -15,19 +16,19 @@ namespace {
 // Columns come from a jsonb array of objects, one statement per batch.
 constexpr const char* insert_jobs = R"sql(
 WITH added AS (
-  INSERT INTO hetscale.slurm_jobs (job_id, start_time, end_time, submit_time, eligible_time,
+  INSERT INTO hetscale.slurm_jobs (cluster, job_id, start_time, end_time, submit_time, eligible_time,
     array_job_id, array_task_id, job_name, user_name, state, partition, time_limit, node_list,
     node_count, proc_count, work_dir, exit_code, exit_signal, fields, source_file, source_line)
-  SELECT job_id, start_time, end_time, submit_time, eligible_time, array_job_id, array_task_id,
+  SELECT cluster, job_id, start_time, end_time, submit_time, eligible_time, array_job_id, array_task_id,
          job_name, user_name, state, partition, time_limit, node_list, node_count, proc_count,
          work_dir, exit_code, exit_signal, fields, $2, source_line
-  FROM jsonb_to_recordset($1::jsonb) AS j(job_id bigint, start_time timestamp,
+  FROM jsonb_to_recordset($1::jsonb) AS j(cluster text, job_id bigint, start_time timestamp,
     end_time timestamp, submit_time timestamp, eligible_time timestamp, array_job_id bigint,
     array_task_id bigint, job_name text, user_name text, state text, partition text,
     time_limit text, node_list text, node_count integer, proc_count integer, work_dir text,
     exit_code integer, exit_signal integer, fields jsonb, source_line integer)
-  ORDER BY job_id, start_time
-  ON CONFLICT (job_id, start_time) DO NOTHING
+  ORDER BY cluster, job_id, start_time
+  ON CONFLICT (cluster, job_id, start_time) DO NOTHING
   RETURNING 1)
 SELECT count(*) FROM added)sql";
 
@@ -157,6 +158,7 @@ JobCompletion parse_line(std::string_view text, const std::string& source, std::
   job.node_count = f.integer("NodeCnt");
   job.proc_count = f.integer("ProcCnt");
   exit_status(f, job);
+  job.cluster = f.text("Cluster");
   job.fields = f.take_fields();
   return job;
 }
@@ -168,7 +170,8 @@ nlohmann::json optional_json(const auto& value) {
 nlohmann::json row_json(const JobCompletion& j) {
   nlohmann::json fields = nlohmann::json::object();
   for (const auto& [key, value] : j.fields) fields[key] = value;
-  return {{"job_id", j.job_id},
+  return {{"cluster", j.cluster},
+          {"job_id", j.job_id},
           {"start_time", j.start_time},
           {"end_time", optional_json(j.end_time)},
           {"submit_time", optional_json(j.submit_time)},
@@ -234,10 +237,30 @@ std::vector<JobCompletion> read_jobcomp(const std::filesystem::path& file) {
   return read_jobcomp(in, file.string());
 }
 
+bool cluster_unknown(const JobCompletion& job) {
+  return job.cluster.empty() || job.cluster == "unknown";
+}
+
+void name_unknown_clusters(std::vector<JobCompletion>& jobs, const std::string& cluster,
+                           const std::string& source) {
+  for (JobCompletion& job : jobs) {
+    if (!cluster_unknown(job)) continue;
+    if (cluster.empty()) {
+      throw ConfigError({source, job.line, 0},
+                        "the job names no cluster (Cluster=unknown: slurmctld runs without accounting) and "
+                        "Slurm's ClusterName is not known here: give it with --cluster NAME");
+    }
+    job.cluster = cluster;
+  }
+}
+
 long long load_jobcomp_batch(pg::Connection& conn, std::span<const JobCompletion> jobs,
                              const std::string& source) {
   nlohmann::json rows = nlohmann::json::array();
-  for (const JobCompletion& j : jobs) rows.push_back(row_json(j));
+  for (const JobCompletion& j : jobs) {
+    if (cluster_unknown(j)) throw Error(fmt::format("{}:{}: job {} names no cluster", source, j.line, j.job_id));
+    rows.push_back(row_json(j));
+  }
   // Slurm passes job names and other fields through as bytes: text that is not UTF-8
   // is stored with U+FFFD in place of the bad bytes rather than failing the batch.
   const std::string text = rows.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

@@ -43,7 +43,8 @@ COPY hetscale.runs (
   run_id, experiment_id, run_key, code, workload, parameters, work, wall_seconds,
   marked_speed, speed_unit, weights_source, set_index, repetition, slurm_job_id,
   slurm_array_job_id, slurm_array_task_id, slurm_step_id, node_list, start_time, end_time,
-  verified, fingerprint, source_file, source_line, engine, platform_hash) FROM STDIN)sql";
+  verified, fingerprint, source_file, source_line, engine, platform_hash, slurm_cluster)
+  FROM STDIN)sql";
 
 // Binary: the server parses no numbers (strtod was the largest part of its COPY work after
 // the indexes). run_id last, so that the prepared rest of a row is in front of it.
@@ -116,6 +117,11 @@ void run_row_rest(pg::CopyBuffer& out, const Keyed& keyed, const std::string& so
   } else {
     out.null();
   }
+  if (r.slurm.cluster) {
+    out.text(*r.slurm.cluster);
+  } else {
+    out.null();
+  }
   out.end_row();
 }
 
@@ -171,6 +177,9 @@ std::string run_identity(const RunRecord& r) {
     identity.push_back(r.platform_hash ? nlohmann::json(*r.platform_hash)
                                        : nlohmann::json(nullptr));
   }
+  // The cluster, when the record names it, as an object (no other element is one): the
+  // same job id on two clusters is two runs, and records without it keep their keys.
+  if (r.slurm.cluster) identity.push_back(nlohmann::json{{"cluster", *r.slurm.cluster}});
   return identity.dump();
 }
 

@@ -29,11 +29,14 @@ nlohmann::json rank_json(const RankTiming& rank) {
 }
 
 nlohmann::json slurm_json(const SlurmIds& ids) {
-  return {{"job_id", optional_json(ids.job_id)},
+  nlohmann::json out = {{"job_id", optional_json(ids.job_id)},
           {"array_job_id", optional_json(ids.array_job_id)},
           {"array_task_id", optional_json(ids.array_task_id)},
           {"step_id", optional_json(ids.step_id)},
           {"node_list", ids.node_list}};
+  // Written only when known, so that records from outside Slurm keep their shape.
+  if (ids.cluster) out["cluster"] = *ids.cluster;
+  return out;
 }
 
 // Owns a file descriptor for the length of one append.

@@ -178,6 +178,13 @@ SlurmIds slurm_ids(element value) {
       ids.step_id = optional_counter(once(seen, 3, field.value));
     else if (key == "node_list")
       ids.node_list = optional_text(once(seen, 4, field.value));
+    else if (key == "cluster") {
+      const element v = once(seen, 5, field.value);
+      if (v.is_null()) continue;
+      std::string name = optional_text(v);
+      require(!name.empty());
+      ids.cluster = std::move(name);
+    }
     else
       throw Decline{};
   }

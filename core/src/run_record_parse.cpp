@@ -63,13 +63,19 @@ SlurmIds slurm_ids(const Json& object) {
   if (absent(value)) return {};
   if (!value->is_object()) fail("slurm", "must be an object");
   reject_unknown_keys(*value, "slurm",
-                      {"job_id", "array_job_id", "array_task_id", "step_id", "node_list"});
+                      {"job_id", "array_job_id", "array_task_id", "step_id", "node_list", "cluster"});
   SlurmIds ids;
   ids.job_id = optional_counter(*value, "slurm", "job_id");
   ids.array_job_id = optional_counter(*value, "slurm", "array_job_id");
   ids.array_task_id = optional_counter(*value, "slurm", "array_task_id");
   ids.step_id = optional_counter(*value, "slurm", "step_id");
   ids.node_list = optional_text(*value, "slurm", "node_list");
+  // Absent or null: not known (a record written outside Slurm, or by an older kernel).
+  if (std::string cluster = optional_text(*value, "slurm", "cluster"); !cluster.empty()) {
+    ids.cluster = std::move(cluster);
+  } else if (const Json* given = find(*value, "cluster"); !absent(given)) {
+    fail("slurm.cluster", "must not be empty (leave it out when the cluster is not known)");
+  }
   return ids;
 }
 

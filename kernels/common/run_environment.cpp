@@ -73,6 +73,9 @@ RunEnvironment read_run_environment(const KernelOptions& options, const GetEnv& 
     env.slurm.step_id = integer_variable<std::uint64_t>(getenv, "SLURM_STEP_ID");
   }
   if (const char* nodes = getenv("SLURM_STEP_NODELIST"); nodes != nullptr) env.slurm.node_list = nodes;
+  if (const char* cluster = getenv("SLURM_CLUSTER_NAME"); cluster != nullptr && *cluster != '\0') {
+    env.slurm.cluster = cluster;
+  }
   if (options.site) {
     env.site = options.site;
   } else if (const char* site = getenv("HETSCALE_SITE"); site != nullptr && *site != '\0') {

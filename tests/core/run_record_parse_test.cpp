@@ -154,6 +154,19 @@ TEST(RunRecordFromJson, EngineAndPlatformHashAreOptional) {
   EXPECT_EQ(error_of(j), "field 'platform_hash' must be hexadecimal digits");
 }
 
+TEST(RunRecordFromJson, SlurmClusterIsOptionalButNeverEmpty) {
+  EXPECT_FALSE(run_record_from_json(valid()).slurm.cluster.has_value());
+  json j = valid();
+  j["slurm"]["cluster"] = "hetscale";
+  EXPECT_EQ(run_record_from_json(j).slurm.cluster, "hetscale");
+  j["slurm"]["cluster"] = nullptr;
+  EXPECT_FALSE(run_record_from_json(j).slurm.cluster.has_value());
+  j["slurm"]["cluster"] = "";
+  EXPECT_EQ(error_of(j), "field 'slurm.cluster' must not be empty (leave it out when the cluster is not known)");
+  j["slurm"]["cluster"] = 7;
+  EXPECT_EQ(error_of(j), "field 'slurm.cluster' must be a string");
+}
+
 TEST(RunRecordFromJson, RefusesEmptyOrRepeatedRanks) {
   json j = valid();
   j["ranks"] = json::array();

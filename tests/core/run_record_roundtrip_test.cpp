@@ -70,5 +70,28 @@ TEST(RunRecordRoundTrip, EngineAndPlatformHash) {
   EXPECT_FALSE(to_json(sample()).contains("engine"));  // absent unless set: a Slurm run
 }
 
+TEST(RunRecordRoundTrip, SlurmClusterIsWrittenOnlyWhenKnown) {
+  EXPECT_FALSE(to_json(sample()).at("slurm").contains("cluster"));
+  RunRecord written = sample();
+  written.slurm.cluster = "hetscale";
+  const nlohmann::json j = to_json(written);
+  EXPECT_EQ(j.at("slurm").at("cluster"), "hetscale");
+  expect_equal(run_record_from_json(nlohmann::json::parse(j.dump())), written);
+  const auto read = fast::run_record_from_text(j.dump());
+  ASSERT_TRUE(read.has_value());
+  expect_equal(*read, written);
+  EXPECT_EQ(read->slurm.cluster, "hetscale");
+}
+
+TEST(RunRecordRoundTrip, FastReaderLeavesAnEmptyClusterToTheReferenceReader) {
+  nlohmann::json j = to_json(sample());
+  j["slurm"]["cluster"] = "";
+  EXPECT_FALSE(fast::run_record_from_text(j.dump()).has_value());
+  j["slurm"]["cluster"] = nullptr;
+  const auto read = fast::run_record_from_text(j.dump());
+  ASSERT_TRUE(read.has_value());
+  EXPECT_FALSE(read->slurm.cluster.has_value());
+}
+
 }  // namespace
 }  // namespace hetscale

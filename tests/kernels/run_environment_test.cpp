@@ -23,7 +23,8 @@ TEST(RunEnvironment, SlurmAndHetscaleVariables) {
   const RunEnvironment env = read_run_environment(
       options, fake({{"HETSCALE_RECORD", "/tmp/r.jsonl"}, {"HETSCALE_EXPERIMENT", "e1"}, {"HETSCALE_MACHINE_SET", "2"},
                      {"HETSCALE_REPETITION", "3"}, {"SLURM_JOB_ID", "101"}, {"SLURM_ARRAY_JOB_ID", "100"},
-                     {"SLURM_ARRAY_TASK_ID", "1"}, {"SLURM_STEP_ID", "0"}, {"SLURM_STEP_NODELIST", "n[1-2]"}}));
+                     {"SLURM_ARRAY_TASK_ID", "1"}, {"SLURM_STEP_ID", "0"}, {"SLURM_STEP_NODELIST", "n[1-2]"},
+                     {"SLURM_CLUSTER_NAME", "hetscale"}}));
   EXPECT_EQ(env.record_file, "/tmp/r.jsonl");
   EXPECT_EQ(env.experiment, "e1");
   EXPECT_EQ(env.machine_set, 2);
@@ -33,6 +34,8 @@ TEST(RunEnvironment, SlurmAndHetscaleVariables) {
   EXPECT_EQ(env.slurm.array_task_id, 1u);
   EXPECT_EQ(env.slurm.step_id, 0u);
   EXPECT_EQ(env.slurm.node_list, "n[1-2]");
+  EXPECT_EQ(env.slurm.cluster, "hetscale");
+  EXPECT_FALSE(read_run_environment(options, fake({{"SLURM_CLUSTER_NAME", ""}})).slurm.cluster.has_value());
 }
 
 TEST(RunEnvironment, FftWisdomFromOptionThenVariableThenTheUsersFileInVarTmp) {

@@ -35,6 +35,7 @@ struct SlurmIds {
   std::optional<std::uint64_t> array_task_id;
   std::optional<std::uint64_t> step_id;
   std::string node_list;            // the step's nodes as a host-list expression
+  std::optional<std::string> cluster;  // SLURM_CLUSTER_NAME: job ids are unique only within it
 };
 
 struct RunRecord {

@@ -24,9 +24,9 @@ TEST(Cli, MigrateCollectAnalyze) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, "database at schema version 2 (was 0; applied 1, 2)\n");
   r = hetscale({"db", "migrate", "--db", db.uri()});
-  EXPECT_EQ(r.out, "database at schema version 9 (was 2; applied 3, 4, 5, 6, 7, 8, 9)\n");
+  EXPECT_EQ(r.out, "database at schema version 10 (was 2; applied 3, 4, 5, 6, 7, 8, 9, 10)\n");
   r = hetscale({"db", "migrate", "--db", db.uri()});
-  EXPECT_EQ(r.out, "database at schema version 9: nothing to apply\n");
+  EXPECT_EQ(r.out, "database at schema version 10: nothing to apply\n");
 
   const fs::path dir = fs::temp_directory_path() / ("hetscale-cli-" + std::to_string(::getpid()));
   fs::create_directories(dir);
@@ -95,14 +95,14 @@ TEST(Cli, CollectLoadsAJobCompletionFileOnce) {
   TestDatabase db;
   db.migrate();
   const std::string file = std::string(HETSCALE_FIXTURES_DIR) + "/collector/jobcomp-testbed.log";
-  CliResult r = hetscale({"collect", "--db", db.uri(), "--jobcomp", file});
+  CliResult r = hetscale({"collect", "--db", db.uri(), "--jobcomp", file, "--cluster", "hetscale"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out,
             "collected 0 record file(s) and 0 plan(s): 0 runs added (0 rank rows), 0 already "
-            "present, 0 rejected\njob completions: 7 read, 7 added, 0 already present\n");
-  r = hetscale({"collect", "--db", db.uri(), "--jobcomp", file});
+            "present, 0 rejected\nended Slurm jobs: 7 read, 7 added, 0 already present\n");
+  r = hetscale({"collect", "--db", db.uri(), "--jobcomp", file, "--cluster", "hetscale"});
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.out.find("job completions: 7 read, 0 added, 7 already present"), std::string::npos)
+  EXPECT_NE(r.out.find("ended Slurm jobs: 7 read, 0 added, 7 already present"), std::string::npos)
       << r.out;
 }
 
@@ -110,8 +110,8 @@ TEST(Cli, CollectNeedsSomethingToLoad) {
   const CliResult r = hetscale({"collect", "--db", "postgresql://unused/x"});
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err,
-            "hetscale collect: give run record or plan files, directories, - or --jobcomp FILE "
-            "(see --help)\n");
+            "hetscale collect: give run record or plan files, directories, -, --jobcomp FILE, "
+            "--sacct-json FILE or --sacct (see --help)\n");
 }
 
 TEST(Cli, AnalyzeRefusesATargetOutOfRange) {

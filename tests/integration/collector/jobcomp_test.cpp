@@ -107,9 +107,10 @@ class JobcompLoad : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 
   collector::CollectReport collect(std::vector<std::string> jobcomp,
-                                   std::vector<std::string> inputs = {}) {
+                                   std::vector<std::string> inputs = {}, std::string cluster = "hetscale") {
     collector::CollectOptions options;
     options.jobcomp = std::move(jobcomp);
+    options.cluster = std::move(cluster);
     options.inputs = std::move(inputs);
     std::istringstream no_stdin;
     std::ostringstream log;
@@ -135,6 +136,41 @@ TEST_F(JobcompLoad, LoadingAgainAddsNothing) {
             "FAILED 3 2026-11-21 09:23:06 4");
   EXPECT_EQ(db_.scalar("SELECT fields ->> 'Tres' FROM hetscale.slurm_jobs WHERE job_id = 1"),
             "cpu=2,mem=2M,node=2,billing=2");
+}
+
+TEST_F(JobcompLoad, ALineThatSaysClusterUnknownTakesTheGivenName) {
+  std::ofstream(dir_ / "other.log")
+      << "JobId=1 JobState=COMPLETED StartTime=2026-11-21T09:23:04 EndTime=2026-11-21T09:23:05 "
+         "Cluster=other ExitCode=0:0\n";
+  collect({sample.string(), (dir_ / "other.log").string()});
+  // Job 1 of two clusters is two jobs.
+  EXPECT_EQ(db_.scalar("SELECT string_agg(cluster, ',' ORDER BY cluster) FROM hetscale.slurm_jobs "
+                       "WHERE job_id = 1"),
+            "hetscale,other");
+  const std::string file = sample.string();
+  EXPECT_EQ(error_of([&] { collect({file}, {}, ""); }),
+            file + ":1: the job names no cluster (Cluster=unknown: slurmctld runs without accounting) and "
+                   "Slurm's ClusterName is not known here: give it with --cluster NAME");
+}
+
+TEST_F(JobcompLoad, ARunMeetsTheJobOfItsOwnCluster) {
+  std::ofstream(dir_ / "other.log")
+      << "JobId=4 JobState=COMPLETED StartTime=2026-11-21T10:00:00 EndTime=2026-11-21T10:01:00 "
+         "Cluster=other ExitCode=0:0\n";
+  collect({sample.string(), (dir_ / "other.log").string()});
+  nlohmann::json here = record_json("jobs", 100, 0, 0, 2e6, 1, 100, 2, 1);
+  here["slurm"]["job_id"] = 4;
+  here["slurm"]["cluster"] = "hetscale";
+  nlohmann::json there = record_json("jobs", 100, 0, 1, 2e6, 1, 100, 2, 2);
+  there["slurm"]["job_id"] = 4;
+  there["slurm"]["cluster"] = "other";
+  write_lines(dir_ / "runs.jsonl", dump_all({here, there}));
+  collect({}, {(dir_ / "runs.jsonl").string()});
+  EXPECT_EQ(db_.scalar("SELECT string_agg(cluster || ' ' || job_state, ',' ORDER BY repetition) "
+                       "FROM hetscale.run_slurm_jobs"),
+            "hetscale FAILED,other COMPLETED");
+  EXPECT_EQ(db_.scalar("SELECT string_agg(slurm_cluster, ',' ORDER BY repetition) FROM hetscale.runs"),
+            "hetscale,other");
 }
 
 TEST_F(JobcompLoad, ARequeuedJobIsKeptPerStartAndTheViewShowsTheLast) {

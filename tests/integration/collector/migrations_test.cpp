@@ -38,7 +38,7 @@ std::string sqlstate_of(pg::Connection& conn, const std::string& sql) {
 
 TEST(Migrations, EmbedsTheNumberedFilesInOrder) {
   const auto all = embedded_migrations();
-  ASSERT_EQ(all.size(), 9u);
+  ASSERT_EQ(all.size(), 10u);
   EXPECT_EQ(all[0].version, 1);
   EXPECT_STREQ(all[0].name, "tables");
   EXPECT_STREQ(all[1].name, "roles");
@@ -49,7 +49,8 @@ TEST(Migrations, EmbedsTheNumberedFilesInOrder) {
   EXPECT_STREQ(all[6].name, "explicit_grants");
   EXPECT_STREQ(all[7].name, "run_engine");
   EXPECT_STREQ(all[8].name, "availability");
-  EXPECT_EQ(latest_schema_version(), 9);
+  EXPECT_STREQ(all[9].name, "slurm_cluster");
+  EXPECT_EQ(latest_schema_version(), 10);
 }
 
 TEST(Migrations, FromEmptyAppliesAllAndRecordsTheVersion) {
@@ -58,13 +59,13 @@ TEST(Migrations, FromEmptyAppliesAllAndRecordsTheVersion) {
   EXPECT_EQ(collector::schema_version(conn), 0);
   const MigrationReport report = migrate(conn);
   EXPECT_EQ(report.from_version, 0);
-  EXPECT_EQ(report.to_version, 9);
-  EXPECT_EQ(report.applied, (std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8, 9}));
-  EXPECT_EQ(collector::schema_version(conn), 9);
+  EXPECT_EQ(report.to_version, 10);
+  EXPECT_EQ(report.applied, (std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}));
+  EXPECT_EQ(collector::schema_version(conn), 10);
   EXPECT_EQ(
       db.scalar("SELECT string_agg(name, ',' ORDER BY version) FROM hetscale.schema_migrations"),
       "tables,roles,views,partitions_predictions,within_tolerance,plan_rounds,explicit_grants,"
-      "run_engine,availability");
+      "run_engine,availability,slurm_cluster");
   EXPECT_NO_THROW(collector::require_current_schema(conn));
 }
 
@@ -75,7 +76,7 @@ TEST(Migrations, StepByStep) {
   EXPECT_EQ(db.scalar("SELECT to_regclass('hetscale.runs') IS NOT NULL"), "t");
   EXPECT_EQ(db.scalar("SELECT to_regclass('hetscale.run_efficiency') IS NOT NULL"), "f");
   EXPECT_EQ(error_of([&] { collector::require_current_schema(conn); }),
-            "database: schema version 1, this hetscale needs 9; run 'hetscale db migrate --db "
+            "database: schema version 1, this hetscale needs 10; run 'hetscale db migrate --db "
             "URI' first");
   EXPECT_EQ(migrate(conn, 2).applied, (std::vector<int>{2}));
   EXPECT_EQ(db.scalar("SELECT count(*) FROM pg_roles WHERE rolname IN "

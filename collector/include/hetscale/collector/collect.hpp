@@ -13,9 +13,17 @@
 
 namespace hetscale::collector {
 
+// One output of `sacct --json`, and where it came from (a file, or the command run).
+struct SacctOutput {
+  std::string source;
+  std::string text;
+};
+
 struct CollectOptions {
   std::vector<std::string> inputs;   // files, directories (recursive), "-" = stdin
   std::vector<std::string> jobcomp;  // Slurm jobcomp/filetxt files (docs/collector.md)
+  std::vector<SacctOutput> sacct;    // job accounting from slurmdbd (ended jobs are stored)
+  std::string cluster;               // for jobcomp lines that say Cluster=unknown
   bool skip_invalid = false;         // reject bad lines instead of failing
   std::filesystem::path rejects = "hetscale-rejects.jsonl";  // appended to when skipping
   std::size_t batch_size = 5000;                             // records per transaction
@@ -31,7 +39,7 @@ struct CollectReport {
   long long runs_added = 0;
   long long runs_present = 0;  // already in the database
   long long rank_rows_added = 0;
-  std::size_t jobs_read = 0;  // job completion lines read
+  std::size_t jobs_read = 0;  // job completion lines read, and ended jobs of sacct
   long long jobs_added = 0;   // ... not in the database before
 };
 

@@ -23,6 +23,10 @@ struct JobCompletion {
   std::optional<std::string> end_time, submit_time, eligible_time;  // absent: Unknown/None
   std::optional<std::uint64_t> array_job_id, array_task_id;
   std::string job_name, user_name, state, partition, time_limit, work_dir;
+  std::string cluster;  // the line's Cluster=; "unknown" (or absent) without accounting
+  // From sacct only: the tasks of an array not split off yet, as Slurm writes them
+  // ("2-4%1"); they are pending. Empty otherwise.
+  std::string pending_array_tasks;
   std::optional<std::string> node_list;  // absent: "(null)", the job got no nodes
   std::optional<std::int64_t> node_count, proc_count;
   std::optional<std::int64_t> exit_code, exit_signal;       // from ExitCode=code:signal
@@ -39,8 +43,17 @@ std::vector<std::pair<std::string, std::string>> jobcomp_fields(std::string_view
 std::vector<JobCompletion> read_jobcomp(std::istream& in, const std::string& source);
 std::vector<JobCompletion> read_jobcomp(const std::filesystem::path& file);
 
-/// Inserts the completions (existing keys are left alone) in the caller's transaction;
-/// returns how many rows were added.
+/// True when the job names no cluster: jobcomp/filetxt writes Cluster=unknown where
+/// slurmctld runs without accounting.
+bool cluster_unknown(const JobCompletion& job);
+
+/// Gives every job that names no cluster `cluster` (slurmctld's ClusterName). Throws
+/// ConfigError at the first such job's line when `cluster` is empty.
+void name_unknown_clusters(std::vector<JobCompletion>& jobs, const std::string& cluster,
+                           const std::string& source);
+
+/// Inserts the completions (existing keys (cluster, job id, start) are left alone) in the
+/// caller's transaction; every job must name its cluster. Returns how many rows were added.
 long long load_jobcomp_batch(pg::Connection& conn, std::span<const JobCompletion> jobs,
                              const std::string& source);
 
