@@ -1,6 +1,7 @@
 #include "hetscale/jobgen/scripts.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <span>
@@ -26,9 +27,6 @@ std::string number(double v) { return fmt::format("{}", v); }
 // Sorted first, so that nodes of one name pattern merge into one range ("blade[01-04]").
 std::string compressed_nodes(const StudySet& set) { return compress_hostlist(sort_hostnames(set.set.nodes)); }
 
-std::string job_name(const Study& study, const StudySet& set) {
-  return fmt::format("{}-set{}", study.spec.name, set.set.index);
-}
 
 void header(std::string& out, const Study& study, const StudySet& set) {
   const std::string& unit = study.site.speed_unit;
@@ -66,7 +64,7 @@ std::string throttle_suffix(std::optional<std::uint32_t> throttle) {
 
 void sbatch_options(std::string& out, const Study& study, const StudySet& set) {
   const SlurmSpec& slurm = study.spec.slurm;
-  out += fmt::format("#SBATCH --job-name={}\n", job_name(study, set));
+  out += fmt::format("#SBATCH --job-name={}\n", array_job_name(study, set));
   placement_options(out, slurm);
   out += fmt::format("#SBATCH --nodes={}\n", set.members.size());
   out += fmt::format("#SBATCH --nodelist={}\n", compressed_nodes(set));
@@ -95,8 +93,14 @@ void size_selection(std::string& out, const Study& study, const StudySet& set) {
   out += "\nset -euo pipefail\n\n";
   out += fmt::format("# The array task selects the problem size.\n");
   out += "case \"${SLURM_ARRAY_TASK_ID:?submit this script with sbatch: it is an array job}\" in\n";
-  for (std::size_t i = 0; i < set.parameter_values.size(); ++i)
-    out += fmt::format("  {}) {}={} ;;\n", i, name, number(set.parameter_values[i]));
+  for (std::size_t i = 0; i < set.parameter_values.size(); ++i) {
+    if (set.repetitions.empty()) {
+      out += fmt::format("  {}) {}={} ;;\n", i, name, number(set.parameter_values[i]));
+    } else {
+      out += fmt::format("  {}) {}={} repetitions=\"{}\" ;;\n", i, name, number(set.parameter_values[i]),
+                         fmt::join(set.repetitions.at(i), " "));
+    }
+  }
   out += fmt::format("  *) echo \"{}: no problem size for array task $SLURM_ARRAY_TASK_ID\" >&2; exit 2 ;;\n",
                      set_script_name(set));
   out += "esac\n";
@@ -142,6 +146,10 @@ std::string launch_line(const Study& study, const StudySet& set) {
 void runs(std::string& out, const Study& study, const StudySet& set) {
   std::string reps;
   for (std::uint32_t r = 0; r < study.spec.repetitions; ++r) reps += (r == 0 ? "" : " ") + std::to_string(r);
+  if (!set.repetitions.empty()) {
+    out += "\n# A resubmitted task runs only the repetitions that left no record.\n";
+    reps = "$repetitions";
+  }
   out += fmt::format("\nfor repetition in {}; do\n", reps);
   out += "  export HETSCALE_REPETITION=$repetition\n";
   out += "  " + launch_line(study, set) + "\n";
@@ -149,6 +157,11 @@ void runs(std::string& out, const Study& study, const StudySet& set) {
 }
 
 }  // namespace
+
+std::string array_job_name(const Study& study, const StudySet& set) {
+  if (study.round == 0) return fmt::format("{}-set{}", study.spec.name, set.set.index);
+  return fmt::format("{}-r{}-set{}", study.spec.name, study.round, set.set.index);
+}
 
 std::string set_script_name(const StudySet& set) { return fmt::format("set{}.sbatch", set.set.index); }
 

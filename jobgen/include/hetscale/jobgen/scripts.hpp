@@ -16,6 +16,10 @@ struct RenderOptions {
   std::string kernel_dir = "/usr/local/bin";
 };
 
+/// The Slurm job name of a set's array: "<experiment>-set<k>" in the first study,
+/// "<experiment>-r<round>-set<k>" in a later round (how `hetscale status` finds its jobs).
+std::string array_job_name(const Study& study, const StudySet& set);
+
 /// "set<k>.sbatch".
 std::string set_script_name(const StudySet& set);
 /// "hosts/set<k>.txt": one line per task, for sets whose nodes run different task counts.

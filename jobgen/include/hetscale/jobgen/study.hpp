@@ -28,6 +28,9 @@ struct StudySet {
   MachineSet set;                  // marked_speed is C over the processors actually used
   std::vector<SetMember> members;  // in set order
   std::vector<double> parameter_values;  // ascending; array task i runs value i
+  // Per value, the repetitions array task i runs; empty: every repetition of the spec
+  // (only a resubmitted round runs fewer).
+  std::vector<std::vector<std::uint32_t>> repetitions;
 
   /// The same task count on every node (then --ntasks-per-node says it all).
   [[nodiscard]] bool uniform_tasks() const;
