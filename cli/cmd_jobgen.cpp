@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "commands.hpp"
+#include "hetscale/collector/collect.hpp"
 #include "hetscale/collector/migrations.hpp"
 #include "hetscale/collector/session.hpp"
 #include "hetscale/collector/stored_experiment.hpp"
@@ -38,6 +39,8 @@ struct JobgenArgs {
   std::string output;
   std::string kernel_dir;
   bool refine = false;
+  bool resubmit = false;
+  bool no_submit = false;
   std::string db;
   std::vector<std::string> from;  // study directories whose records --refine reads
   std::string partition;          // overrides the spec's [slurm] partition
@@ -183,7 +186,49 @@ void refine_from_database(const JobgenArgs& args, Context& context) {
   write_next_round(args, study, runs, {{"experiment.toml", study.spec.text, false}}, context);
 }
 
+// --resubmit: the array tasks that failed, completed without records or were never
+// submitted, as the next round; its plan is loaded into the database at once (so that
+// `hetscale status` follows it) and the round submitted.
+void resubmit(const JobgenArgs& args, Context& context) {
+  const StudyProgress progress = study_progress(args.db, args.experiment, context.err);
+  const jobgen::Study next = jobgen::resubmitted_study(progress.latest, progress.tasks);
+  for (const auto& t : progress.tasks) {
+    if (t.state == jobgen::TaskState::collected) continue;
+    context.out << fmt::format("round {} set {} array task {} ({}={:g}): {}{}; runs repetition(s) {} again\n",
+                               t.task.round, t.task.set_index, t.task.array_index, next.spec.parameter.name,
+                               t.task.parameter, jobgen::to_string(t.state),
+                               t.job_id ? fmt::format(" ({}, job {})", t.slurm_state, *t.job_id) : std::string(),
+                               fmt::join(t.missing, " "));
+  }
+  const bool any = std::any_of(next.sets.begin(), next.sets.end(),
+                               [](const auto& s) { return !s.parameter_values.empty(); });
+  if (!any) {
+    context.out << "nothing to resubmit: every array task's records are collected; no files written\n";
+    return;
+  }
+  auto files = jobgen::study_files(next, {args.kernel_dir.empty() ? own_directory() : args.kernel_dir}, now_utc());
+  files.push_back({"experiment.toml", next.spec.text, false});
+  jobgen::write_study(args.output, files);
+  context.out << summary(next, args.output);
+  collector::CollectOptions plan;
+  plan.inputs = {(fs::path(args.output) / "plan.json").string()};
+  std::istringstream no_stdin;
+  collector::collect(args.db, plan, no_stdin, context.err);
+  context.out << fmt::format("round {} loaded into the database\n", next.round);
+  if (args.no_submit) return;
+  context.out << submit_study(args.output);
+}
+
 void run_jobgen(const JobgenArgs& args, Context& context) {
+  if (args.resubmit) {
+    if (args.refine) throw UsageError("--resubmit and --refine plan different rounds: give one");
+    if (args.db.empty()) throw UsageError("--resubmit needs --db URI (the plans and runs collected so far)");
+    if (!args.from.empty() || !args.partition.empty() || !args.site.empty())
+      throw UsageError("--resubmit takes the study from the database: no --from, --site or --partition");
+    resubmit(args, context);
+    return;
+  }
+  if (args.no_submit) throw UsageError("--no-submit is for --resubmit");
   if (!args.refine) {
     if (!args.db.empty() || !args.from.empty()) throw UsageError("--db and --from are only for --refine");
     generate(args, context);
@@ -207,7 +252,7 @@ void register_jobgen(CLI::App& app, Context& context) {
   auto* cmd = app.add_subcommand(
       "jobgen", "Slurm array scripts of a scalability study over doubling machine sets (docs/experiment-spec.md)");
   cmd->add_option("--site", args->site, "Site table (TOML)");
-  cmd->add_option("--experiment", args->experiment, "Experiment spec (TOML); with --refine, the experiment's name")
+  cmd->add_option("--experiment", args->experiment, "Experiment spec (TOML); with --refine or --resubmit, the experiment's name")
       ->required();
   cmd->add_option("-o,--output", args->output, "Directory to write the study into (new or empty)")->required();
   cmd->add_option("--kernel-dir", args->kernel_dir,
@@ -216,8 +261,13 @@ void register_jobgen(CLI::App& app, Context& context) {
                   "Submit to this partition (instead of the spec's); the sets are checked against its nodes "
                   "when Slurm is reachable");
   cmd->add_flag("--refine", args->refine, "Follow-up arrays around each set's estimated target size");
+  cmd->add_flag("--resubmit", args->resubmit,
+                "Write and submit, as the study's next round, only the array tasks that failed, completed without "
+                "records or were never submitted, with only their missing repetitions (needs --db; job states "
+                "from sacct)");
+  cmd->add_flag("--no-submit", args->no_submit, "With --resubmit: write the round and load its plan, but do not submit it");
   cmd->add_option("--db", args->db,
-                  "With --refine: the database the study and its rounds were collected into (hetscale collect): "
+                  "With --refine or --resubmit: the database the study and its rounds were collected into (hetscale collect): "
                   "runs, and without --from the latest round's spec, plan and number");
   cmd->add_option("--from", args->from,
                   "With --refine: the first study directory, then every round since, in order (spec, site table, "

@@ -164,6 +164,14 @@ std::optional<std::string> query_cluster_name() {
   return std::nullopt;
 }
 
+std::string submit_study(const std::string& directory) {
+  // sbatch waits for a busy controller; a study of many sets takes a while to submit.
+  const Output out = run_program({(std::filesystem::path(directory) / "submit.sh").string()}, false,
+                                 std::chrono::seconds(600));
+  if (out.status != 0) throw Error(fmt::format("submitting {} failed: {}", directory, out.text));
+  return out.text;
+}
+
 AccountingQuery query_accounting(const std::vector<std::string>& sacct_arguments) {
   AccountingQuery q;
   q.detail = missing_slurm_conf();

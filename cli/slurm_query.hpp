@@ -38,6 +38,9 @@ struct AccountingQuery {
   std::string detail;
 };
 
+/// Runs a study directory's submit.sh; returns what it printed. Throws Error when it fails.
+std::string submit_study(const std::string& directory);
+
 /// Runs `sacct --json` with the given arguments (no shell).
 AccountingQuery query_accounting(const std::vector<std::string>& sacct_arguments);
 

@@ -8,12 +8,16 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <ctime>
 
 #include "hetscale/collector/migrations.hpp"
 #include "hetscale/collector/session.hpp"
 #include "hetscale/error.hpp"
 #include "hetscale/jobgen/refine.hpp"
 #include "hetscale/jobgen/study_files.hpp"
+#include "hetscale/collector/jobcomp.hpp"
+#include "hetscale/collector/sacct.hpp"
+#include "slurm_query.hpp"
 #include "hetscale/study_plan.hpp"
 
 namespace hetscale::cli {
@@ -83,6 +87,21 @@ std::vector<jobgen::MeasuredRun> measured_runs(const StoredStudy& stored, const 
 
 // The latest round's study as the database holds it: the spec from its text, the site and
 // sets from its plan file. Plans of older jobgens carry neither spec nor round.
+namespace {
+
+// One round's study from its stored spec text and plan.
+jobgen::Study round_study(const collector::StoredRound& round) {
+  const std::string source = fmt::format("{} (round {} in the database)", *round.spec_path, round.round);
+  auto spec = jobgen::parse_experiment_spec(*round.spec_text, source);
+  spec.source = *round.spec_path;
+  const StudyPlan plan = parse_study_plan(round.plan, source);
+  // The plan names the experiment: a twin study's plan is made from a spec of another name.
+  spec.name = plan.experiment.name;
+  return jobgen::study_from_plan(spec, plan);
+}
+
+}  // namespace
+
 jobgen::Study latest_round_study(const std::string& experiment, const StoredStudy& stored) {
   if (!stored.experiment)
     throw Error(fmt::format("experiment '{}' is not in the database ({}): collect its study first (hetscale "
@@ -98,13 +117,77 @@ jobgen::Study latest_round_study(const std::string& experiment, const StoredStud
                             "by an older hetscale jobgen): collect the plan.json of a study written by this "
                             "jobgen (hetscale collect --db URI DIR), or give the study directories with --from "
                             "DIR...", experiment));
-  const std::string source = fmt::format("{} (round {} in the database)", *round->spec_path, round->round);
-  auto spec = jobgen::parse_experiment_spec(*round->spec_text, source);
-  spec.source = *round->spec_path;
-  const StudyPlan plan = parse_study_plan(round->plan, source);
-  // The plan names the experiment: a twin study's plan is made from a spec of another name.
-  spec.name = plan.experiment.name;
-  return jobgen::study_from_plan(spec, plan);
+  return round_study(*round);
+}
+
+namespace {
+
+jobgen::SlurmJobState job_state(const collector::JobCompletion& job) {
+  return {job.cluster, job.job_id, job.job_name, job.array_job_id, job.array_task_id, job.pending_array_tasks,
+          job.state};
+}
+
+// sacct's --starttime: the day before the first round was planned (local date), so that
+// every job of the study is in its window.
+std::string first_day(const std::vector<collector::StoredRound>& rounds) {
+  for (const auto& round : rounds) {
+    if (!round.plan_created) continue;
+    std::tm utc{};
+    if (strptime(round.plan_created->c_str(), "%Y-%m-%dT%H:%M:%SZ", &utc) == nullptr) break;
+    std::time_t t = timegm(&utc) - 24 * 3600;
+    std::tm local{};
+    localtime_r(&t, &local);
+    char day[16];
+    std::strftime(day, sizeof day, "%Y-%m-%d", &local);
+    return day;
+  }
+  return "now-30days";
+}
+
+}  // namespace
+
+StudyProgress study_progress(const std::string& db, const std::string& experiment, std::ostream& notes) {
+  const StoredStudy stored = read_stored_study(db, experiment);
+  StudyProgress out;
+  out.latest = latest_round_study(experiment, stored);  // says what to collect when nothing is there
+  std::vector<jobgen::ArrayTask> tasks;
+  std::vector<std::string> names;
+  for (const auto& round : stored.experiment->rounds) {
+    if (!round.spec_text) continue;  // written by an older jobgen: no spec, no tasks to tell
+    for (auto& task : jobgen::array_tasks(round_study(round))) {
+      if (std::find(names.begin(), names.end(), task.job_name) == names.end()) names.push_back(task.job_name);
+      tasks.push_back(std::move(task));
+    }
+  }
+  std::vector<jobgen::SlurmJobState> jobs;
+  const AccountingQuery q = names.empty() ? AccountingQuery{AccountingQuery::Status::answered, R"({"jobs":[]})", ""}
+                                          : query_accounting({"--allusers", "--starttime", first_day(stored.experiment->rounds),
+                                                              "--name", fmt::format("{}", fmt::join(names, ","))});
+  if (q.status == AccountingQuery::Status::answered) {
+    for (const auto& job : collector::read_sacct_json(q.json, "sacct --json")) jobs.push_back(job_state(job));
+    out.job_source = "sacct";
+  } else {
+    // Where no accounting answers: the ended jobs collected from jobcomp files.
+    collector::Session session(db, {3, std::chrono::milliseconds(100), std::chrono::milliseconds(400)});
+    session.run([&](pg::Connection& conn) {
+      jobs.clear();
+      for (const auto& job : collector::read_stored_jobs(conn, names)) jobs.push_back(job_state(job));
+    });
+    out.job_source = "slurm_jobs";
+    notes << fmt::format("note: {} ({}); job states are the ended jobs collected into the database (hetscale "
+                         "collect --jobcomp FILE); pending and running jobs are not seen\n",
+                         q.status == AccountingQuery::Status::disabled ? "this Slurm keeps no job accounting"
+                                                                       : "sacct did not answer",
+                         q.detail);
+  }
+  std::vector<jobgen::CollectedRun> runs;
+  for (const auto& run : stored.runs) {
+    if (run.parameter && run.set_index >= 0 && run.repetition >= 0)
+      runs.push_back({static_cast<std::size_t>(run.set_index), *run.parameter,
+                      static_cast<std::uint32_t>(run.repetition)});
+  }
+  out.tasks = jobgen::task_statuses(tasks, jobs, runs);
+  return out;
 }
 
 jobgen::Study next_round(const jobgen::Study& study, const std::vector<jobgen::MeasuredRun>& runs,

@@ -11,6 +11,7 @@
 #include "hetscale/collector/stored_experiment.hpp"
 #include "hetscale/jobgen/measurements.hpp"
 #include "hetscale/jobgen/study.hpp"
+#include "hetscale/jobgen/study_status.hpp"
 
 namespace hetscale::cli {
 
@@ -33,6 +34,16 @@ jobgen::Study latest_round_study(const std::string& experiment, const StoredStud
 /// plan of this very study (`origin` names where the study came from, for messages).
 std::vector<jobgen::MeasuredRun> measured_runs(const StoredStudy& stored, const jobgen::Study& study,
                                                const std::string& origin);
+
+/// Every array task of the current study's rounds with its state: the latest round's study
+/// (what a resubmitted round is made from), the tasks, and where job states came from
+/// ("sacct", or "slurm_jobs" where no accounting answers, said on `notes`).
+struct StudyProgress {
+  jobgen::Study latest;
+  std::vector<jobgen::TaskStatus> tasks;
+  std::string job_source;
+};
+StudyProgress study_progress(const std::string& db, const std::string& experiment, std::ostream& notes);
 
 /// The next round: each set refined from its measured points (one explanation line per set
 /// to `explanations`); sets with nothing to run have no parameter values.

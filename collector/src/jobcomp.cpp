@@ -267,4 +267,25 @@ long long load_jobcomp_batch(pg::Connection& conn, std::span<const JobCompletion
   return conn.exec(insert_jobs, {text, source}).integer(0, 0);
 }
 
+std::vector<JobCompletion> read_stored_jobs(pg::Connection& conn, const std::vector<std::string>& names) {
+  const pg::Result r = conn.exec(R"sql(
+    SELECT cluster, job_id, job_name, array_job_id, array_task_id, state
+    FROM hetscale.slurm_jobs
+    WHERE job_name IN (SELECT jsonb_array_elements_text($1::jsonb))
+    ORDER BY job_id, start_time)sql",
+                                 {nlohmann::json(names).dump()});
+  std::vector<JobCompletion> out;
+  for (int i = 0; i < r.rows(); ++i) {
+    JobCompletion job;
+    job.cluster = std::string(r.text(i, 0));
+    job.job_id = static_cast<std::uint64_t>(r.integer(i, 1));
+    job.job_name = std::string(r.text(i, 2));
+    if (!r.is_null(i, 3)) job.array_job_id = static_cast<std::uint64_t>(r.integer(i, 3));
+    if (!r.is_null(i, 4)) job.array_task_id = static_cast<std::uint64_t>(r.integer(i, 4));
+    job.state = std::string(r.text(i, 5));
+    out.push_back(std::move(job));
+  }
+  return out;
+}
+
 }  // namespace hetscale::collector

@@ -23,18 +23,39 @@ std::vector<StoredSet> stored_sets(pg::Connection& conn, const std::string& expe
 // The most recently planned round (its plan's creation time), not the highest number: a
 // study planned again under the same name starts again from its round 0, and the rounds
 // of the older study left in the table must not win.
-std::optional<StoredRound> latest_round(pg::Connection& conn, const std::string& experiment_id) {
-  const pg::Result r = conn.exec(R"sql(
-    SELECT round, spec_path, spec_text, refine_tolerance, plan::text FROM hetscale.plan_rounds
-    WHERE experiment_id = $1 ORDER BY plan_created DESC NULLS LAST, round DESC LIMIT 1)sql",
-                                 {experiment_id});
-  if (r.rows() == 0) return std::nullopt;
+constexpr const char* round_columns = R"sql(
+    SELECT round, spec_path, spec_text, refine_tolerance, plan::text,
+           to_char(plan_created AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+    FROM hetscale.plan_rounds WHERE experiment_id = $1 )sql";
+
+StoredRound stored_round(const pg::Result& r, int row) {
   auto optional_text = [&](int column) {
-    return r.is_null(0, column) ? std::nullopt
-                                : std::optional<std::string>(std::string(r.text(0, column)));
+    return r.is_null(row, column) ? std::nullopt
+                                  : std::optional<std::string>(std::string(r.text(row, column)));
   };
-  return StoredRound{static_cast<int>(r.integer(0, 0)), optional_text(1), optional_text(2),
-                     r.optional_number(0, 3), std::string(r.text(0, 4))};
+  return StoredRound{static_cast<int>(r.integer(row, 0)), optional_text(1), optional_text(2),
+                     r.optional_number(row, 3), std::string(r.text(row, 4)), optional_text(5)};
+}
+
+std::optional<StoredRound> latest_round(pg::Connection& conn, const std::string& experiment_id) {
+  const pg::Result r = conn.exec(
+      std::string(round_columns) + "ORDER BY plan_created DESC NULLS LAST, round DESC LIMIT 1", {experiment_id});
+  if (r.rows() == 0) return std::nullopt;
+  return stored_round(r, 0);
+}
+
+// The latest round 0 (by creation) and the rounds created since, ascending by round.
+std::vector<StoredRound> current_rounds(pg::Connection& conn, const std::string& experiment_id) {
+  const pg::Result r = conn.exec(std::string(round_columns) + R"sql(
+      AND (plan_created >= (SELECT max(plan_created) FROM hetscale.plan_rounds
+                            WHERE experiment_id = $1 AND round = 0)
+           OR NOT EXISTS (SELECT 1 FROM hetscale.plan_rounds
+                          WHERE experiment_id = $1 AND round = 0 AND plan_created IS NOT NULL))
+    ORDER BY round)sql",
+                                 {experiment_id});
+  std::vector<StoredRound> out;
+  for (int i = 0; i < r.rows(); ++i) out.push_back(stored_round(r, i));
+  return out;
 }
 
 }  // namespace
@@ -48,10 +69,11 @@ std::optional<StoredExperiment> read_stored_experiment(pg::Connection& conn,
   if (r.rows() == 0) return std::nullopt;
   StoredExperiment out{
       name,        text_or_empty(r, 0, 1), text_or_empty(r, 0, 2), r.optional_number(0, 3), {},
-      std::nullopt};
+      std::nullopt, {}};
   const std::string id(r.text(0, 0));
   out.sets = stored_sets(conn, id);
   out.latest_round = latest_round(conn, id);
+  out.rounds = current_rounds(conn, id);
   return out;
 }
 
@@ -69,16 +91,16 @@ std::vector<StoredRun> read_stored_runs(pg::Connection& conn, const std::string&
   // numbers through one computation.
   const pg::Result r = conn.exec(R"sql(
     SELECT e.set_index, e.parameter_value, e.work, e.wall_seconds, e.marked_speed,
-           e.speed_unit, r.source_file || ':' || r.source_line
+           e.speed_unit, r.source_file || ':' || r.source_line, e.repetition
     FROM hetscale.run_efficiency e JOIN hetscale.runs r USING (run_id)
     WHERE e.experiment = $1 AND e.set_index IS NOT NULL
     ORDER BY r.source_file COLLATE "C", r.source_line, r.run_id)sql",
                                  {name});
   std::vector<StoredRun> out;
   for (int i = 0; i < r.rows(); ++i) {
-    out.push_back({static_cast<int>(r.integer(i, 0)), r.optional_number(i, 1), r.number(i, 2),
-                   r.number(i, 3), r.optional_number(i, 4), text_or_empty(r, i, 5),
-                   std::string(r.text(i, 6))});
+    out.push_back({static_cast<int>(r.integer(i, 0)), r.optional_number(i, 1),
+                   static_cast<int>(r.integer(i, 7)), r.number(i, 2), r.number(i, 3),
+                   r.optional_number(i, 4), text_or_empty(r, i, 5), std::string(r.text(i, 6))});
   }
   return out;
 }

@@ -52,6 +52,9 @@ bool cluster_unknown(const JobCompletion& job);
 void name_unknown_clusters(std::vector<JobCompletion>& jobs, const std::string& cluster,
                            const std::string& source);
 
+/// The stored jobs with one of these names (cluster, id, name, array ids, state), by id.
+std::vector<JobCompletion> read_stored_jobs(pg::Connection& conn, const std::vector<std::string>& names);
+
 /// Inserts the completions (existing keys (cluster, job id, start) are left alone) in the
 /// caller's transaction; every job must name its cluster. Returns how many rows were added.
 long long load_jobcomp_batch(pg::Connection& conn, std::span<const JobCompletion> jobs,

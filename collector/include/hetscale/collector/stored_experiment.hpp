@@ -25,6 +25,7 @@ struct StoredRound {
   std::optional<std::string> spec_text;
   std::optional<double> refine_tolerance;  // absent when the plan carried no [refine]
   std::string plan;                        // the plan file's JSON
+  std::optional<std::string> plan_created;  // the plan's creation time, ISO 8601 UTC
 };
 
 struct StoredExperiment {
@@ -34,11 +35,15 @@ struct StoredExperiment {
   std::optional<double> target_efficiency;
   std::vector<StoredSet> sets;              // ascending index
   std::optional<StoredRound> latest_round;  // the highest round; none from older plans
+  // The rounds of the current study, ascending: its latest round 0 and every round planned
+  // since (a study planned again under the same name starts again from round 0).
+  std::vector<StoredRound> rounds;
 };
 
 struct StoredRun {
   int set_index = 0;
   std::optional<double> parameter;  // the experiment's parameter in the run's parameters
+  int repetition = 0;
   double work = 0;
   double wall_seconds = 0;
   std::optional<double> marked_speed;  // the run's C, or its set's from the plan
