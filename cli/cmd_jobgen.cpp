@@ -8,6 +8,7 @@
 #include <cctype>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -21,6 +22,7 @@
 #include "hetscale/collector/session.hpp"
 #include "hetscale/collector/stored_experiment.hpp"
 #include "hetscale/jobgen/measurements.hpp"
+#include "hetscale/jobgen/partition_check.hpp"
 #include "hetscale/jobgen/refine.hpp"
 #include "hetscale/jobgen/study_files.hpp"
 #include "hetscale/site_table.hpp"
@@ -103,6 +105,51 @@ void check_against_slurm(const jobgen::Study& study, const std::string& named_at
   }
 }
 
+// A directory of its own under the system's temporary one, removed with everything in it.
+class ScratchDirectory {
+ public:
+  ScratchDirectory() {
+    std::string pattern = (fs::temp_directory_path() / "hetscale-jobgen-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) throw Error("jobgen: cannot create a temporary directory");
+    path_ = pattern;
+  }
+  ScratchDirectory(const ScratchDirectory&) = delete;
+  ScratchDirectory& operator=(const ScratchDirectory&) = delete;
+  ~ScratchDirectory() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  [[nodiscard]] const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+// Every set's script as Slurm would take it (`sbatch --test-only`), where Slurm can be
+// asked: a refusal (unknown qos, account, partition or reservation, a feature no node
+// has, an option the submit host's sbatch does not know) stops jobgen before anything is
+// written, with Slurm's words at the spec's key.
+void test_with_sbatch(const jobgen::Study& study, const std::vector<jobgen::GeneratedFile>& files,
+                      const JobgenArgs& args, Context& context) {
+  const ScratchDirectory scratch;
+  for (const auto& file : files) {
+    if (file.path.extension() != ".sbatch") continue;
+    const fs::path script = scratch.path() / file.path.filename();
+    std::ofstream(script, std::ios::binary) << file.content;
+    const SubmissionTest t = test_submission(script.string());
+    if (t.status == SubmissionTest::Status::accepted) continue;
+    if (t.status == SubmissionTest::Status::unreachable) {
+      context.err << fmt::format("hetscale jobgen: note: Slurm not reachable ({}); scripts not tested with "
+                                 "sbatch --test-only\n", t.detail);
+      return;
+    }
+    const std::string key = jobgen::refused_slurm_key(t.detail);
+    const std::string message = fmt::format("Slurm refuses {} (sbatch --test-only): {}", file.path.string(), t.detail);
+    if (key == "partition" && !args.partition.empty()) throw UsageError(fmt::format("--partition: {}", message));
+    throw ConfigError(jobgen::refused_at(study.spec, key), message);
+  }
+}
+
 void generate(const JobgenArgs& args, Context& context) {
   if (args.site.empty()) throw UsageError("--site is required (the site table)");
   auto spec = jobgen::load_experiment_spec(args.experiment);
@@ -114,6 +161,7 @@ void generate(const JobgenArgs& args, Context& context) {
   // Copies of the inputs make the study directory self-contained (and refinable).
   files.push_back({"experiment.toml", file_text(args.experiment), false});
   files.push_back({"site.toml", file_text(args.site), false});
+  test_with_sbatch(study, files, args, context);
   jobgen::write_study(args.output, files);
   context.out << summary(study, args.output);
 }

@@ -164,6 +164,32 @@ std::optional<std::string> query_cluster_name() {
   return std::nullopt;
 }
 
+SubmissionTest test_submission(const std::string& script) {
+  SubmissionTest t;
+  t.detail = missing_slurm_conf();
+  if (!t.detail.empty()) return t;
+  const Output out = run_program({"sbatch", "--test-only", script});
+  if (out.status == 0) {
+    t.status = SubmissionTest::Status::accepted;
+    return t;
+  }
+  // Slurm's refusals: "allocation failure: Invalid qos specification", "sbatch: error:
+  // invalid partition specified: x", "sbatch: unrecognized option '--x'". Not being able
+  // to talk to the controller is no refusal.
+  const std::string& text = out.text;
+  const bool unreachable = out.status < 0 || text.find("Unable to contact") != std::string::npos ||
+                           text.find("Socket timed out") != std::string::npos ||
+                           text.find("fetch config") != std::string::npos;
+  if (!unreachable) t.status = SubmissionTest::Status::refused;
+  // The most telling line: Slurm's last.
+  std::string last;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);)
+    if (!line.empty()) last = line;
+  t.detail = last.empty() ? first_line(text) : last;
+  return t;
+}
+
 std::string submit_study(const std::string& directory) {
   // sbatch waits for a busy controller; a study of many sets takes a while to submit.
   const Output out = run_program({(std::filesystem::path(directory) / "submit.sh").string()}, false,

@@ -38,6 +38,19 @@ struct AccountingQuery {
   std::string detail;
 };
 
+struct SubmissionTest {
+  enum class Status {
+    accepted,    // Slurm would run it
+    refused,     // Slurm refuses it: `detail` is its message
+    unreachable  // Slurm could not be asked: `detail` says why
+  };
+  Status status = Status::unreachable;
+  std::string detail;
+};
+
+/// `sbatch --test-only SCRIPT`: whether Slurm would accept the job, without submitting it.
+SubmissionTest test_submission(const std::string& script);
+
 /// Runs a study directory's submit.sh; returns what it printed. Throws Error when it fails.
 std::string submit_study(const std::string& directory);
 

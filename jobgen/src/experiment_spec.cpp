@@ -328,6 +328,8 @@ class SpecReader {
                       "array_throttle", "exclusive", "mpi", "sbatch_options", "chain", "weights"},
                      "in [slurm]");
     SlurmSpec& s = spec_.slurm;
+    s.table_where = toml_.at(t);
+    for (const auto& [key, value] : t) s.key_where.emplace(std::string(key.str()), toml_.at(value));
     if (const toml::node* v = t.get("partition")) {
       s.partition = shell_safe(*v, "partition");
       s.partition_where = toml_.at(*v);

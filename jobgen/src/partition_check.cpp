@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 #include "hetscale/hostlist.hpp"
@@ -53,4 +54,26 @@ void check_partition(const Study& study, const SlurmPartition& partition,
                              largest.set.index, partition.name, named_at));
 }
 
+std::string refused_slurm_key(std::string_view message) {
+  std::string lower(message);
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  // Slurm's words: "Invalid qos specification", "invalid partition specified",
+  // "Invalid account or account/partition combination specified", "Requested reservation
+  // is invalid", "Invalid feature specification". The account message names the
+  // partition too: account first.
+  for (std::string_view key : {"qos", "account", "reservation", "partition"}) {
+    if (lower.find(key) != std::string::npos) return std::string(key);
+  }
+  if (lower.find("feature") != std::string::npos) return "constraint";
+  if (lower.find("hetscale-weights") != std::string::npos) return "weights";
+  return {};
+}
+
+SourceLocation refused_at(const ExperimentSpec& spec, std::string_view key) {
+  if (const auto it = spec.slurm.key_where.find(key); it != spec.slurm.key_where.end()) return it->second;
+  if (!spec.slurm.table_where.file.empty()) return spec.slurm.table_where;
+  return {spec.source.string(), 0, 0};
+}
+
 }  // namespace hetscale::jobgen
+

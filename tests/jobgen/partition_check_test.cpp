@@ -64,5 +64,26 @@ TEST(PartitionCheck, TheSpecRemembersWhereThePartitionIsNamed) {
   EXPECT_EQ(spec.slurm.partition_where.str(), mm_spec + ":24:13");
 }
 
+TEST(RefusedSlurmKey, NamesTheSpecKeyOfSlurmsRefusal) {
+  // sbatch --test-only's words on the testbed (Slurm 22.05, accounting enforced).
+  EXPECT_EQ(refused_slurm_key("allocation failure: Invalid qos specification"), "qos");
+  EXPECT_EQ(refused_slurm_key("allocation failure: Invalid partition name specified"), "partition");
+  EXPECT_EQ(refused_slurm_key("allocation failure: Invalid account or account/partition combination specified"),
+            "account");
+  EXPECT_EQ(refused_slurm_key("allocation failure: Requested reservation is invalid"), "reservation");
+  EXPECT_EQ(refused_slurm_key("allocation failure: Invalid feature specification"), "constraint");
+  EXPECT_EQ(refused_slurm_key("sbatch: unrecognized option '--hetscale-weights=marked'"), "weights");
+  EXPECT_EQ(refused_slurm_key("allocation failure: Requested node configuration is not available"), "");
+}
+
+TEST(RefusedAt, TheKeyThenTheSlurmTableThenTheFile) {
+  const auto spec = load_experiment_spec(mm_spec);
+  EXPECT_EQ(refused_at(spec, "partition").str(), mm_spec + ":24:13");
+  EXPECT_EQ(refused_at(spec, "qos").str(), mm_spec + ":23:1");  // not given: the [slurm] table
+  ExperimentSpec bare;
+  bare.source = "bare.toml";
+  EXPECT_EQ(refused_at(bare, "qos").str(), "bare.toml");
+}
+
 }  // namespace
 }  // namespace hetscale::jobgen

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -62,6 +63,9 @@ struct SlurmSpec {
   bool chain = false;             // each set waits for the previous (afterany)
   std::string weights = "marked"; // value of --hetscale-weights
   SourceLocation weights_where;   // its value in the spec (unset when not given there)
+  SourceLocation table_where;     // the [slurm] table (unset when the spec has none)
+  // Where each key given in [slurm] has its value, by key name (for Slurm's refusals).
+  std::map<std::string, SourceLocation, std::less<>> key_where;
 };
 
 struct RefineSpec {

@@ -28,4 +28,13 @@ SlurmPartition parse_scontrol_partition(std::string_view text);
 void check_partition(const Study& study, const SlurmPartition& partition,
                      const std::string& named_at);
 
+/// The [slurm] key a refusal of `sbatch --test-only` is about ("Invalid qos
+/// specification": "qos"; partition, account, reservation; "Invalid feature
+/// specification": "constraint"), or empty when it names none of them.
+std::string refused_slurm_key(std::string_view message);
+
+/// Where the spec says what Slurm refused: the key's value when the spec gives it, else
+/// its [slurm] table, else the spec file itself.
+SourceLocation refused_at(const ExperimentSpec& spec, std::string_view key);
+
 }  // namespace hetscale::jobgen
