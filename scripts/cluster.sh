@@ -332,8 +332,8 @@ db_sql() { mariadb --no-defaults --socket="$DB_SOCK" --user=root -e "$1"; }
 db_start() {
   db_options "$1"
   rm -f "$DB_SOCK"
-  cg_spawn "$CG/acct" "$RUN_DIR/log/mariadbd.out" setsid mariadbd "${DB_OPTS[@]}" &
-  local pid=$! deadline=$((SECONDS + UP_TIMEOUT_S))
+  cg_spawn_bg "$CG/acct" "$RUN_DIR/log/mariadbd.out" mariadbd "${DB_OPTS[@]}"
+  local pid=$SPAWNED_PID deadline=$((SECONDS + UP_TIMEOUT_S))
   until mariadb-admin --no-defaults --socket="$DB_SOCK" --user=root ping >/dev/null 2>&1; do
     alive "$pid" || die "mariadbd exited (see $RUN_DIR/log/mariadbd.log)"
     [ $SECONDS -ge $deadline ] && die "mariadbd not ready after ${UP_TIMEOUT_S}s (see $RUN_DIR/log/mariadbd.log)"
