@@ -522,6 +522,11 @@ cmd_status() {
     return 3
   fi
   say "running in $RUN_DIR (cgroup $CG, cgroup v$CG_VERSION)"
+  if grep -qx 'AccountingStorageType=accounting_storage/slurmdbd' "$RUN_DIR/slurm.conf" 2>/dev/null; then
+    say "accounting: slurmdbd on 127.0.0.1:$(sed -n 's/^AccountingStoragePort=//p' "$RUN_DIR/slurm.conf"), MariaDB on $DB_SOCK"
+  else
+    say "accounting: none (jobcomp/filetxt only)"
+  fi
   local n
   printf '%-8s %-10s %-8s %-5s %-6s %s\n' NODE STATE GROUP CPUS SPEED QUOTA
   while read -r n state cpus feat; do
