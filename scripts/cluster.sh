@@ -508,9 +508,9 @@ cmd_down() {
 wait_until_only_left() {
   local tenths=$(($1 * 10)) i d keep="" pids
   shift
-  for d in "$@"; do keep+=" $(pid_in_cgroup "$RUN_DIR/pid/$d.pid" "$CG_NAME" || true)"; done
+  for d in "$@"; do keep+="$(pid_in_cgroup "$RUN_DIR/pid/$d.pid" "$CG_NAME" || true)"$'\n'; done
   for ((i = 0; i < tenths; i++)); do
-    pids=$(cg_pids "$CG" | grep -vxF -f <(printf '%s\n' $keep none) || true)
+    pids=$(cg_pids "$CG" | grep -vxF -f <(printf '%snone\n' "$keep") || true)
     [ -z "$pids" ] && return 0
     sleep 0.1
   done

@@ -92,6 +92,7 @@ cg_spawn_bg() {
   local cg=$1 log=$2
   shift 2
   (echo "$BASHPID" >"$cg/cgroup.procs" && exec setsid "$@") </dev/null >>"$log" 2>&1 &
+  # shellcheck disable=SC2034 # read by the caller
   SPAWNED_PID=$!
 }
 
