@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # A local heterogeneous Slurm cluster on this one machine (docs/testbed.md).
 #   scripts/cluster.sh up     [--run-dir DIR] [--layout FILE] [--plugin SO] [--plugin-args 'k=v ...']
+#                             [--accounting slurmdbd|none]
 #   scripts/cluster.sh down   [--run-dir DIR]
 #   scripts/cluster.sh status [--run-dir DIR]
 #   scripts/cluster.sh restart ...   (down, then up with the same options)
 # DIR defaults to <repo>/run/cluster, FILE to site-configs/testbed-layout.txt. After `up`,
-# `source DIR/env` sets SLURM_CONF for srun/sbatch/sinfo; DIR/site.toml is a site table
-# generated from the layout's speeds. `down` stops exactly what `up` started.
+# `source DIR/env` sets SLURM_CONF for srun/sbatch/sinfo/sacct; DIR/site.toml is a site
+# table generated from the layout's speeds. --accounting slurmdbd (the default) also runs
+# MariaDB and slurmdbd, so that `sacct` works and unknown accounts and QOS are refused;
+# none runs neither. `down` stops exactly what `up` started.
 set -euo pipefail
 
 SCRIPT=cluster.sh
@@ -21,24 +24,34 @@ PERIOD_US=20000       # CFS period: short, so that short timed runs see a smooth
 CPU_BUDGET=${HETSCALE_TESTBED_CPU_BUDGET:-0.8}
 TEST_USER=hetscale-test
 UP_TIMEOUT_S=30
+# Accounting (--accounting slurmdbd): the Slurm account every user of the testbed is
+# associated with, and the users: root, and the unprivileged test user.
+ACCT_DB=slurm_acct_db
+ACCOUNT=hetscale
+ACCT_USERS="root,$TEST_USER"
 
-usage() { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; }
 
 parse_args() {
   VERB=${1:-}
   [ $# -gt 0 ] && shift
   RUN_DIR=$REPO/run/cluster LAYOUT=$REPO/site-configs/testbed-layout.txt
-  PLUGIN="" PLUGIN_ARGS=""
+  PLUGIN="" PLUGIN_ARGS="" ACCOUNTING=slurmdbd
   while [ $# -gt 0 ]; do
     case "$1" in
       --run-dir) RUN_DIR=${2:?--run-dir needs a value}; shift 2 ;;
       --layout) LAYOUT=${2:?--layout needs a value}; shift 2 ;;
       --plugin) PLUGIN=${2:?--plugin needs a value}; shift 2 ;;
       --plugin-args) PLUGIN_ARGS=${2?--plugin-args needs a value}; shift 2 ;;
+      --accounting) ACCOUNTING=${2:?--accounting needs a value}; shift 2 ;;
       -h | --help) usage; exit 0 ;;
       *) die "unknown argument '$1' (try --help)" ;;
     esac
   done
+  case "$ACCOUNTING" in
+    slurmdbd | none) ;;
+    *) die "--accounting must be slurmdbd or none, got '$ACCOUNTING'" ;;
+  esac
   RUN_DIR=$(abs_path "$RUN_DIR")
   # Unix socket paths (munge, slurmstepd, PMIx) live under it and are limited to 107 bytes.
   [ ${#RUN_DIR} -le 70 ] || die "run dir '$RUN_DIR' is longer than 70 characters (unix socket paths under it would be too long)"
@@ -46,6 +59,12 @@ parse_args() {
   cg_detect
   CG=$CG_ROOT/$CG_NAME
   export SLURM_CONF=$RUN_DIR/slurm.conf
+  # MariaDB: DIR/mariadb/data (a fresh copy of the template at every `up`), its socket.
+  DB_DIR=$RUN_DIR/mariadb
+  DB_SOCK=$DB_DIR/socket
+  DB_TEMPLATE=$(abs_path "${HETSCALE_TESTBED_DB_TEMPLATE:-$DB_DIR/template}")
+  # slurmdbd's MySQL client library finds the server's socket through this variable.
+  export MYSQL_UNIX_PORT=$DB_SOCK
 }
 
 # ---------------------------------------------------------------------------- layout
@@ -102,11 +121,11 @@ compute_quotas() {
 }
 
 # ---------------------------------------------------------------------------- files
-# CTLD_PORT and PORT[n]: a block of free ports, starting at one derived from the run dir
-# so that several clusters (other worktrees) can run side by side.
+# CTLD_PORT, PORT[n] and DBD_PORT (slurmdbd's): a block of free ports, starting at one
+# derived from the run dir so that several clusters (other worktrees) can run side by side.
 pick_ports() {
   declare -gA PORT=()
-  local need=$((${#NODES[@]} + 1)) base attempt p ok
+  local need=$((${#NODES[@]} + 2)) base attempt p ok
   # Below 32768, where Linux's ephemeral (outgoing) ports begin.
   base=$((20000 + ($(dir_id "$RUN_DIR") % 1200) * 10))
   for attempt in $(seq 0 50); do
@@ -119,6 +138,7 @@ pick_ports() {
   CTLD_PORT=$base
   local i=1 n
   for n in "${NODES[@]}"; do PORT[$n]=$((base + i)); i=$((i + 1)); done
+  DBD_PORT=$((base + i))
 }
 
 write_slurm_conf() {
@@ -158,7 +178,18 @@ write_slurm_conf() {
     echo "JobCompType=jobcomp/filetxt"
     echo "JobCompLoc=$RUN_DIR/jobcomp.log"
     echo "JobAcctGatherType=jobacct_gather/none"
-    echo "AccountingStorageType=accounting_storage/none"
+    if [ "$ACCOUNTING" = slurmdbd ]; then
+      echo "AccountingStorageType=accounting_storage/slurmdbd"
+      echo "AccountingStorageHost=127.0.0.1"
+      echo "AccountingStoragePort=$DBD_PORT"
+      echo "# With slurmdbd: the MUNGE socket for talking to it (AuthInfo is not used there)."
+      echo "AccountingStoragePass=$RUN_DIR/munge/munge.socket"
+      echo "# A job of a user without an association, or with an unknown account or QOS, is"
+      echo "# refused at submission, as on a production site."
+      echo "AccountingStorageEnforce=associations,limits,qos"
+    else
+      echo "AccountingStorageType=accounting_storage/none"
+    fi
     echo "PlugStackConfig=$RUN_DIR/plugstack.conf"
     echo "ReturnToService=2"
     echo "MailProg=/bin/true"
@@ -171,6 +202,33 @@ write_slurm_conf() {
     done
     echo "PartitionName=testbed Nodes=ALL Default=YES MaxTime=INFINITE State=UP"
   } >"$RUN_DIR/slurm.conf"
+}
+
+# slurmdbd reads slurmdbd.conf from the directory of SLURM_CONF; it holds database
+# credentials on a real site, hence mode 0600 (here root connects through the socket).
+write_slurmdbd_conf() {
+  local f=$RUN_DIR/slurmdbd.conf
+  rm -f "$f"
+  (
+    umask 077
+    {
+      echo "# Generated by scripts/cluster.sh up; do not edit."
+      echo "AuthType=auth/munge"
+      echo "AuthInfo=socket=$RUN_DIR/munge/munge.socket"
+      echo "DbdHost=localhost"
+      echo "DbdAddr=127.0.0.1"
+      echo "DbdPort=$DBD_PORT"
+      echo "SlurmUser=root"
+      echo "LogFile=$RUN_DIR/log/slurmdbd.log"
+      echo "PidFile=$RUN_DIR/pid/slurmdbd.pid"
+      echo "DebugLevel=info"
+      echo "StorageType=accounting_storage/mysql"
+      echo "# localhost: the unix socket named by MYSQL_UNIX_PORT ($DB_SOCK)."
+      echo "StorageHost=localhost"
+      echo "StorageUser=root"
+      echo "StorageLoc=$ACCT_DB"
+    } >"$f"
+  )
 }
 
 write_plugstack() {
@@ -237,6 +295,117 @@ start_munge() {
     die "munged did not start (see $RUN_DIR/log/munged.log)"
 }
 
+# MariaDB for slurmdbd: a unix socket only (no TCP), run as root, with durability off
+# (throwaway accounting data). Each `up` starts on a fresh copy of a template data
+# directory in which the accounting database already holds the cluster, the account and
+# the users (creating slurmdbd's tables and registering them takes seconds; copying the
+# template a fraction of one). The template is built by the first `up` that needs it.
+DB_OPTS=()
+db_options() {
+  local data=$1
+  DB_OPTS=(--no-defaults --datadir="$data" --user=root --socket="$DB_SOCK"
+    --skip-networking --skip-log-bin --pid-file="$RUN_DIR/pid/mariadbd.pid"
+    --log-error="$RUN_DIR/log/mariadbd.log" --innodb-buffer-pool-size=64M
+    --innodb-log-file-size=8M --innodb-data-file-path=ibdata1:4M:autoextend --innodb-autoextend-increment=1
+    --innodb-flush-log-at-trx-commit=0 --innodb-doublewrite=0 --innodb-lock-wait-timeout=900)
+}
+
+# alive PID: true while the process exists and is not a zombie.
+alive() { [ -r "/proc/$1/stat" ] && ! grep -q '^[0-9]* (.*) Z' "/proc/$1/stat" 2>/dev/null; }
+
+# stop_and_wait DAEMON SECONDS: SIGTERM through its PID file, then waits until it is gone.
+stop_and_wait() {
+  local pid i
+  pid=$(pid_in_cgroup "$RUN_DIR/pid/$1.pid" "$CG_NAME") || return 0
+  kill -TERM "$pid" 2>/dev/null || true
+  for ((i = 0; i < $2 * 10; i++)); do
+    alive "$pid" || return 0
+    sleep 0.1
+  done
+  die "$1 (pid $pid) did not stop within $2 s"
+}
+
+db_sql() { mariadb --no-defaults --socket="$DB_SOCK" --user=root -e "$1"; }
+
+# db_start DATADIR: starts mariadbd (it does not daemonise: in the background, in a
+# session of its own) and waits until it answers.
+db_start() {
+  db_options "$1"
+  rm -f "$DB_SOCK"
+  cg_spawn_bg "$CG/acct" "$RUN_DIR/log/mariadbd.out" mariadbd "${DB_OPTS[@]}"
+  local pid=$SPAWNED_PID deadline=$((SECONDS + UP_TIMEOUT_S))
+  until mariadb-admin --no-defaults --socket="$DB_SOCK" --user=root ping >/dev/null 2>&1; do
+    alive "$pid" || die "mariadbd exited (see $RUN_DIR/log/mariadbd.log)"
+    [ $SECONDS -ge $deadline ] && die "mariadbd not ready after ${UP_TIMEOUT_S}s (see $RUN_DIR/log/mariadbd.log)"
+    sleep 0.05
+  done
+}
+
+# What the template holds; a template built by another version of this script, MariaDB
+# or Slurm is built again.
+template_stamp() {
+  echo "$(mariadbd --version); $(slurmdbd -V); cluster hetscale; account $ACCOUNT; users $ACCT_USERS"
+}
+
+# Builds DB_TEMPLATE: a data directory initialised by mariadb-install-db, in which
+# slurmdbd has created its tables and sacctmgr has registered the cluster and the
+# associations, taken after both were stopped cleanly.
+build_db_template() {
+  local build=$DB_TEMPLATE.build.$$
+  say "building the accounting database template $DB_TEMPLATE (once)"
+  rm -rf "$build"
+  mkdir -p "$build"
+  chmod 700 "$build"
+  db_options "$build"
+  mariadb-install-db "${DB_OPTS[@]}" --auth-root-authentication-method=socket --skip-test-db \
+    >"$RUN_DIR/log/mariadb-install-db.log" 2>&1 ||
+    die "mariadb-install-db failed (see $RUN_DIR/log/mariadb-install-db.log)"
+  db_start "$build"
+  db_sql "CREATE DATABASE $ACCT_DB" || die "cannot create the database $ACCT_DB"
+  start_slurmdbd
+  {
+    sacctmgr -i add cluster hetscale &&
+      sacctmgr -i add account "$ACCOUNT" Description=testbed Organization=hetscale &&
+      sacctmgr -i add user "$ACCT_USERS" DefaultAccount="$ACCOUNT"
+  } >"$RUN_DIR/log/sacctmgr.out" 2>&1 ||
+    die "sacctmgr could not register the cluster and its users (see $RUN_DIR/log/sacctmgr.out)"
+  stop_and_wait slurmdbd 10
+  stop_and_wait mariadbd 30
+  rm -f "$build/ib_buffer_pool"
+  template_stamp >"$build/.hetscale-template"
+  # Renamed into place at once: a template is complete or absent. Another `up` may have
+  # built the same template meanwhile (a shared HETSCALE_TESTBED_DB_TEMPLATE): keep theirs.
+  rm -rf "$DB_TEMPLATE"
+  mv -T "$build" "$DB_TEMPLATE" 2>/dev/null || rm -rf "$build"
+}
+
+start_accounting() {
+  cg_create "$CG/acct"
+  mkdir -p "$DB_DIR" "$(dirname "$DB_TEMPLATE")"
+  chmod 700 "$DB_DIR"
+  [ "$(cat "$DB_TEMPLATE/.hetscale-template" 2>/dev/null)" = "$(template_stamp)" ] || build_db_template
+  rm -rf "$DB_DIR/data"
+  cp -a "$DB_TEMPLATE" "$DB_DIR/data"
+  db_start "$DB_DIR/data"
+  start_slurmdbd
+}
+
+# slurmdbd checks its tables, then listens; it writes its PID file once it has started.
+start_slurmdbd() {
+  rm -f "$RUN_DIR/pid/slurmdbd.pid"
+  cg_spawn "$CG/acct" "$RUN_DIR/log/slurmdbd.out" slurmdbd ||
+    die "slurmdbd did not start (see $RUN_DIR/log/slurmdbd.log)"
+  local deadline=$((SECONDS + UP_TIMEOUT_S))
+  until ! port_free "$DBD_PORT" && [ -f "$RUN_DIR/pid/slurmdbd.pid" ]; do
+    if [ -f "$RUN_DIR/pid/slurmdbd.pid" ] && ! pid_in_cgroup "$RUN_DIR/pid/slurmdbd.pid" "$CG_NAME" >/dev/null ||
+      grep -q 'fatal:' "$RUN_DIR/log/slurmdbd.log" 2>/dev/null; then
+      die "slurmdbd exited: $(tail -n 1 "$RUN_DIR/log/slurmdbd.log" 2>/dev/null)"
+    fi
+    [ $SECONDS -ge $deadline ] && die "slurmdbd not listening after ${UP_TIMEOUT_S}s; see $RUN_DIR/log/slurmdbd.log"
+    sleep 0.05
+  done
+}
+
 start_slurmctld() {
   cg_spawn "$CG/ctl" "$RUN_DIR/log/slurmctld.out" slurmctld -c ||
     die "slurmctld did not start (see $RUN_DIR/log/slurmctld.log)"
@@ -289,6 +458,7 @@ cmd_up() {
   : >"$RUN_DIR/jobcomp.log"
   pick_ports
   write_slurm_conf
+  [ "$ACCOUNTING" = slurmdbd ] && write_slurmdbd_conf
   write_plugstack
   write_env
   write_site_table
@@ -298,16 +468,18 @@ cmd_up() {
   cg_priority "$CG"
   cg_create "$CG/ctl"
   start_munge
+  if [ "$ACCOUNTING" = slurmdbd ]; then start_accounting; fi
   start_slurmctld
   for n in "${NODES[@]}"; do start_slurmd "$n"; done
   wait_idle
-  say "up: ${#NODES[@]} nodes idle in $((SECONDS - start))s; source $RUN_DIR/env"
+  say "up: ${#NODES[@]} nodes idle in $((SECONDS - start))s, accounting $ACCOUNTING; source $RUN_DIR/env"
 }
 
 # Removes what a killed or half-started run left behind (never a running process).
 cleanup_leftovers() {
   cg_destroy "$CG"
-  rm -rf "$RUN_DIR/state" "$RUN_DIR/tmp" "$RUN_DIR/pid" "$RUN_DIR/munge/munge.socket"*
+  rm -rf "$RUN_DIR/state" "$RUN_DIR/tmp" "$RUN_DIR/pid" "$RUN_DIR/munge/munge.socket"* \
+    "$RUN_DIR/slurmdbd.conf" "$DB_SOCK"* "$DB_DIR/data"
 }
 
 cmd_down() {
@@ -317,8 +489,13 @@ cmd_down() {
   if [ -d "$CG" ] && [ -d "$RUN_DIR/pid" ]; then
     for f in "$RUN_DIR"/pid/slurmd-*.pid; do [ -e "$f" ] && stop_pidfile "$f" "$CG_NAME"; done
     stop_pidfile "$RUN_DIR/pid/slurmctld.pid" "$CG_NAME"
-    # munged last: the Slurm daemons need it while they shut down.
-    wait_cgroup_empty_but_munge 5
+    # Then slurmdbd (slurmctld sends it the last job records), MariaDB, and munged last:
+    # the Slurm daemons need it while they shut down.
+    wait_until_only_left 5 slurmdbd mariadbd munged
+    stop_pidfile "$RUN_DIR/pid/slurmdbd.pid" "$CG_NAME"
+    wait_until_only_left 5 mariadbd munged
+    stop_pidfile "$RUN_DIR/pid/mariadbd.pid" "$CG_NAME"
+    wait_until_only_left 10 munged
     stop_pidfile "$RUN_DIR/pid/munged.pid" "$CG_NAME"
     wait_cgroup_empty "$CG" 3 || warn "forcing what is left in $CG"
   fi
@@ -326,12 +503,14 @@ cmd_down() {
   say "down: nothing of $RUN_DIR is running"
 }
 
-# Waits until only munged (or nothing) is left in our cgroups.
-wait_cgroup_empty_but_munge() {
-  local tenths=$(($1 * 10)) i munge pids
-  munge=$(pid_in_cgroup "$RUN_DIR/pid/munged.pid" "$CG_NAME" || true)
+# wait_until_only_left SECONDS DAEMON...: waits until no process is left in our cgroups
+# but the named daemons (by their PID files), or nothing.
+wait_until_only_left() {
+  local tenths=$(($1 * 10)) i d keep="" pids
+  shift
+  for d in "$@"; do keep+="$(pid_in_cgroup "$RUN_DIR/pid/$d.pid" "$CG_NAME" || true)"$'\n'; done
   for ((i = 0; i < tenths; i++)); do
-    pids=$(cg_pids "$CG" | grep -vx "${munge:-none}" || true)
+    pids=$(cg_pids "$CG" | grep -vxF -f <(printf '%snone\n' "$keep") || true)
     [ -z "$pids" ] && return 0
     sleep 0.1
   done
@@ -343,6 +522,11 @@ cmd_status() {
     return 3
   fi
   say "running in $RUN_DIR (cgroup $CG, cgroup v$CG_VERSION)"
+  if grep -qx 'AccountingStorageType=accounting_storage/slurmdbd' "$RUN_DIR/slurm.conf" 2>/dev/null; then
+    say "accounting: slurmdbd on 127.0.0.1:$(sed -n 's/^AccountingStoragePort=//p' "$RUN_DIR/slurm.conf"), MariaDB on $DB_SOCK"
+  else
+    say "accounting: none (jobcomp/filetxt only)"
+  fi
   local n
   printf '%-8s %-10s %-8s %-5s %-6s %s\n' NODE STATE GROUP CPUS SPEED QUOTA
   while read -r n state cpus feat; do

@@ -12,6 +12,7 @@ PACKAGES=(
   libopenblas-dev libfftw3-dev libsimgrid-dev
   openmpi-bin libopenmpi-dev libpmix-dev
   slurm-wlm slurmctld slurmd slurm-client munge libslurm-dev
+  slurmdbd mariadb-server
   postgresql postgresql-client libpq-dev
   iproute2 util-linux procps psmisc python3
   chromium

@@ -85,6 +85,17 @@ cg_spawn() {
   (echo "$BASHPID" >"$cg/cgroup.procs" && exec "$@") </dev/null >>"$log" 2>&1
 }
 
+# cg_spawn_bg PATH LOG CMD...: as cg_spawn, for a CMD that does not daemonise itself: runs
+# it in the background, in a session of its own, and sets SPAWNED_PID to its PID (the one
+# process: no shell waits for it, so nothing outside the cgroup holds the caller's output).
+cg_spawn_bg() {
+  local cg=$1 log=$2
+  shift 2
+  (echo "$BASHPID" >"$cg/cgroup.procs" && exec setsid "$@") </dev/null >>"$log" 2>&1 &
+  # shellcheck disable=SC2034 # read by the caller
+  SPAWNED_PID=$!
+}
+
 # cg_destroy PATH: SIGKILLs whatever is still in the cgroup tree, then removes it.
 cg_destroy() {
   local cg=$1 i pids

@@ -1,6 +1,7 @@
 // `down` stops exactly what `up` started, also when the cluster is half-started (a daemon
 // died) or its run directory was deleted by a later `rm -rf` (a killed test run). Uses a
-// second, one-node cluster of its own next to the fixture's.
+// second, one-node cluster of its own next to the fixture's, with accounting (MariaDB and
+// slurmdbd) as by default.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -66,8 +67,8 @@ TEST_F(Lifecycle, DownCleansAHalfStartedCluster) {
   const auto up = cluster("up");
   ASSERT_TRUE(up.ok()) << up.describe();
   const auto pids = recorded_pids();
-  ASSERT_EQ(pids.size(), 3U) << "munged, slurmctld, one slurmd";
-  // Half-started: slurmctld is gone, the node and munged still run.
+  ASSERT_EQ(pids.size(), 5U) << "munged, mariadbd, slurmdbd, slurmctld, one slurmd";
+  // Half-started: slurmctld is gone, the node, the accounting daemons and munged still run.
   std::ifstream ctld(dir_ / "pid" / "slurmctld.pid");
   pid_t ctld_pid = 0;
   ASSERT_TRUE(ctld >> ctld_pid);
@@ -86,13 +87,52 @@ TEST_F(Lifecycle, DownStopsAClusterWhoseRunDirectoryWasDeleted) {
   const auto up = cluster("up");
   ASSERT_TRUE(up.ok()) << up.describe();
   const auto pids = recorded_pids();
-  ASSERT_EQ(pids.size(), 3U);
+  ASSERT_EQ(pids.size(), 5U);
   std::filesystem::remove_all(dir_);  // what `rm -rf build/...` does after a killed run
 
   const auto down = cluster("down");
   ASSERT_TRUE(down.ok()) << down.describe();
   std::this_thread::sleep_for(200ms);
   for (pid_t pid : pids) EXPECT_FALSE(alive(pid)) << "pid " << pid << " survived down";
+}
+
+TEST_F(Lifecycle, DownCleansAClusterWhoseDatabaseServerWasKilled) {
+  const auto up = cluster("up");
+  ASSERT_TRUE(up.ok()) << up.describe();
+  const auto pids = recorded_pids();
+  ASSERT_EQ(pids.size(), 5U);
+  std::ifstream db(dir_ / "pid" / "mariadbd.pid");
+  pid_t db_pid = 0;
+  ASSERT_TRUE(db >> db_pid);
+  ASSERT_EQ(kill(db_pid, SIGKILL), 0);
+
+  const auto down = cluster("down");
+  ASSERT_TRUE(down.ok()) << down.describe();
+  std::this_thread::sleep_for(200ms);
+  for (pid_t pid : pids) EXPECT_FALSE(alive(pid)) << "pid " << pid << " survived down";
+  // And the next `up` starts afresh on the same run dir.
+  const auto again = cluster("up");
+  EXPECT_TRUE(again.ok()) << again.describe();
+  EXPECT_EQ(recorded_pids().size(), 5U);
+}
+
+TEST_F(Lifecycle, UpWithAccountingNoneStartsNoDatabaseNorSlurmdbd) {
+  const auto up = run_command({kScript, "up", "--run-dir", dir_.string(), "--layout",
+                               layout_.string(), "--accounting", "none"},
+                              60s);
+  ASSERT_TRUE(up.ok()) << up.describe();
+  EXPECT_EQ(recorded_pids().size(), 3U) << "munged, slurmctld, one slurmd";
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "slurmdbd.conf"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "mariadb"));
+}
+
+TEST_F(Lifecycle, UpRejectsAnUnknownAccountingMode) {
+  const auto up = run_command({kScript, "up", "--run-dir", dir_.string(), "--layout",
+                               layout_.string(), "--accounting", "mysql"},
+                              60s);
+  EXPECT_EQ(up.exit_code, 1) << up.describe();
+  EXPECT_NE(up.err.find("--accounting must be slurmdbd or none, got 'mysql'"), std::string::npos)
+      << up.err;
 }
 
 TEST_F(Lifecycle, UpRejectsABadLayoutNamingFileAndLine) {
