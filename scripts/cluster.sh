@@ -201,6 +201,8 @@ write_slurm_conf() {
       echo "NodeName=$n NodeHostname=$host NodeAddr=127.0.0.1 Port=${PORT[$n]} CPUs=${CPUS[$n]} Features=${GROUP[$n]} State=UNKNOWN"
     done
     echo "PartitionName=testbed Nodes=ALL Default=YES MaxTime=INFINITE State=UP"
+    echo "# As a production partition that shares nodes: jobs that ask --oversubscribe share CPUs."
+    echo "PartitionName=shared Nodes=ALL Default=NO MaxTime=INFINITE State=UP OverSubscribe=YES:4"
   } >"$RUN_DIR/slurm.conf"
 }
 
@@ -433,7 +435,7 @@ wait_idle() {
         die "slurmd of $n exited: $(tail -n 1 "$RUN_DIR/log/slurmd-$n.log" 2>/dev/null)"
     done
     states=$(sinfo -h -N -o '%T' 2>/dev/null | sort -u | tr '\n' ' ') || true
-    [ "$states" = "idle " ] && [ "$(sinfo -h -N -o '%N' 2>/dev/null | wc -l)" = "${#NODES[@]}" ] && return 0
+    [ "$states" = "idle " ] && [ "$(sinfo -h -N -o '%N' 2>/dev/null | sort -u | wc -l)" = "${#NODES[@]}" ] && return 0
     [ $SECONDS -ge $deadline ] && die "nodes not idle after ${UP_TIMEOUT_S}s (states: ${states:-none}); logs in $RUN_DIR/log"
     sleep 0.1
   done
@@ -534,7 +536,7 @@ cmd_status() {
     [ -f "$RUN_DIR/layout.txt" ] && speed=$(awk -v n="$n" '$1 == n { s = "1.0"; for (i = 2; i <= NF; i++) if ($i ~ /^speed=/) s = substr($i, 7); print s }' "$RUN_DIR/layout.txt")
     printf '%-8s %-10s %-8s %-5s %-6s %s\n' "$n" "$state" "$feat" "$cpus" "$speed" \
       "$( [ -d "$CG/$n" ] && cg_describe "$CG/$n" || echo missing)"
-  done < <(sinfo -h -N -o '%N %T %c %f')
+  done < <(sinfo -h -N -p testbed -o '%N %T %c %f')
 }
 
 main() {

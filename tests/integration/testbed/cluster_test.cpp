@@ -42,7 +42,7 @@ TEST(Cluster, OneTaskPerNodeSeesEachNodesOwnHostName) {
 
 TEST(Cluster, SinfoListsEveryLayoutNodeAndScontrolExpandsThem) {
   const Testbed tb = Testbed::from_env();
-  const auto list = run_command({"sinfo", "-h", "-o", "%N"}, 30s);
+  const auto list = run_command({"sinfo", "-h", "-p", "testbed", "-o", "%N"}, 30s);
   ASSERT_TRUE(list.ok()) << list.describe();
   const auto lines = split_lines(list.out);
   ASSERT_EQ(lines.size(), 1U) << list.out;
