@@ -14,6 +14,7 @@ PACKAGES=(
   slurm-wlm slurmctld slurmd slurm-client munge libslurm-dev
   postgresql postgresql-client libpq-dev
   iproute2 util-linux procps psmisc python3
+  rpm  # rpmbuild, for `cpack -G RPM`
   chromium
 )
 
