@@ -45,7 +45,7 @@ set(CPACK_DEBIAN_SPANK_PACKAGE_DEPENDS
 set(_spank_conffile ${HETSCALE_SLURM_CONF_DIR}/plugstack.conf.d/hetscale.conf)
 file(CONFIGURE OUTPUT ${PROJECT_BINARY_DIR}/packaging/deb-spank/conffiles CONTENT "${_spank_conffile}\n")
 set(CPACK_DEBIAN_SPANK_PACKAGE_CONTROL_EXTRA ${PROJECT_BINARY_DIR}/packaging/deb-spank/conffiles)
-# Some subcommands ask Slurm (sinfo, scontrol, sacct); the kernels run under srun.
+# `hetscale jobgen` asks scontrol about partitions; the kernels run under srun.
 set(CPACK_DEBIAN_HETSCALE_PACKAGE_RECOMMENDS "slurm-client")
 set(CPACK_DEBIAN_DASHBOARDS_PACKAGE_ARCHITECTURE all)
 set(CPACK_DEBIAN_DASHBOARDS_PACKAGE_SUGGESTS "hetscale, grafana")
