@@ -8,4 +8,4 @@ case "$1" in
   *.rpm) rpm -qp --qf '[%{FILEMODES:perms} %{FILEUSERNAME}/%{FILEGROUPNAME} %{FILENAMES}\n]' "$1" |
            awk '{ if ($1 ~ /^d/) $3 = $3 "/"; print }' ;;
   *) echo "list_package.sh: not a .deb or .rpm: $1" >&2; exit 2 ;;
-esac | sort -k3
+esac | LC_ALL=C sort -k3
