@@ -1,38 +1,75 @@
-# One Debian package with everything `cmake --install` installs: the SPANK plugin (into
-# Slurm's plugin directory), the CLI, the kernels, the docs and the plugstack example.
-#   cmake --build --preset default --target package   (or: cd build/default && cpack -G DEB)
+# Three packages, Debian (.deb) and RPM (.rpm), one per install component:
+#   hetscale-spank       (component spank)       the SPANK plugin alone, its plugstack.conf.d
+#                                                snippet, its cache directory, hetscale-spank(8);
+#                                                needs Slurm and libc only (compute nodes)
+#   hetscale             (component hetscale)    the CLI (with the collector), the kernels, the
+#                                                run-record headers, man pages, bash completion
+#   hetscale-dashboards  (component dashboards)  the Grafana dashboards and example specs
+#   cd build/default && cpack -G DEB    (or -G RPM; rpmbuild comes with Debian's `rpm`)
 # Include it at the end of the top-level CMakeLists.txt, after every install() rule.
-set(CPACK_GENERATOR DEB)
+if(NOT TARGET hetscale_spank OR NOT TARGET hetscale)
+  return()  # a partial build (HETSCALE_FUZZ) has nothing to package
+endif()
+
+set(CPACK_GENERATOR DEB RPM)
 set(CPACK_PACKAGE_NAME hetscale)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${PROJECT_DESCRIPTION}")
 set(CPACK_PACKAGE_CONTACT "hetscale maintainers <hetscale@localhost>")
+set(CPACK_PACKAGE_VENDOR "hetscale")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_STRIP_FILES ON)
+
+set(CPACK_COMPONENTS_ALL spank hetscale dashboards)
+set(CPACK_DEB_COMPONENT_INSTALL ON)
+set(CPACK_RPM_COMPONENT_INSTALL ON)
+set(CPACK_COMPONENT_SPANK_DESCRIPTION
+    "Slurm SPANK plugin of hetscale: per-rank speed weights (HETSCALE_WEIGHT) for job steps that ask")
+set(CPACK_COMPONENT_HETSCALE_DESCRIPTION
+    "hetscale command line tool, collector and MPI kernels: isospeed-e scalability of heterogeneous Slurm clusters")
+set(CPACK_COMPONENT_DASHBOARDS_DESCRIPTION
+    "Grafana dashboards and example experiment specifications of hetscale")
+
+# --- Debian ------------------------------------------------------------------------------
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION admin)
-# Library dependencies (libtomlplusplus3, libstdc++...) come from dpkg-shlibdeps. The
-# plugin is built against one Slurm release's spank.h and must be loaded by that release:
-# pin the Slurm packages to the major.minor of the headers we built with.
+# Library dependencies (libc6, libpq5, libopenmpi3...) come from dpkg-shlibdeps.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_STRIP_FILES ON)
-find_path(SLURM_INCLUDE_DIR slurm/spank.h)
-if(SLURM_INCLUDE_DIR)
-  file(STRINGS ${SLURM_INCLUDE_DIR}/slurm/slurm_version.h _hetscale_slurm_number
-       REGEX "^#define SLURM_VERSION_NUMBER 0x[0-9a-fA-F]+")
-endif()
-if(_hetscale_slurm_number MATCHES "0x([0-9a-fA-F][0-9a-fA-F])([0-9a-fA-F][0-9a-fA-F])")
-  math(EXPR _major "0x${CMAKE_MATCH_1}")
-  math(EXPR _minor "0x${CMAKE_MATCH_2}")
-  math(EXPR _next "${_minor} + 1")
-  set(_mm "${_major}.${_minor}")
-  if(_minor LESS 10)
-    set(_mm "${_major}.0${_minor}")
-  endif()
-  set(_next_mm "${_major}.${_next}")
-  if(_next LESS 10)
-    set(_next_mm "${_major}.0${_next}")
-  endif()
-  set(CPACK_DEBIAN_PACKAGE_DEPENDS
-      "slurm-wlm-basic-plugins (>= ${_mm}), slurm-wlm-basic-plugins (<< ${_next_mm})")
-endif()
+set(CPACK_DEBIAN_SPANK_PACKAGE_NAME hetscale-spank)
+set(CPACK_DEBIAN_HETSCALE_PACKAGE_NAME hetscale)
+set(CPACK_DEBIAN_DASHBOARDS_PACKAGE_NAME hetscale-dashboards)
+# The plugin is built against one Slurm release's spank.h and must be loaded by that
+# release (cmake/Slurm.cmake): pin Debian's plugin package to it.
+set(CPACK_DEBIAN_SPANK_PACKAGE_DEPENDS
+    "slurm-wlm-basic-plugins (>= ${HETSCALE_SLURM_RELEASE}), slurm-wlm-basic-plugins (<< ${HETSCALE_SLURM_NEXT_RELEASE})")
+set(_spank_conffile ${HETSCALE_SLURM_CONF_DIR}/plugstack.conf.d/hetscale.conf)
+file(CONFIGURE OUTPUT ${PROJECT_BINARY_DIR}/packaging/deb-spank/conffiles CONTENT "${_spank_conffile}\n")
+set(CPACK_DEBIAN_SPANK_PACKAGE_CONTROL_EXTRA ${PROJECT_BINARY_DIR}/packaging/deb-spank/conffiles)
+# `hetscale jobgen` asks scontrol about partitions; the kernels run under srun.
+set(CPACK_DEBIAN_HETSCALE_PACKAGE_RECOMMENDS "slurm-client")
+set(CPACK_DEBIAN_DASHBOARDS_PACKAGE_ARCHITECTURE all)
+set(CPACK_DEBIAN_DASHBOARDS_PACKAGE_SUGGESTS "hetscale, grafana")
+
+# --- RPM (SchedMD's slurm packages) --------------------------------------------------------
+set(CPACK_RPM_FILE_NAME RPM-DEFAULT)
+set(CPACK_RPM_PACKAGE_GROUP "Applications/System")
+# No /usr/lib/.build-id links: they would clash between packages built from one tree.
+set(CPACK_RPM_SPEC_MORE_DEFINE "%define _build_id_links none")
+# Library dependencies (libc.so.6, libpq.so.5...) come from rpmbuild's automatic requires.
+set(CPACK_RPM_SPANK_PACKAGE_NAME hetscale-spank)
+set(CPACK_RPM_HETSCALE_PACKAGE_NAME hetscale)
+set(CPACK_RPM_DASHBOARDS_PACKAGE_NAME hetscale-dashboards)
+set(CPACK_RPM_SPANK_PACKAGE_SUMMARY "Slurm SPANK plugin of hetscale (per-rank speed weights)")
+set(CPACK_RPM_HETSCALE_PACKAGE_SUMMARY "${PROJECT_DESCRIPTION}")
+set(CPACK_RPM_DASHBOARDS_PACKAGE_SUMMARY "Grafana dashboards and example specs of hetscale")
+set(CPACK_RPM_SPANK_PACKAGE_REQUIRES
+    "slurm >= ${HETSCALE_SLURM_RELEASE}, slurm < ${HETSCALE_SLURM_NEXT_RELEASE}")
+set(CPACK_RPM_SPANK_USER_FILELIST "%config(noreplace) ${_spank_conffile}")
+set(CPACK_RPM_DASHBOARDS_PACKAGE_ARCHITECTURE noarch)
+# Directories the packages put files in but do not own (Slurm's, the system's).
+set(CPACK_RPM_EXCLUDE_FROM_AUTO_FILELIST_ADDITION
+    ${HETSCALE_SLURM_CONF_DIR} ${HETSCALE_SLURM_PLUGIN_DIR} /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}
+    /var /var/cache /usr/share/man /usr/share/man/man1 /usr/share/man/man8
+    /usr/share/bash-completion /usr/share/bash-completion/completions)
+
 include(CPack)

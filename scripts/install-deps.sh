@@ -15,6 +15,7 @@ PACKAGES=(
   slurmdbd mariadb-server
   postgresql postgresql-client libpq-dev
   iproute2 util-linux procps psmisc python3
+  rpm  # rpmbuild, for `cpack -G RPM`
   chromium
 )
 

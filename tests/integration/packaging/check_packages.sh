@@ -1,0 +1,84 @@
+#!/bin/sh
+# Checks the packages build_packages.sh made against tests/fixtures/packaging:
+#   check_packages.sh OUT_DIR FIXTURES_DIR SLURM_RELEASE NEXT_RELEASE TWIN_KERNELS(ON|OFF)
+# - each package's file list (list_package.sh) equals FIXTURES_DIR/<package>.<deb|rpm>.txt
+#   (its lines but the # comments), without /usr/bin/hetscale-twin-* when the build has no
+#   twin kernels;
+# - hetscale-spank needs Slurm of the release it was built for and nothing beyond the C
+#   runtime, and its plugstack.conf.d snippet is a conffile (%config);
+# - hetscale needs the libraries of the collector and the kernels (libpq, MPI);
+# - hetscale-dashboards is architecture-independent.
+set -u
+out=$1 fixtures=$2 release=$3 next=$4 twin=$5
+here=$(cd "$(dirname "$0")" && pwd)
+snippet=/etc/slurm/plugstack.conf.d/hetscale.conf
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+package_file() {  # package_file deb|rpm NAME: the single package file of NAME in OUT_DIR
+  if [ "$1" = deb ]; then set -- "$out/${2}_"*.deb; else set -- "$out/${2}-"[0-9]*.rpm; fi
+  if [ $# -eq 1 ] && [ -f "$1" ]; then echo "$1"; fi
+}
+
+for kind in deb rpm; do
+  for package in hetscale-spank hetscale hetscale-dashboards; do
+    file=$(package_file $kind $package)
+    [ -n "$file" ] || { fail "no single $kind of $package in $out"; continue; }
+    expected=$out/$package.$kind.expected listing=$out/$package.$kind.list
+    grep -v '^#' "$fixtures/$package.$kind.txt" |
+      if [ "$twin" = ON ]; then cat; else grep -v ' /usr/bin/hetscale-twin-'; fi >"$expected"
+    "$here/list_package.sh" "$file" >"$listing"
+    if diff -u "$expected" "$listing"; then echo "contents ok: $(basename "$file")"
+    else fail "$(basename "$file"): contents differ from $fixtures/$package.$kind.txt (- expected, + package)"; fi
+  done
+done
+
+# Debian: Depends, conffiles, architecture.
+deb=$(package_file deb hetscale-spank)
+if [ -n "$deb" ]; then
+  depends=$(dpkg-deb -f "$deb" Depends)
+  echo "hetscale-spank Depends: $depends"
+  for pin in "slurm-wlm-basic-plugins (>= $release)" "slurm-wlm-basic-plugins (<< $next)"; do
+    case "$depends" in *"$pin"*) ;; *) fail "hetscale-spank.deb does not depend on $pin" ;; esac
+  done
+  others=$(printf '%s\n' "$depends" | tr ',' '\n' | awk '{print $1}' |
+           grep -v -x -E 'libc6|libgcc-s1|slurm-wlm-basic-plugins' || true)
+  [ -z "$others" ] || fail "hetscale-spank.deb depends on more than Slurm and the C runtime: $others"
+  [ "$(dpkg-deb -I "$deb" conffiles 2>/dev/null)" = "$snippet" ] ||
+    fail "hetscale-spank.deb: conffiles is not exactly $snippet"
+fi
+deb=$(package_file deb hetscale)
+if [ -n "$deb" ]; then
+  depends=$(dpkg-deb -f "$deb" Depends)
+  for library in libpq5 libopenmpi3 libfftw3-double3; do
+    case "$depends" in *"$library "*|*"$library,"*|*"$library") ;; *) fail "hetscale.deb does not depend on $library" ;; esac
+  done
+fi
+deb=$(package_file deb hetscale-dashboards)
+[ -z "$deb" ] || [ "$(dpkg-deb -f "$deb" Architecture)" = all ] || fail "hetscale-dashboards.deb is not Architecture: all"
+
+# RPM: Requires, %config, architecture.
+rpm_file=$(package_file rpm hetscale-spank)
+if [ -n "$rpm_file" ]; then
+  requires=$(rpm -qp --requires "$rpm_file")
+  echo "hetscale-spank.rpm Requires: $(printf '%s\n' "$requires" | tr '\n' ';')"
+  for pin in "slurm >= $release" "slurm < $next"; do
+    printf '%s\n' "$requires" | grep -q -x "$pin" || fail "hetscale-spank.rpm does not require $pin"
+  done
+  others=$(printf '%s\n' "$requires" |
+           grep -v -E '^(slurm [<>]|lib(c|m|gcc_s)\.so|ld-linux-x86-64\.so|rpmlib\(|rtld\(|config\(hetscale-spank\))' || true)
+  [ -z "$others" ] || fail "hetscale-spank.rpm requires more than Slurm and the C runtime: $others"
+  [ "$(rpm -qp --configfiles "$rpm_file")" = "$snippet" ] ||
+    fail "hetscale-spank.rpm: its %config files are not exactly $snippet"
+fi
+rpm_file=$(package_file rpm hetscale)
+if [ -n "$rpm_file" ]; then
+  for library in 'libpq\.so\.5' 'libmpi\.so' 'libfftw3\.so\.3'; do
+    rpm -qp --requires "$rpm_file" | grep -q "^$library" || fail "hetscale.rpm does not require $library"
+  done
+fi
+rpm_file=$(package_file rpm hetscale-dashboards)
+[ -z "$rpm_file" ] || [ "$(rpm -qp --qf '%{ARCH}' "$rpm_file")" = noarch ] || fail "hetscale-dashboards.rpm is not noarch"
+
+[ $failures -eq 0 ] || { echo "$failures check(s) failed"; exit 1; }
+echo "packages ok"
