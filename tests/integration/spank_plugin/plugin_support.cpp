@@ -22,7 +22,8 @@ double TaskEnv::number(const std::string& name) const { return std::stod(at(name
 
 std::size_t TaskEnv::hetscale_count() const {
   return static_cast<std::size_t>(std::count_if(vars.begin(), vars.end(), [](const auto& kv) {
-    return kv.first.rfind("HETSCALE_", 0) == 0 && kv.first != "HETSCALE_TESTBED_DIR";
+    // HETSCALE_TESTBED_*: the testbed's own variables, which the fixtures set for srun.
+    return kv.first.rfind("HETSCALE_", 0) == 0 && kv.first.rfind("HETSCALE_TESTBED_", 0) != 0;
   }));
 }
 

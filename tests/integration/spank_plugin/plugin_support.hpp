@@ -22,8 +22,9 @@ struct TaskEnv {
   [[nodiscard]] bool has(const std::string& name) const { return vars.contains(name); }
   [[nodiscard]] double number(const std::string& name) const;
   [[nodiscard]] const std::string& node() const { return at("SLURMD_NODENAME"); }
-  /// Number of HETSCALE_* variables, leaving out HETSCALE_TESTBED_DIR: the CTest fixture
-  /// sets it for the test, and srun hands the test's environment on to the tasks.
+  /// Number of HETSCALE_* variables, leaving out the testbed's HETSCALE_TESTBED_*: the
+  /// CTest fixture sets them for the test, and srun hands the test's environment on to
+  /// the tasks.
   [[nodiscard]] std::size_t hetscale_count() const;
 };
 
