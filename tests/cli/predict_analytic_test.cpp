@@ -143,7 +143,8 @@ TEST(PredictAnalytic, UsageErrors) {
   r = run_cli({"predict", "--experiment", "e"});
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err,
-            "hetscale predict: give --db and --experiment (prediction from collected runs), or "
+            "hetscale predict: give --db (or HETSCALE_DB, or the config file's database) and --experiment "
+            "(prediction from collected runs), or "
             "--overhead / --overhead-of (the analytic prediction) (see --help)\n");
 }
 
