@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The real availability experiment (issue 9; docs/validation-availability.md): on the local
+# The real availability experiment (docs/validation-availability.md): on the local
 # cluster, one node's availability is made to vary for real by a competing load switched
 # on and off inside its CPU cgroup; do equalized weights (SCIENCE.md section 3) shorten mm
 # against marked-speed weights by what the simulator predicts for the measured TH?
