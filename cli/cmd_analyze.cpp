@@ -1,5 +1,5 @@
 // hetscale analyze: per machine set the work needed for a target speed-efficiency, and
-// psi between consecutive sets (SCIENCE.md section 1), from the database.
+// psi between consecutive sets (docs/science.md section 1), from the database.
 #include <fmt/format.h>
 
 #include <fstream>

@@ -1,4 +1,4 @@
-// hetscale predict: fit the time model (SCIENCE.md section 1 "Prediction", section 4 FAST)
+// hetscale predict: fit the time model (docs/science.md section 1 "Prediction", section 4 FAST)
 // to an experiment's collected runs, then forecast the parameter and work that reach a
 // target E_s on the measured sets (beside what was measured), on the site's next
 // doublings and on what-if sets, with psi against the previous row; stored as one batch
