@@ -25,6 +25,7 @@ void register_all(CLI::App& app, Context& context) {
   register_report(app, context);
   register_twin(app, context);
   register_status(app, context);
+  register_config(app, context);
 }
 
 std::string command_path(const CLI::App& app) {

@@ -1,11 +1,12 @@
 // hetscale analyze: per machine set the work needed for a target speed-efficiency, and
-// psi between consecutive sets (SCIENCE.md section 1), from the database.
+// psi between consecutive sets (docs/science.md section 1), from the database.
 #include <fmt/format.h>
 
 #include <fstream>
 #include <optional>
 
 #include "commands.hpp"
+#include "configured_settings.hpp"
 #include "hetscale/collector/analysis.hpp"
 #include "hetscale/collector/extrap_export.hpp"
 #include "hetscale/collector/migrations.hpp"
@@ -179,7 +180,7 @@ void register_analyze(CLI::App& app, Context& context) {
   auto args = std::make_shared<AnalyzeArgs>();
   auto* cmd = app.add_subcommand(
       "analyze", "Required work per machine set at a target E_s, and psi between sets");
-  cmd->add_option("--db", args->db, "libpq connection URI")->required();
+  cmd->add_option("--db", args->db, "libpq connection URI (default: HETSCALE_DB or the config file)");
   cmd->add_option("--experiment", args->experiment, "Experiment name")->required();
   cmd->add_option("--target", args->target,
                   "Target speed-efficiency E_s, in (0, 1] (default: the experiment's target_efficiency "
@@ -194,7 +195,10 @@ void register_analyze(CLI::App& app, Context& context) {
                   "Extra-P JSON Lines)")
       ->expected(2);
   add_format_option(*cmd, args->format);
-  cmd->callback([args, &context] { run_analyze(*args, context); });
+  cmd->callback([args, &context] {
+    args->db = required_database(args->db);
+    run_analyze(*args, context);
+  });
 }
 
 }  // namespace hetscale::cli

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "commands.hpp"
+#include "configured_settings.hpp"
 #include "hetscale/collector/collect.hpp"
 #include "hetscale/error.hpp"
 #include "slurm_query.hpp"
@@ -87,7 +88,7 @@ void register_collect(CLI::App& app, Context& context) {
       "collect",
       "Load run records (*.jsonl, or - for standard input) and plan files (*.json); "
       "directories are searched recursively");
-  cmd->add_option("--db", args->db, "libpq connection URI")->required();
+  cmd->add_option("--db", args->db, "libpq connection URI (default: HETSCALE_DB or the config file)");
   cmd->add_flag("--skip-invalid", args->options.skip_invalid,
                 "Set invalid lines aside in the rejects file and load the rest");
   cmd->add_option("--rejects", args->rejects, "Rejects file (with --skip-invalid)")
@@ -111,7 +112,10 @@ void register_collect(CLI::App& app, Context& context) {
   cmd->add_option("--cluster", args->options.cluster,
                   "Cluster name for jobcomp lines that say Cluster=unknown (default: scontrol's ClusterName)");
   cmd->add_option("inputs", args->options.inputs, "Files, directories or -");
-  cmd->callback([args, &context] { run_collect(*args, context); });
+  cmd->callback([args, &context] {
+    args->db = required_database(args->db);
+    run_collect(*args, context);
+  });
 }
 
 }  // namespace hetscale::cli

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "configured_settings.hpp"
 #include "hetscale/collector/migrations.hpp"
 
 namespace hetscale::cli {
@@ -39,11 +40,15 @@ void register_db(CLI::App& app, Context& context) {
   auto args = std::make_shared<MigrateArgs>();
   auto* migrate = db->add_subcommand(
       "migrate", "Apply pending schema migrations (safe to run twice or concurrently)");
-  migrate->add_option("--db", args->db, "libpq connection URI, e.g. postgresql://host/hetscale")
-      ->required();
+  migrate->add_option("--db", args->db,
+                      "libpq connection URI, e.g. postgresql://host/hetscale (default: HETSCALE_DB or the "
+                      "config file)");
   migrate->add_option("--to", args->to, "Stop at this schema version (default: the latest)")
       ->check(CLI::PositiveNumber);
-  migrate->callback([args, &context] { run_migrate(*args, context); });
+  migrate->callback([args, &context] {
+    args->db = required_database(args->db);
+    run_migrate(*args, context);
+  });
 }
 
 }  // namespace hetscale::cli

@@ -1,4 +1,4 @@
-// hetscale efficiency: E_s = W / (T C) for one run (SCIENCE.md section 1).
+// hetscale efficiency: E_s = W / (T C) for one run (docs/science.md section 1).
 #include <fmt/format.h>
 
 #include "arguments.hpp"

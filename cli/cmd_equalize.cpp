@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "commands.hpp"
+#include "configured_settings.hpp"
 #include "hetscale/atomic_file.hpp"
 #include "hetscale/collector/partitions.hpp"
 #include "hetscale/csv.hpp"
@@ -354,7 +355,7 @@ void register_equalize(CLI::App& app, Context& context) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--db", args->db,
                   "libpq URI: read the nodes' speeds and spreads from a set's rank timings, "
-                  "simulate and store the partitions");
+                  "simulate and store the partitions (without --input, default: HETSCALE_DB or the config file)");
   cmd->add_option("--experiment", args->experiment, "Experiment name (with --db)");
   cmd->add_option("--set", args->set_index, "Machine set index (with --db)");
   cmd->add_option("--parameter", args->parameter,
@@ -386,7 +387,10 @@ void register_equalize(CLI::App& app, Context& context) {
   cmd->add_option("--partitions", args->partitions,
                   "Write <DIR>/<node list>.toml, where --hetscale-weights=equalized looks");
   add_format_option(*cmd, args->format);
-  cmd->callback([args, &context] { run_equalize(*args, context); });
+  cmd->callback([args, &context] {
+    if (args->input.empty()) args->db = configured_database(args->db);
+    run_equalize(*args, context);
+  });
 }
 
 }  // namespace hetscale::cli

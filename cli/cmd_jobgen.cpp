@@ -17,6 +17,7 @@
 #include <string_view>
 
 #include "commands.hpp"
+#include "configured_settings.hpp"
 #include "hetscale/collector/collect.hpp"
 #include "hetscale/collector/migrations.hpp"
 #include "hetscale/collector/session.hpp"
@@ -151,13 +152,12 @@ void test_with_sbatch(const jobgen::Study& study, const std::vector<jobgen::Gene
 }
 
 void generate(const JobgenArgs& args, Context& context) {
-  if (args.site.empty()) throw UsageError("--site is required (the site table)");
   auto spec = jobgen::load_experiment_spec(args.experiment);
   const std::string named_at = partition_named_at(args, spec);
   const auto site = load_site_table(args.site);
   const auto study = jobgen::plan_study(spec, site);
   check_against_slurm(study, named_at, context);
-  auto files = jobgen::study_files(study, {args.kernel_dir.empty() ? own_directory() : args.kernel_dir}, now_utc());
+  auto files = jobgen::study_files(study, {kernel_dir_from(args.kernel_dir)}, now_utc());
   // Copies of the inputs make the study directory self-contained (and refinable).
   files.push_back({"experiment.toml", file_text(args.experiment), false});
   files.push_back({"site.toml", file_text(args.site), false});
@@ -207,7 +207,7 @@ void write_next_round(const JobgenArgs& args, const jobgen::Study& study,
     context.out << "nothing to refine: no files written\n";
     return;
   }
-  auto files = jobgen::study_files(next, {args.kernel_dir.empty() ? own_directory() : args.kernel_dir}, now_utc());
+  auto files = jobgen::study_files(next, {kernel_dir_from(args.kernel_dir)}, now_utc());
   files.insert(files.end(), inputs.begin(), inputs.end());
   jobgen::write_study(args.output, files);
   context.out << summary(next, args.output);
@@ -254,7 +254,7 @@ void resubmit(const JobgenArgs& args, Context& context) {
     context.out << "nothing to resubmit: every array task's records are collected; no files written\n";
     return;
   }
-  auto files = jobgen::study_files(next, {args.kernel_dir.empty() ? own_directory() : args.kernel_dir}, now_utc());
+  auto files = jobgen::study_files(next, {kernel_dir_from(args.kernel_dir)}, now_utc());
   files.push_back({"experiment.toml", next.spec.text, false});
   jobgen::write_study(args.output, files);
   context.out << summary(next, args.output);
@@ -270,7 +270,8 @@ void resubmit(const JobgenArgs& args, Context& context) {
 void run_jobgen(const JobgenArgs& args, Context& context) {
   if (args.resubmit) {
     if (args.refine) throw UsageError("--resubmit and --refine plan different rounds: give one");
-    if (args.db.empty()) throw UsageError("--resubmit needs --db URI (the plans and runs collected so far)");
+    if (args.db.empty()) throw UsageError("--resubmit needs a database (--db URI, HETSCALE_DB or the config file's `database`: the "
+                       "plans and runs collected so far)");
     if (!args.from.empty() || !args.partition.empty() || !args.site.empty())
       throw UsageError("--resubmit takes the study from the database: no --from, --site or --partition");
     resubmit(args, context);
@@ -284,8 +285,9 @@ void run_jobgen(const JobgenArgs& args, Context& context) {
   }
   if (!args.partition.empty()) throw UsageError("--partition is for a new study; rounds submit to the spec's [slurm] partition");
   if (args.from.empty() && args.db.empty())
-    throw UsageError("--refine needs --db URI (the runs, spec and plans collected into the database) or --from "
-                     "DIR... (the first study and every round since, with their records)");
+    throw UsageError("--refine needs a database (--db URI, HETSCALE_DB or the config file's `database`: the runs, "
+                     "spec and plans collected into it) or --from DIR... (the first study and every round since, "
+                     "with their records)");
   if (args.from.empty()) {
     refine_from_database(args, context);
   } else {
@@ -299,12 +301,13 @@ void register_jobgen(CLI::App& app, Context& context) {
   auto args = std::make_shared<JobgenArgs>();
   auto* cmd = app.add_subcommand(
       "jobgen", "Slurm array scripts of a scalability study over doubling machine sets (docs/experiment-spec.md)");
-  cmd->add_option("--site", args->site, "Site table (TOML)");
+  cmd->add_option("--site", args->site, "Site table (TOML; default: the config file's site)");
   cmd->add_option("--experiment", args->experiment, "Experiment spec (TOML); with --refine or --resubmit, the experiment's name")
       ->required();
   cmd->add_option("-o,--output", args->output, "Directory to write the study into (new or empty)")->required();
   cmd->add_option("--kernel-dir", args->kernel_dir,
-                  "Where the bundled kernels are (default: next to this hetscale executable)");
+                  "Where the bundled kernels are (default: the config file's kernel_dir, else next to this hetscale "
+                  "executable)");
   cmd->add_option("--partition", args->partition,
                   "Submit to this partition (instead of the spec's); the sets are checked against its nodes "
                   "when Slurm is reachable");
@@ -320,7 +323,13 @@ void register_jobgen(CLI::App& app, Context& context) {
   cmd->add_option("--from", args->from,
                   "With --refine: the first study directory, then every round since, in order (spec, site table, "
                   "round number and, without --db, the records)");
-  cmd->callback([args, &context] { run_jobgen(*args, context); });
+  cmd->callback([args, &context] {
+    // A new study needs the site table; a resubmission and a refinement without --from
+    // need the database.
+    if (!args->refine && !args->resubmit) args->site = required_site_table(args->site);
+    if (args->resubmit || (args->refine && args->from.empty())) args->db = configured_database(args->db);
+    run_jobgen(*args, context);
+  });
 }
 
 }  // namespace hetscale::cli

@@ -1,4 +1,4 @@
-// hetscale predict: fit the time model (SCIENCE.md section 1 "Prediction", section 4 FAST)
+// hetscale predict: fit the time model (docs/science.md section 1 "Prediction", section 4 FAST)
 // to an experiment's collected runs, then forecast the parameter and work that reach a
 // target E_s on the measured sets (beside what was measured), on the site's next
 // doublings and on what-if sets, with psi against the previous row; stored as one batch
@@ -15,6 +15,7 @@
 #include <set>
 
 #include "commands.hpp"
+#include "configured_settings.hpp"
 #include "hetscale/capacity_forecast.hpp"
 #include "hetscale/collector/prediction_data.hpp"
 #include "hetscale/collector/stored_experiment.hpp"
@@ -190,7 +191,8 @@ void run_predict(const PredictArgs& args, Context& context) {
         "need --overhead or --overhead-of");
   if (args.db.empty() || args.experiment.empty())
     throw UsageError(
-        "give --db and --experiment (prediction from collected runs), or --overhead / "
+        "give --db (or HETSCALE_DB, or the config file's database) and --experiment (prediction "
+        "from collected runs), or --overhead / "
         "--overhead-of (the analytic prediction)");
   if (args.target && !(*args.target > 0 && *args.target <= 1))
     throw UsageError("--target must be in (0, 1]");
@@ -279,7 +281,7 @@ void register_predict(CLI::App& app, Context& context) {
       "predict",
       "Forecast the work reaching a target E_s on measured, doubled and what-if sets; or, with "
       "--overhead, solve the isospeed-e condition analytically");
-  cmd->add_option("--db", args->db, "libpq connection URI");
+  cmd->add_option("--db", args->db, "libpq connection URI (default: HETSCALE_DB or the config file)");
   cmd->add_option("--experiment", args->experiment, "Experiment name");
   cmd->add_option("--target", args->target,
                   "Target speed-efficiency E_s, in (0, 1] (default: the experiment's target_efficiency "
@@ -298,7 +300,10 @@ void register_predict(CLI::App& app, Context& context) {
                       "all); the other measured sets are then out-of-sample predictions");
   add_analytic_options(*cmd, args->analytic);
   add_format_option(*cmd, args->format);
-  cmd->callback([args, &context] { run_predict(*args, context); });
+  cmd->callback([args, &context] {
+    if (!analytic_requested(args->analytic)) args->db = configured_database(args->db);
+    run_predict(*args, context);
+  });
 }
 
 }  // namespace hetscale::cli

@@ -1,4 +1,4 @@
-// hetscale psi: isospeed-e scalability between consecutive systems (SCIENCE.md section 1).
+// hetscale psi: isospeed-e scalability between consecutive systems (docs/science.md section 1).
 // Each --point is C:N, the marked speed of a set and the parameter value that reached the
 // target speed-efficiency on it; psi(C, C') = C' W / (C W') with W = W(N).
 #include <fmt/format.h>

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "commands.hpp"
+#include "configured_settings.hpp"
 #include "hetscale/atomic_file.hpp"
 #include "hetscale/error.hpp"
 #include "report_sections.hpp"
@@ -85,8 +86,8 @@ void register_report(CLI::App& app, Context& context) {
       "report",
       "Self-contained HTML report (DIR/index.html) of E_s curves, psi, node map, heterogeneity, "
       "partitions and forecasts, from the database views");
-  cmd->add_option("--db", args->db, "libpq connection URI (the read-only role is enough)")
-      ->required();
+  cmd->add_option("--db", args->db,
+                  "libpq connection URI (the read-only role is enough; default: HETSCALE_DB or the config file)");
   cmd->add_option("--experiment", args->experiments,
                   "Experiment to report on (repeatable; default: every experiment with data)");
   cmd->add_option("--twin", args->twins,
@@ -95,7 +96,10 @@ void register_report(CLI::App& app, Context& context) {
   cmd->add_option("-o,--output", args->output_dir, "Directory to write index.html into")
       ->required();
   cmd->add_option("--title", args->title, "Title of the report")->capture_default_str();
-  cmd->callback([args, &context] { run_report(*args, context); });
+  cmd->callback([args, &context] {
+    args->db = required_database(args->db);
+    run_report(*args, context);
+  });
 }
 
 }  // namespace hetscale::cli

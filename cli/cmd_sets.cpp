@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "configured_settings.hpp"
 #include "hetscale/hostlist.hpp"
 #include "hetscale/machine_sets.hpp"
 #include "hetscale/site_table.hpp"
@@ -64,7 +65,7 @@ void register_sets(CLI::App& app, Context& context) {
   auto args = std::make_shared<SetsArgs>();
   auto* cmd =
       app.add_subcommand("sets", "Nested, doubling, group-balanced machine sets of a site table");
-  cmd->add_option("--site", args->site, "Site table (TOML)")->required();
+  cmd->add_option("--site", args->site, "Site table (TOML; default: the config file's site)");
   cmd->add_option("--start", args->options.start, "Nodes in the first set")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
@@ -80,7 +81,10 @@ void register_sets(CLI::App& app, Context& context) {
       ->default_str("stop");
   cmd->add_flag("--include-degraded", args->options.include_degraded, "Use degraded nodes too");
   add_format_option(*cmd, args->format);
-  cmd->callback([args, &context] { run_sets(*args, context); });
+  cmd->callback([args, &context] {
+    args->site = required_site_table(args->site);
+    run_sets(*args, context);
+  });
 }
 
 }  // namespace hetscale::cli

@@ -1,4 +1,4 @@
-// hetscale simulate: Monte Carlo of shared heterogeneous computers (SCIENCE.md section 3)
+// hetscale simulate: Monte Carlo of shared heterogeneous computers (docs/science.md section 3)
 // for given partitions, and how far the equalization heuristic is from the best partition.
 #include <fmt/format.h>
 

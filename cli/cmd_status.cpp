@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "commands.hpp"
+#include "configured_settings.hpp"
 #include "output.hpp"
 #include "stored_study.hpp"
 
@@ -78,10 +79,14 @@ void register_status(CLI::App& app, Context& context) {
       "How far a study has come: per machine set and array task of every round, its Slurm job's state (sacct) "
       "and whether its records are collected (docs/study.md)");
   cmd->add_option("experiment", args->experiment, "The experiment's name")->required();
-  cmd->add_option("--db", args->db, "The database its plans and runs were collected into")->required();
+  cmd->add_option("--db", args->db,
+                  "The database its plans and runs were collected into (default: HETSCALE_DB or the config file)");
   cmd->add_flag("--tasks", args->tasks, "One row per array task (default: one per set)");
   add_format_option(*cmd, args->format);
-  cmd->callback([args, &context] { run_status(*args, context); });
+  cmd->callback([args, &context] {
+    args->db = required_database(args->db);
+    run_status(*args, context);
+  });
 }
 
 }  // namespace hetscale::cli

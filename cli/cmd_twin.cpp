@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "configured_settings.hpp"
 #include "hetscale/input_files.hpp"
 #include "hetscale/jobgen/experiment_spec.hpp"
 #include "hetscale/regular_file.hpp"
@@ -130,7 +131,7 @@ constexpr std::size_t site_table_max_bytes = std::size_t{256} << 20;
 
 twin::TwinRunnerOptions runner_options(const RunnerArgs& args) {
   twin::TwinRunnerOptions options;
-  options.kernel_dir = args.kernel_dir.empty() ? own_directory() : args.kernel_dir;
+  options.kernel_dir = kernel_dir_from(args.kernel_dir);
   options.smpirun = args.smpirun;
   options.jobs = args.jobs > 0 ? args.jobs : std::max(1u, std::thread::hardware_concurrency());
   options.rerun = args.rerun;
@@ -200,7 +201,7 @@ void run_study(const StudyArgs& args, Context& context) {
   const TwinPlatform platform =
       make_twin_platform(site, {flops_per_unit, platform_availability(args.availability)});
   twin::TwinStudyOptions options = args.options;
-  options.bin_dir = args.runner.kernel_dir.empty() ? own_directory() : args.runner.kernel_dir;
+  options.bin_dir = kernel_dir_from(args.runner.kernel_dir);
   if (!args.calibrate_from.empty()) {
     if (options.compute_efficiency) throw UsageError("give --compute-efficiency or --calibrate-from, not both");
     const twin::ComputeCalibration c = twin::measured_compute_efficiency(
@@ -239,7 +240,7 @@ void run_refine(const RefineArgs& args, Context& context) {
   }
   twin::TwinStudyOptions options;
   options.sbatch = args.sbatch;
-  options.bin_dir = args.runner.kernel_dir.empty() ? own_directory() : args.runner.kernel_dir;
+  options.bin_dir = kernel_dir_from(args.runner.kernel_dir);
   write_then_run(args.output_dir, next, options, twin::twin_round_files(next, args.from, options, now_utc()),
                  fmt::format("twin study: {} (experiment {}, round {}, {} runs, platform {})\n", args.output_dir,
                              name, next.study.round, next.runs.size(), next.platform_hash.substr(0, 12)),
@@ -268,7 +269,8 @@ void add_availability_options(CLI::App* command, AvailabilityArgs& args) {
 
 void add_runner_options(CLI::App* command, RunnerArgs& args) {
   command->add_option("--kernel-dir", args.kernel_dir,
-                      "Directory of hetscale-twin-mm, -ge, -conv2d, -lu (default: beside hetscale)");
+                      "Directory of hetscale-twin-mm, -ge, -conv2d, -lu (default: the config file's kernel_dir, else "
+                      "beside hetscale)");
   command->add_option("--smpirun", args.smpirun, "SimGrid's smpirun (default: found in PATH)");
   command->add_option("-j,--jobs", args.jobs, "Simulations at once (default: one per processor)")
       ->check(CLI::PositiveNumber);
@@ -286,7 +288,7 @@ void register_twin(CLI::App& app, Context& context) {
       "platform",
       "Write a SimGrid platform (platform.xml), an smpirun host file (hostfile) and the "
       "platform's SHA-256 (platform.sha256) from a site table");
-  platform->add_option("--site", args->site, "Site table (TOML)")->required();
+  platform->add_option("--site", args->site, "Site table (TOML; default: the config file's site)");
   platform->add_option("-o,--output", args->output_dir, "Directory to write into (created)")
       ->required();
   platform->add_option("--flops-per-unit", args->flops_per_unit,
@@ -294,7 +296,10 @@ void register_twin(CLI::App& app, Context& context) {
                        "not an operation rate (e.g. speed-factor), replaces the unit's own "
                        "scale otherwise");
   add_availability_options(platform, args->availability);
-  platform->callback([args, &context] { run_platform(*args, context); });
+  platform->callback([args, &context] {
+    args->site = required_site_table(args->site);
+    run_platform(*args, context);
+  });
 
   auto study_args = std::make_shared<StudyArgs>();
   auto* study = twin->add_subcommand(
@@ -302,7 +307,7 @@ void register_twin(CLI::App& app, Context& context) {
       "Plan an experiment spec's study on the twin of a site and simulate every machine set x "
       "size x repetition (or, with --sbatch, write them as a Slurm array)");
   study->add_option("spec", study_args->spec, "Experiment spec (TOML)")->required();
-  study->add_option("--site", study_args->site, "Site table (TOML)")->required();
+  study->add_option("--site", study_args->site, "Site table (TOML; default: the config file's site)");
   study->add_option("-o,--output", study_args->output_dir, "Study directory to create (new or empty)")
       ->required();
   study->add_option("--experiment", study_args->options.experiment,
@@ -330,22 +335,29 @@ void register_twin(CLI::App& app, Context& context) {
                   "Write twin.sbatch (one serial array task per run) instead of running the simulations");
   add_availability_options(study, study_args->availability);
   add_runner_options(study, study_args->runner);
-  study->callback([study_args, &context] { run_study(*study_args, context); });
+  study->callback([study_args, &context] {
+    study_args->site = required_site_table(study_args->site);
+    run_study(*study_args, context);
+  });
 
   auto refine_args = std::make_shared<RefineArgs>();
   auto* refine = twin->add_subcommand(
       "refine",
       "The next refinement round of a twin study (as jobgen --refine --db does for a real one), from the runs "
       "of every round collected into the database, simulated on the same platform");
-  refine->add_option("--db", refine_args->db, "libpq connection URI the study's rounds were collected into")
-      ->required();
+  refine->add_option("--db", refine_args->db,
+                     "libpq connection URI the study's rounds were collected into (default: HETSCALE_DB or the "
+                     "config file)");
   refine->add_option("--from", refine_args->from, "The twin study directory of any earlier round")->required();
   refine->add_option("-o,--output", refine_args->output_dir, "Directory for the new round (new or empty)")
       ->required();
   refine->add_flag("--sbatch", refine_args->sbatch,
                    "Write twin.sbatch (one serial array task per run) instead of running the simulations");
   add_runner_options(refine, refine_args->runner);
-  refine->callback([refine_args, &context] { run_refine(*refine_args, context); });
+  refine->callback([refine_args, &context] {
+    refine_args->db = required_database(refine_args->db);
+    run_refine(*refine_args, context);
+  });
 
   auto run_args = std::make_shared<RunArgs>();
   auto* run = twin->add_subcommand("run", "Run the simulations of a twin study directory");

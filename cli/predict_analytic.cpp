@@ -1,5 +1,5 @@
 // hetscale predict --overhead EXPR | --overhead-of KERNEL ...: the analytic prediction of
-// SCIENCE.md section 1 ("Prediction"); the model and the solver are core's
+// docs/science.md section 1 ("Prediction"); the model and the solver are core's
 // (hetscale/analytic_prediction.hpp), this file parses and prints.
 #include "predict_analytic.hpp"
 

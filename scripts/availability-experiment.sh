@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The real availability experiment (issue 9; docs/validation-availability.md): on the local
+# The real availability experiment (docs/validation-availability.md): on the local
 # cluster, one node's availability is made to vary for real by a competing load switched
-# on and off inside its CPU cgroup; do equalized weights (SCIENCE.md section 3) shorten mm
+# on and off inside its CPU cgroup; do equalized weights (docs/science.md section 3) shorten mm
 # against marked-speed weights by what the simulator predicts for the measured TH?
 #   scripts/availability-experiment.sh [options]
 #     --run-dir DIR     cluster and results (default <repo>/run/avail; results in DIR/out)
@@ -231,7 +231,7 @@ equalize() {
 # weights_of COLUMN: "node=weight,..." from `hetscale equalize --format json`.
 weights_of() { jq -r --arg c "$1" '[.[] | "\(.node)=\(.[$c])"] | join(",")' "$OUT/equalize.json"; }
 
-# The simulator (SCIENCE.md section 3) with the measured speeds, TH and fixed part of a
+# The simulator (docs/science.md section 3) with the measured speeds, TH and fixed part of a
 # run, the load's own interval law (two-point availability, intervals U(0, I]): tau for the
 # marked and the equalized shares, and how far that prediction moves when phase A is
 # resampled (availability_stats.py predict).

@@ -250,7 +250,7 @@ write_env() {
   } >"$RUN_DIR/env"
 }
 
-# A site table (DESIGN.md 3.1) whose marked speeds are the layout's speed factors.
+# A site table (docs/site-table.md) whose marked speeds are the layout's speed factors.
 write_site_table() {
   local n g
   declare -A seen=()

@@ -336,7 +336,7 @@ sql() { # psql on the study's database; variables as -v name=value, used as :'na
 # Equalize mm's largest set from its repeated runs (per-node mean and spread of time per
 # unit of work), then run that set again at its most repeated size with marked and with
 # equalized weights, alternating so that drift hits both alike, and compare the mean
-# times with the simulator's (SCIENCE.md section 3, docs/study.md).
+# times with the simulator's (docs/science.md section 3, docs/study.md).
 equalize_rerun() {
   local k=mm spec name set param seconds dir reps=$((QUICK ? 2 : 3))
   spec=$(spec_for "$k") name=$(exp_name "$spec")

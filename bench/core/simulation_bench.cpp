@@ -1,4 +1,4 @@
-// Monte Carlo of the availability model (issue 9 target: 1,000 repetitions on 1,000
+// Monte Carlo of the availability model (target: 1,000 repetitions on 1,000
 // computers in under 2 s on two cores).
 //   build/default/bin/bench_core --benchmark_filter=Simulate
 #include <benchmark/benchmark.h>

@@ -1,6 +1,6 @@
 // The plugin's work per step and node with a 10,000-node site table: site table from
 // the cache (as slurmstepd does on every step while the table is unchanged), weights of
-// a 4-node step, and one task's environment. Budget (issue 6): under 5 ms.
+// a 4-node step, and one task's environment. Budget: under 5 ms.
 //   build/default/bin/bench_spank_plugin
 #include <benchmark/benchmark.h>
 

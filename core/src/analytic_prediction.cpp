@@ -1,5 +1,5 @@
 // Analytic prediction: T(N, p) = W(N) t_c / p + T0(N, p), solved for the N' that keeps the
-// base speed-efficiency on each target (SCIENCE.md section 1, "Prediction").
+// base speed-efficiency on each target (docs/science.md section 1, "Prediction").
 #include "hetscale/analytic_prediction.hpp"
 
 #include <fmt/format.h>

@@ -1,4 +1,4 @@
-// The isospeed-efficiency model, SCIENCE.md section 1, one function per formula.
+// The isospeed-efficiency model, docs/science.md section 1, one function per formula.
 #include "hetscale/isospeed.hpp"
 
 #include <cmath>

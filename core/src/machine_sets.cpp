@@ -1,4 +1,4 @@
-// Nested, doubling, group-balanced machine sets (SCIENCE.md section 2). The rules, also in
+// Nested, doubling, group-balanced machine sets (docs/science.md section 2). The rules, also in
 // docs/machine-sets.md:
 //  - only `ok` nodes are eligible (`degraded` too when asked; `excluded` never); within a
 //    group nodes are taken in site-table order;

@@ -1,4 +1,4 @@
-// Reading and writing the site table (DESIGN.md contract 3.1) with toml++. Every error
+// Reading and writing the site table (docs/site-table.md) with toml++. Every error
 // is a ConfigError at the file:line:col of the offending key, value or table.
 #include <fmt/format.h>
 #include <toml++/toml.h>

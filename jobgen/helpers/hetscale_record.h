@@ -1,4 +1,4 @@
-/* hetscale_record.h: write a hetscale run record (DESIGN.md contract 3.4) from your own
+/* hetscale_record.h: write a hetscale run record (docs/run-record.md) from your own
  * MPI code, in C99, with no other dependency. Header only: include it in one or more
  * files. Reference and worked example: docs/experiment-spec.md.
  *

@@ -1,4 +1,4 @@
-// What a run record takes from the task's environment (DESIGN.md 3.3, 3.4): the
+// What a run record takes from the task's environment (docs/admin.md, docs/run-record.md): the
 // record file, experiment, machine set, repetition and Slurm ids; plus timestamps and
 // the software/hardware fingerprint.
 #pragma once

@@ -1,5 +1,5 @@
 // hetscale-conv2d: circular 2-D convolution of two complex N x N images by FFT
-// (SCIENCE.md section 1). Rows in weighted contiguous blocks: row FFTs, a weighted
+// (docs/science.md section 1). Rows in weighted contiguous blocks: row FFTs, a weighted
 // all-to-all transpose (each rank then holds a weighted block of columns), column FFTs,
 // point-wise product, inverse column FFTs, transpose back, inverse row FFTs.
 // Check: N <= direct_check_limit against the direct convolution of two random images;

@@ -1,5 +1,5 @@
 // hetscale-ge: solves A x = b by Gaussian elimination with partial pivoting
-// (SCIENCE.md section 1). Rows are dealt out by the weighted row-cyclic owner map; for
+// (docs/science.md section 1). Rows are dealt out by the weighted row-cyclic owner map; for
 // each column the pivot is found by an allreduce (max-loc), its owner broadcasts the
 // pivot row, the rows at pivot and pivot-row positions are swapped (a message when two
 // ranks own them), and every rank eliminates its rows below. Rank 0 gathers the upper

@@ -1,4 +1,4 @@
-// hetscale-mm: C = A x B (SCIENCE.md section 1). Rank 0 scatters contiguous row blocks of
+// hetscale-mm: C = A x B (docs/science.md section 1). Rank 0 scatters contiguous row blocks of
 // A in proportion to the weights and broadcasts B; each rank multiplies its block with
 // OpenBLAS (one thread); rank 0 gathers C and checks it by Freivalds' method. The timed
 // collectives are common/collectives.hpp's: non-blocking ones completed as HETSCALE_MPI_WAIT

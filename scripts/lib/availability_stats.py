@@ -33,7 +33,7 @@ import tempfile
 def cmd_schedule(a):
     """The competing load's on/off schedule, one 'seconds on|off' line per interval.
 
-    It is the simulator's availability process (SCIENCE.md section 3, core/src/simulation.cpp
+    It is the simulator's availability process (docs/science.md section 3, core/src/simulation.cpp
     with --distribution two-point): every interval lasts U(0, I] seconds and the load's state
     is drawn anew, on or off with probability 1/2, independently of the previous interval.
     A busy loop sharing the node's cgroup takes half its quota, so the rank's availability
@@ -82,7 +82,7 @@ def estimate_from(records, steady, variable, interval):
     share of the job (the job's work is the unit), its mean and standard deviation, and
     TH_run = sd/mean (the database view node_time_variability calls it cv).
 
-    For the model (docs/formulas.md): mean speed s = 1/mean(u); the rank's own time
+    For the model (docs/science.md): mean speed s = 1/mean(u); the rank's own time
     T = share x u has mean t and sd sigma_T, variation k = sigma_T / sqrt(t); the
     availability's TH_A = k / sqrt(c) with c = E[L^2]/E[L] = 2I/3 of the load's intervals
     (the relation the simulator and `hetscale equalize` both use; it holds for t >> c)."""

@@ -53,7 +53,7 @@ TERMS = {
     "N^2*(p-1)/p": lambda n, p: n * n * (p - 1) / p,
 }
 # hetscale predict's ge terms (core/src/prediction.cpp), the published model's
-# (SCIENCE.md section 1: T_bcast ~ a + b p, T_barrier ~ p, per pivot) and the bare tree.
+# (docs/science.md section 1: T_bcast ~ a + b p, T_barrier ~ p, per pivot) and the bare tree.
 CANDIDATES = {
     "hetscale ge": ["[p>1]", "N*log2p", "N*(p-1)", "N^2*log2p", "N^2*(p-1)/p"],
     "published ge": ["[p>1]", "p", "N*(p-1)", "N", "N*p"],

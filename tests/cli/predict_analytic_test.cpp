@@ -20,7 +20,7 @@ std::vector<std::string> sunwulf_args() {
   return args;
 }
 
-// An independent computation of the paper's model (SCIENCE.md section 1, GE on Sunwulf),
+// An independent computation of the paper's model (docs/science.md section 1, GE on Sunwulf),
 // all in ms: W(N) = 2/3 N^3 - 1/2 N^2 - (3 + 1/6) N + 3, T = W t_c / p + T0.
 double work(double n) {
   return 2.0 / 3 * n * n * n - 0.5 * n * n - (3 + 1.0 / 6) * n + 3;
@@ -143,7 +143,8 @@ TEST(PredictAnalytic, UsageErrors) {
   r = run_cli({"predict", "--experiment", "e"});
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err,
-            "hetscale predict: give --db and --experiment (prediction from collected runs), or "
+            "hetscale predict: give --db (or HETSCALE_DB, or the config file's database) and --experiment "
+            "(prediction from collected runs), or "
             "--overhead / --overhead-of (the analytic prediction) (see --help)\n");
 }
 

@@ -1,4 +1,4 @@
-// Analytic scalability prediction (SCIENCE.md section 1, "Prediction"): the run time of a
+// Analytic scalability prediction (docs/science.md section 1, "Prediction"): the run time of a
 // code on p processes is modelled as T(N, p) = W(N) t_c / p + T0(N, p), with T0 an
 // expression built from measured communication costs and t_c a measured time per unit of
 // work. From a base system (marked speed C, p processes, size N) the model gives the base

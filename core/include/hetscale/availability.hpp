@@ -1,4 +1,4 @@
-// Availability of a shared computer (SCIENCE.md section 3, Huang & Lee): A(t) in [0, 1],
+// Availability of a shared computer (docs/science.md section 3, Huang & Lee): A(t) in [0, 1],
 // drawn with mean a and standard deviation sigma at the start of every interval and held
 // for the interval, whose length is uniform in [0, max_interval]. The Monte Carlo simulator
 // (simulation.hpp) and the twin's speed profiles (twin_platform.hpp) both draw through

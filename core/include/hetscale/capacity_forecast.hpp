@@ -1,4 +1,4 @@
-// Capacity forecast (SCIENCE.md section 1 "Prediction"): with a fitted TimeModel, the
+// Capacity forecast (docs/science.md section 1 "Prediction"): with a fitted TimeModel, the
 // parameter and work that reach a target E_s on the measured sets (beside what was
 // measured), on the site's next doublings and on what-if sets, and psi between rows.
 #pragma once

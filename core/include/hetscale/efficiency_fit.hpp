@@ -1,5 +1,5 @@
 // From measured (parameter, speed-efficiency) points of one machine set, a smooth
-// monotone curve E_s(N), and the parameter that reaches a target E_s (SCIENCE.md
+// monotone curve E_s(N), and the parameter that reaches a target E_s (docs/science.md
 // section 1, "Finding W' in practice"). Never extrapolates. Method: docs/fitting.md.
 #pragma once
 

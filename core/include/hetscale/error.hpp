@@ -1,5 +1,5 @@
 // Error types shared by every component. Messages are one line, and config errors carry
-// the place they come from as "file:line:col: message" (DESIGN.md style rule 10).
+// the place they come from as "file:line:col: message".
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// The isospeed-efficiency model (SCIENCE.md section 1), in its own names.
+// The isospeed-efficiency model (docs/science.md section 1), in its own names.
 // Every function validates its inputs: speeds, times and work must be positive and
 // finite; t0, T0 and beta finite and >= 0 (Error names the symbol otherwise). All
 // speeds must be in the same unit as W / T (see units.hpp).

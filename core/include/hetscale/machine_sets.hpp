@@ -1,4 +1,4 @@
-// Nested, doubling, group-balanced machine sets (SCIENCE.md section 2, scalability tester).
+// Nested, doubling, group-balanced machine sets (docs/science.md section 2, scalability tester).
 #pragma once
 
 #include <cstddef>

@@ -1,5 +1,5 @@
-// The grouping behind `hetscale groups`: node records in, site table out (DESIGN.md
-// contract 3.1). Rules and their reasons are in docs/admin-classify.md, "Grouping".
+// The grouping behind `hetscale groups`: node records in, site table out
+// (docs/site-table.md). Rules and their reasons are in docs/admin-classify.md, "Grouping".
 #pragma once
 
 #include <cstdint>

@@ -18,7 +18,7 @@ namespace hetscale {
 
 inline constexpr int node_record_schema = 1;
 
-/// The node's availability (SCIENCE.md section 3): its delivered speed sampled in short
+/// The node's availability (docs/science.md section 3): its delivered speed sampled in short
 /// windows over a period (`hetscale classify --availability`), relative to its marked
 /// speed. A(t) per window; a_i its mean, sigma_Ai its standard deviation over the windows
 /// (population), TH_i = sigma_Ai / a_i.

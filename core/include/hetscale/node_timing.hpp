@@ -1,4 +1,4 @@
-// Per-node speed and its variation from measured rank timings (SCIENCE.md section 3):
+// Per-node speed and its variation from measured rank timings (docs/science.md section 3):
 // the inputs of the equalization scheme, read off a machine set's repeated runs instead
 // of an input file. A node's seconds per unit of work in one run is its slowest rank's
 // compute time divided by the work the node was given (sum of its ranks' weights x W).

@@ -1,4 +1,4 @@
-// Scalability prediction (SCIENCE.md section 1 "Prediction", section 4 FAST): a model of
+// Scalability prediction (docs/science.md section 1 "Prediction", section 4 FAST): a model of
 // run time T(N, C, p) = W(N) / (C eta(N)) + T0(N, p) fitted to measured runs, then solved
 // for the parameter N' that reaches a target speed-efficiency on a set never run.
 //  - T0(N, p): communication and synchronisation, a non-negative combination of terms

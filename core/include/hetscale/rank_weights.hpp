@@ -1,4 +1,4 @@
-// Per-rank speed weights of a step (DESIGN.md 3.1 and 3.3): a rank's marked speed is
+// Per-rank speed weights of a step (docs/site-table.md, docs/admin.md): a rank's marked speed is
 // its node's per-processor speed x the CPUs it was allocated; weights sum to 1.
 #pragma once
 

@@ -1,5 +1,5 @@
 // How rows of an N-row problem are shared among ranks in proportion to their speed
-// weights (SCIENCE.md section 1, the "HoHe" strategy). Pure functions: the kernels use
+// weights (docs/science.md section 1, the "HoHe" strategy). Pure functions: the kernels use
 // them for their MPI layouts, the tests check them without MPI.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The run record (DESIGN.md contract 3.4): one JSON object per run, one line in a
+// The run record (docs/run-record.md): one JSON object per run, one line in a
 // JSON Lines file. Written by the kernels (and any code through the small helper),
 // read and validated by the collector.
 #pragma once

@@ -1,4 +1,4 @@
-// Monte Carlo of shared heterogeneous computers (SCIENCE.md section 3, Huang & Lee):
+// Monte Carlo of shared heterogeneous computers (docs/science.md section 3, Huang & Lee):
 // each computer's availability A_i(t) is drawn anew at the start of every interval
 // (interval lengths random), work X_i advances at alpha_i A_i(t), and the run is split
 // into N_s phases that all wait for the slowest computer. Gives tau = E[T], sigma_T,

@@ -1,4 +1,4 @@
-// The site table (DESIGN.md contract 3.1): the marked speed of every node, by group.
+// The site table (docs/site-table.md): the marked speed of every node, by group.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// The kernels' `--weights` option and the HETSCALE_WEIGHT value (DESIGN.md 3.3), parsed
+// The kernels' `--weights` option and the HETSCALE_WEIGHT value (docs/admin.md), parsed
 // without MPI so that every rank reaches the same verdict on the same text.
 #pragma once
 

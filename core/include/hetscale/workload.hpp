@@ -1,5 +1,5 @@
 // Workload formulas W(params): the user's hint of how much work a run does
-// (SCIENCE.md sections 1 and 2). Parsed once into a compact program, evaluated fast.
+// (docs/science.md sections 1 and 2). Parsed once into a compact program, evaluated fast.
 #pragma once
 
 #include <map>
@@ -50,7 +50,7 @@ class Workload {
   std::unique_ptr<Program> program_;
 };
 
-/// Formulas of the bundled kernels: the three reference codes exactly as in SCIENCE.md
+/// Formulas of the bundled kernels: the three reference codes exactly as in docs/science.md
 /// section 1, and the blocked LU factorisation's leading term (docs/kernels.md).
 namespace builtin_workload {
 inline constexpr std::string_view mm = "2*N^3";

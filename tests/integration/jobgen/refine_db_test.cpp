@@ -1,7 +1,7 @@
 // `hetscale jobgen --refine --db`: a generated study, fabricated run records for its sets
 // collected into a real PostgreSQL database, then the follow-up round computed from the
 // database (alone, or with the study directories) and from the record files must be the
-// same (SCIENCE.md section 2, the STAS refinement; docs/experiment-spec.md).
+// same (docs/science.md section 2, the STAS refinement; docs/experiment-spec.md).
 #include <gtest/gtest.h>
 #include <unistd.h>
 

@@ -160,7 +160,7 @@ void load_synthetic_study(const std::string& db_uri, const fs::path& scratch) {
 
 void insert_partitions_and_predictions(const std::string& db_uri) {
   pg::Connection conn = pg::Connection::open(db_uri);
-  // The two steps of SCIENCE.md section 3 for set 1 of mm-small: equalization moves work
+  // The two steps of docs/science.md section 3 for set 1 of mm-small: equalization moves work
   // to the steadier hosts and lowers the simulated tau.
   const std::string partition = R"(
       WITH p AS (

@@ -42,7 +42,7 @@ CommandResult srun_print_env(const std::filesystem::path& slurm_conf,
                              const std::vector<std::string>& args,
                              const std::vector<std::string>& env = {});
 
-/// Per-rank marked speeds the site table implies (DESIGN.md 3.1, docs/admin.md): the
+/// Per-rank marked speeds the site table implies (docs/site-table.md, docs/admin.md): the
 /// node's per-CPU speed x the CPUs of the rank; a node given more CPUs than it has counts
 /// only its CPUs, shared evenly by its ranks. `cpus_per_task` as Slurm allocated it.
 std::map<int, double> expected_rank_speeds(const StepEnv& step, const std::vector<TestbedNode>& nodes,

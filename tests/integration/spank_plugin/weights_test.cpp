@@ -1,4 +1,4 @@
-// Weights the plugin injects into real job steps (DESIGN.md 3.3): they sum to 1 and follow
+// Weights the plugin injects into real job steps (docs/admin.md): they sum to 1 and follow
 // the marked speeds x CPUs of the site table, for several task layouts; a request from
 // the environment; a partition FILE; and a step that did not ask gets nothing.
 #include <gtest/gtest.h>
@@ -36,7 +36,7 @@ void expect_marked_weights(const StepEnv& step, const std::vector<TestbedNode>& 
     EXPECT_EQ(task.at("HETSCALE_GROUP"), node_named(nodes, task.node()).group);
     EXPECT_EQ(task.at("HETSCALE_SITE"), site.string());
     EXPECT_EQ(task.at("HETSCALE_WEIGHTS_SOURCE"), "marked");
-    EXPECT_EQ(task.hetscale_count(), 6U) << "only the six variables of DESIGN.md 3.3";
+    EXPECT_EQ(task.hetscale_count(), 6U) << "only the six variables of docs/admin.md";
   }
   EXPECT_NEAR(sum_of(step, "HETSCALE_MARKED_SPEED"), step.begin()->second.number("HETSCALE_SYSTEM_SPEED"), 1e-12);
 }

@@ -1,4 +1,4 @@
-// Availability of a node (SCIENCE.md section 3): its delivered speed sampled in short
+// Availability of a node (docs/science.md section 3): its delivered speed sampled in short
 // windows over a period, a slice of the marked-speed benchmark run back to back, divided by
 // its marked speed. Gives a_i, sigma_Ai, TH_i = sigma_Ai / a_i and how long availability
 // stays correlated (`hetscale classify --availability`, docs/admin-classify.md).

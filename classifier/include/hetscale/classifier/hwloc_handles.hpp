@@ -1,4 +1,4 @@
-// Move-only owners of hwloc's C handles (DESIGN.md style rule 7), so that no path,
+// Move-only owners of hwloc's C handles, so that no path,
 // exceptions included, leaks a topology or a bitmap.
 #pragma once
 

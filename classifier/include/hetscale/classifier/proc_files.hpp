@@ -1,5 +1,5 @@
-// The facts hwloc lacks on some machines, read from Linux's /proc files (DESIGN.md §4:
-// this VM gives no clock through hwloc and a wrong memory total).
+// The facts hwloc lacks on some machines, read from Linux's /proc files (some
+// virtual machines give no clock through hwloc and a wrong memory total).
 #pragma once
 
 #include <cstdint>

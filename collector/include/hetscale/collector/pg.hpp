@@ -1,4 +1,4 @@
-// A small RAII layer over libpq (DESIGN.md style rules 7 and 8): one move-only owner per
+// A small RAII layer over libpq: one move-only owner per
 // PGconn and PGresult, values only as parameters, COPY for bulk data.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The experiment spec (DESIGN.md contract 3.2, reference in docs/experiment-spec.md):
+// The experiment spec (docs/experiment-spec.md):
 // what to run, how its work grows, on which machine sets, and how to submit it.
 #pragma once
 

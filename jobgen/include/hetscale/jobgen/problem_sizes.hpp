@@ -1,4 +1,4 @@
-// Problem sizes of a study (SCIENCE.md section 1, "Finding W' in practice"): geometric
+// Problem sizes of a study (docs/science.md section 1, "Finding W' in practice"): geometric
 // series of the parameter, scaled from set to set through the workload formula so that
 // every set's series is likely to bracket the target speed-efficiency.
 #pragma once

@@ -1,6 +1,6 @@
 // The generated job scripts: one sbatch array script per machine set and a submit script.
 // Output is stable (no times, no absolute paths but the kernels' default directory) so
-// that it can be compared with golden files (DESIGN.md style rule 12).
+// that it can be compared with golden files.
 #pragma once
 
 #include <cstddef>

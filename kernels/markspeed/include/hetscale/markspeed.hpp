@@ -1,4 +1,4 @@
-// Marked-speed benchmarks (SCIENCE.md sections 1 and 4): one worker thread per processor,
+// Marked-speed benchmarks (docs/science.md sections 1 and 4): one worker thread per processor,
 // all busy at once, each pinned to its processor with hwloc (or, for a job whose CPUs
 // nobody bound, unpinned workers); a warm-up, then at least five timed repetitions; per
 // processor the sustained speed (work / time over the timed repetitions), median and CV.
