@@ -2,6 +2,7 @@
 // psi between consecutive sets (docs/science.md section 1), from the database.
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <fstream>
 #include <optional>
 
@@ -112,17 +113,35 @@ void print_table(const collector::Analysis& a, const Tolerance& tolerance, Conte
   print(context.out, psi_table(a), Format::table);
 }
 
+void write_file(const std::filesystem::path& file, const std::string& text) {
+  std::ofstream out(file, std::ios::trunc);
+  if (!out) throw Error("analyze: cannot write '" + file.string() + "'");
+  out << text;
+  out.close();
+  if (!out) throw Error("analyze: writing '" + file.string() + "' failed");
+}
+
+std::string runs_text(std::size_t n) { return fmt::format("{} run{}", n, n == 1 ? "" : "s"); }
+
 // Written before the analysis, which needs runs on machine sets; the export does not.
 void export_measurements(const AnalyzeArgs& args, pg::Connection& conn, Context& context) {
   if (args.export_to.empty()) return;
-  const std::string& file = args.export_to[1];
-  std::ofstream out(file, std::ios::trunc);
-  if (!out) throw Error("analyze: cannot write '" + file + "'");
-  const std::size_t lines = collector::export_extrap(conn, args.experiment, out);
-  out.close();
-  if (!out) throw Error("analyze: writing '" + file + "' failed");
-  context.err << fmt::format("analyze: wrote {} run{} to {} (Extra-P JSON Lines)\n", lines,
-                             lines == 1 ? "" : "s", file);
+  const std::filesystem::path file = args.export_to[1];
+  const collector::ExtrapExport e = collector::export_extrap(conn, args.experiment);
+  for (const collector::ExtrapSetFile& set : e.sets) {
+    const std::filesystem::path path = collector::extrap_set_path(file, set.set_index);
+    write_file(path, set.lines);
+    context.err << fmt::format("analyze: wrote {} of set {} to {} (Extra-P JSON Lines)\n",
+                               runs_text(set.runs), set.set_index, path.string());
+  }
+  if (e.grid_runs == 0) {
+    context.err << fmt::format("analyze: no file {} over p and the parameter: {}\n", file.string(),
+                               e.grid_refusal);
+    return;
+  }
+  write_file(file, e.grid);
+  context.err << fmt::format("analyze: wrote {} over p and the parameter to {} (Extra-P JSON Lines)\n",
+                             runs_text(e.grid_runs), file.string());
 }
 
 void run_analyze(const AnalyzeArgs& args, Context& context) {
@@ -191,8 +210,10 @@ void register_analyze(CLI::App& app, Context& context) {
                   "default: the experiment's [refine] tolerance from its latest plan, else " +
                       fmt::format("{:g}", default_efficiency_tolerance));
   cmd->add_option("--export", args->export_to,
-                  "FORMAT FILE: also write the experiment's runs to FILE (FORMAT: extrap, "
-                  "Extra-P JSON Lines)")
+                  "FORMAT FILE: also write the experiment's runs for FORMAT extrap (Extra-P JSON "
+                  "Lines): each set's over the parameter to FILE's name with .set<k> before its "
+                  "extension, and, where every set measured the same sizes, all over p and the "
+                  "parameter to FILE")
       ->expected(2);
   add_format_option(*cmd, args->format);
   cmd->callback([args, &context] {

@@ -210,7 +210,7 @@ class SpecReader {
   }
 
   void read_parameter_name(const toml::table& t) {
-    toml_.check_keys(t, {"name", "min", "max", "points", "values", "integer", "psi_floor"}, "in [parameter]");
+    toml_.check_keys(t, {"name", "min", "max", "points", "values", "integer", "psi_floor", "same_on_every_set"}, "in [parameter]");
     spec_.parameter.where = toml_.at(t);
     if (const toml::node* name = t.get("name")) {
       spec_.parameter.name = toml_.string(*name, "name");
@@ -226,6 +226,8 @@ class SpecReader {
   void read_parameter_values(const toml::table& t) {
     ParameterSpec& p = spec_.parameter;
     if (const toml::node* integer = t.get("integer")) p.integer = toml_.boolean(*integer, "integer");
+    if (const toml::node* same = t.get("same_on_every_set"))
+      p.same_on_every_set = toml_.boolean(*same, "same_on_every_set");
     if (const toml::node* floor = t.get("psi_floor")) {
       p.psi_floor = toml_.number(*floor, "psi_floor");
       if (p.psi_floor <= 0 || p.psi_floor > 1)

@@ -105,6 +105,10 @@ Study plan_study(const ExperimentSpec& spec, const SiteTable& site) {
   }
   const double base_speed = study.sets.front().set.marked_speed;
   for (StudySet& s : study.sets) {
+    if (spec.parameter.same_on_every_set) {
+      s.parameter_values = spec.parameter.values;
+      continue;
+    }
     const SizeScaling scaling{s.set.marked_speed / base_speed, spec.parameter.psi_floor, s.set.index};
     try {
       s.parameter_values = scaled_values(spec.workload, spec.parameter.values, scaling, spec.parameter.integer);

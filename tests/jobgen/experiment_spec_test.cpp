@@ -45,6 +45,7 @@ name = "M"
 values = [100, 200, 400]
 integer = true
 psi_floor = 0.9
+same_on_every_set = true
 
 [machine_sets]
 start = 4
@@ -79,12 +80,13 @@ max_rounds = 5
   EXPECT_EQ(spec.parameter.name, "M");
   EXPECT_THAT(spec.parameter.values, ElementsAre(100, 200, 400));
   EXPECT_DOUBLE_EQ(spec.parameter.psi_floor, 0.9);
+  EXPECT_TRUE(spec.parameter.same_on_every_set);
   EXPECT_EQ(spec.machine_sets.options.start, 4U);
   EXPECT_EQ(spec.machine_sets.options.max, 16U);
   EXPECT_EQ(spec.machine_sets.options.policy, SetPolicy::fill);
   EXPECT_TRUE(spec.machine_sets.options.include_degraded);
   EXPECT_EQ(spec.machine_sets.nodes, "n[1-16]");
-  EXPECT_EQ(spec.machine_sets.nodes_where.str(), "heat.toml:23:9");
+  EXPECT_EQ(spec.machine_sets.nodes_where.str(), "heat.toml:24:9");
   EXPECT_EQ(spec.slurm.partition, "batch");
   EXPECT_EQ(spec.slurm.account, "lab");
   EXPECT_EQ(spec.slurm.time_limit, "1-00:00:00");
@@ -118,6 +120,7 @@ points = 3
   EXPECT_THAT(spec.parameter.values, ElementsAre(100, 200, 400));
   EXPECT_TRUE(spec.parameter.integer);
   EXPECT_DOUBLE_EQ(spec.parameter.psi_floor, 0.7);
+  EXPECT_FALSE(spec.parameter.same_on_every_set);
   EXPECT_EQ(spec.repetitions, 1U);
   EXPECT_EQ(spec.database, "");
   EXPECT_EQ(spec.machine_sets.options.start, 2U);

@@ -50,6 +50,17 @@ TEST(Study, MatrixMultiplicationExample) {
   EXPECT_EQ(study.sets[2].parameter_values.back(), 3222);
 }
 
+// same_on_every_set: every set runs the first set's sizes unscaled, so the runs form a
+// grid over (processors, N) that Extra-P can model in both parameters.
+TEST(Study, SameSizesOnEverySetWhenTheSpecSaysSo) {
+  ExperimentSpec spec = example("mm");
+  spec.parameter.same_on_every_set = true;
+  const Study study = plan_study(spec, load_site_table(site_path));
+  ASSERT_EQ(study.sets.size(), 3U);
+  for (const StudySet& s : study.sets)
+    EXPECT_THAT(s.parameter_values, ElementsAre(400, 566, 800, 1131, 1600)) << "set " << s.set.index;
+}
+
 TEST(Study, LuStudySpecsPlanTheBundledKernel) {
   for (const char* name : {"study-lu-quick", "study-lu"}) {
     const ExperimentSpec spec = example(name);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <sstream>
 
 #include "hetscale/collector/collect.hpp"
@@ -188,34 +189,96 @@ TEST_F(Analyze, TheSchemaRefusesAParameterlessWithinTolerance) {
   }
 }
 
-TEST_F(Analyze, ExportsEveryRunAsExtraPJsonLines) {
-  int serial = 0;
-  load(runs(0, {10, 20}, serial));  // 2 nodes, so p = 2 ranks
-  pg::Connection conn = db_.connect();
-  std::ostringstream out;
-  EXPECT_EQ(collector::export_extrap(conn, "mm-small", out), 4u);
-  std::istringstream lines(out.str());
+std::vector<nlohmann::json> parse_lines(const std::string& text) {
+  std::istringstream lines(text);
   std::vector<nlohmann::json> parsed;
   for (std::string line; std::getline(lines, line);) parsed.push_back(nlohmann::json::parse(line));
+  return parsed;
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Sets of their own sizes: one file per set over N, and no (p, N) grid.
+TEST_F(Analyze, ExportsEachSetOverItsParameter) {
+  int serial = 0;
+  std::vector<nlohmann::json> all = runs(0, {10, 20}, serial);  // 2 nodes, so p = 2 ranks
+  for (auto& r : runs(1, {20, 40}, serial)) all.push_back(r);
+  load(all);
+  pg::Connection conn = db_.connect();
+  const collector::ExtrapExport e = collector::export_extrap(conn, "mm-small");
+  ASSERT_EQ(e.sets.size(), 2u);
+  EXPECT_EQ(e.sets[0].set_index, 0);
+  EXPECT_EQ(e.sets[0].runs, 4u);
+  EXPECT_EQ(e.sets[1].set_index, 1);
+  const std::vector<nlohmann::json> parsed = parse_lines(e.sets[0].lines);
   ASSERT_EQ(parsed.size(), 4u);
   const double expected_n[] = {10, 10, 20, 20};
   for (std::size_t i = 0; i < parsed.size(); ++i) {
     const nlohmann::json& j = parsed[i];
     SCOPED_TRACE(j.dump());
     EXPECT_EQ(j.size(), 4u);  // params, metric, value, callpath: nothing else
-    EXPECT_EQ(j.at("callpath"), "mm");
+    EXPECT_EQ(j.at("callpath"), "mm.set0");
     EXPECT_EQ(j.at("metric"), "time");
-    EXPECT_EQ(j.at("params"), (nlohmann::json{{"p", 2}, {"N", expected_n[i]}}));
+    EXPECT_EQ(j.at("params"), (nlohmann::json{{"N", expected_n[i]}}));
     const double n = expected_n[i];
     EXPECT_DOUBLE_EQ(j.at("value").get<double>(), 2 * n * n * n / (efficiency(n, 2) * 100e6));
   }
+  EXPECT_EQ(parse_lines(e.sets[1].lines).front().at("callpath"), "mm.set1");
+  EXPECT_EQ(e.grid, "");
+  EXPECT_EQ(e.grid_runs, 0u);
+  EXPECT_EQ(e.grid_refusal, "2 machine sets measured, Extra-P needs 5 values of p");
+}
+
+// Five sets (p = 2, 4, 8, 16, 32) at the same five sizes, as a same_on_every_set study
+// runs them: the golden files are what Extra-P reads (docs/collector.md).
+TEST_F(Analyze, ExportsTheSameSizesOnEverySetOverPAndN) {
+  int serial = 0;
+  std::vector<nlohmann::json> all;
+  for (int set = 0; set < 5; ++set)
+    for (auto& r : runs(set, {10, 20, 40, 80, 160}, serial)) all.push_back(r);
+  for (auto& r : runs(4, {320}, serial)) all.push_back(r);  // a refined size on one set only
+  load(all);
+  pg::Connection conn = db_.connect();
+  const collector::ExtrapExport e = collector::export_extrap(conn, "mm-small");
+  const fs::path golden = fs::path(HETSCALE_FIXTURES_DIR) / "extrap";
+  ASSERT_EQ(e.sets.size(), 5u);
+  EXPECT_EQ(e.sets[0].lines, read_text(golden / "mm-grid.set0.jsonl"));
+  EXPECT_EQ(e.sets[4].runs, 12u);
+  EXPECT_EQ(e.grid_refusal, "");
+  EXPECT_EQ(e.grid_runs, 50u);  // not the runs at 320
+  EXPECT_EQ(e.grid, read_text(golden / "mm-grid.jsonl"));
+}
+
+TEST_F(Analyze, ExportNeedsFiveSizesOnEverySetForTheGrid) {
+  int serial = 0;
+  std::vector<nlohmann::json> all;
+  for (int set = 0; set < 5; ++set)
+    for (auto& r : runs(set, {10, 20, 40, 80, set == 2 ? 150.0 : 160.0}, serial)) all.push_back(r);
+  load(all);
+  pg::Connection conn = db_.connect();
+  const collector::ExtrapExport e = collector::export_extrap(conn, "mm-small");
+  EXPECT_EQ(e.sets.size(), 5u);
+  EXPECT_EQ(e.grid_runs, 0u);
+  EXPECT_EQ(e.grid_refusal,
+            "4 values of N measured on every set, Extra-P needs 5 (plan the study with "
+            "[parameter] same_on_every_set = true)");
+}
+
+TEST(ExtrapExport, PutsTheSetBeforeTheExtension) {
+  EXPECT_EQ(collector::extrap_set_path("out/mm.jsonl", 3), fs::path("out/mm.set3.jsonl"));
+  EXPECT_EQ(collector::extrap_set_path("mm.extrap.jsonl", 0), fs::path("mm.extrap.set0.jsonl"));
+  EXPECT_EQ(collector::extrap_set_path("mm", 1), fs::path("mm.set1"));
 }
 
 TEST_F(Analyze, ExportNamesAnUnknownExperiment) {
   pg::Connection conn = db_.connect();
-  std::ostringstream out;
   try {
-    collector::export_extrap(conn, "nope", out);
+    (void)collector::export_extrap(conn, "nope");
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_STREQ(e.what(), "analyze: no experiment 'nope' in the database");

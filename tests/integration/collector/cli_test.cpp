@@ -70,16 +70,26 @@ TEST(Cli, MigrateCollectAnalyze) {
             "from_set,to_set,from_speed,to_speed,from_work,to_work,psi\n"
             "0,1,100,200,128000,1024000,0.25\n");
 
-  // The Extra-P export beside the analysis: one line per run, the first of set 0 here.
+  // The Extra-P export beside the analysis: each set's runs over N to its own file (the
+  // first line of set 0 here); two sets are no grid over p and N, so FILE is not written.
   const fs::path extrap = dir / "mm-small.extrap.jsonl";
   r = hetscale({"analyze", "--db", db.uri(), "--experiment", "mm-small", "--target", "0.5",
                 "--tolerance", "0.05", "--format", "csv", "--export", "extrap", extrap.string()});
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(r.err, "analyze: wrote 12 runs to " + extrap.string() + " (Extra-P JSON Lines)\n");
-  std::ifstream in(extrap);
+  EXPECT_EQ(r.err, "analyze: wrote 6 runs of set 0 to " + (dir / "mm-small.extrap.set0.jsonl").string() +
+                       " (Extra-P JSON Lines)\n"
+                       "analyze: wrote 6 runs of set 1 to " +
+                       (dir / "mm-small.extrap.set1.jsonl").string() +
+                       " (Extra-P JSON Lines)\n"
+                       "analyze: no file " +
+                       extrap.string() +
+                       " over p and the parameter: 2 machine sets measured, Extra-P needs 5 "
+                       "values of p\n");
+  EXPECT_FALSE(fs::exists(extrap));
+  std::ifstream in(dir / "mm-small.extrap.set0.jsonl");
   std::string first;
   std::getline(in, first);
-  EXPECT_EQ(first, R"({"callpath":"mm","metric":"time","params":{"N":10.0,"p":2},"value":0.0001})");
+  EXPECT_EQ(first, R"({"callpath":"mm.set0","metric":"time","params":{"N":10.0},"value":0.0001})");
   fs::remove_all(dir);
 }
 

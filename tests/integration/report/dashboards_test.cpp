@@ -147,5 +147,56 @@ TEST(Dashboards, TheDocumentationListsEveryColumnOfEveryView) {
   }
 }
 
+/// `key: value` lines of a small YAML file (the provisioning files: one item each).
+std::map<std::string, std::string> yaml_values(const fs::path& file) {
+  std::map<std::string, std::string> out;
+  std::istringstream text(read_file(file));
+  const std::regex entry(R"(^\s*(?:- )?([A-Za-z]+):\s*(\S.*?)\s*$)");
+  for (std::string line; std::getline(text, line);) {
+    std::smatch m;
+    if (line.rfind("#", 0) != 0 && std::regex_match(line, m, entry)) out[m[1]] = m[2];
+  }
+  return out;
+}
+
+// Grafana is not installable here (no Debian package), so the provisioning files are
+// checked against what Grafana reads from them (docs/dashboards.md), not loaded by it.
+TEST(Dashboards, ProvisioningFilesMatchTheDashboardsAndHoldNoSecret) {
+  const fs::path provisioning = source_dir / "dashboards" / "provisioning";
+  const auto source = yaml_values(provisioning / "datasources" / "hetscale.yaml");
+  const auto dashboard = nlohmann::json::parse(read_file(source_dir / "dashboards" / "grafana-hetscale.json"));
+  std::string queried_type;
+  for (const auto& variable : dashboard.at("templating").at("list"))
+    if (variable.value("type", "") == "datasource") queried_type = variable.at("query").get<std::string>();
+  EXPECT_EQ(source.at("type"), queried_type);
+  EXPECT_EQ(source.at("uid"), "hetscale");
+  EXPECT_EQ(source.at("database"), "hetscale");
+  EXPECT_EQ(source.at("user"), "grafana");  // the documented login role IN ROLE hetscale_reader
+  // Secrets only by Grafana's environment expansion.
+  EXPECT_TRUE(std::regex_match(source.at("password"), std::regex(R"(\$\{[A-Z_]+\})")))
+      << source.at("password");
+  EXPECT_TRUE(std::regex_match(source.at("url"), std::regex(R"(\$\{[A-Z_]+\})"))) << source.at("url");
+
+  const auto provider = yaml_values(provisioning / "dashboards" / "hetscale.yaml");
+  EXPECT_EQ(provider.at("type"), "file");
+  // The provider's path is where the package installs the dashboard JSON.
+  const std::string installed = read_file(source_dir / "tests" / "fixtures" / "packaging" /
+                                          "hetscale-dashboards.deb.txt");
+  for (const auto& entry : fs::directory_iterator(source_dir / "dashboards")) {
+    if (entry.path().extension() != ".json") continue;
+    EXPECT_NE(installed.find(" " + provider.at("path") + "/" + entry.path().filename().string() + "\n"),
+              std::string::npos)
+        << entry.path().filename() << " is not installed in " << provider.at("path");
+  }
+}
+
+// docs/dashboards.md derives the minimum Grafana version from the schemaVersion.
+TEST(Dashboards, TheDocumentationNamesTheDashboardsSchemaVersion) {
+  const auto dashboard = nlohmann::json::parse(read_file(source_dir / "dashboards" / "grafana-hetscale.json"));
+  const std::string doc = read_file(source_dir / "docs" / "dashboards.md");
+  const std::string stated = "`schemaVersion` " + std::to_string(dashboard.at("schemaVersion").get<int>());
+  EXPECT_NE(doc.find(stated), std::string::npos) << "docs/dashboards.md does not say " << stated;
+}
+
 }  // namespace
 }  // namespace hetscale::test

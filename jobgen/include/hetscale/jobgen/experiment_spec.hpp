@@ -33,6 +33,7 @@ struct ParameterSpec {
   std::vector<double> values;   // the first set's sizes, ascending (from min/max/points or values)
   bool integer = true;          // round every size to a whole number
   double psi_floor = 0.7;       // lowest psi expected between consecutive sets
+  bool same_on_every_set = false;  // every set runs `values` unscaled (psi_floor unused)
   SourceLocation where;         // the [parameter] table
 };
 
