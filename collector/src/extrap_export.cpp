@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "hetscale/error.hpp"
+#include "hetscale/collector/experiment_lookup.hpp"
 
 namespace hetscale::collector {
 namespace {
@@ -15,9 +16,11 @@ struct ExportedExperiment {
 };
 
 ExportedExperiment exported_experiment(pg::Connection& conn, const std::string& name) {
+  const std::optional<long long> id = find_experiment(conn, name);
+  if (!id) throw Error("analyze: no experiment '" + name + "' in the database");
   const pg::Result r = conn.exec(
-      "SELECT experiment_id, parameter FROM hetscale.experiments WHERE name = $1", {name});
-  if (r.rows() == 0) throw Error("analyze: no experiment '" + name + "' in the database");
+      "SELECT experiment_id, parameter FROM hetscale.experiments WHERE experiment_id = $1",
+      {std::to_string(*id)});
   if (r.is_null(0, 1)) {
     throw Error("analyze: experiment '" + name +
                 "' has no parameter: load its plan file before exporting");
