@@ -63,10 +63,15 @@ std::vector<nlohmann::json> records(int count, const std::optional<std::string>&
   return out;
 }
 
+// Migrated on construction, before the logins join the roles the migrations create (on a
+// fresh server no role exists yet).
+struct MigratedDatabase : TestDatabase {
+  MigratedDatabase() { migrate(); }
+};
+
 class Owners : public ::testing::Test {
  protected:
   void SetUp() override {
-    db_.migrate();
     dir_ = fs::temp_directory_path() /
            ("hetscale-owners-" + std::to_string(::getpid()) + "-" +
             ::testing::UnitTest::GetInstance()->current_test_info()->name());
@@ -99,7 +104,7 @@ class Owners : public ::testing::Test {
   }
 
   // Declared first: dropped last, after the roles.
-  TestDatabase db_;
+  MigratedDatabase db_;
   TestLogin alice_{db_, "alice", "hetscale_writer"};
   TestLogin bob_{db_, "bob", "hetscale_writer"};
   TestLogin reader_{db_, "reader", "hetscale_reader"};
