@@ -60,21 +60,26 @@ constexpr const char* reserve_run_ids = R"sql(
 SELECT nextval('hetscale.runs_run_id_seq'::regclass)
 FROM generate_series(1, $1::integer))sql";
 
-constexpr const char* copy_runs = R"sql(
-COPY hetscale.runs (
+constexpr const char* run_columns = R"sql(
   run_id, experiment_id, run_key, code, workload, parameters, work, wall_seconds,
   marked_speed, speed_unit, weights_source, set_index, repetition, slurm_job_id,
   slurm_array_job_id, slurm_array_task_id, slurm_step_id, node_list, start_time, end_time,
-  verified, fingerprint, source_file, source_line, engine, platform_hash, slurm_cluster)
-  FROM STDIN)sql";
+  verified, fingerprint, source_file, source_line, engine, platform_hash, slurm_cluster)sql";
+
+std::string copy_runs(std::string_view table) {
+  return fmt::format("COPY {} ({}) FROM STDIN", table, run_columns);
+}
 
 // Binary: the server parses no numbers (strtod was the largest part of its COPY work after
 // the indexes). run_id last, so that the prepared rest of a row is in front of it.
-constexpr const char* copy_ranks = R"sql(
-COPY hetscale.rank_timings (
+constexpr const char* rank_column_names = R"sql(
   rank, host, weight, marked_speed, compute_seconds, communication_seconds, wall_seconds,
-  run_id) FROM STDIN (FORMAT binary))sql";
+  run_id)sql";
 constexpr int rank_columns = 8;
+
+std::string copy_ranks(std::string_view table) {
+  return fmt::format("COPY {} ({}) FROM STDIN (FORMAT binary)", table, rank_column_names);
+}
 
 // COPY FROM refuses a table under row-level security: a user it applies to (not the
 // tables' owner hetscale_admin, not a superuser) COPYs into temporary tables of the same
@@ -83,28 +88,11 @@ constexpr const char* row_security_active = "SELECT row_security_active('hetscal
 constexpr const char* create_staging = R"sql(
 CREATE TEMPORARY TABLE runs_staging (LIKE hetscale.runs INCLUDING DEFAULTS) ON COMMIT DROP;
 CREATE TEMPORARY TABLE rank_timings_staging (LIKE hetscale.rank_timings) ON COMMIT DROP)sql";
-constexpr const char* insert_staged = R"sql(
-INSERT INTO hetscale.runs (
-  run_id, experiment_id, run_key, code, workload, parameters, work, wall_seconds,
-  marked_speed, speed_unit, weights_source, set_index, repetition, slurm_job_id,
-  slurm_array_job_id, slurm_array_task_id, slurm_step_id, node_list, start_time, end_time,
-  verified, fingerprint, source_file, source_line, engine, platform_hash, slurm_cluster)
-SELECT run_id, experiment_id, run_key, code, workload, parameters, work, wall_seconds,
-  marked_speed, speed_unit, weights_source, set_index, repetition, slurm_job_id,
-  slurm_array_job_id, slurm_array_task_id, slurm_step_id, node_list, start_time, end_time,
-  verified, fingerprint, source_file, source_line, engine, platform_hash, slurm_cluster
-FROM runs_staging;
-INSERT INTO hetscale.rank_timings (
-  rank, host, weight, marked_speed, compute_seconds, communication_seconds, wall_seconds,
-  run_id)
-SELECT rank, host, weight, marked_speed, compute_seconds, communication_seconds, wall_seconds,
-  run_id
-FROM rank_timings_staging)sql";
-
-// `copy` (one of copy_runs, copy_ranks) into its staging table.
-std::string staged(std::string copy, std::string_view table) {
-  const std::string from = "COPY hetscale." + std::string(table) + " (";
-  return "COPY " + std::string(table) + "_staging (" + copy.substr(copy.find(from) + from.size());
+std::string insert_staged() {
+  return fmt::format(
+      "INSERT INTO hetscale.runs ({0}) SELECT {0} FROM runs_staging; "
+      "INSERT INTO hetscale.rank_timings ({1}) SELECT {1} FROM rank_timings_staging",
+      run_columns, rank_column_names);
 }
 
 // A record with its natural key.
@@ -385,12 +373,12 @@ BatchCounts load_prepared_batch(pg::Connection& conn, const PreparedBatch& batch
     ranks_copy.append(pg::BinaryCopyBuffer::trailer());
     if (conn.exec(row_security_active).text(0, 0) == "t") {
       conn.exec(create_staging);
-      conn.copy_in(staged(copy_runs, "runs"), runs_copy);
-      conn.copy_in(staged(copy_ranks, "rank_timings"), ranks_copy);
-      conn.exec(insert_staged);
+      conn.copy_in(copy_runs("runs_staging"), runs_copy);
+      conn.copy_in(copy_ranks("rank_timings_staging"), ranks_copy);
+      conn.exec(insert_staged());
     } else {
-      conn.copy_in(copy_runs, runs_copy);
-      conn.copy_in(copy_ranks, ranks_copy);
+      conn.copy_in(copy_runs("hetscale.runs"), runs_copy);
+      conn.copy_in(copy_ranks("hetscale.rank_timings"), ranks_copy);
     }
   }
   tx.commit();
