@@ -5,8 +5,8 @@
 #include <cmath>
 #include <map>
 
-#include "hetscale/workload.hpp"
 #include "hetscale/collector/experiment_lookup.hpp"
+#include "hetscale/workload.hpp"
 
 namespace hetscale::collector {
 namespace {

@@ -4,8 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "hetscale/error.hpp"
 #include "hetscale/collector/experiment_lookup.hpp"
+#include "hetscale/error.hpp"
 
 namespace hetscale::collector {
 namespace {

@@ -1,12 +1,12 @@
 // Reading a set's rank timings for the equalization, storing partitions.
 #include "hetscale/collector/partitions.hpp"
 
-#include "hetscale/collector/experiment_lookup.hpp"
-
 #include <charconv>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include "hetscale/collector/experiment_lookup.hpp"
 
 namespace hetscale::collector {
 namespace {

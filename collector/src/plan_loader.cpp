@@ -106,8 +106,13 @@ long long add_availability(pg::Connection& conn, const std::string& node_id,
 std::string upsert_experiment(pg::Connection& conn, const std::string& site_id,
                               const StudyPlan& plan) {
   const PlanExperiment& e = plan.experiment;
-  const pg::Params values{e.name, e.code, e.workload, e.parameter, number(e.target_efficiency),
-                          site_id, optional(plan.created)};
+  const pg::Params values{e.name,
+                          e.code,
+                          e.workload,
+                          e.parameter,
+                          number(e.target_efficiency),
+                          site_id,
+                          optional(plan.created)};
   const pg::Result own = conn.exec(R"sql(
     SELECT experiment_id FROM hetscale.experiments WHERE owner = current_user AND name = $1
     ORDER BY cluster COLLATE "C")sql",

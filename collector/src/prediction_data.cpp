@@ -1,12 +1,12 @@
 // Reading what `hetscale predict` fits and forecasts, storing its batch.
 #include "hetscale/collector/prediction_data.hpp"
 
-#include "hetscale/collector/experiment_lookup.hpp"
-
 #include <charconv>
 #include <map>
 
 #include <fmt/format.h>
+
+#include "hetscale/collector/experiment_lookup.hpp"
 
 namespace hetscale::collector {
 namespace {

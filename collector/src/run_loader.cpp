@@ -1,12 +1,12 @@
 // One batch of run records into hetscale.runs and hetscale.rank_timings.
 #include "hetscale/collector/run_loader.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <set>
 #include <unordered_set>
-
-#include <fmt/format.h>
 
 #include "hetscale/collector/copy_buffer.hpp"
 #include "hetscale/error.hpp"

@@ -82,7 +82,7 @@ std::optional<StoredExperiment> read_stored_experiment(pg::Connection& conn,
 
 std::vector<std::string> experiment_names(pg::Connection& conn) {
   const pg::Result r =
-      conn.exec("SELECT name FROM hetscale.experiments ORDER BY name COLLATE \"C\"");
+      conn.exec("SELECT name FROM hetscale.experiments GROUP BY name ORDER BY name COLLATE \"C\"");
   std::vector<std::string> out;
   for (int i = 0; i < r.rows(); ++i) out.emplace_back(r.text(i, 0));
   return out;

@@ -7,9 +7,9 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <optional>
-#include <fstream>
 #include <sstream>
 #include <vector>
 
@@ -131,12 +131,12 @@ TEST_F(Owners, TwoUsersCollectingTheSameNameGetTwoExperiments) {
       FROM hetscale.experiments e)"),
             alice_.name() + "/alpha/mm-scaling/t/8 " + bob_.name() + "//mm-scaling/t/6");
   EXPECT_EQ(db_.scalar("SELECT count(*) FROM hetscale.rank_timings t JOIN hetscale.runs r "
-                       "USING (run_id) WHERE r.experiment_id = " + bob_id_),
-            "12");
-  EXPECT_EQ(db_.scalar("SELECT count(*) FROM hetscale.machine_sets WHERE experiment_id = " +
+                       "USING (run_id) WHERE r.experiment_id = " +
                        bob_id_),
-            db_.scalar("SELECT count(*) FROM hetscale.machine_sets WHERE experiment_id = " +
-                       alice_id_));
+            "12");
+  EXPECT_EQ(
+      db_.scalar("SELECT count(*) FROM hetscale.machine_sets WHERE experiment_id = " + bob_id_),
+      db_.scalar("SELECT count(*) FROM hetscale.machine_sets WHERE experiment_id = " + alice_id_));
   // Collecting again adds nothing, through the same path.
   EXPECT_EQ(collect(alice_, "alice.jsonl", records(8, "alpha")).runs_present, 8);
   EXPECT_EQ(db_.scalar("SELECT count(*) FROM hetscale.runs"), "14");
@@ -172,28 +172,34 @@ TEST_F(Owners, AUserCannotChangeAnotherUsersRows) {
   EXPECT_EQ(affected(bob, "UPDATE hetscale.experiments SET code = 'x' WHERE experiment_id = " +
                               alice_id_),
             0);
-  EXPECT_EQ(affected(bob, "UPDATE hetscale.experiments SET owner = current_user "
-                          "WHERE experiment_id = " + alice_id_),
+  EXPECT_EQ(affected(bob,
+                     "UPDATE hetscale.experiments SET owner = current_user "
+                     "WHERE experiment_id = " +
+                         alice_id_),
             0);
-  EXPECT_EQ(affected(bob, "UPDATE hetscale.machine_sets SET node_count = 99 "
-                          "WHERE experiment_id = " + alice_id_),
+  EXPECT_EQ(affected(bob,
+                     "UPDATE hetscale.machine_sets SET node_count = 99 "
+                     "WHERE experiment_id = " +
+                         alice_id_),
             0);
   EXPECT_EQ(affected(bob, "UPDATE hetscale.plan_rounds SET spec_path = 'x'"), 0);
-  EXPECT_EQ(affected(bob, "DELETE FROM hetscale.required_work WHERE experiment_id = " +
-                              alice_id_),
+  EXPECT_EQ(affected(bob, "DELETE FROM hetscale.required_work WHERE experiment_id = " + alice_id_),
             0);
   // ... while the user's own rows are: the same statements change Bob's.
   const std::string bob_sets =
       db_.scalar("SELECT count(*) FROM hetscale.machine_sets WHERE experiment_id = " + bob_id_);
   ASSERT_NE(bob_sets, "0");
-  EXPECT_EQ(std::to_string(affected(bob, "UPDATE hetscale.machine_sets SET node_count = "
-                                         "node_count WHERE experiment_id = " + bob_id_)),
+  EXPECT_EQ(std::to_string(affected(bob,
+                                    "UPDATE hetscale.machine_sets SET node_count = "
+                                    "node_count WHERE experiment_id = " +
+                                        bob_id_)),
             bob_sets);
   // Rows added to another user's experiment, or in another user's name, are refused.
   const std::string insert_run =
       "INSERT INTO hetscale.runs (run_key, experiment_id, code, workload, parameters, work, "
       "wall_seconds, marked_speed, speed_unit, weights_source, repetition, node_list, verified, "
-      "fingerprint, source_file, source_line) VALUES ('\\x01', " + alice_id_ +
+      "fingerprint, source_file, source_line) VALUES ('\\x01', " +
+      alice_id_ +
       ", 'mm', '2*N^3', '{}', 1, 1, 1, 'Mflops', 'marked', 0, 'n1', true, '{}', 'f', 1)";
   EXPECT_EQ(sqlstate_of(bob, insert_run), "42501");  // new row violates row-level security
   const std::string alice_run =
@@ -201,48 +207,54 @@ TEST_F(Owners, AUserCannotChangeAnotherUsersRows) {
   EXPECT_EQ(sqlstate_of(bob, "INSERT INTO hetscale.rank_timings VALUES (" + alice_run +
                                  ", 99, 'n9', 0, 0, 0, 0, 1)"),
             "42501");
-  EXPECT_EQ(sqlstate_of(bob, "INSERT INTO hetscale.machine_sets (experiment_id, set_index, "
-                             "node_count, marked_speed, parameter_values) VALUES (" +
-                                 alice_id_ + ", 7, 1, 1, '{1}')"),
+  EXPECT_EQ(sqlstate_of(bob,
+                        "INSERT INTO hetscale.machine_sets (experiment_id, set_index, "
+                        "node_count, marked_speed, parameter_values) VALUES (" +
+                            alice_id_ + ", 7, 1, 1, '{1}')"),
             "42501");
-  EXPECT_EQ(sqlstate_of(bob, "INSERT INTO hetscale.required_work (experiment_id, set_index, "
-                             "target_efficiency, node_count, marked_speed, status, explanation) "
-                             "VALUES (" + alice_id_ + ", 0, 0.9, 2, 1, 'too_few_points', 'x')"),
+  EXPECT_EQ(sqlstate_of(bob,
+                        "INSERT INTO hetscale.required_work (experiment_id, set_index, "
+                        "target_efficiency, node_count, marked_speed, status, explanation) "
+                        "VALUES (" +
+                            alice_id_ + ", 0, 0.9, 2, 1, 'too_few_points', 'x')"),
             "42501");
   EXPECT_EQ(sqlstate_of(bob, "INSERT INTO hetscale.experiments (name, owner) VALUES ('x', '" +
                                  alice_.name() + "')"),
             "42501");
-  EXPECT_EQ(sqlstate_of(bob, "INSERT INTO hetscale.slurm_jobs (cluster, job_id, start_time, "
-                             "job_name, user_name, state, partition, time_limit, work_dir, "
-                             "fields, source_file, source_line) VALUES ('alpha', 1, now(), 'j', '" +
-                                 alice_.name() + "', 'COMPLETED', 'p', '1', '/', '{}', 'f', 1)"),
+  EXPECT_EQ(sqlstate_of(bob,
+                        "INSERT INTO hetscale.slurm_jobs (cluster, job_id, start_time, "
+                        "job_name, user_name, state, partition, time_limit, work_dir, "
+                        "fields, source_file, source_line) VALUES ('alpha', 1, now(), 'j', '" +
+                            alice_.name() + "', 'COMPLETED', 'p', '1', '/', '{}', 'f', 1)"),
             "42501");
   // No DELETE on experiments or runs for any writer.
   EXPECT_EQ(sqlstate_of(bob, "DELETE FROM hetscale.experiments"), "42501");
   EXPECT_EQ(sqlstate_of(bob, "DELETE FROM hetscale.runs"), "42501");
   // Alice's rows are as she left them.
   EXPECT_EQ(db_.scalar("SELECT md5(string_agg(e::text, ',')) FROM hetscale.experiments e "
-                       "WHERE experiment_id = " + alice_id_),
+                       "WHERE experiment_id = " +
+                       alice_id_),
             before);
   EXPECT_EQ(db_.scalar("SELECT count(*) FROM hetscale.runs WHERE experiment_id = " + alice_id_),
             "8");
   EXPECT_EQ(db_.scalar("SELECT count(*) FROM hetscale.rank_timings WHERE rank = 99"), "0");
-  EXPECT_EQ(db_.scalar("SELECT count(*) FROM hetscale.required_work WHERE experiment_id = " +
-                       alice_id_),
-            alice_results);
+  EXPECT_EQ(
+      db_.scalar("SELECT count(*) FROM hetscale.required_work WHERE experiment_id = " + alice_id_),
+      alice_results);
   // Her own job is hers to add.
-  EXPECT_EQ(sqlstate_of(alice, "INSERT INTO hetscale.slurm_jobs (cluster, job_id, start_time, "
-                               "job_name, user_name, state, partition, time_limit, work_dir, "
-                               "fields, source_file, source_line) VALUES ('alpha', 1, now(), "
-                               "'j', current_user, 'COMPLETED', 'p', '1', '/', '{}', 'f', 1)"),
+  EXPECT_EQ(sqlstate_of(alice,
+                        "INSERT INTO hetscale.slurm_jobs (cluster, job_id, start_time, "
+                        "job_name, user_name, state, partition, time_limit, work_dir, "
+                        "fields, source_file, source_line) VALUES ('alpha', 1, now(), "
+                        "'j', current_user, 'COMPLETED', 'p', '1', '/', '{}', 'f', 1)"),
             "no error");
 }
 
 TEST_F(Owners, TheReaderSeesBothAndWritesNothing) {
   pg::Connection reader = reader_.connect();
-  EXPECT_EQ(reader.exec("SELECT count(*) FROM hetscale.experiments WHERE name = 'mm-scaling'")
-                .text(0, 0),
-            "2");
+  EXPECT_EQ(
+      reader.exec("SELECT count(*) FROM hetscale.experiments WHERE name = 'mm-scaling'").text(0, 0),
+      "2");
   EXPECT_EQ(reader.exec("SELECT count(*) FROM hetscale.run_efficiency").text(0, 0), "14");
   EXPECT_EQ(reader.exec("SELECT count(*) FROM hetscale.rank_timings").text(0, 0), "28");
   EXPECT_EQ(sqlstate_of(reader, "UPDATE hetscale.experiments SET code = 'x'"), "42501");
@@ -250,9 +262,9 @@ TEST_F(Owners, TheReaderSeesBothAndWritesNothing) {
   EXPECT_EQ(sqlstate_of(reader, "DELETE FROM hetscale.required_work"), "42501");
   // A writer reads every user's rows too, through the views as through the tables.
   pg::Connection bob = bob_.connect();
-  EXPECT_EQ(bob.exec("SELECT count(DISTINCT experiment_id) FROM hetscale.run_efficiency")
-                .text(0, 0),
-            "2");
+  EXPECT_EQ(
+      bob.exec("SELECT count(DISTINCT experiment_id) FROM hetscale.run_efficiency").text(0, 0),
+      "2");
   EXPECT_EQ(db_.scalar("SELECT count(*) FROM pg_class WHERE relkind = 'v' AND relnamespace = "
                        "'hetscale'::regnamespace AND NOT coalesce('security_invoker=true' = "
                        "ANY(reloptions), false)"),

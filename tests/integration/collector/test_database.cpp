@@ -53,8 +53,7 @@ std::string TestDatabase::scalar(const std::string& sql) const {
   return r.is_null(0, 0) ? "NULL" : std::string(r.text(0, 0));
 }
 
-TestLogin::TestLogin(const TestDatabase& db, const std::string& what,
-                     const std::string& member_of)
+TestLogin::TestLogin(const TestDatabase& db, const std::string& what, const std::string& member_of)
     : db_(db), name_("hetscale_test_" + what + "_" + std::to_string(::getpid())) {
   const std::string& uri = db_.uri();
   const auto at = uri.find("://postgres@");
