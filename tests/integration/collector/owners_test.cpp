@@ -3,6 +3,7 @@
 // same name through the collector, as plain users under row-level security; neither can
 // change the other's rows; a reader login sees both and writes nothing; an admin login
 // migrates and changes every row.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -288,6 +289,35 @@ TEST_F(Owners, TheAdminMigratesAndChangesEveryRow) {
   EXPECT_EQ(db_.scalar("SELECT pg_get_userbyid(relowner) FROM pg_class "
                        "WHERE oid = 'hetscale.admin_probe'::regclass"),
             "hetscale_admin");
+}
+
+TEST_F(Owners, AUserWithTwoExperimentsOfANameIsToldToChoose) {
+  // Only the admin makes a second one (on another cluster): the collector never does.
+  pg::Connection admin = admin_.connect();
+  admin.exec("SET ROLE hetscale_admin");
+  admin.exec(
+      "INSERT INTO hetscale.experiments (name, owner, cluster) VALUES ('mm-scaling', $1, "
+      "'beta')",
+      {alice_.name()});
+  pg::Connection alice = alice_.connect();
+  EXPECT_EQ(error_of([&] { collector::find_experiment(alice, "mm-scaling"); }),
+            "experiment 'mm-scaling' is ambiguous: you own several of that name (owner '" +
+                alice_.name() + "', cluster 'alpha'; owner '" + alice_.name() +
+                "', cluster 'beta')");
+  write_lines(dir_ / "more.jsonl", dump_all(records(1, "alpha")));
+  collector::CollectOptions options;
+  options.inputs = {(dir_ / "more.jsonl").string()};
+  std::istringstream no_stdin;
+  std::ostringstream log;
+  EXPECT_THAT(error_of([&] { collector::collect(alice_.uri(), options, no_stdin, log); }),
+              ::testing::HasSubstr("you own several experiments named 'mm-scaling' (on different "
+                                   "clusters, 'alpha' and 'beta')"));
+  options.inputs = {plan_.string()};
+  EXPECT_THAT(error_of([&] { collector::collect(alice_.uri(), options, no_stdin, log); }),
+              ::testing::HasSubstr("plan: you own 2 experiments named 'mm-scaling'"));
+  // Bob's name is still his alone.
+  pg::Connection bob = bob_.connect();
+  EXPECT_EQ(std::to_string(*collector::find_experiment(bob, "mm-scaling")), bob_id_);
 }
 
 }  // namespace
