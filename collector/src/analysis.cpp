@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 
+#include "hetscale/collector/experiment_lookup.hpp"
 #include "hetscale/workload.hpp"
 
 namespace hetscale::collector {
@@ -28,14 +29,15 @@ std::optional<std::string> optional_number(const std::optional<double>& value) {
 
 // The plan's parameter and workload, or those the first record gave.
 Experiment experiment(pg::Connection& conn, const std::string& name) {
+  const std::optional<long long> id = find_experiment(conn, name);
+  if (!id) throw Error("analyze: no experiment '" + name + "' in the database");
   const pg::Result r = conn.exec(R"sql(
     SELECT e.experiment_id, e.parameter, e.workload,
            coalesce(s.speed_unit, (SELECT nullif(speed_unit, '') FROM hetscale.runs r
                                    WHERE r.experiment_id = e.experiment_id LIMIT 1), '')
     FROM hetscale.experiments e LEFT JOIN hetscale.sites s USING (site_id)
-    WHERE e.name = $1)sql",
-                                 {name});
-  if (r.rows() == 0) throw Error("analyze: no experiment '" + name + "' in the database");
+    WHERE e.experiment_id = $1)sql",
+                                 {std::to_string(*id)});
   if (r.is_null(0, 1) || r.is_null(0, 2)) {
     throw Error("analyze: experiment '" + name +
                 "' has no parameter or workload: load its plan file (its runs have several "

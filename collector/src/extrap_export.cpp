@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "hetscale/collector/experiment_lookup.hpp"
 #include "hetscale/error.hpp"
 
 namespace hetscale::collector {
@@ -20,9 +21,11 @@ struct ExportedExperiment {
 };
 
 ExportedExperiment exported_experiment(pg::Connection& conn, const std::string& name) {
+  const std::optional<long long> id = find_experiment(conn, name);
+  if (!id) throw Error("analyze: no experiment '" + name + "' in the database");
   const pg::Result r = conn.exec(
-      "SELECT experiment_id, parameter FROM hetscale.experiments WHERE name = $1", {name});
-  if (r.rows() == 0) throw Error("analyze: no experiment '" + name + "' in the database");
+      "SELECT experiment_id, parameter FROM hetscale.experiments WHERE experiment_id = $1",
+      {std::to_string(*id)});
   if (r.is_null(0, 1)) {
     throw Error("analyze: experiment '" + name +
                 "' has no parameter: load its plan file before exporting");

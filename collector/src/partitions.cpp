@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "hetscale/collector/experiment_lookup.hpp"
+
 namespace hetscale::collector {
 namespace {
 
@@ -54,9 +56,11 @@ Configuration choose(const std::vector<Configuration>& measured, std::optional<d
 
 SetTimings load_set_timings(pg::Connection& conn, const std::string& experiment, int set_index,
                             std::optional<double> parameter) {
+  const std::optional<long long> id = find_experiment(conn, experiment);
+  if (!id) throw Error("no experiment '" + experiment + "' in the database");
   const pg::Result e = conn.exec(
-      "SELECT experiment_id, parameter FROM hetscale.experiments WHERE name = $1", {experiment});
-  if (e.rows() == 0) throw Error("no experiment '" + experiment + "' in the database");
+      "SELECT experiment_id, parameter FROM hetscale.experiments WHERE experiment_id = $1",
+      {std::to_string(*id)});
   SetTimings out;
   out.experiment_id = e.integer(0, 0);
   out.parameter_name = e.is_null(0, 1) ? "parameter" : std::string(e.text(0, 1));

@@ -100,19 +100,46 @@ long long add_availability(pg::Connection& conn, const std::string& node_id,
       .affected();
 }
 
+// The current user's experiment of the plan's name (any cluster), else a new one of theirs
+// (cluster '' until a run record names one). Another user's experiment of the same name is
+// never touched.
 std::string upsert_experiment(pg::Connection& conn, const std::string& site_id,
                               const StudyPlan& plan) {
   const PlanExperiment& e = plan.experiment;
+  const pg::Params values{e.name,
+                          e.code,
+                          e.workload,
+                          e.parameter,
+                          number(e.target_efficiency),
+                          site_id,
+                          optional(plan.created)};
+  const pg::Result own = conn.exec(R"sql(
+    SELECT experiment_id FROM hetscale.experiments WHERE owner = current_user AND name = $1
+    ORDER BY cluster COLLATE "C")sql",
+                                   {e.name});
+  if (own.rows() > 1)
+    throw Error("plan: you own " + std::to_string(own.rows()) + " experiments named '" + e.name +
+                "' (on different clusters); the plan cannot say which it is");
+  if (own.rows() == 1) {
+    pg::Params update = values;
+    update.push_back(std::string(own.text(0, 0)));
+    return id(conn.exec(R"sql(
+      UPDATE hetscale.experiments SET code = $2, workload = $3, parameter = $4,
+        target_efficiency = $5, site_id = $6, plan_created = $7
+      WHERE experiment_id = $8 AND name = $1
+      RETURNING experiment_id)sql",
+                        update));
+  }
   return id(conn.exec(R"sql(
     INSERT INTO hetscale.experiments
       (name, code, workload, parameter, target_efficiency, site_id, plan_created)
     VALUES ($1, $2, $3, $4, $5, $6, $7)
-    ON CONFLICT (name) DO UPDATE SET code = EXCLUDED.code, workload = EXCLUDED.workload,
-      parameter = EXCLUDED.parameter, target_efficiency = EXCLUDED.target_efficiency,
-      site_id = EXCLUDED.site_id, plan_created = EXCLUDED.plan_created
+    ON CONFLICT (cluster, owner, name) DO UPDATE SET code = EXCLUDED.code,
+      workload = EXCLUDED.workload, parameter = EXCLUDED.parameter,
+      target_efficiency = EXCLUDED.target_efficiency, site_id = EXCLUDED.site_id,
+      plan_created = EXCLUDED.plan_created
     RETURNING experiment_id)sql",
-                      {e.name, e.code, e.workload, e.parameter, number(e.target_efficiency),
-                       site_id, optional(plan.created)}));
+                      values));
 }
 
 // '{1,2.5}': a PostgreSQL array literal of numbers (no quoting needed).

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "hetscale/collector/experiment_lookup.hpp"
+
 namespace hetscale::collector {
 namespace {
 
@@ -19,11 +21,12 @@ std::optional<std::string> optional_number(const std::optional<double>& value) {
 }
 
 void read_experiment(pg::Connection& conn, const std::string& name, PredictionInput& in) {
+  const std::optional<long long> id = find_experiment(conn, name);
+  if (!id) throw Error("no experiment '" + name + "' in the database");
   const pg::Result r = conn.exec(R"sql(
     SELECT experiment_id, coalesce(code, ''), workload, parameter FROM hetscale.experiments
-    WHERE name = $1)sql",
-                                 {name});
-  if (r.rows() == 0) throw Error("no experiment '" + name + "' in the database");
+    WHERE experiment_id = $1)sql",
+                                 {std::to_string(*id)});
   if (r.is_null(0, 2) || r.is_null(0, 3))
     throw Error("experiment '" + name + "' has no workload or parameter: load its plan file");
   in.experiment_id = r.integer(0, 0);

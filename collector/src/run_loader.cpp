@@ -1,35 +1,57 @@
 // One batch of run records into hetscale.runs and hetscale.rank_timings.
 #include "hetscale/collector/run_loader.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <set>
 #include <unordered_set>
 
 #include "hetscale/collector/copy_buffer.hpp"
+#include "hetscale/error.hpp"
 #include "hetscale/sha256.hpp"
 
 namespace hetscale::collector {
 namespace {
 
-// Experiments named by the batch, created when new, in name order (concurrent loaders
-// lock rows in the same order); then their ids.
-// Experiments named by the batch, created when new (with the code, workload and, when
-// there is only one, the parameter of their first record; a plan file fills in the rest),
-// in name order: concurrent loaders lock rows in the same order.
+// Experiments named by the batch are the current user's (docs/schema.md, "Owners and
+// row-level security"): another user's experiment of the same name is never used. Those
+// the user does not own yet are created (with the code, workload and, when there is only
+// one, the parameter of their first record, and the first cluster a record names; a plan
+// file fills in the rest), in name order: concurrent loaders lock rows in the same order.
 constexpr const char* insert_experiments = R"sql(
-INSERT INTO hetscale.experiments (name, code, workload, parameter)
-SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3
-FROM jsonb_array_elements($1::jsonb) ORDER BY 1
-ON CONFLICT (name) DO NOTHING)sql";
+INSERT INTO hetscale.experiments (name, code, workload, parameter, cluster)
+SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, coalesce(value ->> 4, '')
+FROM jsonb_array_elements($1::jsonb)
+WHERE NOT EXISTS (SELECT FROM hetscale.experiments e
+                  WHERE e.owner = current_user AND e.name = value ->> 0)
+ORDER BY 1
+ON CONFLICT (cluster, owner, name) DO NOTHING)sql";
+
+// An experiment created without a cluster (from a plan file) takes the first one its run
+// records name.
+constexpr const char* fill_clusters = R"sql(
+UPDATE hetscale.experiments e SET cluster = value ->> 4
+FROM jsonb_array_elements($1::jsonb)
+WHERE e.owner = current_user AND e.name = value ->> 0 AND e.cluster = ''
+  AND coalesce(value ->> 4, '') <> ''
+  AND NOT EXISTS (SELECT FROM hetscale.experiments o
+                  WHERE o.owner = current_user AND o.name = e.name
+                    AND o.cluster = value ->> 4))sql";
 
 constexpr const char* select_experiments = R"sql(
-SELECT name, experiment_id FROM hetscale.experiments
-WHERE name IN (SELECT value FROM jsonb_array_elements_text($1::jsonb)))sql";
+SELECT name, experiment_id, cluster FROM hetscale.experiments
+WHERE owner = current_user
+  AND name IN (SELECT value FROM jsonb_array_elements_text($1::jsonb))
+ORDER BY name, cluster COLLATE "C")sql";
 
+// Run keys are unique per experiment: another user's experiment of the same name may hold
+// a run of the same key.
 constexpr const char* select_present = R"sql(
 SELECT encode(run_key, 'hex') FROM hetscale.runs
-WHERE run_key IN (SELECT decode(value, 'hex') FROM jsonb_array_elements_text($1::jsonb)))sql";
+WHERE run_key IN (SELECT decode(value, 'hex') FROM jsonb_array_elements_text($1::jsonb))
+  AND experiment_id = ANY($2::bigint[]))sql";
 
 // The identity's sequence by name (migration 1 fixes it): a constant regclass. Written as
 // nextval(pg_get_serial_sequence(...)) the name was looked up again for every row, which
@@ -38,21 +60,40 @@ constexpr const char* reserve_run_ids = R"sql(
 SELECT nextval('hetscale.runs_run_id_seq'::regclass)
 FROM generate_series(1, $1::integer))sql";
 
-constexpr const char* copy_runs = R"sql(
-COPY hetscale.runs (
+constexpr const char* run_columns = R"sql(
   run_id, experiment_id, run_key, code, workload, parameters, work, wall_seconds,
   marked_speed, speed_unit, weights_source, set_index, repetition, slurm_job_id,
   slurm_array_job_id, slurm_array_task_id, slurm_step_id, node_list, start_time, end_time,
-  verified, fingerprint, source_file, source_line, engine, platform_hash, slurm_cluster)
-  FROM STDIN)sql";
+  verified, fingerprint, source_file, source_line, engine, platform_hash, slurm_cluster)sql";
+
+std::string copy_runs(std::string_view table) {
+  return fmt::format("COPY {} ({}) FROM STDIN", table, run_columns);
+}
 
 // Binary: the server parses no numbers (strtod was the largest part of its COPY work after
 // the indexes). run_id last, so that the prepared rest of a row is in front of it.
-constexpr const char* copy_ranks = R"sql(
-COPY hetscale.rank_timings (
+constexpr const char* rank_column_names = R"sql(
   rank, host, weight, marked_speed, compute_seconds, communication_seconds, wall_seconds,
-  run_id) FROM STDIN (FORMAT binary))sql";
+  run_id)sql";
 constexpr int rank_columns = 8;
+
+std::string copy_ranks(std::string_view table) {
+  return fmt::format("COPY {} ({}) FROM STDIN (FORMAT binary)", table, rank_column_names);
+}
+
+// COPY FROM refuses a table under row-level security: a user it applies to (not the
+// tables' owner hetscale_admin, not a superuser) COPYs into temporary tables of the same
+// columns, and INSERT ... SELECT moves the rows on through the policies.
+constexpr const char* row_security_active = "SELECT row_security_active('hetscale.runs')";
+constexpr const char* create_staging = R"sql(
+CREATE TEMPORARY TABLE runs_staging (LIKE hetscale.runs INCLUDING DEFAULTS) ON COMMIT DROP;
+CREATE TEMPORARY TABLE rank_timings_staging (LIKE hetscale.rank_timings) ON COMMIT DROP)sql";
+std::string insert_staged() {
+  return fmt::format(
+      "INSERT INTO hetscale.runs ({0}) SELECT {0} FROM runs_staging; "
+      "INSERT INTO hetscale.rank_timings ({1}) SELECT {1} FROM rank_timings_staging",
+      run_columns, rank_column_names);
+}
 
 // A record with its natural key.
 struct Keyed {
@@ -200,17 +241,24 @@ std::vector<Keyed> keyed_records(std::span<const NumberedRunRecord> records) {
   return out;
 }
 
-// Experiments named by the batch as [name, code, workload, parameter] rows (from the first
-// record naming each), and their names, in name order.
+// Experiments named by the batch as [name, code, workload, parameter, cluster] rows (from
+// the first record naming each; the cluster from the first that names one, else null), and
+// their names, in name order.
 void experiment_rows(const std::vector<Keyed>& runs, PreparedBatch& out) {
   std::map<std::string, nlohmann::json> first;
   for (const Keyed& k : runs) {
     const RunRecord& r = k.numbered->record;
-    if (first.count(r.experiment) > 0) continue;
+    if (const auto at = first.find(r.experiment); at != first.end()) {
+      if (at->second[4].is_null() && r.slurm.cluster) at->second[4] = *r.slurm.cluster;
+      continue;
+    }
     const nlohmann::json parameter = r.parameters.size() == 1
                                          ? nlohmann::json(r.parameters.begin()->first)
                                          : nlohmann::json(nullptr);
-    first.emplace(r.experiment, nlohmann::json{r.experiment, r.code, r.workload, parameter});
+    const nlohmann::json cluster =
+        r.slurm.cluster ? nlohmann::json(*r.slurm.cluster) : nlohmann::json(nullptr);
+    first.emplace(r.experiment,
+                  nlohmann::json{r.experiment, r.code, r.workload, parameter, cluster});
   }
   nlohmann::json rows = nlohmann::json::array();
   nlohmann::json names = nlohmann::json::array();
@@ -225,15 +273,27 @@ void experiment_rows(const std::vector<Keyed>& runs, PreparedBatch& out) {
 std::map<std::string, std::string, std::less<>> experiment_ids(pg::Connection& conn,
                                                                const PreparedBatch& batch) {
   conn.exec(insert_experiments, {batch.experiment_rows});
+  conn.exec(fill_clusters, {batch.experiment_rows});
   const pg::Result r = conn.exec(select_experiments, {batch.experiment_names});
   std::map<std::string, std::string, std::less<>> ids;
-  for (int i = 0; i < r.rows(); ++i) ids.emplace(r.text(i, 0), r.text(i, 1));
+  for (int i = 0; i < r.rows(); ++i) {
+    if (!ids.emplace(r.text(i, 0), r.text(i, 1)).second)
+      throw Error(fmt::format(
+          "you own several experiments named '{}' (on different clusters, '{}' and '{}'); "
+          "its runs cannot say which they belong to",
+          r.text(i, 0), r.text(i - 1, 2), r.text(i, 2)));
+  }
   return ids;
 }
 
 // Indexes into batch.runs of the runs not stored yet, in key order.
-std::vector<std::size_t> not_present(pg::Connection& conn, const PreparedBatch& batch) {
-  const pg::Result r = conn.exec(select_present, {batch.keys});
+std::vector<std::size_t> not_present(
+    pg::Connection& conn, const PreparedBatch& batch,
+    const std::map<std::string, std::string, std::less<>>& experiments) {
+  std::string ids = "{";
+  for (const auto& [name, id] : experiments) ids.append(ids.size() > 1 ? "," : "").append(id);
+  ids += '}';
+  const pg::Result r = conn.exec(select_present, {batch.keys, ids});
   std::unordered_set<std::string_view> present;
   for (int i = 0; i < r.rows(); ++i) present.emplace(r.text(i, 0));
   std::vector<std::size_t> out;
@@ -285,7 +345,7 @@ PreparedBatch prepare_run_batch(std::span<const NumberedRunRecord> records,
 BatchCounts load_prepared_batch(pg::Connection& conn, const PreparedBatch& batch) {
   pg::Transaction tx(conn, pg::TransactionMode::load);
   const auto experiments = experiment_ids(conn, batch);
-  const std::vector<std::size_t> fresh = not_present(conn, batch);
+  const std::vector<std::size_t> fresh = not_present(conn, batch, experiments);
   BatchCounts out;
   if (!fresh.empty()) {
     const pg::Result ids = conn.exec(reserve_run_ids, {std::to_string(fresh.size())});
@@ -311,8 +371,15 @@ BatchCounts load_prepared_batch(pg::Connection& conn, const PreparedBatch& batch
       out.rank_rows_added += static_cast<long long>(run.record->ranks.size());
     }
     ranks_copy.append(pg::BinaryCopyBuffer::trailer());
-    conn.copy_in(copy_runs, runs_copy);
-    conn.copy_in(copy_ranks, ranks_copy);
+    if (conn.exec(row_security_active).text(0, 0) == "t") {
+      conn.exec(create_staging);
+      conn.copy_in(copy_runs("runs_staging"), runs_copy);
+      conn.copy_in(copy_ranks("rank_timings_staging"), ranks_copy);
+      conn.exec(insert_staged());
+    } else {
+      conn.copy_in(copy_runs("hetscale.runs"), runs_copy);
+      conn.copy_in(copy_ranks("hetscale.rank_timings"), ranks_copy);
+    }
   }
   tx.commit();
   out.runs_added = static_cast<long long>(fresh.size());

@@ -1,6 +1,8 @@
 // Reading an experiment's plan fields, machine sets and runs back (plain SELECTs).
 #include "hetscale/collector/stored_experiment.hpp"
 
+#include "hetscale/collector/experiment_lookup.hpp"
+
 namespace hetscale::collector {
 namespace {
 
@@ -62,11 +64,12 @@ std::vector<StoredRound> current_rounds(pg::Connection& conn, const std::string&
 
 std::optional<StoredExperiment> read_stored_experiment(pg::Connection& conn,
                                                        const std::string& name) {
+  const std::optional<long long> found = find_experiment(conn, name);
+  if (!found) return std::nullopt;
   const pg::Result r = conn.exec(R"sql(
     SELECT experiment_id, workload, parameter, target_efficiency FROM hetscale.experiments
-    WHERE name = $1)sql",
-                                 {name});
-  if (r.rows() == 0) return std::nullopt;
+    WHERE experiment_id = $1)sql",
+                                 {std::to_string(*found)});
   StoredExperiment out{
       name,        text_or_empty(r, 0, 1), text_or_empty(r, 0, 2), r.optional_number(0, 3), {},
       std::nullopt, {}};
@@ -79,13 +82,15 @@ std::optional<StoredExperiment> read_stored_experiment(pg::Connection& conn,
 
 std::vector<std::string> experiment_names(pg::Connection& conn) {
   const pg::Result r =
-      conn.exec("SELECT name FROM hetscale.experiments ORDER BY name COLLATE \"C\"");
+      conn.exec("SELECT name FROM hetscale.experiments GROUP BY name ORDER BY name COLLATE \"C\"");
   std::vector<std::string> out;
   for (int i = 0; i < r.rows(); ++i) out.emplace_back(r.text(i, 0));
   return out;
 }
 
 std::vector<StoredRun> read_stored_runs(pg::Connection& conn, const std::string& name) {
+  const std::optional<long long> id = find_experiment(conn, name);
+  if (!id) return {};
   // The view resolves the parameter's value and the run's C (its own or its set's) and
   // unit; E_s itself is left to the caller, so that records and database give equal
   // numbers through one computation.
@@ -93,9 +98,9 @@ std::vector<StoredRun> read_stored_runs(pg::Connection& conn, const std::string&
     SELECT e.set_index, e.parameter_value, e.work, e.wall_seconds, e.marked_speed,
            e.speed_unit, r.source_file || ':' || r.source_line, e.repetition
     FROM hetscale.run_efficiency e JOIN hetscale.runs r USING (run_id)
-    WHERE e.experiment = $1 AND e.set_index IS NOT NULL
+    WHERE e.experiment_id = $1 AND e.set_index IS NOT NULL
     ORDER BY r.source_file COLLATE "C", r.source_line, r.run_id)sql",
-                                 {name});
+                                 {std::to_string(*id)});
   std::vector<StoredRun> out;
   for (int i = 0; i < r.rows(); ++i) {
     out.push_back({static_cast<int>(r.integer(i, 0)), r.optional_number(i, 1),

@@ -38,7 +38,7 @@ std::string sqlstate_of(pg::Connection& conn, const std::string& sql) {
 
 TEST(Migrations, EmbedsTheNumberedFilesInOrder) {
   const auto all = embedded_migrations();
-  ASSERT_EQ(all.size(), 10u);
+  ASSERT_EQ(all.size(), 11u);
   EXPECT_EQ(all[0].version, 1);
   EXPECT_STREQ(all[0].name, "tables");
   EXPECT_STREQ(all[1].name, "roles");
@@ -50,7 +50,8 @@ TEST(Migrations, EmbedsTheNumberedFilesInOrder) {
   EXPECT_STREQ(all[7].name, "run_engine");
   EXPECT_STREQ(all[8].name, "availability");
   EXPECT_STREQ(all[9].name, "slurm_cluster");
-  EXPECT_EQ(latest_schema_version(), 10);
+  EXPECT_STREQ(all[10].name, "owners");
+  EXPECT_EQ(latest_schema_version(), 11);
 }
 
 TEST(Migrations, FromEmptyAppliesAllAndRecordsTheVersion) {
@@ -59,13 +60,13 @@ TEST(Migrations, FromEmptyAppliesAllAndRecordsTheVersion) {
   EXPECT_EQ(collector::schema_version(conn), 0);
   const MigrationReport report = migrate(conn);
   EXPECT_EQ(report.from_version, 0);
-  EXPECT_EQ(report.to_version, 10);
-  EXPECT_EQ(report.applied, (std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}));
-  EXPECT_EQ(collector::schema_version(conn), 10);
+  EXPECT_EQ(report.to_version, 11);
+  EXPECT_EQ(report.applied, (std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}));
+  EXPECT_EQ(collector::schema_version(conn), 11);
   EXPECT_EQ(
       db.scalar("SELECT string_agg(name, ',' ORDER BY version) FROM hetscale.schema_migrations"),
       "tables,roles,views,partitions_predictions,within_tolerance,plan_rounds,explicit_grants,"
-      "run_engine,availability,slurm_cluster");
+      "run_engine,availability,slurm_cluster,owners");
   EXPECT_NO_THROW(collector::require_current_schema(conn));
 }
 
@@ -76,7 +77,7 @@ TEST(Migrations, StepByStep) {
   EXPECT_EQ(db.scalar("SELECT to_regclass('hetscale.runs') IS NOT NULL"), "t");
   EXPECT_EQ(db.scalar("SELECT to_regclass('hetscale.run_efficiency') IS NOT NULL"), "f");
   EXPECT_EQ(error_of([&] { collector::require_current_schema(conn); }),
-            "database: schema version 1, this hetscale needs 10; run 'hetscale db migrate --db "
+            "database: schema version 1, this hetscale needs 11; run 'hetscale db migrate --db "
             "URI' first");
   EXPECT_EQ(migrate(conn, 2).applied, (std::vector<int>{2}));
   EXPECT_EQ(db.scalar("SELECT count(*) FROM pg_roles WHERE rolname IN "
@@ -239,43 +240,11 @@ TEST(Roles, TheWriterCanLoadButNotMigrate) {
   }
 }
 
-// A login role that holds only hetscale_writer, as a deployment gives the collector; dropped
-// at the end (roles belong to the whole server).
-class WriterLogin {
- public:
-  explicit WriterLogin(const TestDatabase& db)
-      : db_(db), role_("hetscale_test_writer_" + std::to_string(::getpid())) {
-    db_.connect().exec("CREATE ROLE " + role_ + " LOGIN IN ROLE hetscale_writer");
-  }
-  WriterLogin(const WriterLogin&) = delete;
-  WriterLogin& operator=(const WriterLogin&) = delete;
-  ~WriterLogin() {
-    try {
-      db_.connect().exec("DROP OWNED BY " + role_ + "; DROP ROLE " + role_);
-    } catch (const Error&) {
-      // The next test's role has another name; the server is a throwaway one.
-    }
-  }
-  [[nodiscard]] pg::Connection connect() const {
-    pg::Connection conn = pg::Connection::open(with_user(db_.uri(), role_));
-    EXPECT_EQ(conn.exec("SELECT current_user").text(0, 0), role_);
-    return conn;
-  }
-
- private:
-  static std::string with_user(std::string uri, const std::string& user) {
-    const auto at = uri.find("://postgres@");
-    if (at == std::string::npos) throw Error("test: expected a postgres@ URI, got " + uri);
-    return uri.replace(at, 12, "://" + user + "@");
-  }
-  const TestDatabase& db_;
-  std::string role_;
-};
-
 TEST(Roles, TheWriterLoginCannotTouchTheMigrationBookkeeping) {
   TestDatabase db;
   db.migrate();
-  const WriterLogin writer(db);
+  // A login role that holds only hetscale_writer, as a deployment gives the collector.
+  const TestLogin writer(db, "writer", "hetscale_writer");
   pg::Connection conn = writer.connect();
   EXPECT_NO_THROW(collector::require_current_schema(conn));  // it may read the version
   for (const std::string sql :
@@ -292,7 +261,8 @@ TEST(Roles, TheWriterLoginCannotTouchTheMigrationBookkeeping) {
 TEST(Roles, TheWriterLoginCannotChangeHistory) {
   TestDatabase db;
   db.migrate();
-  const WriterLogin writer(db);
+  // A login role that holds only hetscale_writer, as a deployment gives the collector.
+  const TestLogin writer(db, "writer", "hetscale_writer");
   pg::Connection conn = writer.connect();
   for (const std::string table :
        {"hetscale.runs", "hetscale.rank_timings", "hetscale.benchmark_history",
@@ -313,7 +283,8 @@ TEST(Roles, TheWriterLoginCannotChangeHistory) {
 TEST(Roles, TheWriterLoginLoadsPlansRunsAndJobsAndAnalyzes) {
   TestDatabase db;
   db.migrate();
-  const WriterLogin writer(db);
+  // A login role that holds only hetscale_writer, as a deployment gives the collector.
+  const TestLogin writer(db, "writer", "hetscale_writer");
   pg::Connection conn = writer.connect();
   // What a load and a re-load do: upserts, appends, run ids, replaced results.
   conn.exec(

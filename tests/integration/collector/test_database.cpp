@@ -53,4 +53,21 @@ std::string TestDatabase::scalar(const std::string& sql) const {
   return r.is_null(0, 0) ? "NULL" : std::string(r.text(0, 0));
 }
 
+TestLogin::TestLogin(const TestDatabase& db, const std::string& what, const std::string& member_of)
+    : db_(db), name_("hetscale_test_" + what + "_" + std::to_string(::getpid())) {
+  const std::string& uri = db_.uri();
+  const auto at = uri.find("://postgres@");
+  if (at == std::string::npos) throw std::runtime_error("test: expected a postgres@ URI: " + uri);
+  uri_ = std::string(uri).replace(at, 12, "://" + name_ + "@");
+  db_.connect().exec("CREATE ROLE " + name_ + " LOGIN IN ROLE " + member_of);
+}
+
+TestLogin::~TestLogin() {
+  try {
+    db_.connect().exec("DROP OWNED BY " + name_ + "; DROP ROLE " + name_);
+  } catch (const std::exception&) {
+    // Left for the throwaway server to take away.
+  }
+}
+
 }  // namespace hetscale::test

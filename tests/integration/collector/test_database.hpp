@@ -31,4 +31,25 @@ class TestDatabase {
   std::string uri_;
 };
 
+/// A LOGIN role of the test server, member of `member_of` (hetscale_writer, ...), named
+/// hetscale_test_<what>_<pid>; dropped (with what it owns in `db`) at the end. Roles belong
+/// to the whole server: the pid keeps test processes that run at once apart.
+class TestLogin {
+ public:
+  TestLogin(const TestDatabase& db, const std::string& what, const std::string& member_of);
+  TestLogin(const TestLogin&) = delete;
+  TestLogin& operator=(const TestLogin&) = delete;
+  ~TestLogin();
+
+  [[nodiscard]] const std::string& name() const noexcept { return name_; }
+  /// The database's URI with this role as the user (the test server trusts local users).
+  [[nodiscard]] const std::string& uri() const noexcept { return uri_; }
+  [[nodiscard]] pg::Connection connect() const { return pg::Connection::open(uri_); }
+
+ private:
+  const TestDatabase& db_;
+  std::string name_;
+  std::string uri_;
+};
+
 }  // namespace hetscale::test

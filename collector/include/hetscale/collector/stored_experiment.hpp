@@ -59,7 +59,8 @@ double planned_target(pg::Connection& conn, const std::string& name);
 std::optional<StoredExperiment> read_stored_experiment(pg::Connection& conn,
                                                        const std::string& name);
 
-/// Every experiment's name, sorted (for "known: ..." messages).
+/// Every experiment's name, sorted, once however many users have it (for "known: ..."
+/// messages).
 std::vector<std::string> experiment_names(pg::Connection& conn);
 
 /// Its runs that belong to a machine set, in the order they were collected from their
