@@ -88,16 +88,20 @@ std::string first_line(const std::string& text) {
   return text.substr(0, text.find('\n'));
 }
 
+// Why Slurm cannot be asked without trying: Slurm's own wait for a missing configuration
+// file is a minute of retries.
+std::string missing_configuration() {
+  if (const char* conf = std::getenv("SLURM_CONF"); conf != nullptr && !std::filesystem::exists(conf))
+    return fmt::format("SLURM_CONF names no file: {}", conf);
+  return {};
+}
+
 }  // namespace
 
 PartitionQuery query_partition(const std::string& name) {
   PartitionQuery q;
-  // Slurm's own wait for a missing configuration file is a minute of retries.
-  if (const char* conf = std::getenv("SLURM_CONF");
-      conf != nullptr && !std::filesystem::exists(conf)) {
-    q.detail = fmt::format("SLURM_CONF names no file: {}", conf);
-    return q;
-  }
+  q.detail = missing_configuration();
+  if (!q.detail.empty()) return q;
   const Output out = run_program({"scontrol", "show", "partition", name, "--oneliner"});
   if (out.status == 0) {
     try {
@@ -115,6 +119,26 @@ PartitionQuery query_partition(const std::string& name) {
     return q;
   }
   q.detail = first_line(out.text);
+  return q;
+}
+
+NodeStatesQuery query_node_states() {
+  NodeStatesQuery q;
+  q.detail = missing_configuration();
+  if (!q.detail.empty()) return q;
+  const Output nodes = run_program({"scontrol", "show", "node", "--oneliner"});
+  if (nodes.status != 0) {
+    q.detail = first_line(nodes.text);
+    return q;
+  }
+  const Output reservations = run_program({"scontrol", "show", "reservation", "--oneliner"});
+  if (reservations.status != 0) {
+    q.detail = first_line(reservations.text);
+    return q;
+  }
+  q.states.nodes = jobgen::parse_scontrol_nodes(nodes.text);
+  q.states.reservations = jobgen::parse_scontrol_reservations(reservations.text);
+  q.reachable = true;
   return q;
 }
 

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "hetscale/jobgen/node_availability.hpp"
 #include "hetscale/jobgen/partition_check.hpp"
 
 namespace hetscale::cli {
@@ -21,5 +22,15 @@ struct PartitionQuery {
 };
 
 PartitionQuery query_partition(const std::string& name);
+
+struct NodeStatesQuery {
+  bool reachable = false;  // else `detail` says why Slurm could not be asked
+  jobgen::SlurmNodeStates states;
+  std::string detail;
+};
+
+/// `scontrol show node --oneliner` and `scontrol show reservation --oneliner`. Throws
+/// Error when Slurm answers with something they cannot read.
+NodeStatesQuery query_node_states();
 
 }  // namespace hetscale::cli

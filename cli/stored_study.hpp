@@ -35,7 +35,8 @@ std::vector<jobgen::MeasuredRun> measured_runs(const StoredStudy& stored, const 
                                                const std::string& origin);
 
 /// The next round: each set refined from its measured points (one explanation line per set
-/// to `explanations`); sets with nothing to run have no parameter values.
+/// to `explanations`); sets with nothing to run have no parameter values. The time limits
+/// come from the runs (jobgen::apply_measured_time_limits).
 jobgen::Study next_round(const jobgen::Study& study, const std::vector<jobgen::MeasuredRun>& runs,
                          std::ostream& explanations);
 
