@@ -6,10 +6,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 
 #include "support/process.hpp"
 #include "support/testbed.hpp"
@@ -52,7 +54,17 @@ class DrainedNode {
                                 "reason=hetscale availability test"});
     if (!r.ok()) throw std::runtime_error("cannot drain " + node_ + ": " + r.describe());
   }
-  ~DrainedNode() { (void)run_command({"scontrol", "update", "nodename=" + node_, "state=resume"}); }
+  // Slurm marks a resumed node NOT_RESPONDING until it has pinged it again: wait for that,
+  // so that the next test finds it available.
+  ~DrainedNode() {
+    (void)run_command({"scontrol", "update", "nodename=" + node_, "state=resume"});
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (std::chrono::steady_clock::now() < deadline) {
+      const auto r = run_command({"scontrol", "show", "node", node_, "--oneliner"});
+      if (r.ok() && r.out.find(" State=IDLE ") != std::string::npos) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+  }
   DrainedNode(const DrainedNode&) = delete;
   DrainedNode& operator=(const DrainedNode&) = delete;
 
