@@ -80,7 +80,7 @@ std::string partition_named_at(const JobgenArgs& args, jobgen::ExperimentSpec& s
 
 // The largest set against the partition as Slurm has it; estimated time limits are
 // capped at its MaxTime.
-void check_partition(jobgen::Study& study, const std::string& named_at) {
+void check_partition(jobgen::Study& study, const std::string& named_at, Context& context) {
   const std::string& name = study.spec.slurm.partition;
   if (name.empty()) return;  // the cluster's default: submitting will tell
   const PartitionQuery q = query_partition(name);
@@ -95,16 +95,17 @@ void check_partition(jobgen::Study& study, const std::string& named_at) {
       throw ConfigError(study.spec.slurm.partition_where, message);
     }
     case PartitionQuery::Status::unreachable:
-      throw Error(fmt::format("Slurm answered about its nodes but not about partition '{}': {}", name, q.detail));
+      context.err << fmt::format("hetscale jobgen: note: Slurm not reachable ({}); machine sets not checked against "
+                                 "partition '{}'\n",
+                                 q.detail, name);
+      return;
   }
 }
 
-// The members of the sets with jobs against Slurm's node states: unavailable members stop
-// jobgen, or with --replace-unavailable are swapped (and the swaps said on stdout).
-jobgen::Study check_members(jobgen::Study study, const jobgen::SlurmNodeStates& states, bool replace,
-                            Context& context) {
-  const auto unavailable = jobgen::unavailable_members(study, states);
-  if (unavailable.empty()) return study;
+// The study without its `unavailable` members: they stop jobgen or, with
+// --replace-unavailable, are swapped (and the swaps said on stdout).
+jobgen::Study without_unavailable(const jobgen::Study& study, const std::vector<jobgen::UnavailableMember>& unavailable,
+                                  const jobgen::SlurmNodeStates& states, bool replace, Context& context) {
   if (!replace) {
     std::string message;
     for (const auto& u : unavailable) message += (message.empty() ? "" : "; ") + u.describe();
@@ -118,15 +119,16 @@ jobgen::Study check_members(jobgen::Study study, const jobgen::SlurmNodeStates& 
     std::string speeds;
     for (std::size_t index : r.sets)
       for (const auto& s : replaced.study.sets)
-        if (s.set.index == index) speeds += fmt::format("{}C{} = {:g}", speeds.empty() ? "" : ", ", index, s.set.marked_speed);
+        if (s.set.index == index)
+          speeds += fmt::format("{}C{} = {:g}", speeds.empty() ? "" : ", ", index, s.set.marked_speed);
     context.out << fmt::format("{} ({} {})\n", r.describe(), speeds, study.site.speed_unit);
   }
   return std::move(replaced.study);
 }
 
 // The sets against Slurm: the largest set against the partition, then the members'
-// states (and the partition again after replacements). Where Slurm cannot be asked (no scontrol, no slurm.conf, controller down)
-// nothing is checked, and a note says so.
+// states (and the partition again after replacements). Where Slurm cannot be asked (no
+// scontrol, no slurm.conf, controller down) nothing is checked, and one note says so.
 jobgen::Study check_against_slurm(jobgen::Study study, const std::string& named_at, bool replace, Context& context) {
   const NodeStatesQuery q = query_node_states();
   if (!q.reachable) {
@@ -136,10 +138,11 @@ jobgen::Study check_against_slurm(jobgen::Study study, const std::string& named_
                                q.detail, partition.empty() ? "" : fmt::format(" and partition '{}'", partition));
     return study;
   }
-  check_partition(study, named_at);
-  if (jobgen::unavailable_members(study, q.states).empty()) return study;
-  study = check_members(std::move(study), q.states, replace, context);
-  check_partition(study, named_at);  // the replacements too; and the new sets' time limits capped
+  check_partition(study, named_at, context);
+  const auto unavailable = jobgen::unavailable_members(study, q.states);
+  if (unavailable.empty()) return study;
+  study = without_unavailable(study, unavailable, q.states, replace, context);
+  check_partition(study, named_at, context);  // the replacements too, and the new sets' time limits capped
   return study;
 }
 
@@ -191,7 +194,8 @@ std::vector<jobgen::MeasuredRun> runs_from_database(const JobgenArgs& args, cons
 void write_next_round(const JobgenArgs& args, const jobgen::Study& study,
                       const std::vector<jobgen::MeasuredRun>& runs, const std::vector<jobgen::GeneratedFile>& inputs,
                       Context& context) {
-  const auto next = check_against_slurm(next_round(study, runs, context.out), study.spec.slurm.partition_where.str(), false, context);
+  const auto next =
+      check_against_slurm(next_round(study, runs, context.out), study.spec.slurm.partition_where.str(), false, context);
   const bool any = std::any_of(next.sets.begin(), next.sets.end(),
                                [](const auto& s) { return !s.parameter_values.empty(); });
   if (!any) {
