@@ -150,11 +150,13 @@ TEST_F(Availability, AGroupWithoutASpareIsNamed) {
 }
 
 TEST_F(Availability, AnotherReservationIsUnavailableTheSpecsIsNot) {
-  const Reservation reservation("hetscale-avail", "n3");
+  // Every member of the sets: a job of the reservation must run on its nodes alone.
+  const Reservation reservation("hetscale-avail", "n[1-4]");
   const auto r = jobgen("other");
   EXPECT_EQ(r.exit_code, 1) << r.describe();
-  EXPECT_TRUE(r.err.starts_with("hetscale jobgen: set 1 member n3 is in reservation 'hetscale-avail' (until "))
+  EXPECT_TRUE(r.err.starts_with("hetscale jobgen: set 0 member n1 is in reservation 'hetscale-avail' (until "))
       << r.err;
+  EXPECT_NE(r.err.find("; set 1 member n4 is in reservation 'hetscale-avail'"), std::string::npos) << r.err;
   const auto own = jobgen("own", {}, "reservation = \"hetscale-avail\"\n");
   EXPECT_TRUE(own.ok()) << own.describe();
 }
