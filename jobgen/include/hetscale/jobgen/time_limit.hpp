@@ -1,7 +1,7 @@
 // The time limit of each machine set's array tasks (`#SBATCH --time`). A `[slurm]
 // time_limit` in the spec is one fixed limit for every set; without it each set's limit
 // is estimated: from the work of its largest size, its marked speed and the target
-// speed-efficiency (T = W / (C E_target), SCIENCE.md section 1), or in a refinement round
+// speed-efficiency (T = W / (C E_target): E_s = W / (T C) solved for T), or in a refinement round
 // from the set's measured runs scaled by the work. docs/experiment-spec.md, "Time limits".
 #pragma once
 
