@@ -47,6 +47,7 @@ struct JobgenArgs {
   std::string db;
   std::vector<std::string> from;  // study directories whose records --refine reads
   std::string partition;          // overrides the spec's [slurm] partition
+  bool replace_unavailable = false;  // swap members Slurm reports unavailable
 };
 
 std::string file_text(const std::string& path) {
@@ -83,15 +84,16 @@ std::string partition_named_at(const JobgenArgs& args, jobgen::ExperimentSpec& s
   return "--partition";
 }
 
-// The largest set against the partition as Slurm has it; where Slurm cannot be asked
-// (no scontrol, no slurm.conf, controller down) the check is skipped, and said so.
-void check_against_slurm(const jobgen::Study& study, const std::string& named_at, Context& context) {
+// The largest set against the partition as Slurm has it; estimated time limits are
+// capped at its MaxTime.
+void check_partition(jobgen::Study& study, const std::string& named_at, Context& context) {
   const std::string& name = study.spec.slurm.partition;
   if (name.empty()) return;  // the cluster's default: submitting will tell
   const PartitionQuery q = query_partition(name);
   switch (q.status) {
     case PartitionQuery::Status::found:
       jobgen::check_partition(study, q.partition, named_at);
+      if (q.partition.max_time_seconds) jobgen::cap_time_limits(study, *q.partition.max_time_seconds, name);
       return;
     case PartitionQuery::Status::unknown: {
       const std::string message = fmt::format("partition '{}' does not exist in this Slurm cluster", name);
@@ -151,17 +153,67 @@ void test_with_sbatch(const jobgen::Study& study, const std::vector<jobgen::Gene
   }
 }
 
+// The study without its `unavailable` members: they stop jobgen or, with
+// --replace-unavailable, are swapped (and the swaps said on stdout).
+jobgen::Study without_unavailable(const jobgen::Study& study, const std::vector<jobgen::UnavailableMember>& unavailable,
+                                  const jobgen::SlurmNodeStates& states, bool replace, Context& context) {
+  if (!replace) {
+    std::string message;
+    for (const auto& u : unavailable) message += (message.empty() ? "" : "; ") + u.describe();
+    throw Error(message + (study.round == 0 ? "; nothing written (--replace-unavailable swaps them for available "
+                                              "nodes of their groups)"
+                                            : "; nothing written (resume the nodes: a round runs on the sets "
+                                              "measured before)"));
+  }
+  auto replaced = jobgen::replace_unavailable(study, states);
+  for (const auto& r : replaced.replacements) {
+    std::string speeds;
+    for (std::size_t index : r.sets)
+      for (const auto& s : replaced.study.sets)
+        if (s.set.index == index)
+          speeds += fmt::format("{}C{} = {:g}", speeds.empty() ? "" : ", ", index, s.set.marked_speed);
+    context.out << fmt::format("{} ({} {})\n", r.describe(), speeds, study.site.speed_unit);
+  }
+  return std::move(replaced.study);
+}
+
+struct SlurmChecked {
+  jobgen::Study study;
+  bool reachable = false;  // Slurm answered: the scripts can be tested with sbatch too
+};
+
+// The sets against Slurm: the largest set against the partition, then the members'
+// states (and the partition again after replacements). Where Slurm cannot be asked (no
+// scontrol, no slurm.conf, controller down) nothing is checked or tested, and one note
+// says so.
+SlurmChecked check_against_slurm(jobgen::Study study, const std::string& named_at, bool replace, Context& context) {
+  const NodeStatesQuery q = query_node_states();
+  if (!q.reachable) {
+    const std::string& partition = study.spec.slurm.partition;
+    context.err << fmt::format("hetscale jobgen: note: Slurm not reachable ({}); machine sets not checked against "
+                               "its node states{}, scripts not tested with sbatch --test-only\n",
+                               q.detail, partition.empty() ? "" : fmt::format(" and partition '{}'", partition));
+    return {std::move(study), false};
+  }
+  check_partition(study, named_at, context);
+  const auto unavailable = jobgen::unavailable_members(study, q.states);
+  if (unavailable.empty()) return {std::move(study), true};
+  study = without_unavailable(study, unavailable, q.states, replace, context);
+  check_partition(study, named_at, context);  // the replacements too, and the new sets' time limits capped
+  return {std::move(study), true};
+}
+
 void generate(const JobgenArgs& args, Context& context) {
   auto spec = jobgen::load_experiment_spec(args.experiment);
   const std::string named_at = partition_named_at(args, spec);
   const auto site = load_site_table(args.site);
-  const auto study = jobgen::plan_study(spec, site);
-  check_against_slurm(study, named_at, context);
+  const auto checked = check_against_slurm(jobgen::plan_study(spec, site), named_at, args.replace_unavailable, context);
+  const jobgen::Study& study = checked.study;
   auto files = jobgen::study_files(study, {kernel_dir_from(args.kernel_dir)}, now_utc());
   // Copies of the inputs make the study directory self-contained (and refinable).
   files.push_back({"experiment.toml", file_text(args.experiment), false});
   files.push_back({"site.toml", file_text(args.site), false});
-  test_with_sbatch(study, files, args, context);
+  if (checked.reachable) test_with_sbatch(study, files, args, context);
   jobgen::write_study(args.output, files);
   context.out << summary(study, args.output);
 }
@@ -200,7 +252,9 @@ std::vector<jobgen::MeasuredRun> runs_from_database(const JobgenArgs& args, cons
 void write_next_round(const JobgenArgs& args, const jobgen::Study& study,
                       const std::vector<jobgen::MeasuredRun>& runs, const std::vector<jobgen::GeneratedFile>& inputs,
                       Context& context) {
-  const auto next = next_round(study, runs, context.out);
+  const auto next =
+      check_against_slurm(next_round(study, runs, context.out), study.spec.slurm.partition_where.str(), false, context)
+          .study;
   const bool any = std::any_of(next.sets.begin(), next.sets.end(),
                                [](const auto& s) { return !s.parameter_values.empty(); });
   if (!any) {
@@ -239,7 +293,9 @@ void refine_from_database(const JobgenArgs& args, Context& context) {
 // `hetscale status` follows it) and the round submitted.
 void resubmit(const JobgenArgs& args, Context& context) {
   const StudyProgress progress = study_progress(args.db, args.experiment, context.err);
-  const jobgen::Study next = jobgen::resubmitted_study(progress.latest, progress.tasks);
+  const jobgen::Study next = check_against_slurm(jobgen::resubmitted_study(progress.latest, progress.tasks),
+                                                progress.latest.spec.slurm.partition_where.str(), false, context)
+                                .study;
   for (const auto& t : progress.tasks) {
     if (t.state == jobgen::TaskState::collected) continue;
     context.out << fmt::format("round {} set {} array task {} ({}={:g}): {}{}; runs repetition(s) {} again\n",
@@ -270,6 +326,8 @@ void resubmit(const JobgenArgs& args, Context& context) {
 void run_jobgen(const JobgenArgs& args, Context& context) {
   if (args.resubmit) {
     if (args.refine) throw UsageError("--resubmit and --refine plan different rounds: give one");
+    if (args.replace_unavailable)
+      throw UsageError("--replace-unavailable is for a new study; a resubmitted round runs on the sets planned before");
     if (args.db.empty()) throw UsageError("--resubmit needs a database (--db URI, HETSCALE_DB or the config file's `database`: the "
                        "plans and runs collected so far)");
     if (!args.from.empty() || !args.partition.empty() || !args.site.empty())
@@ -284,6 +342,8 @@ void run_jobgen(const JobgenArgs& args, Context& context) {
     return;
   }
   if (!args.partition.empty()) throw UsageError("--partition is for a new study; rounds submit to the spec's [slurm] partition");
+  if (args.replace_unavailable)
+    throw UsageError("--replace-unavailable is for a new study; a round runs on the sets measured before");
   if (args.from.empty() && args.db.empty())
     throw UsageError("--refine needs a database (--db URI, HETSCALE_DB or the config file's `database`: the runs, "
                      "spec and plans collected into it) or --from DIR... (the first study and every round since, "
@@ -311,6 +371,9 @@ void register_jobgen(CLI::App& app, Context& context) {
   cmd->add_option("--partition", args->partition,
                   "Submit to this partition (instead of the spec's); the sets are checked against its nodes "
                   "when Slurm is reachable");
+  cmd->add_flag("--replace-unavailable", args->replace_unavailable,
+                "Swap members that Slurm reports drained, down, failed, not responding or reserved for available "
+                "nodes of the same group (the same swap in every set; C and sizes recomputed)");
   cmd->add_flag("--refine", args->refine, "Follow-up arrays around each set's estimated target size");
   cmd->add_flag("--resubmit", args->resubmit,
                 "Write and submit, as the study's next round, only the array tasks that failed, completed without "

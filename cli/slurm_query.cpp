@@ -219,4 +219,24 @@ AccountingQuery query_accounting(const std::vector<std::string>& sacct_arguments
   return q;
 }
 
+NodeStatesQuery query_node_states() {
+  NodeStatesQuery q;
+  q.detail = missing_slurm_conf();
+  if (!q.detail.empty()) return q;
+  const Output nodes = run_program({"scontrol", "show", "node", "--oneliner"}, true);
+  if (nodes.status != 0) {
+    q.detail = first_line(nodes.errors.empty() ? nodes.text : nodes.errors);
+    return q;
+  }
+  const Output reservations = run_program({"scontrol", "show", "reservation", "--oneliner"}, true);
+  if (reservations.status != 0) {
+    q.detail = first_line(reservations.errors.empty() ? reservations.text : reservations.errors);
+    return q;
+  }
+  q.states.nodes = jobgen::parse_scontrol_nodes(nodes.text);
+  q.states.reservations = jobgen::parse_scontrol_reservations(reservations.text);
+  q.reachable = true;
+  return q;
+}
+
 }  // namespace hetscale::cli

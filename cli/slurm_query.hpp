@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "hetscale/jobgen/node_availability.hpp"
 #include "hetscale/jobgen/partition_check.hpp"
 
 namespace hetscale::cli {
@@ -56,5 +57,15 @@ std::string submit_study(const std::string& directory);
 
 /// Runs `sacct --json` with the given arguments (no shell).
 AccountingQuery query_accounting(const std::vector<std::string>& sacct_arguments);
+
+struct NodeStatesQuery {
+  bool reachable = false;  // else `detail` says why Slurm could not be asked
+  jobgen::SlurmNodeStates states;
+  std::string detail;
+};
+
+/// `scontrol show node --oneliner` and `scontrol show reservation --oneliner`. Throws
+/// Error when Slurm answers with something they cannot read.
+NodeStatesQuery query_node_states();
 
 }  // namespace hetscale::cli

@@ -199,7 +199,9 @@ jobgen::Study next_round(const jobgen::Study& study, const std::vector<jobgen::M
     refinements.push_back(jobgen::refine_set(set.set.index, measured[set.set.index], study.spec.workload, settings));
     explanations << refinements.back().explanation << '\n';
   }
-  return jobgen::refined_study(study, refinements);
+  auto next = jobgen::refined_study(study, refinements);
+  jobgen::apply_measured_time_limits(next, runs);
+  return next;
 }
 
 }  // namespace hetscale::cli

@@ -46,7 +46,8 @@ struct StudyProgress {
 StudyProgress study_progress(const std::string& db, const std::string& experiment, std::ostream& notes);
 
 /// The next round: each set refined from its measured points (one explanation line per set
-/// to `explanations`); sets with nothing to run have no parameter values.
+/// to `explanations`); sets with nothing to run have no parameter values. The time limits
+/// come from the runs (jobgen::apply_measured_time_limits).
 jobgen::Study next_round(const jobgen::Study& study, const std::vector<jobgen::MeasuredRun>& runs,
                          std::ostream& explanations);
 

@@ -14,6 +14,7 @@
 
 #include "hetscale/hostlist.hpp"
 #include "hetscale/jobgen/problem_sizes.hpp"
+#include "hetscale/jobgen/time_limit.hpp"
 #include "toml_fields.hpp"
 
 namespace hetscale::jobgen {
@@ -48,27 +49,6 @@ bool only_chars(std::string_view s, std::string_view punctuation) {
   return std::all_of(s.begin(), s.end(), [&](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || punctuation.find(c) != std::string_view::npos;
   });
-}
-
-// Slurm's time formats: M, M:S, H:M:S, D-H, D-H:M, D-H:M:S (every field digits).
-bool is_slurm_time(std::string_view s) {
-  const auto dash = s.find('-');
-  std::string_view clock = dash == std::string_view::npos ? s : s.substr(dash + 1);
-  if (dash != std::string_view::npos) {
-    const std::string_view days = s.substr(0, dash);
-    if (days.empty() || !std::all_of(days.begin(), days.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
-      return false;
-  }
-  std::size_t fields = 0;
-  for (std::size_t start = 0;; ++fields) {
-    const auto colon = clock.find(':', start);
-    const std::string_view field = clock.substr(start, colon == std::string_view::npos ? std::string_view::npos : colon - start);
-    if (field.empty() || !std::all_of(field.begin(), field.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
-      return false;
-    if (colon == std::string_view::npos) break;
-    start = colon + 1;
-  }
-  return fields <= 2;
 }
 
 // The scripts hold the parameter in a shell variable of its name: it must not clobber
@@ -400,7 +380,7 @@ class SpecReader {
   // Slurm's formats: M, M:S, H:M:S, D-H, D-H:M, D-H:M:S.
   void read_time_limit(const toml::node& value) {
     const std::string s = toml_.string(value, "time_limit");
-    if (!is_slurm_time(s))
+    if (!parse_slurm_time(s))
       toml_.fail(toml_.at(value), fmt::format("'time_limit' must be a Slurm time (minutes, HH:MM:SS or "
                                               "D-HH:MM:SS), got '{}'", s));
     spec_.slurm.time_limit = s;

@@ -7,31 +7,23 @@
 #include <set>
 
 #include "hetscale/hostlist.hpp"
+#include "hetscale/jobgen/time_limit.hpp"
+#include "scontrol_fields.hpp"
 
 namespace hetscale::jobgen {
-namespace {
-
-// The value of `key=` in scontrol's one-line "key=value key=value" output.
-std::optional<std::string> field(std::string_view text, std::string_view key) {
-  for (std::size_t at = 0; at < text.size();) {
-    const std::size_t end = std::min(text.find_first_of(" \n", at), text.size());
-    const std::string_view word = text.substr(at, end - at);
-    if (word.size() > key.size() && word.substr(0, key.size()) == key && word[key.size()] == '=')
-      return std::string(word.substr(key.size() + 1));
-    at = end + 1;
-  }
-  return std::nullopt;
-}
-
-}  // namespace
 
 SlurmPartition parse_scontrol_partition(std::string_view text) {
-  const auto name = field(text, "PartitionName");
-  const auto nodes = field(text, "Nodes");
+  const auto name = scontrol_field(text, "PartitionName");
+  const auto nodes = scontrol_field(text, "Nodes");
   if (!name || !nodes)
     throw Error(fmt::format("unexpected scontrol output: '{}'", text.substr(0, 200)));
-  SlurmPartition out{*name, {}};
+  SlurmPartition out{*name, {}, std::nullopt};
   if (*nodes != "(null)") out.nodes = expand_hostlist(*nodes);
+  if (const auto max_time = scontrol_field(text, "MaxTime"); max_time && *max_time != "UNLIMITED") {
+    out.max_time_seconds = parse_slurm_time(*max_time);
+    if (!out.max_time_seconds)
+      throw Error(fmt::format("unexpected MaxTime '{}' in scontrol output: '{}'", *max_time, text.substr(0, 200)));
+  }
   return out;
 }
 

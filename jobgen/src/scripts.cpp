@@ -45,16 +45,23 @@ void header(std::string& out, const Study& study, const StudySet& set) {
     out += fmt::format("#   {:<3} {}={:<10} W={:.6g}\n", i, study.spec.parameter.name, number(v),
                        study.spec.workload.evaluate(std::span<const double>(&v, 1)));
   }
+  out += fmt::format("#\n# Time limit of each array task: {}\n", set.time_limit.slurm_time);
+  const std::string& basis = set.time_limit.basis;
+  for (std::size_t at = 0; at < basis.size();) {  // one line per step of the basis
+    const std::size_t end = std::min(basis.find("; ", at), basis.size());
+    out += fmt::format("#   {}\n", basis.substr(at, end - at));
+    at = end + 2;
+  }
 }
 
 // Where the job runs and on whose account: the same for a set's job and the twin's.
-void placement_options(std::string& out, const SlurmSpec& slurm) {
+void placement_options(std::string& out, const SlurmSpec& slurm, const std::string& time_limit) {
   if (!slurm.partition.empty()) out += fmt::format("#SBATCH --partition={}\n", slurm.partition);
   if (!slurm.account.empty()) out += fmt::format("#SBATCH --account={}\n", slurm.account);
   if (!slurm.qos.empty()) out += fmt::format("#SBATCH --qos={}\n", slurm.qos);
   if (!slurm.reservation.empty()) out += fmt::format("#SBATCH --reservation={}\n", slurm.reservation);
   if (!slurm.constraint.empty()) out += fmt::format("#SBATCH --constraint={}\n", slurm.constraint);
-  out += fmt::format("#SBATCH --time={}\n", slurm.time_limit);
+  out += fmt::format("#SBATCH --time={}\n", time_limit);
 }
 
 // "%N" for --array: a set's tasks run one at a time unless the spec says otherwise.
@@ -65,7 +72,7 @@ std::string throttle_suffix(std::optional<std::uint32_t> throttle) {
 void sbatch_options(std::string& out, const Study& study, const StudySet& set) {
   const SlurmSpec& slurm = study.spec.slurm;
   out += fmt::format("#SBATCH --job-name={}\n", array_job_name(study, set));
-  placement_options(out, slurm);
+  placement_options(out, slurm, set.time_limit.slurm_time);
   out += fmt::format("#SBATCH --nodes={}\n", set.members.size());
   out += fmt::format("#SBATCH --nodelist={}\n", compressed_nodes(set));
   if (set.uniform_tasks()) {
@@ -192,7 +199,7 @@ std::string render_twin_array_script(const Study& study, std::size_t runs, const
   out += "# of the site, one serial array task each. Submit from the study directory:\n";
   out += "#   sbatch twin.sbatch\n";
   out += fmt::format("#SBATCH --job-name={}\n", study.spec.name);
-  placement_options(out, slurm);
+  placement_options(out, slurm, slurm.time_limit.value_or(format_slurm_time(time_limit_rule.fallback_seconds)));
   out += "#SBATCH --ntasks=1\n";
   out += fmt::format("#SBATCH --array=0-{}{}\n", runs == 0 ? 0 : runs - 1, throttle_suffix(slurm.array_throttle));
   out += "#SBATCH --output=logs/twin-%A_%a.out\n";

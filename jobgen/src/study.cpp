@@ -85,17 +85,12 @@ std::uint32_t StudySet::total_tasks() const {
   return n;
 }
 
-Study plan_study(const ExperimentSpec& spec, const SiteTable& site) {
-  Study study{spec, restrict_site(spec, site), {}, 0};
-  check_set_sizes(spec, study.site);
-  std::vector<MachineSet> sets;
-  try {
-    sets = build_machine_sets(study.site, spec.machine_sets.options);
-  } catch (const ConfigError&) {
-    throw;
-  } catch (const Error& e) {
-    throw ConfigError(spec.machine_sets.start_where, e.what());
-  }
+namespace {
+
+// Members, C and sizes of each set: everything that follows from the sets' nodes.
+void complete_sets(Study& study, std::vector<MachineSet> sets) {
+  const ExperimentSpec& spec = study.spec;
+  study.sets.clear();
   for (MachineSet& set : sets) {
     StudySet planned;
     planned.members = members_of(spec, study.site, set);
@@ -115,8 +110,39 @@ Study plan_study(const ExperimentSpec& spec, const SiteTable& site) {
     } catch (const Error& e) {
       throw ConfigError(spec.workload_where, fmt::format("cannot scale the sizes to set {}: {}", s.set.index, e.what()));
     }
+    s.time_limit = planned_time_limit(study, s);
   }
+}
+
+}  // namespace
+
+Study plan_study(const ExperimentSpec& spec, const SiteTable& site) {
+  Study study{spec, restrict_site(spec, site), {}, 0};
+  check_set_sizes(spec, study.site);
+  std::vector<MachineSet> sets;
+  try {
+    sets = build_machine_sets(study.site, spec.machine_sets.options);
+  } catch (const ConfigError&) {
+    throw;
+  } catch (const Error& e) {
+    throw ConfigError(spec.machine_sets.start_where, e.what());
+  }
+  complete_sets(study, std::move(sets));
   return study;
+}
+
+Study with_replaced_nodes(const Study& study, const std::map<std::string, std::string>& replacements) {
+  Study out{study.spec, study.site, {}, study.round};
+  std::vector<MachineSet> sets;
+  for (const StudySet& s : study.sets) {
+    MachineSet set = s.set;
+    for (std::string& node : set.nodes)
+      if (const auto r = replacements.find(node); r != replacements.end()) node = r->second;
+    set.marked_speed = 0;
+    sets.push_back(std::move(set));
+  }
+  complete_sets(out, std::move(sets));
+  return out;
 }
 
 }  // namespace hetscale::jobgen

@@ -78,8 +78,10 @@ Study study_from_plan(const ExperimentSpec& spec, const StudyPlan& plan) {
         e.name, e.workload, e.parameter, e.target_efficiency, spec.name, spec.workload.text(),
         spec.parameter.name, spec.target_efficiency));
   Study study{spec, site_table(plan.site), {}, plan.round.value_or(0)};
-  for (const PlannedSet& planned : plan.machine_sets)
+  for (const PlannedSet& planned : plan.machine_sets) {
     study.sets.push_back(study_set(planned, study.site));
+    study.sets.back().time_limit = planned_time_limit(study, study.sets.back());
+  }
   return study;
 }
 

@@ -202,6 +202,7 @@ Study resubmitted_study(const Study& latest, const std::vector<TaskStatus>& task
       set.repetitions.emplace_back(reps.begin(), reps.end());
     }
     again.erase(found);
+    set.time_limit = planned_time_limit(next, set);  // of the sizes run again
   }
   if (!again.empty())
     throw Error(fmt::format("machine set {} has tasks to run again but is not in the latest round's plan",

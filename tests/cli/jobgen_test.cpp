@@ -121,6 +121,12 @@ TEST_F(Jobgen, UsageErrors) {
             "hetscale jobgen: --refine needs a database (--db URI, HETSCALE_DB or the config file's `database`: the "
             "runs, spec and plans collected into it) or --from DIR... (the first study and every round since, with "
             "their records) (see --help)\n");
+  // A round runs on the sets measured before: their members are not swapped.
+  r = run_cli({"jobgen", "--refine", "--experiment", "ge-chain", "--from", (root_ / "x").string(), "--replace-unavailable",
+               "-o", (root_ / "out").string()});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "hetscale jobgen: --replace-unavailable is for a new study; a round runs on the sets measured "
+                   "before (see --help)\n");
   EXPECT_TRUE(fs::is_empty(root_));
 }
 
@@ -161,6 +167,9 @@ TEST_F(Jobgen, RefinesFromTheRecordsOfAStudy) {
                       "submit with " + next.string() + "/submit.sh");
   EXPECT_TRUE(fs::exists(next / "set0.sbatch"));
   EXPECT_FALSE(fs::exists(next / "set1.sbatch"));
+  // The round's time limit comes from the run nearest in work to its largest size (~1040).
+  EXPECT_NE(read(next / "set0.sbatch").find("\n#   measured "), std::string::npos) << read(next / "set0.sbatch");
+  EXPECT_NE(read(next / "set0.sbatch").find(" s at N=1131 (the run nearest in work), x W("), std::string::npos);
   EXPECT_EQ(read(next / "submit.sh").find("submit 1 "), std::string::npos);
   const auto plan = nlohmann::json::parse(read(next / "plan.json"));
   const auto sizes = plan["machine_sets"][0]["parameter_values"].get<std::vector<double>>();
@@ -196,10 +205,10 @@ TEST_F(Jobgen, SaysWhenThePartitionCouldNotBeChecked) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.err, "hetscale jobgen: note: Slurm not reachable (SLURM_CONF names no file: " +
                        (root_ / "no-slurm.conf").string() +
-                       "); machine sets not checked against partition 'batch'\n");
-  EXPECT_TRUE(r.err.ends_with("); machine sets not checked against partition 'batch'\n")) << r.err;
+                       "); machine sets not checked against its node states and partition 'batch', scripts not tested with sbatch --test-only\n");
+  EXPECT_TRUE(r.err.ends_with("); machine sets not checked against its node states and partition 'batch', scripts not tested with sbatch --test-only\n")) << r.err;
   ASSERT_EQ(named.code, 0) << named.err;
-  EXPECT_TRUE(named.err.ends_with("); machine sets not checked against partition 'short'\n")) << named.err;
+  EXPECT_TRUE(named.err.ends_with("); machine sets not checked against its node states and partition 'short', scripts not tested with sbatch --test-only\n")) << named.err;
   EXPECT_NE(read(root_ / "short" / "set0.sbatch").find("#SBATCH --partition=short\n"), std::string::npos);
 }
 

@@ -128,7 +128,7 @@ points = 3
   EXPECT_EQ(spec.machine_sets.options.policy, SetPolicy::stop);
   EXPECT_FALSE(spec.machine_sets.options.include_degraded);
   EXPECT_FALSE(spec.machine_sets.nodes.has_value());
-  EXPECT_EQ(spec.slurm.time_limit, "00:30:00");
+  EXPECT_FALSE(spec.slurm.time_limit.has_value());  // estimated per set
   EXPECT_FALSE(spec.slurm.tasks_per_node.has_value());
   EXPECT_FALSE(spec.slurm.array_throttle.has_value());
   EXPECT_FALSE(spec.slurm.chain);

@@ -40,21 +40,28 @@ TEST(PartitionCheck, ReadsScontrolsOneLine) {
       Error);
 }
 
+TEST(PartitionCheck, ReadsMaxTime) {
+  EXPECT_FALSE(parse_scontrol_partition("PartitionName=t MaxTime=UNLIMITED Nodes=n1").max_time_seconds);
+  EXPECT_EQ(parse_scontrol_partition("PartitionName=t MaxTime=1-12:00:00 Nodes=n1").max_time_seconds, 129600U);
+  EXPECT_EQ(parse_scontrol_partition("PartitionName=t MaxTime=30:00 Nodes=n1").max_time_seconds, 1800U);
+  EXPECT_THROW((void)parse_scontrol_partition("PartitionName=t MaxTime=soon Nodes=n1"), Error);
+}
+
 TEST(PartitionCheck, TheLargestSetMustFitAtTheSpecsMaxKey) {
   const Study study = mm_study();  // sets of 2, 4 and 8 nodes
   ASSERT_EQ(study.sets.back().members.size(), 8U);
   // `max = 16` is line 20, column 7 of mm.toml.
-  EXPECT_EQ(failure(study, {"small", {"fat1", "blade01", "fat2", "blade02", "fat3"}}),
+  EXPECT_EQ(failure(study, {"small", {"fat1", "blade01", "fat2", "blade02", "fat3"}, std::nullopt}),
             mm_spec +
                 ":20:7: machine set 2 has 8 nodes, more than the 5 nodes of partition 'small' "
                 "(mm.toml:24:13)");
   SlurmPartition without_fat4{
-      "most", {"fat1", "fat2", "fat3", "blade01", "blade02", "blade03", "blade04", "blade05"}};
+      "most", {"fat1", "fat2", "fat3", "blade01", "blade02", "blade03", "blade04", "blade05"}, std::nullopt};
   EXPECT_EQ(
       failure(study, without_fat4),
       mm_spec + ":20:7: node 'fat4' of machine set 2 is not in partition 'most' (mm.toml:24:13)");
   SlurmPartition all{"all",
-                     {"fat1", "fat2", "fat3", "fat4", "blade01", "blade02", "blade03", "blade04"}};
+                     {"fat1", "fat2", "fat3", "fat4", "blade01", "blade02", "blade03", "blade04"}, std::nullopt};
   EXPECT_EQ(failure(study, all), "no error");
 }
 

@@ -52,7 +52,7 @@ struct SlurmSpec {
   std::string qos;                // empty: the association's default
   std::string reservation;        // empty: none
   std::string constraint;         // empty: none (Slurm's feature expression, e.g. "intel&ib")
-  std::string time_limit = "00:30:00";
+  std::optional<std::string> time_limit;  // absent: estimated per set (time_limit.hpp)
   std::optional<std::uint32_t> tasks_per_node;  // absent: one task per processor
   SourceLocation tasks_per_node_where;
   // The %N of --array. A machine set's array defaults to 1 (its tasks never share its

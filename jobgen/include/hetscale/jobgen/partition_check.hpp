@@ -3,6 +3,8 @@
 // have would wait in the queue for ever (Slurm rejects nothing at submit time then).
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +17,7 @@ namespace hetscale::jobgen {
 struct SlurmPartition {
   std::string name;
   std::vector<std::string> nodes;  // host list expanded
+  std::optional<std::uint64_t> max_time_seconds;  // MaxTime; absent when UNLIMITED
 };
 
 /// Reads `scontrol show partition NAME --oneliner` output ("PartitionName=batch ...

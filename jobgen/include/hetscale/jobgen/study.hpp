@@ -4,10 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "hetscale/jobgen/experiment_spec.hpp"
+#include "hetscale/jobgen/time_limit.hpp"
 #include "hetscale/machine_sets.hpp"
 #include "hetscale/site_table.hpp"
 
@@ -31,6 +33,7 @@ struct StudySet {
   // Per value, the repetitions array task i runs; empty: every repetition of the spec
   // (only a resubmitted round runs fewer).
   std::vector<std::vector<std::uint32_t>> repetitions;
+  SetTimeLimit time_limit;               // of each array task
 
   /// The same task count on every node (then --ntasks-per-node says it all).
   [[nodiscard]] bool uniform_tasks() const;
@@ -48,5 +51,10 @@ struct Study {
 /// than the eligible nodes, a node the site table does not know, more tasks per node than a
 /// node has processors, or sets that cannot be formed.
 Study plan_study(const ExperimentSpec& spec, const SiteTable& site);
+
+/// The study with each node named in `replacements` swapped for its replacement in every
+/// set (so the sets stay nested), and the members, C and sizes that follow from the new
+/// nodes. The replacements must be nodes of the study's site of the same group.
+Study with_replaced_nodes(const Study& study, const std::map<std::string, std::string>& replacements);
 
 }  // namespace hetscale::jobgen
