@@ -21,6 +21,7 @@ int hetscale_fuzz_partition(const std::uint8_t* data, std::size_t size);
 int hetscale_fuzz_run_record(const std::uint8_t* data, std::size_t size);
 int hetscale_fuzz_scontrol_partition(const std::uint8_t* data, std::size_t size);
 int hetscale_fuzz_scontrol_nodes(const std::uint8_t* data, std::size_t size);
+int hetscale_fuzz_sacct(const std::uint8_t* data, std::size_t size);
 int hetscale_fuzz_site_table(const std::uint8_t* data, std::size_t size);
 int hetscale_fuzz_study_plan(const std::uint8_t* data, std::size_t size);
 int hetscale_fuzz_workload(const std::uint8_t* data, std::size_t size);

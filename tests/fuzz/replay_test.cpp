@@ -29,6 +29,7 @@ const Target targets[] = {
     {"node_record", hetscale_fuzz_node_record},
     {"partition", hetscale_fuzz_partition},
     {"run_record", hetscale_fuzz_run_record},
+    {"sacct", hetscale_fuzz_sacct},
     {"scontrol_nodes", hetscale_fuzz_scontrol_nodes},
     {"scontrol_partition", hetscale_fuzz_scontrol_partition},
     {"site_table", hetscale_fuzz_site_table},
