@@ -248,6 +248,23 @@ std::vector<jobgen::MeasuredRun> runs_from_database(const JobgenArgs& args, cons
   return measured_runs(stored, study, args.from.front());
 }
 
+// Writes a round's files with `inputs` into the output directory; false, and `nothing`
+// said, when no set of the round has sizes to run.
+bool write_round(const JobgenArgs& args, const jobgen::Study& round, const std::vector<jobgen::GeneratedFile>& inputs,
+                 std::string_view nothing, Context& context) {
+  const bool any = std::any_of(round.sets.begin(), round.sets.end(),
+                               [](const auto& s) { return !s.parameter_values.empty(); });
+  if (!any) {
+    context.out << nothing << '\n';
+    return false;
+  }
+  auto files = jobgen::study_files(round, {kernel_dir_from(args.kernel_dir)}, now_utc());
+  files.insert(files.end(), inputs.begin(), inputs.end());
+  jobgen::write_study(args.output, files);
+  context.out << summary(round, args.output);
+  return true;
+}
+
 // The next round from the runs of the first study and the rounds after it.
 void write_next_round(const JobgenArgs& args, const jobgen::Study& study,
                       const std::vector<jobgen::MeasuredRun>& runs, const std::vector<jobgen::GeneratedFile>& inputs,
@@ -255,16 +272,7 @@ void write_next_round(const JobgenArgs& args, const jobgen::Study& study,
   const auto next =
       check_against_slurm(next_round(study, runs, context.out), study.spec.slurm.partition_where.str(), false, context)
           .study;
-  const bool any = std::any_of(next.sets.begin(), next.sets.end(),
-                               [](const auto& s) { return !s.parameter_values.empty(); });
-  if (!any) {
-    context.out << "nothing to refine: no files written\n";
-    return;
-  }
-  auto files = jobgen::study_files(next, {kernel_dir_from(args.kernel_dir)}, now_utc());
-  files.insert(files.end(), inputs.begin(), inputs.end());
-  jobgen::write_study(args.output, files);
-  context.out << summary(next, args.output);
+  write_round(args, next, inputs, "nothing to refine: no files written", context);
 }
 
 // --from: the study directories give the spec, the site and, by their number, the round;
@@ -304,16 +312,9 @@ void resubmit(const JobgenArgs& args, Context& context) {
                                t.job_id ? fmt::format(" ({}, job {})", t.slurm_state, *t.job_id) : std::string(),
                                fmt::join(t.missing, " "));
   }
-  const bool any = std::any_of(next.sets.begin(), next.sets.end(),
-                               [](const auto& s) { return !s.parameter_values.empty(); });
-  if (!any) {
-    context.out << "nothing to resubmit: every array task's records are collected; no files written\n";
+  if (!write_round(args, next, {{"experiment.toml", next.spec.text, false}},
+                   "nothing to resubmit: every array task's records are collected; no files written", context))
     return;
-  }
-  auto files = jobgen::study_files(next, {kernel_dir_from(args.kernel_dir)}, now_utc());
-  files.push_back({"experiment.toml", next.spec.text, false});
-  jobgen::write_study(args.output, files);
-  context.out << summary(next, args.output);
   collector::CollectOptions plan;
   plan.inputs = {(fs::path(args.output) / "plan.json").string()};
   std::istringstream no_stdin;

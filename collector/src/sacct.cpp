@@ -123,9 +123,12 @@ std::optional<std::int64_t> allocated_cpus(const JobReader& r) {
   const Json* allocated = r.find({"tres", "allocated"});
   if (allocated == nullptr || !allocated->is_array()) return std::nullopt;
   for (const Json& tres : *allocated) {
-    if (tres.is_object() && tres.value("type", "") == "cpu" && tres.contains("count") &&
-        tres.at("count").is_number_integer())
-      return tres.at("count").get<std::int64_t>();
+    if (!tres.is_object()) continue;
+    const auto type = tres.find("type");
+    const auto count = tres.find("count");
+    if (type != tres.end() && type->is_string() && *type == "cpu" && count != tres.end() &&
+        count->is_number_integer())
+      return count->get<std::int64_t>();
   }
   return std::nullopt;
 }
@@ -172,7 +175,7 @@ std::vector<JobCompletion> read_sacct_json(std::string_view text, const std::str
   Json document;
   try {
     document = Json::parse(text);
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {  // a syntax error, or a number out of range
     throw ConfigError({source, 0, 0}, fmt::format("not the JSON of sacct --json: {}", e.what()));
   }
   if (!document.is_object()) throw ConfigError({source, 0, 0}, "not the JSON of sacct --json: not an object");

@@ -126,6 +126,8 @@ TEST_F(SacctJson, RefusesWhatIsNotSacctOutput) {
             "out.json: not the JSON of sacct --json: [json.exception.parse_error.101] parse error at line 1, "
             "column 1: syntax error while parsing value - invalid literal; last read: 's'");
   EXPECT_EQ(error_of("[]"), "out.json: not the JSON of sacct --json: not an object");
+  // A number JSON allows but no double holds (found by the fuzzer).
+  EXPECT_EQ(error_of(R"({"jobs": [{"job_id": 2E999}]})").rfind("out.json: not the JSON of sacct --json: ", 0), 0U);
   EXPECT_EQ(error_of(R"({"meta": {}})"), "out.json: not the JSON of sacct --json: no \"jobs\" array");
   EXPECT_EQ(error_of(R"({"errors": [{"error": "Unable to connect"}], "jobs": []})"),
             "out.json: sacct reported errors: [{\"error\":\"Unable to connect\"}]");
