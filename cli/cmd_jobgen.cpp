@@ -301,6 +301,11 @@ void refine_from_database(const JobgenArgs& args, Context& context) {
 // `hetscale status` follows it) and the round submitted.
 void resubmit(const JobgenArgs& args, Context& context) {
   const StudyProgress progress = study_progress(args.db, args.experiment, context.err);
+  // Without sacct, pending and running tasks are not seen: they would run twice.
+  if (progress.job_source != "sacct")
+    throw Error("--resubmit needs Slurm's accounting (sacct) to tell failed tasks from pending and running ones; "
+                "where none runs, write the round with hetscale jobgen --refine or resubmit the failed scripts by "
+                "hand");
   const jobgen::Study next = check_against_slurm(jobgen::resubmitted_study(progress.latest, progress.tasks),
                                                 progress.latest.spec.slurm.partition_where.str(), false, context)
                                 .study;

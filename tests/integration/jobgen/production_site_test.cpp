@@ -291,6 +291,28 @@ TEST_F(ProductionSite, NoAccountingNamesTheFallback) {
             "hetscale collect: --sacct: this Slurm keeps no job accounting (Slurm accounting storage is disabled); "
             "load its job completion file instead: --jobcomp FILE (JobCompType=jobcomp/filetxt, JobCompLoc)\n");
   EXPECT_EQ(db.scalar("SELECT count(*) FROM hetscale.slurm_jobs"), "0");
+
+  // status reads the collected jobs instead and says so; --resubmit refuses, since it
+  // cannot tell failed tasks from pending or running ones.
+  const std::string spec =
+      "[experiment]\nname = \"site-fallback\"\ntarget_efficiency = 0.3\n\n[code]\nkernel = \"mm\"\n\n"
+      "[parameter]\nvalues = [64, 96]\n\n[machine_sets]\nstart = 2\nmax = 2\n\n[slurm]\ntime_limit = \"5\"\n";
+  auto g = jobgen(spec, dir_ / "study");
+  ASSERT_TRUE(g.ok()) << g.describe();
+  g = run_command({HETSCALE_EXECUTABLE, "collect", "--db", db.uri(), (dir_ / "study").string()}, 60s);
+  ASSERT_TRUE(g.ok()) << g.describe();
+  g = run_command({HETSCALE_EXECUTABLE, "status", "site-fallback", "--db", db.uri()}, 60s, env);
+  ASSERT_TRUE(g.ok()) << g.describe();
+  EXPECT_EQ(g.err, "note: this Slurm keeps no job accounting (Slurm accounting storage is disabled); job states are "
+                   "the ended jobs collected into the database (hetscale collect --jobcomp FILE); pending and running "
+                   "jobs are not seen\n");
+  EXPECT_NE(g.out.find("round 0 set 0 (2 nodes): 2 tasks: 2 not submitted\n"), std::string::npos) << g.out;
+  g = run_command({HETSCALE_EXECUTABLE, "jobgen", "--resubmit", "--db", db.uri(), "--experiment", "site-fallback", "-o",
+                   (dir_ / "again").string()},
+                  60s, env);
+  EXPECT_EQ(g.exit_code, 1) << g.describe();
+  EXPECT_NE(g.err.find("--resubmit needs Slurm's accounting (sacct)"), std::string::npos) << g.err;
+  EXPECT_FALSE(fs::exists(dir_ / "again"));
 }
 
 }  // namespace
