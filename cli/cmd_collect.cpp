@@ -9,6 +9,7 @@
 #include "configured_settings.hpp"
 #include "hetscale/collector/collect.hpp"
 #include "hetscale/error.hpp"
+#include "hetscale/text_file.hpp"
 #include "slurm_query.hpp"
 
 namespace hetscale::cli {
@@ -22,14 +23,6 @@ struct CollectArgs {
   bool sacct = false;                    // ask sacct now
   std::string since = "now-7days";       // sacct's --starttime with --sacct
 };
-
-std::string file_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError({path, 0, 0}, "cannot read the sacct output");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // The jobs of every user since --since, ended ones stored; where accounting is not
 // running, the message names the fallback.
@@ -55,7 +48,7 @@ void run_collect(CollectArgs& args, Context& context) {
   if (args.options.inputs.empty() && args.options.jobcomp.empty() && args.sacct_files.empty() && !args.sacct) {
     throw UsageError("give run record or plan files, directories, -, --jobcomp FILE, --sacct-json FILE or --sacct");
   }
-  for (const std::string& file : args.sacct_files) args.options.sacct.push_back({file, file_text(file)});
+  for (const std::string& file : args.sacct_files) args.options.sacct.push_back({file, read_text_file(file, "sacct output")});
   if (args.sacct) args.options.sacct.push_back(ask_sacct(args.since));
   // jobcomp/filetxt writes Cluster=unknown without accounting: Slurm's ClusterName then.
   if (!args.options.jobcomp.empty() && args.options.cluster.empty())

@@ -27,6 +27,7 @@
 #include "hetscale/jobgen/refine.hpp"
 #include "hetscale/jobgen/study_files.hpp"
 #include "hetscale/site_table.hpp"
+#include "hetscale/text_file.hpp"
 #include "invocation.hpp"
 #include "slurm_query.hpp"
 #include "stored_study.hpp"
@@ -49,13 +50,6 @@ struct JobgenArgs {
   std::string partition;          // overrides the spec's [slurm] partition
   bool replace_unavailable = false;  // swap members Slurm reports unavailable
 };
-
-std::string file_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 std::string summary(const jobgen::Study& study, const std::string& dir) {
   std::string sizes;
@@ -211,8 +205,8 @@ void generate(const JobgenArgs& args, Context& context) {
   const jobgen::Study& study = checked.study;
   auto files = jobgen::study_files(study, {kernel_dir_from(args.kernel_dir)}, now_utc());
   // Copies of the inputs make the study directory self-contained (and refinable).
-  files.push_back({"experiment.toml", file_text(args.experiment), false});
-  files.push_back({"site.toml", file_text(args.site), false});
+  files.push_back({"experiment.toml", read_text_file(args.experiment, "experiment spec"), false});
+  files.push_back({"site.toml", read_text_file(args.site, "site table"), false});
   if (checked.reachable) test_with_sbatch(study, files, args, context);
   jobgen::write_study(args.output, files);
   context.out << summary(study, args.output);
@@ -282,8 +276,8 @@ void refine_from_directories(const JobgenArgs& args, Context& context) {
   const auto runs = args.db.empty() ? runs_from_records(args, study) : runs_from_database(args, study);
   const fs::path first = args.from.front();
   write_next_round(args, study, runs,
-                   {{"experiment.toml", file_text((first / "experiment.toml").string()), false},
-                    {"site.toml", file_text((first / "site.toml").string()), false}},
+                   {{"experiment.toml", read_text_file(first / "experiment.toml", "experiment spec"), false},
+                    {"site.toml", read_text_file(first / "site.toml", "site table"), false}},
                    context);
 }
 
