@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
@@ -118,6 +119,52 @@ TEST(TwinStudyCollected, IsRefinedRoundByRoundFromTheDatabase) {
   ASSERT_EQ(run_cli({"collect", "--db", db.uri(), round1.string()}).code, 0);
   EXPECT_EQ(db.scalar("SELECT count(DISTINCT platform_hash) FROM hetscale.runs"), "1");
   EXPECT_EQ(db.scalar("SELECT max(round) FROM hetscale.plan_rounds"), "1");
+  fs::remove_all(root);
+}
+
+// The bundled Extra-P example (examples/experiments/extrap-mm.toml, same_on_every_set) on
+// the star8 site grown to 32 nodes: five sets (p = 2..32) at the same five sizes form the
+// grid Extra-P models in p and N, so the export writes the two-parameter file as well as
+// one file per set.
+TEST(TwinStudyCollected, TheExtrapExampleGivesAGridOverProcessorsAndN) {
+  TestDatabase db;
+  db.migrate();
+  const fs::path root = fs::temp_directory_path() / ("hetscale-twin-extrap-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root);
+  const fs::path dir = root / "study";
+  const auto study = run_cli({"twin", "study", std::string(HETSCALE_SOURCE_DIR) + "/examples/experiments/extrap-mm.toml",
+                              "--site", std::string(HETSCALE_FIXTURES_DIR) + "/twin/site.toml", "--nodes", "32", "-o",
+                              dir.string(), "--kernel-dir", std::string(HETSCALE_BINARY_DIR) + "/bin"});
+  ASSERT_EQ(study.code, 0) << study.err;
+  ASSERT_EQ(run_cli({"collect", "--db", db.uri(), dir.string()}).code, 0);
+  const fs::path file = root / "mm.jsonl";
+  const auto analyze = run_cli({"analyze", "--db", db.uri(), "--experiment", "extrap-mm-twin", "--export", "extrap",
+                                file.string()});
+  ASSERT_EQ(analyze.code, 0) << analyze.err;
+
+  std::set<long long> processors;
+  std::set<double> sizes;
+  std::size_t lines = 0;
+  std::ifstream grid(file);
+  ASSERT_TRUE(grid) << analyze.err;
+  for (std::string line; std::getline(grid, line); ++lines) {
+    const auto row = nlohmann::json::parse(line);
+    EXPECT_EQ(row["callpath"], "mm");
+    processors.insert(row["params"]["p"].get<long long>());
+    sizes.insert(row["params"]["N"].get<double>());
+    EXPECT_GT(row["value"].get<double>(), 0);
+  }
+  EXPECT_EQ(processors, (std::set<long long>{2, 4, 8, 16, 32}));
+  EXPECT_EQ(sizes.size(), 5u);
+  EXPECT_EQ(lines, 25u) << "one repetition of each (p, N)";
+  for (int k = 0; k < 5; ++k) {
+    std::ifstream set(root / ("mm.set" + std::to_string(k) + ".jsonl"));
+    std::size_t set_lines = 0;
+    for (std::string line; std::getline(set, line); ++set_lines)
+      EXPECT_EQ(nlohmann::json::parse(line)["callpath"], "mm.set" + std::to_string(k));
+    EXPECT_EQ(set_lines, 5u) << "set " << k;
+  }
   fs::remove_all(root);
 }
 
