@@ -1,4 +1,4 @@
-// hetscale db migrate: applies the migrations embedded in this binary (contract 3.5).
+// hetscale db migrate: applies the migrations embedded in this binary (docs/schema.md).
 #include <fmt/format.h>
 
 #include "commands.hpp"

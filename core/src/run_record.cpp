@@ -1,4 +1,4 @@
-// Writing the run record (contract 3.4); reading it back is run_record_parse.cpp.
+// Writing the run record (docs/run-record.md); reading it back is run_record_parse.cpp.
 #include "hetscale/run_record.hpp"
 
 #include <fcntl.h>

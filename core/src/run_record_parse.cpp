@@ -1,4 +1,4 @@
-// Reading the run record (contract 3.4): validation of one parsed JSON object. Every
+// Reading the run record (docs/run-record.md): validation of one parsed JSON object. Every
 // error names the offending field, so the collector can report file, line and field.
 #include <set>
 #include <string>

@@ -1,4 +1,4 @@
--- hetscale schema, tables (DESIGN.md contract 3.5; documented in docs/schema.md).
+-- hetscale schema, tables (documented in docs/schema.md).
 -- Never edit this file once it is in main: add a new numbered migration instead.
 
 -- Units marked speeds are quoted in, in base units (operations, bytes) per second; the

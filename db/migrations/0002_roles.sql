@@ -1,4 +1,4 @@
--- Roles (contract 3.5): hetscale_writer for the collector and `hetscale analyze`,
+-- Roles (docs/schema.md): hetscale_writer for the collector and `hetscale analyze`,
 -- hetscale_reader for dashboards (read-only). Roles belong to the whole server, so
 -- another database may have created them already.
 DO $$

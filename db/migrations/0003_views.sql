@@ -1,4 +1,4 @@
--- Views (contract 3.5; SCIENCE.md sections 1 and 3; documented in docs/schema.md).
+-- Views (the formulas of docs/science.md sections 1 and 3; documented in docs/schema.md).
 
 -- E_s = W / (T C): C is the run's marked speed (or its set's, from the plan, when the
 -- run did not know it), converted from the speed unit to operations per second.

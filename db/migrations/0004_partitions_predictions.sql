@@ -1,7 +1,7 @@
 -- Partitions written by `hetscale equalize`, forecasts written by `hetscale predict`,
 -- and the views the report and centre dashboards read (docs/schema.md, docs/dashboards.md).
 
--- One partition of a set's work over its nodes (SCIENCE.md section 3): step 1
+-- One partition of a set's work over its nodes (docs/science.md section 3): step 1
 -- (`proportional`, shares proportional to mean speed), step 2 solved exactly
 -- (`equalized`) or through its linearisation (`equalized_linear`). experiment_id is
 -- NULL for a partition computed from an input file rather than from collected runs.

@@ -1,7 +1,7 @@
 -- Availability measured on the nodes themselves (`hetscale classify --availability`,
 -- stored by `hetscale groups --db`; docs/schema.md): the node's delivered speed sampled in
 -- short windows, relative to its marked speed. TH_i = sigma_Ai / a_i and SH = max_i TH_i -
--- mean_i TH_i come from these (SCIENCE.md section 3), not from run times.
+-- mean_i TH_i come from these (docs/science.md section 3), not from run times.
 CREATE TABLE hetscale.availability_history (
   node_id              bigint NOT NULL REFERENCES hetscale.nodes,
   benchmark            text NOT NULL,

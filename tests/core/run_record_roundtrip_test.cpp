@@ -1,4 +1,4 @@
-// What the kernels write (to_json, contract 3.4) the collector reads back unchanged, on
+// What the kernels write (to_json, docs/run-record.md) the collector reads back unchanged, on
 // the fast path and on the reference path.
 #include <gtest/gtest.h>
 

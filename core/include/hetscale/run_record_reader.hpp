@@ -1,4 +1,4 @@
-// Reading JSON Lines files of run records (contract 3.4), with the file and line of
+// Reading JSON Lines files of run records (docs/run-record.md), with the file and line of
 // every invalid record: the collector loads nothing of a bad batch, or sets bad lines
 // aside when asked.
 #pragma once

@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "hetscale/run_record.hpp"
 #include "test_database.hpp"
@@ -154,6 +157,35 @@ TEST(Migrations, RefusesAnEditedMigration) {
   EXPECT_EQ(error_of([&] { migrate(conn, edited); }),
             "database: migration 1 (first) differs from the one applied to this database; "
             "migrations must never be edited, add a new one");
+}
+
+// Migrations 1-4 and 9 had comment lines reworded after release: a database that recorded
+// their former checksums migrates on, and an edit of their code is still refused.
+TEST(Migrations, AcceptsTheChecksumsRecordedBeforeCommentsWereReworded) {
+  TestDatabase db;
+  pg::Connection conn = db.connect();
+  migrate(conn);
+  const std::pair<int, std::string> former[] = {{1, "24032d01f42d01ac6d4e32d608accd69"},
+                                                {2, "35daf25c1ab8c09c9a03ff35e4432ffc"},
+                                                {3, "59a6245b20583c9c8ae35838730ebf79"},
+                                                {4, "9e9ded0b311ee1fe4aec321ad8ec764b"},
+                                                {9, "0757d6f5813562e251c8486461c9fd85"}};
+  for (const auto& [version, checksum] : former)
+    conn.exec("UPDATE hetscale.schema_migrations SET checksum = $2 WHERE version = $1",
+              {std::to_string(version), checksum});
+  EXPECT_TRUE(migrate(conn).applied.empty());
+
+  // The same recorded checksum with a code line added to migration 3 is an edit.
+  std::vector<collector::Migration> edited(embedded_migrations().begin(), embedded_migrations().end());
+  const std::string changed = std::string(edited[2].sql) + "\nSELECT 1;\n";
+  edited[2].sql = changed.c_str();
+  EXPECT_EQ(error_of([&] { migrate(conn, edited); }),
+            "database: migration 3 (views) differs from the one applied to this database; "
+            "migrations must never be edited, add a new one");
+  // A comment line added is not.
+  const std::string commented = std::string(embedded_migrations()[2].sql) + "-- a remark\n";
+  edited[2].sql = commented.c_str();
+  EXPECT_TRUE(migrate(conn, edited).applied.empty());
 }
 
 TEST(Migrations, AFailingMigrationLeavesNoTrace) {

@@ -1,4 +1,4 @@
-// The migration runner (contract 3.5, docs/schema.md): db/migrations/NNNN_name.sql
+// The migration runner (docs/schema.md): db/migrations/NNNN_name.sql
 // embedded into the binary at build time, applied in order, one transaction each, the
 // version recorded in hetscale.schema_migrations. Safe to run twice and from several
 // processes at once (a session advisory lock serialises them).
