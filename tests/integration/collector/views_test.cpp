@@ -167,5 +167,63 @@ TEST_F(Views, ThAndShFromAvailability) {
             "4 2");
 }
 
+// Experiments are unique per (cluster, owner, name): every view with an `experiment`
+// column ends with the experiment's `experiment_owner` and `experiment_cluster`, and stays
+// security_invoker (migration 12 replaced them).
+TEST_F(Views, EveryViewOfExperimentsEndsWithTheirOwnerAndCluster) {
+  const std::string views_with_experiment = R"(
+      SELECT c.table_name FROM information_schema.columns c
+      JOIN information_schema.views v USING (table_schema, table_name)
+      WHERE c.table_schema = 'hetscale' AND c.column_name = 'experiment')";
+  EXPECT_EQ(db_.scalar("SELECT string_agg(table_name, ',' ORDER BY table_name) FROM (" +
+                       views_with_experiment + ") v"),
+            "capacity_forecast,latest_partitions,node_time_variability,run_efficiency,"
+            "run_slurm_jobs,set_availability_sh,set_efficiency_curve,set_psi,set_required_work,"
+            "set_time_variability_spread,weights_comparison");
+  // The last two columns of each, in order.
+  EXPECT_EQ(db_.scalar(R"(
+      SELECT count(*) FROM ()" + views_with_experiment + R"() v
+      WHERE (SELECT string_agg(column_name, ',' ORDER BY ordinal_position DESC)
+             FROM (SELECT column_name, ordinal_position FROM information_schema.columns c
+                   WHERE c.table_schema = 'hetscale' AND c.table_name = v.table_name
+                   ORDER BY ordinal_position DESC LIMIT 2) last)
+            <> 'experiment_cluster,experiment_owner')"),
+            "0");
+  EXPECT_EQ(db_.scalar(R"(
+      SELECT count(*) FROM pg_class WHERE relnamespace = 'hetscale'::regnamespace
+        AND relkind = 'v' AND NOT 'security_invoker=true' = ANY(COALESCE(reloptions, '{}')))"),
+            "0");
+}
+
+TEST_F(Views, TheOwnerAndClusterAreTheExperiments) {
+  const double work = 2e6;
+  std::vector<nlohmann::json> records;
+  for (int rep = 0; rep < 2; ++rep) {
+    nlohmann::json r = record_json("mm-small", 100, 0, rep, work, seconds_for(work, 100, 0.25),
+                                   100, 2, rep);
+    r["slurm"]["cluster"] = "views-cluster";
+    records.push_back(r);
+  }
+  load(records);
+  pg::Connection conn = db_.connect();
+  conn.exec(
+      "INSERT INTO hetscale.required_work (experiment_id, set_index, target_efficiency, "
+      "node_count, marked_speed, status, parameter_value, work, explanation) "
+      "SELECT experiment_id, s, 0.3, 2 << s, 100 * (s + 1), 'found', 100, 2e6, 'ok' "
+      "FROM hetscale.experiments, generate_series(0, 1) s");
+  const std::string owner = db_.scalar("SELECT current_user");
+  EXPECT_EQ(db_.scalar("SELECT owner || '@' || cluster FROM hetscale.experiments"),
+            owner + "@views-cluster");
+  for (const char* view : {"run_efficiency", "set_efficiency_curve", "set_required_work",
+                           "set_psi", "node_time_variability", "set_time_variability_spread",
+                           "set_availability_sh", "weights_comparison", "run_slurm_jobs"}) {
+    SCOPED_TRACE(view);
+    EXPECT_EQ(db_.scalar(std::string("SELECT string_agg(DISTINCT experiment_owner || '@' || "
+                                     "experiment_cluster, ',') FROM hetscale.") +
+                         view),
+              owner + "@views-cluster");
+  }
+}
+
 }  // namespace
 }  // namespace hetscale::test
