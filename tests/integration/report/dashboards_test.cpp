@@ -53,11 +53,13 @@ std::vector<Query> dashboard_queries() {
   return out;
 }
 
-/// Grafana's expansion of the dashboards' variable and macro, for the loaded experiments.
-std::string expand(std::string sql) {
+/// Grafana's expansion of the dashboards' variable and macro, for the experiments loaded
+/// by `owner` (the variable's values are OWNER/NAME).
+std::string expand(std::string sql, const std::string& owner) {
   sql = std::regex_replace(sql, std::regex(R"(\$__timeFilter\(([a-z_]+)\))"),
                            "$1 BETWEEN '-infinity'::timestamptz AND 'infinity'::timestamptz");
-  sql = std::regex_replace(sql, std::regex(R"(\$experiment\b)"), "'mm-small','mm-steep'");
+  sql = std::regex_replace(sql, std::regex(R"(\$experiment\b)"),
+                           "'" + owner + "/mm-small','" + owner + "/mm-steep'");
   return sql;
 }
 
@@ -101,10 +103,11 @@ TEST(Dashboards, EveryQueryRunsAsTheReaderAndReturnsRows) {
 
   const auto queries = dashboard_queries();
   ASSERT_GE(queries.size(), 12u);
+  const std::string owner = db.scalar("SELECT current_user");
   pg::Connection conn = db.connect();
   conn.exec("SET ROLE hetscale_reader");
   for (const auto& q : queries) {
-    const std::string sql = expand(q.sql);
+    const std::string sql = expand(q.sql, owner);
     ASSERT_EQ(sql.find('$'), std::string::npos) << q.where << ": unexpanded variable";
     try {
       EXPECT_GT(conn.exec(sql).rows(), 0) << q.where;
