@@ -32,9 +32,10 @@ std::string subtitle(const report::ReportData& data) {
   std::vector<std::string> names;
   for (const auto& e : data.experiments) {
     if (e.name.empty()) continue;
-    names.push_back(e.name);
+    names.push_back(report::shown_name(e));
     for (const auto& pair : data.twins)
-      if (pair.measured == e.name) names.back() += " (twin " + pair.twin.name + ")";
+      if (pair.measured == names.back())
+        names.back() += " (twin " + report::shown_name(pair.twin) + ")";
   }
   const std::tm now =
       fmt::gmtime(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now()));
@@ -71,7 +72,7 @@ void run_report(const ReportArgs& args, Context& context) {
   const std::map<std::string, std::string> twins = twin_pairs(args.twins);
   pg::Connection conn = pg::Connection::open(args.db);
   pg::Transaction snapshot(conn, pg::TransactionMode::snapshot);  // every view as of one moment
-  const report::ReportData data = read_report_data(conn, args.experiments, twins);
+  const report::ReportData data = report::read_report_data(conn, args.experiments, twins);
   snapshot.commit();
   const report::Report page = report::build_report(data, args.title, subtitle(data));
   const fs::path file = write_report(args.output_dir, report::render_html(page));
@@ -89,10 +90,12 @@ void register_report(CLI::App& app, Context& context) {
   cmd->add_option("--db", args->db,
                   "libpq connection URI (the read-only role is enough; default: HETSCALE_DB or the config file)");
   cmd->add_option("--experiment", args->experiments,
-                  "Experiment to report on (repeatable; default: every experiment with data)");
+                  "Experiment to report on: NAME, or OWNER/NAME (CLUSTER:OWNER/NAME) where users "
+                  "share a name (repeatable; default: every experiment with data)");
   cmd->add_option("--twin", args->twins,
                   "EXPERIMENT=TWIN: show the twin experiment TWIN (all runs simulated) next to "
-                  "EXPERIMENT (repeatable; default: the experiment named EXPERIMENT-twin)");
+                  "EXPERIMENT (named as --experiment; repeatable; default: the experiment named "
+                  "EXPERIMENT-twin of the same owner and cluster)");
   cmd->add_option("-o,--output", args->output_dir, "Directory to write index.html into")
       ->required();
   cmd->add_option("--title", args->title, "Title of the report")->capture_default_str();

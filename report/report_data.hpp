@@ -1,6 +1,7 @@
 // The rows the report reads from the dashboard views (docs/dashboards.md), one struct per
-// view, with the view's column names. Filled by the CLI's `report` subcommand; pure data,
-// so that the mapping to charts (report_sections.hpp) is tested without a database.
+// view, with the view's column names. Filled by read_report_data() (report_views.hpp);
+// pure data, so that the mapping to charts (report_sections.hpp) is tested without a
+// database.
 #pragma once
 
 #include <optional>
@@ -130,6 +131,9 @@ struct NodeRow {
 /// Everything the views hold about one experiment.
 struct ExperimentData {
   std::string name;         // may be empty: records without an experiment name
+  std::string owner;        // empty in a database without owners in its views
+  std::string cluster;      // the Slurm cluster; '' when no run named one
+  std::string label;        // how the report names it (see shown_name)
   bool from_files = false;  // partitions computed from input files, of no experiment
   std::string parameter;    // the problem parameter's name (e.g. "N"); may be empty
   std::string speed_unit;   // unit of the marked speeds; may be empty
@@ -143,11 +147,18 @@ struct ExperimentData {
   std::vector<Forecast> forecasts;
 };
 
+/// The name the report shows for `e`: its label (`owner/name` where two experiments of the
+/// report share a name), else its name.
+inline const std::string& shown_name(const ExperimentData& e) {
+  return e.label.empty() ? e.name : e.label;
+}
+
 /// The suffix that names the twin of an experiment: the twin of "mm" is "mm-twin".
 inline constexpr const char* kTwinSuffix = "-twin";
 
 /// A twin experiment (every run simulated: engine 'simgrid') paired with the measured
-/// experiment of the report named `measured`, whose name plus kTwinSuffix is the twin's.
+/// experiment of the report shown as `measured` (shown_name), whose name plus kTwinSuffix is
+/// the twin's, of the same owner and cluster.
 /// Only the section "Measured and twin" shows it.
 struct TwinPair {
   std::string measured;

@@ -87,7 +87,7 @@ std::string slug(const std::string& text) {
 
 std::string experiment_label(const ExperimentData& e) {
   if (e.from_files) return "(input file)";
-  return e.name.empty() ? "(unnamed experiment)" : e.name;
+  return shown_name(e).empty() ? "(unnamed experiment)" : shown_name(e);
 }
 
 std::string parameter_label(const ExperimentData& e) {
@@ -138,7 +138,7 @@ ReportTable curve_table(const ExperimentData& e) {
     rows.push_back({integer(p.set_index), number(p.parameter_value), integer(p.runs),
                     number(p.work), number(p.speed_efficiency), number(p.min_speed_efficiency),
                     number(p.max_speed_efficiency), number(p.stddev_speed_efficiency)});
-  return make_table("efficiency-" + slug(e.name), "E_s curve points, " + experiment_label(e),
+  return make_table("efficiency-" + slug(shown_name(e)), "E_s curve points, " + experiment_label(e),
                     {"set_index", "parameter_value", "runs", "work", "speed_efficiency",
                      "min_speed_efficiency", "max_speed_efficiency", "stddev_speed_efficiency"},
                     rows);
@@ -150,7 +150,7 @@ ReportTable required_work_table(const ExperimentData& e) {
     rows.push_back({integer(w.set_index), integer(w.node_count), number(w.marked_speed),
                     number(w.target_efficiency), text(w.status), number(w.parameter_value),
                     number(w.work), number(w.nearest_efficiency), text(w.explanation)});
-  return make_table("required-work-" + slug(e.name),
+  return make_table("required-work-" + slug(shown_name(e)),
                     "Required work at the target, " + experiment_label(e),
                     {"set_index", "node_count", "marked_speed", "target_efficiency", "status",
                      "parameter_value", "work", "nearest_efficiency", "explanation"},
@@ -161,7 +161,7 @@ ReportTable psi_table(const std::vector<ExperimentData>& experiments) {
   std::vector<std::vector<Cell>> rows;
   for (const auto& e : experiments)
     for (const auto& p : e.psi)
-      rows.push_back({text(e.name), number(p.target_efficiency), integer(p.set_index),
+      rows.push_back({text(shown_name(e)), number(p.target_efficiency), integer(p.set_index),
                       integer(p.next_set_index), number(p.marked_speed),
                       number(p.next_marked_speed), number(p.work), number(p.next_work),
                       number(p.psi)});
@@ -188,7 +188,7 @@ ReportTable time_variability_table(const ExperimentData& e) {
   for (const auto& t : e.node_time_variability)
     rows.push_back({integer(t.set_index), text(t.host), integer(t.configurations), integer(t.runs),
                     number(t.per_sqrt_s)});
-  return make_table("time-variability-" + slug(e.name),
+  return make_table("time-variability-" + slug(shown_name(e)),
                     "Run-time variability per node, " + experiment_label(e),
                     {"set_index", "host", "configurations", "runs", "time_variability_per_sqrt_s"},
                     rows);
@@ -198,7 +198,7 @@ ReportTable sh_table(const std::vector<ExperimentData>& experiments) {
   std::vector<std::vector<Cell>> rows;
   for (const auto& e : experiments)
     for (const auto& s : e.set_sh)
-      rows.push_back({text(e.name), integer(s.set_index), integer(s.nodes),
+      rows.push_back({text(shown_name(e)), integer(s.set_index), integer(s.nodes),
                       integer(s.measured_nodes), number(s.max_th), number(s.mean_th),
                       number(s.sh)});
   return make_table(
@@ -265,7 +265,7 @@ ReportTable gain_table(const ExperimentData& e) {
     rows.push_back({integer(g.set_index), number(g.parameter_value), integer(g.marked_runs),
                     number(g.marked_seconds), integer(g.equalized_runs),
                     number(g.equalized_seconds), percent(g.gain())});
-  return make_table("gain-" + slug(e.name),
+  return make_table("gain-" + slug(shown_name(e)),
                     "Measured gain of equalized weights, " + experiment_label(e),
                     {"set_index", "parameter_value", "marked_runs", "marked_mean_wall_seconds",
                      "equalized_runs", "equalized_mean_wall_seconds", "gain"},
@@ -283,7 +283,7 @@ ReportTable forecast_table(const ExperimentData& e, double target) {
                     f.relative_error ? percent(*f.relative_error) : Cell{"n/a", "", true},
                     text(f.model)});
   }
-  return make_table(fmt::format("forecast-{}-{}", slug(e.name), slug(fmt::format("{}", target))),
+  return make_table(fmt::format("forecast-{}-{}", slug(shown_name(e)), slug(fmt::format("{}", target))),
                     fmt::format("Forecast, {} at {}", experiment_label(e), target_label(target)),
                     {"position", "kind", "label", "set_index", "node_count", "marked_speed",
                      "predicted_parameter", "predicted_work", "predicted_psi", "measured_parameter",
@@ -298,7 +298,7 @@ ReportTable forecast_psi_table(const ExperimentData& e, double target) {
       rows.push_back({integer(f.position), text(f.kind), text(f.label), integer(f.node_count),
                       number(f.marked_speed), number(f.predicted_psi)});
   return make_table(
-      fmt::format("forecast-psi-{}-{}", slug(e.name), slug(fmt::format("{}", target))),
+      fmt::format("forecast-psi-{}-{}", slug(shown_name(e)), slug(fmt::format("{}", target))),
       fmt::format("Predicted psi, {} at {}", experiment_label(e), target_label(target)),
       {"position", "kind", "label", "node_count", "marked_speed", "predicted_psi"}, rows);
 }
@@ -619,7 +619,7 @@ ReportSection efficiency_section(const ReportData& data) {
       section.notes.push_back(fmt::format(
           "{}: no required work stored: run hetscale analyze --db URI --experiment {} --target "
           "<E_s>",
-          e.name, e.name));
+          experiment_label(e), e.name));
     for (const auto& w : e.required_work)
       if (w.status != "found")
         section.notes.push_back(fmt::format("{}, set {} at {}: {} ({})", experiment_label(e),
@@ -1033,7 +1033,7 @@ ReportSection twin_section(const ReportData& data) {
                         {}};
   for (const auto& pair : data.twins)
     for (const auto& e : data.experiments)
-      if (!e.from_files && e.name == pair.measured) add_twin_figures(pair, e, section);
+      if (!e.from_files && shown_name(e) == pair.measured) add_twin_figures(pair, e, section);
   return section;
 }
 

@@ -8,9 +8,11 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <map>
 
 #include "chromium.hpp"
 #include "hetscale/collector/pg.hpp"
+#include "record_text.hpp"
 #include "report_sections.hpp"
 #include "report_views.hpp"
 #include "synthetic_study.hpp"
@@ -145,6 +147,81 @@ TEST_F(Report, OpensOfflineInChromiumWithDataInEveryChart) {
             << std::endl;
 }
 
+// Two users each collect an experiment called mm-scaling (migration 11: two experiments),
+// with runs of their own: the report shows two experiments labelled owner/name, each with
+// its own curve; the bare name is ambiguous, owner/name names one.
+TEST_F(Report, TellsApartTwoUsersExperimentsOfOneName) {
+  db_.migrate();
+  const TestLogin alice(db_, "report_alice", "hetscale_writer");
+  const TestLogin bob(db_, "report_bob", "hetscale_writer");
+  const TestLogin reader(db_, "report_reader", "hetscale_reader");
+  nlohmann::json plan = nlohmann::json::parse(
+      read_file(fs::path(HETSCALE_FIXTURES_DIR) / "plans" / "mm-small.json"));
+  plan["experiment"]["name"] = "mm-scaling";
+  const fs::path plan_file = scratch_ / "mm-scaling.json";
+  write_lines(plan_file, {plan.dump()});
+  // Problem size -> E_s of set 0 (100 Mflops), different for each user.
+  const std::map<const TestLogin*, std::map<double, double>> runs = {
+      {&alice, {{10, 0.2}, {20, 0.3}, {40, 0.4}}}, {&bob, {{100, 0.5}, {200, 0.6}}}};
+  int serial = 0;
+  for (const auto& [user, curve] : runs) {
+    std::vector<nlohmann::json> records;
+    for (const auto& [n, efficiency] : curve) {
+      const double work = 2 * n * n * n;
+      records.push_back(record_json("mm-scaling", n, 0, 0, work, work / (efficiency * 100e6), 100,
+                                    2, serial++));
+    }
+    const fs::path file = scratch_ / (user->name() + ".jsonl");
+    write_lines(file, dump_all(records));
+    ASSERT_EQ(hetscale_cli({"collect", "--db", user->uri(), plan_file.string(), file.string()},
+                           out_, err_),
+              0)
+        << err_;
+  }
+  const std::string alice_label = alice.name() + "/mm-scaling";
+  const std::string bob_label = bob.name() + "/mm-scaling";
+
+  pg::Connection conn = reader.connect();
+  const report::ReportData data = report::read_report_data(conn, {});
+  ASSERT_EQ(data.experiments.size(), 2u);
+  for (const auto& e : data.experiments) {
+    const TestLogin* user = e.owner == alice.name() ? &alice : &bob;
+    EXPECT_EQ(e.owner, user->name());
+    EXPECT_EQ(e.name, "mm-scaling");
+    EXPECT_EQ(report::shown_name(e), user->name() + "/mm-scaling");
+    const std::map<double, double>& expected = runs.at(user);
+    ASSERT_EQ(e.curve.size(), expected.size()) << e.owner;
+    for (const auto& point : e.curve)
+      EXPECT_NEAR(point.speed_efficiency, expected.at(point.parameter_value), 1e-9)
+          << e.owner << " N = " << point.parameter_value;
+  }
+
+  ASSERT_EQ(report({}, reader.uri()), 0) << err_;
+  std::string html = read_file(page());
+  EXPECT_NE(html.find("experiments: " + alice_label + ", " + bob_label + ";"), std::string::npos);
+  for (const auto& label : {alice_label, bob_label})
+    EXPECT_NE(html.find("<title>Speed-efficiency E_s, " + label), std::string::npos) << label;
+
+  EXPECT_NE(report({"--experiment", "mm-scaling"}, reader.uri()), 0);
+  EXPECT_NE(err_.find("experiment 'mm-scaling' is ambiguous: " + alice_label + ", " + bob_label),
+            std::string::npos)
+      << err_;
+
+  ASSERT_EQ(report({"--experiment", bob_label}, reader.uri()), 0) << err_;
+  html = read_file(page());
+  EXPECT_NE(html.find("<title>Speed-efficiency E_s, " + bob_label), std::string::npos);
+  EXPECT_EQ(html.find(alice_label), std::string::npos);
+
+  // A database before migration 12 (here: one that records no version 12, so the report
+  // reads it as one) keys experiments by name: both users' runs are one experiment.
+  db_.connect().exec("DELETE FROM hetscale.schema_migrations WHERE version = 12");
+  const report::ReportData by_name = report::read_report_data(conn, {});
+  ASSERT_EQ(by_name.experiments.size(), 1u);
+  EXPECT_EQ(report::shown_name(by_name.experiments[0]), "mm-scaling");
+  EXPECT_EQ(by_name.experiments[0].curve.size(), runs.at(&alice).size() + runs.at(&bob).size());
+  ASSERT_EQ(report({"--experiment", "mm-scaling"}, reader.uri()), 0) << err_;
+}
+
 /// A table of the twin section by id.
 const ReportTable& twin_table(const ReportSection& section, const std::string& id) {
   for (const auto& f : section.figures)
@@ -176,7 +253,7 @@ TEST_F(Report, PairsAnExperimentWithItsTwinSideBySide) {
             std::string::npos);
 
   pg::Connection conn = pg::Connection::open(db_.uri());
-  const report::ReportData data = cli::read_report_data(conn, {});
+  const report::ReportData data = report::read_report_data(conn, {});
   ASSERT_EQ(data.twins.size(), 1u);
   EXPECT_EQ(data.twins[0].measured, "mm-small");
   EXPECT_EQ(data.twins[0].twin.name, "mm-small-twin");
