@@ -388,7 +388,7 @@ ExperimentKey find_report_experiment(const std::vector<ExperimentKey>& known,
     throw Error(fmt::format("no experiment '{}' in the views of the database ({})", given,
                             known.empty() ? std::string("no experiment has data yet")
                                           : "experiments with data: " + labels(known, known)));
-  throw Error(fmt::format("experiment '{}' is ambiguous: {} have that name; name one as {}",
+  throw Error(fmt::format("experiment '{}' is ambiguous: {} (name one as {})",
                           given, labels(matches, known),
                           experiment_key_label(matches.front(), known).find(':') ==
                                   std::string::npos
