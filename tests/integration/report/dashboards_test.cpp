@@ -53,14 +53,21 @@ std::vector<Query> dashboard_queries() {
   return out;
 }
 
-/// Grafana's expansion of the dashboards' variable and macro, for the experiments loaded
-/// by `owner` (the variable's values are OWNER/NAME).
-std::string expand(std::string sql, const std::string& owner) {
+/// Grafana's expansion of the dashboards' variable and macro, for the chosen values of
+/// $experiment (OWNER/NAME).
+std::string expand(std::string sql, const std::vector<std::string>& experiments) {
   sql = std::regex_replace(sql, std::regex(R"(\$__timeFilter\(([a-z_]+)\))"),
                            "$1 BETWEEN '-infinity'::timestamptz AND 'infinity'::timestamptz");
-  sql = std::regex_replace(sql, std::regex(R"(\$experiment\b)"),
-                           "'" + owner + "/mm-small','" + owner + "/mm-steep'");
-  return sql;
+  std::string values;
+  for (const auto& e : experiments) values += (values.empty() ? "'" : ",'") + e + "'";
+  return std::regex_replace(sql, std::regex(R"(\$experiment\b)"), values);
+}
+
+/// The first dashboard query whose place (Query::where) starts with `where`.
+std::string dashboard_query(const std::string& where) {
+  for (const auto& q : dashboard_queries())
+    if (q.where.rfind(where, 0) == 0) return q.sql;
+  throw std::runtime_error("no dashboard query at " + where);
 }
 
 /// Objects of schema hetscale that a text names ("hetscale.set_psi" -> "set_psi").
@@ -107,7 +114,7 @@ TEST(Dashboards, EveryQueryRunsAsTheReaderAndReturnsRows) {
   pg::Connection conn = db.connect();
   conn.exec("SET ROLE hetscale_reader");
   for (const auto& q : queries) {
-    const std::string sql = expand(q.sql, owner);
+    const std::string sql = expand(q.sql, {owner + "/mm-small", owner + "/mm-steep"});
     ASSERT_EQ(sql.find('$'), std::string::npos) << q.where << ": unexpanded variable";
     try {
       EXPECT_GT(conn.exec(sql).rows(), 0) << q.where;
@@ -117,6 +124,38 @@ TEST(Dashboards, EveryQueryRunsAsTheReaderAndReturnsRows) {
   }
   // The reader really is read-only.
   EXPECT_THROW(conn.exec("DELETE FROM hetscale.predictions"), pg::DbError);
+}
+
+// Two users' experiments of one name (migration 11) are two values of $experiment, and
+// a panel filtered to one of them shows that user's runs only.
+TEST(Dashboards, TheExperimentVariableTellsUsersApart) {
+  TestDatabase db;
+  db.migrate();
+  const TestLogin alice(db, "dashboards_alice", "hetscale_writer");
+  const TestLogin bob(db, "dashboards_bob", "hetscale_writer");
+  const TestLogin reader(db, "dashboards_reader", "hetscale_reader");
+  const fs::path scratch =
+      fs::temp_directory_path() / ("hetscale-dashboards-owners-" + std::to_string(::getpid()));
+  int serial = 0;
+  const EfficiencyCurve alice_curve = {{10, 0.2}, {20, 0.3}, {40, 0.4}};
+  collect_mm_scaling(alice.uri(), alice_curve, serial, scratch);
+  collect_mm_scaling(bob.uri(), {{100, 0.5}, {200, 0.6}}, serial, scratch);
+  fs::remove_all(scratch);
+
+  pg::Connection conn = reader.connect();
+  const pg::Result values = conn.exec(dashboard_query("grafana-hetscale.json: variable $experiment"));
+  ASSERT_EQ(values.rows(), 2);
+  const std::string alice_value = alice.name() + "/mm-scaling";
+  EXPECT_EQ(values.text(0, 0), alice_value);
+  EXPECT_EQ(values.text(1, 0), bob.name() + "/mm-scaling");
+
+  const pg::Result curve = conn.exec(
+      expand(dashboard_query("grafana-hetscale.json: panel 'E_s curves"), {alice_value}));
+  ASSERT_EQ(curve.rows(), static_cast<int>(alice_curve.size()));
+  for (int i = 0; i < curve.rows(); ++i) {
+    EXPECT_EQ(curve.text(i, 0), alice_value + " set 0");
+    EXPECT_NEAR(curve.number(i, 2), alice_curve.at(curve.number(i, 1)), 1e-9);
+  }
 }
 
 TEST(Dashboards, DashboardsAndTheReportReadOnlyTheDocumentedViews) {

@@ -12,7 +12,6 @@
 
 #include "chromium.hpp"
 #include "hetscale/collector/pg.hpp"
-#include "record_text.hpp"
 #include "report_sections.hpp"
 #include "report_views.hpp"
 #include "synthetic_study.hpp"
@@ -155,29 +154,12 @@ TEST_F(Report, TellsApartTwoUsersExperimentsOfOneName) {
   const TestLogin alice(db_, "report_alice", "hetscale_writer");
   const TestLogin bob(db_, "report_bob", "hetscale_writer");
   const TestLogin reader(db_, "report_reader", "hetscale_reader");
-  nlohmann::json plan = nlohmann::json::parse(
-      read_file(fs::path(HETSCALE_FIXTURES_DIR) / "plans" / "mm-small.json"));
-  plan["experiment"]["name"] = "mm-scaling";
-  const fs::path plan_file = scratch_ / "mm-scaling.json";
-  write_lines(plan_file, {plan.dump()});
-  // Problem size -> E_s of set 0 (100 Mflops), different for each user.
-  const std::map<const TestLogin*, std::map<double, double>> runs = {
+  // Problem size -> E_s of set 0, different for each user.
+  const std::map<const TestLogin*, EfficiencyCurve> runs = {
       {&alice, {{10, 0.2}, {20, 0.3}, {40, 0.4}}}, {&bob, {{100, 0.5}, {200, 0.6}}}};
   int serial = 0;
-  for (const auto& [user, curve] : runs) {
-    std::vector<nlohmann::json> records;
-    for (const auto& [n, efficiency] : curve) {
-      const double work = 2 * n * n * n;
-      records.push_back(record_json("mm-scaling", n, 0, 0, work, work / (efficiency * 100e6), 100,
-                                    2, serial++));
-    }
-    const fs::path file = scratch_ / (user->name() + ".jsonl");
-    write_lines(file, dump_all(records));
-    ASSERT_EQ(hetscale_cli({"collect", "--db", user->uri(), plan_file.string(), file.string()},
-                           out_, err_),
-              0)
-        << err_;
-  }
+  for (const auto& [user, curve] : runs)
+    collect_mm_scaling(user->uri(), curve, serial, scratch_ / "inputs");
   const std::string alice_label = alice.name() + "/mm-scaling";
   const std::string bob_label = bob.name() + "/mm-scaling";
 
@@ -189,7 +171,7 @@ TEST_F(Report, TellsApartTwoUsersExperimentsOfOneName) {
     EXPECT_EQ(e.owner, user->name());
     EXPECT_EQ(e.name, "mm-scaling");
     EXPECT_EQ(report::shown_name(e), user->name() + "/mm-scaling");
-    const std::map<double, double>& expected = runs.at(user);
+    const EfficiencyCurve& expected = runs.at(user);
     ASSERT_EQ(e.curve.size(), expected.size()) << e.owner;
     for (const auto& point : e.curve)
       EXPECT_NEAR(point.speed_efficiency, expected.at(point.parameter_value), 1e-9)

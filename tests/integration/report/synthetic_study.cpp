@@ -138,6 +138,26 @@ int hetscale_cli(std::vector<std::string> args, std::string& out, std::string& e
   return code;
 }
 
+void collect_mm_scaling(const std::string& user_uri, const EfficiencyCurve& curve, int& serial,
+                        const fs::path& scratch) {
+  fs::create_directories(scratch);
+  std::ifstream in(plan_fixture);
+  nlohmann::json plan = nlohmann::json::parse(in);
+  plan["experiment"]["name"] = "mm-scaling";
+  const fs::path plan_file = scratch / "mm-scaling.json";
+  std::ofstream(plan_file) << plan.dump();
+  std::vector<nlohmann::json> records;
+  for (const auto& [n, efficiency] : curve) {
+    const double work = 2 * n * n * n;
+    records.push_back(
+        record_json("mm-scaling", n, 0, 0, work, work / (efficiency * 100e6), 100, 2, serial++));
+  }
+  const fs::path runs = scratch / ("mm-scaling-" + std::to_string(serial) + ".jsonl");
+  write_lines(runs, dump_all(records));
+  run_or_throw({"collect", "--db", user_uri, plan_file.string(), runs.string()},
+               "hetscale collect of mm-scaling");
+}
+
 void load_synthetic_study(const std::string& db_uri, const fs::path& scratch) {
   fs::create_directories(scratch);
   run_or_throw({"db", "migrate", "--db", db_uri}, "hetscale db migrate");

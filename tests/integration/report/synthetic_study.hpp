@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,16 @@ void insert_partitions_and_predictions(const std::string& db_uri);
 /// plan), analyzed at E_s = 0.5. Its sets 0 and 1 are mm-small's (2 and 4 nodes) with one
 /// more parameter value in set 1; sets 2 and 3 (8 and 16 nodes) lie beyond the machine.
 void load_twin_study(const std::string& db_uri, const std::filesystem::path& scratch);
+
+/// E_s of one user's runs of set 0 (2 nodes, 100 Mflops) by problem size N.
+using EfficiencyCurve = std::map<double, double>;
+
+/// Collects the experiment "mm-scaling" (the fixture plan mm-small, renamed) as the user of
+/// `user_uri` (many users in one database: each collects their own): one run of set 0 per
+/// size of `curve`, with that E_s; `serial` numbers their Slurm jobs and is advanced.
+/// `scratch` holds the input files. Throws std::runtime_error when collect fails.
+void collect_mm_scaling(const std::string& user_uri, const EfficiencyCurve& curve, int& serial,
+                        const std::filesystem::path& scratch);
 
 /// Nodes of set k in both experiments (2, 4, 8, 16) and their marked speeds.
 int synthetic_set_nodes(int set_index);
