@@ -291,6 +291,21 @@ TEST_F(Owners, TheAdminMigratesAndChangesEveryRow) {
             "hetscale_admin");
 }
 
+// Migration 11 is run by a superuser and hands the schema to hetscale_admin; every later
+// migration is run by the admin (docs/schema.md).
+TEST(OwnersMigrations, TheAdminAppliesEveryMigrationAfterEleven) {
+  TestDatabase db;
+  pg::Connection superuser = db.connect();
+  collector::migrate(superuser, 11);
+  TestLogin admin_login{db, "admin", "hetscale_admin"};
+  pg::Connection admin = admin_login.connect();
+  admin.exec("SET ROLE hetscale_admin");
+  const collector::MigrationReport report = collector::migrate(admin);
+  EXPECT_EQ(report.from_version, 11);
+  EXPECT_EQ(report.to_version, collector::latest_schema_version());
+  EXPECT_EQ(report.applied.size(), static_cast<std::size_t>(collector::latest_schema_version() - 11));
+}
+
 TEST_F(Owners, AUserWithTwoExperimentsOfANameIsToldToChoose) {
   // Only the admin makes a second one (on another cluster): the collector never does.
   pg::Connection admin = admin_.connect();
