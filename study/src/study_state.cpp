@@ -84,7 +84,8 @@ StudyState parse_state(std::string_view text, const std::string& source) {
   }
 }
 
-std::filesystem::path state_path(const std::filesystem::path& dir) { return dir / "study.json"; }
+// JSON, named so that `hetscale collect DIR` does not take it for a plan file.
+std::filesystem::path state_path(const std::filesystem::path& dir) { return dir / "study.state"; }
 
 StudyState load_state(const std::filesystem::path& dir) {
   const auto path = state_path(dir);

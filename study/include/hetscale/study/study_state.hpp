@@ -1,4 +1,4 @@
-// A study's state in its directory (DIR/study.json, written atomically): the stage, the
+// A study's state in its directory (DIR/study.state, JSON, written atomically): the stage, the
 // refinement round, the arrays of the current stage, the controller job and the history.
 // What `hetscale study step` reads and writes; `study status` and `study resume` read it.
 #pragma once
@@ -56,7 +56,7 @@ StudyState parse_state(std::string_view text, const std::string& source);
 
 std::filesystem::path state_path(const std::filesystem::path& dir);
 StudyState load_state(const std::filesystem::path& dir);
-/// Writes DIR/study.json atomically (readers see the old state or the new).
+/// Writes DIR/study.state atomically (readers see the old state or the new).
 void save_state(const std::filesystem::path& dir, const StudyState& state);
 
 /// Appends a history entry stamped now.
