@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <sstream>
 
 #include "hetscale/atomic_file.hpp"
@@ -14,6 +13,7 @@
 #include "hetscale/collector/migrations.hpp"
 #include "hetscale/collector/sacct.hpp"
 #include "hetscale/collector/session.hpp"
+#include "hetscale/collector/study_queries.hpp"
 #include "hetscale/error.hpp"
 #include "hetscale/jobgen/scripts.hpp"
 #include "hetscale/jobgen/study.hpp"
@@ -33,14 +33,6 @@ collector::Session quick_session(const std::string& db) {
   return collector::Session(db, {3, std::chrono::milliseconds(100), std::chrono::milliseconds(400)});
 }
 
-std::string now_utc() {
-  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm utc{};
-  gmtime_r(&t, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
 
 void check_database(const std::string& db) {
   quick_session(db).run([](pg::Connection& conn) { collector::require_current_schema(conn); });
@@ -61,11 +53,14 @@ bool has_jobs(const jobgen::Study& study) {
   return std::any_of(study.sets.begin(), study.sets.end(), [](const auto& s) { return !s.parameter_values.empty(); });
 }
 
-// Writes the round's files (with the spec, as jobgen does) and tests every set script with
-// sbatch --test-only: a refusal throws before anything is submitted.
-PlannedRound write_round(const fs::path& dir, const jobgen::Study& study, const StudyState& state) {
-  PlannedRound round{study.spec.name, study, round_directory(dir, study.spec.name, study.round)};
-  auto files = jobgen::study_files(study, {state.kernel_dir}, now_utc());
+// Writes the round's files into `directory` (with the spec, as jobgen does; without the
+// plan when the round is no round of the experiment's refinement) and tests every set
+// script with sbatch --test-only: a refusal throws before anything is submitted.
+PlannedRound write_round(const fs::path& directory, const jobgen::Study& study, const StudyState& state,
+                         bool with_plan = true) {
+  PlannedRound round{study.spec.name, study, directory};
+  auto files = jobgen::study_files(study, {state.kernel_dir}, utc_timestamp());
+  if (!with_plan) std::erase_if(files, [](const auto& f) { return f.path == "plan.json"; });
   files.push_back({"experiment.toml", study.spec.text, false});
   fs::remove_all(round.directory);  // a round planned again after a failed step
   jobgen::write_study(round.directory, files);
@@ -161,9 +156,64 @@ std::vector<PlannedRound> refinement_rounds(const StudySpec& spec, const StudySt
     const auto runs = measured_runs(stored, study, fmt::format("round {} of the database", study.round));
     out << "--- " << e.spec.name << '\n';
     const jobgen::Study next = next_round(study, runs, out);
-    if (has_jobs(next)) rounds.push_back(write_round(dir, next, state));
+    if (has_jobs(next)) rounds.push_back(write_round(round_directory(dir, next.spec.name, next.round), next, state));
   }
   return rounds;
+}
+
+// Equalizes the experiment's largest set from its repeated runs (hetscale equalize --db,
+// which writes the partition the plugin reads and stores both partitions' simulations),
+// then plans its re-run at that size: one array with marked weights, then one with
+// equalized weights, each running the size `repetitions` times. Nothing when no size of
+// the largest set was run twice (said in the history).
+std::vector<PlannedRound> equalized_rerun(const StudySpec& spec, StudyState& state, const fs::path& dir,
+                                          std::ostream& out) {
+  const std::string& name = spec.equalize.experiment;
+  std::optional<collector::EqualizeChoice> choice;
+  quick_session(state.db).run([&](pg::Connection& conn) { choice = collector::equalize_choice(conn, name); });
+  if (!choice) {
+    record(state, "equalize", fmt::format("not done: no size of {}'s largest set was run twice", name));
+    return {};
+  }
+  const ProgramOutput eq = run_program(
+      {state.hetscale, "equalize", "--db", state.db, "--experiment", name, "--set", fmt::format("{}", choice->set_index),
+       "--parameter", fmt::format("{}", choice->parameter), "--seconds", fmt::format("{}", choice->mean_seconds),
+       "--partitions", state.partitions, "--site", load_site_table(state.site).name},
+      false, std::chrono::seconds(600));
+  write_file_atomically(dir / "equalize.txt", eq.text);
+  out << eq.text;
+  if (eq.status != 0) throw Error(fmt::format("hetscale equalize failed (equalize.txt): {}", eq.text));
+  record(state, "equalize", fmt::format("{} set {} at {} = {:g}: equalize.txt", name, choice->set_index,
+                                        spec.experiment(name).spec.parameter.name, choice->parameter));
+  const StoredStudy stored = read_stored_study(state.db, name);
+  jobgen::Study rerun = latest_round_study(name, stored);
+  std::erase_if(rerun.sets, [&](const auto& s) { return static_cast<int>(s.set.index) != choice->set_index; });
+  rerun.sets.front().parameter_values = {choice->parameter};
+  rerun.spec.repetitions = spec.equalize.repetitions;
+  rerun.round += 1;  // job names of their own
+  std::vector<PlannedRound> rounds;
+  for (const char* weights : {"marked", "equalized"}) {
+    jobgen::Study s = rerun;
+    s.spec.slurm.weights = weights;
+    rounds.push_back(write_round(dir / name / fmt::format("rerun-{}", weights), s, state, false));
+  }
+  return rounds;
+}
+
+void print_rerun_comparison(const StudySpec& spec, const StudyState& state, const fs::path& dir, std::ostream& out) {
+  const std::string& name = spec.equalize.experiment;
+  std::optional<collector::EqualizeChoice> choice;
+  std::vector<collector::TimeComparison> rows;
+  quick_session(state.db).run([&](pg::Connection& conn) {
+    choice = collector::equalize_choice(conn, name);
+    if (choice) rows = collector::rerun_comparison(conn, name, choice->set_index, choice->parameter);
+  });
+  std::string text = "measured (hetscale.weights_comparison) and simulated (hetscale.latest_partitions), seconds:\n";
+  for (const auto& r : rows)
+    text += fmt::format("  {:<22} {:>5} {:.4f}\n", r.what, r.runs ? fmt::format("{}", *r.runs) : std::string(),
+                        r.seconds);
+  write_file_atomically(dir / "rerun.txt", text);
+  out << text;
 }
 
 double fastest_marked_speed(const std::string& site) {
@@ -191,6 +241,38 @@ void predict(const StudySpec& spec, StudyState& state, const fs::path& dir, std:
   }
 }
 
+// Every experiment simulated on the twin of the site (its network as the site table gives
+// it) grown to twice `twin_nodes` nodes of the same mix, up to sets of `twin_nodes` (one
+// repetition: the twin's runs are deterministic; psi floor 0.7 so that the largest sets'
+// sizes stay within what the twin folds), the kernel's compute efficiency calibrated from
+// its first round's runs; collected as <experiment>-twin.
+void twin(const StudySpec& spec, StudyState& state, const fs::path& dir, std::ostream& out) {
+  collector::CollectOptions twins;
+  for (const auto& e : spec.experiments) {
+    const fs::path twin_dir = dir / e.spec.name / "twin";
+    fs::remove_all(twin_dir);
+    const ProgramOutput p = run_program(
+        {state.hetscale, "twin", "study", e.path.string(), "--site", state.site, "-o", twin_dir.string(), "--nodes",
+         fmt::format("{}", 2 * spec.twin_nodes), "--max-set-nodes", fmt::format("{}", spec.twin_nodes),
+         "--repetitions", "1", "--psi-floor", "0.7", "--calibrate-from",
+         (round_directory(dir, e.spec.name, 0) / "records").string(), "--kernel-dir", state.kernel_dir},
+        true, std::chrono::seconds(3600));
+    if (p.status != 0) throw Error(fmt::format("hetscale twin study {} failed: {}", e.spec.name, p.errors));
+    out << p.text;
+    // Its progress ends with the count of runs simulated, kept and failed.
+    const std::string progress = p.errors.substr(0, p.errors.find_last_not_of('\n') + 1);
+    const std::string last = progress.substr(progress.find_last_of('\n') + 1);
+    write_file_atomically(twin_dir / "progress.txt", p.errors);
+    record(state, "twin", fmt::format("{}: {}", e.spec.name, last));
+    twins.inputs.push_back(twin_dir.string());
+  }
+  twins.rejects = dir / "rejects.jsonl";
+  std::istringstream no_stdin;
+  collector::collect(state.db, twins, no_stdin, out);
+  record(state, "twin", fmt::format("{} experiment(s) on {} simulated nodes, collected as <experiment>-twin",
+                                    spec.experiments.size(), 2 * spec.twin_nodes));
+}
+
 void report(const StudySpec& spec, StudyState& state, const fs::path& dir, std::ostream& out) {
   const ProgramOutput p = run_program({state.hetscale, "report", "--db", state.db, "-o", (dir / "report").string(),
                                        "--title", spec.title},
@@ -209,7 +291,10 @@ void finish(const StudySpec& spec, StudyState& state, const fs::path& dir, std::
   record(state, "psi", "psi.txt");
   doing = "predict";
   predict(spec, state, dir, out);
-  if (spec.twin_nodes > 0) record(state, "twin", "not run by hetscale study (hetscale twin study runs it by hand)");
+  if (spec.twin_nodes > 0) {
+    doing = "twin";
+    twin(spec, state, dir, out);
+  }
   doing = "report";
   report(spec, state, dir, out);
   state.stage = Stage::done;
@@ -238,8 +323,25 @@ StudyState step(const fs::path& dir, StudyState state, std::ostream& out) {
       }
       record(state, "refine", "every set reached its target or has no estimate: no refinement jobs");
     }
-    if (state.stage == Stage::measure && spec.equalize.enabled)
-      record(state, "equalize", "not run by hetscale study (hetscale equalize --db runs it by hand)");
+    if (state.stage == Stage::measure && spec.equalize.enabled) {
+      doing = "equalize";
+      const auto rounds = equalized_rerun(spec, state, dir, out);
+      if (!rounds.empty()) {
+        doing = "re-run";
+        state.stage = Stage::rerun;
+        state.arrays = submit_rounds(rounds, {}, out);
+        record(state, "submitted", fmt::format("re-run with marked and equalized weights: {} array(s)",
+                                               state.arrays.size()));
+        submit_controller(spec.name, state, dir, state.array_job_ids(), out);
+        save_state(dir, state);
+        return state;
+      }
+    }
+    if (state.stage == Stage::rerun) {
+      doing = "re-run comparison";
+      print_rerun_comparison(spec, state, dir, out);
+      record(state, "re-run", "rerun.txt");
+    }
     state.controller.reset();
     finish(spec, state, dir, doing, out);
     save_state(dir, state);
@@ -259,23 +361,25 @@ std::string controller_script(const std::string& study_name, const StudyState& s
   std::string out = "#!/bin/sh\n";
   out += fmt::format("# Written by hetscale study: the controller of study '{}' (docs/study.md).\n", study_name);
   out += fmt::format("#SBATCH --job-name={}-controller\n", study_name);
-  out += "#SBATCH --ntasks=1\n#SBATCH --nodes=1\n#SBATCH --time=00:20:00\n";
+  out += "#SBATCH --ntasks=1\n#SBATCH --nodes=1\n#SBATCH --time=00:30:00\n";
   out += "#SBATCH --output=logs/controller-%j.out\n";
   out += fmt::format("exec '{}' study step --dir '{}'\n", state.hetscale, fs::absolute(dir).string());
   return out;
 }
 
 std::string psi_table(const StudySpec& spec, const std::string& db) {
-  std::string out = fmt::format("{:<18} {:>6} {:>10} {:>14} {:>8}\n", "experiment", "target", "set->set", "C->C'", "psi");
+  std::string out = fmt::format("{:<8} {:<18} {:>6} {:>10} {:>10} {:>8}\n", "code", "experiment", "target", "set->set",
+                                "C->C'", "psi");
   for (const auto& e : spec.experiments) {
     collector::Analysis a;
     quick_session(db).run([&](pg::Connection& conn) {
       a = collector::analyze(conn, e.spec.name, e.spec.target_efficiency, e.spec.refine.tolerance);
     });
     const std::string target = fmt::format("{:g}", e.spec.target_efficiency);
-    if (a.psi.empty()) out += fmt::format("{:<18} {:>6} {:>10}\n", e.spec.name, target, "(no pair of sets)");
+    const std::string code = e.spec.code.kernel ? std::string(jobgen::to_string(*e.spec.code.kernel)) : "command";
+    if (a.psi.empty()) out += fmt::format("{:<8} {:<18} {:>6} {:>10}\n", code, e.spec.name, target, "(no pair of sets)");
     for (const auto& p : a.psi)
-      out += fmt::format("{:<18} {:>6} {:>10} {:>14} {:>8}\n", e.spec.name, target,
+      out += fmt::format("{:<8} {:<18} {:>6} {:>10} {:>10} {:>8}\n", code, e.spec.name, target,
                          fmt::format("{}->{}", p.set_index, p.next_set_index),
                          fmt::format("{:.0f}->{:.0f}", p.marked_speed, p.next_marked_speed),
                          p.psi ? fmt::format("{:.3f}", *p.psi) : std::string("n/a"));
@@ -290,6 +394,9 @@ StudyState run_study(const RunOptions& options, std::ostream& out) {
   // Everything checked before anything is submitted.
   const StudySpec spec = load_study_spec(options.spec);
   const SiteTable site = load_site_table(options.site);
+  if (spec.equalize.enabled && options.partitions.empty())
+    throw Error(fmt::format("{}: [equalize] writes the equalized partition where the SPANK plugin reads it: give "
+                            "--partitions DIR (the plugin's partitions=)", spec.source.string()));
   check_database(options.db);
   StudyState state;
   state.spec = fs::absolute(options.spec).string();
@@ -299,7 +406,8 @@ StudyState run_study(const RunOptions& options, std::ostream& out) {
   state.partitions = options.partitions.empty() ? std::string() : fs::absolute(options.partitions).string();
   state.hetscale = fs::absolute(options.hetscale).string();
   std::vector<PlannedRound> rounds;
-  for (const auto& e : spec.experiments) rounds.push_back(write_round(dir, jobgen::plan_study(e.spec, site), state));
+  for (const auto& e : spec.experiments)
+    rounds.push_back(write_round(round_directory(dir, e.spec.name, 0), jobgen::plan_study(e.spec, site), state));
   record(state, "plan", fmt::format("round 0 of {} experiment(s) planned and tested", rounds.size()));
   load_plans(state.db, rounds, dir, out);
   state.arrays = submit_rounds(rounds, {}, out);

@@ -24,7 +24,10 @@ Stage stage_from(const std::string& name, const std::string& source) {
   throw Error(fmt::format("{}: unknown stage '{}'", source, name));
 }
 
-std::string now_utc() {
+
+}  // namespace
+
+std::string utc_timestamp() {
   const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   std::tm utc{};
   gmtime_r(&t, &utc);
@@ -32,8 +35,6 @@ std::string now_utc() {
   std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
   return text;
 }
-
-}  // namespace
 
 std::string_view to_string(Stage stage) { return stage_names[static_cast<std::size_t>(stage)]; }
 
@@ -100,7 +101,7 @@ void save_state(const std::filesystem::path& dir, const StudyState& state) {
 }
 
 void record(StudyState& state, std::string_view stage, std::string text) {
-  state.history.push_back({now_utc(), std::string(stage), std::move(text)});
+  state.history.push_back({utc_timestamp(), std::string(stage), std::move(text)});
 }
 
 }  // namespace hetscale::study
