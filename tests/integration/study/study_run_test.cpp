@@ -8,9 +8,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
-#include <sstream>
 #include <thread>
 
+#include "hetscale/text_file.hpp"
 #include "support/process.hpp"
 #include "support/testbed.hpp"
 #include "test_database.hpp"
@@ -22,12 +22,7 @@ namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using nlohmann::json;
 
-std::string read(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+std::string read(const fs::path& path) { return read_text_file(path, "test output"); }
 
 // The jobs sacct reports with this name (every user, since yesterday).
 json sacct_jobs(const std::string& name) {
