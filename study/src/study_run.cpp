@@ -56,7 +56,7 @@ bool has_jobs(const jobgen::Study& study) {
 // Writes the round's files into `directory` (with the spec, as jobgen does; without the
 // plan when the round is no round of the experiment's refinement) and tests every set
 // script with sbatch --test-only: a refusal throws before anything is submitted.
-PlannedRound write_round(const fs::path& directory, const jobgen::Study& study, const StudyState& state,
+PlannedRound write_tested_round(const fs::path& directory, const jobgen::Study& study, const StudyState& state,
                          bool with_plan = true) {
   PlannedRound round{study.spec.name, study, directory};
   auto files = jobgen::study_files(study, {state.kernel_dir}, utc_timestamp());
@@ -156,7 +156,7 @@ std::vector<PlannedRound> refinement_rounds(const StudySpec& spec, const StudySt
     const auto runs = measured_runs(stored, study, fmt::format("round {} of the database", study.round));
     out << "--- " << e.spec.name << '\n';
     const jobgen::Study next = next_round(study, runs, out);
-    if (has_jobs(next)) rounds.push_back(write_round(round_directory(dir, next.spec.name, next.round), next, state));
+    if (has_jobs(next)) rounds.push_back(write_tested_round(round_directory(dir, next.spec.name, next.round), next, state));
   }
   return rounds;
 }
@@ -195,7 +195,7 @@ std::vector<PlannedRound> equalized_rerun(const StudySpec& spec, StudyState& sta
   for (const char* weights : {"marked", "equalized"}) {
     jobgen::Study s = rerun;
     s.spec.slurm.weights = weights;
-    rounds.push_back(write_round(dir / name / fmt::format("rerun-{}", weights), s, state, false));
+    rounds.push_back(write_tested_round(dir / name / fmt::format("rerun-{}", weights), s, state, false));
   }
   return rounds;
 }
@@ -256,14 +256,13 @@ void twin(const StudySpec& spec, StudyState& state, const fs::path& dir, std::os
          fmt::format("{}", 2 * spec.twin_nodes), "--max-set-nodes", fmt::format("{}", spec.twin_nodes),
          "--repetitions", "1", "--psi-floor", "0.7", "--calibrate-from",
          (round_directory(dir, e.spec.name, 0) / "records").string(), "--kernel-dir", state.kernel_dir},
-        true, std::chrono::seconds(3600));
-    if (p.status != 0) throw Error(fmt::format("hetscale twin study {} failed: {}", e.spec.name, p.errors));
+        false, std::chrono::seconds(3600));
+    if (p.status != 0) throw Error(fmt::format("hetscale twin study {} failed: {}", e.spec.name, p.text));
     out << p.text;
-    // Its progress ends with the count of runs simulated, kept and failed.
-    const std::string progress = p.errors.substr(0, p.errors.find_last_not_of('\n') + 1);
-    const std::string last = progress.substr(progress.find_last_of('\n') + 1);
-    write_file_atomically(twin_dir / "progress.txt", p.errors);
-    record(state, "twin", fmt::format("{}: {}", e.spec.name, last));
+    write_file_atomically(twin_dir / "progress.txt", p.text);
+    // Its output ends with the count of runs simulated, kept and failed.
+    const std::string output = p.text.substr(0, p.text.find_last_not_of('\n') + 1);
+    record(state, "twin", fmt::format("{}: {}", e.spec.name, output.substr(output.find_last_of('\n') + 1)));
     twins.inputs.push_back(twin_dir.string());
   }
   twins.rejects = dir / "rejects.jsonl";
@@ -407,7 +406,7 @@ StudyState run_study(const RunOptions& options, std::ostream& out) {
   state.hetscale = fs::absolute(options.hetscale).string();
   std::vector<PlannedRound> rounds;
   for (const auto& e : spec.experiments)
-    rounds.push_back(write_round(round_directory(dir, e.spec.name, 0), jobgen::plan_study(e.spec, site), state));
+    rounds.push_back(write_tested_round(round_directory(dir, e.spec.name, 0), jobgen::plan_study(e.spec, site), state));
   record(state, "plan", fmt::format("round 0 of {} experiment(s) planned and tested", rounds.size()));
   load_plans(state.db, rounds, dir, out);
   state.arrays = submit_rounds(rounds, {}, out);
