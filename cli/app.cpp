@@ -26,6 +26,7 @@ void register_all(CLI::App& app, Context& context) {
   register_twin(app, context);
   register_status(app, context);
   register_config(app, context);
+  register_study(app, context);
 }
 
 std::string command_path(const CLI::App& app) {

@@ -10,10 +10,14 @@
 #include "hetscale/collector/collect.hpp"
 #include "hetscale/error.hpp"
 #include "hetscale/text_file.hpp"
-#include "slurm_query.hpp"
+#include "hetscale/study/slurm_query.hpp"
 
 namespace hetscale::cli {
 namespace {
+
+using study::AccountingQuery;
+using study::query_accounting;
+using study::query_cluster_name;
 
 struct CollectArgs {
   std::string db;

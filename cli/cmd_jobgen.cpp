@@ -29,11 +29,26 @@
 #include "hetscale/site_table.hpp"
 #include "hetscale/text_file.hpp"
 #include "invocation.hpp"
-#include "slurm_query.hpp"
-#include "stored_study.hpp"
+#include "hetscale/study/slurm_query.hpp"
+#include "hetscale/study/stored_study.hpp"
 
 namespace hetscale::cli {
 namespace {
+
+using study::NodeStatesQuery;
+using study::PartitionQuery;
+using study::StoredStudy;
+using study::StudyProgress;
+using study::SubmissionTest;
+using study::latest_round_study;
+using study::measured_runs;
+using study::next_round;
+using study::query_node_states;
+using study::query_partition;
+using study::read_stored_study;
+using study::study_progress;
+using study::submit_study;
+using study::test_submission;
 
 namespace fs = std::filesystem;
 

@@ -6,10 +6,13 @@
 #include "commands.hpp"
 #include "configured_settings.hpp"
 #include "output.hpp"
-#include "stored_study.hpp"
+#include "hetscale/study/stored_study.hpp"
 
 namespace hetscale::cli {
 namespace {
+
+using study::StudyProgress;
+using study::study_progress;
 
 struct StatusArgs {
   std::string experiment;

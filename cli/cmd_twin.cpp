@@ -24,10 +24,16 @@
 #include "hetscale/twin/study.hpp"
 #include "hetscale/twin_platform.hpp"
 #include "invocation.hpp"
-#include "stored_study.hpp"
+#include "hetscale/study/stored_study.hpp"
 
 namespace hetscale::cli {
 namespace {
+
+using study::StoredStudy;
+using study::latest_round_study;
+using study::measured_runs;
+using study::next_round;
+using study::read_stored_study;
 
 struct AvailabilityArgs {
   std::vector<std::string> availability;  // MEAN:SD or GROUP=MEAN:SD

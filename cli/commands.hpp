@@ -36,6 +36,7 @@ void register_report(CLI::App& app, Context& context);
 void register_twin(CLI::App& app, Context& context);
 void register_status(CLI::App& app, Context& context);
 void register_config(CLI::App& app, Context& context);
+void register_study(CLI::App& app, Context& context);
 
 /// Parses argv and runs the chosen subcommand. Returns the process exit code:
 /// 0 success, 1 a hetscale::Error (bad input file, failed computation), 2 bad usage.

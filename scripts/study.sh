@@ -1,37 +1,32 @@
 #!/usr/bin/env bash
 # The end-to-end heterogeneous scalability study on the local testbed (docs/study.md):
 # install, build, cluster + SPANK plugin + PostgreSQL, classify every node, site table,
-# jobgen for mm and ge over the doubling sets, submit, wait, collect, analyze, refine,
-# analyze again, psi table, equalize mm's largest set and re-run it with marked and
-# equalized weights, predict, the twin (network calibrated by hetscale-commbench, the same
-# specs simulated on the site grown to 64 nodes), HTML report; tear everything down on exit
-# (also on failure).
+# the twin's network calibration, then `hetscale study run examples/studies/testbed[-quick].toml
+# --wait`: the study as Slurm jobs (rounds, refinement, psi table, equalize and re-run,
+# forecasts, twin, report); tear everything down on exit (also on failure).
 #   scripts/study.sh [--quick] [--keep] [--run-dir DIR] [--port P] [--no-build] [--build-dir DIR]
-#     --quick      fewer sizes, one refinement round (< 3 min)
+#     --quick      examples/studies/testbed-quick.toml: fewer sizes, one refinement round
 #     --keep       leave the cluster and PostgreSQL running at the end
 #     --run-dir    where everything goes (default: <repo>/run/study; at most ~55 chars)
 #     --port       PostgreSQL port (default 16901)
 #     --no-build   use the existing binaries of the build dir (tests)
 #     --build-dir  the build tree of preset default (default: <repo>/build/default)
 #     --layout     testbed layout (default site-configs/testbed-layout.txt)
-#     --specs P    experiment specs examples/experiments/P-<kernel>[-quick].toml (default study)
-#     --kernels K  comma-separated kernels (default mm,ge)
-#     --fit-sets L also predict from these sets only (held-out validation, docs/validation.md)
-#     --twin-nodes N  the twin's site size (default 64; 0: no twin stage)
+#     --study F    the study spec (default examples/studies/testbed[-quick].toml)
+#     --twin-nodes N  the twin's site size (default: the study spec's [twin] nodes; 0: no twin)
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
 
 QUICK=0 KEEP=0 BUILD=1 PORT=16901 RUN=$REPO/run/study
 BUILD_DIR=$REPO/build/default
-KERNELS=(mm ge)
-LAYOUT=$REPO/site-configs/testbed-layout.txt SPECS=study FIT_SETS= TWIN_NODES=64
+LAYOUT=$REPO/site-configs/testbed-layout.txt STUDY= TWIN_NODES=
 # The kernels sleep between tests of a pending message instead of busy-polling: on the
 # testbed's CPU-quota nodes a polling rank spends its quota while it waits and is then
 # throttled for the rest of the period (docs/kernels.md). sbatch passes it on to the jobs.
 export HETSCALE_MPI_WAIT=sleep
 
-usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "study.sh: $*" >&2; exit 1; }
 
 parse_args() {
@@ -44,9 +39,7 @@ parse_args() {
       --port) PORT=${2:?--port needs a value}; shift 2 ;;
       --build-dir) BUILD_DIR=${2:?--build-dir needs a value}; shift 2 ;;
       --layout) LAYOUT=${2:?--layout needs a value}; shift 2 ;;
-      --specs) SPECS=${2:?--specs needs a value}; shift 2 ;;
-      --kernels) IFS=, read -r -a KERNELS <<<"${2:?--kernels needs a value}"; shift 2 ;;
-      --fit-sets) FIT_SETS=${2:?--fit-sets needs a value}; shift 2 ;;
+      --study) STUDY=${2:?--study needs a value}; shift 2 ;;
       --twin-nodes) TWIN_NODES=${2:?--twin-nodes needs a value}; shift 2 ;;
       -h | --help) usage; exit 0 ;;
       *) die "unknown argument '$1' (see --help)" ;;
@@ -58,6 +51,11 @@ parse_args() {
   BIN=$BUILD_DIR/bin
   HETSCALE=$BIN/hetscale
   [ ${#RUN} -le 60 ] || die "--run-dir '$RUN' is too long (unix socket paths under it are limited)"
+  if [ -z "$STUDY" ]; then
+    STUDY=$REPO/examples/studies/testbed.toml
+    [ "$QUICK" = 1 ] && STUDY=$REPO/examples/studies/testbed-quick.toml
+  fi
+  STUDY=$(cd "$(dirname "$STUDY")" && pwd)/$(basename "$STUDY")
 }
 
 # --- progress ------------------------------------------------------------------------
@@ -105,10 +103,9 @@ install_deps() {
 
 build() {
   stage "build (preset default: hetscale, kernels, SPANK plugin)"
-  # mm is always built: the equalize stage re-runs it.
-  local k targets=(hetscale hetscale_spank hetscale-commbench hetscale-mm hetscale-twin-mm) programs=()
-  for k in "${KERNELS[@]}"; do
-    [ "$k" = mm ] || targets+=("hetscale-$k" "hetscale-twin-$k")
+  local k targets=(hetscale hetscale_spank hetscale-commbench) programs=()
+  for k in mm ge; do
+    targets+=("hetscale-$k" "hetscale-twin-$k")
     programs+=("$BIN/hetscale-$k")
   done
   if [ "$BUILD" = 0 ]; then
@@ -122,7 +119,7 @@ build() {
       cmake --build "$BUILD_DIR" --target "${targets[@]}"
     fi
   fi
-  for f in "$HETSCALE" "$BIN/hetscale-mm" "${programs[@]}" "$BUILD_DIR/spank_plugin/hetscale.so"; do
+  for f in "$HETSCALE" "${programs[@]}" "$BUILD_DIR/spank_plugin/hetscale.so"; do
     [ -x "$f" ] || [ -f "$f" ] || die "missing $f after the build"
   done
 }
@@ -156,290 +153,50 @@ classify_nodes() {
   for node in $(sinfo -h -N -o '%N' | sort -u); do
     srun -w "$node" -N1 -n1 --hetscale-weights=off "$HETSCALE" classify --benchmark dgemm \
       --seconds "$seconds" --output "$RUN/node-records/%n.json"
-    python3 - "$RUN/node-records/$node.json" <<'EOF'
-import json, sys
-r = json.loads(open(sys.argv[1]).readline())
-print(f"  {r['host']}: {r['marked_speed']:.0f} {r['speed_unit']} per processor, "
-      f"{r['processors']} processor(s), cv {r['cv']:.3f}, state {r['state']}")
-EOF
   done
 }
 
 site_table() {
   stage "site table (hetscale groups -> $RUN/site.toml, read by the plugin)"
   "$HETSCALE" groups "$RUN/node-records" -o "$RUN/site.toml" --site-name testbed --db "$DB"
-  "$HETSCALE" sets --site "$RUN/site.toml" --start "$SET_START" --max "$SET_MAX"
 }
 
-spec_for() { # kernel -> spec file
-  local k=$1
-  if [ "$QUICK" = 1 ]; then echo "$REPO/examples/experiments/$SPECS-$k-quick.toml"
-  else echo "$REPO/examples/experiments/$SPECS-$k.toml"; fi
-}
-exp_name() { sed -n 's/^name *= *"\(.*\)".*/\1/p' "$1" | head -1; }
-exp_target() { sed -n 's/^target_efficiency *= *\([0-9.]*\).*/\1/p' "$1" | head -1; }
-# Without --tolerance, analyze takes the tolerance of the spec's [refine] table from the
-# collected plan (a measured E_s that close to the target counts as reached, as in the
-# refinement; docs/collector.md) and prints which it used.
-analyze() { # spec [analyze options...]
-  local spec=$1; shift
-  "$HETSCALE" analyze --db "$DB" --experiment "$(exp_name "$spec")" --target "$(exp_target "$spec")" "$@"
+# The study spec as given, or with its [twin] nodes replaced (--twin-nodes; 0 drops the
+# table) in a copy that names its experiment specs by absolute paths.
+study_spec() {
+  if [ -z "$TWIN_NODES" ]; then echo "$STUDY"; return; fi
+  sed -e "s|^spec = \"\([^/\"][^\"]*\)\"|spec = \"$(dirname "$STUDY")/\1\"|" "$STUDY" |
+    awk -v n="$TWIN_NODES" '/^\[twin\]/ { twin = 1; if (n != 0) print; next }
+      /^\[/ { twin = 0 }
+      twin && /^nodes/ { if (n != 0) print "nodes = " n; next }
+      !(twin && n == 0) { print }' >"$RUN/study.toml"
+  echo "$RUN/study.toml"
 }
 
-jobgen_all() {
-  stage "generate the studies (hetscale jobgen: ${KERNELS[*]})"
-  local k
-  for k in "${KERNELS[@]}"; do
-    rm -rf "$RUN/$k-study"
-    "$HETSCALE" jobgen --site "$RUN/site.toml" --experiment "$(spec_for "$k")" \
-      -o "$RUN/$k-study" --kernel-dir "$BIN"
-    echo "  $k: $(ls "$RUN/$k-study"/set*.sbatch | wc -l) set script(s) in $RUN/$k-study"
-  done
-}
-
-wait_jobs() { # study dir: waits until none of its jobs is queued or running
-  local dir=$1 ids n limit=$((QUICK ? 300 : 900)) t0=$SECONDS
-  ids=$(awk '{print $2}' "$dir/jobs.txt" | paste -sd,)
-  while :; do
-    n=$(squeue -h -j "$ids" 2>/dev/null | wc -l || true)
-    [ "$n" -eq 0 ] && break
-    [ $((SECONDS - t0)) -lt "$limit" ] || { squeue; die "jobs $ids still queued after $limit s"; }
-    sleep 1
-  done
-  local done_lines failed
-  done_lines=$(grep -cE "ArrayJobId=($(echo "$ids" | tr , '|')) " "$RUN/cluster/jobcomp.log" || true)
-  failed=$(grep -E "ArrayJobId=($(echo "$ids" | tr , '|')) " "$RUN/cluster/jobcomp.log" \
-    | grep -vc "JobState=COMPLETED" || true)
-  echo "  jobs $ids: $done_lines jobcomp line(s), $failed not COMPLETED ($((SECONDS - t0)) s)"
-  [ "$failed" -eq 0 ] || { tail -n 20 "$dir"/logs/* >&2 || true; die "jobs of $dir failed"; }
-}
-
-submit_and_wait() { # study dir
-  local dir=$1
-  (cd "$dir" && ./submit.sh)
-  sed 's/^/  /' "$dir/jobs.txt"
-  wait_jobs "$dir"
-  echo "  $(cat "$dir"/records/*.jsonl 2>/dev/null | wc -l) run record(s) in $dir/records"
-}
-
-run_all() {
-  local k
-  for k in "${KERNELS[@]}"; do
-    # One experiment at a time: the kernels must not compete for the two real cores.
-    stage "submit + wait: $k (generated submit.sh, squeue until empty)"
-    submit_and_wait "$RUN/$k-study"
-  done
-}
-
-collect_all() { # label dirs...
-  local label=$1; shift
-  stage "collect ($label: hetscale collect)"
-  "$HETSCALE" collect --db "$DB" "$@"
-}
-
-analyze_all() { # label
-  stage "analyze ($1: hetscale analyze --target E_s)"
-  local k spec
-  for k in "${KERNELS[@]}"; do
-    spec=$(spec_for "$k")
-    echo "--- $k: experiment $(exp_name "$spec"), target E_s $(exp_target "$spec")"
-    analyze "$spec"
-  done
-}
-
-# Each round from the database alone: the spec, the sets and the round number come from the
-# latest plan collected, the runs from every round collected.
-refine_all() {
-  local rounds=$((QUICK ? 1 : 2)) r k spec out new=() kernels=("${KERNELS[@]}")
-  for r in $(seq 1 "$rounds"); do
-    stage "refine round $r (hetscale jobgen --refine --db: spec, plan and runs from the database)"
-    new=()
-    for k in "${kernels[@]}"; do
-      spec=$(spec_for "$k")
-      out=$RUN/$k-refine$r
-      rm -rf "$out"
-      echo "--- $k"
-      "$HETSCALE" jobgen --refine --experiment "$(exp_name "$spec")" --db "$DB" -o "$out" \
-        --kernel-dir "$BIN"
-      [ -x "$out/submit.sh" ] && new+=("$k")
-    done
-    if [ ${#new[@]} -eq 0 ]; then
-      echo "  every set reached its target or has no estimate: no refinement jobs"
-      return 0
-    fi
-    local dirs=()
-    for k in "${new[@]}"; do
-      stage "refine round $r: submit + wait: $k"
-      submit_and_wait "$RUN/$k-refine$r"
-      dirs+=("$RUN/$k-refine$r")
-    done
-    collect_all "refine round $r" "${dirs[@]}"
-  done
-}
-
-psi_table() {
-  stage "the psi table (isospeed-e scalability between consecutive sets)"
-  local k spec
-  printf '%-8s %-18s %6s %10s %10s %8s\n' kernel experiment target "set->set" "C->C'" psi | tee "$RUN/psi.txt"
-  for k in "${KERNELS[@]}"; do
-    spec=$(spec_for "$k")
-    analyze "$spec" --format json | python3 "$REPO/scripts/lib/study_psi.py" "$k" "$(exp_name "$spec")" "$(exp_target "$spec")" \
-      | tee -a "$RUN/psi.txt"
-  done
-}
-
-# The twin of this site: its network calibrated here by hetscale-commbench (one rank per
-# node), the site grown to twice TWIN_NODES nodes of the same mix (the machine sets take
-# as many nodes from every group, so a set of TWIN_NODES needs that many of the smallest
-# group's share), and every spec simulated on it up to sets of TWIN_NODES (one repetition: the twin's runs are deterministic; psi floor 0.7,
-# so that the largest sets' sizes stay within what the twin folds; the kernel's compute
-# efficiency calibrated from its measured runs here). The twin experiments
-# are named <experiment>-twin; the report sets them beside the measured ones.
-twin_stage() {
-  stage "twin: network calibration (hetscale-commbench), then ${KERNELS[*]} on $TWIN_NODES simulated nodes"
-  local k nodes
+# The twin's network, calibrated here by hetscale-commbench (one rank per node; messages up
+# to 64 MiB, so that the transfer time stands out of the CPU quotas' jitter), into the site
+# table the study plans with. A calibration that cannot fit a bandwidth leaves the twin on
+# the documented default network, and the summary says so.
+network_calibration() {
+  STUDY_SITE=$RUN/site.toml
+  if ! grep -q '^\[twin\]' "$1"; then skipped "network calibration (no twin)"; return; fi
+  stage "twin: network calibration (hetscale-commbench)"
+  local nodes
   nodes=$(sinfo -h -N -o '%N' | sort -u | wc -l)
-  # Messages up to 64 MiB, so that the transfer time stands out of the CPU quotas' jitter.
-  # A calibration that cannot fit a bandwidth leaves the twin on the documented default
-  # network, and the summary says so.
-  if ! srun --mpi=pmix -N "$nodes" --ntasks-per-node=1 --hetscale-weights=off "$BIN/hetscale-commbench" \
+  if srun --mpi=pmix -N "$nodes" --ntasks-per-node=1 --hetscale-weights=off "$BIN/hetscale-commbench" \
     --sizes 1,1024,65536,1048576,4194304,16777216,67108864 \
     --site "$RUN/site.toml" --site-out "$RUN/site-twin.toml" >"$RUN/commbench.json"; then
+    STUDY_SITE=$RUN/site-twin.toml
+  else
     skipped "network calibration (hetscale-commbench failed, see above): the twin uses the default network"
-    cp "$RUN/site.toml" "$RUN/site-twin.toml"
   fi
-  for k in "${KERNELS[@]}"; do
-    rm -rf "$RUN/$k-twin"
-    "$HETSCALE" twin study "$(spec_for "$k")" --site "$RUN/site-twin.toml" -o "$RUN/$k-twin" \
-      --nodes "$((2 * TWIN_NODES))" --max-set-nodes "$TWIN_NODES" --repetitions 1 --psi-floor 0.7 \
-      --calibrate-from "$RUN/$k-study/records" --kernel-dir "$BIN" 2>"$RUN/$k-twin.progress" || { tail -n 5 "$RUN/$k-twin.progress"; false; }
-    tail -n 1 "$RUN/$k-twin.progress"
-  done
-  local dirs=()
-  for k in "${KERNELS[@]}"; do dirs+=("$RUN/$k-twin"); done
-  "$HETSCALE" collect --db "$DB" "${dirs[@]}"
-  for k in "${KERNELS[@]}"; do
-    echo "--- $k on the twin"
-    "$HETSCALE" analyze --db "$DB" --experiment "$(exp_name "$(spec_for "$k")")-twin"
-  done
 }
 
-report_stage() {
-  stage "report (hetscale report -> $RUN/report/index.html)"
-  "$HETSCALE" report --db "$DB" -o "$RUN/report" --title "hetscale study on the local testbed"
-}
-
-sql() { # psql on the study's database; variables as -v name=value, used as :'name'
-  psql "$DB" -X -A -t -q -v ON_ERROR_STOP=1 "$@"
-}
-
-# Equalize mm's largest set from its repeated runs (per-node mean and spread of time per
-# unit of work), then run that set again at its most repeated size with marked and with
-# equalized weights, alternating so that drift hits both alike, and compare the mean
-# times with the simulator's (docs/science.md section 3, docs/study.md).
-equalize_rerun() {
-  local k=mm spec name set param seconds dir reps=$((QUICK ? 2 : 3))
-  spec=$(spec_for "$k") name=$(exp_name "$spec")
-  # Equalize needs a node's spread, so a size run at least twice (specs with
-  # repetitions = 1, like the validation ones, have none: the stage is then not done).
-  read -r set param < <(sql -F ' ' -v name="$name" <<'SQL'
-SELECT set_index, parameter_value FROM hetscale.run_efficiency
-WHERE experiment = :'name'
-  AND set_index = (SELECT max(set_index) FROM hetscale.run_efficiency WHERE experiment = :'name')
-GROUP BY set_index, parameter_value HAVING count(*) >= 2
-ORDER BY count(*) DESC, parameter_value DESC LIMIT 1;
-SQL
-  ) || true
-  if [ -z "${set:-}" ]; then
-    skipped "equalize + re-run (no size of $name's largest set was run twice: repetitions = 1)"
-    return
-  fi
-  stage "equalize + re-run ($k: hetscale equalize --db, then marked and equalized weights in turn)"
-  seconds=$(sql -v name="$name" -v set="$set" -v param="$param" <<'SQL'
-SELECT round(avg(wall_seconds)::numeric, 4) FROM hetscale.run_efficiency
-WHERE experiment = :'name' AND set_index = :set AND parameter_value = :param;
-SQL
-  )
-  [ -n "$set" ] && [ -n "$seconds" ] || die "no runs of $name on a machine set to equalize"
-  echo "  set $set at N = $param: mean run time $seconds s with marked weights"
-  "$HETSCALE" equalize --db "$DB" --experiment "$name" --set "$set" --parameter "$param" \
-    --seconds "$seconds" --partitions "$RUN/partitions" --site testbed
-  dir=$RUN/$k-rerun
-  rm -rf "$dir" && mkdir -p "$dir/records" "$dir/logs"
-  write_rerun_script "$dir/rerun.sbatch" "$RUN/$k-study/set$set.sbatch" "$name" "$set" "$param" "$reps"
-  (cd "$dir" && echo "rerun $(sbatch --parsable rerun.sbatch)" >jobs.txt)
-  sed 's/^/  /' "$dir/jobs.txt"
-  wait_jobs "$dir"
-  "$HETSCALE" collect --db "$DB" "$dir/records"
-  echo "  measured (hetscale.weights_comparison) and simulated (hetscale.latest_partitions), seconds:"
-  sql -F ' | ' -v name="$name" -v set="$set" -v param="$param" <<'SQL' | sed 's/^/    /'
-SELECT 'measured ' || weights_source, runs, round(mean_wall_seconds::numeric, 4)
-FROM hetscale.weights_comparison
-WHERE experiment = :'name' AND set_index = :set AND parameter_value = :param
-UNION ALL
-SELECT DISTINCT 'simulated ' || method, NULL::bigint, round(simulated_tau::numeric, 4)
-FROM hetscale.latest_partitions WHERE experiment = :'name' AND set_index = :set
-ORDER BY 1;
-SQL
-}
-
-# One array task that runs the set `reps` times with each weight source, in turn. The
-# nodes and tasks come from the set's generated study script (the study's specs run one
-# task per node: --ntasks-per-node=1).
-write_rerun_script() { # out set_script experiment set N reps
-  local out=$1 set_script=$2 name=$3 set=$4 n=$5 reps=$6 nodes count per_node ntasks
-  nodes=$(sed -n 's/^#SBATCH --nodelist=//p' "$set_script")
-  count=$(sed -n 's/^#SBATCH --nodes=//p' "$set_script")
-  per_node=$(sed -n 's/^#SBATCH --ntasks-per-node=//p' "$set_script")
-  [ -n "$nodes" ] && [ -n "$count" ] && [ -n "$per_node" ] ||
-    die "$set_script: expected --nodelist, --nodes and --ntasks-per-node"
-  ntasks=$((count * per_node))
-  cat >"$out" <<SCRIPT
-#!/bin/bash
-# Written by scripts/study.sh: set $set of '$name' at N = $n, marked and equalized weights
-# in turn, $reps time(s) each (the equalized partition is in $RUN/partitions).
-#SBATCH --job-name=$name-rerun
-#SBATCH --nodes=$count
-#SBATCH --nodelist=$nodes
-#SBATCH --ntasks-per-node=$per_node
-#SBATCH --exclusive
-#SBATCH --array=0
-#SBATCH --time=00:10:00
-#SBATCH --output=logs/rerun-%A_%a.out
-set -euo pipefail
-export HETSCALE_EXPERIMENT=$name HETSCALE_MACHINE_SET=$set
-export HETSCALE_RECORD=\$SLURM_SUBMIT_DIR/records/rerun-\$SLURM_ARRAY_JOB_ID.jsonl
-for repetition in \$(seq 0 $((reps - 1))); do
-  export HETSCALE_REPETITION=\$repetition
-  for weights in marked equalized; do
-    srun --mpi=pmix --ntasks=$ntasks --hetscale-weights=\$weights "$BIN/hetscale-mm" -N $n
-  done
-done
-SCRIPT
-}
-
-# Forecasts from the fitted time model: each measured set, the next four doublings (to the
-# twin's 64 nodes, where the report sets them beside the twin's own figures)
-# and a what-if set of two nodes twice as fast as the fastest here. A kernel whose sets
-# did not all reach the target has too little to fit: said, not faked.
-predict_stage() {
-  stage "predict (hetscale predict: measured sets, next doublings, a what-if set)"
-  local k spec fastest
-  fastest=$(sql <<'SQL'
-SELECT round(max(marked_speed))::bigint FROM hetscale.node_map WHERE site = 'testbed';
-SQL
-  )
-  for k in "${KERNELS[@]}"; do
-    spec=$(spec_for "$k")
-    echo "--- $k"
-    if [ -n "$FIT_SETS" ]; then
-      echo "    held out: fitted on sets $FIT_SETS only"
-      "$HETSCALE" predict --db "$DB" --experiment "$(exp_name "$spec")" --target "$(exp_target "$spec")" \
-        --doublings 0 --fit-sets "$FIT_SETS" || skipped "held-out predict for $k (see its message above)"
-    fi
-    "$HETSCALE" predict --db "$DB" --experiment "$(exp_name "$spec")" --target "$(exp_target "$spec")" \
-      --doublings 4 --what-if "group:$((2 * fastest)):2" || skipped "predict for $k (see its message above)"
-  done
+run_study() { # study spec
+  stage "hetscale study run $(basename "$STUDY") (rounds, refinement, psi, equalize + re-run, predict, twin, report)"
+  rm -rf "$RUN/study"
+  "$HETSCALE" study run "$1" --site "$STUDY_SITE" --db "$DB" --dir "$RUN/study" --kernel-dir "$BIN" \
+    --partitions "$RUN/partitions" --wait
 }
 
 summary() {
@@ -448,14 +205,18 @@ summary() {
   printf '%s\n' "${TIMINGS[@]}"
   printf '    total %d s\n' "$((SECONDS - STUDY_START))"
   [ ${#SKIPPED[@]} -eq 0 ] || printf '    not done: %s\n' "${SKIPPED[@]}"
-  echo "psi table: $RUN/psi.txt"
-  echo "report: $RUN/report/index.html"
+  echo "psi table: $RUN/study/psi.txt"
+  sed 's/^/    /' "$RUN/study/psi.txt"
+  if [ -f "$RUN/study/rerun.txt" ]; then
+    echo "equalize re-run: $RUN/study/rerun.txt"
+    sed 's/^/    /' "$RUN/study/rerun.txt"
+  fi
+  echo "forecasts: $RUN/study/predict-*.txt"
+  echo "report: $RUN/study/report/index.html"
 }
 
 main() {
   parse_args "$@"
-  SET_START=$(sed -n 's/^start *= *\([0-9]*\).*/\1/p' "$(spec_for "${KERNELS[0]}")" | head -1)
-  SET_MAX=$(sed -n 's/^max *= *\([0-9]*\).*/\1/p' "$(spec_for "${KERNELS[0]}")" | tail -1)
   trap teardown EXIT
   trap "exit 130" INT
   trap "exit 143" TERM
@@ -465,19 +226,10 @@ main() {
   pg_up
   classify_nodes
   site_table
-  jobgen_all
-  run_all
-  local dirs=() k
-  for k in "${KERNELS[@]}"; do dirs+=("$RUN/$k-study"); done
-  collect_all "first round" "${dirs[@]}"
-  analyze_all "first round"
-  refine_all
-  analyze_all "after refinement"
-  psi_table
-  if [[ " ${KERNELS[*]} " == *" mm "* ]]; then equalize_rerun; else skipped "equalize + re-run (uses mm)"; fi
-  predict_stage
-  if [ "$TWIN_NODES" -gt 0 ]; then twin_stage; else skipped "twin (--twin-nodes 0)"; fi
-  report_stage
+  local spec
+  spec=$(study_spec)
+  network_calibration "$spec"
+  run_study "$spec"
   summary
 }
 

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Runs scripts/study.sh --quick and checks its psi table: one row per consecutive pair of
-# machine sets for every kernel, and every psi value in (0, C'/C] (W' >= W). The kernels in
+# Runs scripts/study.sh --quick (hetscale study run examples/studies/testbed-quick.toml)
+# and checks its psi table (RUN/study/psi.txt): one row per consecutive pair of machine
+# sets for every kernel, and every psi value in (0, C'/C] (W' >= W). The kernels in
 # REQUIRED (comma-separated, default mm,ge) must have a value on every pair; others may
-# print n/a (a warning). Also: the equalized partition was written and the re-run measured
-# both weight sources, both kernels got a stored forecast, and the report exists with a
-# chart per section. Every stage must succeed and every job complete (study.sh fails
-# otherwise).
+# print n/a (a warning). Also: the study is done, its controllers ran as jobs, the
+# equalized partition was written and the re-run measured both weight sources, both
+# kernels got a stored forecast, the twin ran, and the report exists with a chart per
+# section. Every stage must succeed and every job complete (study.sh fails otherwise).
 #   check_study.sh SOURCE_DIR BUILD_DIR RUN_DIR PG_PORT
 set -euo pipefail
 src=$1 build=$2 run=$3 port=$4
@@ -13,10 +14,11 @@ rm -rf "$run"
 mkdir -p "$run"
 log=$run/../study-quick.log
 "$src/scripts/study.sh" --quick --no-build --build-dir "$build" --run-dir "$run" --port "$port" 2>&1 | tee "$log"
-[ -f "$run/psi.txt" ] || { echo "check_study: no psi table $run/psi.txt"; exit 1; }
+study=$run/study
+[ -f "$study/psi.txt" ] || { echo "check_study: no psi table $study/psi.txt"; exit 1; }
 sets=$("$build/bin/hetscale" sets --site "$run/site.toml" --start 2 --max 4 --format json \
   | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
-python3 - "$run/psi.txt" "$sets" "${REQUIRED-mm,ge}" <<'PY'
+python3 - "$study/psi.txt" "$sets" "${REQUIRED-mm,ge}" <<'PY'
 import sys
 path, sets, required = sys.argv[1], int(sys.argv[2]), [k for k in sys.argv[3].split(",") if k]
 rows = [l.split() for l in open(path).read().splitlines()[1:] if l.strip()]
@@ -56,19 +58,22 @@ PY
 # The later stages, from their own outputs.
 fail() { echo "check_study: FAILED: $*"; exit 1; }
 ls "$run"/partitions/*.toml >/dev/null 2>&1 || fail "no equalized partition in $run/partitions"
+"$build/bin/hetscale" study status --dir "$study" | grep -q '^stage done' || fail "the study is not done"
+[ "$(ls "$study"/logs/controller-*.out | wc -l)" -ge 2 ] || fail "fewer than two controller jobs ran"
 for source in marked equalized; do
-  grep -qE "^    measured $source \| [0-9]+ \| [0-9.]+$" "$log" || fail "the re-run measured no '$source' runs"
+  grep -qE "^  measured $source +[0-9]+ [0-9.]+$" "$study/rerun.txt" || fail "the re-run measured no '$source' runs"
 done
-[ "$(grep -c '^stored as prediction batch' "$log")" -eq 2 ] || fail "not one stored forecast per kernel"
-report=$run/report/index.html
+[ "$(cat "$study"/predict-*.txt | grep -c '^stored as prediction batch')" -eq 2 ] || fail "not one stored forecast per kernel"
+report=$study/report/index.html
 [ -s "$report" ] || fail "no report $report"
 charts=$(grep -o '<svg' "$report" | wc -l)
 [ "$charts" -ge 8 ] || fail "the report has $charts charts, expected at least 8"
 # The twin stage: both kernels simulated on sets up to 64 nodes, every run succeeded, and
 # the report sets them beside the measured ones.
-[ "$(grep -cE '^runs: [0-9]+ simulated, 0 kept, 0 failed' "$log")" -eq 2 ] || fail "not every twin run succeeded"
-for k in mm ge; do
-  [ "$(cut -f5 "$run/$k-twin/status.tsv" | sort -n | tail -n 1)" -eq 64 ] || fail "$k: no twin set of 64 ranks"
+[ "$(cat "$study"/*/twin/progress.txt | grep -cE '^runs: [0-9]+ simulated, 0 kept, 0 failed')" -eq 2 ] ||
+  fail "not every twin run succeeded"
+for e in study-mm-quick study-ge-quick; do
+  [ "$(cut -f5 "$study/$e/twin/status.tsv" | sort -n | tail -n 1)" -eq 64 ] || fail "$e: no twin set of 64 ranks"
 done
 grep -q '<h2[^>]*>Measured and twin' "$report" || fail "the report has no section Measured and twin"
 echo "check_study: later stages ok (partition, re-run, 2 forecasts, twin to 64 nodes, report with $charts charts)"

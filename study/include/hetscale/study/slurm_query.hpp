@@ -3,6 +3,8 @@
 // asked at all.
 #pragma once
 
+#include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,7 +12,18 @@
 #include "hetscale/jobgen/node_availability.hpp"
 #include "hetscale/jobgen/partition_check.hpp"
 
-namespace hetscale::cli {
+namespace hetscale::study {
+
+struct ProgramOutput {
+  int status = -1;     // exit status; -1 when the program could not be started or timed out
+  std::string text;    // stdout, and stderr unless kept apart
+  std::string errors;  // stderr, when kept apart
+};
+
+/// Runs argv (searched in PATH) in `directory` (empty: here) with stdin from /dev/null; no
+/// shell. stderr joins stdout unless `separate_errors`. Killed after `timeout`.
+ProgramOutput run_program(const std::vector<std::string>& argv, bool separate_errors, std::chrono::seconds timeout,
+                          const std::string& directory = {});
 
 struct PartitionQuery {
   enum class Status {
@@ -55,6 +68,15 @@ SubmissionTest test_submission(const std::string& script);
 /// Runs a study directory's submit.sh; returns what it printed. Throws Error when it fails.
 std::string submit_study(const std::string& directory);
 
+/// `sbatch --parsable [--dependency=afterany:ID:...] SCRIPT` run in `directory` (the
+/// job's SLURM_SUBMIT_DIR); the job id. Throws Error with sbatch's message when it fails.
+std::uint64_t submit_job(const std::string& script, const std::string& directory,
+                         const std::vector<std::uint64_t>& after_any = {});
+
+/// Which of `job_ids` (array or single jobs) still have a task pending or running
+/// (`squeue`). Throws Error when Slurm cannot be asked.
+std::vector<std::uint64_t> active_jobs(const std::vector<std::uint64_t>& job_ids);
+
 /// Runs `sacct --json` with the given arguments (no shell).
 AccountingQuery query_accounting(const std::vector<std::string>& sacct_arguments);
 
@@ -68,4 +90,4 @@ struct NodeStatesQuery {
 /// Error when Slurm answers with something they cannot read.
 NodeStatesQuery query_node_states();
 
-}  // namespace hetscale::cli
+}  // namespace hetscale::study

@@ -1,6 +1,6 @@
 // The study a database holds of one experiment, and the next refinement round of it: what
 // `hetscale jobgen --refine --db` and `hetscale twin refine` read.
-#include "stored_study.hpp"
+#include "hetscale/study/stored_study.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -17,10 +17,10 @@
 #include "hetscale/jobgen/study_files.hpp"
 #include "hetscale/collector/jobcomp.hpp"
 #include "hetscale/collector/sacct.hpp"
-#include "slurm_query.hpp"
+#include "hetscale/study/slurm_query.hpp"
 #include "hetscale/study_plan.hpp"
 
-namespace hetscale::cli {
+namespace hetscale::study {
 namespace {
 
 // The database must hold the plan of this very study: the same formula and target, and
@@ -204,4 +204,4 @@ jobgen::Study next_round(const jobgen::Study& study, const std::vector<jobgen::M
   return next;
 }
 
-}  // namespace hetscale::cli
+}  // namespace hetscale::study

@@ -1,4 +1,4 @@
-#include "slurm_query.hpp"
+#include "hetscale/study/slurm_query.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -21,14 +22,10 @@
 
 extern char** environ;
 
-namespace hetscale::cli {
+namespace hetscale::study {
 namespace {
 
-struct Output {
-  int status = -1;   // exit status; -1 when the program could not be started
-  std::string text;  // stdout, and stderr unless kept apart
-  std::string errors;  // stderr, when kept apart
-};
+using Output = ProgramOutput;
 
 // scontrol retries for a minute when slurm.conf is missing or the controller is slow;
 // a check that may be skipped must not hold jobgen up that long.
@@ -63,11 +60,10 @@ bool read_until_closed(int out_fd, std::string& out, int err_fd, std::string& er
   }
 }
 
-// Runs argv (searched in PATH) with stdin from /dev/null; no shell, so the partition
-// name cannot be taken for anything but an argument. stderr joins stdout unless
-// `separate_errors` (then it is Output::errors).
-Output run_program(const std::vector<std::string>& argv, bool separate_errors = false,
-                   std::chrono::seconds timeout = answer_timeout) {
+}  // namespace
+
+ProgramOutput run_program(const std::vector<std::string>& argv, bool separate_errors, std::chrono::seconds timeout,
+                          const std::string& directory) {
   int out_pipe[2];
   int err_pipe[2] = {-1, -1};
   if (::pipe2(out_pipe, O_CLOEXEC) != 0) return {-1, std::strerror(errno), {}};
@@ -81,6 +77,7 @@ Output run_program(const std::vector<std::string>& argv, bool separate_errors = 
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
   posix_spawn_file_actions_adddup2(&actions, separate_errors ? err_pipe[1] : out_pipe[1], 2);
+  if (!directory.empty()) posix_spawn_file_actions_addchdir_np(&actions, directory.c_str());
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -107,6 +104,8 @@ Output run_program(const std::vector<std::string>& argv, bool separate_errors = 
   return out;
 }
 
+namespace {
+
 // Where Slurm cannot be asked because SLURM_CONF names no file: Slurm's own wait for a
 // missing configuration file is a minute of retries. Empty when it may be asked.
 std::string missing_slurm_conf() {
@@ -125,7 +124,7 @@ PartitionQuery query_partition(const std::string& name) {
   PartitionQuery q;
   q.detail = missing_slurm_conf();
   if (!q.detail.empty()) return q;
-  const Output out = run_program({"scontrol", "show", "partition", name, "--oneliner"});
+  const Output out = run_program({"scontrol", "show", "partition", name, "--oneliner"}, false, answer_timeout);
   if (out.status == 0) {
     try {
       q.partition = jobgen::parse_scontrol_partition(out.text);
@@ -147,7 +146,7 @@ PartitionQuery query_partition(const std::string& name) {
 
 std::optional<std::string> query_cluster_name() {
   if (!missing_slurm_conf().empty()) return std::nullopt;
-  const Output out = run_program({"scontrol", "show", "config"});
+  const Output out = run_program({"scontrol", "show", "config"}, false, answer_timeout);
   if (out.status != 0) return std::nullopt;
   std::istringstream lines(out.text);
   std::string line;
@@ -168,7 +167,7 @@ SubmissionTest test_submission(const std::string& script) {
   SubmissionTest t;
   t.detail = missing_slurm_conf();
   if (!t.detail.empty()) return t;
-  const Output out = run_program({"sbatch", "--test-only", script});
+  const Output out = run_program({"sbatch", "--test-only", script}, false, answer_timeout);
   if (out.status == 0) {
     t.status = SubmissionTest::Status::accepted;
     return t;
@@ -198,6 +197,49 @@ std::string submit_study(const std::string& directory) {
   return out.text;
 }
 
+std::uint64_t submit_job(const std::string& script, const std::string& directory,
+                         const std::vector<std::uint64_t>& after_any) {
+  std::vector<std::string> argv = {"sbatch", "--parsable"};
+  if (!after_any.empty()) {
+    std::string ids;
+    for (const auto id : after_any) ids += fmt::format(":{}", id);
+    argv.push_back("--dependency=afterany" + ids);
+  }
+  argv.push_back(script);
+  const Output out = run_program(argv, true, std::chrono::seconds(120), directory);
+  if (out.status != 0)
+    throw Error(fmt::format("sbatch {} (in {}) failed: {}", script, directory,
+                            first_line(out.errors.empty() ? out.text : out.errors)));
+  // --parsable prints "id" or "id;cluster".
+  try {
+    return std::stoull(out.text.substr(0, out.text.find_first_of(";\n")));
+  } catch (const std::exception&) {
+    throw Error(fmt::format("sbatch {} printed no job id: {}", script, first_line(out.text)));
+  }
+}
+
+std::vector<std::uint64_t> active_jobs(const std::vector<std::uint64_t>& job_ids) {
+  if (job_ids.empty()) return {};
+  if (const std::string missing = missing_slurm_conf(); !missing.empty()) throw Error(missing);
+  std::string ids;
+  for (const auto id : job_ids) ids += fmt::format("{}{}", ids.empty() ? "" : ",", id);
+  // %F: the array's job id for each of its tasks (a single job's own id).
+  const Output out = run_program({"squeue", "--noheader", "--format=%F", "--jobs", ids}, true, answer_timeout);
+  std::vector<std::uint64_t> active;
+  if (out.status != 0) {
+    // Jobs that have left slurmctld's memory: nothing of them is active.
+    if (out.errors.find("Invalid job id") != std::string::npos) return active;
+    throw Error(fmt::format("squeue failed: {}", first_line(out.errors.empty() ? out.text : out.errors)));
+  }
+  std::istringstream lines(out.text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty()) continue;
+    const std::uint64_t id = std::stoull(line);
+    if (std::find(active.begin(), active.end(), id) == active.end()) active.push_back(id);
+  }
+  return active;
+}
+
 AccountingQuery query_accounting(const std::vector<std::string>& sacct_arguments) {
   AccountingQuery q;
   q.detail = missing_slurm_conf();
@@ -223,12 +265,12 @@ NodeStatesQuery query_node_states() {
   NodeStatesQuery q;
   q.detail = missing_slurm_conf();
   if (!q.detail.empty()) return q;
-  const Output nodes = run_program({"scontrol", "show", "node", "--oneliner"}, true);
+  const Output nodes = run_program({"scontrol", "show", "node", "--oneliner"}, true, answer_timeout);
   if (nodes.status != 0) {
     q.detail = first_line(nodes.errors.empty() ? nodes.text : nodes.errors);
     return q;
   }
-  const Output reservations = run_program({"scontrol", "show", "reservation", "--oneliner"}, true);
+  const Output reservations = run_program({"scontrol", "show", "reservation", "--oneliner"}, true, answer_timeout);
   if (reservations.status != 0) {
     q.detail = first_line(reservations.errors.empty() ? reservations.text : reservations.errors);
     return q;
@@ -239,4 +281,4 @@ NodeStatesQuery query_node_states() {
   return q;
 }
 
-}  // namespace hetscale::cli
+}  // namespace hetscale::study

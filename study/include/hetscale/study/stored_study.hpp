@@ -13,7 +13,7 @@
 #include "hetscale/jobgen/study.hpp"
 #include "hetscale/jobgen/study_status.hpp"
 
-namespace hetscale::cli {
+namespace hetscale::study {
 
 // What the database holds of one experiment, read as of one moment.
 struct StoredStudy {
@@ -51,4 +51,4 @@ StudyProgress study_progress(const std::string& db, const std::string& experimen
 jobgen::Study next_round(const jobgen::Study& study, const std::vector<jobgen::MeasuredRun>& runs,
                          std::ostream& explanations);
 
-}  // namespace hetscale::cli
+}  // namespace hetscale::study

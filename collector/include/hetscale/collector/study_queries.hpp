@@ -1,0 +1,34 @@
+// What a study asks of the database between its stages: which configuration of an
+// experiment's largest set to equalize, and the measured and simulated times of its re-run.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hetscale/collector/pg.hpp"
+
+namespace hetscale::collector {
+
+/// The largest set's configuration run at least twice (equalize needs each node's spread):
+/// the most repeated, ties to the largest parameter; its runs' mean wall time with marked
+/// weights. None when no size of the largest set was run twice.
+struct EqualizeChoice {
+  int set_index = 0;
+  double parameter = 0;
+  double mean_seconds = 0;
+};
+std::optional<EqualizeChoice> equalize_choice(pg::Connection& conn, const std::string& experiment);
+
+/// One line of the re-run's comparison: "measured <weights source>" (runs, mean wall time)
+/// from hetscale.weights_comparison, or "simulated <method>" (simulated tau) from
+/// hetscale.latest_partitions.
+struct TimeComparison {
+  std::string what;
+  std::optional<long long> runs;
+  double seconds = 0;
+};
+std::vector<TimeComparison> rerun_comparison(pg::Connection& conn, const std::string& experiment, int set_index,
+                                             double parameter);
+
+}  // namespace hetscale::collector

@@ -1,0 +1,52 @@
+// The study as Slurm jobs (docs/study.md): `run` validates everything, plans round 0 of
+// every experiment, loads the plans and submits the arrays (one after another: the
+// experiments must not share the machine's cores) with a controller job that depends on
+// them. The controller runs `step`: collect, analyze, then the next refinement round and
+// its own successor, or the end (psi table, forecasts, report). `resume` finishes a study
+// whose controller was cancelled or crashed.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "hetscale/study/study_spec.hpp"
+#include "hetscale/study/study_state.hpp"
+
+namespace hetscale::study {
+
+struct RunOptions {
+  std::filesystem::path spec;
+  std::filesystem::path site;
+  std::string db;
+  std::filesystem::path dir;         // new or empty; holds the state, every round and the report
+  std::filesystem::path kernel_dir;  // the bundled kernels
+  std::filesystem::path partitions;  // where equalize writes partition files
+  std::filesystem::path hetscale;    // the executable the controller jobs run
+};
+
+/// Checks the spec, every experiment spec, the site table, the database (reachable and
+/// migrated) and every generated script (sbatch --test-only) before submitting anything;
+/// the first fault throws with nothing submitted. Then loads round 0's plans, submits the
+/// arrays and the controller, and writes the state.
+StudyState run_study(const RunOptions& options, std::ostream& out);
+
+/// What a controller job does: collect the stage's arrays, then submit the next round (or
+/// re-run) with a successor controller, or finish the study. A failure marks the study
+/// failed (the stage named) and is thrown.
+StudyState step_study(const std::filesystem::path& dir, std::ostream& out);
+
+/// After a cancelled or crashed controller: nothing while a controller of the study is
+/// pending or running; a new controller while the stage's arrays still run; else the step.
+StudyState resume_study(const std::filesystem::path& dir, std::ostream& out);
+
+/// The psi table of the study's experiments (one line per pair of consecutive sets).
+std::string psi_table(const StudySpec& spec, const std::string& db);
+
+/// The controller job's script: `hetscale study step --dir DIR`, one task, not exclusive.
+std::string controller_script(const std::string& study_name, const StudyState& state,
+                              const std::filesystem::path& dir);
+
+}  // namespace hetscale::study

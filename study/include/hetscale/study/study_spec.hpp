@@ -1,0 +1,63 @@
+// The study spec (TOML, docs/study.md): which experiments a study runs, how many refinement
+// rounds, whether one set is equalized and re-run, the what-if sets of the forecasts, the
+// twin and the report's title. Every error is a ConfigError at file:line:col.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hetscale/error.hpp"
+#include "hetscale/jobgen/experiment_spec.hpp"
+
+namespace hetscale::study {
+
+struct StudyExperiment {
+  std::filesystem::path path;  // the experiment spec, relative paths resolved from the study spec's directory
+  jobgen::ExperimentSpec spec;
+  SourceLocation where;        // its `spec` value in the study spec
+};
+
+// Equalize the largest set of one experiment from its repeated runs, then run that set again
+// with marked and equalized weights in turn.
+struct EqualizeSpec {
+  bool enabled = false;
+  std::string experiment;       // an experiment of the study (its name)
+  std::uint32_t repetitions = 2;  // of the re-run, per weight source
+  SourceLocation where;
+};
+
+// A what-if set of the forecasts: `nodes` nodes, each `speed_of_fastest` times as fast as
+// the site's fastest node (by marked speed).
+struct WhatIfSet {
+  std::uint32_t nodes = 2;
+  double speed_of_fastest = 2;
+};
+
+struct PredictSpec {
+  std::uint32_t doublings = 4;  // forecasts of the next sets beyond the measured ones
+  std::vector<WhatIfSet> what_if;
+};
+
+struct StudySpec {
+  std::filesystem::path source;
+  std::string name;   // names the controller jobs: <name>-controller
+  std::string title;  // of the report
+  std::vector<StudyExperiment> experiments;
+  std::uint32_t max_rounds = 0;  // refinement rounds after the first (each experiment's [refine] may stop it sooner)
+  EqualizeSpec equalize;
+  PredictSpec predict;
+  std::uint32_t twin_nodes = 0;  // 0: no twin
+
+  [[nodiscard]] const StudyExperiment& experiment(std::string_view experiment_name) const;
+};
+
+/// Parses a study spec; relative experiment paths are resolved from `base_dir`. Every
+/// experiment spec is read too (its errors name its own file).
+StudySpec parse_study_spec(std::string_view text, const std::string& source_name,
+                           const std::filesystem::path& base_dir);
+StudySpec load_study_spec(const std::filesystem::path& path);
+
+}  // namespace hetscale::study

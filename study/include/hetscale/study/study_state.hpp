@@ -1,0 +1,68 @@
+// A study's state in its directory (DIR/study.state, JSON, written atomically): the stage, the
+// refinement round, the arrays of the current stage, the controller job and the history.
+// What `hetscale study step` reads and writes; `study status` and `study resume` read it.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hetscale::study {
+
+/// measure: round `round` of every experiment runs; rerun: the equalized set runs again;
+/// done and failed are final.
+enum class Stage { measure, rerun, done, failed };
+std::string_view to_string(Stage stage);
+
+/// One submitted array job: the set of an experiment, the directory it was written into.
+struct SubmittedArray {
+  std::string experiment;
+  std::uint32_t set_index = 0;
+  std::uint64_t job_id = 0;
+  std::string directory;
+};
+
+struct HistoryEntry {
+  std::string time;  // UTC, ISO 8601
+  std::string stage; // the stage that ended or the step taken ("submitted", "collected", ...)
+  std::string text;
+};
+
+struct StudyState {
+  // The inputs of `hetscale study run`, absolute.
+  std::string spec;
+  std::string site;
+  std::string db;
+  std::string kernel_dir;
+  std::string partitions;  // where equalize writes its partition files (the plugin's partitions=)
+  std::string hetscale;    // the executable the controller jobs run
+  Stage stage = Stage::measure;
+  std::uint32_t round = 0;
+  std::vector<SubmittedArray> arrays;       // of the current stage
+  std::optional<std::uint64_t> controller;  // the controller job waiting on them
+  std::vector<HistoryEntry> history;
+  std::string failure;  // when failed: the stage and why
+
+  [[nodiscard]] std::vector<std::uint64_t> array_job_ids() const;
+  [[nodiscard]] bool finished() const { return stage == Stage::done || stage == Stage::failed; }
+};
+
+std::string state_json(const StudyState& state);
+/// Throws Error naming `source` for a state file it cannot read.
+StudyState parse_state(std::string_view text, const std::string& source);
+
+std::filesystem::path state_path(const std::filesystem::path& dir);
+StudyState load_state(const std::filesystem::path& dir);
+/// Writes DIR/study.state atomically (readers see the old state or the new).
+void save_state(const std::filesystem::path& dir, const StudyState& state);
+
+/// Now, UTC, ISO 8601 ("2026-01-31T12:00:00Z"): the history's and the plans' time stamps.
+std::string utc_timestamp();
+
+/// Appends a history entry stamped now.
+void record(StudyState& state, std::string_view stage, std::string text);
+
+}  // namespace hetscale::study

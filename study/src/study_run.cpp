@@ -1,0 +1,459 @@
+// The study's stages on Slurm: plan, submit, collect, analyze (psi), refine, predict, report.
+#include "hetscale/study/study_run.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <sstream>
+
+#include "hetscale/atomic_file.hpp"
+#include "hetscale/collector/analysis.hpp"
+#include "hetscale/collector/collect.hpp"
+#include "hetscale/collector/migrations.hpp"
+#include "hetscale/collector/sacct.hpp"
+#include "hetscale/collector/session.hpp"
+#include "hetscale/collector/study_queries.hpp"
+#include "hetscale/error.hpp"
+#include "hetscale/jobgen/scripts.hpp"
+#include "hetscale/jobgen/study.hpp"
+#include "hetscale/jobgen/study_files.hpp"
+#include "hetscale/site_table.hpp"
+#include "hetscale/study/slurm_query.hpp"
+#include "hetscale/study/stored_study.hpp"
+#include "hetscale/study/study_step.hpp"
+
+namespace hetscale::study {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A read or a short write: a few quick retries.
+collector::Session quick_session(const std::string& db) {
+  return collector::Session(db, {3, std::chrono::milliseconds(100), std::chrono::milliseconds(400)});
+}
+
+
+void check_database(const std::string& db) {
+  quick_session(db).run([](pg::Connection& conn) { collector::require_current_schema(conn); });
+}
+
+// A planned round of one experiment, written into its directory.
+struct PlannedRound {
+  std::string experiment;
+  jobgen::Study study;
+  fs::path directory;
+};
+
+fs::path round_directory(const fs::path& dir, const std::string& experiment, std::uint32_t round) {
+  return dir / experiment / fmt::format("round{}", round);
+}
+
+bool has_jobs(const jobgen::Study& study) {
+  return std::any_of(study.sets.begin(), study.sets.end(), [](const auto& s) { return !s.parameter_values.empty(); });
+}
+
+// Writes the round's files into `directory` (with the spec, as jobgen does; without the
+// plan when the round is no round of the experiment's refinement) and tests every set
+// script with sbatch --test-only: a refusal throws before anything is submitted.
+PlannedRound write_tested_round(const fs::path& directory, const jobgen::Study& study, const StudyState& state,
+                         bool with_plan = true) {
+  PlannedRound round{study.spec.name, study, directory};
+  auto files = jobgen::study_files(study, {state.kernel_dir}, utc_timestamp());
+  if (!with_plan) std::erase_if(files, [](const auto& f) { return f.path == "plan.json"; });
+  files.push_back({"experiment.toml", study.spec.text, false});
+  fs::remove_all(round.directory);  // a round planned again after a failed step
+  jobgen::write_study(round.directory, files);
+  fs::create_directories(round.directory / "logs");
+  fs::create_directories(round.directory / "records");
+  for (const auto& set : study.sets) {
+    if (set.parameter_values.empty()) continue;
+    const fs::path script = round.directory / jobgen::set_script_name(set);
+    const SubmissionTest t = test_submission(script.string());
+    if (t.status != SubmissionTest::Status::accepted)
+      throw Error(fmt::format("Slurm {} {} (sbatch --test-only): {}",
+                              t.status == SubmissionTest::Status::refused ? "refuses" : "cannot be asked about",
+                              script.string(), t.detail));
+  }
+  return round;
+}
+
+void load_plans(const std::string& db, const std::vector<PlannedRound>& rounds, const fs::path& dir,
+                std::ostream& out) {
+  collector::CollectOptions plans;
+  for (const auto& r : rounds) plans.inputs.push_back((r.directory / "plan.json").string());
+  plans.rejects = dir / "rejects.jsonl";
+  std::istringstream no_stdin;
+  collector::collect(db, plans, no_stdin, out);
+}
+
+// Every array of the rounds, each after the one before (afterany): the experiments and
+// their sets never share the machine's cores. The first waits on `after`.
+std::vector<SubmittedArray> submit_rounds(const std::vector<PlannedRound>& rounds, std::vector<std::uint64_t> after,
+                                          std::ostream& out) {
+  std::vector<SubmittedArray> arrays;
+  for (const auto& r : rounds) {
+    std::string jobs;
+    for (const auto& set : r.study.sets) {
+      if (set.parameter_values.empty()) continue;
+      const std::string script = jobgen::set_script_name(set);
+      const std::uint64_t id = submit_job(script, r.directory.string(), after);
+      arrays.push_back({r.experiment, static_cast<std::uint32_t>(set.set.index), id, r.directory.string()});
+      jobs += fmt::format("{} {} {}\n", set.set.index, id, script);
+      out << fmt::format("submitted {} round {} set {} as job {}\n", r.experiment, r.study.round, set.set.index, id);
+      after = {id};
+    }
+    write_file_atomically(r.directory / "jobs.txt", jobs);  // as the generated submit.sh writes it
+  }
+  return arrays;
+}
+
+std::uint64_t submit_controller(const std::string& study_name, StudyState& state, const fs::path& dir,
+                                const std::vector<std::uint64_t>& after, std::ostream& out) {
+  write_file_atomically(dir / "controller.sbatch", controller_script(study_name, state, dir), 0755);
+  fs::create_directories(dir / "logs");
+  const std::uint64_t id = submit_job((dir / "controller.sbatch").string(), dir.string(), after);
+  state.controller = id;
+  record(state, "controller", fmt::format("controller job {} submitted", id));
+  out << fmt::format("submitted controller job {} ({}-controller)\n", id, study_name);
+  return id;
+}
+
+// Collects every directory of the stage's arrays (idempotent: a run already stored is
+// counted, not stored again), after checking that every array task completed.
+void collect_arrays(const StudyState& state, const fs::path& dir, std::ostream& out) {
+  if (state.arrays.empty()) return;
+  std::string ids;
+  for (const auto id : state.array_job_ids()) ids += fmt::format("{}{}", ids.empty() ? "" : ",", id);
+  const AccountingQuery q = query_accounting({"--allusers", "--jobs", ids});
+  if (q.status == AccountingQuery::Status::answered) {
+    for (const auto& job : collector::read_sacct_json(q.json, "sacct --json"))
+      if (job.state != "COMPLETED")
+        throw Error(fmt::format("job {} ({}) ended {}: see its log under {}", job.job_id, job.job_name, job.state,
+                                dir.string()));
+  } else {
+    out << fmt::format("note: sacct did not answer ({}); array tasks not checked, their records collected\n",
+                       q.detail);
+  }
+  collector::CollectOptions options;
+  for (const auto& a : state.arrays)
+    if (std::find(options.inputs.begin(), options.inputs.end(), a.directory) == options.inputs.end())
+      options.inputs.push_back(a.directory);
+  options.rejects = dir / "rejects.jsonl";
+  std::istringstream no_stdin;
+  const auto report = collector::collect(state.db, options, no_stdin, out);
+  out << fmt::format("collected {} record(s): {} run(s) added, {} already stored\n", report.records,
+                     report.runs_added, report.runs_present);
+}
+
+// The next refinement round of every experiment whose sets still have sizes to run.
+std::vector<PlannedRound> refinement_rounds(const StudySpec& spec, const StudyState& state, const fs::path& dir,
+                                            std::ostream& out) {
+  std::vector<PlannedRound> rounds;
+  for (const auto& e : spec.experiments) {
+    const StoredStudy stored = read_stored_study(state.db, e.spec.name);
+    const jobgen::Study study = latest_round_study(e.spec.name, stored);
+    const auto runs = measured_runs(stored, study, fmt::format("round {} of the database", study.round));
+    out << "--- " << e.spec.name << '\n';
+    const jobgen::Study next = next_round(study, runs, out);
+    if (has_jobs(next)) rounds.push_back(write_tested_round(round_directory(dir, next.spec.name, next.round), next, state));
+  }
+  return rounds;
+}
+
+// Equalizes the experiment's largest set from its repeated runs (hetscale equalize --db,
+// which writes the partition the plugin reads and stores both partitions' simulations),
+// then plans its re-run at that size: one array with marked weights, then one with
+// equalized weights, each running the size `repetitions` times. Nothing when no size of
+// the largest set was run twice (said in the history).
+std::vector<PlannedRound> equalized_rerun(const StudySpec& spec, StudyState& state, const fs::path& dir,
+                                          std::ostream& out) {
+  const std::string& name = spec.equalize.experiment;
+  std::optional<collector::EqualizeChoice> choice;
+  quick_session(state.db).run([&](pg::Connection& conn) { choice = collector::equalize_choice(conn, name); });
+  if (!choice) {
+    record(state, "equalize", fmt::format("not done: no size of {}'s largest set was run twice", name));
+    return {};
+  }
+  const ProgramOutput eq = run_program(
+      {state.hetscale, "equalize", "--db", state.db, "--experiment", name, "--set", fmt::format("{}", choice->set_index),
+       "--parameter", fmt::format("{}", choice->parameter), "--seconds", fmt::format("{}", choice->mean_seconds),
+       "--partitions", state.partitions, "--site", load_site_table(state.site).name},
+      false, std::chrono::seconds(600));
+  write_file_atomically(dir / "equalize.txt", eq.text);
+  out << eq.text;
+  if (eq.status != 0) throw Error(fmt::format("hetscale equalize failed (equalize.txt): {}", eq.text));
+  record(state, "equalize", fmt::format("{} set {} at {} = {:g}: equalize.txt", name, choice->set_index,
+                                        spec.experiment(name).spec.parameter.name, choice->parameter));
+  const StoredStudy stored = read_stored_study(state.db, name);
+  jobgen::Study rerun = latest_round_study(name, stored);
+  std::erase_if(rerun.sets, [&](const auto& s) { return static_cast<int>(s.set.index) != choice->set_index; });
+  rerun.sets.front().parameter_values = {choice->parameter};
+  rerun.spec.repetitions = spec.equalize.repetitions;
+  rerun.round += 1;  // job names of their own
+  std::vector<PlannedRound> rounds;
+  for (const char* weights : {"marked", "equalized"}) {
+    jobgen::Study s = rerun;
+    s.spec.slurm.weights = weights;
+    rounds.push_back(write_tested_round(dir / name / fmt::format("rerun-{}", weights), s, state, false));
+  }
+  return rounds;
+}
+
+void print_rerun_comparison(const StudySpec& spec, const StudyState& state, const fs::path& dir, std::ostream& out) {
+  const std::string& name = spec.equalize.experiment;
+  std::optional<collector::EqualizeChoice> choice;
+  std::vector<collector::TimeComparison> rows;
+  quick_session(state.db).run([&](pg::Connection& conn) {
+    choice = collector::equalize_choice(conn, name);
+    if (choice) rows = collector::rerun_comparison(conn, name, choice->set_index, choice->parameter);
+  });
+  std::string text = "measured (hetscale.weights_comparison) and simulated (hetscale.latest_partitions), seconds:\n";
+  for (const auto& r : rows)
+    text += fmt::format("  {:<22} {:>5} {:.4f}\n", r.what, r.runs ? fmt::format("{}", *r.runs) : std::string(),
+                        r.seconds);
+  write_file_atomically(dir / "rerun.txt", text);
+  out << text;
+}
+
+double fastest_marked_speed(const std::string& site) {
+  double fastest = 0;
+  for (const auto& node : load_site_table(site).nodes) fastest = std::max(fastest, node.marked_speed);
+  return fastest;
+}
+
+// `hetscale predict` per experiment (its forecasts stored by it); a kernel whose sets did
+// not all reach the target has too little to fit: said in the history, not faked.
+void predict(const StudySpec& spec, StudyState& state, const fs::path& dir, std::ostream& out) {
+  const double fastest = fastest_marked_speed(state.site);
+  for (const auto& e : spec.experiments) {
+    std::vector<std::string> argv = {state.hetscale, "predict", "--db", state.db, "--experiment", e.spec.name,
+                                     "--target", fmt::format("{}", e.spec.target_efficiency), "--doublings",
+                                     fmt::format("{}", spec.predict.doublings)};
+    for (const auto& w : spec.predict.what_if)
+      argv.push_back(fmt::format("--what-if=group:{:.0f}:{}", w.speed_of_fastest * fastest, w.nodes));
+    const ProgramOutput p = run_program(argv, false, std::chrono::seconds(600));
+    write_file_atomically(dir / fmt::format("predict-{}.txt", e.spec.name), p.text);
+    out << "--- predict " << e.spec.name << '\n' << p.text;
+    record(state, "predict", p.status == 0 ? fmt::format("{}: forecasts in predict-{}.txt", e.spec.name, e.spec.name)
+                                           : fmt::format("{}: not done (exit {}, see predict-{}.txt)", e.spec.name,
+                                                         p.status, e.spec.name));
+  }
+}
+
+// Every experiment simulated on the twin of the site (its network as the site table gives
+// it) grown to twice `twin_nodes` nodes of the same mix, up to sets of `twin_nodes` (one
+// repetition: the twin's runs are deterministic; psi floor 0.7 so that the largest sets'
+// sizes stay within what the twin folds), the kernel's compute efficiency calibrated from
+// its first round's runs; collected as <experiment>-twin.
+void twin(const StudySpec& spec, StudyState& state, const fs::path& dir, std::ostream& out) {
+  collector::CollectOptions twins;
+  for (const auto& e : spec.experiments) {
+    const fs::path twin_dir = dir / e.spec.name / "twin";
+    fs::remove_all(twin_dir);
+    const ProgramOutput p = run_program(
+        {state.hetscale, "twin", "study", e.path.string(), "--site", state.site, "-o", twin_dir.string(), "--nodes",
+         fmt::format("{}", 2 * spec.twin_nodes), "--max-set-nodes", fmt::format("{}", spec.twin_nodes),
+         "--repetitions", "1", "--psi-floor", "0.7", "--calibrate-from",
+         (round_directory(dir, e.spec.name, 0) / "records").string(), "--kernel-dir", state.kernel_dir},
+        false, std::chrono::seconds(3600));
+    if (p.status != 0) throw Error(fmt::format("hetscale twin study {} failed: {}", e.spec.name, p.text));
+    out << p.text;
+    write_file_atomically(twin_dir / "progress.txt", p.text);
+    // Its output ends with the count of runs simulated, kept and failed.
+    const std::string output = p.text.substr(0, p.text.find_last_not_of('\n') + 1);
+    record(state, "twin", fmt::format("{}: {}", e.spec.name, output.substr(output.find_last_of('\n') + 1)));
+    twins.inputs.push_back(twin_dir.string());
+  }
+  twins.rejects = dir / "rejects.jsonl";
+  std::istringstream no_stdin;
+  collector::collect(state.db, twins, no_stdin, out);
+  record(state, "twin", fmt::format("{} experiment(s) on {} simulated nodes, collected as <experiment>-twin",
+                                    spec.experiments.size(), 2 * spec.twin_nodes));
+}
+
+void report(const StudySpec& spec, StudyState& state, const fs::path& dir, std::ostream& out) {
+  const ProgramOutput p = run_program({state.hetscale, "report", "--db", state.db, "-o", (dir / "report").string(),
+                                       "--title", spec.title},
+                                      false, std::chrono::seconds(600));
+  out << p.text;
+  if (p.status != 0) throw Error(fmt::format("hetscale report failed: {}", p.text));
+  record(state, "report", "report/index.html");
+}
+
+// psi table, forecasts, report: the study is done.
+void finish(const StudySpec& spec, StudyState& state, const fs::path& dir, std::string& doing, std::ostream& out) {
+  doing = "psi table";
+  const std::string psi = psi_table(spec, state.db);
+  write_file_atomically(dir / "psi.txt", psi);
+  out << psi;
+  record(state, "psi", "psi.txt");
+  doing = "predict";
+  predict(spec, state, dir, out);
+  if (spec.twin_nodes > 0) {
+    doing = "twin";
+    twin(spec, state, dir, out);
+  }
+  doing = "report";
+  report(spec, state, dir, out);
+  state.stage = Stage::done;
+  state.arrays.clear();
+  record(state, "done", "study done");
+}
+
+StudyState step(const fs::path& dir, StudyState state, std::ostream& out) {
+  std::string doing = fmt::format("collect ({} round {})", to_string(state.stage), state.round);
+  try {
+    const StudySpec spec = load_study_spec(state.spec);
+    collect_arrays(state, dir, out);
+    record(state, "collected", fmt::format("{} round {}", to_string(state.stage), state.round));
+    if (state.stage == Stage::measure &&
+        after_round(state.round, spec.max_rounds, spec.equalize.enabled) == AfterRound::refine) {
+      doing = fmt::format("refine round {}", state.round + 1);
+      const auto rounds = refinement_rounds(spec, state, dir, out);
+      if (!rounds.empty()) {
+        load_plans(state.db, rounds, dir, out);
+        state.round += 1;
+        state.arrays = submit_rounds(rounds, {}, out);
+        record(state, "submitted", fmt::format("refinement round {}: {} array(s)", state.round, state.arrays.size()));
+        submit_controller(spec.name, state, dir, state.array_job_ids(), out);
+        save_state(dir, state);
+        return state;
+      }
+      record(state, "refine", "every set reached its target or has no estimate: no refinement jobs");
+    }
+    if (state.stage == Stage::measure && spec.equalize.enabled) {
+      doing = "equalize";
+      const auto rounds = equalized_rerun(spec, state, dir, out);
+      if (!rounds.empty()) {
+        doing = "re-run";
+        state.stage = Stage::rerun;
+        state.arrays = submit_rounds(rounds, {}, out);
+        record(state, "submitted", fmt::format("re-run with marked and equalized weights: {} array(s)",
+                                               state.arrays.size()));
+        submit_controller(spec.name, state, dir, state.array_job_ids(), out);
+        save_state(dir, state);
+        return state;
+      }
+    }
+    if (state.stage == Stage::rerun) {
+      doing = "re-run comparison";
+      print_rerun_comparison(spec, state, dir, out);
+      record(state, "re-run", "rerun.txt");
+    }
+    state.controller.reset();
+    finish(spec, state, dir, doing, out);
+    save_state(dir, state);
+    return state;
+  } catch (const std::exception& e) {
+    state.stage = Stage::failed;
+    state.failure = fmt::format("{}: {}", doing, e.what());
+    record(state, "failed", state.failure);
+    save_state(dir, state);
+    throw Error(fmt::format("study failed in stage {}", state.failure));
+  }
+}
+
+}  // namespace
+
+std::string controller_script(const std::string& study_name, const StudyState& state, const fs::path& dir) {
+  std::string out = "#!/bin/sh\n";
+  out += fmt::format("# Written by hetscale study: the controller of study '{}' (docs/study.md).\n", study_name);
+  out += fmt::format("#SBATCH --job-name={}-controller\n", study_name);
+  out += "#SBATCH --ntasks=1\n#SBATCH --nodes=1\n#SBATCH --time=00:30:00\n";
+  out += "#SBATCH --output=logs/controller-%j.out\n";
+  out += fmt::format("exec '{}' study step --dir '{}'\n", state.hetscale, fs::absolute(dir).string());
+  return out;
+}
+
+std::string psi_table(const StudySpec& spec, const std::string& db) {
+  std::string out = fmt::format("{:<8} {:<18} {:>6} {:>10} {:>10} {:>8}\n", "code", "experiment", "target", "set->set",
+                                "C->C'", "psi");
+  for (const auto& e : spec.experiments) {
+    collector::Analysis a;
+    quick_session(db).run([&](pg::Connection& conn) {
+      a = collector::analyze(conn, e.spec.name, e.spec.target_efficiency, e.spec.refine.tolerance);
+    });
+    const std::string target = fmt::format("{:g}", e.spec.target_efficiency);
+    const std::string code = e.spec.code.kernel ? std::string(jobgen::to_string(*e.spec.code.kernel)) : "command";
+    if (a.psi.empty()) out += fmt::format("{:<8} {:<18} {:>6} {:>10}\n", code, e.spec.name, target, "(no pair of sets)");
+    for (const auto& p : a.psi)
+      out += fmt::format("{:<8} {:<18} {:>6} {:>10} {:>10} {:>8}\n", code, e.spec.name, target,
+                         fmt::format("{}->{}", p.set_index, p.next_set_index),
+                         fmt::format("{:.0f}->{:.0f}", p.marked_speed, p.next_marked_speed),
+                         p.psi ? fmt::format("{:.3f}", *p.psi) : std::string("n/a"));
+  }
+  return out;
+}
+
+StudyState run_study(const RunOptions& options, std::ostream& out) {
+  const fs::path dir = fs::absolute(options.dir);
+  if (fs::exists(state_path(dir)))
+    throw Error(fmt::format("{} already holds a study: hetscale study resume --dir {}", dir.string(), dir.string()));
+  // Everything checked before anything is submitted.
+  const StudySpec spec = load_study_spec(options.spec);
+  const SiteTable site = load_site_table(options.site);
+  if (spec.equalize.enabled && options.partitions.empty())
+    throw Error(fmt::format("{}: [equalize] writes the equalized partition where the SPANK plugin reads it: give "
+                            "--partitions DIR (the plugin's partitions=)", spec.source.string()));
+  check_database(options.db);
+  StudyState state;
+  state.spec = fs::absolute(options.spec).string();
+  state.site = fs::absolute(options.site).string();
+  state.db = options.db;
+  state.kernel_dir = fs::absolute(options.kernel_dir).string();
+  state.partitions = options.partitions.empty() ? std::string() : fs::absolute(options.partitions).string();
+  state.hetscale = fs::absolute(options.hetscale).string();
+  std::vector<PlannedRound> rounds;
+  for (const auto& e : spec.experiments)
+    rounds.push_back(write_tested_round(round_directory(dir, e.spec.name, 0), jobgen::plan_study(e.spec, site), state));
+  record(state, "plan", fmt::format("round 0 of {} experiment(s) planned and tested", rounds.size()));
+  load_plans(state.db, rounds, dir, out);
+  state.arrays = submit_rounds(rounds, {}, out);
+  record(state, "submitted", fmt::format("round 0: {} array(s)", state.arrays.size()));
+  save_state(dir, state);  // the arrays are in Slurm: a failure from here on is resumable
+  submit_controller(spec.name, state, dir, state.array_job_ids(), out);
+  save_state(dir, state);
+  return state;
+}
+
+StudyState step_study(const fs::path& dir, std::ostream& out) {
+  StudyState state = load_state(dir);
+  if (state.finished()) {
+    out << fmt::format("study {}: nothing to do\n", to_string(state.stage));
+    return state;
+  }
+  const auto active = active_jobs(state.array_job_ids());
+  if (!active.empty()) {  // started by hand before its arrays ended
+    submit_controller(load_study_spec(state.spec).name, state, dir, active, out);
+    save_state(dir, state);
+    return state;
+  }
+  return step(dir, std::move(state), out);
+}
+
+StudyState resume_study(const fs::path& dir, std::ostream& out) {
+  StudyState state = load_state(dir);
+  const bool controller_active =
+      state.controller && !active_jobs({*state.controller}).empty();
+  const auto active_arrays = active_jobs(state.array_job_ids());
+  switch (resume_action(state, controller_active, !active_arrays.empty())) {
+    case ResumeAction::finished:
+      out << fmt::format("study {}: nothing to resume\n", to_string(state.stage));
+      return state;
+    case ResumeAction::controller_active:
+      out << fmt::format("controller job {} of the study is pending or running: nothing to do\n", *state.controller);
+      return state;
+    case ResumeAction::wait_for_arrays:
+      record(state, "resume", "arrays still active: a new controller waits on them");
+      submit_controller(load_study_spec(state.spec).name, state, dir, active_arrays, out);
+      save_state(dir, state);
+      return state;
+    case ResumeAction::step_now:
+      record(state, "resume", "every job ended: the step runs now");
+      return step(dir, std::move(state), out);
+  }
+  return state;
+}
+
+}  // namespace hetscale::study

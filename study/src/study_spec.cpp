@@ -1,0 +1,167 @@
+// The study spec reader: TomlSource positions, one ConfigError per fault.
+#include "hetscale/study/study_spec.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+
+#include "hetscale/text_file.hpp"
+#include "hetscale/toml_source.hpp"
+
+namespace hetscale::study {
+namespace {
+
+namespace fs = std::filesystem;
+
+class StudySpecReader {
+ public:
+  StudySpecReader(std::string_view text, const std::string& source_name, fs::path base_dir)
+      : toml_(text, source_name), base_dir_(std::move(base_dir)) {
+    spec_.source = source_name;
+  }
+
+  StudySpec read() {
+    const toml::table root = toml_.parse();
+    toml_.check_keys(root, {"study", "experiment", "equalize", "predict", "twin"}, "at top level");
+    read_study(table(root, "study", true));
+    read_experiments(root);
+    if (const toml::table* t = table(root, "equalize", false)) read_equalize(*t);
+    if (const toml::table* t = table(root, "predict", false)) read_predict(*t);
+    if (const toml::table* t = table(root, "twin", false)) read_twin(*t);
+    return std::move(spec_);
+  }
+
+ private:
+  const toml::table* table(const toml::table& parent, std::string_view key, bool required) const {
+    const toml::node* node = parent.get(key);
+    if (node == nullptr) {
+      if (required) toml_.fail(toml_.at(parent), fmt::format("missing table [{}]", key));
+      return nullptr;
+    }
+    if (!node->is_table())
+      toml_.fail(toml_.at(*node), fmt::format("'{}' must be a table, not {}", key, toml_type_name(*node)));
+    return node->as_table();
+  }
+
+  std::string string(const toml::table& t, std::string_view key, std::string_view context) const {
+    const toml::node* node = t.get(key);
+    if (node == nullptr) toml_.fail(toml_.at(t), fmt::format("missing key '{}' in {}", key, context));
+    if (!node->is_string())
+      toml_.fail(toml_.at(*node), fmt::format("'{}' must be a string, not {}", key, toml_type_name(*node)));
+    return **node->as_string();
+  }
+
+  std::uint32_t count(const toml::node& node, std::string_view key, std::int64_t min, std::int64_t max) const {
+    if (!node.is_integer())
+      toml_.fail(toml_.at(node), fmt::format("'{}' must be an integer, not {}", key, toml_type_name(node)));
+    const std::int64_t v = **node.as_integer();
+    if (v < min || v > max) toml_.fail(toml_.at(node), fmt::format("'{}' must be in [{}, {}], got {}", key, min, max, v));
+    return static_cast<std::uint32_t>(v);
+  }
+
+  void read_study(const toml::table* t) {
+    toml_.check_keys(*t, {"name", "title", "max_rounds"}, "in [study]");
+    spec_.name = string(*t, "name", "[study]");
+    const bool word = !spec_.name.empty() && std::all_of(spec_.name.begin(), spec_.name.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+    });
+    if (!word)
+      toml_.fail(toml_.at(*t->get("name")), "'name' must be letters, digits, '.', '_' or '-' (it names the study's "
+                                             "controller jobs)");
+    spec_.title = t->contains("title") ? string(*t, "title", "[study]") : "hetscale study " + spec_.name;
+    if (const toml::node* n = t->get("max_rounds")) spec_.max_rounds = count(*n, "max_rounds", 0, 20);
+  }
+
+  void read_experiments(const toml::table& root) {
+    const toml::node* node = root.get("experiment");
+    if (node == nullptr) toml_.fail(toml_.at(root), "missing [[experiment]]: a study runs at least one experiment spec");
+    if (!node->is_array_of_tables())
+      toml_.fail(toml_.at(*node), "'experiment' must be an array of tables ([[experiment]] with spec = \"FILE\")");
+    for (const toml::node& e : *node->as_array()) {
+      const toml::table& t = *e.as_table();
+      toml_.check_keys(t, {"spec"}, "in [[experiment]]");
+      StudyExperiment x;
+      const std::string path = string(t, "spec", "[[experiment]]");
+      x.where = toml_.at(*t.get("spec"));
+      x.path = fs::path(path).is_absolute() ? fs::path(path) : base_dir_ / path;
+      if (!fs::is_regular_file(x.path))
+        toml_.fail(x.where, fmt::format("no experiment spec at '{}'", x.path.string()));
+      x.spec = jobgen::load_experiment_spec(x.path);  // its own errors name its own file
+      for (const auto& other : spec_.experiments)
+        if (other.spec.name == x.spec.name)
+          toml_.fail(x.where, fmt::format("experiment '{}' is already in the study ({})", x.spec.name,
+                                          other.where.str()));
+      spec_.experiments.push_back(std::move(x));
+    }
+  }
+
+  void read_equalize(const toml::table& t) {
+    toml_.check_keys(t, {"experiment", "repetitions"}, "in [equalize]");
+    spec_.equalize.enabled = true;
+    spec_.equalize.where = toml_.at(t);
+    spec_.equalize.experiment = string(t, "experiment", "[equalize]");
+    const auto known = std::find_if(spec_.experiments.begin(), spec_.experiments.end(),
+                                    [&](const auto& e) { return e.spec.name == spec_.equalize.experiment; });
+    if (known == spec_.experiments.end())
+      toml_.fail(toml_.at(*t.get("experiment")),
+                 fmt::format("'{}' is not an experiment of the study", spec_.equalize.experiment));
+    if (const toml::node* n = t.get("repetitions")) spec_.equalize.repetitions = count(*n, "repetitions", 1, 100);
+  }
+
+  void read_predict(const toml::table& t) {
+    toml_.check_keys(t, {"doublings", "what_if"}, "in [predict]");
+    if (const toml::node* n = t.get("doublings")) spec_.predict.doublings = count(*n, "doublings", 0, 20);
+    const toml::node* sets = t.get("what_if");
+    if (sets == nullptr) return;
+    if (!sets->is_array_of_tables())
+      toml_.fail(toml_.at(*sets), "'what_if' must be an array of tables ([[predict.what_if]])");
+    for (const toml::node& e : *sets->as_array()) {
+      const toml::table& w = *e.as_table();
+      toml_.check_keys(w, {"nodes", "speed_of_fastest"}, "in [[predict.what_if]]");
+      WhatIfSet set;
+      if (const toml::node* n = w.get("nodes")) set.nodes = count(*n, "nodes", 1, 1 << 20);
+      if (const toml::node* n = w.get("speed_of_fastest")) {
+        const auto v = n->value<double>();
+        if (!v || *v <= 0)
+          toml_.fail(toml_.at(*n), "'speed_of_fastest' must be a positive number (a multiple of the fastest node's "
+                                   "marked speed)");
+        set.speed_of_fastest = *v;
+      }
+      spec_.predict.what_if.push_back(set);
+    }
+  }
+
+  void read_twin(const toml::table& t) {
+    toml_.check_keys(t, {"nodes"}, "in [twin]");
+    const toml::node* n = t.get("nodes");
+    if (n == nullptr) toml_.fail(toml_.at(t), "missing key 'nodes' in [twin] (the twin's largest set; leave [twin] out for none)");
+    spec_.twin_nodes = count(*n, "nodes", 1, 1 << 20);
+  }
+
+  TomlSource toml_;
+  fs::path base_dir_;
+  StudySpec spec_;
+};
+
+}  // namespace
+
+const StudyExperiment& StudySpec::experiment(std::string_view experiment_name) const {
+  for (const auto& e : experiments)
+    if (e.spec.name == experiment_name) return e;
+  throw Error(fmt::format("{}: no experiment '{}' in the study", source.string(), experiment_name));
+}
+
+StudySpec parse_study_spec(std::string_view text, const std::string& source_name, const fs::path& base_dir) {
+  return StudySpecReader(text, source_name, base_dir).read();
+}
+
+StudySpec load_study_spec(const fs::path& path) {
+  const std::string text = read_text_file(path, "study spec");
+  auto spec = parse_study_spec(text, path.string(), path.parent_path());
+  spec.source = path;
+  return spec;
+}
+
+}  // namespace hetscale::study

@@ -1,0 +1,107 @@
+// The study state file (JSON): written atomically with core's write_file_atomically.
+#include "hetscale/study/study_state.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <ctime>
+#include <nlohmann/json.hpp>
+
+#include "hetscale/atomic_file.hpp"
+#include "hetscale/error.hpp"
+#include "hetscale/text_file.hpp"
+
+namespace hetscale::study {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view stage_names[] = {"measure", "rerun", "done", "failed"};
+
+Stage stage_from(const std::string& name, const std::string& source) {
+  for (std::size_t i = 0; i < std::size(stage_names); ++i)
+    if (stage_names[i] == name) return static_cast<Stage>(i);
+  throw Error(fmt::format("{}: unknown stage '{}'", source, name));
+}
+
+
+}  // namespace
+
+std::string utc_timestamp() {
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+  gmtime_r(&t, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+std::string_view to_string(Stage stage) { return stage_names[static_cast<std::size_t>(stage)]; }
+
+std::vector<std::uint64_t> StudyState::array_job_ids() const {
+  std::vector<std::uint64_t> ids;
+  for (const auto& a : arrays) ids.push_back(a.job_id);
+  return ids;
+}
+
+std::string state_json(const StudyState& s) {
+  json arrays = json::array();
+  for (const auto& a : s.arrays)
+    arrays.push_back({{"experiment", a.experiment}, {"set", a.set_index}, {"job_id", a.job_id},
+                      {"directory", a.directory}});
+  json history = json::array();
+  for (const auto& h : s.history) history.push_back({{"time", h.time}, {"stage", h.stage}, {"text", h.text}});
+  json out = {{"spec", s.spec},         {"site", s.site},       {"db", s.db},
+              {"kernel_dir", s.kernel_dir}, {"partitions", s.partitions}, {"hetscale", s.hetscale},
+              {"stage", to_string(s.stage)}, {"round", s.round}, {"arrays", arrays},
+              {"controller", s.controller ? json(*s.controller) : json(nullptr)},
+              {"history", history},     {"failure", s.failure}};
+  return out.dump(2) + "\n";
+}
+
+StudyState parse_state(std::string_view text, const std::string& source) {
+  try {
+    const json in = json::parse(text);
+    StudyState s;
+    s.spec = in.at("spec").get<std::string>();
+    s.site = in.at("site").get<std::string>();
+    s.db = in.at("db").get<std::string>();
+    s.kernel_dir = in.at("kernel_dir").get<std::string>();
+    s.partitions = in.at("partitions").get<std::string>();
+    s.hetscale = in.at("hetscale").get<std::string>();
+    s.stage = stage_from(in.at("stage").get<std::string>(), source);
+    s.round = in.at("round").get<std::uint32_t>();
+    for (const auto& a : in.at("arrays"))
+      s.arrays.push_back({a.at("experiment").get<std::string>(), a.at("set").get<std::uint32_t>(),
+                          a.at("job_id").get<std::uint64_t>(), a.at("directory").get<std::string>()});
+    if (!in.at("controller").is_null()) s.controller = in.at("controller").get<std::uint64_t>();
+    for (const auto& h : in.at("history"))
+      s.history.push_back({h.at("time").get<std::string>(), h.at("stage").get<std::string>(),
+                           h.at("text").get<std::string>()});
+    s.failure = in.at("failure").get<std::string>();
+    return s;
+  } catch (const json::exception& e) {
+    throw Error(fmt::format("{}: not a study state file: {}", source, e.what()));
+  }
+}
+
+// JSON, named so that `hetscale collect DIR` does not take it for a plan file.
+std::filesystem::path state_path(const std::filesystem::path& dir) { return dir / "study.state"; }
+
+StudyState load_state(const std::filesystem::path& dir) {
+  const auto path = state_path(dir);
+  if (!std::filesystem::exists(path))
+    throw Error(fmt::format("{} holds no study (no {}): start one with hetscale study run", dir.string(),
+                            path.filename().string()));
+  return parse_state(read_text_file(path, "study state"), path.string());
+}
+
+void save_state(const std::filesystem::path& dir, const StudyState& state) {
+  write_file_atomically(state_path(dir), state_json(state));
+}
+
+void record(StudyState& state, std::string_view stage, std::string text) {
+  state.history.push_back({utc_timestamp(), std::string(stage), std::move(text)});
+}
+
+}  // namespace hetscale::study

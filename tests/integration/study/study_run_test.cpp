@@ -1,0 +1,177 @@
+// `hetscale study` on the local cluster (with slurmdbd) and the throwaway PostgreSQL server:
+// a two-round study finishes with no command typed in between, a cancelled controller is
+// resumed, and a bad spec is refused before anything is submitted.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <thread>
+
+#include "hetscale/text_file.hpp"
+#include "support/process.hpp"
+#include "support/testbed.hpp"
+#include "test_database.hpp"
+
+namespace hetscale::test {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using nlohmann::json;
+
+std::string read(const fs::path& path) { return read_text_file(path, "test output"); }
+
+// The jobs sacct reports with this name (every user, since yesterday).
+json sacct_jobs(const std::string& name) {
+  const auto r = run_command({"sacct", "--json", "--allusers", "--starttime", "now-1days", "--name", name}, 60s);
+  if (!r.ok()) throw std::runtime_error(r.describe());
+  return json::parse(r.out)["jobs"];
+}
+
+std::size_t queued(const std::string& name) {
+  const auto r = run_command({"squeue", "--noheader", "--name", name}, 30s);
+  if (!r.ok()) throw std::runtime_error(r.describe());
+  return split_lines(r.out).size();
+}
+
+class StudyRun : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    test_ = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    dir_ = fs::path(HETSCALE_BINARY_DIR) / "testbed" / "study-run" / test_;
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    db_.migrate();
+    // The testbed's declared speed factors in a unit the refinement converts (Gflops).
+    std::string site = read(tb_.site_table());
+    const std::string unit = "speed_unit = \"speed-factor\"";
+    ASSERT_NE(site.find(unit), std::string::npos) << site;
+    site.replace(site.find(unit), unit.size(), "speed_unit = \"Gflops\"");
+    std::ofstream(dir_ / "site.toml") << site;
+  }
+
+  // An mm experiment over the sets of 2 and 4 nodes with small sizes, refined once, without
+  // weights (the plugin's site table of the fixture has no unit E_s can be computed in: the
+  // records take the study's site table, in Gflops); and a
+  // study of it with one refinement round. Names carry the test's name (sacct keeps every
+  // test's jobs).
+  fs::path write_specs(const std::string& extra_study = "") {
+    experiment_ = "sr-" + test_;
+    std::ofstream(dir_ / "mm.toml") << "[experiment]\nname = \"" << experiment_
+                                    << "\"\ntarget_efficiency = 0.6\nrepetitions = 1\n\n[code]\nkernel = \"mm\"\n\n"
+                                       "[parameter]\nmin = 100\nmax = 500\npoints = 3\npsi_floor = 0.2\n\n"
+                                       "[machine_sets]\nstart = 2\nmax = 4\npolicy = \"stop\"\n\n"
+                                       "[slurm]\ntime_limit = \"00:05:00\"\ntasks_per_node = 1\nweights = \"off\"\n\n"
+                                       "[refine]\nsteps = [0.1]\nmax_rounds = 1\n";
+    std::ofstream(dir_ / "study.toml") << "[study]\nname = \"" << experiment_ << "\"\ntitle = \"study run\"\n"
+                                       << "max_rounds = 1\n\n[[experiment]]\nspec = \"mm.toml\"\n" << extra_study;
+    return dir_ / "study.toml";
+  }
+
+  CommandResult hetscale(std::vector<std::string> args, std::chrono::seconds limit = 120s) {
+    args.insert(args.begin(), HETSCALE_EXECUTABLE);
+    return run_command(args, limit);
+  }
+
+  CommandResult run_study(const fs::path& spec, const std::string& db, bool wait) {
+    std::vector<std::string> args = {"study", "run", spec.string(), "--site", (dir_ / "site.toml").string(), "--db", db,
+                                     "--dir", (dir_ / "study").string(), "--kernel-dir", HETSCALE_KERNEL_DIR};
+    if (wait) args.push_back("--wait");
+    return hetscale(args, 480s);
+  }
+
+  // Every run of the experiment stored once per (set, size, repetition), and some stored.
+  void expect_each_run_once() {
+    EXPECT_NE(db_.scalar("SELECT count(*) FROM hetscale.run_efficiency WHERE experiment = '" + experiment_ + "'"),
+              "0");
+    EXPECT_EQ(db_.scalar("SELECT count(*) FROM (SELECT 1 FROM hetscale.run_efficiency WHERE experiment = '" +
+                         experiment_ + "' GROUP BY set_index, parameter_value, repetition HAVING count(*) > 1) d"),
+              "0");
+    // Collecting the study's directory again adds nothing.
+    const auto again = hetscale({"collect", "--db", db_.uri(), (dir_ / "study").string()});
+    ASSERT_TRUE(again.ok()) << again.describe();
+    EXPECT_NE(again.out.find(": 0 runs added"), std::string::npos) << again.out;
+  }
+
+  Testbed tb_ = Testbed::from_env();
+  TestDatabase db_;
+  std::string test_;
+  std::string experiment_;
+  fs::path dir_;
+};
+
+// The HTML without its "generated <time> UTC" stamp.
+std::string without_timestamp(const std::string& html) {
+  return std::regex_replace(html, std::regex("generated [0-9-]+ [0-9:]+ UTC"), "generated");
+}
+
+TEST_F(StudyRun, TwoRoundStudyFinishesWithoutHelp) {
+  const fs::path spec = write_specs();
+  const auto r = run_study(spec, db_.uri(), true);
+  ASSERT_TRUE(r.ok()) << r.describe();
+  EXPECT_NE(r.out.find("done: study done"), std::string::npos) << r.out;
+  // The controllers ran as jobs, as sacct shows.
+  const json controllers = sacct_jobs(experiment_ + "-controller");
+  ASSERT_GE(controllers.size(), 1u);
+  for (const auto& job : controllers) EXPECT_EQ(job["state"]["current"], "COMPLETED") << job.dump();
+  // Nothing left to refine, every run stored once.
+  const auto refine = hetscale({"jobgen", "--refine", "--experiment", experiment_, "--db", db_.uri(), "-o",
+                                (dir_ / "refine").string(), "--kernel-dir", HETSCALE_KERNEL_DIR});
+  ASSERT_TRUE(refine.ok()) << refine.describe();
+  EXPECT_FALSE(fs::exists(dir_ / "refine" / "submit.sh")) << refine.out;
+  expect_each_run_once();
+  // The psi table and the report, which `hetscale report` reproduces from the database.
+  EXPECT_NE(read(dir_ / "study" / "psi.txt").find(experiment_), std::string::npos);
+  const auto report = hetscale({"report", "--db", db_.uri(), "-o", (dir_ / "report").string(), "--title", "study run"});
+  ASSERT_TRUE(report.ok()) << report.describe();
+  EXPECT_EQ(without_timestamp(read(dir_ / "report" / "index.html")),
+            without_timestamp(read(dir_ / "study" / "report" / "index.html")));
+  const auto status = hetscale({"study", "status", "--dir", (dir_ / "study").string()});
+  EXPECT_NE(status.out.find("stage done"), std::string::npos) << status.describe();
+}
+
+TEST_F(StudyRun, CancelledControllerIsResumed) {
+  const fs::path spec = write_specs();
+  const auto r = run_study(spec, db_.uri(), false);
+  ASSERT_TRUE(r.ok()) << r.describe();
+  const json state = json::parse(read(dir_ / "study" / "study.state"));
+  const std::string controller = std::to_string(state["controller"].get<std::uint64_t>());
+  // Pending on its dependency: cancelled before it runs.
+  ASSERT_TRUE(run_command({"scancel", controller}, 30s).ok());
+  for (int i = 0; i < 20 && queued(experiment_ + "-controller") > 0; ++i) std::this_thread::sleep_for(500ms);
+  const auto resumed = hetscale({"study", "resume", "--dir", (dir_ / "study").string(), "--wait"}, 480s);
+  ASSERT_TRUE(resumed.ok()) << resumed.describe();
+  EXPECT_NE(resumed.out.find("done: study done"), std::string::npos) << resumed.out;
+  expect_each_run_once();
+  // Done: resuming again does nothing.
+  const auto again = hetscale({"study", "resume", "--dir", (dir_ / "study").string()});
+  EXPECT_NE(again.out.find("nothing to resume"), std::string::npos) << again.describe();
+}
+
+TEST_F(StudyRun, BadSpecIsRefusedBeforeAnythingIsSubmitted) {
+  struct Case {
+    std::string what, study_extra, db, message;
+  };
+  const std::vector<Case> cases = {
+      {"bad key", "[equalise]\nexperiment = \"x\"\n", "", "unknown key 'equalise' at top level"},
+      {"unknown experiment file", "[[experiment]]\nspec = \"nowhere.toml\"\n", "", "no experiment spec at"},
+      {"unreachable database", "", "postgresql://postgres@127.0.0.1:1/hetscale", "127.0.0.1"}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.what);
+    fs::remove_all(dir_ / "study");
+    const fs::path spec = write_specs(c.study_extra);
+    const auto r = run_study(spec, c.db.empty() ? db_.uri() : c.db, false);
+    EXPECT_NE(r.exit_code, 0) << r.describe();
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << r.describe();
+    EXPECT_FALSE(fs::exists(dir_ / "study" / "study.state"));
+  }
+  EXPECT_EQ(queued(experiment_ + "-controller"), 0u);
+  EXPECT_TRUE(sacct_jobs(experiment_ + "-controller").empty());
+  EXPECT_TRUE(sacct_jobs(experiment_ + "-set0").empty());
+}
+
+}  // namespace
+}  // namespace hetscale::test

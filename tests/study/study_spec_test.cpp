@@ -1,0 +1,104 @@
+#include "hetscale/study/study_spec.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+namespace hetscale::study {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path examples = fs::path(HETSCALE_SOURCE_DIR) / "examples";
+
+// The message a study spec fails with, or "" when it parses; experiment paths from examples/studies.
+std::string error_of(const std::string& text) {
+  try {
+    (void)parse_study_spec(text, "study.toml", examples / "studies");
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+const std::string head = R"([study]
+name = "s"
+max_rounds = 1
+
+[[experiment]]
+spec = "../experiments/study-mm-quick.toml"
+)";
+
+TEST(StudySpec, ReadsEveryKey) {
+  const auto spec = parse_study_spec(head + R"(
+[[experiment]]
+spec = "../experiments/study-ge-quick.toml"
+
+[equalize]
+experiment = "study-mm-quick"
+repetitions = 3
+
+[predict]
+doublings = 2
+
+[[predict.what_if]]
+nodes = 4
+speed_of_fastest = 1.5
+
+[twin]
+nodes = 32
+)", "study.toml", examples / "studies");
+  EXPECT_EQ(spec.name, "s");
+  EXPECT_EQ(spec.title, "hetscale study s");
+  EXPECT_EQ(spec.max_rounds, 1u);
+  ASSERT_EQ(spec.experiments.size(), 2u);
+  EXPECT_EQ(spec.experiments[0].spec.name, "study-mm-quick");
+  EXPECT_EQ(spec.experiments[1].spec.name, "study-ge-quick");
+  EXPECT_EQ(spec.experiments[1].where.line, 9u);
+  EXPECT_TRUE(spec.equalize.enabled);
+  EXPECT_EQ(spec.equalize.repetitions, 3u);
+  EXPECT_EQ(spec.predict.doublings, 2u);
+  ASSERT_EQ(spec.predict.what_if.size(), 1u);
+  EXPECT_EQ(spec.predict.what_if[0].nodes, 4u);
+  EXPECT_DOUBLE_EQ(spec.predict.what_if[0].speed_of_fastest, 1.5);
+  EXPECT_EQ(spec.twin_nodes, 32u);
+  EXPECT_EQ(&spec.experiment("study-ge-quick"), &spec.experiments[1]);
+}
+
+TEST(StudySpec, DefaultsWithoutOptionalTables) {
+  const auto spec = parse_study_spec(head, "study.toml", examples / "studies");
+  EXPECT_FALSE(spec.equalize.enabled);
+  EXPECT_EQ(spec.twin_nodes, 0u);
+  EXPECT_TRUE(spec.predict.what_if.empty());
+}
+
+TEST(StudySpec, ExamplesParse) {
+  for (const char* name : {"testbed.toml", "testbed-quick.toml"}) {
+    const auto spec = load_study_spec(examples / "studies" / name);
+    EXPECT_EQ(spec.experiments.size(), 2u) << name;
+    EXPECT_TRUE(spec.equalize.enabled) << name;
+  }
+}
+
+TEST(StudySpec, ErrorsNameLineAndColumn) {
+  EXPECT_EQ(error_of(head + "[study2]\nx = 1\n"),
+            "study.toml:7:2: unknown key 'study2' at top level (expected study, experiment, equalize, predict or twin)");
+  EXPECT_EQ(error_of("[study]\nname = \"s\"\nmax_rounds = \"two\"\n[[experiment]]\nspec = \"x\"\n"),
+            "study.toml:3:14: 'max_rounds' must be an integer, not a string");
+  EXPECT_EQ(error_of(head + "[equalize]\nexperiment = \"lu\"\n"),
+            "study.toml:8:14: 'lu' is not an experiment of the study");
+  EXPECT_EQ(error_of("[study]\nname = \"s\"\n"), "study.toml:1:1: missing [[experiment]]: a study runs at least one experiment spec");
+  EXPECT_EQ(error_of("[study]\nname = \"a b\"\n[[experiment]]\nspec = \"x\"\n"),
+            "study.toml:2:8: 'name' must be letters, digits, '.', '_' or '-' (it names the study's controller jobs)");
+  EXPECT_NE(error_of("[study]\nname = \"s\"\n[[experiment]]\nspec = \"nowhere.toml\"\n").find("study.toml:4:8: no experiment spec at"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "[[experiment]]\nspec = \"../experiments/study-mm-quick.toml\"\n")
+                .find("study.toml:8:8: experiment 'study-mm-quick' is already in the study"),
+            std::string::npos);
+  EXPECT_EQ(error_of(head + "[[predict.what_if]]\nspeed_of_fastest = -1\n"),
+            "study.toml:8:20: 'speed_of_fastest' must be a positive number (a multiple of the fastest node's marked speed)");
+}
+
+}  // namespace
+}  // namespace hetscale::study

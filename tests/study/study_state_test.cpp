@@ -1,0 +1,79 @@
+#include "hetscale/study/study_state.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <unistd.h>
+
+#include "hetscale/error.hpp"
+#include "hetscale/study/study_step.hpp"
+
+namespace hetscale::study {
+namespace {
+
+namespace fs = std::filesystem;
+
+StudyState example() {
+  StudyState s;
+  s.spec = "/s/testbed.toml";
+  s.site = "/s/site.toml";
+  s.db = "postgresql:///x";
+  s.kernel_dir = "/bin";
+  s.partitions = "/p";
+  s.hetscale = "/bin/hetscale";
+  s.stage = Stage::measure;
+  s.round = 1;
+  s.arrays = {{"mm", 0, 12, "/d/mm/round1"}, {"mm", 1, 13, "/d/mm/round1"}};
+  s.controller = 14;
+  record(s, "submitted", "round 1");
+  return s;
+}
+
+TEST(StudyState, RoundTripsThroughItsFile) {
+  const fs::path dir = fs::temp_directory_path() / ("study-state-" + std::to_string(::getpid()));
+  const StudyState s = example();
+  save_state(dir, s);
+  const StudyState back = load_state(dir);
+  EXPECT_EQ(state_json(back), state_json(s));
+  EXPECT_EQ(back.array_job_ids(), (std::vector<std::uint64_t>{12, 13}));
+  EXPECT_EQ(back.controller, std::optional<std::uint64_t>(14));
+  ASSERT_EQ(back.history.size(), 1u);
+  EXPECT_EQ(back.history[0].stage, "submitted");
+  fs::remove_all(dir);
+}
+
+TEST(StudyState, RefusesWhatIsNoState) {
+  EXPECT_THROW((void)parse_state("{}", "x.json"), Error);
+  StudyState s = example();
+  std::string text = state_json(s);
+  text.replace(text.find("\"measure\""), 9, "\"dancing\"");
+  try {
+    (void)parse_state(text, "x.json");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "x.json: unknown stage 'dancing'");
+  }
+  EXPECT_THROW((void)load_state(fs::temp_directory_path() / "no-such-study-dir"), Error);
+}
+
+TEST(StudyStep, ResumeDecisions) {
+  StudyState s = example();
+  EXPECT_EQ(resume_action(s, true, true), ResumeAction::controller_active);
+  EXPECT_EQ(resume_action(s, false, true), ResumeAction::wait_for_arrays);
+  EXPECT_EQ(resume_action(s, false, false), ResumeAction::step_now);
+  s.stage = Stage::done;
+  EXPECT_EQ(resume_action(s, true, true), ResumeAction::finished);
+  s.stage = Stage::failed;
+  EXPECT_EQ(resume_action(s, false, false), ResumeAction::finished);
+}
+
+TEST(StudyStep, AfterARound) {
+  EXPECT_EQ(after_round(0, 2, false), AfterRound::refine);
+  EXPECT_EQ(after_round(1, 2, true), AfterRound::refine);
+  EXPECT_EQ(after_round(2, 2, false), AfterRound::finish);
+  EXPECT_EQ(after_round(2, 2, true), AfterRound::rerun);
+  EXPECT_EQ(after_round(0, 0, true), AfterRound::rerun);
+}
+
+}  // namespace
+}  // namespace hetscale::study
