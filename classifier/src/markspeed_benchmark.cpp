@@ -47,7 +47,8 @@ BenchmarkOutcome run_markspeed(const BenchmarkRequest& request) {
 
 SpeedSamples sample_markspeed(const BenchmarkRequest& request, double seconds, double window) {
   const markspeed::BenchmarkSpec spec = markspeed::parse_benchmark(request.name);
-  const markspeed::SpeedSeries series = markspeed::sample_speed(spec, options_of(request), seconds, window);
+  const markspeed::SpeedSeries series =
+      markspeed::sample_speed(spec, options_of(request), seconds, window);
   return {series.speeds, series.window};
 }
 

@@ -24,7 +24,8 @@ namespace {
 // The processors the workers run on: options.cpus, or every allowed one. Throws Error on
 // negative warm-ups, a processor not allowed, none at all, or more unpinned workers than
 // processors (more busy workers than processors would time their sharing, not the processors).
-std::vector<unsigned> processors_to_run_on(const Options& options, const std::vector<unsigned>& allowed) {
+std::vector<unsigned> processors_to_run_on(const Options& options,
+                                           const std::vector<unsigned>& allowed) {
   if (options.warmups < 0) throw Error("markspeed: warm-ups cannot be negative");
   for (unsigned cpu : options.cpus) {
     if (std::find(allowed.begin(), allowed.end(), cpu) == allowed.end()) {
