@@ -21,7 +21,7 @@ SCRIPT=availability-experiment.sh
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=lib/testbed-common.sh
 source "$REPO/scripts/lib/testbed-common.sh"
-STATS=$REPO/scripts/lib/availability_stats.py
+STATS=$REPO/validation/availability_stats.py
 
 usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
 

@@ -12,6 +12,15 @@ namespace {
 constexpr int min_repetitions = 5;  // markspeed's floor
 constexpr int max_repetitions = 200;
 
+// The request's processors, workers and size; markspeed's defaults for the rest.
+markspeed::Options options_of(const BenchmarkRequest& request) {
+  markspeed::Options options;
+  options.cpus = request.cpus;
+  options.unpinned_workers = request.unpinned_workers;
+  options.size = request.size;
+  return options;
+}
+
 BenchmarkOutcome outcome_of(const markspeed::BenchmarkResult& r) {
   return {r.sustained, r.unit, r.repetitions, r.cv, r.seconds, r.size, std::string(version())};
 }
@@ -20,11 +29,8 @@ BenchmarkOutcome outcome_of(const markspeed::BenchmarkResult& r) {
 
 BenchmarkOutcome run_markspeed(const BenchmarkRequest& request) {
   const markspeed::BenchmarkSpec spec = markspeed::parse_benchmark(request.name);
-  markspeed::Options options;
-  options.cpus = request.cpus;
-  options.unpinned_workers = request.unpinned_workers;
+  markspeed::Options options = options_of(request);
   options.repetitions = min_repetitions;
-  options.size = request.size;
   const markspeed::BenchmarkResult first = markspeed::run_benchmark(spec, options);
   if (first.seconds >= request.seconds / 2) return outcome_of(first);
   // One repetition (the warm-up counts as one) took first.seconds / (reps + warm-ups).
@@ -41,11 +47,8 @@ BenchmarkOutcome run_markspeed(const BenchmarkRequest& request) {
 
 SpeedSamples sample_markspeed(const BenchmarkRequest& request, double seconds, double window) {
   const markspeed::BenchmarkSpec spec = markspeed::parse_benchmark(request.name);
-  markspeed::Options options;
-  options.cpus = request.cpus;
-  options.unpinned_workers = request.unpinned_workers;
-  options.size = request.size;
-  const markspeed::SpeedSeries series = markspeed::sample_speed(spec, options, seconds, window);
+  const markspeed::SpeedSeries series =
+      markspeed::sample_speed(spec, options_of(request), seconds, window);
   return {series.speeds, series.window};
 }
 

@@ -1,5 +1,5 @@
 // The marked-speed benchmark as classify sees it: one function call. The real one wraps
-// hetscale_markspeed (kernels/markspeed); tests pass a stand-in.
+// hetscale_markspeed (markspeed/); tests pass a stand-in.
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,4 @@
-// The real marked-speed benchmark behind classify: hetscale_markspeed (kernels/markspeed).
+// The real marked-speed benchmark behind classify: hetscale_markspeed (markspeed/).
 #pragma once
 
 #include "hetscale/classifier/availability_sampling.hpp"

@@ -102,5 +102,21 @@ TEST(RunBenchmark, OptionErrors) {
   EXPECT_THROW((void)run_benchmark(parse_benchmark("dgemm"), options), Error);
 }
 
+// sample_speed checks its options as run_benchmark does, before any worker starts.
+TEST(SampleSpeed, OptionErrors) {
+  const BenchmarkSpec dgemm = parse_benchmark("dgemm");
+  Options options;
+  EXPECT_THROW((void)sample_speed(dgemm, options, 1.0, 0.0), Error);
+  EXPECT_THROW((void)sample_speed(dgemm, options, 0.5, 1.0), Error);
+  options.warmups = -1;
+  EXPECT_THROW((void)sample_speed(dgemm, options, 1.0, 0.5), Error);
+  options.warmups = 1;
+  options.cpus = {100000};
+  EXPECT_THROW((void)sample_speed(dgemm, options, 1.0, 0.5), Error);
+  options.cpus = {};
+  options.unpinned_workers = static_cast<unsigned>(allowed_processors().size()) + 1;
+  EXPECT_THROW((void)sample_speed(dgemm, options, 1.0, 0.5), Error);
+}
+
 }  // namespace
 }  // namespace hetscale::markspeed

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <span>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "serial/work_formula.hpp"
@@ -96,44 +99,30 @@ class StreamTriad final : public Workload {
   std::size_t next_ = 0;
 };
 
-class SerialGe final : public Workload {
+// A linear system solved on one process: `ge` by elimination, `lu` by blocked LU. Every
+// repetition solves a fresh copy of the same random system; the residual checks the answer.
+class SerialSolve final : public Workload {
  public:
-  SerialGe(std::size_t n, unsigned seed) : n_(n), original_(n * (n + 1)), work_(original_.size()) {
-    kernels::fill_uniform(original_, seed, 3);
+  using Solver = std::vector<double> (*)(std::size_t, std::span<double>);
+  SerialSolve(std::string kernel, Solver solve, std::size_t n, unsigned seed, unsigned stream)
+      : kernel_(std::move(kernel)), solve_(solve), n_(n), original_(n * (n + 1)),
+        work_(original_.size()) {
+    kernels::fill_uniform(original_, seed, stream);
   }
   Repetition run_once() override {
     work_ = original_;  // untimed: a fresh system every repetition
     const auto start = Clock::now();
-    const std::vector<double> x = kernels::solve_serial(n_, work_);
+    const std::vector<double> x = solve_(n_, work_);
     const double elapsed = seconds_since(start);
     if (kernels::scaled_residual(n_, original_, x) >= kernels::residual_bound) {
-      throw Error("kernel:ge: wrong answer");
+      throw Error("kernel:" + kernel_ + ": wrong answer");
     }
-    return {kernels::builtin_work("ge", static_cast<double>(n_)) / 1e6, elapsed};
+    return {kernels::builtin_work(kernel_, static_cast<double>(n_)) / 1e6, elapsed};
   }
 
  private:
-  std::size_t n_;
-  std::vector<double> original_, work_;
-};
-
-class SerialLu final : public Workload {
- public:
-  SerialLu(std::size_t n, unsigned seed) : n_(n), original_(n * (n + 1)), work_(original_.size()) {
-    kernels::fill_uniform(original_, seed, 7);
-  }
-  Repetition run_once() override {
-    work_ = original_;  // untimed: a fresh system every repetition
-    const auto start = Clock::now();
-    const std::vector<double> x = kernels::solve_blocked(n_, work_);
-    const double elapsed = seconds_since(start);
-    if (kernels::scaled_residual(n_, original_, x) >= kernels::residual_bound) {
-      throw Error("kernel:lu: wrong answer");
-    }
-    return {kernels::builtin_work("lu", static_cast<double>(n_)) / 1e6, elapsed};
-  }
-
- private:
+  std::string kernel_;
+  Solver solve_;
   std::size_t n_;
   std::vector<double> original_, work_;
 };
@@ -181,9 +170,16 @@ std::unique_ptr<Workload> make_workload(const BenchmarkSpec& spec, std::size_t s
       return std::make_unique<StreamTriad>(size, seed);
     case BenchmarkKind::kernel:
       if (spec.kernel == "mm") return std::make_unique<Dgemm>(size, seed);
-      if (spec.kernel == "ge") return std::make_unique<SerialGe>(size, seed);
+      if (spec.kernel == "ge") {
+        return std::make_unique<SerialSolve>("ge", kernels::solve_serial, size, seed, 3);
+      }
       if (spec.kernel == "conv2d") return std::make_unique<SerialConv2d>(size, seed);
-      if (spec.kernel == "lu") return std::make_unique<SerialLu>(size, seed);
+      if (spec.kernel == "lu") {
+        const auto solve_blocked = [](std::size_t n, std::span<double> augmented) {
+          return kernels::solve_blocked(n, augmented);
+        };
+        return std::make_unique<SerialSolve>("lu", solve_blocked, size, seed, 7);
+      }
       break;
   }
   throw Error("benchmark '" + spec.name() + "' has no workload");

@@ -21,14 +21,24 @@
 namespace hetscale::markspeed {
 namespace {
 
-void check_options(const Options& options, const std::vector<unsigned>& allowed) {
-  if (options.repetitions < 5) throw Error("markspeed: at least 5 repetitions are needed");
+// The processors the workers run on: options.cpus, or every allowed one. Throws Error on
+// negative warm-ups, a processor not allowed, none at all, or more unpinned workers than
+// processors (more busy workers than processors would time their sharing, not the processors).
+std::vector<unsigned> processors_to_run_on(const Options& options,
+                                           const std::vector<unsigned>& allowed) {
   if (options.warmups < 0) throw Error("markspeed: warm-ups cannot be negative");
   for (unsigned cpu : options.cpus) {
     if (std::find(allowed.begin(), allowed.end(), cpu) == allowed.end()) {
       throw Error("markspeed: processor " + std::to_string(cpu) + " is not allowed to this process");
     }
   }
+  std::vector<unsigned> cpus = options.cpus.empty() ? allowed : options.cpus;
+  if (cpus.empty()) throw Error("markspeed: no processor to run on");
+  if (options.unpinned_workers > cpus.size()) {
+    throw Error("markspeed: " + std::to_string(options.unpinned_workers) + " unpinned workers for " +
+                std::to_string(cpus.size()) + " processors");
+  }
+  return cpus;
 }
 
 // Where one worker runs: pinned to one processor, or bound to a set (unpinned).
@@ -142,19 +152,8 @@ SpeedSeries sample_speed(const BenchmarkSpec& spec, const Options& options, doub
     throw Error("markspeed: the sampling window must be a positive number of seconds");
   if (!(seconds >= window) || !std::isfinite(seconds))
     throw Error("markspeed: the sampling period must be at least one window long");
-  if (options.warmups < 0) throw Error("markspeed: warm-ups cannot be negative");
   const Topology topology;
-  const std::vector<unsigned> allowed = topology.allowed_processors();
-  for (unsigned cpu : options.cpus) {
-    if (std::find(allowed.begin(), allowed.end(), cpu) == allowed.end())
-      throw Error("markspeed: processor " + std::to_string(cpu) + " is not allowed to this process");
-  }
-  const std::vector<unsigned> cpus = options.cpus.empty() ? allowed : options.cpus;
-  if (cpus.empty()) throw Error("markspeed: no processor to run on");
-  if (options.unpinned_workers > cpus.size()) {
-    throw Error("markspeed: " + std::to_string(options.unpinned_workers) + " unpinned workers for " +
-                std::to_string(cpus.size()) + " processors");
-  }
+  const std::vector<unsigned> cpus = processors_to_run_on(options, topology.allowed_processors());
   const std::vector<Placement> placements = placements_of(cpus, options.unpinned_workers);
   kernels::use_single_threaded_blas();
   const auto count = static_cast<std::size_t>(std::max(1.0, std::floor(seconds / window)));
@@ -196,16 +195,9 @@ SpeedSeries sample_speed(const BenchmarkSpec& spec, const Options& options, doub
 
 BenchmarkResult run_benchmark(const BenchmarkSpec& spec, const Options& options) {
   const auto began = std::chrono::steady_clock::now();
+  if (options.repetitions < 5) throw Error("markspeed: at least 5 repetitions are needed");
   const Topology topology;
-  const std::vector<unsigned> allowed = topology.allowed_processors();
-  check_options(options, allowed);
-  const std::vector<unsigned> cpus = options.cpus.empty() ? allowed : options.cpus;
-  if (cpus.empty()) throw Error("markspeed: no processor to run on");
-  // More busy workers than processors would time their sharing, not the processors.
-  if (options.unpinned_workers > cpus.size()) {
-    throw Error("markspeed: " + std::to_string(options.unpinned_workers) + " unpinned workers for " +
-                std::to_string(cpus.size()) + " processors");
-  }
+  const std::vector<unsigned> cpus = processors_to_run_on(options, topology.allowed_processors());
   const std::vector<Placement> placements = placements_of(cpus, options.unpinned_workers);
   // Each worker is one processor: BLAS must not start threads of its own.
   kernels::use_single_threaded_blas();
