@@ -15,7 +15,7 @@
 #include "hetscale/row_distribution.hpp"
 #include "hetscale/site_table.hpp"
 #include "hetscale/step_layout.hpp"
-#include "hetscale/weights_option.hpp"
+#include "hetscale/kernel_weights.hpp"
 
 namespace hetscale::kernels {
 namespace {
@@ -74,7 +74,7 @@ RankWeights choose_weights(std::span<const RankEnvironment> ranks,
     out.system_speed = std::accumulate(out.marked_speeds.begin(), out.marked_speeds.end(), 0.0);
   }
   if (option) {
-    out.weights = parse_weights_option(*option, ranks.size());
+    out.weights = parse_kernel_weights(*option, ranks.size());
     out.source = *option == "equal" ? "equal" : "option";
     return out;
   }
