@@ -63,7 +63,7 @@ void Plugin::import_request_env(SlurmApi& slurm) {
 
 std::optional<std::string> Plugin::on_option(const char* value) {
   try {
-    request_ = parse_weights_option(value ? value : "");
+    request_ = parse_weights_request(value ? value : "");
     return std::nullopt;
   } catch (const Error& error) {
     return error.what();
