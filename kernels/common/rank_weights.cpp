@@ -11,7 +11,7 @@
 #include "common/engine.hpp"
 #include "hetscale/error.hpp"
 #include "hetscale/partition_file.hpp"
-#include "hetscale/rank_weights.hpp"
+#include "hetscale/step_weights.hpp"
 #include "hetscale/row_distribution.hpp"
 #include "hetscale/site_table.hpp"
 #include "hetscale/step_layout.hpp"
@@ -189,7 +189,7 @@ RankWeights resolve_weights(const MpiSession& mpi, const WeightsChoice& choice) 
     throw Error("--weights marked: needs a site table (--site FILE or HETSCALE_SITE)");
   }
   // A site table gives marked weights, and marked speeds to a partition file's shares,
-  // computed by the same core code as the SPANK plugin's (hetscale/rank_weights.hpp).
+  // computed by the same core code as the SPANK plugin's (hetscale/step_weights.hpp).
   const bool from_table = choice.site && ((option && *option == "marked") || choice.weights_file);
   if (from_table) {
     const SiteTable table = parse_site_table(

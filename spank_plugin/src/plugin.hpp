@@ -7,7 +7,7 @@
 #include <span>
 #include <string>
 
-#include "hetscale/rank_weights.hpp"
+#include "hetscale/step_weights.hpp"
 #include "plugin_args.hpp"
 #include "site_cache_store.hpp"
 #include "slurm_api.hpp"
