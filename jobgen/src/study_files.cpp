@@ -18,7 +18,7 @@ std::vector<GeneratedFile> study_files(const Study& study, const RenderOptions& 
     if (!set.uniform_tasks()) files.push_back({host_file_name(set), render_host_file(set), false});
   }
   files.push_back({"submit.sh", render_submit_script(study), true});
-  files.push_back({"plan.json", to_json(study_plan(study, created)).dump(2) + "\n", false});
+  files.push_back({"plan.json", to_json(plan_of_study(study, created)).dump(2) + "\n", false});
   return files;
 }
 

@@ -99,7 +99,7 @@ std::vector<jobgen::GeneratedFile> twin_study_files(const TwinStudy& study, cons
   std::vector<jobgen::GeneratedFile> files;
   files.push_back({twin_spec_file, study.study.spec.text, false});
   files.push_back({twin_site_file, site_text, false});
-  files.push_back({twin_plan_file, to_json(jobgen::study_plan(study.study, created)).dump(2) + "\n", false});
+  files.push_back({twin_plan_file, to_json(jobgen::plan_of_study(study.study, created)).dump(2) + "\n", false});
   for (auto& [name, text] : twin_platform_file_texts(platform)) files.push_back({name, text, false});
   for (const jobgen::StudySet& set : study.study.sets)
     if (!set.parameter_values.empty())
