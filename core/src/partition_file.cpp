@@ -235,4 +235,9 @@ std::vector<double> weights_for_ranks(const Partition& partition,
   return weights;
 }
 
+std::filesystem::path equalized_partition_path(const std::filesystem::path& partitions,
+                                               std::span<const std::string> hosts) {
+  return partitions / (compress_hostlist(hosts) + ".toml");
+}
+
 }  // namespace hetscale
