@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "hetscale/error.hpp"
+#include "hetscale/isospeed.hpp"
 
 namespace hetscale {
 namespace {
@@ -269,7 +270,7 @@ double TimeModel::seconds(double parameter, double marked_speed, std::size_t pro
 double TimeModel::speed_efficiency(double parameter, double marked_speed,
                                    std::size_t processes) const {
   const double work = workload_.evaluate(std::vector<double>{parameter});
-  return work / (seconds(parameter, marked_speed, processes) * marked_speed);
+  return isospeed::speed_efficiency(work, seconds(parameter, marked_speed, processes), marked_speed);
 }
 
 ParameterPrediction predict_parameter(const TimeModel& model, const Workload& workload,

@@ -9,6 +9,7 @@
 #include <span>
 
 #include "hetscale/error.hpp"
+#include "hetscale/isospeed.hpp"
 #include "hetscale/jobgen/measurements.hpp"
 #include "hetscale/jobgen/study.hpp"
 #include "hetscale/units.hpp"
@@ -112,7 +113,7 @@ SetTimeLimit estimated_time_limit(const Study& study, const StudySet& set) {
   const double n = set.parameter_values.back();
   const double w = work_at(study, n);
   const double target = study.spec.target_efficiency;
-  const double seconds = w / (set.set.marked_speed * *scale * target);
+  const double seconds = isospeed::seconds_at_efficiency(w, set.set.marked_speed * *scale, target);
   return from_seconds_per_run(
       study, seconds,
       fmt::format("estimated from {}={}: T = W / (C E_target) = {} / ({} {} x {}) = {} s", study.spec.parameter.name,

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "hetscale/error.hpp"
+#include "hetscale/isospeed.hpp"
 #include "hetscale/jobgen/experiment_spec.hpp"
 #include "hetscale/jobgen/scripts.hpp"
 #include "hetscale/regular_file.hpp"
@@ -173,7 +174,9 @@ ComputeCalibration measured_compute_efficiency(const std::vector<RunRecord>& rec
     bool used = false;
     for (const RankTiming& t : r.ranks) {
       if (!(t.marked_speed > 0 && t.compute_seconds > 0 && t.weight > 0)) continue;
-      efficiencies.push_back(t.weight * r.work / (t.compute_seconds * t.marked_speed * flops_per_unit));
+      // The rank's E_s on its share of the work.
+      efficiencies.push_back(
+          isospeed::speed_efficiency(t.weight * r.work, t.compute_seconds, t.marked_speed * flops_per_unit));
       used = true;
     }
     out.runs += used ? 1 : 0;
