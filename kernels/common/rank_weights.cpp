@@ -3,19 +3,18 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
-#include <fstream>
 #include <numeric>
-#include <sstream>
 #include <string_view>
 
 #include "common/engine.hpp"
 #include "hetscale/error.hpp"
+#include "hetscale/kernel_weights.hpp"
 #include "hetscale/partition_file.hpp"
-#include "hetscale/step_weights.hpp"
 #include "hetscale/row_distribution.hpp"
 #include "hetscale/site_table.hpp"
 #include "hetscale/step_layout.hpp"
-#include "hetscale/kernel_weights.hpp"
+#include "hetscale/step_weights.hpp"
+#include "hetscale/text_file.hpp"
 
 namespace hetscale::kernels {
 namespace {
@@ -128,11 +127,12 @@ std::string broadcast_file(const MpiSession& mpi, const std::string& path, const
   std::string text;
   int length = 0;
   if (mpi.rank() == 0) {
-    std::ifstream in(path);
-    std::ostringstream content;
-    content << in.rdbuf();
-    text = content.str();
-    length = in ? static_cast<int>(text.size()) : -1;
+    try {
+      text = read_text_file(path, "file");
+      length = static_cast<int>(text.size());
+    } catch (const Error&) {
+      length = -1;
+    }
   }
   check_mpi(MPI_Bcast(&length, 1, MPI_INT, 0, mpi.comm()), "MPI_Bcast");
   if (length < 0) throw Error(std::string(unreadable) + path);
