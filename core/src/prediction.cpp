@@ -219,8 +219,9 @@ TimeModel TimeModel::fit(const std::vector<TimingSample>& samples, const Workloa
     model.min_parameter_ = std::min(model.min_parameter_, s.parameter);
     model.max_parameter_ = std::max(model.max_parameter_, s.parameter);
     logs.push_back(std::log(s.parameter));
-    etas.push_back(workload.evaluate(std::vector<double>{s.parameter}) /
-                   (s.marked_speed * s.compute_seconds));
+    // eta: E_s over the compute time alone.
+    etas.push_back(isospeed::speed_efficiency(workload.evaluate(std::vector<double>{s.parameter}),
+                                              s.compute_seconds, s.marked_speed));
   }
   // eta(N): polynomial in ln N, degree up to 2 (FAST: caches make a constant rate wrong).
   std::vector<double> distinct = logs;
