@@ -105,10 +105,14 @@ SetTimeLimit estimated_time_limit(const Study& study, const StudySet& set) {
       return std::nullopt;
     }
   }();
+  const std::uint64_t fallback = time_limit_rule.fallback_seconds;
   if (!scale) {
-    const std::uint64_t limit = time_limit_rule.fallback_seconds;
-    return {format_slurm_time(limit), limit,
-            fmt::format("the speed unit '{}' gives no seconds: the default {}", unit, format_slurm_time(limit))};
+    return {format_slurm_time(fallback), fallback,
+            fmt::format("the speed unit '{}' gives no seconds: the default {}", unit, format_slurm_time(fallback))};
+  }
+  if (!(set.set.marked_speed > 0)) {
+    return {format_slurm_time(fallback), fallback,
+            fmt::format("machine set {} has no marked speed: the default {}", set.set.index, format_slurm_time(fallback))};
   }
   const double n = set.parameter_values.back();
   const double w = work_at(study, n);
