@@ -3,11 +3,11 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <fstream>
 #include <optional>
 
 #include "commands.hpp"
 #include "configured_settings.hpp"
+#include "hetscale/atomic_file.hpp"
 #include "hetscale/collector/analysis.hpp"
 #include "hetscale/collector/extrap_export.hpp"
 #include "hetscale/collector/migrations.hpp"
@@ -113,14 +113,6 @@ void print_table(const collector::Analysis& a, const Tolerance& tolerance, Conte
   print(context.out, psi_table(a), Format::table);
 }
 
-void write_file(const std::filesystem::path& file, const std::string& text) {
-  std::ofstream out(file, std::ios::trunc);
-  if (!out) throw Error("analyze: cannot write '" + file.string() + "'");
-  out << text;
-  out.close();
-  if (!out) throw Error("analyze: writing '" + file.string() + "' failed");
-}
-
 std::string runs_text(std::size_t n) { return fmt::format("{} run{}", n, n == 1 ? "" : "s"); }
 
 // Written before the analysis, which needs runs on machine sets; the export does not.
@@ -130,7 +122,7 @@ void export_measurements(const AnalyzeArgs& args, pg::Connection& conn, Context&
   const collector::ExtrapExport e = collector::export_extrap(conn, args.experiment);
   for (const collector::ExtrapSetFile& set : e.sets) {
     const std::filesystem::path path = collector::extrap_set_path(file, set.set_index);
-    write_file(path, set.lines);
+    write_file_atomically(path, set.lines);
     context.err << fmt::format("analyze: wrote {} of set {} to {} (Extra-P JSON Lines)\n",
                                runs_text(set.runs), set.set_index, path.string());
   }
@@ -139,7 +131,7 @@ void export_measurements(const AnalyzeArgs& args, pg::Connection& conn, Context&
                                e.grid_refusal);
     return;
   }
-  write_file(file, e.grid);
+  write_file_atomically(file, e.grid);
   context.err << fmt::format("analyze: wrote {} over p and the parameter to {} (Extra-P JSON Lines)\n",
                              runs_text(e.grid_runs), file.string());
 }

@@ -5,11 +5,11 @@
 
 #include <cstdint>
 #include <cstdlib>
-#include <fstream>
 #include <memory>
 
 #include "commands.hpp"
 #include "output.hpp"
+#include "hetscale/atomic_file.hpp"
 #include "hetscale/classifier/classify.hpp"
 #include "hetscale/classifier/markspeed_benchmark.hpp"
 #include "hetscale/error.hpp"
@@ -104,10 +104,7 @@ void run_classify(ClassifyArgs& args, Context& context) {
   if (summary) print(context.out, availability_table(record), format_of(args.format));
   if (!args.output.empty()) {
     const std::string path = output_path(args.output, record.host);
-    std::ofstream out(path);
-    out << line;
-    out.close();
-    if (!out) throw Error(fmt::format("cannot write the node record to '{}'", path));
+    write_file_atomically(path, line);  // the collector never reads half a record
   } else if (!summary) {
     context.out << line << std::flush;
   }

@@ -111,12 +111,11 @@ std::string write_partition(const EqualizeArgs& args, const NodeInput& in,
   const double total = std::accumulate(p.work.begin(), p.work.end(), 0.0);
   for (std::size_t i = 0; i < in.names.size(); ++i)
     partition.nodes.push_back({in.names[i], p.work[i] / total, {}});
-  // The plugin looks for <partitions>/<SLURM_STEP_NODELIST>.toml: Slurm's compressed list,
-  // in node order, which for the usual names is the natural order.
+  // Where the plugin looks: the step's nodes are in node order, which for the usual
+  // names is the natural order.
   const std::filesystem::path path =
       !args.output.empty() ? std::filesystem::path(args.output)
-                           : std::filesystem::path(args.partitions) /
-                                 (compress_hostlist(sort_hostnames(in.names)) + ".toml");
+                           : equalized_partition_path(args.partitions, sort_hostnames(in.names));
   // Replaced whole: the SPANK plugin reads the old partition or the new one, never half.
   write_file_atomically(path, "# Written by hetscale equalize (" + args.method + ") from " +
                                   in.source + "\n" + format_partition(partition));

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "hetscale/error.hpp"
+#include "hetscale/isospeed.hpp"
 #include "hetscale/regular_file.hpp"
 #include "json_fields.hpp"
 
@@ -46,7 +47,9 @@ double efficiency_or_nan(const AnalyticModel& model, double n, const AnalyticSys
   const double t0 = model.overhead_at(n, s.processes);
   if (!std::isfinite(w) || w <= 0 || !std::isfinite(t0) || t0 < 0)
     return std::numeric_limits<double>::quiet_NaN();
-  const double e = w / ((model.compute_seconds(n, s, base) + t0) * s.marked_speed);
+  const double t = model.compute_seconds(n, s, base) + t0;
+  if (!std::isfinite(t) || t <= 0) return std::numeric_limits<double>::quiet_NaN();
+  const double e = isospeed::speed_efficiency(w, t, s.marked_speed);
   return std::isfinite(e) ? e : std::numeric_limits<double>::quiet_NaN();
 }
 
@@ -207,7 +210,7 @@ double AnalyticModel::seconds(double n, const AnalyticSystem& system,
 
 double AnalyticModel::speed_efficiency(double n, const AnalyticSystem& system,
                                        const AnalyticSystem& base) const {
-  return work(n) / (seconds(n, system, base) * system.marked_speed);
+  return isospeed::speed_efficiency(work(n), seconds(n, system, base), system.marked_speed);
 }
 
 AnalyticPrediction predict_analytic(const AnalyticModel& model, const AnalyticSystem& base,

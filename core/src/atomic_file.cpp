@@ -31,10 +31,24 @@ bool write_all(int fd, std::string_view text) {
   return true;
 }
 
+// The rename reaches the disk with the directory (best effort: a directory that cannot be
+// opened for reading still has the new file).
+void sync_directory(const std::filesystem::path& dir) {
+  const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd >= 0) {
+    ::fsync(dir_fd);
+    ::close(dir_fd);
+  }
+}
+
+std::filesystem::path directory_of(const std::filesystem::path& path) {
+  return path.has_parent_path() ? path.parent_path() : ".";
+}
+
 }  // namespace
 
 void write_file_atomically(const std::filesystem::path& path, std::string_view text, mode_t mode) {
-  const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : ".";
+  const std::filesystem::path dir = directory_of(path);
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) fail(path, ec.message());
@@ -50,13 +64,12 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view t
     ::unlink(temporary.c_str());
     fail(path, std::strerror(error));
   }
-  // The rename reaches the disk with the directory (best effort: a directory that cannot
-  // be opened for reading still has the new file).
-  const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd >= 0) {
-    ::fsync(dir_fd);
-    ::close(dir_fd);
-  }
+  sync_directory(dir);
+}
+
+void move_file_into_place(const std::filesystem::path& from, const std::filesystem::path& to) {
+  if (::rename(from.c_str(), to.c_str()) != 0) fail(to, std::strerror(errno));
+  sync_directory(directory_of(to));
 }
 
 }  // namespace hetscale

@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <fstream>
-#include <sstream>
+
+#include "hetscale/error.hpp"
+#include "hetscale/text_file.hpp"
 
 namespace hetscale {
 namespace {
@@ -102,11 +103,7 @@ CsvTable CsvTable::parse(std::string_view text, const std::string& source) {
 }
 
 CsvTable CsvTable::load(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError({path.string(), 0, 0}, "cannot read the file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse(text.str(), path.string());
+  return parse(read_text_file(path, "file"), path.string());
 }
 
 bool CsvTable::has_column(std::string_view name) const {

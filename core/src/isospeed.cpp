@@ -50,6 +50,13 @@ double speed_efficiency(double work, double seconds, double marked_speed) {
   return achieved_speed(work, seconds) / marked_speed;
 }
 
+double seconds_at_efficiency(double work, double marked_speed, double efficiency) {
+  require_positive(work, "work W");
+  require_positive(marked_speed, "marked speed C");
+  require_positive(efficiency, "speed-efficiency E_s");
+  return work / (marked_speed * efficiency);
+}
+
 double psi(double marked_speed, double work, double marked_speed_next, double work_next) {
   require_positive(marked_speed, "marked speed C");
   require_positive(work, "work W");

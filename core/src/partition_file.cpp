@@ -24,19 +24,9 @@ namespace {
 }
 
 
-const toml::node& required(const toml::table& table, std::string_view key, const TomlSource& source,
-                           std::string_view context) {
-  const toml::node* node = table.get(key);
-  if (node == nullptr) {
-    throw ConfigError(source.at(table),
-                      "missing key '" + std::string(key) + "' in " + std::string(context));
-  }
-  return *node;
-}
-
 double positive_weight(const toml::table& entry, const TomlSource& source,
                        std::string_view context) {
-  const toml::node& node = required(entry, "weight", source, context);
+  const toml::node& node = source.required(entry, "weight", context);
   std::optional<double> value = node.value<double>();  // integers convert too
   if (!node.is_number() || !value) fail(node, source, "weight must be a number");
   if (!std::isfinite(*value) || *value <= 0) {
@@ -64,7 +54,7 @@ void read_header(const toml::table& root, const TomlSource& source, Partition& o
   const toml::table* table = header->as_table();
   if (table == nullptr) fail(*header, source, "'partition' must be a table");
   source.check_keys(*table, {"by", "site"}, "in [partition]");
-  const toml::node& by = required(*table, "by", source, "[partition]");
+  const toml::node& by = source.required(*table, "by", "[partition]");
   std::optional<std::string> by_value = by.value<std::string>();
   if (!by.is_string() || (*by_value != "node" && *by_value != "rank")) {
     fail(by, source, "'by' must be \"node\" or \"rank\"");
@@ -95,7 +85,7 @@ void read_nodes(const toml::array& array, const TomlSource& source, std::size_t 
   for (const toml::node& element : array) {
     const toml::table& entry = *element.as_table();
     source.check_keys(entry, {"name", "weight"}, "in [[node]]");
-    const toml::node& name = required(entry, "name", source, "[[node]]");
+    const toml::node& name = source.required(entry, "name", "[[node]]");
     if (!name.is_string() || name.value<std::string>()->empty()) {
       fail(name, source, "'name' must be a non-empty host name or host list");
     }
@@ -114,7 +104,7 @@ void read_ranks(const toml::array& array, const TomlSource& source, Partition& o
   for (const toml::node& element : array) {
     const toml::table& entry = *element.as_table();
     source.check_keys(entry, {"rank", "weight"}, "in [[rank]]");
-    const toml::node& rank = required(entry, "rank", source, "[[rank]]");
+    const toml::node& rank = source.required(entry, "rank", "[[rank]]");
     // Only an integer's value: toml++ converts a float such as 4294967e35 to int64_t
     // with a cast that is undefined beyond int64_t's range.
     std::optional<std::int64_t> value =
@@ -233,6 +223,11 @@ std::vector<double> weights_for_ranks(const Partition& partition,
   const double total = std::accumulate(weights.begin(), weights.end(), 0.0);
   for (double& w : weights) w /= total;
   return weights;
+}
+
+std::filesystem::path equalized_partition_path(const std::filesystem::path& partitions,
+                                               std::span<const std::string> hosts) {
+  return partitions / (compress_hostlist(hosts) + ".toml");
 }
 
 }  // namespace hetscale

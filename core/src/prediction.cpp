@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "hetscale/error.hpp"
+#include "hetscale/isospeed.hpp"
 
 namespace hetscale {
 namespace {
@@ -218,8 +219,9 @@ TimeModel TimeModel::fit(const std::vector<TimingSample>& samples, const Workloa
     model.min_parameter_ = std::min(model.min_parameter_, s.parameter);
     model.max_parameter_ = std::max(model.max_parameter_, s.parameter);
     logs.push_back(std::log(s.parameter));
-    etas.push_back(workload.evaluate(std::vector<double>{s.parameter}) /
-                   (s.marked_speed * s.compute_seconds));
+    // eta: E_s over the compute time alone.
+    etas.push_back(isospeed::speed_efficiency(workload.evaluate(std::vector<double>{s.parameter}),
+                                              s.compute_seconds, s.marked_speed));
   }
   // eta(N): polynomial in ln N, degree up to 2 (FAST: caches make a constant rate wrong).
   std::vector<double> distinct = logs;
@@ -269,7 +271,7 @@ double TimeModel::seconds(double parameter, double marked_speed, std::size_t pro
 double TimeModel::speed_efficiency(double parameter, double marked_speed,
                                    std::size_t processes) const {
   const double work = workload_.evaluate(std::vector<double>{parameter});
-  return work / (seconds(parameter, marked_speed, processes) * marked_speed);
+  return isospeed::speed_efficiency(work, seconds(parameter, marked_speed, processes), marked_speed);
 }
 
 ParameterPrediction predict_parameter(const TimeModel& model, const Workload& workload,

@@ -96,11 +96,7 @@ void apply_config_text(std::string_view text, const fs::path& file, Settings& se
   source.check_keys(document, {"database", "site", "kernel_dir"}, "in a hetscale config file");
   for (const auto& [key, node] : document) {
     const std::string_view name = key.str();
-    const std::optional<std::string> value = node.value_exact<std::string>();
-    if (!value)
-      source.fail(source.at(node), fmt::format("{} must be a string, not {}", name, toml_type_name(node)));
-    if (value->empty()) source.fail(source.at(node), fmt::format("{} must not be empty", name));
-    std::string resolved = *value;
+    std::string resolved = source.string(node, name);
     if (name != "database" && fs::path(resolved).is_relative())
       resolved = (file.parent_path() / resolved).lexically_normal().string();
     setting_of(settings, name) =

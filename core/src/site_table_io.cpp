@@ -65,7 +65,7 @@ class SiteReader : private TomlSource {
     table.name = required_string(*site, "name", "[site]");
     table.speed_unit_where = at(*site);
     if (const toml::node* unit = site->get("speed_unit")) {
-      table.speed_unit = string_value(*unit, "speed_unit");
+      table.speed_unit = string(*unit, "speed_unit");
       table.speed_unit_where = at(*unit);
     }
     if (auto benchmark = optional_string(*site, "benchmark")) table.benchmark = *benchmark;
@@ -104,7 +104,7 @@ class SiteReader : private TomlSource {
   }
 
   NetworkTopology topology(const toml::node& node) const {
-    std::string text = string_value(node, "topology");
+    std::string text = string(node, "topology");
     for (NetworkTopology t : {NetworkTopology::star, NetworkTopology::switch_per_group})
       if (to_string(t) == text) return t;
     fail(at(node), fmt::format("unknown topology '{}' (expected star or switch-per-group)", text));
@@ -170,30 +170,10 @@ class SiteReader : private TomlSource {
     }
   }
 
-  const toml::node& required(const toml::table& table, std::string_view key,
-                             std::string_view table_name) const {
-    const toml::node* node = table.get(key);
-    if (node == nullptr) fail(at(table), fmt::format("missing key '{}' in {}", key, table_name));
-    return *node;
-  }
-
-  std::string required_string(const toml::table& table, std::string_view key,
-                              std::string_view table_name) const {
-    return string_value(required(table, key, table_name), key);
-  }
-
   std::optional<std::string> optional_string(const toml::table& table, std::string_view key) const {
     const toml::node* node = table.get(key);
     if (node == nullptr) return std::nullopt;
-    return string_value(*node, key);
-  }
-
-  std::string string_value(const toml::node& node, std::string_view key) const {
-    const auto* value = node.as_string();
-    if (value == nullptr)
-      fail(at(node), fmt::format("'{}' must be a string, not {}", key, toml_type_name(node)));
-    if (value->get().empty()) fail(at(node), fmt::format("'{}' must not be empty", key));
-    return value->get();
+    return string(*node, key);
   }
 
   // Integers are accepted too: "marked_speed = 20" is a speed.
@@ -231,7 +211,7 @@ class SiteReader : private TomlSource {
   }
 
   NodeState state(const toml::node& node) const {
-    std::string text = string_value(node, "state");
+    std::string text = string(node, "state");
     for (NodeState s : {NodeState::ok, NodeState::degraded, NodeState::excluded})
       if (to_string(s) == text) return s;
     fail(at(node), fmt::format("unknown state '{}' (expected ok, degraded or excluded)", text));

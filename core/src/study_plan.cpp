@@ -1,11 +1,10 @@
 // The plan file: JSON conversion both ways, validation naming the field, file loading.
 #include "hetscale/study_plan.hpp"
 
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "hetscale/error.hpp"
+#include "hetscale/text_file.hpp"
 #include "json_fields.hpp"
 
 namespace hetscale {
@@ -329,11 +328,7 @@ StudyPlan parse_study_plan(std::string_view text, const std::string& source_name
 }
 
 StudyPlan load_study_plan(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw ConfigError({file.string(), 0, 0}, "cannot read");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_study_plan(text.str(), file.string());
+  return parse_study_plan(read_text_file(file, "plan file"), file.string());
 }
 
 }  // namespace hetscale

@@ -77,6 +77,20 @@ void TomlSource::check_keys(const toml::table& table,
 
 // Byte offset of the start of a 1-based line. Computed once: a 10,000-node site table
 // asks for thousands of positions.
+const toml::node& TomlSource::required(const toml::table& table, std::string_view key,
+                                       std::string_view context) const {
+  const toml::node* node = table.get(key);
+  if (node == nullptr) fail(at(table), fmt::format("missing key '{}' in {}", key, context));
+  return *node;
+}
+
+std::string TomlSource::string(const toml::node& value, std::string_view key) const {
+  const auto* s = value.as_string();
+  if (s == nullptr) fail(at(value), fmt::format("'{}' must be a string, not {}", key, toml_type_name(value)));
+  if (s->get().empty()) fail(at(value), fmt::format("'{}' must not be empty", key));
+  return s->get();
+}
+
 std::size_t TomlSource::line_offset(std::uint32_t line) const {
   if (line_starts_.empty()) {
     line_starts_.push_back(0);

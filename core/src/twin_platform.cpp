@@ -19,7 +19,7 @@
 #include "hetscale/error.hpp"
 #include "hetscale/sha256.hpp"
 #include "hetscale/units.hpp"
-#include "hetscale/weights_option.hpp"
+#include "hetscale/kernel_weights.hpp"
 #include "hetscale/xml_text.hpp"
 
 namespace hetscale {

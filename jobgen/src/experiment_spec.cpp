@@ -8,13 +8,12 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <fstream>
 #include <limits>
-#include <sstream>
 
 #include "hetscale/hostlist.hpp"
 #include "hetscale/jobgen/problem_sizes.hpp"
 #include "hetscale/jobgen/time_limit.hpp"
+#include "hetscale/text_file.hpp"
 #include "toml_fields.hpp"
 
 namespace hetscale::jobgen {
@@ -443,11 +442,7 @@ ExperimentSpec parse_experiment_spec(std::string_view text, const std::string& s
 }
 
 ExperimentSpec load_experiment_spec(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError({path.string(), 0, 0}, "cannot read the experiment spec");
-  std::ostringstream text;
-  text << in.rdbuf();
-  ExperimentSpec spec = parse_experiment_spec(text.str(), path.string());
+  ExperimentSpec spec = parse_experiment_spec(read_text_file(path, "experiment spec"), path.string());
   spec.source = path;
   return spec;
 }

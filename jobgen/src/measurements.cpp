@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hetscale/error.hpp"
+#include "hetscale/isospeed.hpp"
 #include "hetscale/units.hpp"
 
 namespace hetscale::jobgen {
@@ -46,7 +47,7 @@ EfficiencyPoint point_of(const MeasuredRun& run, const Study& study) {
   if (run.work <= 0 || run.wall_seconds <= 0) throw Error("work and wall_seconds must be positive");
   const double speed = run.marked_speed.value_or(0) > 0 ? *run.marked_speed : set->set.marked_speed;
   const std::string& unit = run.speed_unit.empty() ? study.site.speed_unit : run.speed_unit;
-  return {run.parameter, run.work / (run.wall_seconds * to_base_speed(speed, unit))};
+  return {run.parameter, isospeed::speed_efficiency(run.work, run.wall_seconds, to_base_speed(speed, unit))};
 }
 
 }  // namespace

@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <random>
 
+#include "hetscale/atomic_file.hpp"
 #include "hetscale/error.hpp"
 
 namespace hetscale::jobgen {
@@ -18,24 +18,15 @@ std::vector<GeneratedFile> study_files(const Study& study, const RenderOptions& 
     if (!set.uniform_tasks()) files.push_back({host_file_name(set), render_host_file(set), false});
   }
   files.push_back({"submit.sh", render_submit_script(study), true});
-  files.push_back({"plan.json", to_json(study_plan(study, created)).dump(2) + "\n", false});
+  files.push_back({"plan.json", to_json(plan_of_study(study, created)).dump(2) + "\n", false});
   return files;
 }
 
 namespace {
 
-void write_file(const fs::path& path, const GeneratedFile& file) {
-  fs::create_directories(path.parent_path());
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << file.content;
-  out.close();
-  if (!out) throw Error(fmt::format("cannot write '{}'", path.string()));
-  if (file.executable)
-    fs::permissions(path, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec, fs::perm_options::add);
-}
-
-// A fresh sibling of `dir`, so that the final rename stays on one file system.
-fs::path temporary_sibling(const fs::path& dir) {
+// A fresh sibling of `dir` to write the study into, so that the final rename stays on one
+// file system.
+fs::path staging_directory(const fs::path& dir) {
   std::random_device random;
   for (int attempt = 0; attempt < 100; ++attempt) {
     fs::path candidate = dir.parent_path() / fmt::format(".{}.jobgen-{:08x}", dir.filename().string(), random());
@@ -53,14 +44,17 @@ void write_study(const fs::path& target, const std::vector<GeneratedFile>& files
     throw Error(fmt::format("'{}' exists and is not an empty directory; choose a new output directory",
                             target.string()));
   fs::create_directories(dir.parent_path());
-  const fs::path staging = temporary_sibling(dir);
+  const fs::path staging = staging_directory(dir);
   try {
-    for (const GeneratedFile& file : files) write_file(staging / file.path, file);
+    for (const GeneratedFile& file : files)
+      write_file_atomically(staging / file.path, file.content, file.executable ? 0755 : 0644);
     fs::create_directory(staging / "records");
     fs::create_directory(staging / "logs");
     fs::permissions(staging, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
                                  fs::perms::others_read | fs::perms::others_exec);
-    fs::rename(staging, dir);  // replaces an empty directory, atomically
+    // The whole study appears at once: rename(2) of a directory replaces an empty one
+    // atomically (files are replaced one by one with write_file_atomically instead).
+    fs::rename(staging, dir);
   } catch (const fs::filesystem_error& e) {
     fs::remove_all(staging, ec);
     throw Error(fmt::format("cannot write the study into '{}': {}", target.string(), e.code().message()));

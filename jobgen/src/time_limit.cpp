@@ -9,6 +9,7 @@
 #include <span>
 
 #include "hetscale/error.hpp"
+#include "hetscale/isospeed.hpp"
 #include "hetscale/jobgen/measurements.hpp"
 #include "hetscale/jobgen/study.hpp"
 #include "hetscale/units.hpp"
@@ -104,15 +105,19 @@ SetTimeLimit estimated_time_limit(const Study& study, const StudySet& set) {
       return std::nullopt;
     }
   }();
+  const std::uint64_t fallback = time_limit_rule.fallback_seconds;
   if (!scale) {
-    const std::uint64_t limit = time_limit_rule.fallback_seconds;
-    return {format_slurm_time(limit), limit,
-            fmt::format("the speed unit '{}' gives no seconds: the default {}", unit, format_slurm_time(limit))};
+    return {format_slurm_time(fallback), fallback,
+            fmt::format("the speed unit '{}' gives no seconds: the default {}", unit, format_slurm_time(fallback))};
+  }
+  if (!(set.set.marked_speed > 0)) {
+    return {format_slurm_time(fallback), fallback,
+            fmt::format("machine set {} has no marked speed: the default {}", set.set.index, format_slurm_time(fallback))};
   }
   const double n = set.parameter_values.back();
   const double w = work_at(study, n);
   const double target = study.spec.target_efficiency;
-  const double seconds = w / (set.set.marked_speed * *scale * target);
+  const double seconds = isospeed::seconds_at_efficiency(w, set.set.marked_speed * *scale, target);
   return from_seconds_per_run(
       study, seconds,
       fmt::format("estimated from {}={}: T = W / (C E_target) = {} / ({} {} x {}) = {} s", study.spec.parameter.name,

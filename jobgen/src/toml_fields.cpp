@@ -21,20 +21,6 @@ const toml::table* TomlFields::optional_table_of(const toml::table& parent, std:
   return table;
 }
 
-const toml::node& TomlFields::required(const toml::table& table, std::string_view key,
-                                       std::string_view context) const {
-  const toml::node* node = table.get(key);
-  if (node == nullptr) fail(at(table), fmt::format("missing key '{}' in {}", key, context));
-  return *node;
-}
-
-std::string TomlFields::string(const toml::node& value, std::string_view key) const {
-  const auto* s = value.as_string();
-  if (s == nullptr) fail(at(value), fmt::format("'{}' must be a string, not {}", key, toml_type_name(value)));
-  if (s->get().empty()) fail(at(value), fmt::format("'{}' must not be empty", key));
-  return s->get();
-}
-
 std::int64_t TomlFields::integer(const toml::node& value, std::string_view key, std::int64_t min,
                                  std::int64_t max) const {
   const auto* i = value.as_integer();

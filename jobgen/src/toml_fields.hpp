@@ -22,11 +22,8 @@ class TomlFields : public TomlSource {
   [[nodiscard]] const toml::table& table_of(const toml::table& parent, std::string_view key) const;
   [[nodiscard]] const toml::table* optional_table_of(const toml::table& parent, std::string_view key) const;
 
-  /// `key` in `table` named `context` (e.g. "[experiment]"); wrong types and missing
-  /// required keys fail at the value or the table.
-  [[nodiscard]] const toml::node& required(const toml::table& table, std::string_view key,
-                                           std::string_view context) const;
-  [[nodiscard]] std::string string(const toml::node& value, std::string_view key) const;
+  /// Typed values of `key` (required keys and strings: TomlSource); wrong types fail at
+  /// the value.
   [[nodiscard]] std::int64_t integer(const toml::node& value, std::string_view key,
                                      std::int64_t min, std::int64_t max) const;
   /// Integers are accepted where a number is expected.

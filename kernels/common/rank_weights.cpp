@@ -3,19 +3,18 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
-#include <fstream>
 #include <numeric>
-#include <sstream>
 #include <string_view>
 
 #include "common/engine.hpp"
 #include "hetscale/error.hpp"
+#include "hetscale/kernel_weights.hpp"
 #include "hetscale/partition_file.hpp"
-#include "hetscale/rank_weights.hpp"
 #include "hetscale/row_distribution.hpp"
 #include "hetscale/site_table.hpp"
 #include "hetscale/step_layout.hpp"
-#include "hetscale/weights_option.hpp"
+#include "hetscale/step_weights.hpp"
+#include "hetscale/text_file.hpp"
 
 namespace hetscale::kernels {
 namespace {
@@ -74,7 +73,7 @@ RankWeights choose_weights(std::span<const RankEnvironment> ranks,
     out.system_speed = std::accumulate(out.marked_speeds.begin(), out.marked_speeds.end(), 0.0);
   }
   if (option) {
-    out.weights = parse_weights_option(*option, ranks.size());
+    out.weights = parse_kernel_weights(*option, ranks.size());
     out.source = *option == "equal" ? "equal" : "option";
     return out;
   }
@@ -128,11 +127,12 @@ std::string broadcast_file(const MpiSession& mpi, const std::string& path, const
   std::string text;
   int length = 0;
   if (mpi.rank() == 0) {
-    std::ifstream in(path);
-    std::ostringstream content;
-    content << in.rdbuf();
-    text = content.str();
-    length = in ? static_cast<int>(text.size()) : -1;
+    try {
+      text = read_text_file(path, "file");
+      length = static_cast<int>(text.size());
+    } catch (const Error&) {
+      length = -1;
+    }
   }
   check_mpi(MPI_Bcast(&length, 1, MPI_INT, 0, mpi.comm()), "MPI_Bcast");
   if (length < 0) throw Error(std::string(unreadable) + path);
@@ -189,7 +189,7 @@ RankWeights resolve_weights(const MpiSession& mpi, const WeightsChoice& choice) 
     throw Error("--weights marked: needs a site table (--site FILE or HETSCALE_SITE)");
   }
   // A site table gives marked weights, and marked speeds to a partition file's shares,
-  // computed by the same core code as the SPANK plugin's (hetscale/rank_weights.hpp).
+  // computed by the same core code as the SPANK plugin's (hetscale/step_weights.hpp).
   const bool from_table = choice.site && ((option && *option == "marked") || choice.weights_file);
   if (from_table) {
     const SiteTable table = parse_site_table(

@@ -63,7 +63,7 @@ void Plugin::import_request_env(SlurmApi& slurm) {
 
 std::optional<std::string> Plugin::on_option(const char* value) {
   try {
-    request_ = parse_weights_option(value ? value : "");
+    request_ = parse_weights_request(value ? value : "");
     return std::nullopt;
   } catch (const Error& error) {
     return error.what();
@@ -165,12 +165,11 @@ Partition Plugin::read_partition(SlurmApi& slurm) const {
     std::vector<std::string> hosts;
     hosts.reserve(step_nodes);
     for (const StepNode& node : layout_->nodes) hosts.push_back(node.host);
-    std::string nodelist = compress_hostlist(hosts);
-    std::filesystem::path path = args_.partitions / (nodelist + ".toml");
+    std::filesystem::path path = equalized_partition_path(args_.partitions, hosts);
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) {
-      throw Error("no equalized partition for nodes " + nodelist + " (expected " + path.string() +
-                  ")");
+      throw Error("no equalized partition for nodes " + compress_hostlist(hosts) + " (expected " +
+                  path.string() + ")");
     }
     return parse_partition(read_regular_file(path, kMaxPartitionFileBytes), path.string(),
                            step_nodes);

@@ -7,11 +7,11 @@
 #include <span>
 #include <string>
 
-#include "hetscale/rank_weights.hpp"
+#include "hetscale/step_weights.hpp"
 #include "plugin_args.hpp"
 #include "site_cache_store.hpp"
 #include "slurm_api.hpp"
-#include "weights_option.hpp"
+#include "weights_request.hpp"
 
 namespace hetscale::spank {
 

@@ -5,12 +5,11 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 #include "hetscale/atomic_file.hpp"
 #include "hetscale/error.hpp"
 #include "hetscale/site_table_cache.hpp"
+#include "hetscale/text_file.hpp"
 
 namespace hetscale::spank {
 namespace {
@@ -24,10 +23,13 @@ bool trusted(const std::filesystem::path& path) {
 std::optional<SiteTable> read_cache(const std::filesystem::path& file, const FileStamp& stamp,
                                     std::span<const std::string> hosts) {
   if (!trusted(file.parent_path()) || !trusted(file)) return std::nullopt;
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return in ? parse_site_cache(text.str(), stamp, hosts) : std::nullopt;
+  std::string text;
+  try {
+    text = read_text_file(file, "site table cache");
+  } catch (const Error&) {
+    return std::nullopt;  // a cache that cannot be read is only a cache
+  }
+  return parse_site_cache(text, stamp, hosts);
 }
 
 // Writes a temporary file beside the cache and renames it over, so that a concurrent

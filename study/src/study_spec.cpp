@@ -45,14 +45,6 @@ class StudySpecReader {
     return node->as_table();
   }
 
-  std::string string(const toml::table& t, std::string_view key, std::string_view context) const {
-    const toml::node* node = t.get(key);
-    if (node == nullptr) toml_.fail(toml_.at(t), fmt::format("missing key '{}' in {}", key, context));
-    if (!node->is_string())
-      toml_.fail(toml_.at(*node), fmt::format("'{}' must be a string, not {}", key, toml_type_name(*node)));
-    return **node->as_string();
-  }
-
   std::uint32_t count(const toml::node& node, std::string_view key, std::int64_t min, std::int64_t max) const {
     if (!node.is_integer())
       toml_.fail(toml_.at(node), fmt::format("'{}' must be an integer, not {}", key, toml_type_name(node)));
@@ -63,14 +55,14 @@ class StudySpecReader {
 
   void read_study(const toml::table* t) {
     toml_.check_keys(*t, {"name", "title", "max_rounds"}, "in [study]");
-    spec_.name = string(*t, "name", "[study]");
+    spec_.name = toml_.required_string(*t, "name", "[study]");
     const bool word = !spec_.name.empty() && std::all_of(spec_.name.begin(), spec_.name.end(), [](char c) {
       return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
     });
     if (!word)
       toml_.fail(toml_.at(*t->get("name")), "'name' must be letters, digits, '.', '_' or '-' (it names the study's "
                                              "controller jobs)");
-    spec_.title = t->contains("title") ? string(*t, "title", "[study]") : "hetscale study " + spec_.name;
+    spec_.title = t->contains("title") ? toml_.required_string(*t, "title", "[study]") : "hetscale study " + spec_.name;
     if (const toml::node* n = t->get("max_rounds")) spec_.max_rounds = count(*n, "max_rounds", 0, 20);
   }
 
@@ -83,7 +75,7 @@ class StudySpecReader {
       const toml::table& t = *e.as_table();
       toml_.check_keys(t, {"spec"}, "in [[experiment]]");
       StudyExperiment x;
-      const std::string path = string(t, "spec", "[[experiment]]");
+      const std::string path = toml_.required_string(t, "spec", "[[experiment]]");
       x.where = toml_.at(*t.get("spec"));
       x.path = fs::path(path).is_absolute() ? fs::path(path) : base_dir_ / path;
       if (!fs::is_regular_file(x.path))
@@ -101,7 +93,7 @@ class StudySpecReader {
     toml_.check_keys(t, {"experiment", "repetitions"}, "in [equalize]");
     spec_.equalize.enabled = true;
     spec_.equalize.where = toml_.at(t);
-    spec_.equalize.experiment = string(t, "experiment", "[equalize]");
+    spec_.equalize.experiment = toml_.required_string(t, "experiment", "[equalize]");
     const auto known = std::find_if(spec_.experiments.begin(), spec_.experiments.end(),
                                     [&](const auto& e) { return e.spec.name == spec_.equalize.experiment; });
     if (known == spec_.experiments.end())

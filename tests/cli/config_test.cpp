@@ -88,7 +88,7 @@ TEST_F(Config, BadConfigFileFailsEveryCommandThatReadsItAtFileLineColumn) {
   for (const std::vector<std::string>& command : {std::vector<std::string>{"config"}, {"sets"}}) {
     const Result r = run_cli(command);
     EXPECT_EQ(r.code, 1) << r.err;
-    EXPECT_THAT(r.err, HasSubstr(user_file().string() + ":2:8: site must be a string, not an array"));
+    EXPECT_THAT(r.err, HasSubstr(user_file().string() + ":2:8: 'site' must be a string, not an array"));
   }
 }
 

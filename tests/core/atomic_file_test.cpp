@@ -81,5 +81,30 @@ TEST_F(AtomicFile, TakesTheModeGiven) {
             fs::perms::owner_read | fs::perms::owner_write);
 }
 
+TEST_F(AtomicFile, MovesAFinishedFileIntoPlace) {
+  const fs::path partial = dir_ / ".run.partial";
+  const fs::path final_path = dir_ / "run.jsonl";
+  write_file_atomically(final_path, "old\n");
+  write_file_atomically(partial, "new\n");
+  move_file_into_place(partial, final_path);
+  EXPECT_EQ(read(final_path), "new\n");
+  EXPECT_FALSE(fs::exists(partial));
+}
+
+TEST_F(AtomicFile, AFailedMoveNamesTheTargetAndKeepsBoth) {
+  const fs::path partial = dir_ / ".run.partial";
+  const fs::path taken = dir_ / "taken";
+  write_file_atomically(partial, "new\n");
+  fs::create_directories(taken / "inner");
+  try {
+    move_file_into_place(partial, taken);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "cannot write " + taken.string() + ": Is a directory");
+  }
+  EXPECT_EQ(read(partial), "new\n");
+  EXPECT_TRUE(fs::is_directory(taken / "inner"));
+}
+
 }  // namespace
 }  // namespace hetscale

@@ -34,6 +34,13 @@ TEST(Isospeed, AchievedSpeedAndSpeedEfficiency) {
   EXPECT_EQ(speed_efficiency(2e9, 10, 4e8), 0.5);
 }
 
+TEST(Isospeed, SecondsAtEfficiencyInvertsSpeedEfficiency) {
+  // W = 2e9 flop on C = 4e8 flop/s at E_s = 0.5 takes T = 10 s.
+  EXPECT_EQ(seconds_at_efficiency(2e9, 4e8, 0.5), 10);
+  EXPECT_DOUBLE_EQ(speed_efficiency(3e9, seconds_at_efficiency(3e9, 7e8, 0.3), 7e8), 0.3);
+  EXPECT_THROW((void)seconds_at_efficiency(2e9, 4e8, 0), Error);
+}
+
 TEST(Isospeed, PsiIsOneWhenWorkGrowsWithTheSystem) {
   // W' = C' W / C
   EXPECT_DOUBLE_EQ(psi(10, 100, 40, 400), 1.0);

@@ -254,3 +254,22 @@ TEST(PartitionForRanks, SharesNearTheLargestDoubleDoNotOverflow) {
 
 }  // namespace
 }  // namespace hetscale
+
+namespace hetscale {
+namespace {
+
+TEST(EqualizedPartitionPath, NamedByTheCompressedNodeList) {
+  const std::vector<std::string> hosts{"n1", "n2", "n3", "gpu7"};
+  EXPECT_EQ(equalized_partition_path("/etc/hetscale/partitions", hosts),
+            std::filesystem::path("/etc/hetscale/partitions") / (compress_hostlist(hosts) + ".toml"));
+  EXPECT_EQ(equalized_partition_path("/p", std::vector<std::string>{"n1", "n2", "n3"}).string(),
+            "/p/n[1-3].toml");
+}
+
+TEST(EqualizedPartitionPath, KeepsTheStepsNodeOrder) {
+  EXPECT_NE(equalized_partition_path("/p", std::vector<std::string>{"n2", "n1"}),
+            equalized_partition_path("/p", std::vector<std::string>{"n1", "n2"}));
+}
+
+}  // namespace
+}  // namespace hetscale

@@ -142,7 +142,7 @@ TEST_F(SettingsTest, WrongTypeIsAnErrorAtTheValue) {
     EXPECT_EQ(e.where().file, environment_.system_file.string());
     EXPECT_EQ(e.where().line, 1u);
     EXPECT_EQ(e.where().column, 8u);
-    EXPECT_EQ(e.message(), "site must be a string, not an integer");
+    EXPECT_EQ(e.message(), "'site' must be a string, not an integer");
   }
 }
 
@@ -157,7 +157,7 @@ TEST_F(SettingsTest, EmptyValueIsAnError) {
     (void)load_settings(environment_);
     FAIL() << "no error";
   } catch (const ConfigError& e) {
-    EXPECT_EQ(e.message(), "database must not be empty");
+    EXPECT_EQ(e.message(), "'database' must not be empty");
     EXPECT_EQ(e.where().line, 1u);
   }
 }

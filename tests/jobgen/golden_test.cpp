@@ -93,7 +93,7 @@ TEST_P(Golden, StudyComesBackFromItsPlan) {
   const auto site = load_site_table(fs::path(HETSCALE_FIXTURES_DIR) / "jobgen" / "site-example.toml");
   Study study = plan_study(spec, site);
   study.round = 2;
-  const StudyPlan plan = study_plan(study, created);
+  const StudyPlan plan = plan_of_study(study, created);
   const Study back = study_from_plan(spec, plan);
   EXPECT_EQ(back.round, 2U);
   const auto expected = study_files(study, render, created);
@@ -125,7 +125,7 @@ TEST(PlanFile, HoldsTheSpecWithoutDatabasePasswords) {
     EXPECT_EQ(spec.database, database);
     const auto site =
         load_site_table(fs::path(HETSCALE_FIXTURES_DIR) / "jobgen" / "site-example.toml");
-    const StudyPlan plan = study_plan(plan_study(spec, site), created);
+    const StudyPlan plan = plan_of_study(plan_study(spec, site), created);
     ASSERT_TRUE(plan.experiment.spec);
     EXPECT_EQ(plan.experiment.spec->text.find("s3cret"), std::string::npos);
     EXPECT_NE(plan.experiment.spec->text.find("***"), std::string::npos);

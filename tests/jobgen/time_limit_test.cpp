@@ -107,5 +107,14 @@ TEST(TimeLimit, ASpeedUnitWithoutSecondsFallsBackToTheDefault) {
   EXPECT_EQ(study.sets[0].time_limit.basis, "the speed unit 'speed-factor' gives no seconds: the default 00:30:00");
 }
 
+TEST(TimeLimit, ASetWithoutMarkedSpeedFallsBackToTheDefault) {
+  Study study = one_set();
+  study.sets[0].set.marked_speed = 0;
+  const SetTimeLimit limit = estimated_time_limit(study, study.sets[0]);
+  EXPECT_EQ(limit.seconds, time_limit_rule.fallback_seconds);
+  EXPECT_EQ(limit.basis, "machine set 0 has no marked speed: the default " +
+                             format_slurm_time(time_limit_rule.fallback_seconds));
+}
+
 }  // namespace
 }  // namespace hetscale::jobgen

@@ -123,9 +123,10 @@ bool keep_record(const fs::path& dir, const TwinRun& run, double& simulated_seco
     problem = e.what();
     return false;
   }
-  fs::rename(partial, dir / twin_record_file(run), ec);
-  if (ec) {
-    problem = fmt::format("cannot move the record into place: {}", ec.message());
+  try {
+    move_file_into_place(partial, dir / twin_record_file(run));
+  } catch (const Error& e) {
+    problem = e.what();
     return false;
   }
   return true;

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "hetscale/error.hpp"
+#include "hetscale/isospeed.hpp"
 #include "hetscale/jobgen/experiment_spec.hpp"
 #include "hetscale/jobgen/scripts.hpp"
 #include "hetscale/regular_file.hpp"
@@ -99,7 +100,7 @@ std::vector<jobgen::GeneratedFile> twin_study_files(const TwinStudy& study, cons
   std::vector<jobgen::GeneratedFile> files;
   files.push_back({twin_spec_file, study.study.spec.text, false});
   files.push_back({twin_site_file, site_text, false});
-  files.push_back({twin_plan_file, to_json(jobgen::study_plan(study.study, created)).dump(2) + "\n", false});
+  files.push_back({twin_plan_file, to_json(jobgen::plan_of_study(study.study, created)).dump(2) + "\n", false});
   for (auto& [name, text] : twin_platform_file_texts(platform)) files.push_back({name, text, false});
   for (const jobgen::StudySet& set : study.study.sets)
     if (!set.parameter_values.empty())
@@ -173,7 +174,9 @@ ComputeCalibration measured_compute_efficiency(const std::vector<RunRecord>& rec
     bool used = false;
     for (const RankTiming& t : r.ranks) {
       if (!(t.marked_speed > 0 && t.compute_seconds > 0 && t.weight > 0)) continue;
-      efficiencies.push_back(t.weight * r.work / (t.compute_seconds * t.marked_speed * flops_per_unit));
+      // The rank's E_s on its share of the work.
+      efficiencies.push_back(
+          isospeed::speed_efficiency(t.weight * r.work, t.compute_seconds, t.marked_speed * flops_per_unit));
       used = true;
     }
     out.runs += used ? 1 : 0;

@@ -18,4 +18,9 @@ namespace hetscale {
 void write_file_atomically(const std::filesystem::path& path, std::string_view text,
                            mode_t mode = 0644);
 
+/// Renames the finished file `from` over `to` (both on one file system, e.g. a run record
+/// a kernel wrote beside its final place), then flushes the directory of `to`. On failure
+/// both are left as they were, and Error says "cannot write TO: why".
+void move_file_into_place(const std::filesystem::path& from, const std::filesystem::path& to);
+
 }  // namespace hetscale

@@ -14,6 +14,8 @@ double system_marked_speed(std::span<const double> node_speeds);
 double achieved_speed(double work, double seconds);
 /// E_s = W / (T C).
 double speed_efficiency(double work, double seconds, double marked_speed);
+/// T = W / (C E_s): the time at which work W on marked speed C has speed-efficiency E_s.
+double seconds_at_efficiency(double work, double marked_speed, double efficiency);
 /// psi(C, C') = (C' W) / (C W'): from system C with work W to system C' with work W'
 /// at the same speed-efficiency.
 double psi(double marked_speed, double work, double marked_speed_next, double work_next);

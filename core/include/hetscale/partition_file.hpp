@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <span>
 #include <string>
 #include <string_view>
@@ -50,5 +51,12 @@ std::vector<double> weights_for_ranks(const Partition& partition,
 /// Writes a partition in the format parse_partition reads (weights with 17 significant
 /// digits, so reading it back gives the same doubles).
 std::string format_partition(const Partition& partition);
+
+/// Where the equalized partition of a step lives (docs/partition-file.md), for `hetscale
+/// equalize` to write and the SPANK plugin to read: `<partitions>/<node list>.toml`, the
+/// node list being compress_hostlist(hosts) (Slurm's SLURM_STEP_NODELIST form), `hosts` in
+/// the step's node order.
+std::filesystem::path equalized_partition_path(const std::filesystem::path& partitions,
+                                               std::span<const std::string> hosts);
 
 }  // namespace hetscale

@@ -1,6 +1,7 @@
 // Where a TOML value sits in its file, for ConfigError messages (file:line:col). Shared by
-// every TOML reader: the site table, partition files and experiment specs, so that they
-// word syntax errors and unknown keys alike and point inside strings the same way.
+// every TOML reader: the site table, partition files, experiment specs and config files,
+// so that they word syntax errors, unknown keys, missing keys and bad strings alike and
+// point inside strings the same way.
 #pragma once
 
 #include <toml++/toml.h>
@@ -40,6 +41,19 @@ class TomlSource {
   /// message lists the allowed keys.
   void check_keys(const toml::table& table, std::initializer_list<std::string_view> allowed,
                   std::string_view context) const;
+
+  /// The value of the required `key` of `table`; when absent, fails at the table with
+  /// "missing key 'KEY' in CONTEXT" (`context` is e.g. "[site]").
+  [[nodiscard]] const toml::node& required(const toml::table& table, std::string_view key,
+                                           std::string_view context) const;
+  /// A non-empty string; fails at the value with "'KEY' must be a string, not an integer"
+  /// or "'KEY' must not be empty".
+  [[nodiscard]] std::string string(const toml::node& value, std::string_view key) const;
+  /// string(required(table, key, context), key).
+  [[nodiscard]] std::string required_string(const toml::table& table, std::string_view key,
+                                            std::string_view context) const {
+    return string(required(table, key, context), key);
+  }
 
   [[nodiscard]] const std::string& file() const { return file_; }
 

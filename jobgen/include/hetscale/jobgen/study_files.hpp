@@ -20,11 +20,11 @@ struct GeneratedFile {
 /// The study as the plan file records it (docs/plan-file.md; written with core's
 /// to_json, read by the collector), with the spec's text and [refine] settings and the
 /// study's round. `created` is the ISO 8601 UTC time to record.
-StudyPlan study_plan(const Study& study, const std::string& created);
+StudyPlan plan_of_study(const Study& study, const std::string& created);
 
 /// The study a plan records, back: its site, sets, members (tasks per node as the plan's
 /// `processors`), parameter values and round, with `spec` (the one the plan was made
-/// from). study_plan(study_from_plan(spec, plan), created) gives the plan again. Throws
+/// from). plan_of_study(study_from_plan(spec, plan), created) gives the plan again. Throws
 /// Error when the plan is not of the spec's experiment.
 Study study_from_plan(const ExperimentSpec& spec, const StudyPlan& plan);
 

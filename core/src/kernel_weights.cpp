@@ -1,4 +1,4 @@
-#include "hetscale/weights_option.hpp"
+#include "hetscale/kernel_weights.hpp"
 
 #include <charconv>
 #include <cmath>
@@ -19,7 +19,7 @@ double parse_number(std::string_view text, std::string_view what) {
   return value;
 }
 
-std::vector<double> parse_weights_option(std::string_view text, std::size_t ranks) {
+std::vector<double> parse_kernel_weights(std::string_view text, std::size_t ranks) {
   if (ranks == 0) throw Error("--weights: no ranks");
   if (text == "equal") return std::vector<double>(ranks, 1.0 / static_cast<double>(ranks));
   std::vector<double> weights;

@@ -16,7 +16,7 @@ struct WeightsRequest {
 
 /// Parses the option value. A FILE must contain a '/' ("./part.toml"), so that a
 /// mistyped keyword is reported rather than opened. Throws Error "hetscale: option: ...".
-WeightsRequest parse_weights_option(std::string_view value);
+WeightsRequest parse_weights_request(std::string_view value);
 
 /// The value back in option syntax (to hand it on from a batch script to its steps).
 std::string to_option_value(const WeightsRequest& request);

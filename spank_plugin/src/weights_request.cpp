@@ -1,10 +1,10 @@
-#include "weights_option.hpp"
+#include "weights_request.hpp"
 
 #include "hetscale/error.hpp"
 
 namespace hetscale::spank {
 
-WeightsRequest parse_weights_option(std::string_view value) {
+WeightsRequest parse_weights_request(std::string_view value) {
   if (value == "off") return {WeightsRequest::Kind::off, {}};
   if (value == "marked") return {WeightsRequest::Kind::marked, {}};
   if (value == "equalized") return {WeightsRequest::Kind::equalized, {}};

@@ -1,4 +1,4 @@
-#include "hetscale/weights_option.hpp"
+#include "hetscale/kernel_weights.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,26 +9,26 @@ namespace {
 
 std::string message_of(std::string_view text, std::size_t ranks) {
   try {
-    (void)parse_weights_option(text, ranks);
+    (void)parse_kernel_weights(text, ranks);
   } catch (const Error& e) {
     return e.what();
   }
   return "no error";
 }
 
-TEST(WeightsOption, Equal) {
-  EXPECT_EQ(parse_weights_option("equal", 4), (std::vector<double>{0.25, 0.25, 0.25, 0.25}));
+TEST(KernelWeights, Equal) {
+  EXPECT_EQ(parse_kernel_weights("equal", 4), (std::vector<double>{0.25, 0.25, 0.25, 0.25}));
 }
 
-TEST(WeightsOption, ListIsNormalised) {
-  const auto w = parse_weights_option("1.0,0.5", 2);
+TEST(KernelWeights, ListIsNormalised) {
+  const auto w = parse_kernel_weights("1.0,0.5", 2);
   ASSERT_EQ(w.size(), 2u);
   EXPECT_DOUBLE_EQ(w[0], 2.0 / 3.0);
   EXPECT_DOUBLE_EQ(w[1], 1.0 / 3.0);
-  EXPECT_EQ(parse_weights_option("3", 1), std::vector<double>{1.0});
+  EXPECT_EQ(parse_kernel_weights("3", 1), std::vector<double>{1.0});
 }
 
-TEST(WeightsOption, Errors) {
+TEST(KernelWeights, Errors) {
   EXPECT_EQ(message_of("1,2,3", 2), "--weights: 3 weights given for 2 ranks; give one per rank or 'equal'");
   EXPECT_EQ(message_of("1,0", 2), "--weights: weight 2 is '0'; every weight must be positive");
   EXPECT_EQ(message_of("1,-2", 2), "--weights: weight 2 is '-2'; every weight must be positive");

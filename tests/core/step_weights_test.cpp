@@ -1,4 +1,4 @@
-#include "hetscale/rank_weights.hpp"
+#include "hetscale/step_weights.hpp"
 
 #include <gtest/gtest.h>
 

@@ -10,7 +10,7 @@ namespace hetscale {
 
 /// "equal" gives 1/ranks each; "w1,w2,..." gives exactly `ranks` positive numbers,
 /// normalised to sum to 1. Throws Error ("--weights: ...") on anything else.
-[[nodiscard]] std::vector<double> parse_weights_option(std::string_view text, std::size_t ranks);
+[[nodiscard]] std::vector<double> parse_kernel_weights(std::string_view text, std::size_t ranks);
 
 /// One finite number, the whole text (no trailing characters). Throws Error naming `what`.
 [[nodiscard]] double parse_number(std::string_view text, std::string_view what);

@@ -58,7 +58,7 @@ StudySet study_set(const PlannedSet& planned, const SiteTable& site) {
 
 }  // namespace
 
-StudyPlan study_plan(const Study& study, const std::string& created) {
+StudyPlan plan_of_study(const Study& study, const std::string& created) {
   StudyPlan plan;
   plan.created = created;
   plan.round = study.round;
