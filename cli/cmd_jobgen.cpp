@@ -28,7 +28,7 @@
 #include "hetscale/jobgen/study_files.hpp"
 #include "hetscale/site_table.hpp"
 #include "hetscale/text_file.hpp"
-#include "invocation.hpp"
+#include "hetscale/utc_time.hpp"
 #include "hetscale/study/slurm_query.hpp"
 #include "hetscale/study/stored_study.hpp"
 
@@ -218,7 +218,7 @@ void generate(const JobgenArgs& args, Context& context) {
   const auto site = load_site_table(args.site);
   const auto checked = check_against_slurm(jobgen::plan_study(spec, site), named_at, args.replace_unavailable, context);
   const jobgen::Study& study = checked.study;
-  auto files = jobgen::study_files(study, {kernel_dir_from(args.kernel_dir)}, now_utc());
+  auto files = jobgen::study_files(study, {kernel_dir_from(args.kernel_dir)}, utc_time_now());
   // Copies of the inputs make the study directory self-contained (and refinable).
   files.push_back({"experiment.toml", read_text_file(args.experiment, "experiment spec"), false});
   files.push_back({"site.toml", read_text_file(args.site, "site table"), false});
@@ -267,7 +267,7 @@ bool write_round(const JobgenArgs& args, const jobgen::Study& round, const std::
     context.out << nothing << '\n';
     return false;
   }
-  auto files = jobgen::study_files(round, {kernel_dir_from(args.kernel_dir)}, now_utc());
+  auto files = jobgen::study_files(round, {kernel_dir_from(args.kernel_dir)}, utc_time_now());
   files.insert(files.end(), inputs.begin(), inputs.end());
   jobgen::write_study(args.output, files);
   context.out << summary(round, args.output);

@@ -23,7 +23,7 @@
 #include "hetscale/site_table.hpp"
 #include "hetscale/twin/study.hpp"
 #include "hetscale/twin_platform.hpp"
-#include "invocation.hpp"
+#include "hetscale/utc_time.hpp"
 #include "hetscale/study/stored_study.hpp"
 
 namespace hetscale::cli {
@@ -224,7 +224,7 @@ void run_study(const StudyArgs& args, Context& context) {
   if (platform.default_network)
     context.err << fmt::format("hetscale twin study: {} has no [network]; the twin uses the default network\n",
                                args.site);
-  write_then_run(args.output_dir, study, options, twin::twin_study_files(study, platform, site_text, options, now_utc()),
+  write_then_run(args.output_dir, study, options, twin::twin_study_files(study, platform, site_text, options, utc_time_now()),
                  fmt::format("twin study: {} (experiment {}, {} sets, {} runs, platform {})\n", args.output_dir,
                              study.study.spec.name, sets, study.runs.size(), study.platform_hash.substr(0, 12)),
                  args.runner, context);
@@ -247,7 +247,7 @@ void run_refine(const RefineArgs& args, Context& context) {
   twin::TwinStudyOptions options;
   options.sbatch = args.sbatch;
   options.bin_dir = kernel_dir_from(args.runner.kernel_dir);
-  write_then_run(args.output_dir, next, options, twin::twin_round_files(next, args.from, options, now_utc()),
+  write_then_run(args.output_dir, next, options, twin::twin_round_files(next, args.from, options, utc_time_now()),
                  fmt::format("twin study: {} (experiment {}, round {}, {} runs, platform {})\n", args.output_dir,
                              name, next.study.round, next.runs.size(), next.platform_hash.substr(0, 12)),
                  args.runner, context);

@@ -8,6 +8,7 @@
 #include <ctime>
 
 #include "hetscale/error.hpp"
+#include "hetscale/utc_time.hpp"
 #include "hetscale/version.hpp"
 
 namespace hetscale {
@@ -57,20 +58,11 @@ std::string short_host_name() {
   return host.substr(0, host.find('.'));
 }
 
-std::string utc_now() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
-
 NodeRecord classify_node(const ClassifyOptions& options, const BenchmarkFunction& benchmark,
                          const SamplingFunction& sampler) {
   NodeRecord record;
   record.host = options.host.empty() ? short_host_name() : options.host;
-  record.time = options.time.empty() ? utc_now() : options.time;
+  record.time = options.time.empty() ? utc_time_now() : options.time;
   record.benchmark = options.benchmark;
   record.topology_source = options.topology.describe();
   record.software = software_versions();

@@ -22,6 +22,7 @@
 #include "hetscale/study/slurm_query.hpp"
 #include "hetscale/study/stored_study.hpp"
 #include "hetscale/study/study_step.hpp"
+#include "hetscale/utc_time.hpp"
 
 namespace hetscale::study {
 namespace {
@@ -59,7 +60,7 @@ bool has_jobs(const jobgen::Study& study) {
 PlannedRound write_tested_round(const fs::path& directory, const jobgen::Study& study, const StudyState& state,
                          bool with_plan = true) {
   PlannedRound round{study.spec.name, study, directory};
-  auto files = jobgen::study_files(study, {state.kernel_dir}, utc_timestamp());
+  auto files = jobgen::study_files(study, {state.kernel_dir}, utc_time_now());
   if (!with_plan) std::erase_if(files, [](const auto& f) { return f.path == "plan.json"; });
   files.push_back({"experiment.toml", study.spec.text, false});
   fs::remove_all(round.directory);  // a round planned again after a failed step

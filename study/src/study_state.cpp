@@ -10,6 +10,7 @@
 #include "hetscale/atomic_file.hpp"
 #include "hetscale/error.hpp"
 #include "hetscale/text_file.hpp"
+#include "hetscale/utc_time.hpp"
 
 namespace hetscale::study {
 namespace {
@@ -26,15 +27,6 @@ Stage stage_from(const std::string& name, const std::string& source) {
 
 
 }  // namespace
-
-std::string utc_timestamp() {
-  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm utc{};
-  gmtime_r(&t, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
 
 std::string_view to_string(Stage stage) { return stage_names[static_cast<std::size_t>(stage)]; }
 
@@ -101,7 +93,7 @@ void save_state(const std::filesystem::path& dir, const StudyState& state) {
 }
 
 void record(StudyState& state, std::string_view stage, std::string text) {
-  state.history.push_back({utc_timestamp(), std::string(stage), std::move(text)});
+  state.history.push_back({utc_time_now(), std::string(stage), std::move(text)});
 }
 
 }  // namespace hetscale::study

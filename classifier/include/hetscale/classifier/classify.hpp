@@ -54,7 +54,4 @@ NodeRecord classify_node(const ClassifyOptions& options, const BenchmarkFunction
 /// This machine's host name, up to the first dot (as Slurm names nodes).
 std::string short_host_name();
 
-/// Now, as "2026-11-21T06:10:00Z".
-std::string utc_now();
-
 }  // namespace hetscale

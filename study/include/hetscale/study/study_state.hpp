@@ -59,9 +59,6 @@ StudyState load_state(const std::filesystem::path& dir);
 /// Writes DIR/study.state atomically (readers see the old state or the new).
 void save_state(const std::filesystem::path& dir, const StudyState& state);
 
-/// Now, UTC, ISO 8601 ("2026-01-31T12:00:00Z"): the history's and the plans' time stamps.
-std::string utc_timestamp();
-
 /// Appends a history entry stamped now.
 void record(StudyState& state, std::string_view stage, std::string text);
 
