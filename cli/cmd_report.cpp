@@ -1,24 +1,16 @@
 // hetscale report: a self-contained HTML report (inline SVG charts, tables, CSV/JSON
 // downloads; no script, no network) from the documented views (docs/dashboards.md).
-#include <fmt/chrono.h>
 #include <fmt/format.h>
 
-#include <chrono>
-#include <ctime>
-#include <filesystem>
 #include <map>
 
 #include "commands.hpp"
 #include "configured_settings.hpp"
-#include "hetscale/atomic_file.hpp"
 #include "hetscale/error.hpp"
-#include "report_sections.hpp"
-#include "report_views.hpp"
+#include "report_file.hpp"
 
 namespace hetscale::cli {
 namespace {
-
-namespace fs = std::filesystem;
 
 struct ReportArgs {
   std::string db;
@@ -27,23 +19,6 @@ struct ReportArgs {
   std::string output_dir;
   std::string title = "hetscale scalability report";
 };
-
-std::string subtitle(const report::ReportData& data) {
-  std::vector<std::string> names;
-  for (const auto& e : data.experiments) {
-    if (e.name.empty()) continue;
-    names.push_back(report::shown_name(e));
-    for (const auto& pair : data.twins)
-      if (pair.measured == names.back())
-        names.back() += " (twin " + report::shown_name(pair.twin) + ")";
-  }
-  const std::tm now =
-      fmt::gmtime(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now()));
-  return fmt::format(
-      "experiments: {}; generated {:%Y-%m-%d %H:%M:%S} UTC",
-      names.empty() ? std::string("none with data") : fmt::format("{}", fmt::join(names, ", ")),
-      now);
-}
 
 /// The --twin pairs, experiment -> twin.
 std::map<std::string, std::string> twin_pairs(const std::vector<std::string>& given) {
@@ -61,22 +36,12 @@ std::map<std::string, std::string> twin_pairs(const std::vector<std::string>& gi
   return pairs;
 }
 
-fs::path write_report(const fs::path& dir, const std::string& html) {
-  const fs::path file = fs::absolute(dir / "index.html");
-  write_file_atomically(file, html);  // readers never see half a report
-  return file;
-}
-
 void run_report(const ReportArgs& args, Context& context) {
   if (args.output_dir.empty()) throw UsageError("-o needs a directory");
-  const std::map<std::string, std::string> twins = twin_pairs(args.twins);
-  pg::Connection conn = pg::Connection::open(args.db);
-  pg::Transaction snapshot(conn, pg::TransactionMode::snapshot);  // every view as of one moment
-  const report::ReportData data = report::read_report_data(conn, args.experiments, twins);
-  snapshot.commit();
-  const report::Report page = report::build_report(data, args.title, subtitle(data));
-  const fs::path file = write_report(args.output_dir, report::render_html(page));
-  context.out << fmt::format("report written to {}\n", file.string());
+  const report::ReportResult result = report::write_report(
+      {.db = args.db, .experiments = args.experiments, .twins = twin_pairs(args.twins),
+       .output_dir = args.output_dir, .title = args.title});
+  context.out << fmt::format("report written to {}\n", result.file.string());
 }
 
 }  // namespace

@@ -23,6 +23,7 @@
 #include "hetscale/study/stored_study.hpp"
 #include "hetscale/study/study_step.hpp"
 #include "hetscale/utc_time.hpp"
+#include "report_file.hpp"
 
 namespace hetscale::study {
 namespace {
@@ -274,11 +275,12 @@ void twin(const StudySpec& spec, StudyState& state, const fs::path& dir, std::os
 }
 
 void report(const StudySpec& spec, StudyState& state, const fs::path& dir, std::ostream& out) {
-  const ProgramOutput p = run_program({state.hetscale, "report", "--db", state.db, "-o", (dir / "report").string(),
-                                       "--title", spec.title},
-                                      false, std::chrono::seconds(600));
-  out << p.text;
-  if (p.status != 0) throw Error(fmt::format("hetscale report failed: {}", p.text));
+  report::ReportOptions options;  // every experiment with data, each with its <experiment>-twin
+  options.db = state.db;
+  options.output_dir = dir / "report";
+  options.title = spec.title;
+  const report::ReportResult written = report::write_report(options);
+  out << fmt::format("report written to {}\n", written.file.string());
   record(state, "report", "report/index.html");
 }
 

@@ -1,0 +1,44 @@
+#include "report_file.hpp"
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include <chrono>
+#include <ctime>
+
+#include "hetscale/atomic_file.hpp"
+#include "hetscale/collector/pg.hpp"
+#include "html_report.hpp"
+#include "report_sections.hpp"
+#include "report_views.hpp"
+
+namespace hetscale::report {
+namespace {
+
+std::string subtitle(const ReportData& data) {
+  std::vector<std::string> names;
+  for (const auto& e : data.experiments) {
+    if (e.name.empty()) continue;
+    names.push_back(shown_name(e));
+    for (const auto& pair : data.twins)
+      if (pair.measured == names.back()) names.back() += " (twin " + shown_name(pair.twin) + ")";
+  }
+  const std::tm now = fmt::gmtime(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now()));
+  return fmt::format("experiments: {}; generated {:%Y-%m-%d %H:%M:%S} UTC",
+                     names.empty() ? std::string("none with data") : fmt::format("{}", fmt::join(names, ", ")), now);
+}
+
+}  // namespace
+
+ReportResult write_report(const ReportOptions& options) {
+  pg::Connection conn = pg::Connection::open(options.db);
+  pg::Transaction snapshot(conn, pg::TransactionMode::snapshot);  // every view as of one moment
+  const ReportData data = read_report_data(conn, options.experiments, options.twins);
+  snapshot.commit();
+  const Report page = build_report(data, options.title, subtitle(data));
+  ReportResult result{std::filesystem::absolute(options.output_dir / "index.html")};
+  write_file_atomically(result.file, render_html(page));  // readers never see half a report
+  return result;
+}
+
+}  // namespace hetscale::report
