@@ -23,6 +23,7 @@ struct StudyRunArgs {
   std::string dir;
   std::string kernel_dir;
   std::string partitions;
+  std::optional<std::uint32_t> twin_nodes;
   bool wait = false;
 };
 
@@ -77,6 +78,8 @@ void register_study(CLI::App& app, Context& context) {
   run->add_option("--kernel-dir", args->kernel_dir,
                   "Where the bundled kernels are (default: the config file's kernel_dir, else next to hetscale)");
   run->add_option("--partitions", args->partitions, "Where equalize writes partition files (the plugin's partitions=)");
+  run->add_option("--twin-nodes", args->twin_nodes,
+                  "The twin's largest set instead of the spec's [twin] nodes (0: no twin stage)");
   run->add_flag("--wait", args->wait, "Wait until the study is done or failed, printing each stage as it ends");
   run->callback([args, &context] {
     study::RunOptions options{args->spec,
@@ -85,7 +88,8 @@ void register_study(CLI::App& app, Context& context) {
                               args->dir,
                               kernel_dir_from(args->kernel_dir),
                               args->partitions,
-                              this_executable()};
+                              this_executable(),
+                              args->twin_nodes};
     study::run_study(options, context.out);
     if (args->wait) wait_for(fs::absolute(args->dir), 0, context);
   });

@@ -161,25 +161,13 @@ site_table() {
   "$HETSCALE" groups "$RUN/node-records" -o "$RUN/site.toml" --site-name testbed --db "$DB"
 }
 
-# The study spec as given, or with its [twin] nodes replaced (--twin-nodes; 0 drops the
-# table) in a copy that names its experiment specs by absolute paths.
-study_spec() {
-  if [ -z "$TWIN_NODES" ]; then echo "$STUDY"; return; fi
-  sed -e "s|^spec = \"\([^/\"][^\"]*\)\"|spec = \"$(dirname "$STUDY")/\1\"|" "$STUDY" |
-    awk -v n="$TWIN_NODES" '/^\[twin\]/ { twin = 1; if (n != 0) print; next }
-      /^\[/ { twin = 0 }
-      twin && /^nodes/ { if (n != 0) print "nodes = " n; next }
-      !(twin && n == 0) { print }' >"$RUN/study.toml"
-  echo "$RUN/study.toml"
-}
-
 # The twin's network, calibrated here by hetscale-commbench (one rank per node; messages up
 # to 64 MiB, so that the transfer time stands out of the CPU quotas' jitter), into the site
 # table the study plans with. A calibration that cannot fit a bandwidth leaves the twin on
 # the documented default network, and the summary says so.
 network_calibration() {
   STUDY_SITE=$RUN/site.toml
-  if ! grep -q '^\[twin\]' "$1"; then skipped "network calibration (no twin)"; return; fi
+  if [ "$TWIN_NODES" = 0 ]; then skipped "network calibration (--twin-nodes 0: no twin)"; return; fi
   stage "twin: network calibration (hetscale-commbench)"
   local nodes
   nodes=$(sinfo -h -N -o '%N' | sort -u | wc -l)
@@ -192,10 +180,12 @@ network_calibration() {
   fi
 }
 
-run_study() { # study spec
+run_study() {
   stage "hetscale study run $(basename "$STUDY") (rounds, refinement, psi, equalize + re-run, predict, twin, report)"
   rm -rf "$RUN/study"
-  "$HETSCALE" study run "$1" --site "$STUDY_SITE" --db "$DB" --dir "$RUN/study" --kernel-dir "$BIN" \
+  local twin=()
+  [ -z "$TWIN_NODES" ] || twin=(--twin-nodes "$TWIN_NODES")
+  "$HETSCALE" study run "$STUDY" "${twin[@]}" --site "$STUDY_SITE" --db "$DB" --dir "$RUN/study" --kernel-dir "$BIN" \
     --partitions "$RUN/partitions" --wait
 }
 
@@ -226,10 +216,8 @@ main() {
   pg_up
   classify_nodes
   site_table
-  local spec
-  spec=$(study_spec)
-  network_calibration "$spec"
-  run_study "$spec"
+  network_calibration
+  run_study
   summary
 }
 

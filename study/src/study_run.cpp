@@ -30,6 +30,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The study's spec, with its [twin] nodes as `study run --twin-nodes` gave them.
+StudySpec spec_of(const StudyState& state) {
+  StudySpec spec = load_study_spec(state.spec);
+  if (state.twin_nodes) spec.twin_nodes = *state.twin_nodes;
+  return spec;
+}
+
 // A read or a short write: a few quick retries.
 collector::Session quick_session(const std::string& db) {
   return collector::Session(db, {3, std::chrono::milliseconds(100), std::chrono::milliseconds(400)});
@@ -307,7 +314,7 @@ void finish(const StudySpec& spec, StudyState& state, const fs::path& dir, std::
 StudyState step(const fs::path& dir, StudyState state, std::ostream& out) {
   std::string doing = fmt::format("collect ({} round {})", to_string(state.stage), state.round);
   try {
-    const StudySpec spec = load_study_spec(state.spec);
+    const StudySpec spec = spec_of(state);
     collect_arrays(state, dir, out);
     record(state, "collected", fmt::format("{} round {}", to_string(state.stage), state.round));
     if (state.stage == Stage::measure &&
@@ -407,6 +414,7 @@ StudyState run_study(const RunOptions& options, std::ostream& out) {
   state.kernel_dir = fs::absolute(options.kernel_dir).string();
   state.partitions = options.partitions.empty() ? std::string() : fs::absolute(options.partitions).string();
   state.hetscale = fs::absolute(options.hetscale).string();
+  state.twin_nodes = options.twin_nodes;
   std::vector<PlannedRound> rounds;
   for (const auto& e : spec.experiments)
     rounds.push_back(write_tested_round(round_directory(dir, e.spec.name, 0), jobgen::plan_study(e.spec, site), state));
@@ -428,7 +436,7 @@ StudyState step_study(const fs::path& dir, std::ostream& out) {
   }
   const auto active = active_jobs(state.array_job_ids());
   if (!active.empty()) {  // started by hand before its arrays ended
-    submit_controller(load_study_spec(state.spec).name, state, dir, active, out);
+    submit_controller(spec_of(state).name, state, dir, active, out);
     save_state(dir, state);
     return state;
   }
@@ -449,7 +457,7 @@ StudyState resume_study(const fs::path& dir, std::ostream& out) {
       return state;
     case ResumeAction::wait_for_arrays:
       record(state, "resume", "arrays still active: a new controller waits on them");
-      submit_controller(load_study_spec(state.spec).name, state, dir, active_arrays, out);
+      submit_controller(spec_of(state).name, state, dir, active_arrays, out);
       save_state(dir, state);
       return state;
     case ResumeAction::step_now:

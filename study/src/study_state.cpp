@@ -48,6 +48,7 @@ std::string state_json(const StudyState& s) {
               {"stage", to_string(s.stage)}, {"round", s.round}, {"arrays", arrays},
               {"controller", s.controller ? json(*s.controller) : json(nullptr)},
               {"history", history},     {"failure", s.failure}};
+  if (s.twin_nodes) out["twin_nodes"] = *s.twin_nodes;
   return out.dump(2) + "\n";
 }
 
@@ -71,6 +72,7 @@ StudyState parse_state(std::string_view text, const std::string& source) {
       s.history.push_back({h.at("time").get<std::string>(), h.at("stage").get<std::string>(),
                            h.at("text").get<std::string>()});
     s.failure = in.at("failure").get<std::string>();
+    if (in.contains("twin_nodes")) s.twin_nodes = in.at("twin_nodes").get<std::uint32_t>();
     return s;
   } catch (const json::exception& e) {
     throw Error(fmt::format("{}: not a study state file: {}", source, e.what()));

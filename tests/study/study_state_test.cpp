@@ -42,6 +42,14 @@ TEST(StudyState, RoundTripsThroughItsFile) {
   fs::remove_all(dir);
 }
 
+TEST(StudyState, KeepsTheTwinNodesGivenOnlyWhenGiven) {
+  StudyState s = example();
+  EXPECT_EQ(state_json(s).find("twin_nodes"), std::string::npos);
+  EXPECT_FALSE(parse_state(state_json(s), "x").twin_nodes.has_value());
+  s.twin_nodes = 0;  // --twin-nodes 0: no twin stage
+  EXPECT_EQ(parse_state(state_json(s), "x").twin_nodes, std::optional<std::uint32_t>(0));
+}
+
 TEST(StudyState, RefusesWhatIsNoState) {
   EXPECT_THROW((void)parse_state("{}", "x.json"), Error);
   StudyState s = example();

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -25,6 +26,7 @@ struct RunOptions {
   std::filesystem::path kernel_dir;  // the bundled kernels
   std::filesystem::path partitions;  // where equalize writes partition files
   std::filesystem::path hetscale;    // the executable the controller jobs run
+  std::optional<std::uint32_t> twin_nodes;  // instead of the spec's [twin] nodes (0: no twin)
 };
 
 /// Checks the spec, every experiment spec, the site table, the database (reachable and

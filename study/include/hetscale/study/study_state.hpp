@@ -39,6 +39,7 @@ struct StudyState {
   std::string kernel_dir;
   std::string partitions;  // where equalize writes its partition files (the plugin's partitions=)
   std::string hetscale;    // the executable the controller jobs run
+  std::optional<std::uint32_t> twin_nodes;  // instead of the spec's [twin] nodes (0: no twin)
   Stage stage = Stage::measure;
   std::uint32_t round = 0;
   std::vector<SubmittedArray> arrays;       // of the current stage
