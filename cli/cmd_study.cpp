@@ -10,6 +10,7 @@
 #include "hetscale/error.hpp"
 #include "hetscale/study/slurm_query.hpp"
 #include "hetscale/study/study_run.hpp"
+#include "invocation.hpp"
 
 namespace hetscale::cli {
 namespace {
@@ -29,10 +30,8 @@ struct StudyRunArgs {
 
 // The running executable: what the controller jobs run.
 fs::path this_executable() {
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) throw Error(fmt::format("cannot tell where this hetscale is (/proc/self/exe): {}", ec.message()));
-  return self;
+  if (auto self = own_executable()) return *self;
+  throw Error("cannot tell where this hetscale is (/proc/self/exe)");
 }
 
 void print_status(const study::StudyState& state, Context& context) {

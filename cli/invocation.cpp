@@ -1,13 +1,17 @@
 #include "invocation.hpp"
 
-#include <filesystem>
-
 namespace hetscale::cli {
 
-std::string own_directory() {
+std::optional<std::filesystem::path> own_executable() {
   std::error_code ec;
-  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string("/usr/local/bin") : self.parent_path().string();
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return std::nullopt;
+  return self;
+}
+
+std::string own_directory() {
+  const auto self = own_executable();
+  return self ? self->parent_path().string() : std::string("/usr/local/bin");
 }
 
 }  // namespace hetscale::cli
