@@ -23,7 +23,7 @@ struct AnalyzeArgs {
   std::optional<double> target;  // default: the experiment's, from its plan
   std::optional<double> tolerance;     // --tolerance; absent: the experiment's, or the default
   std::vector<std::string> export_to;  // {format, file}
-  Format format = Format::table;
+  TableFormat format = TableFormat::table;
 };
 
 Cell optional_cell(const std::optional<double>& value) {
@@ -101,7 +101,7 @@ void print_table(const collector::Analysis& a, const Tolerance& tolerance, Conte
       "tolerance {:g} ({}): a measured mean E_s that close to the target "
       "counts as reaching it\n\n",
       tolerance.value, describe(tolerance));
-  print(context.out, sets_table(a), Format::table);
+  print_table(context.out, sets_table(a), TableFormat::table);
   for (const auto& s : a.sets) {
     if (!s.advice.empty()) {
       context.out << fmt::format("set {}: {}; {}\n", s.set_index, s.reading.explanation, s.advice);
@@ -110,7 +110,7 @@ void print_table(const collector::Analysis& a, const Tolerance& tolerance, Conte
     }
   }
   context.out << '\n';
-  print(context.out, psi_table(a), Format::table);
+  print_table(context.out, psi_table(a), TableFormat::table);
 }
 
 std::string runs_text(std::size_t n) { return fmt::format("{} run{}", n, n == 1 ? "" : "s"); }
@@ -158,9 +158,9 @@ void run_analyze(const AnalyzeArgs& args, Context& context) {
   const double target = args.target ? *args.target : collector::planned_target(conn, args.experiment);
   const collector::Analysis a = collector::analyze(conn, args.experiment, target, tolerance.value);
   switch (args.format) {
-    case Format::table:
+    case TableFormat::table:
       return print_table(a, tolerance, context);
-    case Format::json: {
+    case TableFormat::json: {
       nlohmann::json j = {{"experiment", a.experiment},
                           {"workload", a.workload},
                           {"parameter", a.parameter},
@@ -168,8 +168,8 @@ void run_analyze(const AnalyzeArgs& args, Context& context) {
                           {"target_efficiency", a.target_efficiency},
                           {"tolerance", tolerance.value},
                           {"tolerance_source", tolerance.source},
-                          {"sets", to_json(sets_table(a))},
-                          {"psi", to_json(psi_table(a))}};
+                          {"sets", table_json(sets_table(a))},
+                          {"psi", table_json(psi_table(a))}};
       for (std::size_t i = 0; i < a.sets.size(); ++i) {
         j["sets"][i]["explanation"] = a.sets[i].reading.explanation;
         j["sets"][i]["advice"] = a.sets[i].advice;
@@ -177,10 +177,10 @@ void run_analyze(const AnalyzeArgs& args, Context& context) {
       context.out << j.dump(2) << '\n';
       return;
     }
-    case Format::csv:  // two tables, separated by an empty line
-      print(context.out, sets_table(a), Format::csv);
+    case TableFormat::csv:  // two tables, separated by an empty line
+      print_table(context.out, sets_table(a), TableFormat::csv);
       context.out << '\n';
-      print(context.out, psi_table(a), Format::csv);
+      print_table(context.out, psi_table(a), TableFormat::csv);
       return;
   }
 }

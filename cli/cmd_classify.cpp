@@ -44,10 +44,10 @@ Table availability_table(const NodeRecord& record) {
   return table;
 }
 
-Format format_of(const std::string& name) {
-  if (name == "table") return Format::table;
-  if (name == "json") return Format::json;
-  return Format::csv;
+TableFormat format_of(const std::string& name) {
+  if (name == "table") return TableFormat::table;
+  if (name == "json") return TableFormat::json;
+  return TableFormat::csv;
 }
 
 TopologySource topology_source(const ClassifyArgs& args) {
@@ -101,7 +101,7 @@ void run_classify(ClassifyArgs& args, Context& context) {
   const NodeRecord record = classify_node(args.options, with_progress(run_markspeed, context.err),
                                           sample_markspeed);
   const std::string line = to_json(record).dump() + "\n";
-  if (summary) print(context.out, availability_table(record), format_of(args.format));
+  if (summary) print_table(context.out, availability_table(record), format_of(args.format));
   if (!args.output.empty()) {
     const std::string path = output_path(args.output, record.host);
     write_file_atomically(path, line);  // the collector never reads half a record

@@ -14,7 +14,7 @@ struct ConfigArgs {
   std::string db;
   std::string site;
   std::string kernel_dir;
-  Format format = Format::table;
+  TableFormat format = TableFormat::table;
 };
 
 Table settings_table(const Settings& settings) {
@@ -33,14 +33,14 @@ Table settings_table(const Settings& settings) {
 void run_config(const ConfigArgs& args, Context& context) {
   const Settings settings = effective_settings(args.db, args.site, args.kernel_dir);
   const Table table = settings_table(settings);
-  if (args.format == Format::json) {
+  if (args.format == TableFormat::json) {
     auto files = nlohmann::json::array();
     for (const ConfigFile& f : settings.files) files.push_back({{"path", f.path.string()}, {"found", f.found}});
-    context.out << nlohmann::json{{"settings", to_json(table)}, {"files", files}}.dump(2) << '\n';
+    context.out << nlohmann::json{{"settings", table_json(table)}, {"files", files}}.dump(2) << '\n';
     return;
   }
-  print(context.out, table, args.format);
-  if (args.format == Format::table) {
+  print_table(context.out, table, args.format);
+  if (args.format == TableFormat::table) {
     context.out << "\nconfig files, later ones override earlier:\n";
     for (const ConfigFile& f : settings.files)
       context.out << fmt::format("  {} ({})\n", f.path.string(), f.found ? "read" : "not found");

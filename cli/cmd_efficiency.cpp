@@ -16,7 +16,7 @@ struct EfficiencyArgs {
   std::string unit = "Mflops";
   std::vector<std::string> params;
   double seconds = 0;
-  Format format = Format::table;
+  TableFormat format = TableFormat::table;
 };
 
 void run_efficiency(const EfficiencyArgs& args, Context& context) {
@@ -32,13 +32,13 @@ void run_efficiency(const EfficiencyArgs& args, Context& context) {
       {}};
   table.rows.push_back(
       {workload.text(), work, args.seconds, achieved, args.speed, args.unit, efficiency});
-  if (args.format == Format::table) {
+  if (args.format == TableFormat::table) {
     context.out << fmt::format(
         "E_s = {:.6g}  (W = {:.6g} operations, T = {:.6g} s, S = W/T = {:.6g} {}, C = {:.6g} {})\n",
         efficiency, work, args.seconds, achieved, args.unit, args.speed, args.unit);
     return;
   }
-  print(context.out, table, args.format);
+  print_table(context.out, table, args.format);
 }
 
 }  // namespace

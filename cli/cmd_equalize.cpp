@@ -43,7 +43,7 @@ struct EqualizeArgs {
   double interval = 1;
   std::uint64_t seed = 1;
   std::size_t repetitions = 1000;
-  Format format = Format::table;
+  TableFormat format = TableFormat::table;
 };
 
 struct NodeInput {
@@ -220,8 +220,8 @@ Table node_table(const NodeInput& in, const Plan& plan, double total) {
 
 void print_result(const EqualizeArgs& args, const NodeInput& in, const Plan& plan, double total,
                   Context& context) {
-  print(context.out, node_table(in, plan, total), args.format);
-  if (args.format != Format::table) return;
+  print_table(context.out, node_table(in, plan, total), args.format);
+  if (args.format != TableFormat::table) return;
   const auto& two = plan.chosen.two_step;
   const auto& step2 = plan.chosen.partition;
   context.out << fmt::format("case: {}: {}\n", case_key(two.which), case_description(two.which));
@@ -249,7 +249,7 @@ void print_json(const NodeInput& in, const collector::SetTimings& timings,
                       {"variation_source", in.variation},
                       {"note", in.note},
                       {"case", case_key(plan.chosen.two_step.which)},
-                      {"nodes", to_json(node_table(in, plan, total))},
+                      {"nodes", table_json(node_table(in, plan, total))},
                       {"methods", nlohmann::json::array()}};
   for (std::size_t m = 0; m < methods.size(); ++m)
     j["methods"].push_back({{"method", methods[m].name},
@@ -327,16 +327,16 @@ void run_equalize(const EqualizeArgs& args, Context& context) {
   std::optional<SimulationModel> sim;
   if (conn) sim = simulation_model(args, in);
   const auto plan = compute_plan(args, in, total, sim ? &*sim : nullptr);
-  if (conn && args.format == Format::table)
+  if (conn && args.format == TableFormat::table)
     context.out << fmt::format("{}: {}\n{}\n", in.source, timings.choice, in.variation);
-  const bool json_object = conn && args.format == Format::json;
+  const bool json_object = conn && args.format == TableFormat::json;
   if (!json_object) print_result(args, in, plan, total, context);
-  if (!in.note.empty() && args.format == Format::table) context.out << "note: " << in.note << '\n';
+  if (!in.note.empty() && args.format == TableFormat::table) context.out << "note: " << in.note << '\n';
   const std::string file = write_partition(args, in, plan.chosen.partition, context);
   if (!conn) return;
   const auto ids = store(args, in, timings, plan, total, file, *conn);
   if (json_object) return print_json(in, timings, plan, ids, total, context);
-  if (args.format == Format::table) {
+  if (args.format == TableFormat::table) {
     print_simulation(plan, *sim, context);
     context.out << fmt::format("stored partitions {}\n", fmt::join(ids, ", "));
   }

@@ -23,7 +23,7 @@ struct GroupsArgs {
   std::vector<std::string> inputs;
   std::string output;
   GroupingOptions options;
-  Format format = Format::table;
+  TableFormat format = TableFormat::table;
   bool strict = false;
   std::string db;  // also store the site and every record's figure there
 };
@@ -144,18 +144,18 @@ void run_groups(const GroupsArgs& args, Context& context) {
   if (args.output == "-") {
     context.out << site_toml;
   } else {
-    if (args.format == Format::json) {
+    if (args.format == TableFormat::json) {
       context.out << nlohmann::json{{"site", result.table.name},
                                     {"speed_unit", result.table.speed_unit},
                                     {"benchmark", result.table.benchmark},
-                                    {"groups", to_json(summary_table(result))},
+                                    {"groups", table_json(summary_table(result))},
                                     {"notices", notices_json(result)},
                                     {"warnings", result.warnings},
                                     {"skipped", batch.errors}}
                          .dump(2)
                   << '\n';
     } else {
-      print(context.out, summary_table(result), args.format);
+      print_table(context.out, summary_table(result), args.format);
     }
   }
   if (args.strict && !(batch.errors.empty() && result.warnings.empty()))

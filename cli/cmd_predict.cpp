@@ -36,7 +36,7 @@ struct PredictArgs {
   std::string site;
   std::string fit_sets;                          // --fit-sets LIST, as given
   const CLI::Option* fit_sets_option = nullptr;  // given at all (an empty list is an error)
-  Format format = Format::table;
+  TableFormat format = TableFormat::table;
   AnalyticPredictArgs analytic;
 };
 
@@ -229,7 +229,7 @@ void run_predict(const PredictArgs& args, Context& context) {
       collector::store_predictions(conn, in.experiment_id, target, description, rows);
   tx.commit();
   const Table table = forecast_table(rows, fit);
-  if (args.format == Format::json) {
+  if (args.format == TableFormat::json) {
     nlohmann::json j = {
         {"experiment", args.experiment},
         {"target_efficiency", target},
@@ -247,11 +247,11 @@ void run_predict(const PredictArgs& args, Context& context) {
          fitted_error ? nlohmann::json(*fitted_error) : nlohmann::json(nullptr)},
         {"held_out_parameter_error",
          held_out_error ? nlohmann::json(*held_out_error) : nlohmann::json(nullptr)},
-        {"rows", to_json(table)}};
+        {"rows", table_json(table)}};
     context.out << j.dump(2) << '\n';
     return;
   }
-  if (args.format == Format::table) {
+  if (args.format == TableFormat::table) {
     context.out << fmt::format(
         "experiment {}: W = {}, target E_s = {:g}, marked speeds in {}\nmodel: {}\n"
         "run-time forecast on the {} {} runs: mean absolute relative error {:.2f}%\n",
@@ -268,8 +268,8 @@ void run_predict(const PredictArgs& args, Context& context) {
         "parameter at the target, mean |relative_error|: held-out sets {}, fitted sets {}\n\n",
         percent(held_out_error), percent(fitted_error));
   }
-  print(context.out, table, args.format);
-  if (args.format == Format::table)
+  print_table(context.out, table, args.format);
+  if (args.format == TableFormat::table)
     context.out << fmt::format("\nstored as prediction batch {}\n", batch);
 }
 

@@ -14,7 +14,7 @@ namespace {
 struct PsiArgs {
   std::string workload;
   std::vector<std::string> points;
-  Format format = Format::table;
+  TableFormat format = TableFormat::table;
 };
 
 struct Point {
@@ -69,7 +69,7 @@ void run_psi(const PsiArgs& args, Context& context) {
     const double psi = isospeed::psi(a.speed, a.work, b.speed, b.work);
     table.rows.push_back({a.speed, a.label, a.work, b.speed, b.label, b.work, psi});
   }
-  if (args.format != Format::table) return print(context.out, table, args.format);
+  if (args.format != TableFormat::table) return print_table(context.out, table, args.format);
   for (const auto& row : table.rows)
     context.out << fmt::format("psi({:.6g}, {:.6g}) = {:.6g}  (N: {} -> {}, W: {:.6g} -> {:.6g})\n",
                                std::get<double>(row[0]), std::get<double>(row[3]),

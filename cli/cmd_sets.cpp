@@ -14,7 +14,7 @@ namespace {
 struct SetsArgs {
   std::string site;
   MachineSetOptions options;
-  Format format = Format::table;
+  TableFormat format = TableFormat::table;
 };
 
 Table sets_table(const SiteTable& site, const std::vector<MachineSet>& sets) {
@@ -52,11 +52,11 @@ nlohmann::json sets_json(const SiteTable& site, const std::vector<MachineSet>& s
 void run_sets(const SetsArgs& args, Context& context) {
   const auto site = load_site_table(args.site);
   const auto sets = build_machine_sets(site, args.options);
-  if (args.format == Format::json) {
+  if (args.format == TableFormat::json) {
     context.out << sets_json(site, sets).dump(2) << '\n';
     return;
   }
-  print(context.out, sets_table(site, sets), args.format);
+  print_table(context.out, sets_table(site, sets), args.format);
 }
 
 }  // namespace

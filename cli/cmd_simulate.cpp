@@ -17,7 +17,7 @@ struct SimulateArgs {
   double total_work = 0;
   std::string distribution = "uniform";
   SimulationOptions options;
-  Format format = Format::table;
+  TableFormat format = TableFormat::table;
 };
 
 struct Computers {
@@ -98,7 +98,7 @@ void run_simulate(SimulateArgs& args, Context& context) {
                           equalization_degree(mean_time, sd),
                           100 * (first_tau - r.tau) / first_tau});
   }
-  print(context.out, table, args.format);
+  print_table(context.out, table, args.format);
 }
 
 }  // namespace

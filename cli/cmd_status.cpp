@@ -18,7 +18,7 @@ struct StatusArgs {
   std::string experiment;
   std::string db;
   bool tasks = false;
-  Format format = Format::table;
+  TableFormat format = TableFormat::table;
 };
 
 std::string repetitions_text(const std::vector<std::uint32_t>& reps) {
@@ -54,15 +54,15 @@ void run_status(const StatusArgs& args, Context& context) {
   const StudyProgress progress = study_progress(args.db, args.experiment, context.err);
   const auto sets = jobgen::set_statuses(progress.tasks);
   const std::string& parameter = progress.latest.spec.parameter.name;
-  if (args.format == Format::json) {
+  if (args.format == TableFormat::json) {
     nlohmann::json out = {{"experiment", args.experiment},
                           {"job_states_from", progress.job_source},
-                          {"sets", to_json(set_table(sets))},
-                          {"tasks", to_json(task_table(progress.tasks, parameter))}};
+                          {"sets", table_json(set_table(sets))},
+                          {"tasks", table_json(task_table(progress.tasks, parameter))}};
     context.out << out.dump(2) << '\n';
     return;
   }
-  if (args.format == Format::table) {
+  if (args.format == TableFormat::table) {
     context.out << fmt::format("experiment {}: {} array tasks in {} set(s) of {} round(s); job states from {}\n",
                                args.experiment, progress.tasks.size(), sets.size(),
                                progress.latest.round + 1, progress.job_source);
@@ -70,7 +70,7 @@ void run_status(const StatusArgs& args, Context& context) {
     if (!args.tasks) return;
     context.out << '\n';
   }
-  print(context.out, args.tasks ? task_table(progress.tasks, parameter) : set_table(sets), args.format);
+  print_table(context.out, args.tasks ? task_table(progress.tasks, parameter) : set_table(sets), args.format);
 }
 
 }  // namespace

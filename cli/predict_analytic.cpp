@@ -162,7 +162,7 @@ bool analytic_options_given(const AnalyticPredictArgs& args) {
          !args.network.empty() || args.print_overhead;
 }
 
-void run_predict_analytic(const AnalyticPredictArgs& args, Format format, Context& context) {
+void run_predict_analytic(const AnalyticPredictArgs& args, TableFormat format, Context& context) {
   std::string source;
   const auto [overhead_text, overhead_seconds_per_unit] = [&] {
     try {
@@ -218,7 +218,7 @@ void run_predict_analytic(const AnalyticPredictArgs& args, Format format, Contex
                           static_cast<std::int64_t>(t.system.processes), t.parameter, t.work,
                           t.seconds * ms, t.overhead_seconds * ms, t.speed_efficiency, t.psi,
                           t.psi_definition});
-  if (format == Format::json) {
+  if (format == TableFormat::json) {
     const nlohmann::json j = {{"workload", workload.text()},
                               {"overhead", overhead_text},
                               {"overhead_unit", overhead_unit_name(args)},
@@ -235,11 +235,11 @@ void run_predict_analytic(const AnalyticPredictArgs& args, Format format, Contex
                                 {"overhead_ms", p.base_overhead_seconds * ms},
                                 {"speed_efficiency", p.base_efficiency}}},
                               {"note", p.note},
-                              {"rows", to_json(table)}};
+                              {"rows", table_json(table)}};
     context.out << j.dump(2) << '\n';
     return;
   }
-  if (format == Format::table) {
+  if (format == TableFormat::table) {
     context.out << fmt::format(
         "analytic prediction: T = {} + T0(N, p), W = {}, t_c = {:.6g} ms per unit of "
         "work\nT0 ({}, from {}) = {}\nbase: C = {:g} {}, p = {:g}, N = {:g}: W = {:.6g}, T = "
@@ -250,8 +250,8 @@ void run_predict_analytic(const AnalyticPredictArgs& args, Format format, Contex
         p.base.marked_speed / speed_scale, args.unit, p.base.processes, p.base_parameter,
         p.base_work, p.base_seconds * ms, p.base_overhead_seconds * ms, p.base_efficiency);
   }
-  if (format == Format::table && !p.note.empty()) context.out << "note: " << p.note << "\n\n";
-  print(context.out, table, format);
+  if (format == TableFormat::table && !p.note.empty()) context.out << "note: " << p.note << "\n\n";
+  print_table(context.out, table, format);
 }
 
 }  // namespace hetscale::cli

@@ -39,6 +39,6 @@ bool analytic_requested(const AnalyticPredictArgs& args);
 /// --overhead-of is needed).
 bool analytic_options_given(const AnalyticPredictArgs& args);
 
-void run_predict_analytic(const AnalyticPredictArgs& args, Format format, Context& context);
+void run_predict_analytic(const AnalyticPredictArgs& args, TableFormat format, Context& context);
 
 }  // namespace hetscale::cli
