@@ -2,7 +2,6 @@
 // scalability study (logic in jobgen/, docs/experiment-spec.md).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -10,7 +9,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -23,32 +21,26 @@
 #include "hetscale/collector/session.hpp"
 #include "hetscale/collector/stored_experiment.hpp"
 #include "hetscale/jobgen/measurements.hpp"
-#include "hetscale/jobgen/partition_check.hpp"
 #include "hetscale/jobgen/refine.hpp"
 #include "hetscale/jobgen/study_files.hpp"
 #include "hetscale/site_table.hpp"
 #include "hetscale/text_file.hpp"
-#include "hetscale/utc_time.hpp"
+#include "hetscale/study/round_check.hpp"
+#include "hetscale/study/round_files.hpp"
 #include "hetscale/study/slurm_query.hpp"
 #include "hetscale/study/stored_study.hpp"
 
 namespace hetscale::cli {
 namespace {
 
-using study::NodeStatesQuery;
-using study::PartitionQuery;
 using study::StoredStudy;
 using study::StudyProgress;
-using study::SubmissionTest;
 using study::latest_round_study;
 using study::measured_runs;
 using study::next_round;
-using study::query_node_states;
-using study::query_partition;
 using study::read_stored_study;
 using study::study_progress;
 using study::submit_study;
-using study::test_submission;
 
 namespace fs = std::filesystem;
 
@@ -93,136 +85,62 @@ std::string partition_named_at(const JobgenArgs& args, jobgen::ExperimentSpec& s
   return "--partition";
 }
 
-// The largest set against the partition as Slurm has it; estimated time limits are
-// capped at its MaxTime.
-void check_partition(jobgen::Study& study, const std::string& named_at, Context& context) {
-  const std::string& name = study.spec.slurm.partition;
-  if (name.empty()) return;  // the cluster's default: submitting will tell
-  const PartitionQuery q = query_partition(name);
-  switch (q.status) {
-    case PartitionQuery::Status::found:
-      jobgen::check_partition(study, q.partition, named_at);
-      if (q.partition.max_time_seconds) jobgen::cap_time_limits(study, *q.partition.max_time_seconds, name);
-      return;
-    case PartitionQuery::Status::unknown: {
-      const std::string message = fmt::format("partition '{}' does not exist in this Slurm cluster", name);
-      if (named_at == "--partition") throw UsageError(message);
-      throw ConfigError(study.spec.slurm.partition_where, message);
-    }
-    case PartitionQuery::Status::unreachable:
+// How jobgen checks a round against Slurm: a new study may swap unavailable members
+// (--replace-unavailable), a later round runs on the sets measured before.
+study::RoundCheck round_check(const jobgen::Study& round, const std::string& named_at, bool replace) {
+  study::RoundCheck check;
+  check.partition_named_at = named_at;
+  check.partition_by_option = named_at == "--partition";
+  check.replace_unavailable = replace;
+  check.refusal = round.round == 0 ? "nothing written (--replace-unavailable swaps them for available nodes of their "
+                                     "groups)"
+                                   : "nothing written (resume the nodes: a round runs on the sets measured before)";
+  check.note_prefix = "hetscale jobgen: note: ";
+  return check;
+}
+
+// The sets against Slurm (the partition, the members' states, the replacements). Where
+// Slurm cannot be asked (no scontrol, no slurm.conf, controller down) nothing is checked
+// or tested, and one note says so.
+study::CheckedRound check_against_slurm(jobgen::Study round, const study::RoundCheck& check, Context& context) {
+  try {
+    auto checked = study::check_round_against_slurm(std::move(round), check, context.out, context.err);
+    if (!checked.unreachable.empty()) {
+      const std::string& partition = checked.study.spec.slurm.partition;
       context.err << fmt::format("hetscale jobgen: note: Slurm not reachable ({}); machine sets not checked against "
-                                 "partition '{}'\n",
-                                 q.detail, name);
-      return;
-  }
-}
-
-// A directory of its own under the system's temporary one, removed with everything in it.
-class ScratchDirectory {
- public:
-  ScratchDirectory() {
-    std::string pattern = (fs::temp_directory_path() / "hetscale-jobgen-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw Error("jobgen: cannot create a temporary directory");
-    path_ = pattern;
-  }
-  ScratchDirectory(const ScratchDirectory&) = delete;
-  ScratchDirectory& operator=(const ScratchDirectory&) = delete;
-  ~ScratchDirectory() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  [[nodiscard]] const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
-// Every set's script as Slurm would take it (`sbatch --test-only`), where Slurm can be
-// asked: a refusal (unknown qos, account, partition or reservation, a feature no node
-// has, an option the submit host's sbatch does not know) stops jobgen before anything is
-// written, with Slurm's words at the spec's key.
-void test_with_sbatch(const jobgen::Study& study, const std::vector<jobgen::GeneratedFile>& files,
-                      const JobgenArgs& args, Context& context) {
-  const ScratchDirectory scratch;
-  for (const auto& file : files) {
-    if (file.path.extension() != ".sbatch") continue;
-    const fs::path script = scratch.path() / file.path.filename();
-    std::ofstream(script, std::ios::binary) << file.content;
-    const SubmissionTest t = test_submission(script.string());
-    if (t.status == SubmissionTest::Status::accepted) continue;
-    if (t.status == SubmissionTest::Status::unreachable) {
-      context.err << fmt::format("hetscale jobgen: note: Slurm not reachable ({}); scripts not tested with "
-                                 "sbatch --test-only\n", t.detail);
-      return;
+                                 "its node states{}, scripts not tested with sbatch --test-only\n",
+                                 checked.unreachable,
+                                 partition.empty() ? "" : fmt::format(" and partition '{}'", partition));
     }
-    const std::string key = jobgen::refused_slurm_key(t.detail);
-    const std::string message = fmt::format("Slurm refuses {} (sbatch --test-only): {}", file.path.string(), t.detail);
-    if (key == "partition" && !args.partition.empty()) throw UsageError(fmt::format("--partition: {}", message));
-    throw ConfigError(jobgen::refused_at(study.spec, key), message);
+    return checked;
+  } catch (const study::OptionValueError& e) {
+    throw UsageError(e.what());
   }
-}
-
-// The study without its `unavailable` members: they stop jobgen or, with
-// --replace-unavailable, are swapped (and the swaps said on stdout).
-jobgen::Study without_unavailable(const jobgen::Study& study, const std::vector<jobgen::UnavailableMember>& unavailable,
-                                  const jobgen::SlurmNodeStates& states, bool replace, Context& context) {
-  if (!replace) {
-    std::string message;
-    for (const auto& u : unavailable) message += (message.empty() ? "" : "; ") + u.describe();
-    throw Error(message + (study.round == 0 ? "; nothing written (--replace-unavailable swaps them for available "
-                                              "nodes of their groups)"
-                                            : "; nothing written (resume the nodes: a round runs on the sets "
-                                              "measured before)"));
-  }
-  auto replaced = jobgen::replace_unavailable(study, states);
-  for (const auto& r : replaced.replacements) {
-    std::string speeds;
-    for (std::size_t index : r.sets)
-      for (const auto& s : replaced.study.sets)
-        if (s.set.index == index)
-          speeds += fmt::format("{}C{} = {:g}", speeds.empty() ? "" : ", ", index, s.set.marked_speed);
-    context.out << fmt::format("{} ({} {})\n", r.describe(), speeds, study.site.speed_unit);
-  }
-  return std::move(replaced.study);
-}
-
-struct SlurmChecked {
-  jobgen::Study study;
-  bool reachable = false;  // Slurm answered: the scripts can be tested with sbatch too
-};
-
-// The sets against Slurm: the largest set against the partition, then the members'
-// states (and the partition again after replacements). Where Slurm cannot be asked (no
-// scontrol, no slurm.conf, controller down) nothing is checked or tested, and one note
-// says so.
-SlurmChecked check_against_slurm(jobgen::Study study, const std::string& named_at, bool replace, Context& context) {
-  const NodeStatesQuery q = query_node_states();
-  if (!q.reachable) {
-    const std::string& partition = study.spec.slurm.partition;
-    context.err << fmt::format("hetscale jobgen: note: Slurm not reachable ({}); machine sets not checked against "
-                               "its node states{}, scripts not tested with sbatch --test-only\n",
-                               q.detail, partition.empty() ? "" : fmt::format(" and partition '{}'", partition));
-    return {std::move(study), false};
-  }
-  check_partition(study, named_at, context);
-  const auto unavailable = jobgen::unavailable_members(study, q.states);
-  if (unavailable.empty()) return {std::move(study), true};
-  study = without_unavailable(study, unavailable, q.states, replace, context);
-  check_partition(study, named_at, context);  // the replacements too, and the new sets' time limits capped
-  return {std::move(study), true};
 }
 
 void generate(const JobgenArgs& args, Context& context) {
   auto spec = jobgen::load_experiment_spec(args.experiment);
   const std::string named_at = partition_named_at(args, spec);
   const auto site = load_site_table(args.site);
-  const auto checked = check_against_slurm(jobgen::plan_study(spec, site), named_at, args.replace_unavailable, context);
+  const jobgen::Study planned = jobgen::plan_study(spec, site);
+  const study::RoundCheck check = round_check(planned, named_at, args.replace_unavailable);
+  const auto checked = check_against_slurm(planned, check, context);
   const jobgen::Study& study = checked.study;
-  auto files = jobgen::study_files(study, {kernel_dir_from(args.kernel_dir)}, utc_time_now());
   // Copies of the inputs make the study directory self-contained (and refinable).
-  files.push_back({"experiment.toml", read_text_file(args.experiment, "experiment spec"), false});
-  files.push_back({"site.toml", read_text_file(args.site, "site table"), false});
-  if (checked.reachable) test_with_sbatch(study, files, args, context);
+  const auto files = study::round_files(study, kernel_dir_from(args.kernel_dir),
+                                        {{"experiment.toml", read_text_file(args.experiment, "experiment spec"), false},
+                                         {"site.toml", read_text_file(args.site, "site table"), false}});
+  if (checked.unreachable.empty()) {
+    std::string unreachable;
+    try {
+      unreachable = study::test_set_scripts(study, files, check);
+    } catch (const study::OptionValueError& e) {
+      throw UsageError(e.what());
+    }
+    if (!unreachable.empty())
+      context.err << fmt::format("hetscale jobgen: note: Slurm not reachable ({}); scripts not tested with "
+                                 "sbatch --test-only\n", unreachable);
+  }
   jobgen::write_study(args.output, files);
   context.out << summary(study, args.output);
 }
@@ -261,26 +179,26 @@ std::vector<jobgen::MeasuredRun> runs_from_database(const JobgenArgs& args, cons
 // said, when no set of the round has sizes to run.
 bool write_round(const JobgenArgs& args, const jobgen::Study& round, const std::vector<jobgen::GeneratedFile>& inputs,
                  std::string_view nothing, Context& context) {
-  const bool any = std::any_of(round.sets.begin(), round.sets.end(),
-                               [](const auto& s) { return !s.parameter_values.empty(); });
-  if (!any) {
+  if (!study::has_jobs(round)) {
     context.out << nothing << '\n';
     return false;
   }
-  auto files = jobgen::study_files(round, {kernel_dir_from(args.kernel_dir)}, utc_time_now());
-  files.insert(files.end(), inputs.begin(), inputs.end());
-  jobgen::write_study(args.output, files);
+  jobgen::write_study(args.output, study::round_files(round, kernel_dir_from(args.kernel_dir), inputs));
   context.out << summary(round, args.output);
   return true;
+}
+
+// A later round against Slurm: on the sets measured before, at the spec's partition.
+jobgen::Study checked_later_round(jobgen::Study round, Context& context) {
+  const auto check = round_check(round, round.spec.slurm.partition_where.str(), false);
+  return check_against_slurm(std::move(round), check, context).study;
 }
 
 // The next round from the runs of the first study and the rounds after it.
 void write_next_round(const JobgenArgs& args, const jobgen::Study& study,
                       const std::vector<jobgen::MeasuredRun>& runs, const std::vector<jobgen::GeneratedFile>& inputs,
                       Context& context) {
-  const auto next =
-      check_against_slurm(next_round(study, runs, context.out), study.spec.slurm.partition_where.str(), false, context)
-          .study;
+  const auto next = checked_later_round(next_round(study, runs, context.out), context);
   write_round(args, next, inputs, "nothing to refine: no files written", context);
 }
 
@@ -315,9 +233,7 @@ void resubmit(const JobgenArgs& args, Context& context) {
     throw Error("--resubmit needs Slurm's accounting (sacct) to tell failed tasks from pending and running ones; "
                 "where none runs, write the round with hetscale jobgen --refine or resubmit the failed scripts by "
                 "hand");
-  const jobgen::Study next = check_against_slurm(jobgen::resubmitted_study(progress.latest, progress.tasks),
-                                                progress.latest.spec.slurm.partition_where.str(), false, context)
-                                .study;
+  const jobgen::Study next = checked_later_round(jobgen::resubmitted_study(progress.latest, progress.tasks), context);
   for (const auto& t : progress.tasks) {
     if (t.state == jobgen::TaskState::collected) continue;
     context.out << fmt::format("round {} set {} array task {} ({}={:g}): {}{}; runs repetition(s) {} again\n",

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 namespace hetscale::jobgen {
 namespace {
 
@@ -88,51 +90,11 @@ TEST(NodeAvailability, DecidesFromStateFlagsAndActiveReservations) {
   EXPECT_EQ(why("n9"), "not a node of this Slurm cluster");
 }
 
-// Two groups of 3 nodes; b3 is a little slower than its group.
-constexpr const char* site_text = R"([site]
-name = "t"
-speed_unit = "Mflops"
-benchmark = "dgemm"
-
-[[group]]
-name = "a"
-marked_speed = 100.0
-
-[[group]]
-name = "b"
-marked_speed = 50.0
-
-[[node]]
-name = "a[1-3]"
-group = "a"
-
-[[node]]
-name = "b[1-2]"
-group = "b"
-
-[[node]]
-name = "b3"
-group = "b"
-marked_speed = 40.0
-)";
-
-constexpr const char* spec_text = R"([experiment]
-name = "t"
-target_efficiency = 0.5
-
-[code]
-kernel = "mm"
-
-[parameter]
-values = [100, 200]
-
-[machine_sets]
-start = 2
-max = 4
-)";
+// Two groups of 3 nodes, b3 a little slower than its group; sets {a1, b1} and {a1, b1, a2, b2}.
+const std::filesystem::path fixtures = std::filesystem::path(HETSCALE_FIXTURES_DIR) / "jobgen" / "availability";
 
 Study small_study() {
-  return plan_study(parse_experiment_spec(spec_text, "spec.toml"), parse_site_table(site_text, "site.toml"));
+  return plan_study(load_experiment_spec(fixtures / "spec.toml"), load_site_table(fixtures / "site.toml"));
 }
 
 SlurmNodeStates all_idle_but(const std::string& node, const std::string& state) {
