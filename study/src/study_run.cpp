@@ -19,10 +19,11 @@
 #include "hetscale/jobgen/study.hpp"
 #include "hetscale/jobgen/study_files.hpp"
 #include "hetscale/site_table.hpp"
+#include "hetscale/study/round_check.hpp"
+#include "hetscale/study/round_files.hpp"
 #include "hetscale/study/slurm_query.hpp"
 #include "hetscale/study/stored_study.hpp"
 #include "hetscale/study/study_step.hpp"
-#include "hetscale/utc_time.hpp"
 #include "report_file.hpp"
 
 namespace hetscale::study {
@@ -58,32 +59,41 @@ fs::path round_directory(const fs::path& dir, const std::string& experiment, std
   return dir / experiment / fmt::format("round{}", round);
 }
 
-bool has_jobs(const jobgen::Study& study) {
-  return std::any_of(study.sets.begin(), study.sets.end(), [](const auto& s) { return !s.parameter_values.empty(); });
+// The round against Slurm's partition and node states before anything of it is written:
+// an unavailable member refuses it unless `replace_unavailable` (round 0 only: a later
+// round runs on the sets measured before), each swap said on `out`. Slurm must answer.
+jobgen::Study checked_round(jobgen::Study study, bool replace_unavailable, std::ostream& out) {
+  RoundCheck check;
+  check.partition_named_at = study.spec.slurm.partition_where.str();
+  check.replace_unavailable = replace_unavailable;
+  check.refusal = study.round == 0
+                      ? "nothing submitted (replace_unavailable = true in the study spec's [study] swaps them for "
+                        "available nodes of their groups)"
+                      : "round not submitted (resume the nodes, then hetscale study resume: a round runs on the "
+                        "sets measured before)";
+  auto checked = check_round_against_slurm(std::move(study), check, out, out);
+  if (!checked.unreachable.empty())
+    throw Error(fmt::format("Slurm not reachable ({}): the machine sets cannot be checked against its node states",
+                            checked.unreachable));
+  return std::move(checked.study);
 }
 
 // Writes the round's files into `directory` (with the spec, as jobgen does; without the
-// plan when the round is no round of the experiment's refinement) and tests every set
-// script with sbatch --test-only: a refusal throws before anything is submitted.
+// plan when the round is no round of the experiment's refinement) once every set script
+// passes sbatch --test-only: a refusal throws before anything is written or submitted.
 PlannedRound write_tested_round(const fs::path& directory, const jobgen::Study& study, const StudyState& state,
                          bool with_plan = true) {
   PlannedRound round{study.spec.name, study, directory};
-  auto files = jobgen::study_files(study, {state.kernel_dir}, utc_time_now());
+  auto files = round_files(study, state.kernel_dir, {{"experiment.toml", study.spec.text, false}});
   if (!with_plan) std::erase_if(files, [](const auto& f) { return f.path == "plan.json"; });
-  files.push_back({"experiment.toml", study.spec.text, false});
+  const std::string unreachable = test_set_scripts(study, files, {});
+  if (!unreachable.empty())
+    throw Error(fmt::format("Slurm not reachable ({}): the set scripts cannot be tested with sbatch --test-only",
+                            unreachable));
   fs::remove_all(round.directory);  // a round planned again after a failed step
   jobgen::write_study(round.directory, files);
   fs::create_directories(round.directory / "logs");
   fs::create_directories(round.directory / "records");
-  for (const auto& set : study.sets) {
-    if (set.parameter_values.empty()) continue;
-    const fs::path script = round.directory / jobgen::set_script_name(set);
-    const SubmissionTest t = test_submission(script.string());
-    if (t.status != SubmissionTest::Status::accepted)
-      throw Error(fmt::format("Slurm {} {} (sbatch --test-only): {}",
-                              t.status == SubmissionTest::Status::refused ? "refuses" : "cannot be asked about",
-                              script.string(), t.detail));
-  }
   return round;
 }
 
@@ -165,7 +175,9 @@ std::vector<PlannedRound> refinement_rounds(const StudySpec& spec, const StudySt
     const auto runs = measured_runs(stored, study, fmt::format("round {} of the database", study.round));
     out << "--- " << e.spec.name << '\n';
     const jobgen::Study next = next_round(study, runs, out);
-    if (has_jobs(next)) rounds.push_back(write_tested_round(round_directory(dir, next.spec.name, next.round), next, state));
+    if (!has_jobs(next)) continue;
+    const jobgen::Study checked = checked_round(next, false, out);
+    rounds.push_back(write_tested_round(round_directory(dir, checked.spec.name, checked.round), checked, state));
   }
   return rounds;
 }
@@ -356,6 +368,7 @@ StudyState step(const fs::path& dir, StudyState state, std::ostream& out) {
     save_state(dir, state);
     return state;
   } catch (const std::exception& e) {
+    state.failed_stage = state.stage;
     state.stage = Stage::failed;
     state.failure = fmt::format("{}: {}", doing, e.what());
     record(state, "failed", state.failure);
@@ -415,9 +428,11 @@ StudyState run_study(const RunOptions& options, std::ostream& out) {
   state.partitions = options.partitions.empty() ? std::string() : fs::absolute(options.partitions).string();
   state.hetscale = fs::absolute(options.hetscale).string();
   state.twin_nodes = options.twin_nodes;
-  std::vector<PlannedRound> rounds;
+  std::vector<jobgen::Study> planned;  // every experiment's round 0 checked before any is written
   for (const auto& e : spec.experiments)
-    rounds.push_back(write_tested_round(round_directory(dir, e.spec.name, 0), jobgen::plan_study(e.spec, site), state));
+    planned.push_back(checked_round(jobgen::plan_study(e.spec, site), spec.replace_unavailable, out));
+  std::vector<PlannedRound> rounds;
+  for (const auto& p : planned) rounds.push_back(write_tested_round(round_directory(dir, p.spec.name, 0), p, state));
   record(state, "plan", fmt::format("round 0 of {} experiment(s) planned and tested", rounds.size()));
   load_plans(state.db, rounds, dir, out);
   state.arrays = submit_rounds(rounds, {}, out);
@@ -448,7 +463,15 @@ StudyState resume_study(const fs::path& dir, std::ostream& out) {
   const bool controller_active =
       state.controller && !active_jobs({*state.controller}).empty();
   const auto active_arrays = active_jobs(state.array_job_ids());
-  switch (resume_action(state, controller_active, !active_arrays.empty())) {
+  const ResumeAction action = resume_action(state, controller_active, !active_arrays.empty());
+  const bool takes_step = action == ResumeAction::wait_for_arrays || action == ResumeAction::step_now;
+  if (state.stage == Stage::failed && takes_step) {  // the failed step taken again
+    record(state, "resume", fmt::format("after the failure in {}", state.failure));
+    state.stage = *state.failed_stage;
+    state.failed_stage.reset();
+    state.failure.clear();
+  }
+  switch (action) {
     case ResumeAction::finished:
       out << fmt::format("study {}: nothing to resume\n", to_string(state.stage));
       return state;

@@ -54,7 +54,7 @@ class StudySpecReader {
   }
 
   void read_study(const toml::table* t) {
-    toml_.check_keys(*t, {"name", "title", "max_rounds"}, "in [study]");
+    toml_.check_keys(*t, {"name", "title", "max_rounds", "replace_unavailable"}, "in [study]");
     spec_.name = toml_.required_string(*t, "name", "[study]");
     const bool word = !spec_.name.empty() && std::all_of(spec_.name.begin(), spec_.name.end(), [](char c) {
       return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
@@ -64,6 +64,11 @@ class StudySpecReader {
                                              "controller jobs)");
     spec_.title = t->contains("title") ? toml_.required_string(*t, "title", "[study]") : "hetscale study " + spec_.name;
     if (const toml::node* n = t->get("max_rounds")) spec_.max_rounds = count(*n, "max_rounds", 0, 20);
+    if (const toml::node* n = t->get("replace_unavailable")) {
+      if (!n->is_boolean())
+        toml_.fail(toml_.at(*n), fmt::format("'replace_unavailable' must be a boolean, not {}", toml_type_name(*n)));
+      spec_.replace_unavailable = **n->as_boolean();
+    }
   }
 
   void read_experiments(const toml::table& root) {

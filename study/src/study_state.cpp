@@ -49,6 +49,7 @@ std::string state_json(const StudyState& s) {
               {"controller", s.controller ? json(*s.controller) : json(nullptr)},
               {"history", history},     {"failure", s.failure}};
   if (s.twin_nodes) out["twin_nodes"] = *s.twin_nodes;
+  if (s.failed_stage) out["failed_stage"] = to_string(*s.failed_stage);
   return out.dump(2) + "\n";
 }
 
@@ -73,6 +74,7 @@ StudyState parse_state(std::string_view text, const std::string& source) {
                            h.at("text").get<std::string>()});
     s.failure = in.at("failure").get<std::string>();
     if (in.contains("twin_nodes")) s.twin_nodes = in.at("twin_nodes").get<std::uint32_t>();
+    if (in.contains("failed_stage")) s.failed_stage = stage_from(in.at("failed_stage").get<std::string>(), source);
     return s;
   } catch (const json::exception& e) {
     throw Error(fmt::format("{}: not a study state file: {}", source, e.what()));

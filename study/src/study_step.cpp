@@ -3,7 +3,8 @@
 namespace hetscale::study {
 
 ResumeAction resume_action(const StudyState& state, bool controller_active, bool arrays_active) {
-  if (state.finished()) return ResumeAction::finished;
+  if (state.stage == Stage::done || (state.stage == Stage::failed && !state.failed_stage))
+    return ResumeAction::finished;
   if (controller_active) return ResumeAction::controller_active;
   if (arrays_active) return ResumeAction::wait_for_arrays;
   return ResumeAction::step_now;

@@ -71,6 +71,16 @@ TEST(StudySpec, DefaultsWithoutOptionalTables) {
   EXPECT_FALSE(spec.equalize.enabled);
   EXPECT_EQ(spec.twin_nodes, 0u);
   EXPECT_TRUE(spec.predict.what_if.empty());
+  EXPECT_FALSE(spec.replace_unavailable);
+}
+
+TEST(StudySpec, ReadsReplaceUnavailable) {
+  const auto spec = parse_study_spec("[study]\nname = \"s\"\nreplace_unavailable = true\n[[experiment]]\n"
+                                     "spec = \"../experiments/study-mm-quick.toml\"\n",
+                                     "study.toml", examples / "studies");
+  EXPECT_TRUE(spec.replace_unavailable);
+  EXPECT_EQ(error_of("[study]\nname = \"s\"\nreplace_unavailable = \"yes\"\n[[experiment]]\nspec = \"x\"\n"),
+            "study.toml:3:23: 'replace_unavailable' must be a boolean, not a string");
 }
 
 TEST(StudySpec, ExamplesParse) {

@@ -50,6 +50,16 @@ TEST(StudyState, KeepsTheTwinNodesGivenOnlyWhenGiven) {
   EXPECT_EQ(parse_state(state_json(s), "x").twin_nodes, std::optional<std::uint32_t>(0));
 }
 
+TEST(StudyState, KeepsTheStageWhoseStepFailed) {
+  StudyState s = example();
+  EXPECT_EQ(state_json(s).find("failed_stage"), std::string::npos);
+  s.stage = Stage::failed;
+  s.failed_stage = Stage::rerun;
+  const StudyState back = parse_state(state_json(s), "x");
+  EXPECT_EQ(back.stage, Stage::failed);
+  EXPECT_EQ(back.failed_stage, std::optional<Stage>(Stage::rerun));
+}
+
 TEST(StudyState, RefusesWhatIsNoState) {
   EXPECT_THROW((void)parse_state("{}", "x.json"), Error);
   StudyState s = example();
@@ -72,7 +82,12 @@ TEST(StudyStep, ResumeDecisions) {
   s.stage = Stage::done;
   EXPECT_EQ(resume_action(s, true, true), ResumeAction::finished);
   s.stage = Stage::failed;
-  EXPECT_EQ(resume_action(s, false, false), ResumeAction::finished);
+  EXPECT_EQ(resume_action(s, false, false), ResumeAction::finished);  // no stage to take again
+  // A failed step is taken again, as its stage.
+  s.failed_stage = Stage::measure;
+  EXPECT_EQ(resume_action(s, false, false), ResumeAction::step_now);
+  EXPECT_EQ(resume_action(s, false, true), ResumeAction::wait_for_arrays);
+  EXPECT_EQ(resume_action(s, true, false), ResumeAction::controller_active);
 }
 
 TEST(StudyStep, AfterARound) {

@@ -47,6 +47,7 @@ struct StudySpec {
   std::string title;  // of the report
   std::vector<StudyExperiment> experiments;
   std::uint32_t max_rounds = 0;  // refinement rounds after the first (each experiment's [refine] may stop it sooner)
+  bool replace_unavailable = false;  // round 0's members Slurm reports unavailable swapped, not refused
   EqualizeSpec equalize;
   PredictSpec predict;
   std::uint32_t twin_nodes = 0;  // 0: no twin

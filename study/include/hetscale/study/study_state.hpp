@@ -13,7 +13,7 @@
 namespace hetscale::study {
 
 /// measure: round `round` of every experiment runs; rerun: the equalized set runs again;
-/// done and failed are final.
+/// done is final; failed is until `study resume` takes the failed step again.
 enum class Stage { measure, rerun, done, failed };
 std::string_view to_string(Stage stage);
 
@@ -46,6 +46,7 @@ struct StudyState {
   std::optional<std::uint64_t> controller;  // the controller job waiting on them
   std::vector<HistoryEntry> history;
   std::string failure;  // when failed: the stage and why
+  std::optional<Stage> failed_stage;  // when failed: the stage whose step failed (measure or rerun)
 
   [[nodiscard]] std::vector<std::uint64_t> array_job_ids() const;
   [[nodiscard]] bool finished() const { return stage == Stage::done || stage == Stage::failed; }

@@ -9,11 +9,12 @@
 namespace hetscale::study {
 
 enum class ResumeAction {
-  finished,           // the study is done or failed: nothing to do
+  finished,           // the study is done, or failed with no stage to take again: nothing to do
   controller_active,  // its controller is pending or running: it will go on
   wait_for_arrays,    // the stage's arrays still run: a new controller must wait on them
   step_now            // everything has ended: take the next step now
 };
+/// A failed study is resumed as the stage whose step failed (its failed_stage).
 ResumeAction resume_action(const StudyState& state, bool controller_active, bool arrays_active);
 
 /// After round `round` of every experiment is collected: another refinement round while
