@@ -6,13 +6,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <thread>
 
+#include "support/drained_node.hpp"
 #include "support/process.hpp"
 #include "support/testbed.hpp"
 
@@ -45,32 +44,6 @@ std::string read(const fs::path& path) {
   text << in.rdbuf();
   return text.str();
 }
-
-// Drains a node for the lifetime of the object; resumes it at the end.
-class DrainedNode {
- public:
-  explicit DrainedNode(std::string node) : node_(std::move(node)) {
-    const auto r = run_command({"scontrol", "update", "nodename=" + node_, "state=drain",
-                                "reason=hetscale availability test"});
-    if (!r.ok()) throw std::runtime_error("cannot drain " + node_ + ": " + r.describe());
-  }
-  // Slurm marks a resumed node NOT_RESPONDING until it has pinged it again: wait for that,
-  // so that the next test finds it available.
-  ~DrainedNode() {
-    (void)run_command({"scontrol", "update", "nodename=" + node_, "state=resume"});
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (std::chrono::steady_clock::now() < deadline) {
-      const auto r = run_command({"scontrol", "show", "node", node_, "--oneliner"});
-      if (r.ok() && r.out.find(" State=IDLE ") != std::string::npos) return;
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    }
-  }
-  DrainedNode(const DrainedNode&) = delete;
-  DrainedNode& operator=(const DrainedNode&) = delete;
-
- private:
-  std::string node_;
-};
 
 // A reservation on one node for the lifetime of the object.
 class Reservation {

@@ -1,6 +1,8 @@
 // `hetscale study` on the local cluster (with slurmdbd) and the throwaway PostgreSQL server:
 // a two-round study finishes with no command typed in between, a cancelled controller is
-// resumed, and a bad spec is refused before anything is submitted.
+// resumed, a bad spec or a drained member of round 0 is refused before anything is
+// submitted (or the member replaced on request), and a drained member of a later round
+// fails the step until the node is resumed.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -11,6 +13,7 @@
 #include <thread>
 
 #include "hetscale/text_file.hpp"
+#include "support/drained_node.hpp"
 #include "support/process.hpp"
 #include "support/testbed.hpp"
 #include "test_database.hpp"
@@ -69,6 +72,33 @@ class StudyRun : public ::testing::Test {
     std::ofstream(dir_ / "study.toml") << "[study]\nname = \"" << experiment_ << "\"\ntitle = \"study run\"\n"
                                        << "max_rounds = 1\n\n[[experiment]]\nspec = \"mm.toml\"\n" << extra_study;
     return dir_ / "study.toml";
+  }
+
+  // The study spec of write_specs with `replace_unavailable = true` in [study].
+  fs::path write_specs_replacing_unavailable() {
+    const fs::path spec = write_specs();
+    std::string text = read(spec);
+    text.replace(text.find("max_rounds = 1\n"), 0, "replace_unavailable = true\n");
+    std::ofstream(spec) << text;
+    return spec;
+  }
+
+  // Cancels the study's jobs still queued (arrays of round 0 and controllers).
+  void cancel_jobs() {
+    for (const char* job : {"-set0", "-set1", "-controller"})
+      (void)run_command({"scancel", "--name", experiment_ + job}, 30s);
+    for (int i = 0; i < 60 && queued(experiment_ + "-set0") + queued(experiment_ + "-set1") +
+                                      queued(experiment_ + "-controller") > 0; ++i)
+      std::this_thread::sleep_for(500ms);
+  }
+
+  // Waits (up to `limit`) until round 0's arrays have left the queue.
+  void wait_for_round_zero(std::chrono::seconds limit) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (queued(experiment_ + "-set0") + queued(experiment_ + "-set1") > 0) {
+      ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "round 0's arrays still queued";
+      std::this_thread::sleep_for(1s);
+    }
   }
 
   CommandResult hetscale(std::vector<std::string> args, std::chrono::seconds limit = 120s) {
@@ -173,6 +203,69 @@ TEST_F(StudyRun, BadSpecIsRefusedBeforeAnythingIsSubmitted) {
   EXPECT_EQ(queued(experiment_ + "-controller"), 0u);
   EXPECT_TRUE(sacct_jobs(experiment_ + "-controller").empty());
   EXPECT_TRUE(sacct_jobs(experiment_ + "-set0").empty());
+}
+
+// The sets are {n1, n2} and {n1, n2, n3, n4} (testbed: n1 head, n2-n3 full, n4-n5 half);
+// n5 is the spare of group half.
+TEST_F(StudyRun, DrainedMemberOfRoundZeroIsRefusedOrReplacedOnRequest) {
+  const DrainedNode drained("n4");
+  const auto refused = run_study(write_specs(), db_.uri(), false);
+  EXPECT_EQ(refused.exit_code, 1) << refused.describe();
+  EXPECT_EQ(refused.err,
+            "hetscale study run: set 1 member n4 is DRAINED (reason \"hetscale availability test\"); nothing "
+            "submitted (replace_unavailable = true in the study spec's [study] swaps them for available nodes of "
+            "their groups)\n");
+  EXPECT_FALSE(fs::exists(dir_ / "study" / "study.state"));
+  EXPECT_FALSE(fs::exists(dir_ / "study" / experiment_ / "round0"));
+  EXPECT_EQ(queued(experiment_ + "-set0") + queued(experiment_ + "-set1") + queued(experiment_ + "-controller"), 0u);
+  EXPECT_TRUE(sacct_jobs(experiment_ + "-set0").empty());
+  EXPECT_TRUE(sacct_jobs(experiment_ + "-set1").empty());
+  EXPECT_TRUE(sacct_jobs(experiment_ + "-controller").empty());
+
+  fs::remove_all(dir_ / "study");
+  const auto replaced = run_study(write_specs_replacing_unavailable(), db_.uri(), false);
+  ASSERT_TRUE(replaced.ok()) << replaced.describe();
+  EXPECT_NE(replaced.out.find("n4 (group half, DRAINED (reason \"hetscale availability test\")) replaced by n5 in "
+                              "set 1 (C1 = "),
+            std::string::npos)
+      << replaced.out;
+  const fs::path round0 = dir_ / "study" / experiment_ / "round0";
+  const json plan = json::parse(read(round0 / "plan.json"));
+  EXPECT_EQ(plan["machine_sets"][1]["nodes"], json::parse(R"(["n1", "n2", "n3", "n5"])"));
+  EXPECT_NE(read(round0 / "set1.sbatch").find("#SBATCH --nodelist=n[1-3,5]\n"), std::string::npos);
+  EXPECT_EQ(sacct_jobs(experiment_ + "-set1").size(), 1u);  // submitted on the replacement
+  EXPECT_TRUE(fs::exists(dir_ / "study" / "study.state"));
+  cancel_jobs();
+}
+
+TEST_F(StudyRun, DrainedMemberOfALaterRoundFailsTheStepUntilResumed) {
+  const auto r = run_study(write_specs(), db_.uri(), false);
+  ASSERT_TRUE(r.ok()) << r.describe();
+  const json submitted = json::parse(read(dir_ / "study" / "study.state"));
+  // No controller: round 0's arrays run to their end, then the step is taken by hand.
+  ASSERT_TRUE(run_command({"scancel", std::to_string(submitted["controller"].get<std::uint64_t>())}, 30s).ok());
+  wait_for_round_zero(300s);
+  {
+    const DrainedNode drained("n4");
+    const auto failed = hetscale({"study", "resume", "--dir", (dir_ / "study").string()}, 300s);
+    EXPECT_EQ(failed.exit_code, 1) << failed.describe();
+    EXPECT_NE(failed.err.find("study failed in stage refine round 1: set 1 member n4 is DRAINED (reason \"hetscale "
+                              "availability test\"); round not submitted (resume the nodes, then hetscale study "
+                              "resume"),
+              std::string::npos)
+        << failed.describe();
+    const json state = json::parse(read(dir_ / "study" / "study.state"));
+    EXPECT_EQ(state["stage"], "failed");
+    EXPECT_EQ(state["failed_stage"], "measure");
+    EXPECT_EQ(state["round"], 0);
+    EXPECT_TRUE(sacct_jobs(experiment_ + "-r1-set0").empty());
+  }
+  // The node resumed: resume takes the failed step again, and the study finishes.
+  const auto resumed = hetscale({"study", "resume", "--dir", (dir_ / "study").string(), "--wait"}, 480s);
+  ASSERT_TRUE(resumed.ok()) << resumed.describe();
+  EXPECT_NE(resumed.out.find("done: study done"), std::string::npos) << resumed.out;
+  EXPECT_EQ(db_.scalar("SELECT max(round) FROM hetscale.plan_rounds"), "1");
+  expect_each_run_once();
 }
 
 }  // namespace
