@@ -1,6 +1,7 @@
 // `hetscale study` on the local cluster (with slurmdbd) and the throwaway PostgreSQL server:
-// a two-round study finishes with no command typed in between, a cancelled controller is
-// resumed, and a bad spec is refused before anything is submitted.
+// a two-round study finishes with no command typed in between, the stage-by-stage path
+// gives the same plans, runs and report, a cancelled controller is resumed, and a bad spec
+// is refused before anything is submitted.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -108,6 +109,21 @@ std::string without_timestamp(const std::string& html) {
   return std::regex_replace(html, std::regex("generated [0-9-]+ [0-9:]+ UTC"), "generated");
 }
 
+// A plan without the time it was written.
+json without_created(json plan) {
+  plan.erase("created");
+  return plan;
+}
+
+// Every stored run of the experiment, one line each, in a fixed order: what the two paths
+// must agree on.
+std::string stored_runs(const TestDatabase& db, const std::string& experiment) {
+  return db.scalar(
+      "SELECT string_agg(format('%s %s %s %s %s', set_index, parameter_value, repetition, work, wall_seconds), "
+      "E'\\n' ORDER BY set_index, parameter_value, repetition) FROM hetscale.run_efficiency WHERE experiment = '" +
+      experiment + "'");
+}
+
 TEST_F(StudyRun, TwoRoundStudyFinishesWithoutHelp) {
   const fs::path spec = write_specs();
   const auto r = run_study(spec, db_.uri(), true);
@@ -133,6 +149,46 @@ TEST_F(StudyRun, TwoRoundStudyFinishesWithoutHelp) {
             without_timestamp(read(dir_ / "study" / "report" / "index.html")));
   const auto status = hetscale({"study", "status", "--dir", (dir_ / "study").string()});
   EXPECT_NE(status.out.find("stage done"), std::string::npos) << status.describe();
+}
+
+// The stage-by-stage path a user takes by hand, on a second database fed the study's own
+// round 0: collect, refine with jobgen, collect the round the study ran, analyze, predict,
+// report.
+// Its round 1 plan, stored runs and report are the study's.
+TEST_F(StudyRun, TheStageByStagePathGivesTheStudysPlanRunsAndReport) {
+  const fs::path spec = write_specs("\n[predict]\ndoublings = 2\n");
+  const auto r = run_study(spec, db_.uri(), true);
+  ASSERT_TRUE(r.ok()) << r.describe();
+  const fs::path rounds = dir_ / "study" / experiment_;
+  ASSERT_TRUE(fs::exists(rounds / "round1" / "plan.json")) << r.out;
+  TestDatabase by_hand;
+  by_hand.migrate();
+  const auto round0 = hetscale({"collect", "--db", by_hand.uri(), (rounds / "round0").string()});
+  ASSERT_TRUE(round0.ok()) << round0.describe();
+  const auto refine = hetscale({"jobgen", "--refine", "--experiment", experiment_, "--db", by_hand.uri(), "-o",
+                                (dir_ / "by-hand-round1").string(), "--kernel-dir", HETSCALE_KERNEL_DIR});
+  ASSERT_TRUE(refine.ok()) << refine.describe();
+  EXPECT_EQ(without_created(json::parse(read(dir_ / "by-hand-round1" / "plan.json"))),
+            without_created(json::parse(read(rounds / "round1" / "plan.json"))));
+  for (const auto& entry : fs::directory_iterator(rounds / "round1")) {
+    if (entry.path().extension() != ".sbatch") continue;
+    EXPECT_EQ(read(dir_ / "by-hand-round1" / entry.path().filename()), read(entry.path())) << entry.path();
+  }
+  const auto round1 = hetscale({"collect", "--db", by_hand.uri(), (rounds / "round1").string()});
+  ASSERT_TRUE(round1.ok()) << round1.describe();
+  EXPECT_EQ(stored_runs(by_hand, experiment_), stored_runs(db_, experiment_));
+  EXPECT_NE(stored_runs(by_hand, experiment_), "");
+  const auto analyze = hetscale({"analyze", "--db", by_hand.uri(), "--experiment", experiment_, "--target", "0.6"});
+  ASSERT_TRUE(analyze.ok()) << analyze.describe();
+  const auto predict = hetscale(
+      {"predict", "--db", by_hand.uri(), "--experiment", experiment_, "--target", "0.6", "--doublings", "2"});
+  ASSERT_TRUE(predict.ok()) << predict.describe();
+  EXPECT_EQ(predict.out, read(dir_ / "study" / ("predict-" + experiment_ + ".txt")));
+  const auto report =
+      hetscale({"report", "--db", by_hand.uri(), "-o", (dir_ / "by-hand-report").string(), "--title", "study run"});
+  ASSERT_TRUE(report.ok()) << report.describe();
+  EXPECT_EQ(without_timestamp(read(dir_ / "by-hand-report" / "index.html")),
+            without_timestamp(read(dir_ / "study" / "report" / "index.html")));
 }
 
 TEST_F(StudyRun, CancelledControllerIsResumed) {
