@@ -31,6 +31,7 @@ std::vector<RunRecord> read_record_files(const std::vector<fs::path>& paths) {
   return records;
 }
 
+// The note of one finished run, `done` of `total`.
 std::string run_line(const fs::path& dir, const TwinStudy& study, const TwinRunOutcome& o, std::size_t done,
                      std::size_t total) {
   const std::string what =
