@@ -22,6 +22,7 @@
 #include "hetscale/study/slurm_query.hpp"
 #include "hetscale/study/stored_study.hpp"
 #include "hetscale/study/study_step.hpp"
+#include "hetscale/twin/conduct.hpp"
 #include "hetscale/utc_time.hpp"
 #include "report_file.hpp"
 
@@ -260,18 +261,27 @@ void twin(const StudySpec& spec, StudyState& state, const fs::path& dir, std::os
   for (const auto& e : spec.experiments) {
     const fs::path twin_dir = dir / e.spec.name / "twin";
     fs::remove_all(twin_dir);
-    const ProgramOutput p = run_program(
-        {state.hetscale, "twin", "study", e.path.string(), "--site", state.site, "-o", twin_dir.string(), "--nodes",
-         fmt::format("{}", 2 * spec.twin_nodes), "--max-set-nodes", fmt::format("{}", spec.twin_nodes),
-         "--repetitions", "1", "--psi-floor", "0.7", "--calibrate-from",
-         (round_directory(dir, e.spec.name, 0) / "records").string(), "--kernel-dir", state.kernel_dir},
-        false, std::chrono::seconds(3600));
-    if (p.status != 0) throw Error(fmt::format("hetscale twin study {} failed: {}", e.spec.name, p.text));
-    out << p.text;
-    write_file_atomically(twin_dir / "progress.txt", p.text);
-    // Its output ends with the count of runs simulated, kept and failed.
-    const std::string output = p.text.substr(0, p.text.find_last_not_of('\n') + 1);
-    record(state, "twin", fmt::format("{}: {}", e.spec.name, output.substr(output.find_last_of('\n') + 1)));
+    twin::TwinStudyRequest request;
+    request.spec = e.path;
+    request.site = state.site;
+    request.output_dir = twin_dir;
+    request.nodes = 2 * spec.twin_nodes;
+    request.calibrate_from = {round_directory(dir, e.spec.name, 0) / "records"};
+    request.options.max_set_nodes = spec.twin_nodes;
+    request.options.repetitions = 1;
+    request.options.psi_floor = 0.7;
+    request.options.bin_dir = state.kernel_dir;
+    request.runner.kernel_dir = state.kernel_dir;
+    request.runner.jobs = 0;  // one per processor
+    std::string progress;
+    const twin::TwinStudyOutcome outcome =
+        twin::conduct_twin_study(request, [&](twin::TwinLine, const std::string& line) {
+          out << line << std::flush;
+          progress += line;
+        });
+    write_file_atomically(twin_dir / "progress.txt", progress);
+    record(state, "twin", fmt::format("{}: {}", e.spec.name, twin::to_string(*outcome.counts)));
+    twin::require_no_failed_runs(outcome);
     twins.inputs.push_back(twin_dir.string());
   }
   twins.rejects = dir / "rejects.jsonl";

@@ -193,6 +193,7 @@ TwinRunnerOptions resolve_twin_tools(const TwinStudy& study, const TwinRunnerOpt
   TwinRunnerOptions resolved = options;
   resolved.smpirun = fs::absolute(*smpirun).string();
   resolved.kernel_dir = fs::absolute(options.kernel_dir).string();
+  if (resolved.jobs == 0) resolved.jobs = std::max(1u, std::thread::hardware_concurrency());
   return resolved;
 }
 
@@ -218,7 +219,6 @@ std::vector<TwinRunOutcome> run_twin_study(
   const std::size_t total = pending.size();
   std::vector<TwinRunOutcome> outcomes;
   std::vector<Running> running;
-  const unsigned jobs = std::max(1u, options.jobs);
 
   const auto finish = [&](TwinRunOutcome outcome) {
     outcomes.push_back(outcome);
@@ -226,7 +226,7 @@ std::vector<TwinRunOutcome> run_twin_study(
   };
 
   while (!pending.empty() || !running.empty()) {
-    while (!pending.empty() && running.size() < jobs) {
+    while (!pending.empty() && running.size() < resolved.jobs) {
       const TwinRun run = pending.front();
       pending.pop_front();
       std::error_code ec;

@@ -120,7 +120,7 @@ std::string twin_log_file(const TwinRun& run);
 struct TwinRunnerOptions {
   std::string smpirun = "smpirun";  // found in PATH unless a path
   std::string kernel_dir;           // where hetscale-twin-<kernel> is
-  unsigned jobs = 1;                // simulations at once
+  unsigned jobs = 1;                // simulations at once; 0: one per processor
   bool rerun = false;               // run again runs whose record exists
 };
 
@@ -133,8 +133,9 @@ struct TwinRunOutcome {
   double simulated_seconds = 0;  // the run's wall_seconds in its record
 };
 
-/// `options` with smpirun resolved to a path; throws Error when smpirun or the study's
-/// twin kernel cannot be run (checked again by run_twin_study before any run starts).
+/// `options` with smpirun resolved to a path, the directories made absolute and jobs 0
+/// made one per processor; throws Error when smpirun or the study's twin kernel cannot
+/// be run (checked again by run_twin_study before any run starts).
 TwinRunnerOptions resolve_twin_tools(const TwinStudy& study, const TwinRunnerOptions& options);
 
 /// The smpirun command line of one run in study directory `dir` (absolute paths).
