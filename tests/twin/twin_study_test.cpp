@@ -167,6 +167,36 @@ TEST_F(TwinStudyTest, WritesHostFilesPerRankAPlanCoreReadsBackAndAnArrayScript) 
   EXPECT_TRUE((fs::status(dir / twin::twin_sbatch_file).permissions() & fs::perms::owner_exec) != fs::perms::none);
 }
 
+// `--repetitions` other than the spec's: the array covers that many runs, and the study
+// read back from its directory (what every `twin run --task` does) has the same runs.
+TEST_F(TwinStudyTest, RepetitionsOtherThanTheSpecsAreKeptInTheDirectory) {
+  twin::TwinStudyOptions options;
+  options.sbatch = true;
+  options.repetitions = 1;
+  const twin::TwinStudy planned = twin::plan_twin_study(spec(), site_, platform_, options);
+  const twin::TwinStudy loaded = write("once", spec(), options);
+  ASSERT_EQ(loaded.runs.size(), planned.runs.size());
+  ASSERT_EQ(loaded.runs.size(), 9u);  // 3 sets x 3 sizes, once: the spec says twice
+  for (std::size_t i = 0; i < loaded.runs.size(); ++i) {
+    EXPECT_EQ(loaded.runs[i].set_index, planned.runs[i].set_index) << i;
+    EXPECT_EQ(loaded.runs[i].value, planned.runs[i].value) << i;
+    EXPECT_EQ(loaded.runs[i].repetition, 0u) << i;
+  }
+  EXPECT_EQ(slurp(root_ / "once" / twin::twin_repetitions_file), "1\n");
+  EXPECT_NE(slurp(root_ / "once" / twin::twin_sbatch_file).find("#SBATCH --array=0-8%"), std::string::npos);
+  // The spec's own count writes no file; a damaged one is named.
+  write("default", spec());
+  EXPECT_FALSE(fs::exists(root_ / "default" / twin::twin_repetitions_file));
+  std::ofstream(root_ / "once" / twin::twin_repetitions_file) << "zero\n";
+  try {
+    twin::load_twin_study(root_ / "once");
+    ADD_FAILURE() << "a damaged repetitions file was read";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("repetitions: not a count of repetitions in [1, 1000]"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST_F(TwinStudyTest, ACommandOrEqualizedWeightsAreRefusedAtTheirKey) {
   const std::string command_spec = std::string(spec_text).replace(
       std::string(spec_text).find("kernel = \"mm\""), 13, "command = \"./solver {N}\"\nworkload = \"N^3\"");

@@ -68,6 +68,9 @@ inline constexpr const char* twin_plan_file = "plan.json";
 inline constexpr const char* twin_sbatch_file = "twin.sbatch";
 inline constexpr const char* twin_status_file = "status.tsv";
 inline constexpr const char* twin_compute_efficiency_file = "compute-efficiency";
+// Repetitions of each (set, size) when they are not the spec's (`--repetitions`): the
+// array tasks and `twin run` count the runs with them.
+inline constexpr const char* twin_repetitions_file = "repetitions";
 
 /// The name a twin experiment gets from its spec's when none is given.
 std::string default_twin_experiment(const std::string& spec_name);
