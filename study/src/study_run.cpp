@@ -18,6 +18,7 @@
 #include "hetscale/jobgen/scripts.hpp"
 #include "hetscale/jobgen/study.hpp"
 #include "hetscale/jobgen/study_files.hpp"
+#include "hetscale/jobgen/time_limit.hpp"
 #include "hetscale/site_table.hpp"
 #include "hetscale/study/slurm_query.hpp"
 #include "hetscale/study/stored_study.hpp"
@@ -201,13 +202,11 @@ std::vector<PlannedRound> equalized_rerun(const StudySpec& spec, StudyState& sta
   rerun.sets.front().parameter_values = {choice->parameter};
   rerun.spec.repetitions = spec.equalize.repetitions;
   rerun.round += 1;  // job names of their own
-  std::vector<PlannedRound> rounds;
-  for (const char* weights : {"marked", "equalized"}) {
-    jobgen::Study s = rerun;
-    s.spec.slurm.weights = weights;
-    rounds.push_back(write_tested_round(dir / name / fmt::format("rerun-{}", weights), s, state, false));
-  }
-  return rounds;
+  // One array whose every repetition runs marked, then equalized: both weights' runs are
+  // taken side by side, so the comparison does not mix their effect with the machine's drift.
+  rerun.spec.slurm.weights = {"marked", "equalized"};
+  jobgen::apply_measured_time_limits(rerun, measured_runs(stored, rerun, "the re-run"));
+  return {write_tested_round(dir / name / "rerun", rerun, state, false)};
 }
 
 void print_rerun_comparison(const StudySpec& spec, const StudyState& state, const fs::path& dir, std::ostream& out) {
@@ -349,7 +348,7 @@ StudyState step(const fs::path& dir, StudyState state, std::ostream& out) {
         doing = "re-run";
         state.stage = Stage::rerun;
         state.arrays = submit_rounds(rounds, {}, out);
-        record(state, "submitted", fmt::format("re-run with marked and equalized weights: {} array(s)",
+        record(state, "submitted", fmt::format("re-run with marked and equalized weights in turn: {} array(s)",
                                                state.arrays.size()));
         submit_controller(spec.name, state, dir, state.array_job_ids(), out);
         save_state(dir, state);

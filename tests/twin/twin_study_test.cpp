@@ -213,6 +213,13 @@ TEST_F(TwinStudyTest, ACommandOrEqualizedWeightsAreRefusedAtTheirKey) {
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.where().str(), "tw.toml:22:11");
   }
+  try {
+    twin::plan_twin_study(spec("weights = [\"marked\", \"off\"]\n"), site_, platform_, {});
+    FAIL() << "a list of weights was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.where().str(), "tw.toml:22:11");
+    EXPECT_NE(std::string(e.what()).find("one value, not a list"), std::string::npos) << e.what();
+  }
   twin::TwinStudyOptions bad;
   bad.experiment = "a b";
   EXPECT_THROW(twin::plan_twin_study(spec(), site_, platform_, bad), Error);

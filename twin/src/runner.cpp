@@ -169,7 +169,7 @@ std::vector<std::string> twin_run_command(const fs::path& dir, const TwinStudy& 
       "--record", partial_record(root, run).string()};
   if (study.compute_efficiency != 1)
     argv.insert(argv.end(), {"--compute-efficiency", number(study.compute_efficiency)});
-  const std::string& weights = study.study.spec.slurm.weights;
+  const std::string& weights = study.study.spec.slurm.weights.front();  // the twin's one (check_twin_spec)
   if (weights == "marked" || weights == "off") {
     argv.insert(argv.end(), {"--weights", weights == "off" ? "equal" : "marked"});
   } else {

@@ -37,7 +37,10 @@ void check_twin_spec(const jobgen::ExperimentSpec& spec) {
     throw ConfigError(or_file(spec.code.command_where, spec.source),
                       "the twin runs the bundled kernels (kernel = \"mm\", \"ge\", \"conv2d\" or \"lu\"): a "
                       "command is not an SMPI program it can simulate");
-  if (spec.slurm.weights == "equalized")
+  if (spec.slurm.weights.size() != 1)
+    throw ConfigError(or_file(spec.slurm.weights_where, spec.source),
+                      "the twin simulates each run with one weights: give 'weights' one value, not a list");
+  if (spec.slurm.weights.front() == "equalized")
     throw ConfigError(or_file(spec.slurm.weights_where, spec.source),
                       "weights = \"equalized\" reads the plugin's partition files, which the twin does "
                       "not have: give the partition file itself (weights = \"FILE\"), \"marked\" or "

@@ -77,7 +77,7 @@ std::string default_twin_experiment(const std::string& spec_name);
 
 /// Plans the study of `spec` on `site` for the twin: the sets jobgen plans, the runs in
 /// order. The spec must name a bundled kernel (the twin runs hetscale-twin-<kernel>) and
-/// weights `marked`, `off` or a file. Throws ConfigError at the spec's key otherwise.
+/// one weights, `marked`, `off` or a file. Throws ConfigError at the spec's key otherwise.
 TwinStudy plan_twin_study(jobgen::ExperimentSpec spec, const SiteTable& site,
                           const TwinPlatform& platform, const TwinStudyOptions& options);
 
