@@ -215,9 +215,12 @@ void print_rerun_comparison(const StudySpec& spec, const StudyState& state, cons
   std::vector<collector::TimeComparison> rows;
   quick_session(state.db).run([&](pg::Connection& conn) {
     choice = collector::equalize_choice(conn, name);
-    if (choice) rows = collector::rerun_comparison(conn, name, choice->set_index, choice->parameter);
+    if (choice)
+      rows = collector::rerun_comparison(conn, name, choice->set_index, choice->parameter, state.array_job_ids());
   });
-  std::string text = "measured (hetscale.weights_comparison) and simulated (hetscale.latest_partitions), seconds:\n";
+  std::string text =
+      "measured (the re-run's steps, marked and equalized in turn) and simulated (hetscale.latest_partitions), "
+      "seconds:\n";
   for (const auto& r : rows)
     text += fmt::format("  {:<22} {:>5} {:.4f}\n", r.what, r.runs ? fmt::format("{}", *r.runs) : std::string(),
                         r.seconds);
