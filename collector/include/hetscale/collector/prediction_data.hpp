@@ -1,10 +1,10 @@
-// `hetscale predict`: what the time model is fitted to (every run of the experiment on a
-// machine set, with its slowest rank's compute time), the measured sets with the
-// required work `hetscale analyze` stored at the target, the experiment's site, and the
-// forecast stored as one batch of hetscale.predictions (migration 0004).
+// The database side of an experiment's forecast (forecast_batch.hpp): what the time model
+// is fitted to (every run of the experiment on a machine set, with its slowest rank's
+// compute time), the measured sets with the required work `hetscale analyze` stored at the
+// target, the experiment's site, and the forecast stored as one batch of
+// hetscale.predictions (migration 0004).
 #pragma once
 
-#include <optional>
 #include <string>
 #include <vector>
 
