@@ -2,9 +2,8 @@
 // predict --db`): the runs the time model is fitted on (all sets, or the --fit-sets ones
 // with the others held out), the forecast rows on the measured sets, the next doublings
 // and the what-if sets, the errors that judge the fit, and the result printed as a table,
-// JSON or CSV. What it is made from is read from the database (collector/
-// prediction_data.hpp) and the rows are stored there as one batch (collector/
-// forecast_batch.hpp); this file is the pure part.
+// JSON or CSV. This file is the pure part: the database's (what the forecast is made
+// from, the rows stored as one batch) is hetscale/collector/forecast_batch.hpp.
 #pragma once
 
 #include <cstddef>
@@ -98,8 +97,9 @@ struct ExperimentForecast {
   long long batch = 0;  // the prediction batch the rows are stored as
 };
 
-/// Fits the model on the chosen runs of `in` and forecasts every set at `target`
-/// (options.target is not read); `in.site` gives the doublings and `add:` what-ifs.
+/// Fits the model on the chosen runs of `in` and forecasts every set at `target`;
+/// `in.site` gives the doublings and `add:` what-ifs. options.target and options.site are
+/// not read: the caller has resolved them into `target` and `in.site`.
 /// Throws Error as choose_fitting_samples, apply_what_if and TimeModel::fit do.
 ExperimentForecast forecast_from_input(const PredictionInput& in, const ForecastOptions& options,
                                        double target);
