@@ -10,11 +10,13 @@
 #include "hetscale/atomic_file.hpp"
 #include "hetscale/collector/analysis.hpp"
 #include "hetscale/collector/collect.hpp"
+#include "hetscale/collector/forecast_batch.hpp"
 #include "hetscale/collector/migrations.hpp"
 #include "hetscale/collector/sacct.hpp"
 #include "hetscale/collector/session.hpp"
 #include "hetscale/collector/study_queries.hpp"
 #include "hetscale/error.hpp"
+#include "hetscale/experiment_forecast.hpp"
 #include "hetscale/jobgen/scripts.hpp"
 #include "hetscale/jobgen/study.hpp"
 #include "hetscale/jobgen/study_files.hpp"
@@ -234,22 +236,34 @@ double fastest_marked_speed(const std::string& site) {
   return fastest;
 }
 
-// `hetscale predict` per experiment (its forecasts stored by it); a kernel whose sets did
-// not all reach the target has too little to fit: said in the history, not faked.
+// The forecast of every experiment from its runs (collector::forecast_experiment, stored as
+// a batch), in `hetscale predict`'s table; a kernel whose sets did not all reach the target
+// has too little to fit: said in the history, not faked.
 void predict(const StudySpec& spec, StudyState& state, const fs::path& dir, std::ostream& out) {
   const double fastest = fastest_marked_speed(state.site);
   for (const auto& e : spec.experiments) {
-    std::vector<std::string> argv = {state.hetscale, "predict", "--db", state.db, "--experiment", e.spec.name,
-                                     "--target", fmt::format("{}", e.spec.target_efficiency), "--doublings",
-                                     fmt::format("{}", spec.predict.doublings)};
-    for (const auto& w : spec.predict.what_if)
-      argv.push_back(fmt::format("--what-if=group:{:.0f}:{}", w.speed_of_fastest * fastest, w.nodes));
-    const ProgramOutput p = run_program(argv, false, std::chrono::seconds(600));
-    write_file_atomically(dir / fmt::format("predict-{}.txt", e.spec.name), p.text);
-    out << "--- predict " << e.spec.name << '\n' << p.text;
-    record(state, "predict", p.status == 0 ? fmt::format("{}: forecasts in predict-{}.txt", e.spec.name, e.spec.name)
-                                           : fmt::format("{}: not done (exit {}, see predict-{}.txt)", e.spec.name,
-                                                         p.status, e.spec.name));
+    std::ostringstream text;
+    std::string history = fmt::format("{}: forecasts in predict-{}.txt", e.spec.name, e.spec.name);
+    try {
+      ForecastOptions options;
+      options.experiment = e.spec.name;
+      options.target = e.spec.target_efficiency;
+      options.doublings = spec.predict.doublings;
+      for (const auto& w : spec.predict.what_if)
+        options.what_ifs.push_back(
+            parse_what_if(fmt::format("group:{:.0f}:{}", w.speed_of_fastest * fastest, w.nodes)));
+      ExperimentForecast forecast;
+      quick_session(state.db).run([&](pg::Connection& conn) { forecast = collector::forecast_experiment(conn, options); });
+      print_forecast(text, forecast, TableFormat::table);
+    } catch (const pg::DbError&) {
+      throw;  // the database, not the experiment's data: the stage fails
+    } catch (const Error& error) {
+      text << "not done: " << error.what() << '\n';
+      history = fmt::format("{}: not done: {}", e.spec.name, error.what());
+    }
+    write_file_atomically(dir / fmt::format("predict-{}.txt", e.spec.name), text.str());
+    out << "--- predict " << e.spec.name << '\n' << text.str();
+    record(state, "predict", history);
   }
 }
 

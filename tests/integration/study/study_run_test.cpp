@@ -149,6 +149,23 @@ TEST_F(StudyRun, TwoRoundStudyFinishesWithoutHelp) {
             without_timestamp(read(dir_ / "study" / "report" / "index.html")));
   const auto status = hetscale({"study", "status", "--dir", (dir_ / "study").string()});
   EXPECT_NE(status.out.find("stage done"), std::string::npos) << status.describe();
+  // The forecast: stored and printed as `hetscale predict` prints it or, when the runs do
+  // not give the required work at the target, not done and why, in the history and the file.
+  const std::string forecast = read(dir_ / "study" / ("predict-" + experiment_ + ".txt"));
+  if (forecast.starts_with("not done: ")) {
+    EXPECT_NE(r.out.find("predict: " + experiment_ + ": " + forecast.substr(0, forecast.size() - 1)),
+              std::string::npos)
+        << r.out;
+    EXPECT_EQ(db_.scalar("SELECT count(*) FROM hetscale.predictions"), "0");
+  } else {
+    EXPECT_TRUE(forecast.starts_with("experiment " + experiment_ + ": W = ")) << forecast;
+    EXPECT_NE(r.out.find("predict: " + experiment_ + ": forecasts in predict-" + experiment_ + ".txt"),
+              std::string::npos)
+        << r.out;
+    EXPECT_TRUE(forecast.ends_with("\nstored as prediction batch " +
+                                   db_.scalar("SELECT max(batch) FROM hetscale.predictions") + "\n"))
+        << forecast;
+  }
 }
 
 // The stage-by-stage path a user takes by hand, on a second database fed the study's own
