@@ -251,7 +251,7 @@ void predict(const StudySpec& spec, StudyState& state, const fs::path& dir, std:
       options.doublings = spec.predict.doublings;
       for (const auto& w : spec.predict.what_if)
         options.what_ifs.push_back(
-            parse_what_if(fmt::format("group:{:.0f}:{}", w.speed_of_fastest * fastest, w.nodes)));
+            parse_what_if(fmt::format("group:{:g}:{}", w.speed_of_fastest * fastest, w.nodes)));
       ExperimentForecast forecast;
       quick_session(state.db).run([&](pg::Connection& conn) { forecast = collector::forecast_experiment(conn, options); });
       print_forecast(text, forecast, TableFormat::table);
