@@ -52,8 +52,9 @@ void equalize_file(const EqualizeArgs& args, Context& context) {
     context.out << equalization_text(nodes, plan);
   else
     print_table(context.out, equalization_table(nodes, plan), args.format);
-  say_written(write_equalized_partition(nodes, plan, args.site, args.output, args.partitions).string(),
-              context);
+  say_written(
+      write_equalized_partition(nodes, plan, args.site, args.output, args.partitions).string(),
+      context);
 }
 
 /// --db: the set's stored timings, partitions simulated and stored.
@@ -94,7 +95,8 @@ void register_equalize(CLI::App& app, Context& context) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--db", args->db,
                   "libpq URI: read the nodes' speeds and spreads from a set's rank timings, "
-                  "simulate and store the partitions (without --input, default: HETSCALE_DB or the config file)");
+                  "simulate and store the partitions (without --input, default: HETSCALE_DB or the "
+                  "config file)");
   cmd->add_option("--experiment", args->experiment, "Experiment name (with --db)");
   cmd->add_option("--set", args->set_index, "Machine set index (with --db)");
   cmd->add_option("--parameter", args->parameter,

@@ -60,7 +60,8 @@ EqualizedSet equalize_stored_set(pg::Connection& conn, const EqualizeSetOptions&
   simulation.seed = options.seed;
   simulation.max_interval = options.interval;
   set.simulation = equalization_simulation(set.nodes.computers, simulation);
-  set.plan = plan_equalization(set.nodes.computers, options.seconds, options.method, &set.simulation);
+  set.plan =
+      plan_equalization(set.nodes.computers, options.seconds, options.method, &set.simulation);
   set.file = write_equalized_partition(set.nodes, set.plan, options.site, options.output,
                                        options.partitions)
                  .string();
@@ -88,13 +89,14 @@ nlohmann::json equalized_set_json(const EqualizedSet& set) {
                       {"nodes", table_json(equalization_table(nodes, set.plan))},
                       {"methods", nlohmann::json::array()}};
   for (std::size_t m = 0; m < methods.size(); ++m)
-    j["methods"].push_back({{"method", methods[m].name},
-                            {"partition_id", set.partition_ids[m]},
-                            {"degree_of_equalization", methods[m].partition.degree},
-                            {"modelled_tau", modelled_tau(nodes.computers, methods[m].partition.work)},
-                            {"simulated_tau", methods[m].simulated.tau},
-                            {"simulated_sigma", methods[m].simulated.sigma_t},
-                            {"simulated_risk", methods[m].simulated.risk_factor}});
+    j["methods"].push_back(
+        {{"method", methods[m].name},
+         {"partition_id", set.partition_ids[m]},
+         {"degree_of_equalization", methods[m].partition.degree},
+         {"modelled_tau", modelled_tau(nodes.computers, methods[m].partition.work)},
+         {"simulated_tau", methods[m].simulated.tau},
+         {"simulated_sigma", methods[m].simulated.sigma_t},
+         {"simulated_risk", methods[m].simulated.risk_factor}});
   return j;
 }
 

@@ -26,8 +26,9 @@ EqualizationNodes equalization_nodes_from_csv(const CsvTable& csv, const std::st
                                               double correlation_time) {
   const bool has_th = node_csv_gives_th(csv);
   if (has_th && !(correlation_time > 0))
-    throw Error("a 'th' column needs a positive correlation time (E[L^2]/E[L] of the "
-                "availability intervals, in seconds)");
+    throw Error(
+        "a 'th' column needs a positive correlation time (E[L^2]/E[L] of the "
+        "availability intervals, in seconds)");
   const char* spread_column = has_th ? "th" : "variation";
   EqualizationNodes nodes;
   nodes.source = source;
@@ -44,9 +45,9 @@ EqualizationNodes equalization_nodes_from_csv(const CsvTable& csv, const std::st
   return nodes;
 }
 
-EqualizationNodes equalization_nodes_from_timings(const std::string& source,
-                                                  std::vector<NodeTimingStats> stats,
-                                                  const std::vector<MeasuredAvailability>& availability) {
+EqualizationNodes equalization_nodes_from_timings(
+    const std::string& source, std::vector<NodeTimingStats> stats,
+    const std::vector<MeasuredAvailability>& availability) {
   EqualizationNodes nodes;
   nodes.source = source;
   nodes.note = check_equalization_input(stats);
@@ -68,9 +69,10 @@ EqualizationSimulation equalization_simulation(std::span<const VariableComputer>
   constexpr double max_th = 0.5;
   const double needed = 1.5 * std::pow(largest_k / max_th, 2);  // correlation = 2/3 interval
   if (needed > sim.options.max_interval) {
-    sim.note = fmt::format("simulated availability intervals lengthened from {:g} s to {:.3g} s so "
-                           "that every node's TH stays <= {}",
-                           sim.options.max_interval, needed, max_th);
+    sim.note = fmt::format(
+        "simulated availability intervals lengthened from {:g} s to {:.3g} s so "
+        "that every node's TH stays <= {}",
+        sim.options.max_interval, needed, max_th);
     sim.options.max_interval = needed;
   }
   const double correlation = correlation_time_of_uniform_intervals(sim.options.max_interval);
@@ -102,7 +104,9 @@ EqualizationPlan plan_equalization(std::span<const VariableComputer> computers, 
   return plan;
 }
 
-const EqualizationMethod& written_method(const EqualizationPlan& plan) { return plan.methods.back(); }
+const EqualizationMethod& written_method(const EqualizationPlan& plan) {
+  return plan.methods.back();
+}
 
 Table equalization_table(const EqualizationNodes& nodes, const EqualizationPlan& plan) {
   const auto& two = plan.chosen.two_step;
@@ -152,7 +156,8 @@ std::string equalization_text(const EqualizationNodes& nodes, const Equalization
   return out.str();
 }
 
-std::string simulation_text(const EqualizationPlan& plan, const EqualizationSimulation& simulation) {
+std::string simulation_text(const EqualizationPlan& plan,
+                            const EqualizationSimulation& simulation) {
   std::string text = fmt::format(
       "simulated ({} repetitions, seed {}, intervals uniform in [0, {:.3g}] s; risk = "
       "Prob[T > tau of proportional]):\n",

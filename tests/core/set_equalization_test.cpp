@@ -47,8 +47,8 @@ TEST(SetEqualization, CsvErrorsNameTheCell) {
   const auto typo = CsvTable::parse("node,speed,variance\nn1,1,0\n", "t.csv");
   EXPECT_THROW(node_csv_gives_th(typo), ConfigError);
   try {
-    equalization_nodes_from_csv(CsvTable::parse("node,speed,variation\nn1,0,0\n", "z.csv"),
-                                "z.csv", 0);
+    equalization_nodes_from_csv(CsvTable::parse("node,speed,variation\nn1,0,0\n", "z.csv"), "z.csv",
+                                0);
     FAIL() << "a zero speed was accepted";
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.where().line, 2u);
@@ -57,9 +57,9 @@ TEST(SetEqualization, CsvErrorsNameTheCell) {
   EXPECT_THROW(equalization_nodes_from_csv(
                    CsvTable::parse("node,speed,variation\nn1,1,-1\n", "n.csv"), "n.csv", 0),
                ConfigError);
-  EXPECT_THROW(equalization_nodes_from_csv(CsvTable::parse("node,speed,variation\n", "e.csv"),
-                                           "e.csv", 0),
-               Error);
+  EXPECT_THROW(
+      equalization_nodes_from_csv(CsvTable::parse("node,speed,variation\n", "e.csv"), "e.csv", 0),
+      Error);
 }
 
 TEST(SetEqualization, TimingsGiveStatsAndTheRunTimeVariation) {

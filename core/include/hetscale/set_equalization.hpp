@@ -44,9 +44,9 @@ EqualizationNodes equalization_nodes_from_csv(const CsvTable& csv, const std::st
 
 /// The nodes of a set's rank timings (node_timing_stats): check_equalization_input (throws
 /// Error, or gives the note), then the variation choose_variation picks from `availability`.
-EqualizationNodes equalization_nodes_from_timings(const std::string& source,
-                                                  std::vector<NodeTimingStats> stats,
-                                                  const std::vector<MeasuredAvailability>& availability);
+EqualizationNodes equalization_nodes_from_timings(
+    const std::string& source, std::vector<NodeTimingStats> stats,
+    const std::vector<MeasuredAvailability>& availability);
 
 /// Availability processes that give each node its k_i: mean availability 0.5, TH_i = k_i /
 /// sqrt(correlation time). `options.max_interval` is lengthened when needed so that the
@@ -71,9 +71,9 @@ struct EqualizationMethod {
 /// it (with `linearised`: step 2 by case, then `equalized_linear`, the linearised one). The
 /// last method's partition is the one written (`chosen.partition`).
 struct EqualizationPlan {
-  std::string method;       // case | exact | linearised | optimum (choose_partition)
-  double seconds = 0;       // run time at step 1
-  double total_work = 0;    // sum of speed x seconds: every node busy `seconds` at step 1
+  std::string method;     // case | exact | linearised | optimum (choose_partition)
+  double seconds = 0;     // run time at step 1
+  double total_work = 0;  // sum of speed x seconds: every node busy `seconds` at step 1
   ChosenPartition chosen;
   std::vector<EqualizationMethod> methods;
 };

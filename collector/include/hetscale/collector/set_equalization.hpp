@@ -28,7 +28,7 @@ struct EqualizeSetOptions {
   std::string partitions;           // ...or <partitions>/<node list>.toml; neither: none
   double interval = 1;              // simulated availability intervals uniform in [0, this] s
   std::uint64_t seed = 1;
-  std::size_t repetitions = 1000;   // of the simulation
+  std::size_t repetitions = 1000;  // of the simulation
 };
 
 /// What equalize_stored_set computed, wrote and stored.
