@@ -14,6 +14,7 @@
 #include "hetscale/collector/migrations.hpp"
 #include "hetscale/collector/sacct.hpp"
 #include "hetscale/collector/session.hpp"
+#include "hetscale/collector/set_equalization.hpp"
 #include "hetscale/collector/study_queries.hpp"
 #include "hetscale/error.hpp"
 #include "hetscale/experiment_forecast.hpp"
@@ -174,11 +175,12 @@ std::vector<PlannedRound> refinement_rounds(const StudySpec& spec, const StudySt
   return rounds;
 }
 
-// Equalizes the experiment's largest set from its repeated runs (hetscale equalize --db,
-// which writes the partition the plugin reads and stores both partitions' simulations),
-// then plans its re-run at that size: one array with marked weights, then one with
-// equalized weights, each running the size `repetitions` times. Nothing when no size of
-// the largest set was run twice (said in the history).
+// Equalizes the experiment's largest set from its repeated runs (equalize_stored_set, as
+// hetscale equalize --db does: writes the partition the plugin reads and stores both
+// partitions' simulations; its text in equalize.txt), then plans its re-run at that size:
+// one array running the size `repetitions` times, each repetition once with marked and
+// then with equalized weights. Nothing when no size of the largest set was run twice (said
+// in the history).
 std::vector<PlannedRound> equalized_rerun(const StudySpec& spec, StudyState& state, const fs::path& dir,
                                           std::ostream& out) {
   const std::string& name = spec.equalize.experiment;
@@ -188,14 +190,17 @@ std::vector<PlannedRound> equalized_rerun(const StudySpec& spec, StudyState& sta
     record(state, "equalize", fmt::format("not done: no size of {}'s largest set was run twice", name));
     return {};
   }
-  const ProgramOutput eq = run_program(
-      {state.hetscale, "equalize", "--db", state.db, "--experiment", name, "--set", fmt::format("{}", choice->set_index),
-       "--parameter", fmt::format("{}", choice->parameter), "--seconds", fmt::format("{}", choice->mean_seconds),
-       "--partitions", state.partitions, "--site", load_site_table(state.site).name},
-      false, std::chrono::seconds(600));
-  write_file_atomically(dir / "equalize.txt", eq.text);
-  out << eq.text;
-  if (eq.status != 0) throw Error(fmt::format("hetscale equalize failed (equalize.txt): {}", eq.text));
+  collector::EqualizeSetOptions options;
+  options.experiment = name;
+  options.set_index = choice->set_index;
+  options.parameter = choice->parameter;
+  options.seconds = choice->mean_seconds;
+  options.partitions = state.partitions;
+  options.site = load_site_table(state.site).name;
+  auto conn = pg::Connection::open(state.db);
+  const std::string text = collector::equalized_set_text(collector::equalize_stored_set(conn, options));
+  write_file_atomically(dir / "equalize.txt", text);
+  out << text;
   record(state, "equalize", fmt::format("{} set {} at {} = {:g}: equalize.txt", name, choice->set_index,
                                         spec.experiment(name).spec.parameter.name, choice->parameter));
   const StoredStudy stored = read_stored_study(state.db, name);
