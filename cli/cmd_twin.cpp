@@ -5,22 +5,16 @@
 // simulations of a written study (all, or one array task of twin.sbatch).
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <memory>
 #include <optional>
-#include <thread>
 #include <vector>
 
 #include "commands.hpp"
 #include "configured_settings.hpp"
-#include "hetscale/input_files.hpp"
-#include "hetscale/jobgen/experiment_spec.hpp"
-#include "hetscale/regular_file.hpp"
-#include "hetscale/run_record_reader.hpp"
-#include "hetscale/site_growth.hpp"
 #include "hetscale/site_table.hpp"
+#include "hetscale/twin/conduct.hpp"
 #include "hetscale/twin/study.hpp"
 #include "hetscale/twin_platform.hpp"
 #include "hetscale/utc_time.hpp"
@@ -131,103 +125,42 @@ struct RunArgs {
   RunnerArgs runner;
 };
 
-// Site tables are read whole through core's regular-file reader (the same cap as
-// load_site_table), since the study keeps a copy of the text.
-constexpr std::size_t site_table_max_bytes = std::size_t{256} << 20;
-
 twin::TwinRunnerOptions runner_options(const RunnerArgs& args) {
   twin::TwinRunnerOptions options;
   options.kernel_dir = kernel_dir_from(args.kernel_dir);
   options.smpirun = args.smpirun;
-  options.jobs = args.jobs > 0 ? args.jobs : std::max(1u, std::thread::hardware_concurrency());
+  options.jobs = args.jobs;  // 0: one per processor
   options.rerun = args.rerun;
   return options;
 }
 
-// Runs the study's simulations with a progress line per run; throws when any failed.
-void run_simulations(const std::filesystem::path& dir, const twin::TwinStudy& study,
-                     const std::vector<std::size_t>& tasks, const RunnerArgs& args, Context& context) {
-  const twin::TwinRunnerOptions options = runner_options(args);
-  const auto progress = [&](const twin::TwinRunOutcome& o, std::size_t done, std::size_t total) {
-    const std::string what =
-        o.skipped     ? fmt::format("kept ({:.6g} s simulated)", o.simulated_seconds)
-        : o.succeeded ? fmt::format("{:.6g} s simulated in {:.1f} s", o.simulated_seconds, o.host_seconds)
-                      : fmt::format("FAILED (exit {}; see {})", o.exit_status,
-                                    (dir / twin::twin_log_file(o.run)).string());
-    context.err << fmt::format("hetscale twin: [{}/{}] set {} ({} ranks) {}={} repetition {}: {}\n", done, total,
-                               o.run.set_index, o.run.ranks, study.study.spec.parameter.name, o.run.value,
-                               o.run.repetition, what)
-                << std::flush;
+// The study's notes on stderr as they come, its results on stdout.
+twin::TwinReport print_report(Context& context) {
+  return [&context](twin::TwinLine kind, const std::string& line) {
+    if (kind == twin::TwinLine::note)
+      context.err << line << std::flush;
+    else
+      context.out << line;
   };
-  const auto outcomes = twin::run_twin_study(dir, study, tasks, options, progress);
-  std::size_t done = 0, kept = 0, failed = 0;
-  for (const auto& o : outcomes) (o.skipped ? kept : o.succeeded ? done : failed) += 1;
-  context.out << fmt::format("runs: {} simulated, {} kept, {} failed ({} at a time)\n", done, kept, failed,
-                             options.jobs);
-  if (failed > 0)
-    throw Error(fmt::format("{} of {} runs failed; their logs are in {} (status.tsv lists every run)", failed,
-                            outcomes.size(), (dir / "logs").string()));
-}
-
-// Every run record in the files and directories given (*.jsonl, recursively).
-std::vector<RunRecord> read_record_files(const std::vector<std::string>& paths) {
-  std::vector<RunRecord> records;
-  for (const std::string& path : paths)
-    for (const auto& file : input_files(path, {".jsonl"}))
-      for (auto& numbered : read_run_records(file, OnInvalid::fail).records) records.push_back(std::move(numbered.record));
-  return records;
-}
-
-// Writes the study directory, then runs its simulations or, with --sbatch, says how to
-// submit them. smpirun and the kernel are checked before anything is written.
-void write_then_run(const std::string& dir, const twin::TwinStudy& study, const twin::TwinStudyOptions& options,
-                    const std::vector<jobgen::GeneratedFile>& files, const std::string& summary,
-                    const RunnerArgs& runner, Context& context) {
-  if (!options.sbatch) twin::resolve_twin_tools(study, runner_options(runner));
-  jobgen::write_study(dir, files);
-  context.out << summary;
-  if (options.sbatch) {
-    context.out << fmt::format("submit: cd {} && sbatch {}\n", dir, twin::twin_sbatch_file);
-    return;
-  }
-  run_simulations(dir, study, {}, runner, context);
 }
 
 void run_study(const StudyArgs& args, Context& context) {
   const std::optional<double>& flops_per_unit = args.options.flops_per_unit;
   if (flops_per_unit && !(*flops_per_unit > 0 && std::isfinite(*flops_per_unit)))
     throw UsageError(fmt::format("--flops-per-unit must be positive and finite, not {}", *flops_per_unit));
-  const jobgen::ExperimentSpec spec = jobgen::load_experiment_spec(args.spec);
-  std::string site_text = read_regular_file(args.site, site_table_max_bytes);
-  SiteTable site = parse_site_table(site_text, args.site);
-  if (args.nodes) {
-    site = grow_site_table(site, *args.nodes);
-    site_text = format_site_table(site);
-  }
-  const TwinPlatform platform =
-      make_twin_platform(site, {flops_per_unit, platform_availability(args.availability)});
-  twin::TwinStudyOptions options = args.options;
-  options.bin_dir = kernel_dir_from(args.runner.kernel_dir);
-  if (!args.calibrate_from.empty()) {
-    if (options.compute_efficiency) throw UsageError("give --compute-efficiency or --calibrate-from, not both");
-    const twin::ComputeCalibration c = twin::measured_compute_efficiency(
-        read_record_files(args.calibrate_from), spec.code_label(), platform.flops_per_unit);
-    options.compute_efficiency = c.efficiency;
-    context.err << fmt::format(
-        "hetscale twin study: compute efficiency {:.4g} of the marked speed, the median of {} ranks in {} "
-        "measured runs at each set's largest size\n",
-        c.efficiency, c.ranks, c.runs);
-  }
-  const twin::TwinStudy study = twin::plan_twin_study(spec, site, platform, options);
-  std::size_t sets = 0;
-  for (const auto& s : study.study.sets) sets += s.parameter_values.empty() ? 0 : 1;
-  if (platform.default_network)
-    context.err << fmt::format("hetscale twin study: {} has no [network]; the twin uses the default network\n",
-                               args.site);
-  write_then_run(args.output_dir, study, options, twin::twin_study_files(study, platform, site_text, options, utc_time_now()),
-                 fmt::format("twin study: {} (experiment {}, {} sets, {} runs, platform {})\n", args.output_dir,
-                             study.study.spec.name, sets, study.runs.size(), study.platform_hash.substr(0, 12)),
-                 args.runner, context);
+  if (!args.calibrate_from.empty() && args.options.compute_efficiency)
+    throw UsageError("give --compute-efficiency or --calibrate-from, not both");
+  twin::TwinStudyRequest request;
+  request.spec = args.spec;
+  request.site = args.site;
+  request.output_dir = args.output_dir;
+  request.nodes = args.nodes;
+  request.availability = platform_availability(args.availability);
+  request.calibrate_from.assign(args.calibrate_from.begin(), args.calibrate_from.end());
+  request.options = args.options;
+  request.options.bin_dir = kernel_dir_from(args.runner.kernel_dir);
+  request.runner = runner_options(args.runner);
+  twin::require_no_failed_runs(twin::conduct_twin_study(request, print_report(context)));
 }
 
 // The next refinement round of a twin study, from the runs of every round collected into
@@ -247,15 +180,18 @@ void run_refine(const RefineArgs& args, Context& context) {
   twin::TwinStudyOptions options;
   options.sbatch = args.sbatch;
   options.bin_dir = kernel_dir_from(args.runner.kernel_dir);
-  write_then_run(args.output_dir, next, options, twin::twin_round_files(next, args.from, options, utc_time_now()),
-                 fmt::format("twin study: {} (experiment {}, round {}, {} runs, platform {})\n", args.output_dir,
-                             name, next.study.round, next.runs.size(), next.platform_hash.substr(0, 12)),
-                 args.runner, context);
+  twin::require_no_failed_runs(twin::write_and_run_twin_study(
+      args.output_dir, next, options, twin::twin_round_files(next, args.from, options, utc_time_now()),
+      fmt::format("twin study: {} (experiment {}, round {}, {} runs, platform {})\n", args.output_dir, name,
+                  next.study.round, next.runs.size(), next.platform_hash.substr(0, 12)),
+      runner_options(args.runner), print_report(context)));
 }
 
 void run_run(const RunArgs& args, Context& context) {
   const twin::TwinStudy study = twin::load_twin_study(args.dir);
-  run_simulations(args.dir, study, args.tasks, args.runner, context);
+  twin::require_no_failed_runs(
+      twin::simulate_twin_runs(args.dir, study, args.tasks, runner_options(args.runner), print_report(context)),
+      args.dir);
 }
 
 void add_availability_options(CLI::App* command, AvailabilityArgs& args) {

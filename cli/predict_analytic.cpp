@@ -1,6 +1,7 @@
 // hetscale predict --overhead EXPR | --overhead-of KERNEL ...: the analytic prediction of
-// docs/science.md section 1 ("Prediction"); the model and the solver are core's
-// (hetscale/analytic_prediction.hpp), this file parses and prints.
+// docs/science.md section 1 ("Prediction"); the model, the solver, the kernels' overheads
+// and the report are core's (hetscale/analytic_prediction.hpp, hetscale/analytic_report.hpp),
+// this file parses the options and prints.
 #include "predict_analytic.hpp"
 
 #include <fmt/format.h>
@@ -10,8 +11,8 @@
 
 #include "arguments.hpp"
 #include "hetscale/analytic_prediction.hpp"
+#include "hetscale/analytic_report.hpp"
 #include "hetscale/error.hpp"
-#include "hetscale/site_table.hpp"
 #include "hetscale/units.hpp"
 
 namespace hetscale::cli {
@@ -79,17 +80,11 @@ std::pair<std::string, double> overhead_of(const AnalyticPredictArgs& args, std:
     if (args.overhead_unit_option && args.overhead_unit_option->count() > 0 &&
         args.overhead_unit != "ms")
       throw UsageError("--overhead-of gives T0 in ms; leave --overhead-unit out");
-    CommunicationCosts costs;
-    if (!args.commbench.empty()) {
-      costs = communication_costs(read_commbench_models(args.commbench));
-      source = "hetscale-commbench models of " + args.commbench;
-    } else {
-      const SiteTable site = load_site_table(args.network);
-      costs = communication_costs(site.network.value_or(Network{}));
-      source = site.network ? "[network] of " + args.network
-                            : "the default [network] (" + args.network + " has none)";
-    }
-    return {kernel_overhead_expression(args.overhead_of, costs), time_unit_seconds("ms")};
+    KernelOverhead built = args.commbench.empty()
+                               ? kernel_overhead_from_network(args.overhead_of, args.network)
+                               : kernel_overhead_from_commbench(args.overhead_of, args.commbench);
+    source = std::move(built.source);
+    return {std::move(built.expression), time_unit_seconds("ms")};
   }
   source = "--overhead";
   return {args.overhead, time_unit_seconds(args.overhead_unit)};
@@ -207,51 +202,14 @@ void run_predict_analytic(const AnalyticPredictArgs& args, TableFormat format, C
   const AnalyticSystem base = parse_system(args.base, "--base", speed_scale, &base_n);
   std::vector<AnalyticSystem> targets;
   for (const auto& t : args.to) targets.push_back(parse_system(t, "--to", speed_scale, nullptr));
-  const AnalyticPrediction p = predict_analytic(model, base, *base_n, targets);
-
-  const double ms = 1e3;
-  Table table{{"marked_speed", "processes", "predicted_parameter", "predicted_work", "predicted_ms",
-               "overhead_ms", "speed_efficiency", "psi", "psi_definition"},
-              {}};
-  for (const AnalyticTarget& t : p.targets)
-    table.rows.push_back({t.system.marked_speed / speed_scale,
-                          static_cast<std::int64_t>(t.system.processes), t.parameter, t.work,
-                          t.seconds * ms, t.overhead_seconds * ms, t.speed_efficiency, t.psi,
-                          t.psi_definition});
-  if (format == TableFormat::json) {
-    const nlohmann::json j = {{"workload", workload.text()},
-                              {"overhead", overhead_text},
-                              {"overhead_unit", overhead_unit_name(args)},
-                              {"overhead_source", source},
-                              {"unit_time_ms", unit_seconds * ms},
-                              {"compute", args.compute},
-                              {"speed_unit", args.unit},
-                              {"base",
-                               {{"marked_speed", p.base.marked_speed / speed_scale},
-                                {"processes", static_cast<std::int64_t>(p.base.processes)},
-                                {"parameter", p.base_parameter},
-                                {"work", p.base_work},
-                                {"ms", p.base_seconds * ms},
-                                {"overhead_ms", p.base_overhead_seconds * ms},
-                                {"speed_efficiency", p.base_efficiency}}},
-                              {"note", p.note},
-                              {"rows", table_json(table)}};
-    context.out << j.dump(2) << '\n';
-    return;
-  }
-  if (format == TableFormat::table) {
-    context.out << fmt::format(
-        "analytic prediction: T = {} + T0(N, p), W = {}, t_c = {:.6g} ms per unit of "
-        "work\nT0 ({}, from {}) = {}\nbase: C = {:g} {}, p = {:g}, N = {:g}: W = {:.6g}, T = "
-        "{:.6g} ms, T0 = {:.6g} ms, E_s = {:.6g}\npsi = T0 / T0' (Corollary 2); psi_definition "
-        "= (C' W) / (C W')\n\n",
-        args.compute == "balanced" ? "W t_c (C_base / p_base) / C" : "W t_c / p", workload.text(),
-        unit_seconds * ms, overhead_unit_name(args), source, overhead_text,
-        p.base.marked_speed / speed_scale, args.unit, p.base.processes, p.base_parameter,
-        p.base_work, p.base_seconds * ms, p.base_overhead_seconds * ms, p.base_efficiency);
-  }
-  if (format == TableFormat::table && !p.note.empty()) context.out << "note: " << p.note << "\n\n";
-  print_table(context.out, table, format);
+  const AnalyticReport report{.model = model,
+                              .overhead = overhead_text,
+                              .overhead_unit = overhead_unit_name(args),
+                              .overhead_source = source,
+                              .speed_unit = args.unit,
+                              .speed_scale = speed_scale,
+                              .prediction = predict_analytic(model, base, *base_n, targets)};
+  print_analytic_report(context.out, report, format);
 }
 
 }  // namespace hetscale::cli

@@ -24,16 +24,21 @@ GROUP BY c.set_index, c.parameter_value
 }
 
 std::vector<TimeComparison> rerun_comparison(pg::Connection& conn, const std::string& experiment, int set_index,
-                                             double parameter) {
+                                             double parameter, const std::vector<std::uint64_t>& rerun_array_jobs) {
+  std::string jobs = "{";
+  for (const std::uint64_t id : rerun_array_jobs) jobs += fmt::format("{}{}", jobs.size() > 1 ? "," : "", id);
+  jobs += "}";
   const pg::Result r = conn.exec(R"sql(
-SELECT 'measured ' || weights_source, runs, mean_wall_seconds
-FROM hetscale.weights_comparison
-WHERE experiment = $1 AND set_index = $2::int AND parameter_value = $3::double precision
+SELECT 'measured ' || r.weights_source, count(*), avg(r.wall_seconds)
+FROM hetscale.runs r JOIN hetscale.experiments e USING (experiment_id)
+WHERE e.name = $1 AND r.set_index = $2::int AND (r.parameters ->> e.parameter)::double precision = $3::double precision
+  AND r.slurm_array_job_id = ANY($4::bigint[])
+GROUP BY r.weights_source
 UNION ALL
 SELECT DISTINCT 'simulated ' || method, NULL::bigint, simulated_tau
 FROM hetscale.latest_partitions WHERE experiment = $1 AND set_index = $2::int
 ORDER BY 1
-)sql", {experiment, fmt::format("{}", set_index), fmt::format("{}", parameter)});
+)sql", {experiment, fmt::format("{}", set_index), fmt::format("{}", parameter), jobs});
   std::vector<TimeComparison> out;
   for (int i = 0; i < r.rows(); ++i)
     out.push_back({std::string(r.text(i, 0)),

@@ -14,6 +14,7 @@
 #include "hetscale/jobgen/problem_sizes.hpp"
 #include "hetscale/jobgen/time_limit.hpp"
 #include "hetscale/text_file.hpp"
+#include "hetscale/weights_request.hpp"
 #include "toml_fields.hpp"
 
 namespace hetscale::jobgen {
@@ -327,10 +328,38 @@ class SpecReader {
     if (const toml::node* v = t.get("array_throttle"))
       s.array_throttle = static_cast<std::uint32_t>(toml_.integer(*v, "array_throttle", 0, max_count));
     if (const toml::node* v = t.get("chain")) s.chain = toml_.boolean(*v, "chain");
-    if (const toml::node* v = t.get("weights")) {
-      s.weights = shell_safe(*v, "weights");
-      s.weights_where = toml_.at(*v);
+    if (const toml::node* v = t.get("weights")) read_weights(*v);
+  }
+
+  // One value ("marked") or a list of them (["marked", "equalized"]): each a value the
+  // SPANK plugin takes, pasted into the script's #SBATCH or srun lines.
+  void read_weights(const toml::node& value) {
+    SlurmSpec& s = spec_.slurm;
+    s.weights_where = toml_.at(value);
+    if (value.as_array() == nullptr) {
+      s.weights = {weights_value(value, "weights")};
+      return;
     }
+    const toml::array& list = *value.as_array();
+    if (list.empty()) toml_.fail(toml_.at(value), "'weights' needs at least one value");
+    s.weights.clear();
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      std::string w = weights_value(list[i], fmt::format("weights[{}]", i));
+      if (std::find(s.weights.begin(), s.weights.end(), w) != s.weights.end())
+        toml_.fail(toml_.at(list[i]), fmt::format("'weights' lists '{}' twice", w));
+      s.weights.push_back(std::move(w));
+    }
+  }
+
+  std::string weights_value(const toml::node& value, std::string_view key) const {
+    std::string w = shell_safe(value, key);
+    try {
+      (void)parse_weights_request(w);
+    } catch (const Error&) {
+      toml_.fail(toml_.at(value), fmt::format("unknown '{}' value '{}' (expected {})", key, w,
+                                              weights_request_values));
+    }
+    return w;
   }
 
   // Values pasted into #SBATCH lines must not break the script.

@@ -88,7 +88,8 @@ void sbatch_options(std::string& out, const Study& study, const StudySet& set) {
   // run different numbers of ranks needs every CPU allocated anyway (srun places the
   // ranks from the host file).
   if (slurm.exclusive || !set.uniform_tasks()) out += "#SBATCH --exclusive\n";
-  out += fmt::format("#SBATCH --hetscale-weights={}\n", slurm.weights);
+  // Several weights: each step asks for its own (launch_line), the job for none.
+  if (slurm.weights.size() == 1) out += fmt::format("#SBATCH --hetscale-weights={}\n", slurm.weights.front());
   const std::size_t last = set.parameter_values.size() - 1;
   out += fmt::format("#SBATCH --array=0-{}{}\n", last, throttle_suffix(slurm.array_throttle.value_or(1)));
   out += fmt::format("#SBATCH --output=logs/set{}-%A_%a.out\n", set.set.index);
@@ -142,8 +143,10 @@ std::string user_command(const Study& study) {
   return cmd;
 }
 
-std::string launch_line(const Study& study, const StudySet& set) {
+// `weights` is empty when the job's #SBATCH line asks for them.
+std::string launch_line(const Study& study, const StudySet& set, std::string_view weights) {
   std::string srun = "srun --mpi=" + study.spec.slurm.mpi;
+  if (!weights.empty()) srun += fmt::format(" --hetscale-weights={}", weights);
   if (!set.uniform_tasks()) srun += fmt::format(" --ntasks={} --distribution=arbitrary", set.total_tasks());
   if (study.spec.code.kernel)
     return fmt::format("{} \"$bin_dir/hetscale-{}\" -N \"$N\"", srun, to_string(*study.spec.code.kernel));
@@ -157,9 +160,16 @@ void runs(std::string& out, const Study& study, const StudySet& set) {
     out += "\n# A resubmitted task runs only the repetitions that left no record.\n";
     reps = "$repetitions";
   }
+  const std::vector<std::string>& weights = study.spec.slurm.weights;
+  if (weights.size() > 1)
+    out += fmt::format("\n# Each repetition runs one step per weights, in turn: {}.\n", fmt::join(weights, ", "));
   out += fmt::format("\nfor repetition in {}; do\n", reps);
   out += "  export HETSCALE_REPETITION=$repetition\n";
-  out += "  " + launch_line(study, set) + "\n";
+  if (weights.size() == 1) {
+    out += "  " + launch_line(study, set, {}) + "\n";
+  } else {
+    for (const std::string& w : weights) out += "  " + launch_line(study, set, w) + "\n";
+  }
   out += "done\n";
 }
 

@@ -55,7 +55,8 @@ std::vector<ArrayTask> array_tasks(const Study& round) {
   for (const StudySet& set : round.sets) {
     for (std::size_t i = 0; i < set.parameter_values.size(); ++i) {
       out.push_back({round.round, set.set.index, set.members.size(), i, set.parameter_values[i],
-                     set.repetitions.empty() ? every : set.repetitions.at(i), array_job_name(round, set)});
+                     set.repetitions.empty() ? every : set.repetitions.at(i), array_job_name(round, set),
+                     round.spec.slurm.weights.size()});
     }
   }
   return out;
@@ -106,10 +107,10 @@ std::vector<TaskStatus> task_statuses(const std::vector<ArrayTask>& tasks, const
     TaskStatus status;
     status.task = task;
     for (std::uint32_t r : task.repetitions) {
-      const bool stored = std::any_of(runs.begin(), runs.end(), [&](const CollectedRun& run) {
+      const auto stored = std::count_if(runs.begin(), runs.end(), [&](const CollectedRun& run) {
         return run.set_index == task.set_index && run.repetition == r && same_parameter(run.parameter, task.parameter);
       });
-      (stored ? status.collected : status.missing).push_back(r);
+      (static_cast<std::size_t>(stored) >= task.runs_per_repetition ? status.collected : status.missing).push_back(r);
     }
     const SlurmJobState* latest = nullptr;
     const auto [begin, end] = by_name.equal_range(task.job_name);

@@ -36,11 +36,13 @@ std::string number(double v) { return fmt::format("{:.4g}", v); }
 SetTimeLimit from_seconds_per_run(const Study& study, double seconds, std::string basis) {
   const TimeLimitRule& rule = time_limit_rule;
   const std::uint32_t reps = study.spec.repetitions;
-  const double total = seconds * reps * rule.safety_factor + rule.startup_seconds;
+  const std::size_t steps = study.spec.slurm.weights.size();  // one run per weights in a repetition
+  const double total = seconds * reps * static_cast<double>(steps) * rule.safety_factor + rule.startup_seconds;
   const auto minutes = static_cast<std::uint64_t>(std::ceil(total / 60));
   const std::uint64_t limit = std::max(minutes * 60, rule.floor_seconds);
-  basis += fmt::format("; x {} repetition{} x safety {} + {} s start-up = {} s, ", reps, reps == 1 ? "" : "s",
-                       number(rule.safety_factor), number(rule.startup_seconds), number(total));
+  basis += fmt::format("; x {} repetition{}{} x safety {} + {} s start-up = {} s, ", reps, reps == 1 ? "" : "s",
+                       steps == 1 ? "" : fmt::format(" x {} weights", steps), number(rule.safety_factor),
+                       number(rule.startup_seconds), number(total));
   basis += limit > minutes * 60 ? fmt::format("raised to the floor of {} min", rule.floor_seconds / 60)
                                 : "rounded up to whole minutes";
   return {format_slurm_time(limit), limit, std::move(basis)};

@@ -11,7 +11,7 @@
 #include "plugin_args.hpp"
 #include "site_cache_store.hpp"
 #include "slurm_api.hpp"
-#include "weights_request.hpp"
+#include "hetscale/weights_request.hpp"
 
 namespace hetscale::spank {
 

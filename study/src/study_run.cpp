@@ -10,20 +10,25 @@
 #include "hetscale/atomic_file.hpp"
 #include "hetscale/collector/analysis.hpp"
 #include "hetscale/collector/collect.hpp"
+#include "hetscale/collector/forecast_batch.hpp"
 #include "hetscale/collector/migrations.hpp"
 #include "hetscale/collector/sacct.hpp"
 #include "hetscale/collector/session.hpp"
+#include "hetscale/collector/set_equalization.hpp"
 #include "hetscale/collector/study_queries.hpp"
 #include "hetscale/error.hpp"
+#include "hetscale/experiment_forecast.hpp"
 #include "hetscale/jobgen/scripts.hpp"
 #include "hetscale/jobgen/study.hpp"
 #include "hetscale/jobgen/study_files.hpp"
+#include "hetscale/jobgen/time_limit.hpp"
 #include "hetscale/site_table.hpp"
 #include "hetscale/study/round_check.hpp"
 #include "hetscale/study/round_files.hpp"
 #include "hetscale/study/slurm_query.hpp"
 #include "hetscale/study/stored_study.hpp"
 #include "hetscale/study/study_step.hpp"
+#include "hetscale/twin/conduct.hpp"
 #include "report_file.hpp"
 
 namespace hetscale::study {
@@ -182,11 +187,12 @@ std::vector<PlannedRound> refinement_rounds(const StudySpec& spec, const StudySt
   return rounds;
 }
 
-// Equalizes the experiment's largest set from its repeated runs (hetscale equalize --db,
-// which writes the partition the plugin reads and stores both partitions' simulations),
-// then plans its re-run at that size: one array with marked weights, then one with
-// equalized weights, each running the size `repetitions` times. Nothing when no size of
-// the largest set was run twice (said in the history).
+// Equalizes the experiment's largest set from its repeated runs (equalize_stored_set, as
+// hetscale equalize --db does: writes the partition the plugin reads and stores both
+// partitions' simulations; its text in equalize.txt), then plans its re-run at that size:
+// one array running the size `repetitions` times, each repetition once with marked and
+// then with equalized weights. Nothing when no size of the largest set was run twice (said
+// in the history).
 std::vector<PlannedRound> equalized_rerun(const StudySpec& spec, StudyState& state, const fs::path& dir,
                                           std::ostream& out) {
   const std::string& name = spec.equalize.experiment;
@@ -196,14 +202,17 @@ std::vector<PlannedRound> equalized_rerun(const StudySpec& spec, StudyState& sta
     record(state, "equalize", fmt::format("not done: no size of {}'s largest set was run twice", name));
     return {};
   }
-  const ProgramOutput eq = run_program(
-      {state.hetscale, "equalize", "--db", state.db, "--experiment", name, "--set", fmt::format("{}", choice->set_index),
-       "--parameter", fmt::format("{}", choice->parameter), "--seconds", fmt::format("{}", choice->mean_seconds),
-       "--partitions", state.partitions, "--site", load_site_table(state.site).name},
-      false, std::chrono::seconds(600));
-  write_file_atomically(dir / "equalize.txt", eq.text);
-  out << eq.text;
-  if (eq.status != 0) throw Error(fmt::format("hetscale equalize failed (equalize.txt): {}", eq.text));
+  collector::EqualizeSetOptions options;
+  options.experiment = name;
+  options.set_index = choice->set_index;
+  options.parameter = choice->parameter;
+  options.seconds = choice->mean_seconds;
+  options.partitions = state.partitions;
+  options.site = load_site_table(state.site).name;
+  auto conn = pg::Connection::open(state.db);
+  const std::string text = collector::equalized_set_text(collector::equalize_stored_set(conn, options));
+  write_file_atomically(dir / "equalize.txt", text);
+  out << text;
   record(state, "equalize", fmt::format("{} set {} at {} = {:g}: equalize.txt", name, choice->set_index,
                                         spec.experiment(name).spec.parameter.name, choice->parameter));
   const StoredStudy stored = read_stored_study(state.db, name);
@@ -212,13 +221,11 @@ std::vector<PlannedRound> equalized_rerun(const StudySpec& spec, StudyState& sta
   rerun.sets.front().parameter_values = {choice->parameter};
   rerun.spec.repetitions = spec.equalize.repetitions;
   rerun.round += 1;  // job names of their own
-  std::vector<PlannedRound> rounds;
-  for (const char* weights : {"marked", "equalized"}) {
-    jobgen::Study s = rerun;
-    s.spec.slurm.weights = weights;
-    rounds.push_back(write_tested_round(dir / name / fmt::format("rerun-{}", weights), s, state, false));
-  }
-  return rounds;
+  // One array whose every repetition runs marked, then equalized: both weights' runs are
+  // taken side by side, so the comparison does not mix their effect with the machine's drift.
+  rerun.spec.slurm.weights = {"marked", "equalized"};
+  jobgen::apply_measured_time_limits(rerun, measured_runs(stored, rerun, "the re-run"));
+  return {write_tested_round(dir / name / "rerun", rerun, state, false)};
 }
 
 void print_rerun_comparison(const StudySpec& spec, const StudyState& state, const fs::path& dir, std::ostream& out) {
@@ -227,9 +234,12 @@ void print_rerun_comparison(const StudySpec& spec, const StudyState& state, cons
   std::vector<collector::TimeComparison> rows;
   quick_session(state.db).run([&](pg::Connection& conn) {
     choice = collector::equalize_choice(conn, name);
-    if (choice) rows = collector::rerun_comparison(conn, name, choice->set_index, choice->parameter);
+    if (choice)
+      rows = collector::rerun_comparison(conn, name, choice->set_index, choice->parameter, state.array_job_ids());
   });
-  std::string text = "measured (hetscale.weights_comparison) and simulated (hetscale.latest_partitions), seconds:\n";
+  std::string text =
+      "measured (the re-run's steps, marked and equalized in turn) and simulated (hetscale.latest_partitions), "
+      "seconds:\n";
   for (const auto& r : rows)
     text += fmt::format("  {:<22} {:>5} {:.4f}\n", r.what, r.runs ? fmt::format("{}", *r.runs) : std::string(),
                         r.seconds);
@@ -243,22 +253,34 @@ double fastest_marked_speed(const std::string& site) {
   return fastest;
 }
 
-// `hetscale predict` per experiment (its forecasts stored by it); a kernel whose sets did
-// not all reach the target has too little to fit: said in the history, not faked.
+// The forecast of every experiment from its runs (collector::forecast_experiment, stored as
+// a batch), in `hetscale predict`'s table; a kernel whose sets did not all reach the target
+// has too little to fit: said in the history, not faked.
 void predict(const StudySpec& spec, StudyState& state, const fs::path& dir, std::ostream& out) {
   const double fastest = fastest_marked_speed(state.site);
   for (const auto& e : spec.experiments) {
-    std::vector<std::string> argv = {state.hetscale, "predict", "--db", state.db, "--experiment", e.spec.name,
-                                     "--target", fmt::format("{}", e.spec.target_efficiency), "--doublings",
-                                     fmt::format("{}", spec.predict.doublings)};
-    for (const auto& w : spec.predict.what_if)
-      argv.push_back(fmt::format("--what-if=group:{:.0f}:{}", w.speed_of_fastest * fastest, w.nodes));
-    const ProgramOutput p = run_program(argv, false, std::chrono::seconds(600));
-    write_file_atomically(dir / fmt::format("predict-{}.txt", e.spec.name), p.text);
-    out << "--- predict " << e.spec.name << '\n' << p.text;
-    record(state, "predict", p.status == 0 ? fmt::format("{}: forecasts in predict-{}.txt", e.spec.name, e.spec.name)
-                                           : fmt::format("{}: not done (exit {}, see predict-{}.txt)", e.spec.name,
-                                                         p.status, e.spec.name));
+    std::ostringstream text;
+    std::string history = fmt::format("{}: forecasts in predict-{}.txt", e.spec.name, e.spec.name);
+    try {
+      ForecastOptions options;
+      options.experiment = e.spec.name;
+      options.target = e.spec.target_efficiency;
+      options.doublings = spec.predict.doublings;
+      for (const auto& w : spec.predict.what_if)
+        options.what_ifs.push_back(
+            parse_what_if(fmt::format("group:{:g}:{}", w.speed_of_fastest * fastest, w.nodes)));
+      ExperimentForecast forecast;
+      quick_session(state.db).run([&](pg::Connection& conn) { forecast = collector::forecast_experiment(conn, options); });
+      print_forecast(text, forecast, TableFormat::table);
+    } catch (const pg::DbError&) {
+      throw;  // the database, not the experiment's data: the stage fails
+    } catch (const Error& error) {
+      text << "not done: " << error.what() << '\n';
+      history = fmt::format("{}: not done: {}", e.spec.name, error.what());
+    }
+    write_file_atomically(dir / fmt::format("predict-{}.txt", e.spec.name), text.str());
+    out << "--- predict " << e.spec.name << '\n' << text.str();
+    record(state, "predict", history);
   }
 }
 
@@ -272,18 +294,27 @@ void twin(const StudySpec& spec, StudyState& state, const fs::path& dir, std::os
   for (const auto& e : spec.experiments) {
     const fs::path twin_dir = dir / e.spec.name / "twin";
     fs::remove_all(twin_dir);
-    const ProgramOutput p = run_program(
-        {state.hetscale, "twin", "study", e.path.string(), "--site", state.site, "-o", twin_dir.string(), "--nodes",
-         fmt::format("{}", 2 * spec.twin_nodes), "--max-set-nodes", fmt::format("{}", spec.twin_nodes),
-         "--repetitions", "1", "--psi-floor", "0.7", "--calibrate-from",
-         (round_directory(dir, e.spec.name, 0) / "records").string(), "--kernel-dir", state.kernel_dir},
-        false, std::chrono::seconds(3600));
-    if (p.status != 0) throw Error(fmt::format("hetscale twin study {} failed: {}", e.spec.name, p.text));
-    out << p.text;
-    write_file_atomically(twin_dir / "progress.txt", p.text);
-    // Its output ends with the count of runs simulated, kept and failed.
-    const std::string output = p.text.substr(0, p.text.find_last_not_of('\n') + 1);
-    record(state, "twin", fmt::format("{}: {}", e.spec.name, output.substr(output.find_last_of('\n') + 1)));
+    twin::TwinStudyRequest request;
+    request.spec = e.path;
+    request.site = state.site;
+    request.output_dir = twin_dir;
+    request.nodes = 2 * spec.twin_nodes;
+    request.calibrate_from = {round_directory(dir, e.spec.name, 0) / "records"};
+    request.options.max_set_nodes = spec.twin_nodes;
+    request.options.repetitions = 1;
+    request.options.psi_floor = 0.7;
+    request.options.bin_dir = state.kernel_dir;
+    request.runner.kernel_dir = state.kernel_dir;
+    request.runner.jobs = 0;  // one per processor
+    std::string progress;
+    const twin::TwinStudyOutcome outcome =
+        twin::conduct_twin_study(request, [&](twin::TwinLine, const std::string& line) {
+          out << line << std::flush;
+          progress += line;
+        });
+    write_file_atomically(twin_dir / "progress.txt", progress);
+    record(state, "twin", fmt::format("{}: {}", e.spec.name, twin::to_string(*outcome.counts)));
+    twin::require_no_failed_runs(outcome);
     twins.inputs.push_back(twin_dir.string());
   }
   twins.rejects = dir / "rejects.jsonl";
@@ -351,7 +382,7 @@ StudyState step(const fs::path& dir, StudyState state, std::ostream& out) {
         doing = "re-run";
         state.stage = Stage::rerun;
         state.arrays = submit_rounds(rounds, {}, out);
-        record(state, "submitted", fmt::format("re-run with marked and equalized weights: {} array(s)",
+        record(state, "submitted", fmt::format("re-run with marked and equalized weights in turn: {} array(s)",
                                                state.arrays.size()));
         submit_controller(spec.name, state, dir, state.array_job_ids(), out);
         save_state(dir, state);

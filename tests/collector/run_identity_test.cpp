@@ -41,6 +41,18 @@ TEST(RunIdentity, TellsRepetitionsApart) {
   EXPECT_NE(run_identity(other), run_identity(record()));
 }
 
+// `[slurm] weights = ["marked", "equalized"]`: two steps of one repetition, one array task.
+TEST(RunIdentity, TellsTheStepsOfOneRepetitionApart) {
+  RunRecord marked = record();
+  marked.slurm.step_id = 0;
+  marked.weights_source = "marked";
+  RunRecord equalized = marked;
+  equalized.slurm.step_id = 1;
+  equalized.start_time = "2026-11-21T06:00:05Z";
+  equalized.weights_source = "equalized";
+  EXPECT_NE(run_identity(equalized), run_identity(marked));
+}
+
 TEST(RunIdentity, OfAnotherEngineEndsWithTheEngineAndThePlatformHash) {
   RunRecord twin = record();
   twin.engine = "simgrid";

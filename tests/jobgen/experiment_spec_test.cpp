@@ -93,7 +93,7 @@ max_rounds = 5
   EXPECT_EQ(spec.slurm.tasks_per_node, 2U);
   EXPECT_EQ(spec.slurm.array_throttle, 3U);
   EXPECT_TRUE(spec.slurm.chain);
-  EXPECT_EQ(spec.slurm.weights, "equalized");
+  EXPECT_THAT(spec.slurm.weights, ElementsAre("equalized"));
   EXPECT_THAT(spec.refine.steps, ElementsAre(0.01, 0.03));
   EXPECT_DOUBLE_EQ(spec.refine.tolerance, 0.05);
   EXPECT_EQ(spec.refine.max_rounds, 5U);
@@ -132,14 +132,14 @@ points = 3
   EXPECT_FALSE(spec.slurm.tasks_per_node.has_value());
   EXPECT_FALSE(spec.slurm.array_throttle.has_value());
   EXPECT_FALSE(spec.slurm.chain);
-  EXPECT_EQ(spec.slurm.weights, "marked");
+  EXPECT_THAT(spec.slurm.weights, ElementsAre("marked"));
   EXPECT_THAT(spec.refine.steps, ElementsAre(0.02, 0.04));
   EXPECT_DOUBLE_EQ(spec.refine.tolerance, 0.02);
   EXPECT_EQ(spec.refine.max_rounds, 3U);
 }
 
 TEST(ExperimentSpec, ExamplesParse) {
-  for (const char* name : {"mm", "ge", "conv2d", "heat"}) {
+  for (const char* name : {"mm", "ge", "conv2d", "heat", "mm-weights"}) {
     const std::string path = std::string(HETSCALE_SOURCE_DIR) + "/examples/experiments/" + name + ".toml";
     EXPECT_NO_THROW((void)load_experiment_spec(path)) << path;
   }
@@ -166,8 +166,8 @@ TEST(ExperimentSpec, TimeLimitsInEverySlurmFormat) {
         << bad;
 }
 
-TEST(ExperimentSpec, ProductionSlurmKeys) {
-  const std::string base = R"([experiment]
+// A spec whose [slurm] table is open for the keys a test appends.
+const std::string slurm_base = R"([experiment]
 name = "mm"
 target_efficiency = 0.3
 [code]
@@ -176,6 +176,9 @@ kernel = "mm"
 values = [100, 200]
 [slurm]
 )";
+
+TEST(ExperimentSpec, ProductionSlurmKeys) {
+  const std::string& base = slurm_base;
   const auto spec = parse_experiment_spec(base + R"toml(qos = "normal"
 reservation = "maint-1"
 constraint = "intel&(ib|opa)"
@@ -210,6 +213,29 @@ sbatch_options = ["--mail-type=END", "--comment=hetscale"]
   EXPECT_EQ(error_of(base + "qos = \"a b\"\n"),
             "spec.toml:9:7: 'qos' may hold only letters, digits and ._/+:=@,- (got 'a b')");
   EXPECT_EQ(error_of(base + "exclusive = \"yes\"\n"), "spec.toml:9:13: 'exclusive' must be a boolean, not a string");
+}
+
+TEST(ExperimentSpec, WeightsAreOneValueOrAList) {
+  const std::string& base = slurm_base;
+  const auto list = parse_experiment_spec(base + "weights = [\"equalized\", \"marked\", \"./part.toml\"]\n",
+                                          "spec.toml");
+  EXPECT_THAT(list.slurm.weights, ElementsAre("equalized", "marked", "./part.toml"));
+  EXPECT_EQ(list.slurm.weights_where.str(), "spec.toml:9:11");
+  EXPECT_THAT(parse_experiment_spec(base + "weights = \"off\"\n", "spec.toml").slurm.weights, ElementsAre("off"));
+  EXPECT_THAT(parse_experiment_spec(base + "weights = [\"off\"]\n", "spec.toml").slurm.weights, ElementsAre("off"));
+
+  EXPECT_EQ(error_of(base + "weights = []\n"), "spec.toml:9:11: 'weights' needs at least one value");
+  EXPECT_EQ(error_of(base + "weights = [\"marked\", \"equalized\", \"marked\"]\n"),
+            "spec.toml:9:35: 'weights' lists 'marked' twice");
+  EXPECT_EQ(error_of(base + "weights = [\"marked\", \"equalised\"]\n"),
+            "spec.toml:9:22: unknown 'weights[1]' value 'equalised' (expected off, marked, equalized or a partition "
+            "file path containing '/', e.g. ./part.toml)");
+  EXPECT_EQ(error_of(base + "weights = \"markd\"\n"),
+            "spec.toml:9:11: unknown 'weights' value 'markd' (expected off, marked, equalized or a partition file "
+            "path containing '/', e.g. ./part.toml)");
+  EXPECT_EQ(error_of(base + "weights = [\"marked\", 2]\n"), "spec.toml:9:22: 'weights[1]' must be a string, not an integer");
+  EXPECT_EQ(error_of(base + "weights = [\"marked\", \"a b/c\"]\n"),
+            "spec.toml:9:22: 'weights[1]' may hold only letters, digits and ._/+:=@,- (got 'a b/c')");
 }
 
 TEST(ExperimentSpec, ParameterNamesMustNotClobberScriptVariables) {

@@ -109,7 +109,7 @@ TEST_P(Golden, StudyComesBackFromItsPlan) {
   EXPECT_THROW(study_from_plan(spec, other), Error);
 }
 
-INSTANTIATE_TEST_SUITE_P(Examples, Golden, ::testing::Values("mm", "ge", "conv2d", "heat"));
+INSTANTIATE_TEST_SUITE_P(Examples, Golden, ::testing::Values("mm", "ge", "conv2d", "heat", "mm-weights"));
 
 // The plan file carries the spec's text: a database password in it never reaches the file.
 TEST(PlanFile, HoldsTheSpecWithoutDatabasePasswords) {
@@ -137,7 +137,7 @@ TEST(PlanFile, HoldsTheSpecWithoutDatabasePasswords) {
 TEST(GeneratedScripts, PassTheShellSyntaxCheck) {
   const fs::path dir = fs::temp_directory_path() / ("hetscale-jobgen-syntax-" + std::to_string(::getpid()));
   fs::remove_all(dir);
-  for (const std::string example : {"mm", "ge", "conv2d", "heat"}) {
+  for (const std::string example : {"mm", "ge", "conv2d", "heat", "mm-weights"}) {
     write_study(dir / example, generate(example));
     for (const auto& entry : fs::directory_iterator(dir / example)) {
       const std::string name = entry.path().filename().string();

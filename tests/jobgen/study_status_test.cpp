@@ -95,6 +95,20 @@ TEST(TaskStatuses, CollectedRecordsWinOverTheJobAndTheLatestJobCounts) {
   EXPECT_EQ(sets[1].summary, "round 0 set 1 (4 nodes): 3 tasks: 1 running, 2 pending");
 }
 
+// With weights = ["marked", "equalized"] a repetition is two steps: one stored run of it
+// leaves the repetition missing.
+TEST(TaskStatuses, ARepetitionOfSeveralWeightsIsCollectedWithARunPerStep) {
+  Study s = study();
+  s.spec.slurm.weights = {"marked", "equalized"};
+  const auto tasks = array_tasks(s);
+  EXPECT_EQ(tasks[0].runs_per_repetition, 2U);
+  const std::vector<CollectedRun> runs = {{0, 100, 0}, {0, 100, 0}, {0, 100, 1}};
+  const auto status = task_statuses(tasks, {task_job(11, "mm-scaling-set0", 10, 0, "COMPLETED")}, runs);
+  EXPECT_EQ(status[0].state, TaskState::uncollected);
+  EXPECT_THAT(status[0].collected, ElementsAre(0));
+  EXPECT_THAT(status[0].missing, ElementsAre(1));
+}
+
 TEST(TaskStatuses, NoJobIsNotSubmitted) {
   const auto status = task_statuses(array_tasks(study()), {}, {});
   for (const TaskStatus& t : status) EXPECT_EQ(t.state, TaskState::not_submitted);

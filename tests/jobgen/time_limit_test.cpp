@@ -49,6 +49,17 @@ TEST(TimeLimit, EstimatedFromTheWorkOfTheLargestSize) {
             "safety 2 + 60 s start-up = 1020 s, rounded up to whole minutes");
 }
 
+TEST(TimeLimit, CountsOneRunPerWeightsOfEachRepetition) {
+  const Study study = one_set("\n[slurm]\nweights = [\"marked\", \"equalized\"]\n");
+  // T = 160 s as above; x 3 repetitions x 2 weights x 2 + 60 = 1980 s = 33 min.
+  const SetTimeLimit& limit = study.sets[0].time_limit;
+  EXPECT_EQ(limit.slurm_time, "00:33:00");
+  EXPECT_EQ(limit.seconds, 1980U);
+  EXPECT_TRUE(limit.basis.ends_with("; x 3 repetitions x 2 weights x safety 2 + 60 s start-up = 1980 s, rounded up "
+                                    "to whole minutes"))
+      << limit.basis;
+}
+
 TEST(TimeLimit, ShortEstimatesGetTheFloor) {
   Study study = one_set();
   study.sets[0].parameter_values = {100, 1000};

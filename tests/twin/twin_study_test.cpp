@@ -1,10 +1,12 @@
 // Studies on the twin (hetscale::twin): planned like jobgen plans them, written as a study
 // directory (host files with one line per rank, a plan core reads back, the platform),
 // simulated under the real smpirun with the real hetscale-twin-mm; deterministic; a
-// failing kernel leaves no record and is marked failed; missing SimGrid is a clear error.
+// failing kernel leaves no record and is marked failed; missing SimGrid is a clear error;
+// conducted whole from its files (grown site, calibration), said line by line.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -16,9 +18,11 @@
 #include "hetscale/jobgen/experiment_spec.hpp"
 #include "hetscale/jobgen/study.hpp"
 #include "hetscale/jobgen/study_files.hpp"
+#include "hetscale/run_record.hpp"
 #include "hetscale/run_record_reader.hpp"
 #include "hetscale/site_table.hpp"
 #include "hetscale/study_plan.hpp"
+#include "hetscale/twin/conduct.hpp"
 #include "hetscale/twin/study.hpp"
 #include "hetscale/twin_platform.hpp"
 
@@ -163,6 +167,36 @@ TEST_F(TwinStudyTest, WritesHostFilesPerRankAPlanCoreReadsBackAndAnArrayScript) 
   EXPECT_TRUE((fs::status(dir / twin::twin_sbatch_file).permissions() & fs::perms::owner_exec) != fs::perms::none);
 }
 
+// `--repetitions` other than the spec's: the array covers that many runs, and the study
+// read back from its directory (what every `twin run --task` does) has the same runs.
+TEST_F(TwinStudyTest, RepetitionsOtherThanTheSpecsAreKeptInTheDirectory) {
+  twin::TwinStudyOptions options;
+  options.sbatch = true;
+  options.repetitions = 1;
+  const twin::TwinStudy planned = twin::plan_twin_study(spec(), site_, platform_, options);
+  const twin::TwinStudy loaded = write("once", spec(), options);
+  ASSERT_EQ(loaded.runs.size(), planned.runs.size());
+  ASSERT_EQ(loaded.runs.size(), 9u);  // 3 sets x 3 sizes, once: the spec says twice
+  for (std::size_t i = 0; i < loaded.runs.size(); ++i) {
+    EXPECT_EQ(loaded.runs[i].set_index, planned.runs[i].set_index) << i;
+    EXPECT_EQ(loaded.runs[i].value, planned.runs[i].value) << i;
+    EXPECT_EQ(loaded.runs[i].repetition, 0u) << i;
+  }
+  EXPECT_EQ(slurp(root_ / "once" / twin::twin_repetitions_file), "1\n");
+  EXPECT_NE(slurp(root_ / "once" / twin::twin_sbatch_file).find("#SBATCH --array=0-8%"), std::string::npos);
+  // The spec's own count writes no file; a damaged one is named.
+  write("default", spec());
+  EXPECT_FALSE(fs::exists(root_ / "default" / twin::twin_repetitions_file));
+  std::ofstream(root_ / "once" / twin::twin_repetitions_file) << "zero\n";
+  try {
+    twin::load_twin_study(root_ / "once");
+    ADD_FAILURE() << "a damaged repetitions file was read";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("repetitions: not a count of repetitions in [1, 1000]"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST_F(TwinStudyTest, ACommandOrEqualizedWeightsAreRefusedAtTheirKey) {
   const std::string command_spec = std::string(spec_text).replace(
       std::string(spec_text).find("kernel = \"mm\""), 13, "command = \"./solver {N}\"\nworkload = \"N^3\"");
@@ -178,6 +212,13 @@ TEST_F(TwinStudyTest, ACommandOrEqualizedWeightsAreRefusedAtTheirKey) {
     FAIL() << "equalized weights were accepted";
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.where().str(), "tw.toml:22:11");
+  }
+  try {
+    twin::plan_twin_study(spec("weights = [\"marked\", \"off\"]\n"), site_, platform_, {});
+    FAIL() << "a list of weights was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.where().str(), "tw.toml:22:11");
+    EXPECT_NE(std::string(e.what()).find("one value, not a list"), std::string::npos) << e.what();
   }
   twin::TwinStudyOptions bad;
   bad.experiment = "a b";
@@ -345,6 +386,149 @@ TEST_F(TwinStudyTest, ComputeEfficiencyIsTheMedianRankOfTheLargestMeasuredSizes)
                            .records.front().record;
   for (std::size_t i = 0; i < fa.ranks.size(); ++i)
     EXPECT_NEAR(fb.ranks[i].compute_seconds, 2 * fa.ranks[i].compute_seconds, 1e-6);  // SimGrid: 1e-8 s steps
+}
+
+// A study conducted from its files: the site grown, the compute efficiency calibrated
+// from measured records, every run simulated into a record, each step said in a line.
+TEST_F(TwinStudyTest, IsConductedFromItsFilesGrownAndCalibratedAndSaysWhatItDid) {
+  const fs::path spec_file = root_ / "tw.toml";
+  std::ofstream(spec_file) << spec_text;
+  // Measured runs of mm at every rank's 80% of its marked speed (100 Mflops): W = 1e9 in
+  // halves takes 6.25 s instead of 5.
+  const fs::path measured = root_ / "measured";
+  fs::create_directories(measured / "set0");
+  for (const int set : {0, 1}) {
+    RunRecord r;
+    r.experiment = "tw";
+    r.code = "mm";
+    r.workload = "mm";
+    r.parameters = {{"N", 1000}};
+    r.work = 1e9;
+    r.wall_seconds = 6.25;
+    r.machine_set = set;
+    for (int rank = 0; rank < 2; ++rank) r.ranks.push_back({rank, "n", 0.5, 100, 6.25, 0, 6.25});
+    append_run_record(measured / (set == 0 ? "set0/a.jsonl" : "b.jsonl"), r);
+  }
+  twin::TwinStudyRequest request;
+  request.spec = spec_file;
+  request.site = fixtures / "site.toml";
+  request.output_dir = root_ / "conducted";
+  request.nodes = 16;
+  request.calibrate_from = {measured};
+  request.options.max_set_nodes = 4;
+  request.options.repetitions = 1;
+  request.runner = runner();
+  std::vector<std::pair<twin::TwinLine, std::string>> said;
+  const twin::TwinStudyOutcome outcome = twin::conduct_twin_study(
+      request, [&](twin::TwinLine kind, const std::string& line) { said.emplace_back(kind, line); });
+
+  // Sets of 2 and 4 of the 16 nodes, each size once: a record per run, the calibrated
+  // efficiency kept in the directory.
+  const fs::path dir = root_ / "conducted";
+  const StudyPlan plan = load_study_plan(dir / twin::twin_plan_file);
+  ASSERT_EQ(plan.machine_sets.size(), 2u);
+  EXPECT_EQ(plan.machine_sets.back().set.nodes.size(), 4u);
+  std::size_t runs = 0;
+  for (const PlannedSet& set : plan.machine_sets) runs += set.parameter_values.size();
+  EXPECT_EQ(parse_site_table(slurp(dir / twin::twin_site_file), "site.toml").nodes.size(), 16u);
+  EXPECT_EQ(slurp(dir / twin::twin_compute_efficiency_file), "0.8\n");
+  EXPECT_EQ(outcome.dir, dir);
+  EXPECT_EQ(outcome.experiment, "tw-twin");
+  EXPECT_EQ(outcome.runs, runs);
+  ASSERT_TRUE(outcome.counts.has_value());
+  EXPECT_EQ(outcome.counts->simulated, runs);
+  EXPECT_EQ(outcome.counts->kept, 0u);
+  EXPECT_EQ(outcome.counts->failed, 0u);
+  EXPECT_EQ(outcome.counts->jobs, 2u);
+  EXPECT_NO_THROW(twin::require_no_failed_runs(outcome));
+  for (twin::TwinRun run; run.task < runs; ++run.task) {
+    const RunRecordFile file = read_run_records(dir / twin::twin_record_file(run), OnInvalid::fail);
+    ASSERT_EQ(file.records.size(), 1u);
+    const RunRecord& r = file.records.front().record;
+    EXPECT_EQ(r.experiment, "tw-twin");
+    EXPECT_EQ(r.repetition, 0);
+    const auto& values = plan.machine_sets.at(static_cast<std::size_t>(r.machine_set.value())).parameter_values;
+    EXPECT_NE(std::find(values.begin(), values.end(), r.parameters.at("N")), values.end()) << "task " << run.task;
+  }
+  EXPECT_EQ(lines(slurp(dir / twin::twin_status_file)).size(), runs + 1);
+
+  // The calibration and the default network first, the study written, a note per run,
+  // the counts last.
+  ASSERT_EQ(said.size(), runs + 4);
+  EXPECT_EQ(said[0].first, twin::TwinLine::note);
+  EXPECT_EQ(said[0].second,
+            "hetscale twin study: compute efficiency 0.8 of the marked speed, the median of 4 ranks in 2 measured "
+            "runs at each set's largest size\n");
+  EXPECT_EQ(said[1].first, twin::TwinLine::note);
+  EXPECT_EQ(said[1].second, "hetscale twin study: " + (fixtures / "site.toml").string() +
+                                " has no [network]; the twin uses the default network\n");
+  EXPECT_EQ(said[2].first, twin::TwinLine::result);
+  EXPECT_EQ(said[2].second, "twin study: " + dir.string() + " (experiment tw-twin, 2 sets, " +
+                                std::to_string(runs) + " runs, platform " +
+                                slurp(dir / "platform.sha256").substr(0, 12) + ")\n");
+  for (std::size_t i = 3; i + 1 < said.size(); ++i) {
+    EXPECT_EQ(said[i].first, twin::TwinLine::note);
+    EXPECT_EQ(said[i].second.rfind("hetscale twin: [" + std::to_string(i - 2) + "/" +
+                                       std::to_string(runs) + "] set ",
+                                   0),
+              0u)
+        << said[i].second;
+  }
+  EXPECT_EQ(said.back().first, twin::TwinLine::result);
+  EXPECT_EQ(said.back().second, "runs: " + std::to_string(runs) + " simulated, 0 kept, 0 failed (2 at a time)\n");
+  EXPECT_EQ(said.back().second, twin::to_string(*outcome.counts) + "\n");
+
+  // Both an efficiency and records to calibrate it from: refused before anything is written.
+  request.output_dir = root_ / "both";
+  request.options.compute_efficiency = 0.5;
+  EXPECT_THROW(twin::conduct_twin_study(request, [](twin::TwinLine, const std::string&) {}), Error);
+  EXPECT_FALSE(fs::exists(root_ / "both"));
+}
+
+// With sbatch the study is written and nothing runs; runs that fail are counted, and
+// require_no_failed_runs names their logs.
+TEST_F(TwinStudyTest, ConductedWithSbatchRunsNothingAndFailedRunsAreCounted) {
+  const fs::path partition = root_ / "bad-partition.toml";
+  std::ofstream(partition) << "[partition]\nby = \"node\"\n\n[[node]]\nname = \"elsewhere\"\nweight = 1\n";
+  const fs::path spec_file = root_ / "tw.toml";
+  std::ofstream(spec_file) << spec_text << "weights = \"" << partition.string() << "\"\n";
+  twin::TwinStudyRequest request;
+  request.spec = spec_file;
+  request.site = fixtures / "site.toml";
+  request.output_dir = root_ / "array";
+  request.options.max_set_nodes = 2;
+  request.options.repetitions = 1;
+  request.options.sbatch = true;
+  request.runner = runner();
+  std::vector<std::string> results;
+  const auto keep_results = [&](twin::TwinLine kind, const std::string& line) {
+    if (kind == twin::TwinLine::result) results.push_back(line);
+  };
+  const twin::TwinStudyOutcome array = twin::conduct_twin_study(request, keep_results);
+  EXPECT_FALSE(array.counts.has_value());
+  EXPECT_NO_THROW(twin::require_no_failed_runs(array));
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results.back(), "submit: cd " + (root_ / "array").string() + " && sbatch twin.sbatch\n");
+  EXPECT_TRUE(fs::exists(root_ / "array" / twin::twin_sbatch_file));
+  EXPECT_FALSE(fs::exists(root_ / "array" / twin::twin_status_file));
+
+  request.output_dir = root_ / "failing";
+  request.options.sbatch = false;
+  results.clear();
+  const twin::TwinStudyOutcome failing = twin::conduct_twin_study(request, keep_results);
+  ASSERT_TRUE(failing.counts.has_value());
+  EXPECT_EQ(failing.runs, 3u);  // one set of 2 nodes, 3 sizes
+  EXPECT_EQ(failing.counts->failed, failing.runs);
+  EXPECT_EQ(failing.counts->simulated, 0u);
+  EXPECT_EQ(results.back(), "runs: 0 simulated, 0 kept, 3 failed (2 at a time)\n");
+  EXPECT_TRUE(fs::is_empty(root_ / "failing" / "records"));
+  try {
+    twin::require_no_failed_runs(failing);
+    FAIL() << "failed runs were not an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "3 of 3 runs failed; their logs are in " + (root_ / "failing" / "logs").string() +
+                                         " (status.tsv lists every run)");
+  }
 }
 
 }  // namespace

@@ -169,7 +169,7 @@ std::vector<std::string> twin_run_command(const fs::path& dir, const TwinStudy& 
       "--record", partial_record(root, run).string()};
   if (study.compute_efficiency != 1)
     argv.insert(argv.end(), {"--compute-efficiency", number(study.compute_efficiency)});
-  const std::string& weights = study.study.spec.slurm.weights;
+  const std::string& weights = study.study.spec.slurm.weights.front();  // the twin's one (check_twin_spec)
   if (weights == "marked" || weights == "off") {
     argv.insert(argv.end(), {"--weights", weights == "off" ? "equal" : "marked"});
   } else {
@@ -193,6 +193,7 @@ TwinRunnerOptions resolve_twin_tools(const TwinStudy& study, const TwinRunnerOpt
   TwinRunnerOptions resolved = options;
   resolved.smpirun = fs::absolute(*smpirun).string();
   resolved.kernel_dir = fs::absolute(options.kernel_dir).string();
+  if (resolved.jobs == 0) resolved.jobs = std::max(1u, std::thread::hardware_concurrency());
   return resolved;
 }
 
@@ -218,7 +219,6 @@ std::vector<TwinRunOutcome> run_twin_study(
   const std::size_t total = pending.size();
   std::vector<TwinRunOutcome> outcomes;
   std::vector<Running> running;
-  const unsigned jobs = std::max(1u, options.jobs);
 
   const auto finish = [&](TwinRunOutcome outcome) {
     outcomes.push_back(outcome);
@@ -226,7 +226,7 @@ std::vector<TwinRunOutcome> run_twin_study(
   };
 
   while (!pending.empty() || !running.empty()) {
-    while (!pending.empty() && running.size() < jobs) {
+    while (!pending.empty() && running.size() < resolved.jobs) {
       const TwinRun run = pending.front();
       pending.pop_front();
       std::error_code ec;

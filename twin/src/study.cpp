@@ -37,7 +37,10 @@ void check_twin_spec(const jobgen::ExperimentSpec& spec) {
     throw ConfigError(or_file(spec.code.command_where, spec.source),
                       "the twin runs the bundled kernels (kernel = \"mm\", \"ge\", \"conv2d\" or \"lu\"): a "
                       "command is not an SMPI program it can simulate");
-  if (spec.slurm.weights == "equalized")
+  if (spec.slurm.weights.size() != 1)
+    throw ConfigError(or_file(spec.slurm.weights_where, spec.source),
+                      "the twin simulates each run with one weights: give 'weights' one value, not a list");
+  if (spec.slurm.weights.front() == "equalized")
     throw ConfigError(or_file(spec.slurm.weights_where, spec.source),
                       "weights = \"equalized\" reads the plugin's partition files, which the twin does "
                       "not have: give the partition file itself (weights = \"FILE\"), \"marked\" or "
@@ -107,6 +110,8 @@ std::vector<jobgen::GeneratedFile> twin_study_files(const TwinStudy& study, cons
       files.push_back({jobgen::host_file_name(set), jobgen::render_host_file(set), false});
   if (study.compute_efficiency != 1)
     files.push_back({twin_compute_efficiency_file, fmt::format("{}\n", study.compute_efficiency), false});
+  if (study.study.spec.repetitions != jobgen::parse_experiment_spec(study.study.spec.text, twin_spec_file).repetitions)
+    files.push_back({twin_repetitions_file, fmt::format("{}\n", study.study.spec.repetitions), false});
   if (options.sbatch)
     files.push_back({twin_sbatch_file,
                      jobgen::render_twin_array_script(study.study, study.runs.size(), {options.bin_dir}),
@@ -144,6 +149,14 @@ TwinStudy load_twin_study(const fs::path& dir) {
     if (text.empty() || end != text.c_str() + text.size() ||
         !(out.compute_efficiency > 0 && out.compute_efficiency <= 2))
       throw Error(fmt::format("{}: not a compute efficiency in (0, 2]", (dir / twin_compute_efficiency_file).string()));
+  }
+  if (std::error_code ec; fs::exists(dir / twin_repetitions_file, ec)) {
+    const std::string text = first_word(read_regular_file(dir / twin_repetitions_file, 4096));
+    char* end = nullptr;
+    const unsigned long repetitions = std::strtoul(text.c_str(), &end, 10);
+    if (text.empty() || end != text.c_str() + text.size() || repetitions < 1 || repetitions > 1000)
+      throw Error(fmt::format("{}: not a count of repetitions in [1, 1000]", (dir / twin_repetitions_file).string()));
+    out.study.spec.repetitions = static_cast<std::uint32_t>(repetitions);
   }
   const fs::path hash_file = dir / "platform.sha256";
   out.platform_hash = first_word(read_regular_file(hash_file, 4096));

@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "hetscale/collector/set_equalization.hpp"
+#include "hetscale/partition_file.hpp"
 #include "test_database.hpp"
 #include "test_runs.hpp"
 
@@ -139,6 +141,74 @@ TEST_F(EqualizeDb, StoresTheSamePartitionsAsTheFileInput) {
   // The steady node takes more work, which must shorten the simulated run.
   EXPECT_LT(tau["equalized"], tau["proportional"]);
   EXPECT_GT(expected.at("equalized_weight").at("n1"), expected.at("proportional_weight").at("n1"));
+}
+
+// The library call the study makes: what it returns is what it stored and wrote.
+TEST_F(EqualizeDb, StoredSetEqualizationStoresAndWritesWhatItReturns) {
+  collector::EqualizeSetOptions options;
+  options.experiment = "eq";
+  options.set_index = 0;
+  options.seconds = 30;
+  options.site = "lab";
+  options.partitions = (dir_.path() / "parts").string();
+  options.repetitions = 200;
+  auto conn = db_.connect();
+  const auto set = collector::equalize_stored_set(conn, options);
+  EXPECT_EQ(set.timings.parameter, kN);  // the most repeated configuration
+  EXPECT_EQ(set.timings.runs, 4u);
+  ASSERT_EQ(set.nodes.names, (std::vector<std::string>{"n1", "n2", "n3"}));
+  ASSERT_EQ(set.plan.methods.size(), 2u);
+  ASSERT_EQ(set.partition_ids.size(), 2u);
+  EXPECT_EQ(set.file, (dir_.path() / "parts" / "n[1-3].toml").string());
+
+  // The file holds the written method's shares, as stored with its file name.
+  std::ifstream in(set.file);
+  std::stringstream file_text;
+  file_text << in.rdbuf();
+  const auto partition = parse_partition(file_text.str(), set.file);
+  EXPECT_EQ(partition.site, "lab");
+  ASSERT_EQ(partition.nodes.size(), 3u);
+  for (std::size_t m = 0; m < set.plan.methods.size(); ++m) {
+    const auto& method = set.plan.methods[m];
+    const std::string id = std::to_string(set.partition_ids[m]);
+    EXPECT_EQ(db_.scalar("SELECT method FROM hetscale.partitions WHERE partition_id = " + id),
+              method.name);
+    EXPECT_EQ(std::stod(db_.scalar("SELECT simulated_tau FROM hetscale.partitions WHERE "
+                                   "partition_id = " + id)),
+              method.simulated.tau);
+    EXPECT_GT(method.simulated.tau, 0);
+    EXPECT_EQ(db_.scalar("SELECT coalesce(file_name, '') FROM hetscale.partitions WHERE "
+                         "partition_id = " + id),
+              &method == &written_method(set.plan) ? set.file : "");
+    double shares = 0;
+    for (std::size_t i = 0; i < set.nodes.names.size(); ++i) {
+      const std::string& host = set.nodes.names[i];
+      const double share = std::stod(db_.scalar(
+          "SELECT share FROM hetscale.partition_shares WHERE partition_id = " + id +
+          " AND host = '" + host + "'"));
+      EXPECT_DOUBLE_EQ(share, method.partition.work[i] / set.plan.total_work) << host;
+      if (&method == &written_method(set.plan)) {
+        EXPECT_EQ(partition.nodes[i].host, host);
+        EXPECT_NEAR(partition.nodes[i].weight, share, 1e-15) << host;
+      }
+      shares += share;
+    }
+    EXPECT_NEAR(shares, 1, 1e-12);
+  }
+  EXPECT_EQ(set.plan.methods[1].name, "equalized");
+  // n1 is the steady node: step 2 gives it more than its speed's share.
+  EXPECT_GT(set.plan.methods[1].partition.work[0], set.plan.methods[0].partition.work[0]);
+
+  const std::string text = collector::equalized_set_text(set);
+  EXPECT_EQ(text.rfind("experiment eq set 0 at N = 1000: the most repeated configuration (4 runs)\n", 0),
+            0u)
+      << text;
+  EXPECT_TRUE(text.ends_with(fmt::format("stored partitions {}, {}\n", set.partition_ids[0],
+                                         set.partition_ids[1])))
+      << text;
+  const auto j = collector::equalized_set_json(set);
+  EXPECT_EQ(j["methods"][1]["partition_id"], set.partition_ids[1]);
+  EXPECT_EQ(j["nodes"].size(), 3u);
 }
 
 // With every node's availability measured (classify --availability, stored as groups --db

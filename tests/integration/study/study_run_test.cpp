@@ -1,8 +1,9 @@
 // `hetscale study` on the local cluster (with slurmdbd) and the throwaway PostgreSQL server:
-// a two-round study finishes with no command typed in between, a cancelled controller is
-// resumed, a bad spec or a drained member of round 0 is refused before anything is
-// submitted (or the member replaced on request), and a drained member of a later round
-// fails the step until the node is resumed.
+// a two-round study finishes with no command typed in between, the stage-by-stage path
+// gives the same plans, runs and report, a cancelled controller is resumed, a bad spec or
+// a drained member of round 0 is refused before anything is submitted (or the member
+// replaced on request), and a drained member of a later round fails the step until the
+// node is resumed.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -138,6 +139,21 @@ std::string without_timestamp(const std::string& html) {
   return std::regex_replace(html, std::regex("generated [0-9-]+ [0-9:]+ UTC"), "generated");
 }
 
+// A plan without the time it was written.
+json without_created(json plan) {
+  plan.erase("created");
+  return plan;
+}
+
+// Every stored run of the experiment, one line each, in a fixed order: what the two paths
+// must agree on.
+std::string stored_runs(const TestDatabase& db, const std::string& experiment) {
+  return db.scalar(
+      "SELECT string_agg(format('%s %s %s %s %s', set_index, parameter_value, repetition, work, wall_seconds), "
+      "E'\\n' ORDER BY set_index, parameter_value, repetition) FROM hetscale.run_efficiency WHERE experiment = '" +
+      experiment + "'");
+}
+
 TEST_F(StudyRun, TwoRoundStudyFinishesWithoutHelp) {
   const fs::path spec = write_specs();
   const auto r = run_study(spec, db_.uri(), true);
@@ -163,6 +179,63 @@ TEST_F(StudyRun, TwoRoundStudyFinishesWithoutHelp) {
             without_timestamp(read(dir_ / "study" / "report" / "index.html")));
   const auto status = hetscale({"study", "status", "--dir", (dir_ / "study").string()});
   EXPECT_NE(status.out.find("stage done"), std::string::npos) << status.describe();
+  // The forecast: stored and printed as `hetscale predict` prints it or, when the runs do
+  // not give the required work at the target, not done and why, in the history and the file.
+  const std::string forecast = read(dir_ / "study" / ("predict-" + experiment_ + ".txt"));
+  if (forecast.starts_with("not done: ")) {
+    EXPECT_NE(r.out.find("predict: " + experiment_ + ": " + forecast.substr(0, forecast.size() - 1)),
+              std::string::npos)
+        << r.out;
+    EXPECT_EQ(db_.scalar("SELECT count(*) FROM hetscale.predictions"), "0");
+  } else {
+    EXPECT_TRUE(forecast.starts_with("experiment " + experiment_ + ": W = ")) << forecast;
+    EXPECT_NE(r.out.find("predict: " + experiment_ + ": forecasts in predict-" + experiment_ + ".txt"),
+              std::string::npos)
+        << r.out;
+    EXPECT_TRUE(forecast.ends_with("\nstored as prediction batch " +
+                                   db_.scalar("SELECT max(batch) FROM hetscale.predictions") + "\n"))
+        << forecast;
+  }
+}
+
+// The stage-by-stage path a user takes by hand, on a second database fed the study's own
+// round 0: collect, refine with jobgen, collect the round the study ran, analyze, predict,
+// report.
+// Its round 1 plan, stored runs and report are the study's.
+TEST_F(StudyRun, TheStageByStagePathGivesTheStudysPlanRunsAndReport) {
+  const fs::path spec = write_specs("\n[predict]\ndoublings = 2\n");
+  const auto r = run_study(spec, db_.uri(), true);
+  ASSERT_TRUE(r.ok()) << r.describe();
+  const fs::path rounds = dir_ / "study" / experiment_;
+  ASSERT_TRUE(fs::exists(rounds / "round1" / "plan.json")) << r.out;
+  TestDatabase by_hand;
+  by_hand.migrate();
+  const auto round0 = hetscale({"collect", "--db", by_hand.uri(), (rounds / "round0").string()});
+  ASSERT_TRUE(round0.ok()) << round0.describe();
+  const auto refine = hetscale({"jobgen", "--refine", "--experiment", experiment_, "--db", by_hand.uri(), "-o",
+                                (dir_ / "by-hand-round1").string(), "--kernel-dir", HETSCALE_KERNEL_DIR});
+  ASSERT_TRUE(refine.ok()) << refine.describe();
+  EXPECT_EQ(without_created(json::parse(read(dir_ / "by-hand-round1" / "plan.json"))),
+            without_created(json::parse(read(rounds / "round1" / "plan.json"))));
+  for (const auto& entry : fs::directory_iterator(rounds / "round1")) {
+    if (entry.path().extension() != ".sbatch") continue;
+    EXPECT_EQ(read(dir_ / "by-hand-round1" / entry.path().filename()), read(entry.path())) << entry.path();
+  }
+  const auto round1 = hetscale({"collect", "--db", by_hand.uri(), (rounds / "round1").string()});
+  ASSERT_TRUE(round1.ok()) << round1.describe();
+  EXPECT_EQ(stored_runs(by_hand, experiment_), stored_runs(db_, experiment_));
+  EXPECT_NE(stored_runs(by_hand, experiment_), "");
+  const auto analyze = hetscale({"analyze", "--db", by_hand.uri(), "--experiment", experiment_, "--target", "0.6"});
+  ASSERT_TRUE(analyze.ok()) << analyze.describe();
+  const auto predict = hetscale(
+      {"predict", "--db", by_hand.uri(), "--experiment", experiment_, "--target", "0.6", "--doublings", "2"});
+  ASSERT_TRUE(predict.ok()) << predict.describe();
+  EXPECT_EQ(predict.out, read(dir_ / "study" / ("predict-" + experiment_ + ".txt")));
+  const auto report =
+      hetscale({"report", "--db", by_hand.uri(), "-o", (dir_ / "by-hand-report").string(), "--title", "study run"});
+  ASSERT_TRUE(report.ok()) << report.describe();
+  EXPECT_EQ(without_timestamp(read(dir_ / "by-hand-report" / "index.html")),
+            without_timestamp(read(dir_ / "study" / "report" / "index.html")));
 }
 
 TEST_F(StudyRun, CancelledControllerIsResumed) {

@@ -2,6 +2,7 @@
 // experiment's largest set to equalize, and the measured and simulated times of its re-run.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,14 +22,15 @@ struct EqualizeChoice {
 std::optional<EqualizeChoice> equalize_choice(pg::Connection& conn, const std::string& experiment);
 
 /// One line of the re-run's comparison: "measured <weights source>" (runs, mean wall time)
-/// from hetscale.weights_comparison, or "simulated <method>" (simulated tau) from
-/// hetscale.latest_partitions.
+/// over the runs of the re-run's own array jobs only (marked and equalized steps in turn,
+/// so both see the same state of the machine; earlier marked runs of that size are left
+/// out), or "simulated <method>" (simulated tau) from hetscale.latest_partitions.
 struct TimeComparison {
   std::string what;
   std::optional<long long> runs;
   double seconds = 0;
 };
 std::vector<TimeComparison> rerun_comparison(pg::Connection& conn, const std::string& experiment, int set_index,
-                                             double parameter);
+                                             double parameter, const std::vector<std::uint64_t>& rerun_array_jobs);
 
 }  // namespace hetscale::collector

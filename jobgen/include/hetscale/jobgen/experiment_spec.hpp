@@ -62,7 +62,9 @@ struct SlurmSpec {
   std::string mpi = "pmix";       // srun --mpi=<mpi>
   std::vector<std::string> sbatch_options;  // extra "#SBATCH" options, each "--name[=value]"
   bool chain = false;             // each set waits for the previous (afterany)
-  std::string weights = "marked"; // value of --hetscale-weights
+  // Values of --hetscale-weights, one step per value in each repetition, in this order
+  // (never empty, no value twice).
+  std::vector<std::string> weights = {"marked"};
   SourceLocation weights_where;   // its value in the spec (unset when not given there)
   SourceLocation table_where;     // the [slurm] table (unset when the spec has none)
   // Where each key given in [slurm] has its value, by key name (for Slurm's refusals).

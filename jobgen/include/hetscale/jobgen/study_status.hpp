@@ -24,6 +24,7 @@ struct ArrayTask {
   double parameter = 0;
   std::vector<std::uint32_t> repetitions;  // the repetitions the task runs
   std::string job_name;                    // its array's Slurm job name
+  std::size_t runs_per_repetition = 1;     // one per value of [slurm] weights
 };
 
 /// Every array task of one round's study, set by set.
@@ -73,7 +74,8 @@ struct TaskStatus {
 
 /// The state of every task. A task's latest job is the one with the highest id among the
 /// jobs of its array's name that run its index (a study submitted twice has two). A
-/// task whose every repetition is collected is `collected`, whatever its job says.
+/// task whose every repetition is collected (a run stored per step of the repetition) is
+/// `collected`, whatever its job says.
 std::vector<TaskStatus> task_statuses(const std::vector<ArrayTask>& tasks, const std::vector<SlurmJobState>& jobs,
                                       const std::vector<CollectedRun>& runs);
 

@@ -17,8 +17,9 @@ struct Study;
 struct StudySet;
 struct MeasuredRun;
 
-/// How an estimate becomes a limit: one array task runs every repetition of its size, so
-/// limit = ceil_minutes(T x repetitions x safety_factor + startup_seconds), at least
+/// How an estimate becomes a limit: one array task runs every repetition of its size, each
+/// once per weights of [slurm] weights, so
+/// limit = ceil_minutes(T x repetitions x weights x safety_factor + startup_seconds), at least
 /// floor_seconds, at most the partition's MaxTime when known.
 struct TimeLimitRule {
   double safety_factor = 2;

@@ -68,13 +68,16 @@ inline constexpr const char* twin_plan_file = "plan.json";
 inline constexpr const char* twin_sbatch_file = "twin.sbatch";
 inline constexpr const char* twin_status_file = "status.tsv";
 inline constexpr const char* twin_compute_efficiency_file = "compute-efficiency";
+// Repetitions of each (set, size) when they are not the spec's (`--repetitions`): the
+// array tasks and `twin run` count the runs with them.
+inline constexpr const char* twin_repetitions_file = "repetitions";
 
 /// The name a twin experiment gets from its spec's when none is given.
 std::string default_twin_experiment(const std::string& spec_name);
 
 /// Plans the study of `spec` on `site` for the twin: the sets jobgen plans, the runs in
 /// order. The spec must name a bundled kernel (the twin runs hetscale-twin-<kernel>) and
-/// weights `marked`, `off` or a file. Throws ConfigError at the spec's key otherwise.
+/// one weights, `marked`, `off` or a file. Throws ConfigError at the spec's key otherwise.
 TwinStudy plan_twin_study(jobgen::ExperimentSpec spec, const SiteTable& site,
                           const TwinPlatform& platform, const TwinStudyOptions& options);
 
@@ -120,7 +123,7 @@ std::string twin_log_file(const TwinRun& run);
 struct TwinRunnerOptions {
   std::string smpirun = "smpirun";  // found in PATH unless a path
   std::string kernel_dir;           // where hetscale-twin-<kernel> is
-  unsigned jobs = 1;                // simulations at once
+  unsigned jobs = 1;                // simulations at once; 0: one per processor
   bool rerun = false;               // run again runs whose record exists
 };
 
@@ -133,8 +136,9 @@ struct TwinRunOutcome {
   double simulated_seconds = 0;  // the run's wall_seconds in its record
 };
 
-/// `options` with smpirun resolved to a path; throws Error when smpirun or the study's
-/// twin kernel cannot be run (checked again by run_twin_study before any run starts).
+/// `options` with smpirun resolved to a path, the directories made absolute and jobs 0
+/// made one per processor; throws Error when smpirun or the study's twin kernel cannot
+/// be run (checked again by run_twin_study before any run starts).
 TwinRunnerOptions resolve_twin_tools(const TwinStudy& study, const TwinRunnerOptions& options);
 
 /// The smpirun command line of one run in study directory `dir` (absolute paths).

@@ -1,8 +1,8 @@
-#include "weights_request.hpp"
+#include "hetscale/weights_request.hpp"
 
 #include "hetscale/error.hpp"
 
-namespace hetscale::spank {
+namespace hetscale {
 
 WeightsRequest parse_weights_request(std::string_view value) {
   if (value == "off") return {WeightsRequest::Kind::off, {}};
@@ -11,9 +11,8 @@ WeightsRequest parse_weights_request(std::string_view value) {
   if (value.find('/') != std::string_view::npos) {
     return {WeightsRequest::Kind::file, std::string(value)};
   }
-  throw Error("hetscale: option: bad value '" + std::string(value) +
-              "' for --hetscale-weights (off, marked, equalized or a partition file path "
-              "containing '/', e.g. ./part.toml)");
+  throw Error("hetscale: option: bad value '" + std::string(value) + "' for --hetscale-weights (" +
+              std::string(weights_request_values) + ")");
 }
 
 std::string to_option_value(const WeightsRequest& request) {
@@ -30,4 +29,4 @@ std::string to_option_value(const WeightsRequest& request) {
   return "off";
 }
 
-}  // namespace hetscale::spank
+}  // namespace hetscale

@@ -1,10 +1,10 @@
-#include "weights_request.hpp"
+#include "hetscale/weights_request.hpp"
 
 #include <gtest/gtest.h>
 
 #include "hetscale/error.hpp"
 
-namespace hetscale::spank {
+namespace hetscale {
 namespace {
 
 TEST(WeightsRequest, Keywords) {
@@ -37,4 +37,4 @@ TEST(WeightsRequest, BadValueMessage) {
 }
 
 }  // namespace
-}  // namespace hetscale::spank
+}  // namespace hetscale

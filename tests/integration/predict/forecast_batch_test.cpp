@@ -1,0 +1,109 @@
+// collector::forecast_experiment, the call `hetscale predict --db` and a study's predict
+// stage make, on the synthetic experiment: what it returns is what it stores.
+#include "hetscale/collector/forecast_batch.hpp"
+
+#include <gtest/gtest.h>
+
+#include "hetscale/error.hpp"
+#include "synthetic_experiment.hpp"
+
+namespace hetscale::test {
+namespace {
+
+class ForecastBatch : public SyntheticExperiment {
+ protected:
+  [[nodiscard]] std::string stored_rows() const {
+    return db_.scalar("SELECT count(*) FROM hetscale.predictions");
+  }
+};
+
+// The synthetic experiment at kTarget, `doublings` doublings.
+ForecastOptions synthetic_options(std::size_t doublings) {
+  ForecastOptions options;
+  options.experiment = "synthetic";
+  options.target = kTarget;
+  options.doublings = doublings;
+  return options;
+}
+
+TEST_F(ForecastBatch, StoresTheRowsItReturns) {
+  ForecastOptions options = synthetic_options(1);
+  options.what_ifs = {parse_what_if("group:300:4")};
+  options.fit_sets = {0, 1};
+  auto conn = db_.connect();
+  const ExperimentForecast f = collector::forecast_experiment(conn, options);
+  EXPECT_EQ(f.fitted_runs, 14u);
+  EXPECT_EQ(f.held_out_runs, 7u);
+  ASSERT_EQ(f.rows.size(), 5u);  // 3 measured, 1 doubling, 1 what-if
+  EXPECT_EQ(db_.scalar("SELECT max(batch) FROM hetscale.predictions"), std::to_string(f.batch));
+  const pg::Result stored = conn.exec(R"sql(
+    SELECT position, kind, label, marked_speed, predicted_parameter, model, target_efficiency
+    FROM hetscale.predictions WHERE batch = $1 ORDER BY position)sql",
+                                      {std::to_string(f.batch)});
+  ASSERT_EQ(stored.rows(), static_cast<int>(f.rows.size()));
+  for (int i = 0; i < stored.rows(); ++i) {
+    const ForecastRow& row = f.rows[static_cast<std::size_t>(i)];
+    SCOPED_TRACE(row.set.label);
+    EXPECT_EQ(stored.integer(i, 0), i);
+    EXPECT_EQ(stored.text(i, 1), to_string(row.set.kind));
+    EXPECT_EQ(stored.text(i, 2), row.set.label);
+    EXPECT_DOUBLE_EQ(stored.number(i, 3), row.set.marked_speed);
+    EXPECT_DOUBLE_EQ(stored.number(i, 4), row.prediction.parameter);
+    EXPECT_EQ(stored.text(i, 5), f.model);
+    EXPECT_DOUBLE_EQ(stored.number(i, 6), kTarget);
+  }
+  // Fitted on sets 0 and 1, the model still gives the held-out set 2 and the what-if (8
+  // nodes + 4 of 300 Mflops) their closed-form parameters.
+  EXPECT_NEAR(f.rows[2].prediction.parameter / closed_form_parameter(800e6, 8), 1, 1e-6);
+  EXPECT_NEAR(f.rows[4].prediction.parameter / closed_form_parameter(2000e6, 12), 1, 1e-6);
+  EXPECT_TRUE(f.model.ends_with("; fitted on sets 0,1 (14 runs)")) << f.model;
+
+  // A second forecast is a second batch.
+  const ExperimentForecast again = collector::forecast_experiment(conn, options);
+  EXPECT_GT(again.batch, f.batch);
+  EXPECT_EQ(stored_rows(), "10");
+}
+
+TEST_F(ForecastBatch, SiteGivenReplacesTheExperimentsSite) {
+  ForecastOptions options = synthetic_options(0);
+  options.what_ifs = {parse_what_if("add:2:fast")};
+  auto conn = db_.connect();
+  EXPECT_THROW(collector::forecast_experiment(conn, options), Error);  // no site in the database
+  SiteTable site;
+  site.name = "synthetic";
+  site.speed_unit = "Mflops";
+  site.groups = {{"slow", 100, {}}, {"fast", 250, {}}};
+  site.nodes = {{"f1", "fast", 2, 250, NodeState::ok, {}},
+                {"f2", "fast", 2, 250, NodeState::ok, {}}};
+  site.index();
+  options.site = site;
+  const ExperimentForecast f = collector::forecast_experiment(conn, options);
+  ASSERT_EQ(f.rows.size(), 4u);
+  // 8 nodes of 100 + 2 fast nodes of 2 processors at 250: C = 1800, p = 12.
+  EXPECT_DOUBLE_EQ(f.rows[3].set.marked_speed, 1800);
+  EXPECT_EQ(f.rows[3].set.processes, 12u);
+  EXPECT_EQ(db_.scalar("SELECT marked_speed FROM hetscale.predictions WHERE kind = 'what_if'"),
+            "1800");
+}
+
+TEST_F(ForecastBatch, TooLittleToFitStoresNothing) {
+  auto conn = db_.connect();
+  ForecastOptions options = synthetic_options(2);
+  options.fit_sets = {2};  // one process count
+  EXPECT_THROW(collector::forecast_experiment(conn, options), Error);
+  options.fit_sets.clear();
+  options.target.reset();  // the planned target: the runs were collected without a plan
+  try {
+    collector::forecast_experiment(conn, options);
+    FAIL() << "no plan, yet a target";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "experiment 'synthetic' has no plan with a target E_s: give --target");
+  }
+  EXPECT_EQ(stored_rows(), "0");
+  // The connection is usable afterwards: every failure rolled its transaction back.
+  options.target = kTarget;
+  EXPECT_GT(collector::forecast_experiment(conn, options).batch, 0);
+}
+
+}  // namespace
+}  // namespace hetscale::test

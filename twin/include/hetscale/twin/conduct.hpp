@@ -1,0 +1,93 @@
+// A study on the twin from its inputs to its records (docs/twin.md, "Studies on the
+// twin"): an experiment spec planned on the twin of a site table (grown, its compute
+// efficiency calibrated from measured records), the study directory written, its
+// simulations run, and what happens said line by line as it happens. `hetscale twin
+// study`, `twin refine` and `twin run` and the study's twin stage are callers.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hetscale/jobgen/study_files.hpp"
+#include "hetscale/twin/study.hpp"
+#include "hetscale/twin_platform.hpp"
+
+namespace hetscale::twin {
+
+/// What a twin study says, one line at a time, each ending in '\n'. Notes: the
+/// calibration, a site without [network], a line per finished run. Results: the study
+/// written, how to submit its array, the count of its runs. (`hetscale twin` prints notes
+/// on stderr and results on stdout.)
+enum class TwinLine { note, result };
+using TwinReport = std::function<void(TwinLine kind, const std::string& line)>;
+
+/// The runs of one pass of simulations.
+struct TwinRunCounts {
+  std::size_t simulated = 0;  // run now, and their record kept
+  std::size_t kept = 0;       // their record was there already
+  std::size_t failed = 0;     // no record (see status.tsv and the run's log)
+  unsigned jobs = 1;          // simulations at once
+};
+
+/// "runs: 28 simulated, 2 kept, 0 failed (2 at a time)", without a newline.
+std::string to_string(const TwinRunCounts& counts);
+
+/// Throws Error, naming the logs in the study directory `dir`, when any run failed.
+void require_no_failed_runs(const TwinRunCounts& counts, const std::filesystem::path& dir);
+
+/// Runs `tasks` (all runs when empty) of the study written in `dir` with run_twin_study: a
+/// note per finished run, then the counts as a result. Failed runs are counted, not
+/// thrown; a missing smpirun or kernel throws Error before any run starts.
+TwinRunCounts simulate_twin_runs(const std::filesystem::path& dir, const TwinStudy& study,
+                                 const std::vector<std::size_t>& tasks, const TwinRunnerOptions& runner,
+                                 const TwinReport& report);
+
+struct TwinStudyOutcome {
+  std::filesystem::path dir;
+  std::string experiment;  // the twin experiment's name in the records
+  std::size_t runs = 0;    // the runs planned
+  /// The simulations run; none with options.sbatch (twin.sbatch written, nothing run).
+  std::optional<TwinRunCounts> counts;
+};
+
+/// Throws Error, naming the logs in the study directory, when any run of it failed.
+void require_no_failed_runs(const TwinStudyOutcome& outcome);
+
+/// Writes `files` (of `study`) into `dir` (new or empty) and reports `summary` (a result
+/// line), then simulates every run, or with options.sbatch reports how to submit
+/// twin.sbatch. Without options.sbatch, smpirun and the kernel are checked before
+/// anything is written.
+TwinStudyOutcome write_and_run_twin_study(const std::filesystem::path& dir, const TwinStudy& study,
+                                          const TwinStudyOptions& options,
+                                          const std::vector<jobgen::GeneratedFile>& files,
+                                          const std::string& summary, const TwinRunnerOptions& runner,
+                                          const TwinReport& report);
+
+struct TwinStudyRequest {
+  std::filesystem::path spec;        // the experiment spec (TOML)
+  std::filesystem::path site;        // the site table (TOML)
+  std::filesystem::path output_dir;  // the study directory to create (new or empty)
+  /// Simulate the site grown to this many nodes of the same mix (grow_site_table).
+  std::optional<std::size_t> nodes;
+  /// Speed profiles on the platform's hosts (as for `hetscale twin platform`).
+  std::optional<TwinAvailability> availability;
+  /// Measured run records (files, or directories of *.jsonl) of the spec's code: when
+  /// given, the compute efficiency is measured_compute_efficiency's, and
+  /// options.compute_efficiency must be unset.
+  std::vector<std::filesystem::path> calibrate_from;
+  TwinStudyOptions options;
+  TwinRunnerOptions runner;
+};
+
+/// The study of `request.spec` on the twin of `request.site`: loads the spec, grows the
+/// site table, makes the platform, calibrates the compute efficiency, plans the study,
+/// writes its directory and simulates its runs (write_and_run_twin_study), saying so
+/// through `report`. Throws Error/ConfigError on bad inputs before anything is written;
+/// failed runs are counted in the outcome, not thrown (require_no_failed_runs).
+TwinStudyOutcome conduct_twin_study(const TwinStudyRequest& request, const TwinReport& report);
+
+}  // namespace hetscale::twin

@@ -1,0 +1,129 @@
+#include "hetscale/twin/conduct.hpp"
+
+#include <fmt/format.h>
+
+#include <utility>
+
+#include "hetscale/error.hpp"
+#include "hetscale/input_files.hpp"
+#include "hetscale/jobgen/experiment_spec.hpp"
+#include "hetscale/regular_file.hpp"
+#include "hetscale/run_record_reader.hpp"
+#include "hetscale/site_growth.hpp"
+#include "hetscale/site_table.hpp"
+#include "hetscale/utc_time.hpp"
+
+namespace hetscale::twin {
+namespace fs = std::filesystem;
+
+namespace {
+
+// Site tables are read whole through core's regular-file reader (the same cap as
+// load_site_table), since the study keeps a copy of the text.
+constexpr std::size_t site_table_max_bytes = std::size_t{256} << 20;
+
+// Every run record in the files and directories given (*.jsonl, recursively).
+std::vector<RunRecord> read_record_files(const std::vector<fs::path>& paths) {
+  std::vector<RunRecord> records;
+  for (const fs::path& path : paths)
+    for (const auto& file : input_files(path, {".jsonl"}))
+      for (auto& numbered : read_run_records(file, OnInvalid::fail).records) records.push_back(std::move(numbered.record));
+  return records;
+}
+
+// The note of one finished run, `done` of `total`.
+std::string run_line(const fs::path& dir, const TwinStudy& study, const TwinRunOutcome& o, std::size_t done,
+                     std::size_t total) {
+  const std::string what =
+      o.skipped     ? fmt::format("kept ({:.6g} s simulated)", o.simulated_seconds)
+      : o.succeeded ? fmt::format("{:.6g} s simulated in {:.1f} s", o.simulated_seconds, o.host_seconds)
+                    : fmt::format("FAILED (exit {}; see {})", o.exit_status, (dir / twin_log_file(o.run)).string());
+  return fmt::format("hetscale twin: [{}/{}] set {} ({} ranks) {}={} repetition {}: {}\n", done, total,
+                     o.run.set_index, o.run.ranks, study.study.spec.parameter.name, o.run.value, o.run.repetition,
+                     what);
+}
+
+}  // namespace
+
+std::string to_string(const TwinRunCounts& counts) {
+  return fmt::format("runs: {} simulated, {} kept, {} failed ({} at a time)", counts.simulated, counts.kept,
+                     counts.failed, counts.jobs);
+}
+
+void require_no_failed_runs(const TwinRunCounts& counts, const fs::path& dir) {
+  if (counts.failed > 0)
+    throw Error(fmt::format("{} of {} runs failed; their logs are in {} ({} lists every run)", counts.failed,
+                            counts.simulated + counts.kept + counts.failed, (dir / "logs").string(),
+                            twin_status_file));
+}
+
+void require_no_failed_runs(const TwinStudyOutcome& outcome) {
+  if (outcome.counts) require_no_failed_runs(*outcome.counts, outcome.dir);
+}
+
+TwinRunCounts simulate_twin_runs(const fs::path& dir, const TwinStudy& study, const std::vector<std::size_t>& tasks,
+                                 const TwinRunnerOptions& runner, const TwinReport& report) {
+  const TwinRunnerOptions resolved = resolve_twin_tools(study, runner);
+  const auto progress = [&](const TwinRunOutcome& o, std::size_t done, std::size_t total) {
+    report(TwinLine::note, run_line(dir, study, o, done, total));
+  };
+  TwinRunCounts counts;
+  counts.jobs = resolved.jobs;
+  for (const auto& o : run_twin_study(dir, study, tasks, resolved, progress))
+    (o.skipped ? counts.kept : o.succeeded ? counts.simulated : counts.failed) += 1;
+  report(TwinLine::result, to_string(counts) + '\n');
+  return counts;
+}
+
+TwinStudyOutcome write_and_run_twin_study(const fs::path& dir, const TwinStudy& study,
+                                          const TwinStudyOptions& options,
+                                          const std::vector<jobgen::GeneratedFile>& files, const std::string& summary,
+                                          const TwinRunnerOptions& runner, const TwinReport& report) {
+  if (!options.sbatch) resolve_twin_tools(study, runner);
+  jobgen::write_study(dir, files);
+  report(TwinLine::result, summary);
+  TwinStudyOutcome outcome{dir, study.study.spec.name, study.runs.size(), std::nullopt};
+  if (options.sbatch)
+    report(TwinLine::result, fmt::format("submit: cd {} && sbatch {}\n", dir.string(), twin_sbatch_file));
+  else
+    outcome.counts = simulate_twin_runs(dir, study, {}, runner, report);
+  return outcome;
+}
+
+TwinStudyOutcome conduct_twin_study(const TwinStudyRequest& request, const TwinReport& report) {
+  const jobgen::ExperimentSpec spec = jobgen::load_experiment_spec(request.spec);
+  std::string site_text = read_regular_file(request.site, site_table_max_bytes);
+  SiteTable site = parse_site_table(site_text, request.site.string());
+  if (request.nodes) {
+    site = grow_site_table(site, *request.nodes);
+    site_text = format_site_table(site);
+  }
+  const TwinPlatform platform =
+      make_twin_platform(site, {request.options.flops_per_unit, request.availability});
+  TwinStudyOptions options = request.options;
+  if (!request.calibrate_from.empty()) {
+    if (options.compute_efficiency)
+      throw Error("a compute efficiency and records to calibrate it from were both given");
+    const ComputeCalibration c = measured_compute_efficiency(read_record_files(request.calibrate_from),
+                                                             spec.code_label(), platform.flops_per_unit);
+    options.compute_efficiency = c.efficiency;
+    report(TwinLine::note,
+           fmt::format("hetscale twin study: compute efficiency {:.4g} of the marked speed, the median of {} ranks "
+                       "in {} measured runs at each set's largest size\n",
+                       c.efficiency, c.ranks, c.runs));
+  }
+  const TwinStudy study = plan_twin_study(spec, site, platform, options);
+  std::size_t sets = 0;
+  for (const auto& s : study.study.sets) sets += s.parameter_values.empty() ? 0 : 1;
+  if (platform.default_network)
+    report(TwinLine::note, fmt::format("hetscale twin study: {} has no [network]; the twin uses the default network\n",
+                                       request.site.string()));
+  const fs::path& dir = request.output_dir;
+  return write_and_run_twin_study(
+      dir, study, options, twin_study_files(study, platform, site_text, options, utc_time_now()),
+      fmt::format("twin study: {} (experiment {}, {} sets, {} runs, platform {})\n", dir.string(), study.study.spec.name,
+                  sets, study.runs.size(), study.platform_hash.substr(0, 12)),
+      request.runner, report);
+}
+
+}  // namespace hetscale::twin
