@@ -202,6 +202,18 @@ std::vector<PlannedRound> equalized_rerun(const StudySpec& spec, StudyState& sta
     record(state, "equalize", fmt::format("not done: no size of {}'s largest set was run twice", name));
     return {};
   }
+  const StoredStudy stored = read_stored_study(state.db, name);
+  jobgen::Study rerun = latest_round_study(name, stored);
+  std::erase_if(rerun.sets, [&](const auto& s) { return static_cast<int>(s.set.index) != choice->set_index; });
+  rerun.sets.front().parameter_values = {choice->parameter};
+  rerun.spec.repetitions = spec.equalize.repetitions;
+  rerun.round += 1;  // job names of their own
+  // One array whose every repetition runs marked, then equalized: both weights' runs are
+  // taken side by side, so the comparison does not mix their effect with the machine's drift.
+  rerun.spec.slurm.weights = {"marked", "equalized"};
+  jobgen::apply_measured_time_limits(rerun, measured_runs(stored, rerun, "the re-run"));
+  // Its nodes as Slurm sees them, before anything is equalized or stored.
+  rerun = checked_round(std::move(rerun), false, out);
   collector::EqualizeSetOptions options;
   options.experiment = name;
   options.set_index = choice->set_index;
@@ -215,16 +227,6 @@ std::vector<PlannedRound> equalized_rerun(const StudySpec& spec, StudyState& sta
   out << text;
   record(state, "equalize", fmt::format("{} set {} at {} = {:g}: equalize.txt", name, choice->set_index,
                                         spec.experiment(name).spec.parameter.name, choice->parameter));
-  const StoredStudy stored = read_stored_study(state.db, name);
-  jobgen::Study rerun = latest_round_study(name, stored);
-  std::erase_if(rerun.sets, [&](const auto& s) { return static_cast<int>(s.set.index) != choice->set_index; });
-  rerun.sets.front().parameter_values = {choice->parameter};
-  rerun.spec.repetitions = spec.equalize.repetitions;
-  rerun.round += 1;  // job names of their own
-  // One array whose every repetition runs marked, then equalized: both weights' runs are
-  // taken side by side, so the comparison does not mix their effect with the machine's drift.
-  rerun.spec.slurm.weights = {"marked", "equalized"};
-  jobgen::apply_measured_time_limits(rerun, measured_runs(stored, rerun, "the re-run"));
   return {write_tested_round(dir / name / "rerun", rerun, state, false)};
 }
 
