@@ -1,4 +1,5 @@
-// The study's stages on Slurm: plan, submit, collect, analyze (psi), refine, predict, report.
+// The study's stages on Slurm: plan, submit, collect, analyze (psi), refine, equalize, re-run,
+// predict, twin, report; each one call of the library that owns its work.
 #include "hetscale/study/study_run.hpp"
 
 #include <fmt/format.h>
