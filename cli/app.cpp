@@ -2,8 +2,8 @@
 #include <iostream>
 
 #include "commands.hpp"
-#include "hetscale/error.hpp"
-#include "hetscale/version.hpp"
+#include "hetscale/base/error.hpp"
+#include "hetscale/base/version.hpp"
 
 namespace hetscale::cli {
 

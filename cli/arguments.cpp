@@ -6,17 +6,14 @@
 #include <cmath>
 
 #include "commands.hpp"
-#include "hetscale/error.hpp"
+#include "hetscale/base/error.hpp"
+#include "hetscale/base/number_text.hpp"
 
 namespace hetscale::cli {
 
 double parse_number(std::string_view text, std::string_view option) {
-  double value = 0;
-  const auto* end = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (text.empty() || ec != std::errc() || ptr != end || !std::isfinite(value))
-    throw UsageError(fmt::format("{}: '{}' is not a number", option, text));
-  return value;
+  if (const auto value = finite_number(text)) return *value;
+  throw UsageError(fmt::format("{}: '{}' is not a number", option, text));
 }
 
 std::pair<std::string, double> parse_assignment(std::string_view text, std::string_view option) {

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "hetscale/workload.hpp"
+#include "hetscale/model/workload.hpp"
 
 namespace hetscale::cli {
 

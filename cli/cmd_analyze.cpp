@@ -7,7 +7,7 @@
 
 #include "commands.hpp"
 #include "configured_settings.hpp"
-#include "hetscale/atomic_file.hpp"
+#include "hetscale/base/atomic_file.hpp"
 #include "hetscale/collector/analysis.hpp"
 #include "hetscale/collector/extrap_export.hpp"
 #include "hetscale/collector/migrations.hpp"

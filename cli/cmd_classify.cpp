@@ -8,11 +8,11 @@
 #include <memory>
 
 #include "commands.hpp"
-#include "output.hpp"
-#include "hetscale/atomic_file.hpp"
+#include "hetscale/base/atomic_file.hpp"
+#include "hetscale/base/error.hpp"
 #include "hetscale/classifier/classify.hpp"
 #include "hetscale/classifier/markspeed_benchmark.hpp"
-#include "hetscale/error.hpp"
+#include "output.hpp"
 
 namespace hetscale::cli {
 namespace {

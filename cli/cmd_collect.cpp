@@ -7,9 +7,9 @@
 
 #include "commands.hpp"
 #include "configured_settings.hpp"
+#include "hetscale/base/error.hpp"
+#include "hetscale/base/text_file.hpp"
 #include "hetscale/collector/collect.hpp"
-#include "hetscale/error.hpp"
-#include "hetscale/text_file.hpp"
 #include "hetscale/study/slurm_query.hpp"
 
 namespace hetscale::cli {

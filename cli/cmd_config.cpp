@@ -4,7 +4,7 @@
 
 #include "commands.hpp"
 #include "configured_settings.hpp"
-#include "hetscale/redaction.hpp"
+#include "hetscale/base/redaction.hpp"
 #include "output.hpp"
 
 namespace hetscale::cli {

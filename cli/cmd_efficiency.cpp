@@ -3,8 +3,8 @@
 
 #include "arguments.hpp"
 #include "commands.hpp"
-#include "hetscale/isospeed.hpp"
-#include "hetscale/units.hpp"
+#include "hetscale/model/isospeed.hpp"
+#include "hetscale/model/units.hpp"
 #include "output.hpp"
 
 namespace hetscale::cli {

@@ -10,7 +10,7 @@
 #include "commands.hpp"
 #include "configured_settings.hpp"
 #include "hetscale/collector/set_equalization.hpp"
-#include "hetscale/set_equalization.hpp"
+#include "hetscale/collector/stored_set_equalization.hpp"
 #include "output.hpp"
 
 namespace hetscale::cli {

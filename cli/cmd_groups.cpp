@@ -6,14 +6,14 @@
 #include <memory>
 
 #include "commands.hpp"
-#include "hetscale/atomic_file.hpp"
+#include "hetscale/base/atomic_file.hpp"
+#include "hetscale/base/error.hpp"
+#include "hetscale/classifier/node_grouping.hpp"
 #include "hetscale/collector/migrations.hpp"
 #include "hetscale/collector/plan_loader.hpp"
 #include "hetscale/collector/session.hpp"
-#include "hetscale/error.hpp"
-#include "hetscale/hostlist.hpp"
-#include "hetscale/node_grouping.hpp"
-#include "hetscale/site_table.hpp"
+#include "hetscale/site/hostlist.hpp"
+#include "hetscale/site/site_table.hpp"
 #include "output.hpp"
 
 namespace hetscale::cli {

@@ -16,6 +16,7 @@
 
 #include "commands.hpp"
 #include "configured_settings.hpp"
+#include "hetscale/base/text_file.hpp"
 #include "hetscale/collector/collect.hpp"
 #include "hetscale/collector/migrations.hpp"
 #include "hetscale/collector/session.hpp"
@@ -23,8 +24,7 @@
 #include "hetscale/jobgen/measurements.hpp"
 #include "hetscale/jobgen/refine.hpp"
 #include "hetscale/jobgen/study_files.hpp"
-#include "hetscale/site_table.hpp"
-#include "hetscale/text_file.hpp"
+#include "hetscale/site/site_table.hpp"
 #include "hetscale/study/round_check.hpp"
 #include "hetscale/study/round_files.hpp"
 #include "hetscale/study/slurm_query.hpp"

@@ -9,10 +9,10 @@
 
 #include "commands.hpp"
 #include "configured_settings.hpp"
-#include "hetscale/capacity_forecast.hpp"
+#include "hetscale/collector/experiment_forecast.hpp"
 #include "hetscale/collector/forecast_batch.hpp"
-#include "hetscale/experiment_forecast.hpp"
-#include "hetscale/site_table.hpp"
+#include "hetscale/model/capacity_forecast.hpp"
+#include "hetscale/site/site_table.hpp"
 #include "output.hpp"
 #include "predict_analytic.hpp"
 

@@ -5,7 +5,7 @@
 
 #include "arguments.hpp"
 #include "commands.hpp"
-#include "hetscale/isospeed.hpp"
+#include "hetscale/model/isospeed.hpp"
 #include "output.hpp"
 
 namespace hetscale::cli {

@@ -6,7 +6,7 @@
 
 #include "commands.hpp"
 #include "configured_settings.hpp"
-#include "hetscale/error.hpp"
+#include "hetscale/base/error.hpp"
 #include "report_file.hpp"
 
 namespace hetscale::cli {

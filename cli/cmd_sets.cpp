@@ -3,9 +3,9 @@
 
 #include "commands.hpp"
 #include "configured_settings.hpp"
-#include "hetscale/hostlist.hpp"
-#include "hetscale/machine_sets.hpp"
-#include "hetscale/site_table.hpp"
+#include "hetscale/model/machine_sets.hpp"
+#include "hetscale/site/hostlist.hpp"
+#include "hetscale/site/site_table.hpp"
 #include "output.hpp"
 
 namespace hetscale::cli {

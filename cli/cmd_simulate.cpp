@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
-#include "hetscale/csv.hpp"
-#include "hetscale/equalization.hpp"
-#include "hetscale/simulation.hpp"
+#include "hetscale/base/csv.hpp"
+#include "hetscale/model/equalization.hpp"
+#include "hetscale/model/simulation.hpp"
 #include "output.hpp"
 
 namespace hetscale::cli {

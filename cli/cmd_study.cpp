@@ -7,7 +7,7 @@
 
 #include "commands.hpp"
 #include "configured_settings.hpp"
-#include "hetscale/error.hpp"
+#include "hetscale/base/error.hpp"
 #include "hetscale/study/slurm_query.hpp"
 #include "hetscale/study/study_run.hpp"
 #include "invocation.hpp"

@@ -13,12 +13,12 @@
 
 #include "commands.hpp"
 #include "configured_settings.hpp"
-#include "hetscale/site_table.hpp"
+#include "hetscale/base/utc_time.hpp"
+#include "hetscale/site/site_table.hpp"
+#include "hetscale/study/stored_study.hpp"
 #include "hetscale/twin/conduct.hpp"
 #include "hetscale/twin/study.hpp"
-#include "hetscale/twin_platform.hpp"
-#include "hetscale/utc_time.hpp"
-#include "hetscale/study/stored_study.hpp"
+#include "hetscale/twin/twin_platform.hpp"
 
 namespace hetscale::cli {
 namespace {

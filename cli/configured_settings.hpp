@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "hetscale/settings.hpp"
+#include "settings.hpp"
 
 namespace hetscale::cli {
 

@@ -3,7 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "hetscale/text_table.hpp"
+#include "hetscale/base/text_table.hpp"
 
 namespace hetscale::cli {
 

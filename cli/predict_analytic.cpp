@@ -9,11 +9,11 @@
 #include <cmath>
 #include <optional>
 
+#include "analytic_report.hpp"
 #include "arguments.hpp"
-#include "hetscale/analytic_prediction.hpp"
-#include "hetscale/analytic_report.hpp"
-#include "hetscale/error.hpp"
-#include "hetscale/units.hpp"
+#include "hetscale/base/error.hpp"
+#include "hetscale/model/analytic_prediction.hpp"
+#include "hetscale/model/units.hpp"
 
 namespace hetscale::cli {
 namespace {

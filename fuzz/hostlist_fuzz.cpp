@@ -5,8 +5,8 @@
 #include <algorithm>
 
 #include "fuzz_targets.hpp"
-#include "hetscale/error.hpp"
-#include "hetscale/hostlist.hpp"
+#include "hetscale/base/error.hpp"
+#include "hetscale/site/hostlist.hpp"
 
 namespace {
 

@@ -5,8 +5,8 @@
 #include <sstream>
 
 #include "fuzz_targets.hpp"
+#include "hetscale/base/error.hpp"
 #include "hetscale/collector/jobcomp.hpp"
-#include "hetscale/error.hpp"
 
 namespace {
 

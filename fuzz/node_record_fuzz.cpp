@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "fuzz_targets.hpp"
-#include "hetscale/node_record.hpp"
+#include "hetscale/site/node_record.hpp"
 
 int hetscale_fuzz_node_record(const std::uint8_t* data, std::size_t size) {
   std::istringstream in{std::string(hetscale::fuzz::text_of(data, size))};

@@ -6,7 +6,7 @@
 #include <numeric>
 
 #include "fuzz_targets.hpp"
-#include "hetscale/partition_file.hpp"
+#include "hetscale/site/partition_file.hpp"
 
 namespace {
 

@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "fuzz_targets.hpp"
-#include "hetscale/run_record_reader.hpp"
+#include "hetscale/site/run_record_reader.hpp"
 #include "run_record_fast.hpp"
 
 namespace {

@@ -2,8 +2,8 @@
 // `hetscale status`. Any text gives jobs or raises ConfigError; every job has a positive
 // id, a cluster, a state and its position, and the ended ones all have a start time.
 #include "fuzz_targets.hpp"
+#include "hetscale/base/error.hpp"
 #include "hetscale/collector/sacct.hpp"
-#include "hetscale/error.hpp"
 
 int hetscale_fuzz_sacct(const std::uint8_t* data, std::size_t size) {
   const std::string text(hetscale::fuzz::text_of(data, size));

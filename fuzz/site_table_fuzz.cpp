@@ -2,7 +2,7 @@
 // command. Any text parses or raises ConfigError; an accepted table written back with
 // format_site_table reads back to the same groups and nodes.
 #include "fuzz_targets.hpp"
-#include "hetscale/site_table.hpp"
+#include "hetscale/site/site_table.hpp"
 
 namespace {
 

@@ -2,7 +2,7 @@
 // collector and by `jobgen --refine`. Any text parses or raises ConfigError; an accepted
 // plan written back with to_json reads back to the same document.
 #include "fuzz_targets.hpp"
-#include "hetscale/study_plan.hpp"
+#include "hetscale/site/study_plan.hpp"
 
 int hetscale_fuzz_study_plan(const std::uint8_t* data, std::size_t size) {
   hetscale::StudyPlan plan;

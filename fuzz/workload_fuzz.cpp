@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "fuzz_targets.hpp"
-#include "hetscale/error.hpp"
-#include "hetscale/workload.hpp"
+#include "hetscale/base/error.hpp"
+#include "hetscale/model/workload.hpp"
 
 namespace {
 

@@ -6,7 +6,7 @@
 #include <chrono>
 #include <ctime>
 
-#include "hetscale/atomic_file.hpp"
+#include "hetscale/base/atomic_file.hpp"
 #include "hetscale/collector/pg.hpp"
 #include "html_report.hpp"
 #include "report_sections.hpp"

@@ -6,8 +6,8 @@
 #include <map>
 #include <set>
 
+#include "hetscale/base/error.hpp"
 #include "hetscale/collector/migrations.hpp"
-#include "hetscale/error.hpp"
 
 namespace hetscale::report {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "hetscale/xml_text.hpp"
+#include "hetscale/base/xml_text.hpp"
 #include <vector>
 
 namespace hetscale::report {

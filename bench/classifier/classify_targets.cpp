@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "hetscale/markspeed.hpp"
-#include "hetscale/node_record.hpp"
-#include "hetscale/sample_statistics.hpp"
+#include "hetscale/model/sample_statistics.hpp"
+#include "hetscale/site/node_record.hpp"
 #include "support/process.hpp"
 #include "support/testbed.hpp"
 

@@ -13,12 +13,12 @@
 #include <sstream>
 #include <string>
 
+#include "hetscale/base/sha256.hpp"
 #include "hetscale/collector/collect.hpp"
 #include "hetscale/collector/migrations.hpp"
 #include "hetscale/collector/pg.hpp"
 #include "hetscale/collector/run_loader.hpp"
-#include "hetscale/run_record_reader.hpp"
-#include "hetscale/sha256.hpp"
+#include "hetscale/site/run_record_reader.hpp"
 
 namespace {
 

@@ -23,9 +23,9 @@
 #include <string>
 #include <vector>
 
-#include "hetscale/atomic_file.hpp"
-#include "hetscale/regular_file.hpp"
-#include "hetscale/sample_statistics.hpp"
+#include "hetscale/base/atomic_file.hpp"
+#include "hetscale/base/regular_file.hpp"
+#include "hetscale/model/sample_statistics.hpp"
 #include "support/process.hpp"
 #include "support/testbed.hpp"
 

@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "../../tests/spank_plugin/fake_slurm.hpp"
-#include "hetscale/site_table_cache.hpp"
+#include "hetscale/site/site_table_cache.hpp"
 #include "plugin.hpp"
 
 namespace hetscale::spank {

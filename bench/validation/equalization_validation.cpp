@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "hetscale/equalization.hpp"
-#include "hetscale/simulation.hpp"
+#include "hetscale/model/equalization.hpp"
+#include "hetscale/model/simulation.hpp"
 
 namespace {
 

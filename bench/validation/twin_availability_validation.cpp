@@ -27,9 +27,9 @@
 #include <sys/wait.h>
 #include <vector>
 
-#include "hetscale/atomic_file.hpp"
-#include "hetscale/equalization.hpp"
-#include "hetscale/run_record_reader.hpp"
+#include "hetscale/base/atomic_file.hpp"
+#include "hetscale/model/equalization.hpp"
+#include "hetscale/site/run_record_reader.hpp"
 
 namespace {
 

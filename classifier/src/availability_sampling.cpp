@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "hetscale/error.hpp"
+#include "hetscale/base/error.hpp"
 
 namespace hetscale {
 

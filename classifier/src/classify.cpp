@@ -7,9 +7,9 @@
 #include <chrono>
 #include <ctime>
 
-#include "hetscale/error.hpp"
-#include "hetscale/utc_time.hpp"
-#include "hetscale/version.hpp"
+#include "hetscale/base/error.hpp"
+#include "hetscale/base/utc_time.hpp"
+#include "hetscale/base/version.hpp"
 
 namespace hetscale {
 namespace {

@@ -7,7 +7,7 @@
 #include <new>
 #include <utility>
 
-#include "hetscale/error.hpp"
+#include "hetscale/base/error.hpp"
 
 namespace hetscale {
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "hetscale/base/version.hpp"
 #include "hetscale/markspeed.hpp"
-#include "hetscale/version.hpp"
 
 namespace hetscale {
 namespace {

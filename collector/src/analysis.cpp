@@ -6,7 +6,7 @@
 #include <map>
 
 #include "hetscale/collector/experiment_lookup.hpp"
-#include "hetscale/workload.hpp"
+#include "hetscale/model/workload.hpp"
 
 namespace hetscale::collector {
 namespace {

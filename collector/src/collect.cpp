@@ -6,14 +6,14 @@
 #include <future>
 #include <ostream>
 
+#include "hetscale/base/input_files.hpp"
 #include "hetscale/collector/jobcomp.hpp"
-#include "hetscale/collector/sacct.hpp"
 #include "hetscale/collector/migrations.hpp"
 #include "hetscale/collector/plan_loader.hpp"
 #include "hetscale/collector/run_loader.hpp"
-#include "hetscale/input_files.hpp"
-#include "hetscale/run_record_reader.hpp"
-#include "hetscale/study_plan.hpp"
+#include "hetscale/collector/sacct.hpp"
+#include "hetscale/site/run_record_reader.hpp"
+#include "hetscale/site/study_plan.hpp"
 
 namespace hetscale::collector {
 namespace {

@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "hetscale/error.hpp"
+#include "hetscale/base/error.hpp"
 
 namespace hetscale::collector {
 

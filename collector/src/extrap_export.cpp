@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "hetscale/base/error.hpp"
 #include "hetscale/collector/experiment_lookup.hpp"
-#include "hetscale/error.hpp"
 
 namespace hetscale::collector {
 namespace {

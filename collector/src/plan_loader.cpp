@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "hetscale/redaction.hpp"
+#include "hetscale/base/redaction.hpp"
 
 namespace hetscale::collector {
 namespace {

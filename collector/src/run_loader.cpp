@@ -8,9 +8,9 @@
 #include <set>
 #include <unordered_set>
 
+#include "hetscale/base/error.hpp"
+#include "hetscale/base/sha256.hpp"
 #include "hetscale/collector/copy_buffer.hpp"
-#include "hetscale/error.hpp"
-#include "hetscale/sha256.hpp"
 
 namespace hetscale::collector {
 namespace {

@@ -8,7 +8,7 @@
 #include <ctime>
 #include <nlohmann/json.hpp>
 
-#include "hetscale/error.hpp"
+#include "hetscale/base/error.hpp"
 
 namespace hetscale::collector {
 namespace {

@@ -1,103 +1,199 @@
-// The equalization of a stored machine set: read in one snapshot, store in one transaction.
 #include "hetscale/collector/set_equalization.hpp"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
-#include "hetscale/hostlist.hpp"
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <sstream>
 
-namespace hetscale::collector {
-namespace {
+#include "hetscale/base/atomic_file.hpp"
+#include "hetscale/base/error.hpp"
+#include "hetscale/site/hostlist.hpp"
+#include "hetscale/site/partition_file.hpp"
 
-// Every method's partition and shares, the written one naming `file`.
-std::vector<long long> store(pg::Connection& conn, const EqualizeSetOptions& options,
-                             const EqualizedSet& set) {
-  const auto& nodes = set.nodes;
-  const auto& plan = set.plan;
-  pg::Transaction tx(conn);
-  std::vector<long long> ids;
-  for (const auto& m : plan.methods) {
-    StoredPartition p;
-    p.experiment_id = set.timings.experiment_id;
-    p.set_index = options.set_index;
-    p.method = m.name;
-    p.seconds = options.seconds;
-    p.node_list = compress_hostlist(sort_hostnames(nodes.names));
-    p.degree_of_equalization = m.partition.degree;
-    p.simulated_tau = m.simulated.tau;
-    p.simulated_sigma = m.simulated.sigma_t;
-    p.simulated_risk = m.simulated.risk_factor;
-    if (!set.file.empty() && &m == &written_method(plan)) p.file_name = set.file;
-    for (std::size_t i = 0; i < nodes.names.size(); ++i)
-      p.shares.push_back({nodes.names[i], m.partition.work[i] / plan.total_work,
-                          nodes.stats[i].mean_seconds_per_op, nodes.stats[i].sd_seconds_per_op,
-                          m.partition.mean_time[i] + m.partition.time_sd[i]});
-    ids.push_back(store_partition(conn, p));
+namespace hetscale {
+
+bool node_csv_gives_th(const CsvTable& csv) {
+  csv.allow_only({"node", "speed", "variation", "th"});
+  const bool has_th = csv.has_column("th");
+  if (has_th == csv.has_column("variation"))
+    throw ConfigError(csv.where(0, "node"), "give exactly one of the columns 'variation' and 'th'");
+  return has_th;
+}
+
+EqualizationNodes equalization_nodes_from_csv(const CsvTable& csv, const std::string& source,
+                                              double correlation_time) {
+  const bool has_th = node_csv_gives_th(csv);
+  if (has_th && !(correlation_time > 0))
+    throw Error(
+        "a 'th' column needs a positive correlation time (E[L^2]/E[L] of the "
+        "availability intervals, in seconds)");
+  const char* spread_column = has_th ? "th" : "variation";
+  EqualizationNodes nodes;
+  nodes.source = source;
+  for (std::size_t r = 0; r < csv.rows(); ++r) {
+    nodes.names.push_back(csv.text(r, "node"));
+    const double speed = csv.number(r, "speed");
+    const double spread = csv.number(r, spread_column);
+    if (!(speed > 0)) throw ConfigError(csv.where(r, "speed"), "speed must be positive");
+    if (spread < 0) throw ConfigError(csv.where(r, spread_column), "must be >= 0");
+    nodes.computers.push_back(
+        {speed, has_th ? variation_from_heterogeneity(spread, correlation_time) : spread});
   }
-  tx.commit();
-  return ids;
+  if (nodes.names.empty()) throw Error(source + ": no nodes listed");
+  return nodes;
 }
 
-}  // namespace
+EqualizationNodes equalization_nodes_from_timings(
+    const std::string& source, std::vector<NodeTimingStats> stats,
+    const std::vector<MeasuredAvailability>& availability) {
+  EqualizationNodes nodes;
+  nodes.source = source;
+  nodes.note = check_equalization_input(stats);
+  for (const auto& s : stats) nodes.names.push_back(s.host);
+  VariationChoice choice = choose_variation(stats, availability);
+  nodes.stats = std::move(stats);
+  nodes.computers = std::move(choice.computers);
+  nodes.variation = std::move(choice.source);
+  nodes.from_availability = choice.from_availability;
+  return nodes;
+}
 
-EqualizedSet equalize_stored_set(pg::Connection& conn, const EqualizeSetOptions& options) {
-  EqualizedSet set;
-  {
-    pg::Transaction snapshot(conn, pg::TransactionMode::snapshot);  // timings of one moment
-    set.timings = load_set_timings(conn, options.experiment, options.set_index, options.parameter);
-    auto stats = node_timing_stats(set.timings.ranks);
-    std::vector<std::string> hosts;
-    for (const auto& s : stats) hosts.push_back(s.host);
-    const auto availability = load_host_availability(conn, set.timings.experiment_id, hosts);
-    snapshot.commit();
-    set.nodes = equalization_nodes_from_timings(
-        fmt::format("experiment {} set {} at {} = {:g}", options.experiment, options.set_index,
-                    set.timings.parameter_name, set.timings.parameter),
-        std::move(stats), availability);
+EqualizationSimulation equalization_simulation(std::span<const VariableComputer> computers,
+                                               SimulationOptions options) {
+  EqualizationSimulation sim;
+  sim.options = options;
+  double largest_k = 0;
+  for (const auto& c : computers) largest_k = std::max(largest_k, c.variation);
+  constexpr double max_th = 0.5;
+  const double needed = 1.5 * std::pow(largest_k / max_th, 2);  // correlation = 2/3 interval
+  if (needed > sim.options.max_interval) {
+    sim.note = fmt::format(
+        "simulated availability intervals lengthened from {:g} s to {:.3g} s so "
+        "that every node's TH stays <= {}",
+        sim.options.max_interval, needed, max_th);
+    sim.options.max_interval = needed;
   }
-  SimulationOptions simulation;
-  simulation.repetitions = options.repetitions;
-  simulation.seed = options.seed;
-  simulation.max_interval = options.interval;
-  set.simulation = equalization_simulation(set.nodes.computers, simulation);
-  set.plan =
-      plan_equalization(set.nodes.computers, options.seconds, options.method, &set.simulation);
-  set.file = write_equalized_partition(set.nodes, set.plan, options.site, options.output,
-                                       options.partitions)
-                 .string();
-  set.partition_ids = store(conn, options, set);
-  return set;
+  const double correlation = correlation_time_of_uniform_intervals(sim.options.max_interval);
+  for (const auto& c : computers) {
+    const double th = c.variation / std::sqrt(correlation);
+    sim.computers.push_back({c.speed / 0.5, 0.5, th * 0.5});
+  }
+  return sim;
 }
 
-std::string equalized_set_text(const EqualizedSet& set) {
-  return fmt::format("{}: {}\n{}\n", set.nodes.source, set.timings.choice, set.nodes.variation) +
-         equalization_text(set.nodes, set.plan) + simulation_text(set.plan, set.simulation) +
-         fmt::format("stored partitions {}\n", fmt::join(set.partition_ids, ", "));
+EqualizationPlan plan_equalization(std::span<const VariableComputer> computers, double seconds,
+                                   const std::string& method,
+                                   const EqualizationSimulation* simulation) {
+  EqualizationPlan plan;
+  plan.method = method;
+  plan.seconds = seconds;
+  for (const auto& c : computers) plan.total_work += c.speed * seconds;
+  plan.chosen = choose_partition(computers, plan.total_work, method);
+  const bool linear = method == "linearised";
+  plan.methods = {{"proportional", plan.chosen.two_step.step1, {}},
+                  {"equalized", linear ? plan.chosen.two_step.step2 : plan.chosen.partition, {}}};
+  if (linear) plan.methods.push_back({"equalized_linear", plan.chosen.partition, {}});
+  if (simulation == nullptr) return plan;
+  SimulationOptions options = simulation->options;
+  for (auto& m : plan.methods) {
+    m.simulated = simulate(simulation->computers, m.partition.work, options);
+    if (options.deadline == 0) options.deadline = m.simulated.tau;
+  }
+  return plan;
 }
 
-nlohmann::json equalized_set_json(const EqualizedSet& set) {
-  const auto& nodes = set.nodes;
-  const auto& methods = set.plan.methods;
-  nlohmann::json j = {{"source", nodes.source},
-                      {"parameter", set.timings.parameter},
-                      {"runs", set.timings.runs},
-                      {"choice", set.timings.choice},
-                      {"variation", nodes.from_availability ? "availability" : "run_times"},
-                      {"variation_source", nodes.variation},
-                      {"note", nodes.note},
-                      {"case", case_key(set.plan.chosen.two_step.which)},
-                      {"nodes", table_json(equalization_table(nodes, set.plan))},
-                      {"methods", nlohmann::json::array()}};
-  for (std::size_t m = 0; m < methods.size(); ++m)
-    j["methods"].push_back(
-        {{"method", methods[m].name},
-         {"partition_id", set.partition_ids[m]},
-         {"degree_of_equalization", methods[m].partition.degree},
-         {"modelled_tau", modelled_tau(nodes.computers, methods[m].partition.work)},
-         {"simulated_tau", methods[m].simulated.tau},
-         {"simulated_sigma", methods[m].simulated.sigma_t},
-         {"simulated_risk", methods[m].simulated.risk_factor}});
-  return j;
+const EqualizationMethod& written_method(const EqualizationPlan& plan) {
+  return plan.methods.back();
 }
 
-}  // namespace hetscale::collector
+Table equalization_table(const EqualizationNodes& nodes, const EqualizationPlan& plan) {
+  const auto& two = plan.chosen.two_step;
+  const auto& step1 = two.step1;
+  const auto& equalized = two.equalized;
+  const auto& step2 = plan.chosen.partition;
+  const double total = plan.total_work;
+  Table table{{"node", "speed", "variation", "proportional_weight", "equalized_weight",
+               "step2_weight", "t_plus_sigma_step1", "t_plus_sigma_step2", "case",
+               "modelled_tau_step1", "modelled_tau_equalized", "modelled_tau_step2"},
+              {}};
+  if (!nodes.stats.empty()) {
+    table.columns.insert(table.columns.begin() + 1,
+                         {"repetitions", "mean_seconds_per_op", "sd_seconds_per_op"});
+  }
+  const double tau_equalized = modelled_tau(nodes.computers, equalized.work);
+  for (std::size_t i = 0; i < nodes.names.size(); ++i) {
+    std::vector<Cell> row{nodes.names[i]};
+    if (!nodes.stats.empty())
+      row.insert(row.end(), {static_cast<std::int64_t>(nodes.stats[i].repetitions),
+                             nodes.stats[i].mean_seconds_per_op, nodes.stats[i].sd_seconds_per_op});
+    row.insert(row.end(),
+               {nodes.computers[i].speed, nodes.computers[i].variation, step1.work[i] / total,
+                equalized.work[i] / total, step2.work[i] / total,
+                step1.mean_time[i] + step1.time_sd[i], step2.mean_time[i] + step2.time_sd[i],
+                std::string(case_key(two.which)), two.tau_step1, tau_equalized, plan.chosen.tau});
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+std::string equalization_text(const EqualizationNodes& nodes, const EqualizationPlan& plan) {
+  std::ostringstream out;
+  print_table(out, equalization_table(nodes, plan), TableFormat::table);
+  const auto& two = plan.chosen.two_step;
+  const auto& step2 = plan.chosen.partition;
+  out << fmt::format("case: {}: {}\n", case_key(two.which), case_description(two.which));
+  if (two.which != EqualizationCase::none && two.which != EqualizationCase::slow_steady_far)
+    out << fmt::format("share of the equalizing move taken: {:.3g}\n", two.move_fraction);
+  out << fmt::format("modelled tau (s): step 1 {:.6g}, equalized {:.6g}, step 2 ({}) {:.6g}\n",
+                     two.tau_step1, two.tau_equalized, plan.method, plan.chosen.tau);
+  out << fmt::format("degree of equalization: step 1 {:.3g}%, step 2 ({}) {:.3g}%\n",
+                     two.step1.degree, plan.method, step2.degree);
+  if (!step2.note.empty() && step2.note != case_description(two.which))
+    out << "note: " << step2.note << '\n';
+  if (!nodes.note.empty()) out << "note: " << nodes.note << '\n';
+  return out.str();
+}
+
+std::string simulation_text(const EqualizationPlan& plan,
+                            const EqualizationSimulation& simulation) {
+  std::string text = fmt::format(
+      "simulated ({} repetitions, seed {}, intervals uniform in [0, {:.3g}] s; risk = "
+      "Prob[T > tau of proportional]):\n",
+      simulation.options.repetitions, simulation.options.seed, simulation.options.max_interval);
+  for (const auto& m : plan.methods)
+    text += fmt::format("  {:<17} tau {:.6g} s  sigma_T {:.4g} s  risk {:.3f}\n", m.name,
+                        m.simulated.tau, m.simulated.sigma_t, m.simulated.risk_factor);
+  if (!simulation.note.empty()) text += "note: " + simulation.note + '\n';
+  return text;
+}
+
+std::string equalized_partition_file(const EqualizationNodes& nodes, const EqualizationPlan& plan,
+                                     const std::string& site) {
+  const auto& work = plan.chosen.partition.work;
+  Partition partition;
+  partition.site = site;
+  const double total = std::accumulate(work.begin(), work.end(), 0.0);
+  for (std::size_t i = 0; i < nodes.names.size(); ++i)
+    partition.nodes.push_back({nodes.names[i], work[i] / total, {}});
+  return "# Written by hetscale equalize (" + plan.method + ") from " + nodes.source + "\n" +
+         format_partition(partition);
+}
+
+std::filesystem::path write_equalized_partition(const EqualizationNodes& nodes,
+                                                const EqualizationPlan& plan,
+                                                const std::string& site,
+                                                const std::filesystem::path& output,
+                                                const std::filesystem::path& partitions) {
+  if (output.empty() && partitions.empty()) return {};
+  // Where the plugin looks: the step's nodes are in node order, which for the usual names
+  // is the natural order.
+  const std::filesystem::path path =
+      !output.empty() ? output : equalized_partition_path(partitions, sort_hostnames(nodes.names));
+  // Replaced whole: the SPANK plugin reads the old partition or the new one, never half.
+  write_file_atomically(path, equalized_partition_file(nodes, plan, site));
+  return path;
+}
+
+}  // namespace hetscale

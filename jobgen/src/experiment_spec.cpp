@@ -10,12 +10,12 @@
 #include <cmath>
 #include <limits>
 
-#include "hetscale/hostlist.hpp"
+#include "hetscale/base/text_file.hpp"
+#include "hetscale/base/toml_source.hpp"
 #include "hetscale/jobgen/problem_sizes.hpp"
 #include "hetscale/jobgen/time_limit.hpp"
-#include "hetscale/text_file.hpp"
-#include "hetscale/weights_request.hpp"
-#include "toml_fields.hpp"
+#include "hetscale/site/hostlist.hpp"
+#include "hetscale/site/weights_request.hpp"
 
 namespace hetscale::jobgen {
 
@@ -458,7 +458,7 @@ class SpecReader {
     spec_.refine.steps = std::move(steps);
   }
 
-  TomlFields toml_;
+  TomlSource toml_;
   ExperimentSpec spec_;
 };
 

@@ -6,9 +6,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "hetscale/error.hpp"
-#include "hetscale/isospeed.hpp"
-#include "hetscale/units.hpp"
+#include "hetscale/base/error.hpp"
+#include "hetscale/model/isospeed.hpp"
+#include "hetscale/model/units.hpp"
 
 namespace hetscale::jobgen {
 namespace {

@@ -7,8 +7,8 @@
 #include <map>
 #include <set>
 
-#include "hetscale/error.hpp"
-#include "hetscale/hostlist.hpp"
+#include "hetscale/base/error.hpp"
+#include "hetscale/site/hostlist.hpp"
 #include "scontrol_fields.hpp"
 
 namespace hetscale::jobgen {

@@ -6,8 +6,8 @@
 #include <cctype>
 #include <set>
 
-#include "hetscale/hostlist.hpp"
 #include "hetscale/jobgen/time_limit.hpp"
+#include "hetscale/site/hostlist.hpp"
 #include "scontrol_fields.hpp"
 
 namespace hetscale::jobgen {

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 
-#include "hetscale/error.hpp"
+#include "hetscale/base/error.hpp"
+#include "hetscale/base/redaction.hpp"
 #include "hetscale/jobgen/study_files.hpp"
-#include "hetscale/redaction.hpp"
 
 namespace hetscale::jobgen {
 namespace {

@@ -6,7 +6,7 @@
 #include <span>
 #include <string>
 
-#include "hetscale/error.hpp"
+#include "hetscale/base/error.hpp"
 
 namespace hetscale::jobgen {
 namespace {

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <span>
 
-#include "hetscale/hostlist.hpp"
+#include "hetscale/site/hostlist.hpp"
 
 namespace hetscale::jobgen {
 namespace {

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <set>
 
-#include "hetscale/hostlist.hpp"
 #include "hetscale/jobgen/problem_sizes.hpp"
+#include "hetscale/site/hostlist.hpp"
 
 namespace hetscale::jobgen {
 namespace {

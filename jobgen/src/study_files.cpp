@@ -4,8 +4,8 @@
 
 #include <random>
 
-#include "hetscale/atomic_file.hpp"
-#include "hetscale/error.hpp"
+#include "hetscale/base/atomic_file.hpp"
+#include "hetscale/base/error.hpp"
 
 namespace hetscale::jobgen {
 namespace fs = std::filesystem;

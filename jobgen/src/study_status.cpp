@@ -8,7 +8,7 @@
 #include <map>
 #include <set>
 
-#include "hetscale/error.hpp"
+#include "hetscale/base/error.hpp"
 #include "hetscale/jobgen/scripts.hpp"
 
 namespace hetscale::jobgen {

@@ -8,11 +8,11 @@
 #include <limits>
 #include <span>
 
-#include "hetscale/error.hpp"
-#include "hetscale/isospeed.hpp"
+#include "hetscale/base/error.hpp"
 #include "hetscale/jobgen/measurements.hpp"
 #include "hetscale/jobgen/study.hpp"
-#include "hetscale/units.hpp"
+#include "hetscale/model/isospeed.hpp"
+#include "hetscale/model/units.hpp"
 
 namespace hetscale::jobgen {
 namespace {

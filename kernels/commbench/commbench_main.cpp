@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
-#include "hetscale/atomic_file.hpp"
-#include "hetscale/error.hpp"
-#include "hetscale/network_calibration.hpp"
-#include "hetscale/sample_statistics.hpp"
-#include "hetscale/site_table.hpp"
+#include "hetscale/base/atomic_file.hpp"
+#include "hetscale/base/error.hpp"
+#include "hetscale/model/network_calibration.hpp"
+#include "hetscale/model/sample_statistics.hpp"
+#include "hetscale/site/site_table.hpp"
 
 namespace {
 

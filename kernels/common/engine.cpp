@@ -10,7 +10,7 @@
 #include <new>
 #include <vector>
 
-#include "hetscale/error.hpp"
+#include "hetscale/base/error.hpp"
 
 #ifdef HETSCALE_SIMGRID
 #include <simgrid/version.h>

@@ -10,7 +10,7 @@
 #include "common/kernel_options.hpp"
 #include "common/rank_weights.hpp"
 #include "common/run_environment.hpp"
-#include "hetscale/run_record.hpp"
+#include "hetscale/site/run_record.hpp"
 #include "serial/blas.hpp"
 #include "serial/elimination.hpp"
 #include "serial/work_formula.hpp"

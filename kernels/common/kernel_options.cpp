@@ -3,8 +3,8 @@
 #include <charconv>
 #include <cstdlib>
 
-#include "hetscale/error.hpp"
-#include "hetscale/run_record.hpp"
+#include "hetscale/base/error.hpp"
+#include "hetscale/site/run_record.hpp"
 
 namespace hetscale::kernels {
 namespace {

@@ -4,7 +4,7 @@
 #include <climits>
 #include <string>
 
-#include "hetscale/error.hpp"
+#include "hetscale/base/error.hpp"
 
 namespace hetscale::kernels {
 

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <exception>
 
-#include "hetscale/error.hpp"
+#include "hetscale/base/error.hpp"
 
 namespace hetscale::kernels {
 

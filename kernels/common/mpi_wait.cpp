@@ -7,7 +7,7 @@
 
 #include "common/engine.hpp"
 #include "common/mpi_session.hpp"
-#include "hetscale/error.hpp"
+#include "hetscale/base/error.hpp"
 
 namespace hetscale::kernels {
 

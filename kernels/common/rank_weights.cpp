@@ -7,14 +7,15 @@
 #include <string_view>
 
 #include "common/engine.hpp"
-#include "hetscale/error.hpp"
-#include "hetscale/kernel_weights.hpp"
-#include "hetscale/partition_file.hpp"
-#include "hetscale/row_distribution.hpp"
-#include "hetscale/site_table.hpp"
-#include "hetscale/step_layout.hpp"
-#include "hetscale/step_weights.hpp"
-#include "hetscale/text_file.hpp"
+#include "common/kernel_weights.hpp"
+#include "common/row_distribution.hpp"
+#include "hetscale/base/error.hpp"
+#include "hetscale/base/number_text.hpp"
+#include "hetscale/base/text_file.hpp"
+#include "hetscale/site/partition_file.hpp"
+#include "hetscale/site/site_table.hpp"
+#include "hetscale/site/step_layout.hpp"
+#include "hetscale/site/step_weights.hpp"
 
 namespace hetscale::kernels {
 namespace {

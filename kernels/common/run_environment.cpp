@@ -9,9 +9,9 @@
 #include <fstream>
 #include <thread>
 
-#include "hetscale/error.hpp"
-#include "hetscale/site_table.hpp"
-#include "hetscale/version.hpp"
+#include "hetscale/base/error.hpp"
+#include "hetscale/base/version.hpp"
+#include "hetscale/site/site_table.hpp"
 #include "serial/blas.hpp"
 #include "serial/fft.hpp"
 

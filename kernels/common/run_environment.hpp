@@ -13,7 +13,7 @@
 
 #include "common/kernel_options.hpp"
 #include "common/mpi_wait.hpp"
-#include "hetscale/run_record.hpp"
+#include "hetscale/site/run_record.hpp"
 
 namespace hetscale::kernels {
 

@@ -12,7 +12,7 @@
 #include "common/collectives.hpp"
 #include "common/kernel_driver.hpp"
 #include "common/layout.hpp"
-#include "hetscale/row_distribution.hpp"
+#include "common/row_distribution.hpp"
 #include "serial/blas.hpp"
 #include "serial/operation_counts.hpp"
 #include "serial/random_fill.hpp"

@@ -5,7 +5,7 @@
 #include <limits>
 #include <string>
 
-#include "hetscale/error.hpp"
+#include "hetscale/base/error.hpp"
 #include "serial/random_fill.hpp"
 
 namespace hetscale::kernels {

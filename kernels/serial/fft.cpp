@@ -5,9 +5,9 @@
 #include <mutex>
 #include <utility>
 
-#include "hetscale/atomic_file.hpp"
-#include "hetscale/error.hpp"
-#include "hetscale/regular_file.hpp"
+#include "hetscale/base/atomic_file.hpp"
+#include "hetscale/base/error.hpp"
+#include "hetscale/base/regular_file.hpp"
 
 namespace hetscale::kernels {
 namespace {

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "hetscale/error.hpp"
+#include "hetscale/base/error.hpp"
 #include "serial/blas.hpp"
 #include "serial/elimination.hpp"
 

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <string>
 
-#include "hetscale/error.hpp"
+#include "hetscale/base/error.hpp"
 #include "serial/work_formula.hpp"
 
 namespace hetscale::kernels {

@@ -2,8 +2,8 @@
 
 #include <string>
 
-#include "hetscale/error.hpp"
-#include "hetscale/workload.hpp"
+#include "hetscale/base/error.hpp"
+#include "hetscale/model/workload.hpp"
 
 namespace hetscale::kernels {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <numeric>
 
-#include "hetscale/error.hpp"
+#include "hetscale/base/error.hpp"
 #include "hetscale/markspeed.hpp"
 
 namespace hetscale::markspeed {

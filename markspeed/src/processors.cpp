@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "hetscale/error.hpp"
+#include "hetscale/base/error.hpp"
 #include "hetscale/markspeed.hpp"
 
 namespace hetscale::markspeed {

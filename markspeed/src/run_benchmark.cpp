@@ -11,9 +11,9 @@
 #include <string>
 #include <thread>
 
-#include "hetscale/error.hpp"
+#include "hetscale/base/error.hpp"
 #include "hetscale/markspeed.hpp"
-#include "hetscale/sample_statistics.hpp"
+#include "hetscale/model/sample_statistics.hpp"
 #include "processors.hpp"
 #include "serial/blas.hpp"
 #include "workloads.hpp"

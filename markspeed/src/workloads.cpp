@@ -7,13 +7,13 @@
 #include <utility>
 #include <vector>
 
-#include "serial/work_formula.hpp"
-#include "hetscale/error.hpp"
+#include "hetscale/base/error.hpp"
 #include "serial/blas.hpp"
 #include "serial/elimination.hpp"
 #include "serial/fft.hpp"
 #include "serial/lu.hpp"
 #include "serial/random_fill.hpp"
+#include "serial/work_formula.hpp"
 
 namespace hetscale::markspeed {
 namespace {

@@ -2,9 +2,9 @@
 
 #include <charconv>
 
-#include "hetscale/error.hpp"
-#include "hetscale/hostlist.hpp"
-#include "hetscale/regular_file.hpp"
+#include "hetscale/base/error.hpp"
+#include "hetscale/base/regular_file.hpp"
+#include "hetscale/site/hostlist.hpp"
 #include "step_reader.hpp"
 
 namespace hetscale::spank {

@@ -7,11 +7,11 @@
 #include <span>
 #include <string>
 
-#include "hetscale/step_weights.hpp"
+#include "hetscale/site/step_weights.hpp"
+#include "hetscale/site/weights_request.hpp"
 #include "plugin_args.hpp"
 #include "site_cache_store.hpp"
 #include "slurm_api.hpp"
-#include "hetscale/weights_request.hpp"
 
 namespace hetscale::spank {
 

@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "hetscale/error.hpp"
+#include "hetscale/base/error.hpp"
 
 namespace hetscale::spank {
 namespace {

@@ -5,7 +5,7 @@
 #include <span>
 #include <string>
 
-#include "hetscale/step_weights.hpp"
+#include "hetscale/site/step_weights.hpp"
 
 namespace hetscale::spank {
 

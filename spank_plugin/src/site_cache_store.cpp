@@ -6,10 +6,10 @@
 
 #include <algorithm>
 
-#include "hetscale/atomic_file.hpp"
-#include "hetscale/error.hpp"
-#include "hetscale/site_table_cache.hpp"
-#include "hetscale/text_file.hpp"
+#include "hetscale/base/atomic_file.hpp"
+#include "hetscale/base/error.hpp"
+#include "hetscale/base/text_file.hpp"
+#include "hetscale/site/site_table_cache.hpp"
 
 namespace hetscale::spank {
 namespace {

@@ -7,7 +7,7 @@
 #include <span>
 #include <string>
 
-#include "hetscale/site_table.hpp"
+#include "hetscale/site/site_table.hpp"
 
 namespace hetscale::spank {
 

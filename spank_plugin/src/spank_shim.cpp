@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "hetscale/error.hpp"
-#include "hetscale/regular_file.hpp"
-#include "hetscale/site_table.hpp"
+#include "hetscale/base/error.hpp"
+#include "hetscale/base/regular_file.hpp"
+#include "hetscale/site/site_table.hpp"
 #include "plugin.hpp"
 
 extern "C" {

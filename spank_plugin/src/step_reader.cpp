@@ -1,7 +1,7 @@
 #include "step_reader.hpp"
 
-#include "hetscale/error.hpp"
-#include "hetscale/hostlist.hpp"
+#include "hetscale/base/error.hpp"
+#include "hetscale/site/hostlist.hpp"
 
 namespace hetscale::spank {
 namespace {

@@ -3,7 +3,7 @@
 // bounded and checked against Slurm's own items before anything else uses them.
 #pragma once
 
-#include "hetscale/step_layout.hpp"
+#include "hetscale/site/step_layout.hpp"
 #include "slurm_api.hpp"
 
 namespace hetscale::spank {

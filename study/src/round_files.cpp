@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "hetscale/utc_time.hpp"
+#include "hetscale/base/utc_time.hpp"
 
 namespace hetscale::study {
 

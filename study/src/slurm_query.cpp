@@ -18,7 +18,7 @@
 #include <sstream>
 #include <vector>
 
-#include "hetscale/error.hpp"
+#include "hetscale/base/error.hpp"
 
 extern char** environ;
 

@@ -10,15 +10,15 @@
 #include <cmath>
 #include <ctime>
 
+#include "hetscale/base/error.hpp"
+#include "hetscale/collector/jobcomp.hpp"
 #include "hetscale/collector/migrations.hpp"
+#include "hetscale/collector/sacct.hpp"
 #include "hetscale/collector/session.hpp"
-#include "hetscale/error.hpp"
 #include "hetscale/jobgen/refine.hpp"
 #include "hetscale/jobgen/study_files.hpp"
-#include "hetscale/collector/jobcomp.hpp"
-#include "hetscale/collector/sacct.hpp"
+#include "hetscale/site/study_plan.hpp"
 #include "hetscale/study/slurm_query.hpp"
-#include "hetscale/study_plan.hpp"
 
 namespace hetscale::study {
 namespace {

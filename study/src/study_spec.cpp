@@ -7,8 +7,8 @@
 #include <cctype>
 #include <limits>
 
-#include "hetscale/text_file.hpp"
-#include "hetscale/toml_source.hpp"
+#include "hetscale/base/text_file.hpp"
+#include "hetscale/base/toml_source.hpp"
 
 namespace hetscale::study {
 namespace {
@@ -25,50 +25,32 @@ class StudySpecReader {
   StudySpec read() {
     const toml::table root = toml_.parse();
     toml_.check_keys(root, {"study", "experiment", "equalize", "predict", "twin"}, "at top level");
-    read_study(table(root, "study", true));
+    read_study(toml_.table_of(root, "study"));
     read_experiments(root);
-    if (const toml::table* t = table(root, "equalize", false)) read_equalize(*t);
-    if (const toml::table* t = table(root, "predict", false)) read_predict(*t);
-    if (const toml::table* t = table(root, "twin", false)) read_twin(*t);
+    if (const toml::table* t = toml_.optional_table_of(root, "equalize")) read_equalize(*t);
+    if (const toml::table* t = toml_.optional_table_of(root, "predict")) read_predict(*t);
+    if (const toml::table* t = toml_.optional_table_of(root, "twin")) read_twin(*t);
     return std::move(spec_);
   }
 
  private:
-  const toml::table* table(const toml::table& parent, std::string_view key, bool required) const {
-    const toml::node* node = parent.get(key);
-    if (node == nullptr) {
-      if (required) toml_.fail(toml_.at(parent), fmt::format("missing table [{}]", key));
-      return nullptr;
-    }
-    if (!node->is_table())
-      toml_.fail(toml_.at(*node), fmt::format("'{}' must be a table, not {}", key, toml_type_name(*node)));
-    return node->as_table();
-  }
-
   std::uint32_t count(const toml::node& node, std::string_view key, std::int64_t min, std::int64_t max) const {
-    if (!node.is_integer())
-      toml_.fail(toml_.at(node), fmt::format("'{}' must be an integer, not {}", key, toml_type_name(node)));
-    const std::int64_t v = **node.as_integer();
-    if (v < min || v > max) toml_.fail(toml_.at(node), fmt::format("'{}' must be in [{}, {}], got {}", key, min, max, v));
-    return static_cast<std::uint32_t>(v);
+    return static_cast<std::uint32_t>(toml_.integer(node, key, min, max));
   }
 
-  void read_study(const toml::table* t) {
-    toml_.check_keys(*t, {"name", "title", "max_rounds", "replace_unavailable"}, "in [study]");
-    spec_.name = toml_.required_string(*t, "name", "[study]");
+  void read_study(const toml::table& t) {
+    toml_.check_keys(t, {"name", "title", "max_rounds", "replace_unavailable"}, "in [study]");
+    spec_.name = toml_.required_string(t, "name", "[study]");
     const bool word = !spec_.name.empty() && std::all_of(spec_.name.begin(), spec_.name.end(), [](char c) {
       return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
     });
     if (!word)
-      toml_.fail(toml_.at(*t->get("name")), "'name' must be letters, digits, '.', '_' or '-' (it names the study's "
+      toml_.fail(toml_.at(*t.get("name")), "'name' must be letters, digits, '.', '_' or '-' (it names the study's "
                                              "controller jobs)");
-    spec_.title = t->contains("title") ? toml_.required_string(*t, "title", "[study]") : "hetscale study " + spec_.name;
-    if (const toml::node* n = t->get("max_rounds")) spec_.max_rounds = count(*n, "max_rounds", 0, 20);
-    if (const toml::node* n = t->get("replace_unavailable")) {
-      if (!n->is_boolean())
-        toml_.fail(toml_.at(*n), fmt::format("'replace_unavailable' must be a boolean, not {}", toml_type_name(*n)));
-      spec_.replace_unavailable = **n->as_boolean();
-    }
+    spec_.title = t.contains("title") ? toml_.required_string(t, "title", "[study]") : "hetscale study " + spec_.name;
+    if (const toml::node* n = t.get("max_rounds")) spec_.max_rounds = count(*n, "max_rounds", 0, 20);
+    if (const toml::node* n = t.get("replace_unavailable"))
+      spec_.replace_unavailable = toml_.boolean(*n, "replace_unavailable");
   }
 
   void read_experiments(const toml::table& root) {
@@ -119,13 +101,7 @@ class StudySpecReader {
       toml_.check_keys(w, {"nodes", "speed_of_fastest"}, "in [[predict.what_if]]");
       WhatIfSet set;
       if (const toml::node* n = w.get("nodes")) set.nodes = count(*n, "nodes", 1, 1 << 20);
-      if (const toml::node* n = w.get("speed_of_fastest")) {
-        const auto v = n->value<double>();
-        if (!v || *v <= 0)
-          toml_.fail(toml_.at(*n), "'speed_of_fastest' must be a positive number (a multiple of the fastest node's "
-                                   "marked speed)");
-        set.speed_of_fastest = *v;
-      }
+      if (const toml::node* n = w.get("speed_of_fastest")) set.speed_of_fastest = toml_.positive(*n, "speed_of_fastest");
       spec_.predict.what_if.push_back(set);
     }
   }

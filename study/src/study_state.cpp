@@ -7,10 +7,10 @@
 #include <ctime>
 #include <nlohmann/json.hpp>
 
-#include "hetscale/atomic_file.hpp"
-#include "hetscale/error.hpp"
-#include "hetscale/text_file.hpp"
-#include "hetscale/utc_time.hpp"
+#include "hetscale/base/atomic_file.hpp"
+#include "hetscale/base/error.hpp"
+#include "hetscale/base/text_file.hpp"
+#include "hetscale/base/utc_time.hpp"
 
 namespace hetscale::study {
 namespace {

@@ -5,8 +5,8 @@
 
 #include <cmath>
 
+#include "hetscale/base/error.hpp"
 #include "hetscale/classifier/classify.hpp"
-#include "hetscale/error.hpp"
 
 namespace hetscale {
 namespace {

@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "hetscale/base/error.hpp"
 #include "hetscale/classifier/proc_files.hpp"
-#include "hetscale/error.hpp"
-#include "hetscale/node_record.hpp"
+#include "hetscale/site/node_record.hpp"
 
 namespace hetscale {
 namespace {

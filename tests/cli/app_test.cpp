@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "cli_runner.hpp"
-#include "hetscale/version.hpp"
+#include "hetscale/base/version.hpp"
 
 namespace hetscale::cli::testing {
 namespace {

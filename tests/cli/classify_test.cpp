@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
-#include "hetscale/node_record.hpp"
+#include "hetscale/site/node_record.hpp"
 
 namespace hetscale::cli::testing {
 namespace {

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "cli_runner.hpp"
-#include "hetscale/partition_file.hpp"
+#include "hetscale/site/partition_file.hpp"
 
 namespace hetscale::cli::testing {
 namespace {

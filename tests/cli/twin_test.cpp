@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "cli_runner.hpp"
-#include "hetscale/sha256.hpp"
+#include "hetscale/base/sha256.hpp"
 
 namespace hetscale::cli::testing {
 namespace {

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "hetscale/error.hpp"
+#include "hetscale/base/error.hpp"
 
 namespace hetscale::collector {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "hetscale/error.hpp"
+#include "hetscale/base/error.hpp"
 
 namespace hetscale::jobgen {
 namespace {

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <vector>
 
-#include "hetscale/error.hpp"
+#include "hetscale/base/error.hpp"
 #include "serial/blas.hpp"
 #include "serial/elimination.hpp"
 #include "serial/random_fill.hpp"

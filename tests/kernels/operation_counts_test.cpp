@@ -7,8 +7,8 @@
 #include <cmath>
 #include <vector>
 
-#include "hetscale/error.hpp"
-#include "hetscale/row_distribution.hpp"
+#include "common/row_distribution.hpp"
+#include "hetscale/base/error.hpp"
 #include "serial/lu.hpp"
 #include "serial/work_formula.hpp"
 

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "hetscale/error.hpp"
+#include "hetscale/base/error.hpp"
 
 namespace hetscale::kernels {
 namespace {

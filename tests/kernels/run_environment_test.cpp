@@ -6,7 +6,7 @@
 #include <map>
 #include <string>
 
-#include "hetscale/error.hpp"
+#include "hetscale/base/error.hpp"
 
 namespace hetscale::kernels {
 namespace {

@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "hetscale/error.hpp"
+#include "hetscale/base/error.hpp"
 #include "serial/blas.hpp"
 #include "serial/elimination.hpp"
 #include "serial/fft.hpp"

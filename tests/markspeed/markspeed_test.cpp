@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "hetscale/error.hpp"
-#include "hetscale/sample_statistics.hpp"
+#include "hetscale/base/error.hpp"
+#include "hetscale/model/sample_statistics.hpp"
 
 namespace hetscale::markspeed {
 namespace {

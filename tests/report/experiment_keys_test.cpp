@@ -3,7 +3,7 @@
 // OWNER/NAME, CLUSTER:OWNER/NAME.
 #include <gtest/gtest.h>
 
-#include "hetscale/error.hpp"
+#include "hetscale/base/error.hpp"
 #include "report_views.hpp"
 
 namespace hetscale::report {

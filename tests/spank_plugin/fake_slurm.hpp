@@ -5,7 +5,7 @@
 #include <map>
 #include <sstream>
 
-#include "hetscale/error.hpp"
+#include "hetscale/base/error.hpp"
 #include "slurm_api.hpp"
 
 namespace hetscale::spank {

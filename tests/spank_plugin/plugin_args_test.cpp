@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "hetscale/error.hpp"
+#include "hetscale/base/error.hpp"
 
 namespace hetscale::spank {
 namespace {

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <functional>
 
-#include "hetscale/hostlist.hpp"
+#include "hetscale/site/hostlist.hpp"
 
 #include "fake_slurm.hpp"
 

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "hetscale/jobgen/experiment_spec.hpp"
-#include "hetscale/site_table.hpp"
+#include "hetscale/site/site_table.hpp"
 
 namespace hetscale::study {
 namespace {

@@ -107,7 +107,7 @@ TEST(StudySpec, ErrorsNameLineAndColumn) {
                 .find("study.toml:8:8: experiment 'study-mm-quick' is already in the study"),
             std::string::npos);
   EXPECT_EQ(error_of(head + "[[predict.what_if]]\nspeed_of_fastest = -1\n"),
-            "study.toml:8:20: 'speed_of_fastest' must be a positive number (a multiple of the fastest node's marked speed)");
+            "study.toml:8:20: 'speed_of_fastest' must be positive and finite, not -1");
 }
 
 }  // namespace

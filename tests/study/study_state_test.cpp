@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <unistd.h>
 
-#include "hetscale/error.hpp"
+#include "hetscale/base/error.hpp"
 #include "hetscale/study/study_step.hpp"
 
 namespace hetscale::study {

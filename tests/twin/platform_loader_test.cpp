@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "hetscale/site_table.hpp"
-#include "hetscale/twin_platform.hpp"
+#include "hetscale/site/site_table.hpp"
+#include "hetscale/twin/twin_platform.hpp"
 
 namespace hetscale {
 namespace {

@@ -14,17 +14,17 @@
 #include <string>
 #include <vector>
 
-#include "hetscale/error.hpp"
+#include "hetscale/base/error.hpp"
 #include "hetscale/jobgen/experiment_spec.hpp"
 #include "hetscale/jobgen/study.hpp"
 #include "hetscale/jobgen/study_files.hpp"
-#include "hetscale/run_record.hpp"
-#include "hetscale/run_record_reader.hpp"
-#include "hetscale/site_table.hpp"
-#include "hetscale/study_plan.hpp"
+#include "hetscale/site/run_record.hpp"
+#include "hetscale/site/run_record_reader.hpp"
+#include "hetscale/site/site_table.hpp"
+#include "hetscale/site/study_plan.hpp"
 #include "hetscale/twin/conduct.hpp"
 #include "hetscale/twin/study.hpp"
-#include "hetscale/twin_platform.hpp"
+#include "hetscale/twin/twin_platform.hpp"
 
 namespace hetscale {
 namespace {

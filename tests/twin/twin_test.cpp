@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "hetscale/run_record.hpp"
-#include "hetscale/run_record_reader.hpp"
-#include "hetscale/site_table.hpp"
-#include "hetscale/twin_platform.hpp"
-#include "hetscale/workload.hpp"
+#include "hetscale/model/workload.hpp"
+#include "hetscale/site/run_record.hpp"
+#include "hetscale/site/run_record_reader.hpp"
+#include "hetscale/site/site_table.hpp"
+#include "hetscale/twin/twin_platform.hpp"
 
 namespace hetscale {
 namespace {

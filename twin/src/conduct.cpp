@@ -4,14 +4,14 @@
 
 #include <utility>
 
-#include "hetscale/error.hpp"
-#include "hetscale/input_files.hpp"
+#include "hetscale/base/error.hpp"
+#include "hetscale/base/input_files.hpp"
+#include "hetscale/base/regular_file.hpp"
+#include "hetscale/base/utc_time.hpp"
 #include "hetscale/jobgen/experiment_spec.hpp"
-#include "hetscale/regular_file.hpp"
-#include "hetscale/run_record_reader.hpp"
-#include "hetscale/site_growth.hpp"
-#include "hetscale/site_table.hpp"
-#include "hetscale/utc_time.hpp"
+#include "hetscale/site/run_record_reader.hpp"
+#include "hetscale/site/site_table.hpp"
+#include "hetscale/twin/site_growth.hpp"
 
 namespace hetscale::twin {
 namespace fs = std::filesystem;

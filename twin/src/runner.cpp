@@ -16,10 +16,10 @@
 #include <sstream>
 #include <thread>
 
-#include "hetscale/atomic_file.hpp"
-#include "hetscale/error.hpp"
+#include "hetscale/base/atomic_file.hpp"
+#include "hetscale/base/error.hpp"
 #include "hetscale/jobgen/experiment_spec.hpp"
-#include "hetscale/run_record_reader.hpp"
+#include "hetscale/site/run_record_reader.hpp"
 #include "hetscale/twin/study.hpp"
 
 extern char** environ;

@@ -7,13 +7,13 @@
 #include <map>
 #include <set>
 
-#include "hetscale/error.hpp"
-#include "hetscale/isospeed.hpp"
+#include "hetscale/base/error.hpp"
+#include "hetscale/base/regular_file.hpp"
 #include "hetscale/jobgen/experiment_spec.hpp"
 #include "hetscale/jobgen/scripts.hpp"
-#include "hetscale/regular_file.hpp"
-#include "hetscale/sample_statistics.hpp"
-#include "hetscale/study_plan.hpp"
+#include "hetscale/model/isospeed.hpp"
+#include "hetscale/model/sample_statistics.hpp"
+#include "hetscale/site/study_plan.hpp"
 
 namespace hetscale::twin {
 namespace fs = std::filesystem;

@@ -17,7 +17,7 @@
 #include <string>
 #include <thread>
 
-#include "hetscale/node_record.hpp"
+#include "hetscale/site/node_record.hpp"
 #include "support/process.hpp"
 #include "support/testbed.hpp"
 

@@ -14,10 +14,10 @@
 #include <sstream>
 #include <thread>
 
-#include "hetscale/sample_statistics.hpp"
 #include "hetscale/markspeed.hpp"
-#include "hetscale/node_record.hpp"
-#include "hetscale/site_table.hpp"
+#include "hetscale/model/sample_statistics.hpp"
+#include "hetscale/site/node_record.hpp"
+#include "hetscale/site/site_table.hpp"
 #include "support/process.hpp"
 #include "support/testbed.hpp"
 

@@ -10,8 +10,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "hetscale/base/error.hpp"
 #include "hetscale/collector/collect.hpp"
-#include "hetscale/error.hpp"
 #include "record_text.hpp"
 #include "test_database.hpp"
 

@@ -5,9 +5,9 @@
 #include <fstream>
 #include <vector>
 
+#include "hetscale/base/sha256.hpp"
 #include "hetscale/collector/run_loader.hpp"
-#include "hetscale/run_record_reader.hpp"
-#include "hetscale/sha256.hpp"
+#include "hetscale/site/run_record_reader.hpp"
 
 namespace hetscale::test {
 

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "hetscale/run_record.hpp"
+#include "hetscale/site/run_record.hpp"
 #include "test_database.hpp"
 
 namespace hetscale::test {

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "hetscale/text_file.hpp"
+#include "hetscale/base/text_file.hpp"
 #include "support/process.hpp"
 #include "support/testbed.hpp"
 #include "test_database.hpp"

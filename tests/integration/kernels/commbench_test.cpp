@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "hetscale/site_table.hpp"
+#include "hetscale/site/site_table.hpp"
 #include "support/process.hpp"
 #include "support/testbed.hpp"
 

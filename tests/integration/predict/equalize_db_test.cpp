@@ -9,8 +9,8 @@
 
 #include <fmt/format.h>
 
-#include "hetscale/collector/set_equalization.hpp"
-#include "hetscale/partition_file.hpp"
+#include "hetscale/collector/stored_set_equalization.hpp"
+#include "hetscale/site/partition_file.hpp"
 #include "test_database.hpp"
 #include "test_runs.hpp"
 

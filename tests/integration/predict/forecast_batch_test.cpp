@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "hetscale/error.hpp"
+#include "hetscale/base/error.hpp"
 #include "synthetic_experiment.hpp"
 
 namespace hetscale::test {

@@ -13,7 +13,7 @@
 #include <regex>
 #include <thread>
 
-#include "hetscale/text_file.hpp"
+#include "hetscale/base/text_file.hpp"
 #include "support/drained_node.hpp"
 #include "support/process.hpp"
 #include "support/testbed.hpp"

@@ -2,13 +2,13 @@
 // fixtures (tests/fixtures/hostlist/) is replayed through `scontrol show hostnames` /
 // `scontrol show hostlist` of the running testbed and through hetscale::expand_hostlist /
 // compress_hostlist; both must agree with each other (and so with the fixture).
-#include "hetscale/hostlist.hpp"
+#include "hetscale/site/hostlist.hpp"
 
 #include <gtest/gtest.h>
 
 #include <fstream>
 
-#include "hetscale/error.hpp"
+#include "hetscale/base/error.hpp"
 #include "support/process.hpp"
 #include "support/testbed.hpp"
 

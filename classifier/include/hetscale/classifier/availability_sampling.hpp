@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "hetscale/classifier/benchmark.hpp"
-#include "hetscale/node_record.hpp"
+#include "hetscale/site/node_record.hpp"
 
 namespace hetscale {
 

@@ -9,7 +9,7 @@
 #include "hetscale/classifier/availability_sampling.hpp"
 #include "hetscale/classifier/benchmark.hpp"
 #include "hetscale/classifier/probe.hpp"
-#include "hetscale/node_record.hpp"
+#include "hetscale/site/node_record.hpp"
 
 namespace hetscale {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "hetscale/hardware.hpp"
+#include "hetscale/site/hardware.hpp"
 
 namespace hetscale {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "hetscale/collector/pg.hpp"
-#include "hetscale/efficiency_fit.hpp"
+#include "hetscale/model/efficiency_fit.hpp"
 
 namespace hetscale::collector {
 

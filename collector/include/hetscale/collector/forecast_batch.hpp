@@ -3,8 +3,8 @@
 // predict stage do. The fit and the rows are core's (hetscale/experiment_forecast.hpp).
 #pragma once
 
+#include "hetscale/collector/experiment_forecast.hpp"
 #include "hetscale/collector/pg.hpp"
-#include "hetscale/experiment_forecast.hpp"
 
 namespace hetscale::collector {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "hetscale/collector/pg.hpp"
-#include "hetscale/node_timing.hpp"
+#include "hetscale/model/node_timing.hpp"
 
 namespace hetscale::collector {
 

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "hetscale/error.hpp"
+#include "hetscale/base/error.hpp"
 
 struct pg_conn;
 struct pg_result;

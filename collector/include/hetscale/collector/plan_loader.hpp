@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "hetscale/collector/pg.hpp"
-#include "hetscale/node_record.hpp"
-#include "hetscale/study_plan.hpp"
+#include "hetscale/site/node_record.hpp"
+#include "hetscale/site/study_plan.hpp"
 
 namespace hetscale::collector {
 

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "hetscale/capacity_forecast.hpp"
+#include "hetscale/collector/experiment_forecast.hpp"
 #include "hetscale/collector/pg.hpp"
-#include "hetscale/experiment_forecast.hpp"
+#include "hetscale/model/capacity_forecast.hpp"
 
 namespace hetscale::collector {
 

@@ -9,7 +9,7 @@
 
 #include "hetscale/collector/copy_buffer.hpp"
 #include "hetscale/collector/pg.hpp"
-#include "hetscale/run_record_reader.hpp"
+#include "hetscale/site/run_record_reader.hpp"
 
 namespace hetscale::collector {
 

@@ -1,59 +1,117 @@
-// The equalization of a stored machine set (`hetscale equalize --db`, the study's equalize
-// stage): the nodes' speeds and spreads read from one configuration of the set's rank
-// timings and their availability in one snapshot, the partitions computed and simulated
-// (set_equalization.hpp), the partition file written and every partition stored in
-// hetscale.partitions in one transaction.
+// One equalization of a set of nodes, as `hetscale equalize` and the study's equalize stage
+// run it (docs/science.md section 3): the nodes' speeds and variations (from a CSV file or
+// from a set's rank timings), the step 1 and step 2 partitions of the work that keeps every
+// node busy `seconds` at step 1, their simulation, the partition file the SPANK plugin
+// reads, and the node table and text that report them. The formulas are equalization.hpp's.
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
-#include <optional>
+#include <filesystem>
+#include <span>
 #include <string>
 #include <vector>
 
-#include "hetscale/collector/partitions.hpp"
-#include "hetscale/collector/pg.hpp"
-#include "hetscale/set_equalization.hpp"
+#include "hetscale/base/csv.hpp"
+#include "hetscale/base/text_table.hpp"
+#include "hetscale/model/equalization.hpp"
+#include "hetscale/model/node_timing.hpp"
+#include "hetscale/model/simulation.hpp"
 
-namespace hetscale::collector {
+namespace hetscale {
 
-struct EqualizeSetOptions {
-  std::string experiment;
-  int set_index = 0;
-  std::optional<double> parameter;  // the runs' parameter value; none: the most repeated
-  double seconds = 0;               // expected run time with proportional weights (> 0)
-  std::string method = "case";      // choose_partition's: case | exact | linearised | optimum
-  std::string site;                 // recorded in the partition file
-  std::string output;               // write the partition file here...
-  std::string partitions;           // ...or <partitions>/<node list>.toml; neither: none
-  double interval = 1;              // simulated availability intervals uniform in [0, this] s
-  std::uint64_t seed = 1;
-  std::size_t repetitions = 1000;  // of the simulation
+/// The nodes an equalization partitions work between, in one order throughout.
+struct EqualizationNodes {
+  std::string source;  // where the figures come from, in words (the partition file's header)
+  std::vector<std::string> names;
+  std::vector<VariableComputer> computers;
+  std::vector<NodeTimingStats> stats;  // from rank timings only; empty from a CSV file
+  std::string note;                    // what the user should know about the input
+  std::string variation;               // from rank timings: where the variation comes from
+  bool from_availability = false;      // from rank timings: availability TH, not the run times
 };
 
-/// What equalize_stored_set computed, wrote and stored.
-struct EqualizedSet {
-  SetTimings timings;
-  EqualizationNodes nodes;
-  EqualizationSimulation simulation;
-  EqualizationPlan plan;
-  std::vector<long long> partition_ids;  // hetscale.partitions, in the order of plan.methods
-  std::string file;                      // the partition file written; empty when none
+/// Checks the columns of a node CSV: node, speed, and exactly one of `variation` (k_i =
+/// sigma_T / sqrt(t), in sqrt(seconds)) and `th` (sigma_A / a). True when it is `th`, which
+/// needs a correlation time. Throws ConfigError.
+bool node_csv_gives_th(const CsvTable& csv);
+
+/// The nodes of a node CSV (node_csv_gives_th); with `th`, k_i =
+/// variation_from_heterogeneity(th, correlation_time), correlation_time > 0 (E[L^2]/E[L]
+/// of the availability intervals, in seconds). Throws ConfigError for a bad cell, Error
+/// when no node is listed.
+EqualizationNodes equalization_nodes_from_csv(const CsvTable& csv, const std::string& source,
+                                              double correlation_time);
+
+/// The nodes of a set's rank timings (node_timing_stats): check_equalization_input (throws
+/// Error, or gives the note), then the variation choose_variation picks from `availability`.
+EqualizationNodes equalization_nodes_from_timings(
+    const std::string& source, std::vector<NodeTimingStats> stats,
+    const std::vector<MeasuredAvailability>& availability);
+
+/// Availability processes that give each node its k_i: mean availability 0.5, TH_i = k_i /
+/// sqrt(correlation time). `options.max_interval` is lengthened when needed so that the
+/// largest TH stays 0.5, inside what the uniform distribution can draw (said in `note`).
+struct EqualizationSimulation {
+  std::vector<SimulatedComputer> computers;
+  SimulationOptions options;
+  std::string note;
+};
+EqualizationSimulation equalization_simulation(std::span<const VariableComputer> computers,
+                                               SimulationOptions options);
+
+/// One partition an equalization stores.
+struct EqualizationMethod {
+  std::string name;  // as stored: proportional | equalized | equalized_linear
+  StochasticPartition partition;
+  SimulationResult simulated;  // zero when not simulated
 };
 
-/// Reads the set's timings (load_set_timings) and availability in one snapshot, plans and
-/// simulates the partitions, writes the partition file (write_equalized_partition), then
-/// stores every method's partition and shares in one transaction; the written one names
-/// the file. Throws Error (an unknown experiment, a set without runs, an unmeasured
-/// parameter value, inputs the equalization cannot use) or pg::DbError.
-EqualizedSet equalize_stored_set(pg::Connection& conn, const EqualizeSetOptions& options);
+/// What an equalization computes. `methods`: step 1 (`proportional`) first, whose simulated
+/// tau is the deadline of every risk factor; then `equalized`, step 2 as `method` chooses
+/// it (with `linearised`: step 2 by case, then `equalized_linear`, the linearised one). The
+/// last method's partition is the one written (`chosen.partition`).
+struct EqualizationPlan {
+  std::string method;     // case | exact | linearised | optimum (choose_partition)
+  double seconds = 0;     // run time at step 1
+  double total_work = 0;  // sum of speed x seconds: every node busy `seconds` at step 1
+  ChosenPartition chosen;
+  std::vector<EqualizationMethod> methods;
+};
 
-/// `hetscale equalize --db --format table`: the configuration and the variation, the node
-/// table and its summary, the simulation and the stored partition ids.
-std::string equalized_set_text(const EqualizedSet& set);
+/// Partitions the work that keeps every node busy `seconds` at step 1 (sigma_T = k sqrt(t)
+/// grows slower than t, so the best shares depend on how long the run is); simulates each
+/// method when `simulation` is given.
+EqualizationPlan plan_equalization(std::span<const VariableComputer> computers, double seconds,
+                                   const std::string& method,
+                                   const EqualizationSimulation* simulation);
 
-/// `hetscale equalize --db --format json`: source, parameter, runs, choice, variation,
-/// note, case, the node table (table_json) and the stored methods with their figures.
-nlohmann::json equalized_set_json(const EqualizedSet& set);
+/// The method whose partition is the one written.
+const EqualizationMethod& written_method(const EqualizationPlan& plan);
 
-}  // namespace hetscale::collector
+/// One row per node: its speed and variation (and, from rank timings, repetitions, mean and
+/// sd of seconds per op), its share at step 1, equalized and step 2, t + sigma_T at steps 1
+/// and 2, the case, and the modelled tau of step 1, the equalized partition and step 2.
+Table equalization_table(const EqualizationNodes& nodes, const EqualizationPlan& plan);
+
+/// The node table as aligned text, then the case, the share of the equalizing move taken,
+/// the modelled taus, the degrees of equalization and the notes, one line each.
+std::string equalization_text(const EqualizationNodes& nodes, const EqualizationPlan& plan);
+
+/// The simulated tau, sigma_T and risk factor of every method, and the simulation's note.
+std::string simulation_text(const EqualizationPlan& plan, const EqualizationSimulation& simulation);
+
+/// The partition file of the written partition (format_partition, `site` recorded), headed
+/// by a comment naming the method and the source.
+std::string equalized_partition_file(const EqualizationNodes& nodes, const EqualizationPlan& plan,
+                                     const std::string& site);
+
+/// Writes equalized_partition_file, replaced whole, to `output`, or when that is empty to
+/// equalized_partition_path(partitions, the nodes in natural order), where the plugin
+/// looks. Returns the path written; empty (nothing written) when both are empty.
+std::filesystem::path write_equalized_partition(const EqualizationNodes& nodes,
+                                                const EqualizationPlan& plan,
+                                                const std::string& site,
+                                                const std::filesystem::path& output,
+                                                const std::filesystem::path& partitions);
+
+}  // namespace hetscale

@@ -11,10 +11,10 @@
 #include <string_view>
 #include <vector>
 
-#include "hetscale/efficiency_fit.hpp"
-#include "hetscale/error.hpp"
-#include "hetscale/machine_sets.hpp"
-#include "hetscale/workload.hpp"
+#include "hetscale/base/error.hpp"
+#include "hetscale/model/efficiency_fit.hpp"
+#include "hetscale/model/machine_sets.hpp"
+#include "hetscale/model/workload.hpp"
 
 namespace hetscale::jobgen {
 

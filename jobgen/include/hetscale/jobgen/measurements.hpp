@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "hetscale/efficiency_fit.hpp"
 #include "hetscale/jobgen/study.hpp"
+#include "hetscale/model/efficiency_fit.hpp"
 
 namespace hetscale::jobgen {
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "hetscale/error.hpp"
+#include "hetscale/base/error.hpp"
 #include "hetscale/jobgen/study.hpp"
 
 namespace hetscale::jobgen {

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "hetscale/workload.hpp"
+#include "hetscale/model/workload.hpp"
 
 namespace hetscale::jobgen {
 

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "hetscale/efficiency_fit.hpp"
 #include "hetscale/jobgen/experiment_spec.hpp"
 #include "hetscale/jobgen/study.hpp"
-#include "hetscale/workload.hpp"
+#include "hetscale/model/efficiency_fit.hpp"
+#include "hetscale/model/workload.hpp"
 
 namespace hetscale::jobgen {
 

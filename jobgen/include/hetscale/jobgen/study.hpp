@@ -10,8 +10,8 @@
 
 #include "hetscale/jobgen/experiment_spec.hpp"
 #include "hetscale/jobgen/time_limit.hpp"
-#include "hetscale/machine_sets.hpp"
-#include "hetscale/site_table.hpp"
+#include "hetscale/model/machine_sets.hpp"
+#include "hetscale/site/site_table.hpp"
 
 namespace hetscale::jobgen {
 

@@ -7,7 +7,7 @@
 
 #include "hetscale/jobgen/scripts.hpp"
 #include "hetscale/jobgen/study.hpp"
-#include "hetscale/study_plan.hpp"
+#include "hetscale/site/study_plan.hpp"
 
 namespace hetscale::jobgen {
 

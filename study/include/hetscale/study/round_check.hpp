@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "hetscale/error.hpp"
+#include "hetscale/base/error.hpp"
 #include "hetscale/jobgen/study.hpp"
 #include "hetscale/jobgen/study_files.hpp"
 #include "hetscale/study/slurm_query.hpp"

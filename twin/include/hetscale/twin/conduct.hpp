@@ -14,7 +14,7 @@
 
 #include "hetscale/jobgen/study_files.hpp"
 #include "hetscale/twin/study.hpp"
-#include "hetscale/twin_platform.hpp"
+#include "hetscale/twin/twin_platform.hpp"
 
 namespace hetscale::twin {
 

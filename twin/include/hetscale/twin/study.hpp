@@ -15,8 +15,8 @@
 
 #include "hetscale/jobgen/study.hpp"
 #include "hetscale/jobgen/study_files.hpp"
-#include "hetscale/run_record.hpp"
-#include "hetscale/twin_platform.hpp"
+#include "hetscale/site/run_record.hpp"
+#include "hetscale/twin/twin_platform.hpp"
 
 namespace hetscale::twin {
 

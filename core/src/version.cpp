@@ -1,9 +1,0 @@
-#include "hetscale/version.hpp"
-
-namespace hetscale {
-
-std::string_view version() noexcept {
-  return HETSCALE_VERSION;
-}
-
-}  // namespace hetscale

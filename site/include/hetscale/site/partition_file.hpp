@@ -1,0 +1,62 @@
+// A partition file: explicit work shares for the ranks of a step, per node or per rank,
+// written by `hetscale equalize` or by a user (format: docs/partition-file.md).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hetscale/base/error.hpp"
+#include "hetscale/site/hostlist.hpp"
+
+namespace hetscale {
+
+struct Partition {
+  enum class By { node, rank };
+
+  struct NodeShare {
+    std::string host;   // one node; a [[node]] naming a host list gives one entry each
+    double weight = 0;  // the node's share, split evenly between its ranks
+    SourceLocation where;
+  };
+  struct RankShare {
+    std::uint32_t rank = 0;
+    double weight = 0;
+    SourceLocation where;
+  };
+
+  By by = By::node;
+  std::string site;              // site table it was made for; empty: any
+  std::string source;            // file name used in messages
+  std::vector<NodeShare> nodes;  // when by == node, in file order
+  std::vector<RankShare> ranks;  // when by == rank, in file order
+};
+
+/// Parses a partition file. Throws ConfigError (file:line:col) on syntax errors, unknown
+/// keys, wrong types, missing keys, non-positive or non-finite weights, duplicates,
+/// entries that do not match `by`, a file with no entry, and host lists that expand to
+/// more than `max_hosts` nodes in all (the SPANK plugin passes the step's node count).
+Partition parse_partition(std::string_view text, const std::string& source_name,
+                          std::size_t max_hosts = HostlistLimits{}.max_hosts);
+
+/// Each rank's weight (summing to 1) given the host every rank runs on (by global rank):
+/// a node's share is split evenly between its ranks. Throws Error naming a rank or node
+/// that the partition and the ranks do not agree on.
+std::vector<double> weights_for_ranks(const Partition& partition,
+                                      std::span<const std::string> rank_hosts);
+
+/// Writes a partition in the format parse_partition reads (weights with 17 significant
+/// digits, so reading it back gives the same doubles).
+std::string format_partition(const Partition& partition);
+
+/// Where the equalized partition of a step lives (docs/partition-file.md), for `hetscale
+/// equalize` to write and the SPANK plugin to read: `<partitions>/<node list>.toml`, the
+/// node list being compress_hostlist(hosts) (Slurm's SLURM_STEP_NODELIST form), `hosts` in
+/// the step's node order.
+std::filesystem::path equalized_partition_path(const std::filesystem::path& partitions,
+                                               std::span<const std::string> hosts);
+
+}  // namespace hetscale

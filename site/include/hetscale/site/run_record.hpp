@@ -1,0 +1,87 @@
+// The run record (docs/run-record.md): one JSON object per run, one line in a
+// JSON Lines file. Written by the kernels (and any code through the small helper),
+// read and validated by the collector.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "hetscale/site/parameter_values.hpp"
+
+namespace hetscale {
+
+inline constexpr int run_record_schema = 1;
+
+struct RankTiming {
+  int rank = 0;
+  std::string host;
+  double weight = 0;                // share of the work; all ranks sum to 1
+  double marked_speed = 0;          // in the site's unit; 0 when unknown
+  double compute_seconds = 0;
+  double communication_seconds = 0;
+  double wall_seconds = 0;
+};
+
+/// Slurm identifiers, taken from the task's environment; absent outside Slurm.
+struct SlurmIds {
+  std::optional<std::uint64_t> job_id;
+  std::optional<std::uint64_t> array_job_id;
+  std::optional<std::uint64_t> array_task_id;
+  std::optional<std::uint64_t> step_id;
+  std::string node_list;            // the step's nodes as a host-list expression
+  std::optional<std::string> cluster;  // SLURM_CLUSTER_NAME: job ids are unique only within it
+};
+
+struct RunRecord {
+  int schema = run_record_schema;
+  std::string experiment;           // from --experiment / HETSCALE_EXPERIMENT; may be empty
+  std::string code;                 // kernel name ("mm") or the user's command
+  std::string workload;             // the workload formula as given (e.g. "mm", "2*N^3")
+  ParameterValues parameters;       // {"N": 1200}
+  double work = 0;                  // W from the workload formula (operations)
+  double wall_seconds = 0;          // T: wall time of the timed region (kernels: slowest rank)
+  double marked_speed = 0;          // C of the step, in speed_unit; 0 when unknown
+  std::string speed_unit;           // unit of marked speeds ("Mflops"); empty when unknown
+  std::string weights_source;       // marked | equalized | file | equal | option
+  std::vector<RankTiming> ranks;
+  SlurmIds slurm;
+  std::optional<int> machine_set;   // index of the machine set (HETSCALE_MACHINE_SET)
+  int repetition = 0;               // HETSCALE_REPETITION, 0-based
+  std::string start_time;           // ISO 8601 UTC, e.g. "2026-11-21T06:10:00.123Z"
+  std::string end_time;
+  bool verified = false;            // the code's own answer check passed
+  nlohmann::json fingerprint = nlohmann::json::object();  // {"software":{...},"hardware":{...}}
+  // Optional keys of schema 1, written only when set: what ran the code ("slurm",
+  // "mpirun" or "simgrid"; absent means a Slurm run) and, for a simulated run, the hash
+  // of the platform it ran on (hexadecimal).
+  std::optional<std::string> engine;
+  std::optional<std::string> platform_hash;
+};
+
+/// The values `engine` may take.
+[[nodiscard]] bool is_run_engine(std::string_view text);
+
+/// What ran the record's code: its `engine`, or "slurm" when it has none.
+[[nodiscard]] std::string_view run_engine(const RunRecord& record);
+
+/// A platform hash: one or more hexadecimal digits.
+[[nodiscard]] bool is_platform_hash(std::string_view text);
+
+/// Serialises to the contract's JSON object (stable keys; see docs/run-record.md).
+nlohmann::json to_json(const RunRecord& record);
+
+/// Appends one line to a JSON Lines file atomically with respect to other writers
+/// (single write(2) on an O_APPEND descriptor). Throws Error on I/O failure.
+void append_run_record(const std::filesystem::path& file, const RunRecord& record);
+
+/// Validates and converts one parsed JSON object; throws Error naming the offending
+/// field (e.g. "field 'ranks[3].wall_seconds' must be a non-negative number").
+RunRecord run_record_from_json(const nlohmann::json& object);
+
+}  // namespace hetscale

@@ -1,0 +1,95 @@
+// The site table (docs/site-table.md): the marked speed of every node, by group.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "hetscale/base/error.hpp"
+
+namespace hetscale {
+
+enum class NodeState { ok, degraded, excluded };
+
+std::string_view to_string(NodeState state);
+
+/// How the twin (SimGrid) connects the hosts: `star`, one switch with a private link per
+/// host; `switch-per-group`, one switch per group, the switches joined by a backbone link.
+enum class NetworkTopology { star, switch_per_group };
+
+/// "star" or "switch-per-group", as written in a site table.
+std::string_view to_string(NetworkTopology topology);
+
+/// The optional [network] table: the interconnect the twin models. Units are those the
+/// keys name: microseconds and megabytes (1e6 bytes) per second. The member defaults are
+/// the documented defaults for a table without [network] (a 10 Gb/s-class Ethernet).
+struct Network {
+  NetworkTopology topology = NetworkTopology::star;
+  double latency_us = 1.5;                // of each host's private link
+  double bandwidth_MBps = 1250;           // of each host's private link
+  double backbone_latency_us = 1.5;       // switch-per-group only
+  double backbone_bandwidth_MBps = 1250;  // switch-per-group only
+  SourceLocation where;                   // the [network] table (empty for the defaults)
+};
+
+struct Group {
+  std::string name;
+  double marked_speed = 0;  // per processor, in the site's speed_unit
+  SourceLocation where;     // the [[group]] table it was declared in
+};
+
+/// One node, after host-list expansion: a [[node]] entry naming "n[1-4]" gives four.
+struct Node {
+  std::string name;
+  std::string group;
+  std::uint32_t processors = 1;  // Slurm CPUs a job may use on this node
+  double marked_speed = 0;       // per processor (the group's figure when not given)
+  NodeState state = NodeState::ok;
+  SourceLocation where;  // the [[node]] entry it came from
+
+  /// Marked speed of the whole node: per-processor speed x processors.
+  [[nodiscard]] double total_speed() const { return marked_speed * processors; }
+};
+
+struct SiteTable {
+  std::string name;
+  std::string speed_unit = "Mflops";
+  SourceLocation speed_unit_where;  // its value, or the [site] table when defaulted
+  std::string benchmark = "dgemm";
+  std::filesystem::path source;    // file it was loaded from (empty when built in memory)
+  std::vector<Group> groups;       // in file order
+  std::vector<Node> nodes;         // in file order, host lists expanded
+  std::optional<Network> network;  // the [network] table; absent when the file has none
+
+  /// Looks a node up by exact host name; nullptr when absent. O(1) after index().
+  [[nodiscard]] const Node* find_node(std::string_view host) const;
+  [[nodiscard]] const Group* find_group(std::string_view group) const;
+
+  /// Rebuilds the name -> position index used by find_node/find_group; the loader calls
+  /// it, code that edits `nodes` or `groups` by hand must call it again.
+  void index();
+
+ private:
+  std::unordered_map<std::string, std::size_t> node_index_;
+  std::unordered_map<std::string, std::size_t> group_index_;
+};
+
+/// Parses a site table. `source_name` is the file name used in error messages.
+/// Throws ConfigError naming file:line:col for syntax errors, unknown keys, wrong types,
+/// missing keys, non-positive speeds or processors, unknown groups, unknown states, a
+/// node listed twice (also across host-list expressions) and, in [network], an unknown
+/// topology, a negative latency, a non-positive bandwidth or a backbone key for `star`.
+SiteTable parse_site_table(std::string_view text, const std::string& source_name);
+
+/// Reads and parses a site table file; an unreadable file is a ConfigError too.
+SiteTable load_site_table(const std::filesystem::path& path);
+
+/// Writes a site table in the contract's TOML form. Nodes of the same group, processors,
+/// speed and state are merged into compressed host-list expressions.
+std::string format_site_table(const SiteTable& table);
+
+}  // namespace hetscale

@@ -1,0 +1,202 @@
+// Parser of partition files (docs/partition-file.md); every error names file:line:col.
+#include "hetscale/site/partition_file.hpp"
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <numeric>
+#include <set>
+#include <string_view>
+#include <unordered_map>
+
+#include "hetscale/base/toml_source.hpp"
+#include "hetscale/site/hostlist.hpp"
+
+namespace hetscale {
+namespace {
+
+[[noreturn]] void fail(const toml::node& node, const TomlSource& source, const std::string& what) {
+  source.fail(source.at(node), what);
+}
+
+double positive_weight(const toml::table& entry, const TomlSource& source,
+                       std::string_view context) {
+  return source.positive(source.required(entry, "weight", context), "weight");
+}
+
+void read_header(const toml::table& root, const TomlSource& source, Partition& out) {
+  const toml::node* header = root.get("partition");
+  if (header == nullptr) {
+    throw ConfigError({source.file(), 1, 1}, "missing table [partition]");
+  }
+  if (!root.contains("partition")) throw ConfigError({source.file(), 1, 1}, "missing table [partition]");
+  const toml::table& table = source.table_of(root, "partition");
+  source.check_keys(table, {"by", "site"}, "in [partition]");
+  const toml::node& by = source.required(table, "by", "[partition]");
+  const std::string by_value = source.string(by, "by");
+  if (by_value != "node" && by_value != "rank") fail(by, source, "'by' must be \"node\" or \"rank\"");
+  out.by = by_value == "node" ? Partition::By::node : Partition::By::rank;
+  if (auto site = source.optional_string(table, "site")) out.site = std::move(*site);
+}
+
+// Expands a host list ("n[1-4]") into at most `max_hosts` hosts; an error points at its
+// column inside the string.
+std::vector<std::string> hosts_of(const toml::node& name, const TomlSource& source,
+                                  std::size_t max_hosts) {
+  HostlistLimits limits;
+  limits.max_hosts = max_hosts;
+  try {
+    return expand_hostlist(source.string(name, "name"), limits);
+  } catch (const ExpressionError& error) {
+    source.fail(source.inside(name, error.column()), "bad host list: " + error.message());
+  }
+}
+
+void read_nodes(const std::vector<const toml::table*>& entries, const TomlSource& source,
+                std::size_t max_hosts, Partition& out) {
+  std::set<std::string> seen;
+  for (const toml::table* element : entries) {
+    const toml::table& entry = *element;
+    source.check_keys(entry, {"name", "weight"}, "in [[node]]");
+    const toml::node& name = source.required(entry, "name", "[[node]]");
+    (void)source.string(name, "name");
+    double weight = positive_weight(entry, source, "[[node]]");
+    if (out.nodes.size() >= max_hosts)
+      fail(name, source, "more nodes than the " + std::to_string(max_hosts) + " allowed");
+    for (std::string& host : hosts_of(name, source, max_hosts - out.nodes.size())) {
+      if (!seen.insert(host).second) fail(name, source, "node " + host + " is listed twice");
+      out.nodes.push_back({std::move(host), weight, source.at(entry)});
+    }
+  }
+}
+
+void read_ranks(const std::vector<const toml::table*>& entries, const TomlSource& source,
+                Partition& out) {
+  std::set<std::int64_t> seen;
+  for (const toml::table* element : entries) {
+    const toml::table& entry = *element;
+    source.check_keys(entry, {"rank", "weight"}, "in [[rank]]");
+    const toml::node& rank = source.required(entry, "rank", "[[rank]]");
+    const std::int64_t value = source.integer(rank, "rank", 0, std::int64_t{UINT32_MAX});
+    if (!seen.insert(value).second) {
+      fail(rank, source, "rank " + std::to_string(value) + " is listed twice");
+    }
+    out.ranks.push_back({static_cast<std::uint32_t>(value),
+                         positive_weight(entry, source, "[[rank]]"), source.at(entry)});
+  }
+}
+
+}  // namespace
+
+Partition parse_partition(std::string_view text, const std::string& source_name,
+                          std::size_t max_hosts) {
+  const TomlSource source(text, source_name);
+  const toml::table root = source.parse();
+  source.check_keys(root, {"partition", "node", "rank"}, "in the partition file");
+  Partition out;
+  out.source = source_name;
+  read_header(root, source, out);
+  const std::vector<const toml::table*> nodes = source.tables_of(root, "node");
+  const std::vector<const toml::table*> ranks = source.tables_of(root, "rank");
+  if (out.by == Partition::By::node && root.contains("rank")) {
+    fail(*root.get("rank"), source, "[[rank]] entries in a partition by node");
+  }
+  if (out.by == Partition::By::rank && root.contains("node")) {
+    fail(*root.get("node"), source, "[[node]] entries in a partition by rank");
+  }
+  read_nodes(nodes, source, max_hosts, out);
+  read_ranks(ranks, source, out);
+  if (out.nodes.empty() && out.ranks.empty()) {
+    throw ConfigError({source_name, 1, 1},
+                      out.by == Partition::By::node ? "no [[node]] entry" : "no [[rank]] entry");
+  }
+  return out;
+}
+
+std::string format_partition(const Partition& partition) {
+  auto quoted = [](const std::string& text) {
+    std::string out = "\"";
+    for (char c : text) {
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {  // TOML forbids them raw
+        char escape[8];
+        std::snprintf(escape, sizeof escape, "\\u%04X", static_cast<unsigned>(c));
+        out += escape;
+        continue;
+      }
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
+    return out + '"';
+  };
+  std::string out = "[partition]\nby = ";
+  out += partition.by == Partition::By::node ? "\"node\"\n" : "\"rank\"\n";
+  if (!partition.site.empty()) out += "site = " + quoted(partition.site) + "\n";
+  // Always a TOML float: "1e16" printed as "10000000000000000" would be an integer, and
+  // toml++ gives no double for an integer beyond 2^53.
+  auto number = [](double weight) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.17g", weight);
+    return std::string(text) + (std::strpbrk(text, ".en") == nullptr ? ".0" : "");
+  };
+  for (const auto& node : partition.nodes) {
+    out += "\n[[node]]\nname = " + quoted(node.host) + "\nweight = " + number(node.weight) + "\n";
+  }
+  for (const auto& rank : partition.ranks) {
+    out += "\n[[rank]]\nrank = " + std::to_string(rank.rank) + "\nweight = " + number(rank.weight) +
+           "\n";
+  }
+  return out;
+}
+
+std::vector<double> weights_for_ranks(const Partition& partition,
+                                      std::span<const std::string> rank_hosts) {
+  const std::string name =
+      partition.source.empty() ? std::string("the partition") : "partition " + partition.source;
+  std::vector<double> weights(rank_hosts.size(), 0.0);
+  if (partition.by == Partition::By::rank) {
+    for (const auto& share : partition.ranks) {
+      if (share.rank >= rank_hosts.size())
+        throw Error(name + " lists rank " + std::to_string(share.rank) +
+                    ", which is not in the run of " + std::to_string(rank_hosts.size()) + " ranks");
+      weights[share.rank] = share.weight;
+    }
+    for (std::size_t r = 0; r < weights.size(); ++r)
+      if (weights[r] == 0) throw Error(name + " does not list rank " + std::to_string(r));
+  } else {
+    // By host name, so that thousands of nodes and ranks take linear time, not their product.
+    std::unordered_map<std::string_view, double> ranks_on;
+    for (const std::string& host : rank_hosts) ranks_on[host] += 1;
+    std::unordered_map<std::string_view, double> rank_weight;
+    for (const auto& share : partition.nodes) {
+      const auto ranks = ranks_on.find(share.host);
+      if (ranks == ranks_on.end())
+        throw Error(name + " lists node " + share.host + ", which runs no rank");
+      rank_weight[share.host] = share.weight / ranks->second;
+    }
+    for (std::size_t r = 0; r < rank_hosts.size(); ++r) {
+      const auto weight = rank_weight.find(rank_hosts[r]);
+      if (weight != rank_weight.end()) weights[r] = weight->second;
+    }
+    for (std::size_t r = 0; r < weights.size(); ++r)
+      if (weights[r] == 0)
+        throw Error(name + " does not list node " + rank_hosts[r] + " (rank " + std::to_string(r) +
+                    ")");
+  }
+  // Scaled by the largest first: shares near the largest double would sum to infinity.
+  if (weights.empty()) return weights;
+  const double largest = *std::max_element(weights.begin(), weights.end());
+  for (double& w : weights) w /= largest;
+  const double total = std::accumulate(weights.begin(), weights.end(), 0.0);
+  for (double& w : weights) w /= total;
+  return weights;
+}
+
+std::filesystem::path equalized_partition_path(const std::filesystem::path& partitions,
+                                               std::span<const std::string> hosts) {
+  return partitions / (compress_hostlist(hosts) + ".toml");
+}
+
+}  // namespace hetscale

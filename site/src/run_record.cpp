@@ -1,0 +1,125 @@
+// Writing the run record (docs/run-record.md); reading it back is run_record_parse.cpp.
+#include "hetscale/site/run_record.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+#include "hetscale/base/error.hpp"
+
+namespace hetscale {
+namespace {
+
+template <typename T>
+nlohmann::json optional_json(const std::optional<T>& value) {
+  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+nlohmann::json rank_json(const RankTiming& rank) {
+  return {{"rank", rank.rank},
+          {"host", rank.host},
+          {"weight", rank.weight},
+          {"marked_speed", rank.marked_speed},
+          {"compute_seconds", rank.compute_seconds},
+          {"communication_seconds", rank.communication_seconds},
+          {"wall_seconds", rank.wall_seconds}};
+}
+
+nlohmann::json slurm_json(const SlurmIds& ids) {
+  nlohmann::json out = {{"job_id", optional_json(ids.job_id)},
+          {"array_job_id", optional_json(ids.array_job_id)},
+          {"array_task_id", optional_json(ids.array_task_id)},
+          {"step_id", optional_json(ids.step_id)},
+          {"node_list", ids.node_list}};
+  // Written only when known, so that records from outside Slurm keep their shape.
+  if (ids.cluster) out["cluster"] = *ids.cluster;
+  return out;
+}
+
+// Owns a file descriptor for the length of one append.
+class AppendFile {
+ public:
+  explicit AppendFile(const std::filesystem::path& file)
+      : fd_(::open(file.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644)) {
+    if (fd_ < 0) fail(file, "cannot open");
+  }
+  AppendFile(const AppendFile&) = delete;
+  AppendFile& operator=(const AppendFile&) = delete;
+  ~AppendFile() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+
+  void write_line(const std::filesystem::path& file, const std::string& line) {
+    // One write(2) on O_APPEND: concurrent writers never interleave inside a line.
+    const ssize_t written = ::write(fd_, line.data(), line.size());
+    if (written < 0) fail(file, "cannot write");
+    if (static_cast<std::size_t>(written) != line.size()) {
+      throw Error("run record: short write to " + file.string());
+    }
+    const int fd = fd_;
+    fd_ = -1;
+    if (::close(fd) != 0) fail(file, "cannot close");
+  }
+
+ private:
+  [[noreturn]] static void fail(const std::filesystem::path& file, const char* what) {
+    throw Error(std::string("run record: ") + what + " " + file.string() + ": " +
+                std::strerror(errno));
+  }
+  int fd_;
+};
+
+}  // namespace
+
+bool is_run_engine(std::string_view text) {
+  return text == "slurm" || text == "mpirun" || text == "simgrid";
+}
+
+std::string_view run_engine(const RunRecord& record) {
+  return record.engine ? std::string_view(*record.engine) : std::string_view("slurm");
+}
+
+bool is_platform_hash(std::string_view text) {
+  return !text.empty() &&
+         text.find_first_not_of("0123456789abcdefABCDEF") == std::string_view::npos;
+}
+
+nlohmann::json to_json(const RunRecord& record) {
+  nlohmann::json ranks = nlohmann::json::array();
+  for (const RankTiming& rank : record.ranks) ranks.push_back(rank_json(rank));
+  nlohmann::json parameters = nlohmann::json::object();
+  for (const auto& [name, value] : record.parameters) parameters[name] = value;
+  nlohmann::json out = {{"schema", record.schema},
+                        {"experiment", record.experiment},
+                        {"code", record.code},
+                        {"workload", record.workload},
+                        {"parameters", std::move(parameters)},
+                        {"work", record.work},
+                        {"wall_seconds", record.wall_seconds},
+                        {"marked_speed", record.marked_speed},
+                        {"speed_unit", record.speed_unit},
+                        {"weights_source", record.weights_source},
+                        {"ranks", std::move(ranks)},
+                        {"slurm", slurm_json(record.slurm)},
+                        {"machine_set", optional_json(record.machine_set)},
+                        {"repetition", record.repetition},
+                        {"start_time", record.start_time},
+                        {"end_time", record.end_time},
+                        {"verified", record.verified},
+                        {"fingerprint", record.fingerprint}};
+  // Optional within schema 1: a record without them reads as before.
+  if (record.engine) out["engine"] = *record.engine;
+  if (record.platform_hash) out["platform_hash"] = *record.platform_hash;
+  return out;
+}
+
+void append_run_record(const std::filesystem::path& file, const RunRecord& record) {
+  const std::string line = to_json(record).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + '\n';
+  AppendFile out(file);
+  out.write_line(file, line);
+}
+
+}  // namespace hetscale

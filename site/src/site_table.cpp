@@ -1,0 +1,46 @@
+// In-memory lookups of the site table; parsing and writing live in site_table_io.cpp.
+#include "hetscale/site/site_table.hpp"
+
+namespace hetscale {
+
+std::string_view to_string(NodeState state) {
+  switch (state) {
+    case NodeState::ok:
+      return "ok";
+    case NodeState::degraded:
+      return "degraded";
+    case NodeState::excluded:
+      return "excluded";
+  }
+  return "unknown";
+}
+
+std::string_view to_string(NetworkTopology topology) {
+  switch (topology) {
+    case NetworkTopology::star:
+      return "star";
+    case NetworkTopology::switch_per_group:
+      return "switch-per-group";
+  }
+  return "unknown";
+}
+
+void SiteTable::index() {
+  node_index_.clear();
+  group_index_.clear();
+  node_index_.reserve(nodes.size());
+  for (std::size_t i = 0; i < nodes.size(); ++i) node_index_.emplace(nodes[i].name, i);
+  for (std::size_t i = 0; i < groups.size(); ++i) group_index_.emplace(groups[i].name, i);
+}
+
+const Node* SiteTable::find_node(std::string_view host) const {
+  auto it = node_index_.find(std::string(host));
+  return it == node_index_.end() ? nullptr : &nodes[it->second];
+}
+
+const Group* SiteTable::find_group(std::string_view group) const {
+  auto it = group_index_.find(std::string(group));
+  return it == group_index_.end() ? nullptr : &groups[it->second];
+}
+
+}  // namespace hetscale

@@ -1,0 +1,274 @@
+#include "hetscale/collector/experiment_forecast.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "hetscale/base/error.hpp"
+
+namespace hetscale {
+namespace {
+
+// Runs generated from a known time model T = W/(C eta) + c0 [p>1] + c1 N^2 ceil(log2 p),
+// W = 2 N^3, on sets of 2, 4 and 8 one-processor nodes of 100 Mflops each.
+constexpr double kEta = 0.8;
+constexpr double kLatency = 0.01;
+constexpr double kVolume = 2e-8;
+constexpr double kNodeMflops = 100;
+
+double overhead(double n, double p) {
+  return kLatency + kVolume * n * n * std::ceil(std::log2(p));
+}
+
+// E_s = W / (T C) of the generating model on C (ops/s) and p.
+double speed_efficiency(double n, double c, double p) {
+  const double work = 2 * n * n * n;
+  return work / ((work / (c * kEta) + overhead(n, p)) * c);
+}
+
+TimingSample sample(double n, int nodes) {
+  TimingSample s;
+  s.parameter = n;
+  s.processes = static_cast<std::size_t>(nodes);
+  s.marked_speed = kNodeMflops * nodes * 1e6;
+  s.compute_seconds = 2 * n * n * n / (s.marked_speed * kEta);
+  s.communication_seconds = overhead(n, nodes);
+  s.wall_seconds = s.compute_seconds + s.communication_seconds;
+  return s;
+}
+
+PredictionInput synthetic_input() {
+  PredictionInput in;
+  in.code = "synthetic";
+  in.workload = "2*N^3";
+  in.parameter = "N";
+  in.speed_unit = "Mflops";
+  in.ops_per_unit = 1e6;
+  for (int set = 0; set < 3; ++set) {
+    const int nodes = 2 << set;
+    for (double n = 25; n <= 1600; n *= 2) {
+      in.samples.push_back(sample(n, nodes));
+      in.sample_sets.push_back(set);
+    }
+    ForecastSet measured;
+    measured.label = "set " + std::to_string(set);
+    measured.set_index = set;
+    measured.node_count = static_cast<std::size_t>(nodes);
+    measured.marked_speed = kNodeMflops * nodes;
+    measured.processes = static_cast<std::size_t>(nodes);
+    measured.measured_parameter = 100.0 * (set + 1);  // made up: the relative errors follow
+    in.measured.push_back(measured);
+  }
+  return in;
+}
+
+TEST(ChooseFittingSamples, SplitsTheRunsBySet) {
+  const auto in = synthetic_input();
+  const auto all = choose_fitting_samples(in.samples, in.sample_sets, {}, "e");
+  EXPECT_EQ(all.fitted.size(), 21u);
+  EXPECT_TRUE(all.held_out.empty());
+  EXPECT_EQ(all.fitted_sets, (std::set<int>{0, 1, 2}));
+  const auto two = choose_fitting_samples(in.samples, in.sample_sets, {0, 2}, "e");
+  EXPECT_EQ(two.fitted.size(), 14u);
+  EXPECT_EQ(two.held_out.size(), 7u);
+  EXPECT_EQ(two.fitted_sets, (std::set<int>{0, 2}));
+  for (const auto& s : two.held_out) EXPECT_EQ(s.processes, 4u);  // set 1's
+}
+
+TEST(ChooseFittingSamples, UnknownSetsAndTooFewProcessCountsAreNamed) {
+  const auto in = synthetic_input();
+  try {
+    choose_fitting_samples(in.samples, in.sample_sets, {1, 7}, "e");
+    FAIL() << "set 7 accepted";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(),
+                 "--fit-sets: set 7 is not a measured set of experiment 'e' (sets with timed "
+                 "runs: 0,1,2)");
+  }
+  try {
+    choose_fitting_samples(in.samples, in.sample_sets, {1}, "e");
+    FAIL() << "one process count accepted";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(),
+                 "--fit-sets 1: 7 run(s) on 1 process count(s); the model needs runs on at least "
+                 "2 machine sets with different process counts to separate computation from "
+                 "communication: add one of sets 0,2");
+  }
+}
+
+TEST(ForecastSets, MeasuredThenDoublingsAndWhatIfsOfTheFastest) {
+  auto measured = synthetic_input().measured;
+  std::swap(measured[1], measured[2]);  // the fastest set is not the last one
+  const auto sets = forecast_sets(measured, 2, {parse_what_if("group:50:3")}, nullptr);
+  ASSERT_EQ(sets.size(), 6u);
+  EXPECT_EQ(sets[2].label, "set 1");
+  EXPECT_EQ(sets[3].kind, ForecastKind::doubling);
+  EXPECT_DOUBLE_EQ(sets[3].marked_speed, 2 * 800);
+  EXPECT_EQ(sets[3].processes, 16u);
+  EXPECT_DOUBLE_EQ(sets[4].marked_speed, 4 * 800);
+  EXPECT_EQ(sets[5].kind, ForecastKind::what_if);
+  EXPECT_DOUBLE_EQ(sets[5].marked_speed, 800 + 3 * 50);
+  EXPECT_EQ(sets[5].processes, 8u + 3u);
+}
+
+TEST(MeanRelativeError, OfRunsOffTheModel) {
+  const auto in = synthetic_input();
+  const TimeModel model =
+      TimeModel::fit(in.samples, Workload::parse(in.workload), CommunicationPattern::generic);
+  EXPECT_LT(mean_relative_error(model, in.samples), 1e-6);
+  // Runs 10% and 30% slower than the model: |T - 1.1 T| / 1.1 T = 0.1 / 1.1, and so on.
+  auto slow = sample(100, 4);
+  slow.wall_seconds *= 1.1;
+  auto slower = sample(400, 8);
+  slower.wall_seconds *= 1.3;
+  EXPECT_NEAR(mean_relative_error(model, {slow, slower}), (0.1 / 1.1 + 0.3 / 1.3) / 2, 1e-6);
+  EXPECT_EQ(mean_relative_error(model, {}), 0);
+}
+
+ForecastRow row(ForecastKind kind, std::optional<int> set, std::optional<double> error) {
+  ForecastRow r;
+  r.set.kind = kind;
+  r.set.set_index = set;
+  r.relative_error = error;
+  return r;
+}
+
+TEST(MeanParameterError, FittedAndHeldOutSetsApart) {
+  const std::vector<ForecastRow> rows{
+      row(ForecastKind::measured, 0, -0.1), row(ForecastKind::measured, 1, 0.3),
+      row(ForecastKind::measured, 2, -0.2), row(ForecastKind::measured, 3, std::nullopt),
+      row(ForecastKind::doubling, std::nullopt, std::nullopt)};
+  EXPECT_DOUBLE_EQ(*mean_parameter_error(rows, {0, 2}, true), (0.1 + 0.2) / 2);
+  EXPECT_DOUBLE_EQ(*mean_parameter_error(rows, {0, 2}, false), 0.3);
+  EXPECT_DOUBLE_EQ(*mean_parameter_error(rows, {}, true), (0.1 + 0.3 + 0.2) / 3);
+  EXPECT_FALSE(mean_parameter_error(rows, {}, false));
+  EXPECT_FALSE(mean_parameter_error(rows, {3}, true));  // set 3 has no measured parameter
+}
+
+TEST(ForecastFromInput, HeldOutSetPredictedToTheClosedForm) {
+  const auto in = synthetic_input();
+  ForecastOptions options;
+  options.experiment = "synthetic";
+  options.doublings = 1;
+  options.fit_sets = {0, 1};
+  const auto f = forecast_from_input(in, options, 0.5);
+  EXPECT_EQ(f.experiment, "synthetic");
+  EXPECT_EQ(f.target, 0.5);
+  EXPECT_EQ(f.fitted_runs, 14u);
+  EXPECT_EQ(f.held_out_runs, 7u);
+  EXPECT_EQ(f.fitted_sets, (std::set<int>{0, 1}));
+  EXPECT_LT(f.forecast_error, 1e-6);
+  ASSERT_TRUE(f.held_out_forecast_error);
+  EXPECT_LT(*f.held_out_forecast_error, 1e-6);
+  EXPECT_TRUE(f.model.ends_with("; fitted on sets 0,1 (14 runs)")) << f.model;
+  ASSERT_EQ(f.rows.size(), 4u);
+  // Exact runs, exact model: every predicted parameter gives the target E_s, the
+  // held-out set's and the doubling's included.
+  const std::vector<double> speeds{200, 400, 800, 1600};
+  for (std::size_t i = 0; i < f.rows.size(); ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_DOUBLE_EQ(f.rows[i].set.marked_speed, speeds[i]);
+    EXPECT_NEAR(
+        speed_efficiency(f.rows[i].prediction.parameter, speeds[i] * 1e6, speeds[i] / kNodeMflops),
+        0.5, 1e-6);
+  }
+  // relative_error against the made-up measured parameters 100, 200, 300.
+  const auto expected_error = [&](std::size_t i) {
+    return std::abs(f.rows[i].prediction.parameter - 100.0 * (i + 1)) / (100.0 * (i + 1));
+  };
+  EXPECT_NEAR(*f.held_out_parameter_error, expected_error(2), 1e-12);
+  EXPECT_NEAR(*f.fitted_parameter_error, (expected_error(0) + expected_error(1)) / 2, 1e-12);
+}
+
+TEST(ForecastFromInput, UnknownGroupOfAWhatIfIsAnError) {
+  ForecastOptions options;
+  options.what_ifs = {parse_what_if("add:2:gpu")};
+  EXPECT_THROW(forecast_from_input(synthetic_input(), options, 0.5), Error);
+}
+
+ExperimentForecast small_forecast() {
+  ExperimentForecast f;
+  f.experiment = "x";
+  f.target = 0.4;
+  f.workload = "2*N^3";
+  f.speed_unit = "Mflops";
+  f.model = "T = W/(C eta) + T0; fitted on sets 0 (3 runs)";
+  f.fit_sets = {0};
+  f.fitted_sets = {0};
+  f.fitted_runs = 3;
+  f.held_out_runs = 2;
+  f.forecast_error = 0.0125;
+  f.held_out_forecast_error = 0.5;
+  f.held_out_parameter_error = 0.25;
+  f.batch = 7;
+  auto fitted = row(ForecastKind::measured, 0, 0.1);
+  fitted.set.label = "set 0";
+  fitted.set.node_count = 2;
+  fitted.set.processes = 4;
+  fitted.set.marked_speed = 200;
+  fitted.prediction = {true, 110, 2 * 110.0 * 110 * 110, 1, ""};
+  fitted.set.measured_parameter = 100;
+  auto held_out = row(ForecastKind::measured, 1, 0.25);
+  held_out.set.label = "set 1";
+  held_out.prediction = {true, 125, 3, 1, ""};
+  held_out.psi = 0.5;
+  auto doubling = row(ForecastKind::doubling, std::nullopt, std::nullopt);
+  doubling.set.label = "twice, beyond";
+  doubling.prediction.note = "target unreachable";
+  f.rows = {fitted, held_out, doubling};
+  return f;
+}
+
+TEST(ForecastTable, FittedColumnAndEmptyCells) {
+  const Table t = forecast_table(small_forecast());
+  ASSERT_EQ(t.columns.size(), 13u);
+  EXPECT_EQ(t.columns[11], "fitted");
+  ASSERT_EQ(t.rows.size(), 3u);
+  EXPECT_EQ(t.rows[0][11], Cell(std::string("yes")));
+  EXPECT_EQ(t.rows[1][11], Cell(std::string("no")));
+  EXPECT_EQ(t.rows[2][11], Cell(std::monostate{}));
+  EXPECT_EQ(t.rows[0][3], Cell(std::int64_t{4}));
+  EXPECT_EQ(t.rows[0][6], Cell(2 * 110.0 * 110 * 110));
+  EXPECT_EQ(t.rows[0][7], Cell(std::monostate{}));  // no psi on the first row
+  EXPECT_EQ(t.rows[1][7], Cell(0.5));
+  EXPECT_EQ(t.rows[2][5], Cell(std::monostate{}));  // not found: no parameter
+  EXPECT_EQ(t.rows[2][12], Cell(std::string("target unreachable")));
+}
+
+TEST(PrintForecast, SummaryTableAndBatch) {
+  const auto f = small_forecast();
+  std::ostringstream text;
+  print_forecast(text, f, TableFormat::table);
+  const std::string out = text.str();
+  EXPECT_TRUE(out.starts_with(
+      "experiment x: W = 2*N^3, target E_s = 0.4, marked speeds in Mflops\n"
+      "model: T = W/(C eta) + T0; fitted on sets 0 (3 runs)\n"
+      "run-time forecast on the 3 fitted runs: mean absolute relative error 1.25%\n"
+      "run-time forecast on the 2 held-out runs: mean absolute relative error 50.00%\n"
+      "parameter at the target, mean |relative_error|: held-out sets 25.00%, fitted sets none\n\n"
+      "kind "))
+      << out;
+  EXPECT_TRUE(out.ends_with("\n\nstored as prediction batch 7\n")) << out;
+
+  std::ostringstream json;
+  print_forecast(json, f, TableFormat::json);
+  const auto j = nlohmann::json::parse(json.str());
+  EXPECT_EQ(j["batch"], 7);
+  EXPECT_EQ(j["runs"], 3);
+  EXPECT_EQ(j["fit_sets"], nlohmann::json::array({0}));
+  EXPECT_TRUE(j["fitted_parameter_error"].is_null());
+  EXPECT_EQ(j["held_out_parameter_error"], 0.25);
+  ASSERT_EQ(j["rows"].size(), 3u);
+  EXPECT_EQ(j["rows"][1]["fitted"], "no");
+
+  std::ostringstream csv;
+  print_forecast(csv, f, TableFormat::csv);
+  const std::string rows = csv.str();
+  EXPECT_TRUE(rows.starts_with("kind,label,nodes,processes,marked_speed,")) << rows;
+  EXPECT_EQ(std::count(rows.begin(), rows.end(), '\n'), 4);
+}
+
+}  // namespace
+}  // namespace hetscale
