@@ -10,6 +10,7 @@
 #include <limits>
 #include <numeric>
 
+#include "golden_section.hpp"
 #include "hetscale/base/error.hpp"
 
 namespace hetscale {
@@ -168,25 +169,7 @@ std::vector<double> along(std::span<const double> from, std::span<const double> 
 double line_minimum(std::span<const VariableComputer> computers, std::span<const double> from,
                     std::span<const double> direction, double longest) {
   auto tau = [&](double step) { return modelled_tau(computers, along(from, direction, step)); };
-  const double golden = (std::sqrt(5.0) - 1) / 2;
-  double low = 0;
-  double high = longest;
-  double x1 = high - golden * (high - low);
-  double x2 = low + golden * (high - low);
-  double f1 = tau(x1);
-  double f2 = tau(x2);
-  for (int iteration = 0; iteration < 60 && high - low > 1e-10 * longest; ++iteration) {
-    if (f1 < f2) {
-      high = x2, x2 = x1, f2 = f1;
-      x1 = high - golden * (high - low);
-      f1 = tau(x1);
-    } else {
-      low = x1, x1 = x2, f1 = f2;
-      x2 = low + golden * (high - low);
-      f2 = tau(x2);
-    }
-  }
-  double best = 0.5 * (low + high);
+  double best = detail::golden_section_minimum(tau, 0, longest, 60, 1e-10 * longest);
   double best_tau = tau(best);
   for (double end : {0.0, longest}) {
     const double t = tau(end);

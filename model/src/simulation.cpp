@@ -5,6 +5,7 @@
 #include <numeric>
 #include <thread>
 
+#include "golden_section.hpp"
 #include "hetscale/base/error.hpp"
 #include "hetscale/model/availability.hpp"
 
@@ -180,7 +181,6 @@ std::vector<double> optimise_partition(std::span<const SimulatedComputer> comput
   if (computers.size() < 2) return work;
   // Golden-section search of the share of pair (i, j)'s joint work that goes to i. With
   // common random numbers tau is a deterministic function of the partition.
-  const double golden = (std::sqrt(5.0) - 1) / 2;
   for (int sweep = 0; sweep < sweeps; ++sweep) {
     for (std::size_t i = 0; i + 1 < computers.size(); ++i) {
       const std::size_t j = i + 1;
@@ -192,24 +192,7 @@ std::vector<double> optimise_partition(std::span<const SimulatedComputer> comput
         w[j] = pair - w[i];
         return tau(w);
       };
-      double lo = 0;
-      double hi = 1;
-      double x1 = hi - golden * (hi - lo);
-      double x2 = lo + golden * (hi - lo);
-      double f1 = at(x1);
-      double f2 = at(x2);
-      for (int step = 0; step < 30; ++step) {
-        if (f1 < f2) {
-          hi = x2, x2 = x1, f2 = f1;
-          x1 = hi - golden * (hi - lo);
-          f1 = at(x1);
-        } else {
-          lo = x1, x1 = x2, f1 = f2;
-          x2 = lo + golden * (hi - lo);
-          f2 = at(x2);
-        }
-      }
-      const double best = 0.5 * (lo + hi);
+      const double best = detail::golden_section_minimum(at, 0, 1, 30);
       // Keep the move only if it really helps (golden section assumes one minimum).
       const double current = work[i] / pair;
       if (at(best) < at(current)) {
