@@ -4,7 +4,8 @@
 // `--hetscale-weights=equalized` (or =FILE) reads. The nodes' speeds and variations come
 // from a CSV file or, with --db, from a machine set's collected rank timings; then both
 // partitions are also simulated and stored in hetscale.partitions. The options and the
-// printing; the equalization is hetscale/set_equalization.hpp's (core and collector).
+// printing; the equalization is the collector's (hetscale/collector/set_equalization.hpp for a set,
+// stored_set_equalization.hpp for a stored one).
 #include <optional>
 
 #include "commands.hpp"

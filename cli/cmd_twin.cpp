@@ -1,5 +1,5 @@
 // hetscale twin: the SimGrid twin of a site (docs/twin.md). `twin platform` writes the
-// platform and host file that smpirun takes, made by core from the site table; `twin
+// platform and host file that smpirun takes, made by the twin library from the site table; `twin
 // study` plans a study on the twin and runs it (library hetscale::twin); `twin refine`
 // plans and runs its next refinement round from the database; `twin run` runs the
 // simulations of a written study (all, or one array task of twin.sbatch).

@@ -1,5 +1,5 @@
 // The settings a command takes from its options or, when an option is not given, from
-// HETSCALE_DB and the config files (core's settings.hpp, docs/configuration.md). Every
+// HETSCALE_DB and the config files (settings.hpp, docs/configuration.md). Every
 // command reads --db, --site and --kernel-dir through these functions.
 #pragma once
 

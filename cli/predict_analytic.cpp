@@ -1,6 +1,6 @@
 // hetscale predict --overhead EXPR | --overhead-of KERNEL ...: the analytic prediction of
 // docs/science.md section 1 ("Prediction"); the model, the solver, the kernels' overheads
-// and the report are core's (hetscale/analytic_prediction.hpp, hetscale/analytic_report.hpp),
+// and the report are the model's and the CLI's (hetscale/model/analytic_prediction.hpp, analytic_report.hpp),
 // this file parses the options and prints.
 #include "predict_analytic.hpp"
 

@@ -1,4 +1,4 @@
-// Host lists (core/hostlist.cpp): from site tables, specs, partition files and Slurm's
+// Host lists (site/src/hostlist.cpp): from site tables, specs, partition files and Slurm's
 // environment. The input is expanded as an expression (ExpressionError or hosts); the
 // hosts, and the valid names among the input's comma- or newline-separated words, must
 // come back unchanged from expand_hostlist(compress_hostlist(...)), as given and sorted.

@@ -1,4 +1,4 @@
-// Node records (core/node_record.cpp): JSON Lines printed by `hetscale classify` on each
+// Node records (site/src/node_record.cpp): JSON Lines printed by `hetscale classify` on each
 // node, read by `hetscale groups`. Every line becomes a record or an error of its own,
 // nothing else escapes; an accepted record survives to_json and back.
 #include <sstream>

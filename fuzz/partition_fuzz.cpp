@@ -1,4 +1,4 @@
-// Partition files (core/partition_file.cpp): written by `hetscale equalize` or by hand,
+// Partition files (site/src/partition_file.cpp): written by `hetscale equalize` or by hand,
 // read by the SPANK plugin. Any text parses or raises ConfigError; an accepted partition
 // written back with format_partition reads back the same, and gives every rank of a run
 // on its nodes (or ranks) a finite, non-negative weight, summing to 1.

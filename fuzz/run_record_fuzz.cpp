@@ -1,4 +1,4 @@
-// Run records (core/run_record_*.cpp): JSON Lines written by users' codes, loaded by the
+// Run records (site/src/run_record_*.cpp): JSON Lines written by users' codes, loaded by the
 // collector. The fast reader (simdjson) must agree with the reference path (nlohmann +
 // run_record_from_json): whatever it accepts, the reference accepts with the same record;
 // it may decline anything. The whole input is also read as a file of lines, and every

@@ -1,4 +1,4 @@
-// Site table (core/site_table_io.cpp): read by the SPANK plugin in slurmstepd and by every
+// Site table (site/src/site_table_io.cpp): read by the SPANK plugin in slurmstepd and by every
 // command. Any text parses or raises ConfigError; an accepted table written back with
 // format_site_table reads back to the same groups and nodes.
 #include "fuzz_targets.hpp"

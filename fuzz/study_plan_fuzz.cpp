@@ -1,4 +1,4 @@
-// Plan files (core/study_plan.cpp): plan.json written by `hetscale jobgen`, read by the
+// Plan files (site/src/study_plan.cpp): plan.json written by `hetscale jobgen`, read by the
 // collector and by `jobgen --refine`. Any text parses or raises ConfigError; an accepted
 // plan written back with to_json reads back to the same document.
 #include "fuzz_targets.hpp"

@@ -1,4 +1,4 @@
-// Workload formulas (core/workload*.cpp): from experiment specs and run records. Any text
+// Workload formulas (model/src/workload*.cpp): from experiment specs and run records. Any text
 // parses or raises ExpressionError; an accepted formula evaluates the same by position
 // and by name, and its expanded formula parses to the same parameters and values.
 #include <cmath>

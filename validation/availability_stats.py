@@ -33,7 +33,7 @@ import tempfile
 def cmd_schedule(a):
     """The competing load's on/off schedule, one 'seconds on|off' line per interval.
 
-    It is the simulator's availability process (docs/science.md section 3, core/src/simulation.cpp
+    It is the simulator's availability process (docs/science.md section 3, model/src/simulation.cpp
     with --distribution two-point): every interval lasts U(0, I] seconds and the load's state
     is drawn anew, on or off with probability 1/2, independently of the previous interval.
     A busy loop sharing the node's cgroup takes half its quota, so the rank's availability

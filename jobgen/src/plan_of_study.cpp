@@ -1,4 +1,4 @@
-// The study as core's StudyPlan: the plan file's one definition (core/study_plan.hpp,
+// The study as the site library's StudyPlan: the plan file's one definition (site/study_plan.hpp,
 // docs/plan-file.md) is shared with the collector, which reads what jobgen writes.
 #include <fmt/format.h>
 

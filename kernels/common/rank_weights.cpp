@@ -168,7 +168,7 @@ RankPlacement place_ranks(const std::vector<std::string>& hosts) {
   return out;
 }
 
-/// Every rank's weight and marked speed from core's StepWeights.
+/// Every rank's weight and marked speed from the site library's StepWeights.
 RankWeights from_step_weights(const StepWeights& step, const RankPlacement& placement) {
   RankWeights out;
   out.source = step.source;
@@ -190,7 +190,7 @@ RankWeights resolve_weights(const MpiSession& mpi, const WeightsChoice& choice) 
     throw Error("--weights marked: needs a site table (--site FILE or HETSCALE_SITE)");
   }
   // A site table gives marked weights, and marked speeds to a partition file's shares,
-  // computed by the same core code as the SPANK plugin's (hetscale/step_weights.hpp).
+  // computed by the same site library code as the SPANK plugin's (hetscale/site/step_weights.hpp).
   const bool from_table = choice.site && ((option && *option == "marked") || choice.weights_file);
   if (from_table) {
     const SiteTable table = parse_site_table(

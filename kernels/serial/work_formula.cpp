@@ -11,7 +11,7 @@ double builtin_work(std::string_view name, double n) {
   if (name != "mm" && name != "ge" && name != "conv2d" && name != "lu") {
     throw Error("no built-in workload '" + std::string(name) + "'");
   }
-  // A bare built-in name stands for its formula in N (core's Workload).
+  // A bare built-in name stands for its formula in N (the model's Workload).
   return Workload::parse(name).evaluate(ParameterValues{{"N", n}});
 }
 

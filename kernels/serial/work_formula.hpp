@@ -1,4 +1,4 @@
-// W(N) of the bundled kernels, through core's workload formulas (docs/workload.md).
+// W(N) of the bundled kernels, through the model's workload formulas (docs/workload.md).
 #pragma once
 
 #include <string_view>

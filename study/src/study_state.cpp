@@ -1,4 +1,4 @@
-// The study state file (JSON): written atomically with core's write_file_atomically.
+// The study state file (JSON): written atomically with base's write_file_atomically.
 #include "hetscale/study/study_state.hpp"
 
 #include <fmt/format.h>

@@ -74,7 +74,7 @@ TEST_P(Golden, GeneratedFilesMatch) {
   EXPECT_EQ(generated, golden_files(dir)) << "stale or missing golden files in " << dir.string();
 }
 
-// The plan file has one definition (core's study_plan.hpp): what jobgen writes, core reads
+// The plan file has one definition (the site library's study_plan.hpp): what jobgen writes, the site library reads
 // back and writes again byte for byte, processors as used by the study included.
 TEST_P(Golden, PlanReadsBackThroughCore) {
   const fs::path file = golden_root / GetParam() / "plan.json";

@@ -2,8 +2,9 @@
 # Fails unless the plugin needs nothing on a node but Slurm and the C runtime: its NEEDED
 # libraries are among libc, libm, libgcc_s and the dynamic loader, and every undefined
 # symbol without a library version is one of Slurm's (spank_*, slurm_*), which the
-# loading process (srun, slurmstepd...) provides. A core source missing from the module's
-# list (spank_plugin/CMakeLists.txt) shows here as an undefined hetscale symbol.
+# loading process (srun, slurmstepd...) provides. A shared library creeping in through
+# hetscale::site or hetscale::base (spank_plugin/CMakeLists.txt) shows here as a NEEDED
+# entry or an undefined symbol.
 set -eu
 so=$1
 needed=$(objdump -p "$so" | awk '$1 == "NEEDED" {print $2}')

@@ -1,4 +1,4 @@
-// The platforms core writes, loaded by SimGrid's own loader (simgrid_platform_probe), must
+// The platforms the twin library writes, loaded by SimGrid's own loader (simgrid_platform_probe), must
 // give back the site table: every host at its speed with its cores, and routes whose
 // latency is the sum of their links' latencies, for both topologies.
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // Studies on the twin (hetscale::twin): planned like jobgen plans them, written as a study
-// directory (host files with one line per rank, a plan core reads back, the platform),
+// directory (host files with one line per rank, a plan the site library reads back, the platform),
 // simulated under the real smpirun with the real hetscale-twin-mm; deterministic; a
 // failing kernel leaves no record and is marked failed; missing SimGrid is a clear error;
 // conducted whole from its files (grown site, calibration), said line by line.

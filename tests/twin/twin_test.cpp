@@ -1,7 +1,7 @@
 // The twin kernels (hetscale-twin-*) under smpirun on tests/fixtures/twin/star8.xml: 8
 // single-core hosts on a star, n1-n4 at 2 Gflop/s and n5-n8 at 1 Gflop/s. Real mode must
 // verify; charged mode (--compute flops) must match the flop model, be deterministic, and
-// follow the weights; every run record is read back by core's reader.
+// follow the weights; every run record is read back by the site library's reader.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>

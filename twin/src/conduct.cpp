@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Site tables are read whole through core's regular-file reader (the same cap as
+// Site tables are read whole through base's regular-file reader (the same cap as
 // load_site_table), since the study keeps a copy of the text.
 constexpr std::size_t site_table_max_bytes = std::size_t{256} << 20;
 

@@ -105,7 +105,7 @@ struct SpeedSeries {
 [[nodiscard]] nlohmann::json to_json(const BenchmarkResult& result);
 
 /// The coefficient of variation (population standard deviation / mean) of a sample (its
-/// median: core's hetscale::median).
+/// median: the model's hetscale::median).
 [[nodiscard]] double coefficient_of_variation(const std::vector<double>& values);
 
 }  // namespace hetscale::markspeed

@@ -217,7 +217,7 @@ TEST(Migrations, RunEngineMakesStoredRunsSlurmRunsAndChecksWhatTheRecordReaderCh
   EXPECT_EQ(migrate(conn, 8).applied, (std::vector<int>{8}));
   EXPECT_EQ(db.scalar("SELECT engine || ' ' || (platform_hash IS NULL) FROM hetscale.runs"),
             "slurm true");
-  // The CHECKs accept exactly what core's reader accepts.
+  // The CHECKs accept exactly what the site library's reader accepts.
   for (const std::string engine : {"slurm", "mpirun", "simgrid", "docker", "Slurm", ""}) {
     EXPECT_EQ(sqlstate_of(conn, "UPDATE hetscale.runs SET engine = '" + engine + "'"),
               is_run_engine(engine) ? "no error" : "23514")  // check_violation

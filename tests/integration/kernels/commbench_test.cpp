@@ -19,7 +19,7 @@ using namespace std::chrono_literals;
 const std::string commbench = std::string(HETSCALE_KERNEL_DIR) + "/hetscale-commbench";
 
 // Slope and intercept of y on x, computed from the normal equations (a second
-// implementation beside core's fit_line).
+// implementation beside the model's fit_line).
 std::pair<double, double> least_squares(const nlohmann::json& points, const char* x_key) {
   double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
   for (const auto& p : points) {

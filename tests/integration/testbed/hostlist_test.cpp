@@ -1,4 +1,4 @@
-// The core library's host lists against Slurm itself: every case of the committed
+// The site library's host lists against Slurm itself: every case of the committed
 // fixtures (tests/fixtures/hostlist/) is replayed through `scontrol show hostnames` /
 // `scontrol show hostlist` of the running testbed and through hetscale::expand_hostlist /
 // compress_hostlist; both must agree with each other (and so with the fixture).

@@ -1,5 +1,5 @@
 // The site table that `cluster.sh up` generates from the layout is a valid contract-3.1
-// table: the core loader reads it and finds every node with its declared speed.
+// table: the site table loader reads it and finds every node with its declared speed.
 #include "hetscale/site/site_table.hpp"
 
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // Internal: typed access to fields of parsed JSON documents (run records, plan files),
 // with errors that name the field by its path, e.g. "field 'ranks[3].wall_seconds' must
-// be a non-negative number". Not installed; only core's JSON readers use it.
+// be a non-negative number". Not installed; the JSON readers of base, site and model use it.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// `hetscale analyze`: from an experiment's runs, each set's fitted E_s curve (core's
+// `hetscale analyze`: from an experiment's runs, each set's fitted E_s curve (the model's
 // EfficiencyCurve), the parameter and work W at the target, stored in
 // hetscale.required_work; then psi between consecutive sets from the set_psi view.
 #pragma once

@@ -1,6 +1,6 @@
 // One experiment's forecast from its collected runs, stored as one batch of
 // hetscale.predictions (docs/predict.md): what `hetscale predict --db` and a study's
-// predict stage do. The fit and the rows are core's (hetscale/experiment_forecast.hpp).
+// predict stage do. The fit and the rows are experiment_forecast.hpp's.
 #pragma once
 
 #include "hetscale/collector/experiment_forecast.hpp"

@@ -17,7 +17,7 @@ struct GeneratedFile {
   bool executable = false;
 };
 
-/// The study as the plan file records it (docs/plan-file.md; written with core's
+/// The study as the plan file records it (docs/plan-file.md; written with the site library's
 /// to_json, read by the collector), with the spec's text and [refine] settings and the
 /// study's round. `created` is the ISO 8601 UTC time to record.
 StudyPlan plan_of_study(const Study& study, const std::string& created);
