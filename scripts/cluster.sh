@@ -144,6 +144,15 @@ write_leg() {
   merge_ids /etc/passwd "$LEG_ROOT/etc/passwd" >"$leg/skel/etc/passwd"
   merge_ids /etc/group "$LEG_ROOT/etc/group" >"$leg/skel/etc/group"
   cp /etc/hosts "$leg/skel/etc/hosts"
+  # Every node is this one host: Open MPI ranks reach each other on the loopback interface,
+  # which its TCP transport leaves out unless told (Open MPI 5 then finds no route).
+  if [ -f "$LEG_ROOT/etc/openmpi/openmpi-mca-params.conf" ]; then
+    mkdir -p "$leg/skel/etc/openmpi"
+    { cat "$LEG_ROOT/etc/openmpi/openmpi-mca-params.conf"
+      echo "# scripts/cluster.sh: the testbed's nodes are one host."
+      echo "btl_tcp_if_include = lo"
+    } >"$leg/skel/etc/openmpi/openmpi-mca-params.conf"
+  fi
   chmod -R a+rX,go-w "$leg"
   cp "$REPO/scripts/lib/slurm-leg.sh" "$RUN_DIR/bin/.slurm-leg"
   chmod 755 "$RUN_DIR/bin" "$RUN_DIR/bin/.slurm-leg"
