@@ -680,7 +680,9 @@ cmd_status() {
     local release root holder
     release=$(sed -n 's/^release //p' "$RUN_DIR/leg/config")
     root=$(sed -n 's/^root //p' "$RUN_DIR/leg/config")
-    say "slurm: $release ($(sed -n 's/^slurm /Slurm /p' "$root/.hetscale-root" 2>/dev/null) from the root $root; clients in $RUN_DIR/bin)"
+    [ -f "$root/.hetscale-root" ] ||
+      die "slurm: $release, but its root $root is gone: nothing of it can run ('down' stops the cluster)"
+    say "slurm: $release ($(sed -n 's/^slurm /Slurm /p' "$root/.hetscale-root") from the root $root; clients in $RUN_DIR/bin)"
     holder=$(pid_in_cgroup "$RUN_DIR/pid/holder.pid" "$CG_NAME") ||
       die "the namespace holder of this cluster is gone: nothing can enter its root ('down' cleans up)"
     enter_holder "$holder"
