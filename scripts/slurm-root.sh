@@ -10,8 +10,8 @@
 # the packages of that release. A root is a minbase debootstrap of the suite with the
 # packages installed by apt, from Debian's archive only, in
 # ${HETSCALE_TESTBED_ROOTS:-/var/cache/hetscale-testbed/roots}/RELEASE. Its stamp
-# (.hetscale-root) records the release, the suite and the hash of its list; a root whose
-# stamp differs is built again. It is built in a directory of its own and renamed into
+# (.hetscale-root) records the release, the suite and the hash of its list (its words, not
+# its comments); a root whose stamp differs is built again. It is built in a directory of its own and renamed into
 # place, so a root is complete or absent. The mirror is HETSCALE_TESTBED_MIRROR, by default
 # the first Debian archive of this machine's apt sources.
 set -euo pipefail
@@ -50,9 +50,11 @@ read_list() {
   [ ${#PACKAGES[@]} -gt 0 ] || die "$LIST: no packages"
 }
 
-# What a current root's stamp begins with: a root whose stamp differs is built again.
+# What a current root's stamp begins with: a root whose stamp differs is built again. The
+# list's hash is over its words, not its comments or spacing.
 want_stamp() {
-  printf 'release %s\nsuite %s\nlist %s\n' "$1" "$SUITE" "$(sha256sum <"$LIST" | cut -d' ' -f1)"
+  printf 'release %s\nsuite %s\nlist %s\n' "$1" "$SUITE" \
+    "$(sed 's/#.*//' "$LIST" | tr -s ' \t' ' ' | sed 's/^ //; s/ $//; /^$/d' | sha256sum | cut -d' ' -f1)"
 }
 
 is_current() { [ "$(head -n 3 "$ROOTS/$1/.hetscale-root" 2>/dev/null)" = "$(want_stamp "$1")" ]; }
@@ -77,7 +79,8 @@ build() {
   BUILD_DIR=$build
   trap 'rm -rf "$BUILD_DIR"' EXIT
   say "building the Slurm $release root from Debian $SUITE ($(mirror)) in $ROOTS/$release; log $log" >&2
-  rm -rf "$build"
+  # What a killed build left (we hold the lock: no other build of it runs).
+  rm -rf "$ROOTS/.build-$release".*
   mkdir -p "$build"
   # shellcheck disable=SC2016 # expanded by the inner shell
   if ! unshare --mount --propagation private -- bash -euo pipefail -c '
