@@ -20,6 +20,12 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=lib/testbed-common.sh
 source "$REPO/scripts/lib/testbed-common.sh"
 
+# The client wrappers of a cluster of another release (its DIR/bin, which its env puts on
+# PATH) are not this cluster's: the programs of the release this cluster runs are called
+# directly (the host's) or through IN_LEG.
+PATH=$(tr ':' '\n' <<<"$PATH" | while IFS= read -r d; do [ -e "$d/.slurm-leg" ] || printf '%s:' "$d"; done)
+PATH=${PATH%:}
+
 PERIOD_US=20000       # CFS period: short, so that short timed runs see a smooth quota
 # Share of the real cores the node quotas add up to: the rest is headroom for the
 # scheduler's imperfect packing of throttled tasks on cores, for slurmctld, srun, munged
