@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A local heterogeneous Slurm cluster on this one machine (docs/testbed.md).
 #   scripts/cluster.sh up     [--run-dir DIR] [--layout FILE] [--plugin SO] [--plugin-args 'k=v ...']
-#                             [--accounting slurmdbd|none]
+#                             [--accounting slurmdbd|none] [--slurm RELEASE]
 #   scripts/cluster.sh down   [--run-dir DIR]
 #   scripts/cluster.sh status [--run-dir DIR]
 #   scripts/cluster.sh restart ...   (down, then up with the same options)
@@ -9,13 +9,22 @@
 # `source DIR/env` sets SLURM_CONF for srun/sbatch/sinfo/sacct; DIR/site.toml is a site
 # table generated from the layout's speeds. --accounting slurmdbd (the default) also runs
 # MariaDB and slurmdbd, so that `sacct` works and unknown accounts and QOS are refused;
-# none runs neither. `down` stops exactly what `up` started.
+# none runs neither. --slurm names the Slurm release: this machine's (22.05, the default)
+# or one of scripts/slurm-roots/ (24.11, 26.05), whose daemons run from a Debian root
+# (scripts/slurm-root.sh) and whose clients DIR/env puts first on PATH (DIR/bin).
+# `down` stops exactly what `up` started.
 set -euo pipefail
 
 SCRIPT=cluster.sh
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=lib/testbed-common.sh
 source "$REPO/scripts/lib/testbed-common.sh"
+
+# The client wrappers of a cluster of another release (its DIR/bin, which its env puts on
+# PATH) are not this cluster's: the programs of the release this cluster runs are called
+# directly (the host's) or through IN_LEG.
+PATH=$(tr ':' '\n' <<<"$PATH" | while IFS= read -r d; do [ -e "$d/.slurm-leg" ] || printf '%s:' "$d"; done)
+PATH=${PATH%:}
 
 PERIOD_US=20000       # CFS period: short, so that short timed runs see a smooth quota
 # Share of the real cores the node quotas add up to: the rest is headroom for the
@@ -30,13 +39,13 @@ ACCT_DB=slurm_acct_db
 ACCOUNT=hetscale
 ACCT_USERS="root,$TEST_USER"
 
-usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; }
 
 parse_args() {
   VERB=${1:-}
   [ $# -gt 0 ] && shift
   RUN_DIR=$REPO/run/cluster LAYOUT=$REPO/site-configs/testbed-layout.txt
-  PLUGIN="" PLUGIN_ARGS="" ACCOUNTING=slurmdbd
+  PLUGIN="" PLUGIN_ARGS="" ACCOUNTING=slurmdbd SLURM_RELEASE=""
   while [ $# -gt 0 ]; do
     case "$1" in
       --run-dir) RUN_DIR=${2:?--run-dir needs a value}; shift 2 ;;
@@ -44,6 +53,7 @@ parse_args() {
       --plugin) PLUGIN=${2:?--plugin needs a value}; shift 2 ;;
       --plugin-args) PLUGIN_ARGS=${2?--plugin-args needs a value}; shift 2 ;;
       --accounting) ACCOUNTING=${2:?--accounting needs a value}; shift 2 ;;
+      --slurm) SLURM_RELEASE=${2:?--slurm needs a release}; shift 2 ;;
       -h | --help) usage; exit 0 ;;
       *) die "unknown argument '$1' (try --help)" ;;
     esac
@@ -63,8 +73,121 @@ parse_args() {
   DB_DIR=$RUN_DIR/mariadb
   DB_SOCK=$DB_DIR/socket
   DB_TEMPLATE=$(abs_path "${HETSCALE_TESTBED_DB_TEMPLATE:-$DB_DIR/template}")
+  choose_release
   # slurmdbd's MySQL client library finds the server's socket through this variable.
   export MYSQL_UNIX_PORT=$DB_SOCK
+}
+
+# ---------------------------------------------------------------------------- releases
+# HOST_RELEASE is this machine's Slurm (22.05); SLURM_RELEASE the cluster's (--slurm, by
+# default the host's). Another release runs from its Debian root (scripts/slurm-root.sh),
+# LEG=1: a holder process keeps a private mount namespace in which the root has the host's
+# /proc, /dev, /sys and the paths of leg_binds at the same paths; every daemon enters it
+# (IN_LEG, the prefix of each command of the cluster's release: empty on the host's), and
+# host programs reach its clients through DIR/bin (scripts/lib/slurm-leg.sh).
+IN_LEG=()
+leg() { "${IN_LEG[@]}" "$@"; }
+
+choose_release() {
+  HOST_RELEASE=$(slurmd -V 2>/dev/null | awk '{print $2}' | cut -d. -f1,2) || true
+  SLURM_RELEASE=${SLURM_RELEASE:-$HOST_RELEASE}
+  LEG=0
+  [ "$SLURM_RELEASE" = "$HOST_RELEASE" ] && return 0
+  [ -f "$REPO/scripts/slurm-roots/$SLURM_RELEASE" ] ||
+    die "--slurm must be ${HOST_RELEASE:-?} (this machine's) or one of scripts/slurm-roots/ ($(ls "$REPO/scripts/slurm-roots" | tr '\n' ' ')), got '$SLURM_RELEASE'"
+  LEG=1
+  # Each release builds and keeps a template of its own (its MariaDB and Slurm differ).
+  DB_TEMPLATE=$DB_TEMPLATE-$SLURM_RELEASE
+}
+
+# The host paths that jobs, daemons and clients of a leg see at the same path inside its
+# root: /tmp and the homes, the repository, the run dir, the template's directory, the
+# plugin's, and HETSCALE_TESTBED_BINDS (colon-separated). Never one of the root's own.
+leg_binds() {
+  local p list=(/tmp /var/tmp /root /home "$REPO" "$RUN_DIR")
+  [ "$ACCOUNTING" = slurmdbd ] && list+=("$(dirname "$DB_TEMPLATE")")
+  [ -n "$PLUGIN" ] && list+=("$(dirname "$(abs_path "$PLUGIN")")")
+  IFS=: read -r -a extra <<<"${HETSCALE_TESTBED_BINDS:-}"
+  for p in "${extra[@]}"; do
+    [ -d "$p" ] || die "HETSCALE_TESTBED_BINDS: '$p' is not a directory"
+    list+=("$p")
+  done
+  LEG_BINDS=()
+  for p in "${list[@]}"; do
+    [ -d "$p" ] || continue
+    p=$(abs_path "$p")
+    case "$p" in
+      / | /usr | /usr/* | /etc | /etc/* | /bin | /bin/* | /sbin | /sbin/* | /lib* | /proc | /proc/* | \
+        /sys | /sys/* | /dev | /dev/* | /run | /run/* | /boot | /boot/* | /var | /var/lib | /var/lib/*)
+        die "'$p' cannot be shown inside the Slurm $SLURM_RELEASE root: the root has its own" ;;
+    esac
+    LEG_BINDS+=("$p")
+  done
+  mapfile -t LEG_BINDS < <(printf '%s\n' "${LEG_BINDS[@]}" | sort -u)
+}
+
+# DIR/leg: config (the release, the root, the binds), skel (what the view shows over the
+# root: the mount points, passwd and group with every user of this machine under the same
+# ids, hosts, and the marker .hetscale-leg), view (the mount point of the view); DIR/bin:
+# .slurm-leg and one link to it per client of the root's slurm-client package.
+write_leg() {
+  local leg=$RUN_DIR/leg p
+  rm -rf "$leg" "$RUN_DIR/bin"
+  mkdir -p "$leg/skel/etc" "$leg/view" "$RUN_DIR/bin"
+  [ "$ACCOUNTING" = slurmdbd ] && mkdir -p "$(dirname "$DB_TEMPLATE")"
+  leg_binds
+  {
+    echo "release $SLURM_RELEASE"
+    echo "root $LEG_ROOT"
+    for p in "${LEG_BINDS[@]}"; do
+      echo "bind $p"
+      mkdir -p "$leg/skel$p"
+    done
+  } >"$leg/config"
+  echo "$RUN_DIR $SLURM_RELEASE" >"$leg/skel/.hetscale-leg"
+  # This machine's users first (jobs and clients run as them), then the root's own system
+  # users whose name and id are both free.
+  merge_ids /etc/passwd "$LEG_ROOT/etc/passwd" >"$leg/skel/etc/passwd"
+  merge_ids /etc/group "$LEG_ROOT/etc/group" >"$leg/skel/etc/group"
+  cp /etc/hosts "$leg/skel/etc/hosts"
+  # Every node is this one host: Open MPI ranks reach each other on the loopback interface,
+  # which its TCP transport leaves out unless told (Open MPI 5 then finds no route).
+  if [ -f "$LEG_ROOT/etc/openmpi/openmpi-mca-params.conf" ]; then
+    mkdir -p "$leg/skel/etc/openmpi"
+    { cat "$LEG_ROOT/etc/openmpi/openmpi-mca-params.conf"
+      echo "# scripts/cluster.sh: the testbed's nodes are one host."
+      echo "btl_tcp_if_include = lo"
+    } >"$leg/skel/etc/openmpi/openmpi-mca-params.conf"
+  fi
+  chmod -R a+rX,go-w "$leg"
+  cp "$REPO/scripts/lib/slurm-leg.sh" "$RUN_DIR/bin/.slurm-leg"
+  chmod 755 "$RUN_DIR/bin" "$RUN_DIR/bin/.slurm-leg"
+  for p in $(sed -n 's|^/usr/bin/||p' "$LEG_ROOT/var/lib/dpkg/info/slurm-client.list"); do
+    ln -s .slurm-leg "$RUN_DIR/bin/$p"
+  done
+}
+
+merge_ids() { awk -F: 'NR == FNR { name[$1]; id[$3]; print; next } !($1 in name) && !($3 in id)' "$1" "$2"; }
+
+# The holder: in the cluster's cgroup (so `down` ends it with the rest, and its mount
+# namespace with it), it builds the view and sleeps inside the root; IN_LEG then enters it.
+start_holder() {
+  rm -f "$RUN_DIR/pid/holder.pid"
+  cg_spawn_bg "$CG/ctl" "$RUN_DIR/log/holder.out" unshare --mount --propagation private -- \
+    "$RUN_DIR/bin/.slurm-leg" hold
+  local pid=$SPAWNED_PID deadline=$((SECONDS + UP_TIMEOUT_S))
+  until [ -s "$RUN_DIR/pid/holder.pid" ]; do
+    alive "$pid" || die "the namespace holder exited: $(tail -n 1 "$RUN_DIR/log/holder.out" 2>/dev/null)"
+    [ $SECONDS -ge $deadline ] && die "the namespace holder is not ready after ${UP_TIMEOUT_S}s"
+    sleep 0.02
+  done
+  enter_holder "$pid"
+}
+
+# enter_holder PID: IN_LEG runs a command inside the holder's root, in the holder's
+# working directory (the root's /).
+enter_holder() {
+  IN_LEG=(nsenter --target "$1" --mount --root --wd --)
 }
 
 # ---------------------------------------------------------------------------- layout
@@ -247,6 +370,11 @@ write_env() {
     echo "# source this file to talk to the testbed cluster"
     echo "export SLURM_CONF=$RUN_DIR/slurm.conf"
     echo "export HETSCALE_TESTBED_DIR=$RUN_DIR"
+    if [ "$LEG" = 1 ]; then
+      echo "# Slurm $SLURM_RELEASE from $LEG_ROOT: its clients, entered through $RUN_DIR/bin"
+      echo "export HETSCALE_TESTBED_SLURM=$SLURM_RELEASE"
+      echo "export PATH=$RUN_DIR/bin:\$PATH"
+    fi
   } >"$RUN_DIR/env"
 }
 
@@ -291,7 +419,7 @@ start_munge() {
     dd if=/dev/urandom of="$d/munge.key" bs=1024 count=1 status=none
   fi
   chmod 400 "$d/munge.key"
-  cg_spawn "$CG/ctl" "$RUN_DIR/log/munged.out" munged --force --socket="$d/munge.socket" \
+  cg_spawn "$CG/ctl" "$RUN_DIR/log/munged.out" "${IN_LEG[@]}" munged --force --socket="$d/munge.socket" \
     --key-file="$d/munge.key" --pid-file="$RUN_DIR/pid/munged.pid" \
     --log-file="$RUN_DIR/log/munged.log" --seed-file="$d/munged.seed" ||
     die "munged did not start (see $RUN_DIR/log/munged.log)"
@@ -310,6 +438,9 @@ db_options() {
     --log-error="$RUN_DIR/log/mariadbd.log" --innodb-buffer-pool-size=64M
     --innodb-log-file-size=8M --innodb-data-file-path=ibdata1:4M:autoextend --innodb-autoextend-increment=1
     --innodb-flush-log-at-trx-commit=0 --innodb-doublewrite=0 --innodb-lock-wait-timeout=900)
+  # MariaDB 11.8 (the roots') checks snapshot isolation by default, which fails slurmdbd's
+  # updates with "Record has changed since last read".
+  if [ "$LEG" = 1 ]; then DB_OPTS+=(--innodb-snapshot-isolation=OFF); fi
 }
 
 # alive PID: true while the process exists and is not a zombie.
@@ -327,16 +458,16 @@ stop_and_wait() {
   die "$1 (pid $pid) did not stop within $2 s"
 }
 
-db_sql() { mariadb --no-defaults --socket="$DB_SOCK" --user=root -e "$1"; }
+db_sql() { leg mariadb --no-defaults --socket="$DB_SOCK" --user=root -e "$1"; }
 
 # db_start DATADIR: starts mariadbd (it does not daemonise: in the background, in a
 # session of its own) and waits until it answers.
 db_start() {
   db_options "$1"
   rm -f "$DB_SOCK"
-  cg_spawn_bg "$CG/acct" "$RUN_DIR/log/mariadbd.out" mariadbd "${DB_OPTS[@]}"
+  cg_spawn_bg "$CG/acct" "$RUN_DIR/log/mariadbd.out" "${IN_LEG[@]}" mariadbd "${DB_OPTS[@]}"
   local pid=$SPAWNED_PID deadline=$((SECONDS + UP_TIMEOUT_S))
-  until mariadb-admin --no-defaults --socket="$DB_SOCK" --user=root ping >/dev/null 2>&1; do
+  until leg mariadb-admin --no-defaults --socket="$DB_SOCK" --user=root ping >/dev/null 2>&1; do
     alive "$pid" || die "mariadbd exited (see $RUN_DIR/log/mariadbd.log)"
     [ $SECONDS -ge $deadline ] && die "mariadbd not ready after ${UP_TIMEOUT_S}s (see $RUN_DIR/log/mariadbd.log)"
     sleep 0.05
@@ -346,7 +477,7 @@ db_start() {
 # What the template holds; a template built by another version of this script, MariaDB
 # or Slurm is built again.
 template_stamp() {
-  echo "$(mariadbd --version); $(slurmdbd -V); cluster hetscale; account $ACCOUNT; users $ACCT_USERS"
+  echo "$(leg mariadbd --version); $(leg slurmdbd -V); cluster hetscale; account $ACCOUNT; users $ACCT_USERS"
 }
 
 # Builds DB_TEMPLATE: a data directory initialised by mariadb-install-db, in which
@@ -359,16 +490,16 @@ build_db_template() {
   mkdir -p "$build"
   chmod 700 "$build"
   db_options "$build"
-  mariadb-install-db "${DB_OPTS[@]}" --auth-root-authentication-method=socket --skip-test-db \
+  leg mariadb-install-db "${DB_OPTS[@]}" --auth-root-authentication-method=socket --skip-test-db \
     >"$RUN_DIR/log/mariadb-install-db.log" 2>&1 ||
     die "mariadb-install-db failed (see $RUN_DIR/log/mariadb-install-db.log)"
   db_start "$build"
   db_sql "CREATE DATABASE $ACCT_DB" || die "cannot create the database $ACCT_DB"
-  start_slurmdbd
+  start_slurmdbd first
   {
-    sacctmgr -i add cluster hetscale &&
-      sacctmgr -i add account "$ACCOUNT" Description=testbed Organization=hetscale &&
-      sacctmgr -i add user "$ACCT_USERS" DefaultAccount="$ACCOUNT"
+    leg sacctmgr -i add cluster hetscale &&
+      leg sacctmgr -i add account "$ACCOUNT" Description=testbed Organization=hetscale &&
+      leg sacctmgr -i add user "$ACCT_USERS" DefaultAccount="$ACCOUNT"
   } >"$RUN_DIR/log/sacctmgr.out" 2>&1 ||
     die "sacctmgr could not register the cluster and its users (see $RUN_DIR/log/sacctmgr.out)"
   stop_and_wait slurmdbd 10
@@ -393,14 +524,24 @@ start_accounting() {
 }
 
 # slurmdbd checks its tables, then listens; it writes its PID file once it has started.
+# start_slurmdbd first: on the database it is to create. The roots' slurmdbd (24.11, 26.05)
+# may then stop at once (fatal: _check_mysql_concat_is_sane) and start the second time.
 start_slurmdbd() {
+  local first=${1:-}
   rm -f "$RUN_DIR/pid/slurmdbd.pid"
-  cg_spawn "$CG/acct" "$RUN_DIR/log/slurmdbd.out" slurmdbd ||
+  cg_spawn "$CG/acct" "$RUN_DIR/log/slurmdbd.out" "${IN_LEG[@]}" slurmdbd ||
     die "slurmdbd did not start (see $RUN_DIR/log/slurmdbd.log)"
   local deadline=$((SECONDS + UP_TIMEOUT_S))
   until ! port_free "$DBD_PORT" && [ -f "$RUN_DIR/pid/slurmdbd.pid" ]; do
     if [ -f "$RUN_DIR/pid/slurmdbd.pid" ] && ! pid_in_cgroup "$RUN_DIR/pid/slurmdbd.pid" "$CG_NAME" >/dev/null ||
       grep -q 'fatal:' "$RUN_DIR/log/slurmdbd.log" 2>/dev/null; then
+      if [ "$first" = first ] && [ "$LEG" = 1 ]; then
+        stop_and_wait slurmdbd 10
+        mv "$RUN_DIR/log/slurmdbd.log" "$RUN_DIR/log/slurmdbd-first.log"
+        say "slurmdbd's first start stopped ($(grep -m 1 'fatal:' "$RUN_DIR/log/slurmdbd-first.log" || echo exited)); starting it again"
+        start_slurmdbd
+        return
+      fi
       die "slurmdbd exited: $(tail -n 1 "$RUN_DIR/log/slurmdbd.log" 2>/dev/null)"
     fi
     [ $SECONDS -ge $deadline ] && die "slurmdbd not listening after ${UP_TIMEOUT_S}s; see $RUN_DIR/log/slurmdbd.log"
@@ -409,7 +550,7 @@ start_slurmdbd() {
 }
 
 start_slurmctld() {
-  cg_spawn "$CG/ctl" "$RUN_DIR/log/slurmctld.out" slurmctld -c ||
+  cg_spawn "$CG/ctl" "$RUN_DIR/log/slurmctld.out" "${IN_LEG[@]}" slurmctld -c ||
     die "slurmctld did not start (see $RUN_DIR/log/slurmctld.log)"
 }
 
@@ -421,6 +562,13 @@ start_slurmd() {
   cg_limit "$CG/$n" "${QUOTA[$n]}" "$PERIOD_US"
   mkdir -p "$RUN_DIR/state/$n" "$RUN_DIR/tmp/$n"
   chmod 1777 "$RUN_DIR/tmp/$n"
+  if [ "$LEG" = 1 ]; then
+    # The host's unshare and hostname, then into the root.
+    cg_spawn "$CG/$n" "$RUN_DIR/log/slurmd-$n.out" \
+      unshare --uts sh -c 'hostname "$1" && shift && exec "$@"' sh "$n" "${IN_LEG[@]}" slurmd -N "$n" ||
+      die "slurmd for $n did not start (see $RUN_DIR/log/slurmd-$n.log)"
+    return
+  fi
   cg_spawn "$CG/$n" "$RUN_DIR/log/slurmd-$n.out" \
     unshare --uts sh -c 'hostname "$1" && exec slurmd -N "$1"' sh "$n" ||
     die "slurmd for $n did not start (see $RUN_DIR/log/slurmd-$n.log)"
@@ -434,8 +582,8 @@ wait_idle() {
       [ -n "$(cg_pids "$CG/$n")" ] ||
         die "slurmd of $n exited: $(tail -n 1 "$RUN_DIR/log/slurmd-$n.log" 2>/dev/null)"
     done
-    states=$(sinfo -h -N -o '%T' 2>/dev/null | sort -u | tr '\n' ' ') || true
-    [ "$states" = "idle " ] && [ "$(sinfo -h -N -o '%N' 2>/dev/null | sort -u | wc -l)" = "${#NODES[@]}" ] && return 0
+    states=$(leg sinfo -h -N -o '%T' 2>/dev/null | sort -u | tr '\n' ' ') || true
+    [ "$states" = "idle " ] && [ "$(leg sinfo -h -N -o '%N' 2>/dev/null | sort -u | wc -l)" = "${#NODES[@]}" ] && return 0
     [ $SECONDS -ge $deadline ] && die "nodes not idle after ${UP_TIMEOUT_S}s (states: ${states:-none}); logs in $RUN_DIR/log"
     sleep 0.1
   done
@@ -453,6 +601,9 @@ cmd_up() {
   local start=$SECONDS n
   read_layout
   compute_quotas
+  if [ "$LEG" = 1 ]; then
+    LEG_ROOT=$("$REPO/scripts/slurm-root.sh" ensure "$SLURM_RELEASE") || die "no Slurm $SLURM_RELEASE root"
+  fi
   cleanup_leftovers
   rm -rf "$RUN_DIR/log" # the previous run's logs stay until the next up
   mkdir -p "$RUN_DIR"/{log,pid,state/ctld,tmp}
@@ -466,22 +617,24 @@ cmd_up() {
   write_site_table
   cp "$LAYOUT" "$RUN_DIR/layout.txt"
   ensure_test_user
+  [ "$LEG" = 1 ] && write_leg
   cg_create "$CG"
   cg_priority "$CG"
   cg_create "$CG/ctl"
+  [ "$LEG" = 1 ] && start_holder
   start_munge
   if [ "$ACCOUNTING" = slurmdbd ]; then start_accounting; fi
   start_slurmctld
   for n in "${NODES[@]}"; do start_slurmd "$n"; done
   wait_idle
-  say "up: ${#NODES[@]} nodes idle in $((SECONDS - start))s, accounting $ACCOUNTING; source $RUN_DIR/env"
+  say "up: ${#NODES[@]} nodes idle in $((SECONDS - start))s, Slurm $SLURM_RELEASE, accounting $ACCOUNTING; source $RUN_DIR/env"
 }
 
 # Removes what a killed or half-started run left behind (never a running process).
 cleanup_leftovers() {
   cg_destroy "$CG"
   rm -rf "$RUN_DIR/state" "$RUN_DIR/tmp" "$RUN_DIR/pid" "$RUN_DIR/munge/munge.socket"* \
-    "$RUN_DIR/slurmdbd.conf" "$DB_SOCK"* "$DB_DIR/data"
+    "$RUN_DIR/slurmdbd.conf" "$DB_SOCK"* "$DB_DIR/data" "$RUN_DIR/bin" "$RUN_DIR/leg"
 }
 
 cmd_down() {
@@ -493,12 +646,17 @@ cmd_down() {
     stop_pidfile "$RUN_DIR/pid/slurmctld.pid" "$CG_NAME"
     # Then slurmdbd (slurmctld sends it the last job records), MariaDB, and munged last:
     # the Slurm daemons need it while they shut down.
-    wait_until_only_left 5 slurmdbd mariadbd munged
+    # (Another release's namespace holder goes last: the daemons are entered through it.)
+    wait_until_only_left 5 slurmdbd mariadbd munged holder
     stop_pidfile "$RUN_DIR/pid/slurmdbd.pid" "$CG_NAME"
-    wait_until_only_left 5 mariadbd munged
+    wait_until_only_left 5 mariadbd munged holder
     stop_pidfile "$RUN_DIR/pid/mariadbd.pid" "$CG_NAME"
-    wait_until_only_left 10 munged
+    wait_until_only_left 10 munged holder
     stop_pidfile "$RUN_DIR/pid/munged.pid" "$CG_NAME"
+    if [ -f "$RUN_DIR/pid/holder.pid" ]; then
+      wait_until_only_left 5 holder
+      stop_pidfile "$RUN_DIR/pid/holder.pid" "$CG_NAME"
+    fi
     wait_cgroup_empty "$CG" 3 || warn "forcing what is left in $CG"
   fi
   cleanup_leftovers
@@ -524,6 +682,19 @@ cmd_status() {
     return 3
   fi
   say "running in $RUN_DIR (cgroup $CG, cgroup v$CG_VERSION)"
+  if [ -f "$RUN_DIR/leg/config" ]; then
+    local release root holder
+    release=$(sed -n 's/^release //p' "$RUN_DIR/leg/config")
+    root=$(sed -n 's/^root //p' "$RUN_DIR/leg/config")
+    [ -f "$root/.hetscale-root" ] ||
+      die "slurm: $release, but its root $root is gone: nothing of it can run ('down' stops the cluster)"
+    say "slurm: $release ($(sed -n 's/^slurm /Slurm /p' "$root/.hetscale-root") from the root $root; clients in $RUN_DIR/bin)"
+    holder=$(pid_in_cgroup "$RUN_DIR/pid/holder.pid" "$CG_NAME") ||
+      die "the namespace holder of this cluster is gone: nothing can enter its root ('down' cleans up)"
+    enter_holder "$holder"
+  else
+    say "slurm: $HOST_RELEASE (this machine's: $(slurmd -V))"
+  fi
   if grep -qx 'AccountingStorageType=accounting_storage/slurmdbd' "$RUN_DIR/slurm.conf" 2>/dev/null; then
     say "accounting: slurmdbd on 127.0.0.1:$(sed -n 's/^AccountingStoragePort=//p' "$RUN_DIR/slurm.conf"), MariaDB on $DB_SOCK"
   else
@@ -536,7 +707,7 @@ cmd_status() {
     [ -f "$RUN_DIR/layout.txt" ] && speed=$(awk -v n="$n" '$1 == n { s = "1.0"; for (i = 2; i <= NF; i++) if ($i ~ /^speed=/) s = substr($i, 7); print s }' "$RUN_DIR/layout.txt")
     printf '%-8s %-10s %-8s %-5s %-6s %s\n' "$n" "$state" "$feat" "$cpus" "$speed" \
       "$( [ -d "$CG/$n" ] && cg_describe "$CG/$n" || echo missing)"
-  done < <(sinfo -h -N -p testbed -o '%N %T %c %f')
+  done < <(leg sinfo -h -N -p testbed -o '%N %T %c %f')
 }
 
 main() {

@@ -15,6 +15,7 @@ PACKAGES=(
   slurmdbd mariadb-server
   postgresql postgresql-client libpq-dev
   iproute2 util-linux procps psmisc python3
+  debootstrap  # the Debian roots of other Slurm releases (scripts/slurm-root.sh)
   rpm  # rpmbuild, for `cpack -G RPM`
   chromium
 )
