@@ -118,6 +118,14 @@ EOF
 #SBATCH --output=%x-%j.out
 exit 3
 EOF
+  cat >signalled.sbatch <<'EOF'
+#!/bin/sh
+#SBATCH --job-name=signalled
+#SBATCH --time=1
+#SBATCH --nodelist=n2
+#SBATCH --output=%x-%j.out
+kill -KILL $$
+EOF
   cat >cancelled.sbatch <<'EOF'
 #!/bin/sh
 #SBATCH --job-name=cancelled
@@ -192,6 +200,8 @@ record() {
   J_DONE=$(cut -d';' -f1 "$NEW/sbatch-parsable.txt")
   J_FAIL=$(sbatch --parsable failed.sbatch)
   note "\`sbatch --parsable failed.sbatch\`: job $J_FAIL"
+  J_SIGNAL=$(sbatch --parsable signalled.sbatch)
+  note "\`sbatch --parsable signalled.sbatch\`: job $J_SIGNAL"
   J_CANCEL=$(sbatch --parsable cancelled.sbatch)
   note "\`sbatch --parsable cancelled.sbatch\`: job $J_CANCEL"
   J_ARRAY=$(sbatch --parsable array.sbatch)
@@ -199,7 +209,7 @@ record() {
   rec sbatch-parsable-dependency.txt stdout "a submission after another job has ended" \
     sbatch --parsable --dependency=afterany:"$J_DONE" step.sbatch
   J_STEP=$(cut -d';' -f1 "$NEW/sbatch-parsable-dependency.txt")
-  IDS=$J_TIMEOUT,$J_DONE,$J_FAIL,$J_CANCEL,$J_ARRAY,$J_STEP
+  IDS=$J_TIMEOUT,$J_DONE,$J_FAIL,$J_SIGNAL,$J_CANCEL,$J_ARRAY,$J_STEP
 
   wait_for 60 "job $J_CANCEL to run" running "$J_CANCEL"
   wait_for 60 "job $J_TIMEOUT to run" running "$J_TIMEOUT"
@@ -207,7 +217,7 @@ record() {
     squeue --noheader --format=%F --jobs "$IDS"
   scancel "$J_CANCEL"
   note "\`scancel $J_CANCEL\` while it ran"
-  for j in "$J_DONE" "$J_FAIL" "$J_CANCEL" "$J_ARRAY" "$J_STEP"; do wait_for 120 "job $j to end" gone "$j"; done
+  for j in "$J_DONE" "$J_FAIL" "$J_SIGNAL" "$J_CANCEL" "$J_ARRAY" "$J_STEP"; do wait_for 120 "job $j to end" gone "$j"; done
   rec squeue-ended.txt stdout "jobs that have ended (still in slurmctld's memory)" \
     squeue --noheader --format=%F --jobs "$J_DONE,$J_FAIL"
 
@@ -239,20 +249,23 @@ record() {
   say "waiting for job $J_TIMEOUT to reach its time limit"
   wait_for 180 "job $J_TIMEOUT to time out" gone "$J_TIMEOUT"
   # slurmdbd has every job's end once sacct shows no job pending or running, and
-  # jobcomp.log has one line per job and array task (8).
+  # jobcomp.log has one line per job and array task (9).
   wait_for 60 "sacct to show every job ended" sh -c \
-    "[ \"\$(sacct -n -X -P --allusers --jobs '$IDS' -o State | grep -c -v -E 'PENDING|RUNNING|^\$')\" = 8 ]"
-  wait_for 30 "jobcomp.log to have 8 lines" sh -c "[ \"\$(wc -l <'$RUN/jobcomp.log')\" = 8 ]"
+    "[ \"\$(sacct -n -X -P --allusers --jobs '$IDS' -o State | grep -c -v -E 'PENDING|RUNNING|^\$')\" = 9 ]"
+  wait_for 30 "jobcomp.log to have 9 lines" sh -c "[ \"\$(wc -l <'$RUN/jobcomp.log')\" = 9 ]"
 
   rec sacct-json-jobs.json stdout "the jobs, as \`hetscale study\` asks for them" \
     sacct --json --allusers --jobs "$IDS"
   rec sacct-json-starttime.json stdout "every job since a date, as \`hetscale collect --sacct\` asks" \
     sacct --json --allusers --starttime now-7days
   rec sacct-json-failed-job.json stdout "the job that exited 3 alone" sacct --json --allusers --jobs "$J_FAIL"
-  OLDEST=$(grep -o 'v[0-9][0-9.]*' "$NEW/sacct-json-list.txt" | sort -V | head -n 1) || true
+  # Every data_parser version the release offers: a site's own tools may ask for any.
+  PARSERS=$(grep -o 'v[0-9][0-9.]*' "$NEW/sacct-json-list.txt" | sort -V | tr '\n' ' ') || true
+  OLDEST=${PARSERS%% *}
   if [ -n "$OLDEST" ]; then
-    rec "sacct-json-$OLDEST-jobs.json" stdout "the jobs in the oldest data_parser version sacct offers" \
-      sacct --json="$OLDEST" --allusers --jobs "$IDS"
+    for v in $PARSERS; do
+      rec "sacct-json-$v-jobs.json" stdout "the jobs in data_parser $v" sacct --json="$v" --allusers --jobs "$IDS"
+    done
   else
     note "not recorded: an older data_parser version (Slurm $RELEASE's sacct has one JSON form: sacct-json-list.txt)"
   fi
@@ -309,6 +322,7 @@ write_readme() {
     echo "| $J_TIMEOUT | \`timeout.sbatch\`: \`sleep 300\` on n1 | runs past its time limit: TIMEOUT |"
     echo "| $J_DONE | \`completed.sbatch\`: \`hostname\` on n2 | COMPLETED |"
     echo "| $J_FAIL | \`failed.sbatch\`: \`exit 3\` on n2 | FAILED, exit code 3 |"
+    echo "| $J_SIGNAL | \`signalled.sbatch\`: \`kill -KILL \$\$\` on n2 | killed by signal 9 |"
     echo "| $J_CANCEL | \`cancelled.sbatch\`: \`sleep 300\` on n4, \`--time=5\` | \`scancel\` while it runs: CANCELLED |"
     echo "| $J_ARRAY | \`array.sbatch\`: \`--array=0-2\`, \`sleep 2\` | three tasks, COMPLETED |"
     echo "| $J_STEP | \`step.sbatch\`: \`--nodes=2 --ntasks=2\`, \`srun hostname\`, submitted with \`--dependency=afterany:$J_DONE\` | COMPLETED, with a batch step and step 0 |"
