@@ -138,11 +138,19 @@ EOF
 #!/bin/sh
 #SBATCH --job-name=array
 #SBATCH --time=1
-#SBATCH --array=0-2
+#SBATCH --array=0-2%1
 #SBATCH --exclude=n1,n4
 #SBATCH --output=%x-%A_%a.out
-sleep 2
+sleep 4
 echo "task $SLURM_ARRAY_TASK_ID"
+EOF
+  cat >held.sbatch <<'EOF'
+#!/bin/sh
+#SBATCH --job-name=held
+#SBATCH --time=1
+#SBATCH --hold
+#SBATCH --output=%x-%j.out
+true
 EOF
   cat >step.sbatch <<'EOF'
 #!/bin/sh
@@ -206,18 +214,25 @@ record() {
   note "\`sbatch --parsable cancelled.sbatch\`: job $J_CANCEL"
   J_ARRAY=$(sbatch --parsable array.sbatch)
   note "\`sbatch --parsable array.sbatch\`: job $J_ARRAY"
+  J_HELD=$(sbatch --parsable held.sbatch)
+  note "\`sbatch --parsable held.sbatch\`: job $J_HELD"
   rec sbatch-parsable-dependency.txt stdout "a submission after another job has ended" \
     sbatch --parsable --dependency=afterany:"$J_DONE" step.sbatch
   J_STEP=$(cut -d';' -f1 "$NEW/sbatch-parsable-dependency.txt")
-  IDS=$J_TIMEOUT,$J_DONE,$J_FAIL,$J_SIGNAL,$J_CANCEL,$J_ARRAY,$J_STEP
+  IDS=$J_TIMEOUT,$J_DONE,$J_FAIL,$J_SIGNAL,$J_CANCEL,$J_ARRAY,$J_HELD,$J_STEP
 
   wait_for 60 "job $J_CANCEL to run" running "$J_CANCEL"
   wait_for 60 "job $J_TIMEOUT to run" running "$J_TIMEOUT"
-  rec squeue-active.txt stdout "the jobs while $J_TIMEOUT and $J_CANCEL run" \
+  wait_for 60 "array $J_ARRAY to run a task" sh -c "squeue -h -j $J_ARRAY -t RUNNING -o %i | grep -q ."
+  rec squeue-active.txt stdout "the jobs while $J_TIMEOUT, $J_CANCEL and a task of $J_ARRAY run" \
     squeue --noheader --format=%F --jobs "$IDS"
+  rec sacct-json-active.json stdout "the jobs while some run, the rest of array $J_ARRAY and job $J_HELD pend" \
+    sacct --json --allusers --jobs "$IDS"
   scancel "$J_CANCEL"
   note "\`scancel $J_CANCEL\` while it ran"
-  for j in "$J_DONE" "$J_FAIL" "$J_SIGNAL" "$J_CANCEL" "$J_ARRAY" "$J_STEP"; do wait_for 120 "job $j to end" gone "$j"; done
+  scancel "$J_HELD"
+  note "\`scancel $J_HELD\` while it was held (never started)"
+  for j in "$J_DONE" "$J_FAIL" "$J_SIGNAL" "$J_CANCEL" "$J_ARRAY" "$J_HELD" "$J_STEP"; do wait_for 120 "job $j to end" gone "$j"; done
   rec squeue-ended.txt stdout "jobs that have ended (still in slurmctld's memory)" \
     squeue --noheader --format=%F --jobs "$J_DONE,$J_FAIL"
 
@@ -249,10 +264,10 @@ record() {
   say "waiting for job $J_TIMEOUT to reach its time limit"
   wait_for 180 "job $J_TIMEOUT to time out" gone "$J_TIMEOUT"
   # slurmdbd has every job's end once sacct shows no job pending or running, and
-  # jobcomp.log has one line per job and array task (9).
+  # jobcomp.log has one line per job and array task (10).
   wait_for 60 "sacct to show every job ended" sh -c \
-    "[ \"\$(sacct -n -X -P --allusers --jobs '$IDS' -o State | grep -c -v -E 'PENDING|RUNNING|^\$')\" = 9 ]"
-  wait_for 30 "jobcomp.log to have 9 lines" sh -c "[ \"\$(wc -l <'$RUN/jobcomp.log')\" = 9 ]"
+    "[ \"\$(sacct -n -X -P --allusers --jobs '$IDS' -o State | grep -c -v -E 'PENDING|RUNNING|^\$')\" = 10 ]"
+  wait_for 30 "jobcomp.log to have 10 lines" sh -c "[ \"\$(wc -l <'$RUN/jobcomp.log')\" = 10 ]"
 
   rec sacct-json-jobs.json stdout "the jobs, as \`hetscale study\` asks for them" \
     sacct --json --allusers --jobs "$IDS"
@@ -324,7 +339,8 @@ write_readme() {
     echo "| $J_FAIL | \`failed.sbatch\`: \`exit 3\` on n2 | FAILED, exit code 3 |"
     echo "| $J_SIGNAL | \`signalled.sbatch\`: \`kill -KILL \$\$\` on n2 | killed by signal 9 |"
     echo "| $J_CANCEL | \`cancelled.sbatch\`: \`sleep 300\` on n4, \`--time=5\` | \`scancel\` while it runs: CANCELLED |"
-    echo "| $J_ARRAY | \`array.sbatch\`: \`--array=0-2\`, \`sleep 2\` | three tasks, COMPLETED |"
+    echo "| $J_ARRAY | \`array.sbatch\`: \`--array=0-2%1\` (one task at a time), \`sleep 4\` | three tasks, COMPLETED |"
+    echo "| $J_HELD | \`held.sbatch\`: \`--hold\` | cancelled while held: CANCELLED, never started |"
     echo "| $J_STEP | \`step.sbatch\`: \`--nodes=2 --ntasks=2\`, \`srun hostname\`, submitted with \`--dependency=afterany:$J_DONE\` | COMPLETED, with a batch step and step 0 |"
     echo
     echo "Then n3 is drained (reason \`disk swap planned\`, comment \`ticket 42\`, \`Extra=rack=7\`),"
@@ -353,6 +369,7 @@ copy_to_corpus() {
   local c=$REPO/fuzz/corpus p=slurm-$RELEASE
   cp "$OUT/sacct-json-failed-job.json" "$c/sacct/$p-failed-job.json"
   cp "$OUT/sacct-json-jobs.json" "$c/sacct/$p-jobs.json"
+  cp "$OUT/sacct-json-active.json" "$c/sacct/$p-active.json"
   cp "$OUT/scontrol-show-node.txt" "$c/scontrol_nodes/$p-nodes.txt"
   cp "$OUT/scontrol-show-reservation.txt" "$c/scontrol_nodes/$p-reservations.txt"
   cp "$OUT/scontrol-show-partition-testbed.txt" "$c/scontrol_partition/$p-testbed.txt"
