@@ -2,7 +2,8 @@
 # time: its headers (SLURM_INCLUDE_DIR), its release (HETSCALE_SLURM_RELEASE, e.g. 22.05,
 # and HETSCALE_SLURM_NEXT_RELEASE, 22.06: a plugin loads only into the release whose
 # spank.h it was built with), the directory Slurm loads plugins from
-# (HETSCALE_SLURM_PLUGIN_DIR) and its configuration directory (HETSCALE_SLURM_CONF_DIR).
+# (HETSCALE_SLURM_PLUGIN_DIR), its configuration directory (HETSCALE_SLURM_CONF_DIR) and
+# whether its spank.h has slurm_spank_init_failure_mode (HETSCALE_SPANK_HAS_INIT_FAILURE_MODE).
 # The two directories are cache variables: -DHETSCALE_SLURM_PLUGIN_DIR=... overrides what
 # is found.
 find_path(SLURM_INCLUDE_DIR slurm/spank.h REQUIRED)
@@ -25,6 +26,17 @@ _slurm_release(_release ${_slurm_major} ${_slurm_minor})
 _slurm_release(_next_release ${_slurm_major} ${_slurm_next_minor})
 set(HETSCALE_SLURM_RELEASE ${_release} CACHE INTERNAL "Slurm release of the headers")
 set(HETSCALE_SLURM_NEXT_RELEASE ${_next_release} CACHE INTERNAL "the release after it")
+
+# Slurm 25.05 and later read a plugin's `slurm_spank_init_failure_mode` (ESPANK_NODE_FAILURE,
+# the default, drains the node when slurm_spank_init fails; ESPANK_JOB_FAILURE fails the
+# job): taken from the headers, which declare it from 25.05 on (24.11's do not).
+file(STRINGS ${SLURM_INCLUDE_DIR}/slurm/spank.h _slurm_failure_mode
+     REGEX "^extern int slurm_spank_init_failure_mode;")
+if(_slurm_failure_mode)
+  set(HETSCALE_SPANK_HAS_INIT_FAILURE_MODE ON CACHE INTERNAL "spank.h declares slurm_spank_init_failure_mode")
+else()
+  set(HETSCALE_SPANK_HAS_INIT_FAILURE_MODE OFF CACHE INTERNAL "spank.h declares slurm_spank_init_failure_mode")
+endif()
 
 # The plugin directory: where the installed Slurm keeps its own plugins. SchedMD's
 # packages and `make install` use <libdir>/slurm (slurm.pc gives libdir); Debian uses
@@ -61,4 +73,5 @@ if(NOT DEFINED CACHE{HETSCALE_SLURM_PLUGIN_DIR})
 endif()
 set(HETSCALE_SLURM_CONF_DIR /etc/slurm CACHE PATH
     "Slurm's configuration directory: the plugstack.conf.d snippet goes to its plugstack.conf.d/")
-message(STATUS "hetscale: Slurm ${HETSCALE_SLURM_RELEASE}, plugins in ${HETSCALE_SLURM_PLUGIN_DIR}")
+message(STATUS "hetscale: Slurm ${HETSCALE_SLURM_RELEASE}, plugins in ${HETSCALE_SLURM_PLUGIN_DIR}, "
+               "slurm_spank_init_failure_mode: ${HETSCALE_SPANK_HAS_INIT_FAILURE_MODE}")

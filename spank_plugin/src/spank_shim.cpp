@@ -28,6 +28,13 @@ extern const char plugin_type[];
 extern const unsigned int plugin_version;
 extern const unsigned int spank_plugin_version;
 SPANK_PLUGIN(hetscale, 1)
+#if HETSCALE_SPANK_HAS_INIT_FAILURE_MODE
+// Slurm 25.05 and later read this: a failing slurm_spank_init counts against the job,
+// never the node (the default, ESPANK_NODE_FAILURE, drains the node). Our init fails only
+// a job that asked for weights (internal errors), so the node is never at fault.
+extern int slurm_spank_init_failure_mode;
+int slurm_spank_init_failure_mode = ESPANK_JOB_FAILURE;
+#endif
 }
 
 namespace hetscale::spank {
@@ -197,7 +204,7 @@ int slurm_spank_init(spank_t sp, int ac, char** av) {
 }
 
 int slurm_spank_init_post_opt(spank_t sp, int, char**) {
-  return guarded("init_post_opt", [&] {
+  const int result = guarded("init_post_opt", [&] {
     spank_context_t context = spank_context();
     SpankApi slurm(sp);
     if (context == S_CTX_REMOTE) return plugin().load_site(slurm);  // still root here
@@ -206,6 +213,11 @@ int slurm_spank_init_post_opt(spank_t sp, int, char**) {
     if (rc == 0 && context == S_CTX_ALLOCATOR) plugin().export_request(slurm);
     return rc;
   });
+  // A command (srun, sbatch, salloc) that asked for weights it cannot get stops here, as
+  // Slurm stops it for a `required` plugin: the snippet says `optional` (docs/admin.md,
+  // "required or optional"), and Slurm ignores an optional plugin's failure.
+  if (result != 0 && spank_context() != S_CTX_REMOTE) std::exit(1);
+  return result;
 }
 
 int slurm_spank_user_init(spank_t sp, int, char**) {
@@ -216,10 +228,16 @@ int slurm_spank_user_init(spank_t sp, int, char**) {
 }
 
 int slurm_spank_task_init(spank_t sp, int, char**) {
-  return guarded("task_init", [&] {
+  const int rc = guarded("task_init", [&] {
     SpankApi slurm(sp);
     return plugin().task_init(slurm);
   });
+  // The task of a step that asked and cannot have weights ends here, in the child
+  // slurmstepd forked for it, before it runs anything: what Slurm does for a `required`
+  // plugin (exit status 1), done by the plugin itself so that it holds for `optional`
+  // too, whose failures Slurm ignores. A step that did not ask never gets here (rc 0).
+  if (rc != 0) _exit(1);
+  return 0;
 }
 
 }  // extern "C"
