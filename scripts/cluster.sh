@@ -359,7 +359,8 @@ write_slurmdbd_conf() {
 write_plugstack() {
   if [ -n "$PLUGIN" ]; then
     [ -r "$PLUGIN" ] || die "plugin '$PLUGIN' not found"
-    echo "required $(abs_path "$PLUGIN") $PLUGIN_ARGS" >"$RUN_DIR/plugstack.conf"
+    # The word of the packaged snippet (docs/admin.md, "required or optional").
+    echo "optional $(abs_path "$PLUGIN") $PLUGIN_ARGS" >"$RUN_DIR/plugstack.conf"
   else
     : >"$RUN_DIR/plugstack.conf"
   fi
