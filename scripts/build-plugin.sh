@@ -6,8 +6,9 @@
 # whose root scripts/slurm-root.sh provides (built when missing). BUILD_DIR defaults to
 # <repo>/build/slurm-RELEASE. The project is configured there with the host's compiler
 # against that release's headers (cmake/Slurm.cmake reads the release from them), without
-# the test suites, and only hetscale_spank is built. Prints the module's path.
-# A plugin loads only into the release it was built for.
+# the test suites, and only hetscale_spank is built, with the test-only SPANK plugin the
+# integration tests load beside it (hetscale_test_spoof_env.so, never installed). Prints
+# the module's path. A plugin loads only into the release it was built for.
 set -euo pipefail
 
 SCRIPT=build-plugin.sh
@@ -15,7 +16,7 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=lib/testbed-common.sh
 source "$REPO/scripts/lib/testbed-common.sh"
 
-usage() { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; }
 
 RELEASE="" BUILD=""
 while [ $# -gt 0 ]; do
@@ -30,7 +31,7 @@ done
 BUILD=$(abs_path "${BUILD:-$REPO/build/slurm-$RELEASE}")
 
 HOST_RELEASE=$(slurmd -V 2>/dev/null | awk '{print $2}' | cut -d. -f1,2) || true
-args=(-DHETSCALE_BUILD_TESTS=OFF)
+args=(-DHETSCALE_BUILD_TESTS=OFF -DHETSCALE_SPANK_TEST_PLUGIN=ON)
 if [ "$RELEASE" != "$HOST_RELEASE" ]; then
   ROOT=$("$REPO/scripts/slurm-root.sh" ensure "$RELEASE")
   # Only the root's slurm/ headers: -I<root>/usr/include would put the root's C library
@@ -41,11 +42,11 @@ if [ "$RELEASE" != "$HOST_RELEASE" ]; then
   args+=(-DSLURM_INCLUDE_DIR="$BUILD/slurm-include" -DHETSCALE_SLURM_PLUGIN_DIR="$plugin_dir")
 fi
 
-if [ ! -f "$BUILD/CMakeCache.txt" ]; then
+if ! grep -qx 'HETSCALE_SPANK_TEST_PLUGIN:BOOL=ON' "$BUILD/CMakeCache.txt" 2>/dev/null; then
   cmake -S "$REPO" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${args[@]}" >"$BUILD.configure.log" 2>&1 ||
     { tail -n 20 "$BUILD.configure.log" >&2; die "configuring $BUILD failed (log: $BUILD.configure.log)"; }
 fi
 built=$(sed -n 's/^HETSCALE_SLURM_RELEASE:INTERNAL=//p' "$BUILD/CMakeCache.txt")
 [ "$built" = "$RELEASE" ] || die "$BUILD is configured for Slurm $built, not $RELEASE"
-cmake --build "$BUILD" --target hetscale_spank >&2
+cmake --build "$BUILD" --target hetscale_spank hetscale_test_spoof_env >&2
 find "$BUILD" -name hetscale.so -path '*spank_plugin*' -print -quit

@@ -187,7 +187,7 @@ TEST(PluginHardening, SpoofedStepLayoutNeverHarmsAndNeverReachesAPath) {
   };
   for (const auto& [spoof, message] : cases) {
     SCOPED_TRACE(spoof);
-    const FileOverride spoofed(plugstack, "optional " + std::string(HETSCALE_SPOOF_ENV_SO) + " " + spoof + "\n" + original);
+    const FileOverride spoofed(plugstack, "optional " + spoof_env_plugin(fixture_plugin(Testbed::from_env())).string() + " " + spoof + "\n" + original);
     expect_ran_without_weights(srun_print_env(cluster.slurm_conf(), {"-N2", "-n2", "-w", "p[1-2]"}), 2);
     expect_refused(srun_echo(cluster.slurm_conf(), {"-N2", "-n2", "-w", "p[1-2]", "--hetscale-weights=equalized"}),
                    "hetscale: step: ");

@@ -85,6 +85,24 @@ std::filesystem::path multi_cpu_layout() {
   return std::filesystem::path(HETSCALE_PLUGIN_TEST_DIR) / "multi-cpu-layout.txt";
 }
 
+std::filesystem::path fixture_plugin(const Testbed& tb) {
+  std::istringstream line(read_text(tb.dir / "plugstack.conf"));
+  std::string word, plugin;
+  if (!(line >> word >> plugin)) throw std::runtime_error("no plugin line in " + (tb.dir / "plugstack.conf").string());
+  return plugin;
+}
+
+std::filesystem::path spoof_env_plugin(const std::filesystem::path& plugin) {
+  return plugin.parent_path() / "hetscale_test_spoof_env.so";
+}
+
+std::string fixture_release(const Testbed& tb) {
+  const std::string key = "export HETSCALE_TESTBED_SLURM=";
+  for (const std::string& line : split_lines(read_text(tb.dir / "env")))
+    if (line.rfind(key, 0) == 0) return line.substr(key.size());
+  return "";
+}
+
 namespace {
 
 std::filesystem::path cluster_script() { return std::filesystem::path(HETSCALE_SOURCE_DIR) / "scripts" / "cluster.sh"; }
@@ -94,10 +112,13 @@ std::filesystem::path cluster_script() { return std::filesystem::path(HETSCALE_S
 ExtraCluster::ExtraCluster(const std::string& name, const std::filesystem::path& layout,
                            const std::string& plugin_args_after_site)
     : dir_(std::filesystem::path(HETSCALE_BINARY_DIR) / "testbed" / name), nodes_(read_layout(layout)) {
+  const Testbed fixture = Testbed::from_env();
   const std::string args = "site=" + site_table().string() + " " + plugin_args_after_site;
-  const CommandResult up = run_command({cluster_script().string(), "restart", "--run-dir", dir_.string(), "--layout",
-                                        layout.string(), "--plugin", HETSCALE_SPANK_SO, "--plugin-args", args},
-                                       90s);
+  std::vector<std::string> argv{cluster_script().string(), "restart", "--run-dir", dir_.string(), "--layout",
+                                layout.string(), "--plugin", fixture_plugin(fixture).string(), "--plugin-args", args};
+  if (const std::string release = fixture_release(fixture); !release.empty())
+    argv.insert(argv.end(), {"--slurm", release});
+  const CommandResult up = run_command(argv, 90s);
   if (!up.ok()) {
     run_command({cluster_script().string(), "down", "--run-dir", dir_.string()}, 60s);
     throw std::runtime_error("cannot bring up the extra cluster: " + up.describe());

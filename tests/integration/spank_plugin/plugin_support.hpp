@@ -53,11 +53,23 @@ const TestbedNode& node_named(const std::vector<TestbedNode>& nodes, const std::
 /// Tasks per node of a step, by node name.
 std::map<std::string, unsigned> tasks_per_node(const StepEnv& step);
 
+/// The plugin the fixture's cluster loads (the path its plugstack.conf names): the one
+/// built here, or on another Slurm release (HETSCALE_TEST_SLURM) the one built for it.
+std::filesystem::path fixture_plugin(const Testbed& tb);
+
+/// The test-only SPANK plugin (spoof_env_plugin.cpp) built beside `plugin`, for its release.
+std::filesystem::path spoof_env_plugin(const std::filesystem::path& plugin);
+
+/// The Slurm release of the fixture's cluster when it is another than this machine's
+/// (DIR/env's HETSCALE_TESTBED_SLURM, docs/testbed.md), else "".
+std::string fixture_release(const Testbed& tb);
+
 /// multi-cpu-layout.txt: p1, p2 (2 CPUs, speed 1.0, group fast), p3 (4 CPUs, 0.5, slow).
 std::filesystem::path multi_cpu_layout();
 
-/// A second cluster (scripts/cluster.sh) in its own run dir with the plugin loaded: up in
-/// the constructor, down in the destructor, so a failing test leaves nothing running.
+/// A second cluster (scripts/cluster.sh) in its own run dir, of the fixture's Slurm release,
+/// loading the fixture's plugin: up in the constructor, down in the destructor, so a
+/// failing test leaves nothing running.
 class ExtraCluster {
  public:
   ExtraCluster(const std::string& name, const std::filesystem::path& layout,
