@@ -159,11 +159,40 @@ write_leg() {
       echo "btl_tcp_if_include = lo"
     } >"$leg/skel/etc/openmpi/openmpi-mca-params.conf"
   fi
+  host_libs "$leg"
   chmod -R a+rX,go-w "$leg"
   cp "$REPO/scripts/lib/slurm-leg.sh" "$RUN_DIR/bin/.slurm-leg"
   chmod 755 "$RUN_DIR/bin" "$RUN_DIR/bin/.slurm-leg"
   for p in $(sed -n 's|^/usr/bin/||p' "$LEG_ROOT/var/lib/dpkg/info/slurm-client.list"); do
     ln -s .slurm-leg "$RUN_DIR/bin/$p"
+  done
+}
+
+# Host programs that jobs of the leg run (HETSCALE_TESTBED_HOST_PROGRAMS, colon-separated:
+# hetscale and its kernels as built here): every shared library they need (ldd, by soname)
+# that the root has under none of its library directories is the host's copy, put into the
+# view's /usr/lib/<multiarch>, where the dynamic loader looks after its cache. What the
+# root has is the root's (its C library, Open MPI). LEG/host-libs lists each copy.
+host_libs() {
+  local leg=$1 prog soname path ma="" d have
+  local -a progs=()
+  IFS=: read -r -a progs <<<"${HETSCALE_TESTBED_HOST_PROGRAMS:-}"
+  : >"$leg/host-libs"
+  for prog in "${progs[@]}"; do
+    [ -n "$prog" ] || continue
+    [ -x "$prog" ] || die "HETSCALE_TESTBED_HOST_PROGRAMS: '$prog' is not an executable"
+    while read -r soname path; do
+      [ "$path" != "not" ] || die "$prog needs $soname, which this machine does not have (ldd)"
+      if [ -z "$ma" ]; then ma=$(basename "$(dirname "$(ldd "$prog" | awk '$1 == "libc.so.6" {print $3}')")"); fi
+      have=0
+      for d in "/lib/$ma" "/usr/lib/$ma" /lib /usr/lib /lib64 /usr/lib64; do
+        if [ -e "$LEG_ROOT$d/$soname" ] || [ -L "$LEG_ROOT$d/$soname" ] || [ -e "$leg/skel$d/$soname" ]; then have=1; break; fi
+      done
+      [ $have = 1 ] && continue
+      mkdir -p "$leg/skel/usr/lib/$ma"
+      cp -L "$path" "$leg/skel/usr/lib/$ma/$soname"
+      echo "$soname $(readlink -f "$path") (needed by $prog)" >>"$leg/host-libs"
+    done < <(ldd "$prog" | awk '$2 == "=>" {print $1, $3}')
   done
 }
 
