@@ -101,6 +101,14 @@ RankWeights choose_weights(std::span<const RankEnvironment> ranks,
   return out;
 }
 
+void check_request_answered(const char* request, const char* weights_source) {
+  if (request == nullptr || *request == '\0' || std::string_view(request) == "off") return;
+  if (weights_source != nullptr && *weights_source != '\0') return;
+  throw Error(std::string("hetscale: weights: the step asked for weights (HETSCALE_WEIGHTS=") + request +
+              ") and got none: the hetscale SPANK plugin did not run for it (not installed on the node, "
+              "or built for another Slurm release, which Slurm does not load)");
+}
+
 bool names_partition_file(const std::string& option) {
   return option.find('/') != std::string::npos;
 }
@@ -238,6 +246,10 @@ RankWeights resolve_weights(const MpiSession& mpi, const WeightsChoice& choice) 
   };
   const auto source = broadcast_text("HETSCALE_WEIGHTS_SOURCE");
   const auto system_speed = broadcast_text("HETSCALE_SYSTEM_SPEED");
+  if (!option && !choice.weights_file) {
+    const auto request = broadcast_text("HETSCALE_WEIGHTS");
+    check_request_answered(request ? request->c_str() : nullptr, source ? source->c_str() : nullptr);
+  }
   const std::optional<std::string> partition_file = choice.weights_file ? choice.weights_file
                                                     : option && names_partition_file(*option)
                                                         ? option

@@ -36,6 +36,12 @@ struct RankWeights {
                                          const std::optional<std::string>& option,
                                          const char* weights_source, const char* system_speed);
 
+/// A step that asked the SPANK plugin for weights (HETSCALE_WEIGHTS set, not `off`) and got
+/// none (no HETSCALE_WEIGHTS_SOURCE: the plugin did not run on the node, e.g. it is built
+/// for another Slurm release and Slurm skipped it) is an error, never an unweighted run.
+/// Null = unset. Throws Error.
+void check_request_answered(const char* request, const char* weights_source);
+
 /// True when a --weights value names a partition file (it contains a '/', as for the
 /// SPANK plugin: `./part.toml`), not `equal` or a list of numbers.
 [[nodiscard]] bool names_partition_file(const std::string& option);

@@ -19,6 +19,24 @@ std::string error_of(const std::vector<RankEnvironment>& ranks, std::optional<st
   return "no error";
 }
 
+TEST(CheckRequestAnswered, AStepThatAskedAndGotNoWeightsIsAnError) {
+  EXPECT_NO_THROW(check_request_answered(nullptr, nullptr));       // did not ask
+  EXPECT_NO_THROW(check_request_answered("off", nullptr));         // opted out
+  EXPECT_NO_THROW(check_request_answered("", nullptr));
+  EXPECT_NO_THROW(check_request_answered("marked", "marked"));     // the plugin answered
+  EXPECT_NO_THROW(check_request_answered("./p.toml", "file"));
+  try {
+    check_request_answered("marked", nullptr);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "hetscale: weights: the step asked for weights (HETSCALE_WEIGHTS=marked) and got none: the hetscale "
+              "SPANK plugin did not run for it (not installed on the node, or built for another Slurm release, "
+              "which Slurm does not load)");
+  }
+  EXPECT_THROW(check_request_answered("equalized", ""), Error);
+}
+
 TEST(ReadRankEnvironment, ParsesOrFlags) {
   const RankEnvironment ok = read_rank_environment("0.25", "1500");
   EXPECT_EQ(ok.weight, 0.25);
