@@ -24,7 +24,7 @@ set(CPACK_COMPONENTS_ALL spank hetscale dashboards)
 set(CPACK_DEB_COMPONENT_INSTALL ON)
 set(CPACK_RPM_COMPONENT_INSTALL ON)
 set(CPACK_COMPONENT_SPANK_DESCRIPTION
-    "Slurm SPANK plugin of hetscale: per-rank speed weights (HETSCALE_WEIGHT) for job steps that ask")
+    "Slurm SPANK plugin of hetscale, built for Slurm ${HETSCALE_SLURM_RELEASE}: per-rank speed weights (HETSCALE_WEIGHT) for job steps that ask")
 set(CPACK_COMPONENT_HETSCALE_DESCRIPTION
     "hetscale command line tool, collector and MPI kernels: isospeed-e scalability of heterogeneous Slurm clusters")
 set(CPACK_COMPONENT_DASHBOARDS_DESCRIPTION
@@ -38,13 +38,29 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_SPANK_PACKAGE_NAME hetscale-spank)
 set(CPACK_DEBIAN_HETSCALE_PACKAGE_NAME hetscale)
 set(CPACK_DEBIAN_DASHBOARDS_PACKAGE_NAME hetscale-dashboards)
-# The plugin is built against one Slurm release's spank.h and must be loaded by that
-# release (cmake/Slurm.cmake): pin Debian's plugin package to it.
+# The plugin is built against one Slurm release's spank.h and loads only into that release
+# (cmake/Slurm.cmake): srun (slurm-client) and slurmstepd (slurmd) load it, and both depend
+# on slurm-wlm-basic-plugins of their own version, so the package needs one of the two and
+# that release of all three.
 set(CPACK_DEBIAN_SPANK_PACKAGE_DEPENDS
-    "slurm-wlm-basic-plugins (>= ${HETSCALE_SLURM_RELEASE}), slurm-wlm-basic-plugins (<< ${HETSCALE_SLURM_NEXT_RELEASE})")
+    "slurm-wlm-basic-plugins (>= ${HETSCALE_SLURM_RELEASE}), slurm-wlm-basic-plugins (<< ${HETSCALE_SLURM_NEXT_RELEASE}), slurmd | slurm-client")
+set(CPACK_DEBIAN_SPANK_PACKAGE_BREAKS
+    "slurmd (<< ${HETSCALE_SLURM_RELEASE}), slurmd (>= ${HETSCALE_SLURM_NEXT_RELEASE}), slurm-client (<< ${HETSCALE_SLURM_RELEASE}), slurm-client (>= ${HETSCALE_SLURM_NEXT_RELEASE})")
 set(_spank_conffile ${HETSCALE_SLURM_CONF_DIR}/plugstack.conf.d/hetscale.conf)
-file(CONFIGURE OUTPUT ${PROJECT_BINARY_DIR}/packaging/deb-spank/conffiles CONTENT "${_spank_conffile}\n")
-set(CPACK_DEBIAN_SPANK_PACKAGE_CONTROL_EXTRA ${PROJECT_BINARY_DIR}/packaging/deb-spank/conffiles)
+# Where removal (without purge) keeps the snippet: outside plugstack.conf.d, so that no
+# include glob reads a line naming the removed plugin; a reinstall puts it back.
+set(_spank_removed ${HETSCALE_SLURM_CONF_DIR}/hetscale-spank.removed)
+set(_spank_control ${PROJECT_BINARY_DIR}/packaging/deb-spank)
+file(CONFIGURE OUTPUT ${_spank_control}/conffiles CONTENT "${_spank_conffile}\n")
+foreach(script preinst postrm)
+  configure_file(${CMAKE_CURRENT_LIST_DIR}/packaging/spank-${script}.in ${_spank_control}/${script} @ONLY
+                 FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE
+                                  WORLD_READ WORLD_EXECUTE)
+endforeach()
+set(CPACK_DEBIAN_SPANK_PACKAGE_CONTROL_EXTRA
+    ${_spank_control}/conffiles ${_spank_control}/preinst ${_spank_control}/postrm)
+# Maintainer scripts keep their modes (0755).
+set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 # `hetscale jobgen` asks scontrol about partitions; the kernels run under srun.
 set(CPACK_DEBIAN_HETSCALE_PACKAGE_RECOMMENDS "slurm-client")
 set(CPACK_DEBIAN_DASHBOARDS_PACKAGE_ARCHITECTURE all)
@@ -59,11 +75,14 @@ set(CPACK_RPM_SPEC_MORE_DEFINE "%define _build_id_links none")
 set(CPACK_RPM_SPANK_PACKAGE_NAME hetscale-spank)
 set(CPACK_RPM_HETSCALE_PACKAGE_NAME hetscale)
 set(CPACK_RPM_DASHBOARDS_PACKAGE_NAME hetscale-dashboards)
-set(CPACK_RPM_SPANK_PACKAGE_SUMMARY "Slurm SPANK plugin of hetscale (per-rank speed weights)")
+set(CPACK_RPM_SPANK_PACKAGE_SUMMARY "Slurm SPANK plugin of hetscale for Slurm ${HETSCALE_SLURM_RELEASE} (per-rank speed weights)")
 set(CPACK_RPM_HETSCALE_PACKAGE_SUMMARY "${PROJECT_DESCRIPTION}")
 set(CPACK_RPM_DASHBOARDS_PACKAGE_SUMMARY "Grafana dashboards and example specs of hetscale")
 set(CPACK_RPM_SPANK_PACKAGE_REQUIRES
     "slurm >= ${HETSCALE_SLURM_RELEASE}, slurm < ${HETSCALE_SLURM_NEXT_RELEASE}")
+configure_file(${CMAKE_CURRENT_LIST_DIR}/packaging/spank-rpm-postun.in
+               ${PROJECT_BINARY_DIR}/packaging/rpm-spank/postun @ONLY)
+set(CPACK_RPM_SPANK_POST_UNINSTALL_SCRIPT_FILE ${PROJECT_BINARY_DIR}/packaging/rpm-spank/postun)
 set(CPACK_RPM_SPANK_USER_FILELIST "%config(noreplace) ${_spank_conffile}")
 set(CPACK_RPM_DASHBOARDS_PACKAGE_ARCHITECTURE noarch)
 # Directories the packages put files in but do not own (Slurm's, the system's).

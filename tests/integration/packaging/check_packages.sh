@@ -4,8 +4,11 @@
 # - each package's file list (list_package.sh) equals FIXTURES_DIR/<package>.<deb|rpm>.txt
 #   (its lines but the # comments), without /usr/bin/hetscale-twin-* when the build has no
 #   twin kernels;
-# - hetscale-spank needs Slurm of the release it was built for and nothing beyond the C
-#   runtime, and its plugstack.conf.d snippet is a conffile (%config);
+# - hetscale-spank names the Slurm release it was built for, needs that release (slurmd or
+#   slurm-client, with slurm-wlm-basic-plugins; RPM: slurm) and nothing beyond the C
+#   runtime, breaks the other releases, says `optional` in its plugstack.conf.d snippet, a
+#   conffile (%config), and has the maintainer scripts that take the snippet out of
+#   plugstack.conf.d on removal;
 # - hetscale needs the libraries of the collector and the kernels (libpq, MPI);
 # - hetscale-dashboards is architecture-independent.
 set -u
@@ -33,19 +36,32 @@ for kind in deb rpm; do
   done
 done
 
-# Debian: Depends, conffiles, architecture.
+# Debian: Depends, Breaks, conffiles, maintainer scripts, description.
 deb=$(package_file deb hetscale-spank)
 if [ -n "$deb" ]; then
   depends=$(dpkg-deb -f "$deb" Depends)
   echo "hetscale-spank Depends: $depends"
-  for pin in "slurm-wlm-basic-plugins (>= $release)" "slurm-wlm-basic-plugins (<< $next)"; do
+  for pin in "slurm-wlm-basic-plugins (>= $release)" "slurm-wlm-basic-plugins (<< $next)" "slurmd | slurm-client"; do
     case "$depends" in *"$pin"*) ;; *) fail "hetscale-spank.deb does not depend on $pin" ;; esac
   done
-  others=$(printf '%s\n' "$depends" | tr ',' '\n' | awk '{print $1}' |
-           grep -v -x -E 'libc6|libgcc-s1|slurm-wlm-basic-plugins' || true)
+  others=$(printf '%s\n' "$depends" | tr ',|' '\n\n' | awk '{print $1}' |
+           grep -v -x -E 'libc6|libgcc-s1|slurm-wlm-basic-plugins|slurmd|slurm-client' || true)
   [ -z "$others" ] || fail "hetscale-spank.deb depends on more than Slurm and the C runtime: $others"
+  breaks=$(dpkg-deb -f "$deb" Breaks)
+  echo "hetscale-spank Breaks: $breaks"
+  for pin in "slurmd (<< $release)" "slurmd (>= $next)" "slurm-client (<< $release)" "slurm-client (>= $next)"; do
+    case "$breaks" in *"$pin"*) ;; *) fail "hetscale-spank.deb does not break $pin" ;; esac
+  done
+  dpkg-deb -f "$deb" Description | grep -q "built for Slurm $release" ||
+    fail "hetscale-spank.deb's description does not name Slurm $release: $(dpkg-deb -f "$deb" Description | head -n 1)"
   [ "$(dpkg-deb -I "$deb" conffiles 2>/dev/null)" = "$snippet" ] ||
     fail "hetscale-spank.deb: conffiles is not exactly $snippet"
+  dpkg-deb -I "$deb" postrm 2>/dev/null | grep -q "mv -f \"\$conf\" \"\$removed\"" ||
+    fail "hetscale-spank.deb: no postrm that moves the snippet out of plugstack.conf.d on removal"
+  dpkg-deb -I "$deb" preinst 2>/dev/null | grep -q 'mv "$removed" "$conf"' ||
+    fail "hetscale-spank.deb: no preinst that puts a removed snippet back"
+  line=$(dpkg-deb --fsys-tarfile "$deb" | tar -xO ".$snippet" | grep -v '^#')
+  case "$line" in "optional "*/hetscale.so" "*) ;; *) fail "hetscale-spank.deb: the snippet's line is not 'optional .../hetscale.so ...': $line" ;; esac
 fi
 deb=$(package_file deb hetscale)
 if [ -n "$deb" ]; then
@@ -57,7 +73,7 @@ fi
 deb=$(package_file deb hetscale-dashboards)
 [ -z "$deb" ] || [ "$(dpkg-deb -f "$deb" Architecture)" = all ] || fail "hetscale-dashboards.deb is not Architecture: all"
 
-# RPM: Requires, %config, architecture.
+# RPM: Requires, %config, the %postun scriptlet, summary.
 rpm_file=$(package_file rpm hetscale-spank)
 if [ -n "$rpm_file" ]; then
   requires=$(rpm -qp --requires "$rpm_file")
@@ -66,10 +82,14 @@ if [ -n "$rpm_file" ]; then
     printf '%s\n' "$requires" | grep -q -x "$pin" || fail "hetscale-spank.rpm does not require $pin"
   done
   others=$(printf '%s\n' "$requires" |
-           grep -v -E '^(slurm [<>]|lib(c|m|gcc_s)\.so|ld-linux-x86-64\.so|rpmlib\(|rtld\(|config\(hetscale-spank\))' || true)
+           grep -v -E '^(slurm [<>]|lib(c|m|gcc_s)\.so|ld-linux-x86-64\.so|rpmlib\(|rtld\(|config\(hetscale-spank\)|/bin/sh)' || true)
   [ -z "$others" ] || fail "hetscale-spank.rpm requires more than Slurm and the C runtime: $others"
   [ "$(rpm -qp --configfiles "$rpm_file")" = "$snippet" ] ||
     fail "hetscale-spank.rpm: its %config files are not exactly $snippet"
+  rpm -qp --scripts "$rpm_file" | grep -q "$snippet.rpmsave" ||
+    fail "hetscale-spank.rpm: no %postun that takes a kept hetscale.conf.rpmsave out of plugstack.conf.d"
+  rpm -qp --qf '%{SUMMARY}' "$rpm_file" | grep -q "for Slurm $release" ||
+    fail "hetscale-spank.rpm's summary does not name Slurm $release"
 fi
 rpm_file=$(package_file rpm hetscale)
 if [ -n "$rpm_file" ]; then

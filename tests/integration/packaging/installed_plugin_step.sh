@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the hetscale-spank .deb into this system, runs a weighted step on a local cluster
-# that loads the plugin from where the package put it, and removes the package again
-# (also when a check fails), leaving the system as it was:
+# that loads the plugin from where the package put it, removes the package (`dpkg -r`: the
+# snippet leaves plugstack.conf.d, kept with its local change), installs it again (the
+# snippet is back, change included) and purges it (nothing left), also when a check fails
+# leaving the system as it was:
 #   installed_plugin_step.sh PACKAGE_DIR RUN_DIR
 # Needs root (dpkg); exits 77 (skipped) otherwise. Refuses to touch a system that already
 # has hetscale-spank installed.
@@ -12,6 +14,7 @@ cluster=$repo/scripts/cluster.sh
 layout=$repo/site-configs/testbed-layout.txt
 cache=/var/cache/hetscale
 snippet=/etc/slurm/plugstack.conf.d/hetscale.conf
+removed=/etc/slurm/hetscale-spank.removed
 
 [ "$(id -u)" -eq 0 ] || { echo "skipped: installing a package needs root"; exit 77; }
 shopt -s nullglob
@@ -21,6 +24,7 @@ if dpkg-query -W -f='${Status}' hetscale-spank 2>/dev/null | grep -q 'installed'
   echo "hetscale-spank is already installed here; not touching it"; exit 1
 fi
 [ -e "$snippet" ] && { echo "$snippet exists already; not touching it"; exit 1; }
+[ -e "$removed" ] && { echo "$removed exists already; not touching it"; exit 1; }
 
 # What the package may create and removal may leave behind.
 had_cache=no had_snippet_dir=no
@@ -31,6 +35,7 @@ cleanup() {
   "$cluster" down --run-dir "$run_dir" >/dev/null 2>&1 || true
   # dpkg -r keeps a conffile (the snippet, naming a plugin that is gone): purge removes it too.
   dpkg --purge hetscale-spank >/dev/null 2>&1 || true
+  rm -f "$removed"
   # The plugin's cache of this run's site table (site_cache_store: '/' becomes '%').
   if [ $had_cache = yes ]; then rm -f "$cache/$(printf '%s' "$run_dir/site.toml" | tr / %).cache"
   else rm -rf "$cache"; fi
@@ -48,7 +53,7 @@ dpkg -i "${debs[0]}"
 plugin=$(dpkg -L hetscale-spank | grep '/hetscale\.so$') || fail "the package installs no hetscale.so"
 echo "installed plugin: $plugin"
 [ -f "$plugin" ] || fail "$plugin is listed but missing"
-grep -q "^required $plugin site=/etc/hetscale/site.toml default=off " "$snippet" ||
+grep -q "^optional $plugin site=/etc/hetscale/site.toml default=off " "$snippet" ||
   fail "$snippet does not name $plugin with the default arguments: $(grep -v '^#' "$snippet")"
 [ "$(stat -c '%U %a' "$cache")" = "root 755" ] || fail "$cache is not root's with mode 755: $(stat -c '%U %a' "$cache")"
 man -w hetscale-spank >/dev/null || fail "man hetscale-spank finds no page"
@@ -86,8 +91,27 @@ plain=$(srun -N1 -n1 sh -c 'env | grep ^HETSCALE_ || true')
 [ -z "$plain" ] || fail "a step that did not ask got: $plain"
 
 "$cluster" down --run-dir "$run_dir"
+
+# A local change to the snippet, then `dpkg -r`: the plugin goes, and no file of
+# plugstack.conf.d names it any more (Slurm would try to load it for every job).
+sed -i 's/ default=off / default=off on_missing=equal /' "$snippet"
+grep -q 'on_missing=equal' "$snippet" || fail "could not change $snippet"
+local_line=$(grep -v '^#' "$snippet")
 dpkg -r hetscale-spank
 [ ! -e "$plugin" ] || fail "dpkg -r left $plugin"
+[ ! -e "$snippet" ] || fail "dpkg -r left $snippet, which names the removed $plugin"
+naming=$(grep -l -r -F "$plugin" "$(dirname "$snippet")" 2>/dev/null || true)
+[ -z "$naming" ] || fail "after dpkg -r, $naming still names the removed $plugin"
+[ "$(grep -v '^#' "$removed" 2>/dev/null)" = "$local_line" ] || fail "dpkg -r did not keep the changed snippet as $removed"
+
+# Installed again: the snippet is back in place with the local change.
+dpkg -i "${debs[0]}"
+[ -f "$plugin" ] || fail "the reinstalled package has no $plugin"
+[ "$(grep -v '^#' "$snippet" 2>/dev/null)" = "$local_line" ] ||
+  fail "the reinstalled package's snippet lost the local change: $(grep -v '^#' "$snippet" 2>/dev/null)"
+[ ! -e "$removed" ] || fail "the reinstall left $removed"
+
 dpkg --purge hetscale-spank
 [ ! -e "$snippet" ] || fail "dpkg --purge left $snippet"
-echo "installed plugin ok: a weighted step ran with $plugin; the package is removed"
+[ ! -e "$removed" ] || fail "dpkg --purge left $removed"
+echo "installed plugin ok: a weighted step ran with $plugin; removal took the snippet out of plugstack.conf.d, a reinstall put it back, purge removed everything"
