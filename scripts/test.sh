@@ -2,16 +2,20 @@
 # The README's test command: installs what is missing, builds from scratch, runs every
 # test (unit; a short run of every fuzz target; integration with the local Slurm cluster
 # and PostgreSQL brought up and torn down by CTest fixtures, then the timing sanity
-# bounds, where a failed test is run once more), then runs the unit suite again under
-# ASan + UBSan.
+# bounds, where a failed test is run once more), then the same test binaries against the
+# testbed's other Slurm releases (scripts/test-slurm-releases.sh --ci: their roots and
+# plugins are built in the background while this machine's build runs), then runs the unit
+# suite again under ASan + UBSan. Prints the time of each step.
 #   scripts/test.sh            everything
 #   scripts/test.sh --no-asan  skip the sanitizer pass (faster local iteration)
 #   scripts/test.sh --no-fuzz  skip the fuzzing step
+#   scripts/test.sh --no-legs  skip the other Slurm releases
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 asan=1
 fuzz=1
+legs=1
 # Seconds each fuzz target runs; with the clang build of build/fuzz from scratch the step
 # takes about 4 minutes (docs/fuzzing.md).
 fuzz_seconds=8
@@ -19,14 +23,19 @@ for arg in "$@"; do
   case "$arg" in
     --no-asan) asan=0 ;;
     --no-fuzz) fuzz=0 ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    --no-legs) legs=0 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "test.sh: unknown argument '$arg'" >&2; exit 2 ;;
   esac
 done
 
 scripts/install-deps.sh
 
-step() { printf '\n==> %s\n' "$*"; }
+# Each step prints how long the one before it took, and the run its total at the end.
+step_name="" step_start=$SECONDS
+step_done() { [ -z "$step_name" ] || printf '==> %s: %d s\n' "$step_name" $((SECONDS - step_start)); }
+step() { step_done; step_name=$*; step_start=$SECONDS; printf '\n==> %s\n' "$*"; }
+trap 'step_done; printf "==> test.sh: %d s in all\n" $SECONDS' EXIT
 
 # A run that was killed midway may have left its testbed running (the CTest cleanup
 # fixtures never ran): stop it before its run directories are deleted. Both scripts find
@@ -35,6 +44,24 @@ stop_leftover_testbed() {
   scripts/cluster.sh down --run-dir build/test/testbed/cluster >/dev/null
   scripts/pg.sh down --run-dir build/test/testbed/pg >/dev/null
 }
+
+# The other Slurm releases' roots (debootstrap and apt, mostly waiting on the network and
+# dpkg) and their plugins are made in the background while this machine's tree builds.
+if [ "$legs" = 1 ]; then
+  step "Slurm releases: roots and plugins, in the background (log build/slurm-releases-prepare.log)"
+  mkdir -p build
+  (
+    for release in $(find scripts/slurm-roots -maxdepth 1 -type f -printf '%f\n' | sort -V); do
+      start=$SECONDS
+      scripts/slurm-root.sh ensure "$release" >/dev/null || exit 1
+      echo "root $release: $((SECONDS - start)) s"
+      start=$SECONDS
+      CMAKE_BUILD_PARALLEL_LEVEL=1 scripts/build-plugin.sh --slurm "$release" >/dev/null || exit 1
+      echo "plugin $release: $((SECONDS - start)) s"
+    done
+  ) >build/slurm-releases-prepare.log 2>&1 &
+  legs_prepare=$!
+fi
 
 step "configure and build (build/test, from scratch)"
 stop_leftover_testbed
@@ -69,6 +96,14 @@ retried=$({ grep -oE 'Test +#[0-9]+: [^ ]+ \.+\*\*\*[A-Za-z]+' "$log" || true; }
 if [ -n "$retried" ]; then
   echo "test.sh: these timing tests failed once and passed when run again:"
   printf '  %s\n' $retried
+fi
+
+if [ "$legs" = 1 ]; then
+  step "the other Slurm releases' roots and plugins (made in the background)"
+  wait "$legs_prepare" || { cat build/slurm-releases-prepare.log; echo "test.sh: preparing the Slurm releases failed"; exit 1; }
+  cat build/slurm-releases-prepare.log
+  step "Slurm releases: plugin suite, cross-release loading, recordings, production site (scripts/test-slurm-releases.sh --ci)"
+  scripts/test-slurm-releases.sh --ci --build build/test
 fi
 
 if [ "$asan" = 1 ]; then

@@ -70,7 +70,10 @@ TEST(PluginAcrossReleases, AForeignBuildRunsStepsThatDoNotAskAndFailsThoseThatDo
 
   // A kernel step that asks through the environment fails with hetscale's message: the
   // plugin that would have weighed it did not run.
-  const auto mm = run(tb, {"srun", "--mpi=pmix", "-N2", "-n2", HETSCALE_MM, "-N", "64"}, {"HETSCALE_WEIGHTS=marked"});
+  // (Two ranks through PMIx; one, an MPI singleton, on a Slurm without it.)
+  std::vector<std::string> mm_step{"srun", "--mpi=pmix", "-N2", "-n2", HETSCALE_MM, "-N", "64"};
+  if (!has_pmix(tb.slurm_conf)) mm_step = {"srun", "-N1", "-n1", HETSCALE_MM, "-N", "64"};
+  const auto mm = run(tb, mm_step, {"HETSCALE_WEIGHTS=marked"});
   EXPECT_FALSE(mm.timed_out) << mm.describe();
   EXPECT_NE(mm.exit_code, 0) << mm.describe();
   EXPECT_NE(mm.err.find("hetscale: weights: the step asked for weights (HETSCALE_WEIGHTS=marked)"), std::string::npos)

@@ -22,8 +22,9 @@ double TaskEnv::number(const std::string& name) const { return std::stod(at(name
 
 std::size_t TaskEnv::hetscale_count() const {
   return static_cast<std::size_t>(std::count_if(vars.begin(), vars.end(), [](const auto& kv) {
-    // HETSCALE_TESTBED_*: the testbed's own variables, which the fixtures set for srun.
-    return kv.first.rfind("HETSCALE_", 0) == 0 && kv.first.rfind("HETSCALE_TESTBED_", 0) != 0;
+    // HETSCALE_TESTBED_* and HETSCALE_TEST_*: the testbed's and the test run's own
+    // variables (HETSCALE_TEST_SLURM...), which srun hands on from the test's environment.
+    return kv.first.rfind("HETSCALE_", 0) == 0 && kv.first.rfind("HETSCALE_TEST", 0) != 0;
   }));
 }
 
@@ -83,6 +84,12 @@ std::map<int, double> expected_rank_speeds(const StepEnv& step, const std::vecto
 
 std::filesystem::path multi_cpu_layout() {
   return std::filesystem::path(HETSCALE_PLUGIN_TEST_DIR) / "multi-cpu-layout.txt";
+}
+
+bool has_pmix(const std::filesystem::path& slurm_conf) {
+  const CommandResult r = run_command({"srun", "--mpi=list"}, 30s, {"SLURM_CONF=" + slurm_conf.string()});
+  if (!r.ok()) throw std::runtime_error("srun --mpi=list: " + r.describe());
+  return (r.out + r.err).find("pmix") != std::string::npos;
 }
 
 std::filesystem::path fixture_plugin(const Testbed& tb) {

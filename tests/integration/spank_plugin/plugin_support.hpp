@@ -22,9 +22,9 @@ struct TaskEnv {
   [[nodiscard]] bool has(const std::string& name) const { return vars.contains(name); }
   [[nodiscard]] double number(const std::string& name) const;
   [[nodiscard]] const std::string& node() const { return at("SLURMD_NODENAME"); }
-  /// Number of HETSCALE_* variables, leaving out the testbed's HETSCALE_TESTBED_*: the
-  /// CTest fixture sets them for the test, and srun hands the test's environment on to
-  /// the tasks.
+  /// Number of HETSCALE_* variables, leaving out the testbed's HETSCALE_TESTBED_* and the
+  /// test run's HETSCALE_TEST_*: the CTest fixture and scripts/test-slurm-releases.sh set
+  /// them for the test, and srun hands the test's environment on to the tasks.
   [[nodiscard]] std::size_t hetscale_count() const;
 };
 
@@ -63,6 +63,11 @@ std::filesystem::path spoof_env_plugin(const std::filesystem::path& plugin);
 /// The Slurm release of the fixture's cluster when it is another than this machine's
 /// (DIR/env's HETSCALE_TESTBED_SLURM, docs/testbed.md), else "".
 std::string fixture_release(const Testbed& tb);
+
+/// Whether the cluster's Slurm has its PMIx plugin (`srun --mpi=list`): Debian's Slurm
+/// 26.05 (sid) is built without it, and the roots' Open MPI 5 starts ranks under srun
+/// through PMIx only (one rank still starts alone, as an MPI singleton).
+bool has_pmix(const std::filesystem::path& slurm_conf);
 
 /// multi-cpu-layout.txt: p1, p2 (2 CPUs, speed 1.0, group fast), p3 (4 CPUs, 0.5, slow).
 std::filesystem::path multi_cpu_layout();

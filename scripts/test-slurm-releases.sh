@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Runs the tests on other Slurm releases of the testbed ("legs", docs/testbed.md, "Slurm
+# releases"), with the test binaries of one host build tree:
+#   scripts/test-slurm-releases.sh [--ci | --full] [--build DIR] [RELEASE...]
+# RELEASE: one of scripts/slurm-roots/ (default: all of them, 24.11 and 26.05). DIR: a
+# configured and built tree of this machine (default build/default; scripts/test.sh gives
+# build/test). For each release, in turn: its root (scripts/slurm-root.sh ensure), the
+# plugin built for it (scripts/build-plugin.sh), then
+#   --ci (default): the plugin suite on a cluster of that release (integration.spank_plugin,
+#        with the cross-release test: this tree's plugin in that release's snippet); the
+#        cross-release test the other way (that release's plugin on this machine's Slurm);
+#        a recording of what that release's Slurm prints now (record-slurm-outputs.sh
+#        --out) read by the Slurm gateway's tests (tests/slurm, when the tree has them);
+#        the production-site suite (integration.jobgen_site) on that release;
+#   --full: every integration suite but the timing ones on that release.
+# Each phase's time is printed as it ends, and a table of all at the end. Exit status 1 when
+# any phase failed (the others still run). HETSCALE_TEST_SLURM and the other variables the
+# tests read are set here (tests/integration/cluster_fixture.sh).
+set -uo pipefail
+
+SCRIPT=test-slurm-releases.sh
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=lib/testbed-common.sh
+source "$REPO/scripts/lib/testbed-common.sh"
+usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; }
+
+mode=ci BUILD=$REPO/build/default RELEASES=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --ci) mode=ci; shift ;;
+    --full) mode=full; shift ;;
+    --build) BUILD=${2:?--build needs a directory}; shift 2 ;;
+    -h | --help) usage; exit 0 ;;
+    -*) die "unknown option '$1' (try --help)" ;;
+    *) RELEASES+=("$1"); shift ;;
+  esac
+done
+[ ${#RELEASES[@]} -gt 0 ] || mapfile -t RELEASES < <(find "$REPO/scripts/slurm-roots" -maxdepth 1 -type f -printf '%f\n' | sort -V)
+BUILD=$(abs_path "$BUILD")
+[ -f "$BUILD/CTestTestfile.cmake" ] || die "$BUILD is not a configured build tree (cmake --preset default && cmake --build --preset default)"
+[ "$(id -u)" -eq 0 ] || die "must run as root (the testbed)"
+
+failed=0 table=()
+# phase NAME CMD...: runs CMD, prints and records its time and result.
+phase() {
+  local name=$1 start=$SECONDS rc
+  shift
+  printf '\n==> %s\n' "$name"
+  "$@"
+  rc=$?
+  table+=("$(printf '%-44s %5d s  %s' "$name" $((SECONDS - start)) "$([ $rc = 0 ] && echo ok || echo "FAILED ($rc)")")")
+  printf '==> %s: %d s, %s\n' "$name" $((SECONDS - start)) "$([ $rc = 0 ] && echo ok || echo "FAILED (exit status $rc)")"
+  [ $rc = 0 ] || failed=1
+  return $rc
+}
+
+run_ctest() { ctest --test-dir "$BUILD" --output-on-failure --no-tests=error "$@"; }
+
+# The Slurm gateway's tests (tests/slurm) on a fresh recording of RELEASE.
+recording_check() {
+  local release=$1 out=$BUILD/testbed/recorded-$release
+  rm -rf "$out"
+  "$REPO/scripts/record-slurm-outputs.sh" --slurm "$release" --out "$out" --no-corpus \
+    --run-dir "/tmp/hetscale-record-$release" || return 1
+  if ! ctest --test-dir "$BUILD" -N -R '^slurm\.' | grep -q 'Test *#'; then
+    echo "$BUILD has no tests of the Slurm gateway (tests/slurm): the recording is not checked"
+    return 0
+  fi
+  HETSCALE_TEST_SLURM=$release HETSCALE_TEST_SLURM_RECORDED=$out run_ctest -R '^slurm\.'
+}
+
+total=$SECONDS
+for release in "${RELEASES[@]}"; do
+  phase "$release: root (slurm-root.sh ensure)" "$REPO/scripts/slurm-root.sh" ensure "$release" || continue
+  phase "$release: plugin (build-plugin.sh)" "$REPO/scripts/build-plugin.sh" --slurm "$release" || continue
+  plugin=$REPO/build/slurm-$release/spank_plugin/hetscale.so
+  if [ "$mode" = full ]; then
+    phase "$release: every integration suite" env HETSCALE_TEST_SLURM="$release" \
+      ctest --test-dir "$BUILD" --output-on-failure --no-tests=error -L integration -LE timing
+    continue
+  fi
+  phase "$release: plugin suite on $release" env HETSCALE_TEST_SLURM="$release" \
+    ctest --test-dir "$BUILD" --output-on-failure --no-tests=error -L integration -R '^integration\.spank_plugin\.'
+  phase "$release: its plugin on this machine's Slurm" env HETSCALE_TEST_FOREIGN_PLUGIN="$plugin" \
+    ctest --test-dir "$BUILD" --output-on-failure --no-tests=error -L integration -R 'PluginAcrossReleases'
+  phase "$release: recording and the gateway's readers" recording_check "$release"
+  phase "$release: production-site suite on $release" env HETSCALE_TEST_SLURM="$release" \
+    ctest --test-dir "$BUILD" --output-on-failure --no-tests=error -L integration -R '^integration\.jobgen_site\.'
+done
+
+printf '\n==> Slurm releases (%s): %d s in all\n' "$mode" $((SECONDS - total))
+printf '  %s\n' "${table[@]}"
+exit $failed
