@@ -5,7 +5,7 @@
 # RELEASE: one of scripts/slurm-roots/ (default: all of them, 24.11 and 26.05). DIR: a
 # configured and built tree of this machine (default build/default; scripts/test.sh gives
 # build/test). For each release, in turn: its root (scripts/slurm-root.sh ensure), the
-# plugin built for it (scripts/build-plugin.sh), then
+# plugin built for it (scripts/build-plugin.sh) and its exports, then
 #   --ci (default): the plugin suite on a cluster of that release (integration.spank_plugin,
 #        with the cross-release test: this tree's plugin in that release's snippet); the
 #        cross-release test the other way (that release's plugin on this machine's Slurm);
@@ -74,6 +74,9 @@ for release in "${RELEASES[@]}"; do
   phase "$release: root (slurm-root.sh ensure)" "$REPO/scripts/slurm-root.sh" ensure "$release" || continue
   phase "$release: plugin (build-plugin.sh)" "$REPO/scripts/build-plugin.sh" --slurm "$release" || continue
   plugin=$REPO/build/slurm-$release/spank_plugin/hetscale.so
+  # Only the SPANK symbols, and slurm_spank_init_failure_mode exactly where spank.h has it.
+  phase "$release: plugin exports" "$REPO/tests/spank_plugin/check_exports.sh" "$plugin" \
+    "$(sed -n 's/^HETSCALE_SPANK_HAS_INIT_FAILURE_MODE:INTERNAL=//p' "$REPO/build/slurm-$release/CMakeCache.txt")"
   if [ "$mode" = full ]; then
     phase "$release: every integration suite" env HETSCALE_TEST_SLURM="$release" \
       ctest --test-dir "$BUILD" --output-on-failure --no-tests=error -L integration -LE timing
