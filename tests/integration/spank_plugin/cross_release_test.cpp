@@ -72,7 +72,7 @@ TEST(PluginAcrossReleases, AForeignBuildRunsStepsThatDoNotAskAndFailsThoseThatDo
   // plugin that would have weighed it did not run.
   // (Two ranks through PMIx; one, an MPI singleton, on a Slurm without it.)
   std::vector<std::string> mm_step{"srun", "--mpi=pmix", "-N2", "-n2", HETSCALE_MM, "-N", "64"};
-  if (!has_pmix(tb.slurm_conf)) mm_step = {"srun", "-N1", "-n1", HETSCALE_MM, "-N", "64"};
+  if (!tb.has_pmix()) mm_step = {"srun", "-N1", "-n1", HETSCALE_MM, "-N", "64"};
   const auto mm = run(tb, mm_step, {"HETSCALE_WEIGHTS=marked"});
   EXPECT_FALSE(mm.timed_out) << mm.describe();
   EXPECT_NE(mm.exit_code, 0) << mm.describe();

@@ -15,7 +15,7 @@ using namespace std::chrono_literals;
 
 TEST(PluginKernel, MmRecordsTheInjectedWeights) {
   const Testbed tb = Testbed::from_env();
-  if (!has_pmix(tb.slurm_conf))
+  if (!tb.has_pmix())
     GTEST_SKIP() << "this Slurm has no mpi/pmix plugin (Debian's 26.05): the roots' Open MPI starts ranks "
                     "under srun only through PMIx";
   const std::vector<std::string> step{"-w", "n2,n5", "-N2", "-n2", "--hetscale-weights=marked"};

@@ -86,12 +86,6 @@ std::filesystem::path multi_cpu_layout() {
   return std::filesystem::path(HETSCALE_PLUGIN_TEST_DIR) / "multi-cpu-layout.txt";
 }
 
-bool has_pmix(const std::filesystem::path& slurm_conf) {
-  const CommandResult r = run_command({"srun", "--mpi=list"}, 30s, {"SLURM_CONF=" + slurm_conf.string()});
-  if (!r.ok()) throw std::runtime_error("srun --mpi=list: " + r.describe());
-  return (r.out + r.err).find("pmix") != std::string::npos;
-}
-
 std::filesystem::path fixture_plugin(const Testbed& tb) {
   std::istringstream line(read_text(tb.dir / "plugstack.conf"));
   std::string word, plugin;

@@ -64,11 +64,6 @@ std::filesystem::path spoof_env_plugin(const std::filesystem::path& plugin);
 /// (DIR/env's HETSCALE_TESTBED_SLURM, docs/testbed.md), else "".
 std::string fixture_release(const Testbed& tb);
 
-/// Whether the cluster's Slurm has its PMIx plugin (`srun --mpi=list`): Debian's Slurm
-/// 26.05 (sid) is built without it, and the roots' Open MPI 5 starts ranks under srun
-/// through PMIx only (one rank still starts alone, as an MPI singleton).
-bool has_pmix(const std::filesystem::path& slurm_conf);
-
 /// multi-cpu-layout.txt: p1, p2 (2 CPUs, speed 1.0, group fast), p3 (4 CPUs, 0.5, slow).
 std::filesystem::path multi_cpu_layout();
 

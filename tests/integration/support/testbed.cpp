@@ -1,5 +1,7 @@
 #include "support/testbed.hpp"
 
+#include "support/process.hpp"
+
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -60,6 +62,13 @@ Testbed Testbed::from_env() {
   t.slurm_conf = require_env("SLURM_CONF");
   t.nodes = read_layout(t.dir / "layout.txt");
   return t;
+}
+
+bool Testbed::has_pmix() const {
+  const CommandResult r =
+      run_command({"srun", "--mpi=list"}, std::chrono::seconds(30), {"SLURM_CONF=" + slurm_conf.string()});
+  if (!r.ok()) throw std::runtime_error("srun --mpi=list: " + r.describe());
+  return (r.out + r.err).find("pmix") != std::string::npos;
 }
 
 std::string Testbed::node_list() const {

@@ -33,6 +33,10 @@ struct Testbed {
   [[nodiscard]] std::filesystem::path jobcomp_log() const { return dir / "jobcomp.log"; }
   /// Node names joined with commas ("n1,n2,...").
   [[nodiscard]] std::string node_list() const;
+  /// Whether the cluster's Slurm has its PMIx plugin (`srun --mpi=list`). Debian's Slurm
+  /// 26.05 (sid) is built without it, and Open MPI 5 (the roots') starts ranks under srun
+  /// through PMIx only: multi-rank MPI steps cannot run there (docs/testbed.md).
+  [[nodiscard]] bool has_pmix() const;
   /// The first node with exactly this speed factor; throws when there is none.
   [[nodiscard]] const TestbedNode& node_with_speed(double speed) const;
 };
