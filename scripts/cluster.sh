@@ -11,8 +11,9 @@
 # MariaDB and slurmdbd, so that `sacct` works and unknown accounts and QOS are refused;
 # none runs neither. --slurm names the Slurm release: this machine's (22.05, the default)
 # or one of scripts/slurm-roots/ (24.11, 26.05), whose daemons run from a Debian root
-# (scripts/slurm-root.sh) and whose clients DIR/env puts first on PATH (DIR/bin).
-# `down` stops exactly what `up` started.
+# (scripts/slurm-root.sh) and whose clients DIR/env puts first on PATH (DIR/bin); the
+# host programs named in HETSCALE_TESTBED_HOST_PROGRAMS get the host's copies of the
+# libraries that root lacks. `down` stops exactly what `up` started.
 set -euo pipefail
 
 SCRIPT=cluster.sh
@@ -39,7 +40,7 @@ ACCT_DB=slurm_acct_db
 ACCOUNT=hetscale
 ACCT_USERS="root,$TEST_USER"
 
-usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
 
 parse_args() {
   VERB=${1:-}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the tests on other Slurm releases of the testbed ("legs", docs/testbed.md, "Slurm
 # releases"), with the test binaries of one host build tree:
-#   scripts/test-slurm-releases.sh [--ci | --full] [--build DIR] [RELEASE...]
+#   scripts/test-slurm-releases.sh [--ci [--recorded] | --full | --record-only] [--build DIR] [RELEASE...]
 # RELEASE: one of scripts/slurm-roots/ (default: all of them, 24.11 and 26.05). DIR: a
 # configured and built tree of this machine (default build/default; scripts/test.sh gives
 # build/test). For each release, in turn: its root (scripts/slurm-root.sh ensure), the
@@ -10,9 +10,12 @@
 #        with the cross-release test: this tree's plugin in that release's snippet); the
 #        cross-release test the other way (that release's plugin on this machine's Slurm);
 #        a recording of what that release's Slurm prints now (record-slurm-outputs.sh
-#        --out) read by the Slurm gateway's tests (tests/slurm, when the tree has them);
+#        --out build/slurm-recordings/RELEASE; with --recorded, the one --record-only
+#        made) read by the Slurm gateway's tests (tests/slurm, when the tree has them);
 #        the production-site suite (integration.jobgen_site) on that release;
-#   --full: every integration suite but the timing ones on that release.
+#   --full: every integration suite but the timing ones on that release;
+#   --record-only: only the root and the recording (scripts/test.sh makes them in the
+#        background while it builds, then runs --ci --recorded).
 # Each phase's time is printed as it ends, and a table of all at the end. Exit status 1 when
 # any phase failed (the others still run). HETSCALE_TEST_SLURM and the other variables the
 # tests read are set here (tests/integration/cluster_fixture.sh).
@@ -22,13 +25,16 @@ SCRIPT=test-slurm-releases.sh
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=lib/testbed-common.sh
 source "$REPO/scripts/lib/testbed-common.sh"
-usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; }
 
-mode=ci BUILD=$REPO/build/default RELEASES=()
+mode=ci recorded=0 BUILD=$REPO/build/default RELEASES=()
+RECORDINGS=$REPO/build/slurm-recordings
 while [ $# -gt 0 ]; do
   case "$1" in
     --ci) mode=ci; shift ;;
     --full) mode=full; shift ;;
+    --record-only) mode=record; shift ;;
+    --recorded) recorded=1; shift ;;
     --build) BUILD=${2:?--build needs a directory}; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     -*) die "unknown option '$1' (try --help)" ;;
@@ -37,7 +43,7 @@ while [ $# -gt 0 ]; do
 done
 [ ${#RELEASES[@]} -gt 0 ] || mapfile -t RELEASES < <(find "$REPO/scripts/slurm-roots" -maxdepth 1 -type f -printf '%f\n' | sort -V)
 BUILD=$(abs_path "$BUILD")
-[ -f "$BUILD/CTestTestfile.cmake" ] || die "$BUILD is not a configured build tree (cmake --preset default && cmake --build --preset default)"
+[ "$mode" = record ] || [ -f "$BUILD/CTestTestfile.cmake" ] || die "$BUILD is not a configured build tree (cmake --preset default && cmake --build --preset default)"
 [ "$(id -u)" -eq 0 ] || die "must run as root (the testbed)"
 
 failed=0 table=()
@@ -56,12 +62,23 @@ phase() {
 
 run_ctest() { ctest --test-dir "$BUILD" --output-on-failure --no-tests=error "$@"; }
 
+# record RELEASE: what RELEASE's Slurm prints now, into RECORDINGS/RELEASE.
+record() {
+  rm -rf "${RECORDINGS:?}/$1"
+  mkdir -p "$RECORDINGS"
+  "$REPO/scripts/record-slurm-outputs.sh" --slurm "$1" --out "$RECORDINGS/$1" --no-corpus \
+    --run-dir "/tmp/hetscale-record-$1"
+}
+
 # The Slurm gateway's tests (tests/slurm) on a fresh recording of RELEASE.
 recording_check() {
-  local release=$1 out=$BUILD/testbed/recorded-$release
-  rm -rf "$out"
-  "$REPO/scripts/record-slurm-outputs.sh" --slurm "$release" --out "$out" --no-corpus \
-    --run-dir "/tmp/hetscale-record-$release" || return 1
+  local release=$1 out=$RECORDINGS/$1
+  if [ "$recorded" = 1 ]; then
+    [ -f "$out/README.md" ] || { echo "no recording of $release in $out (--record-only makes it)"; return 1; }
+    echo "the recording made by --record-only: $out"
+  else
+    record "$release" || return 1
+  fi
   if ! ctest --test-dir "$BUILD" -N -R '^slurm\.' | grep -q 'Test *#'; then
     echo "$BUILD has no tests of the Slurm gateway (tests/slurm): the recording is not checked"
     return 0
@@ -72,6 +89,10 @@ recording_check() {
 total=$SECONDS
 for release in "${RELEASES[@]}"; do
   phase "$release: root (slurm-root.sh ensure)" "$REPO/scripts/slurm-root.sh" ensure "$release" || continue
+  if [ "$mode" = record ]; then
+    phase "$release: recording (record-slurm-outputs.sh)" record "$release"
+    continue
+  fi
   phase "$release: plugin (build-plugin.sh)" "$REPO/scripts/build-plugin.sh" --slurm "$release" || continue
   plugin=$REPO/build/slurm-$release/spank_plugin/hetscale.so
   # Only the SPANK symbols, and slurm_spank_init_failure_mode exactly where spank.h has it.
