@@ -3,8 +3,8 @@
 # test (unit; a short run of every fuzz target; integration with the local Slurm cluster
 # and PostgreSQL brought up and torn down by CTest fixtures, then the timing sanity
 # bounds, where a failed test is run once more), then the same test binaries against the
-# testbed's other Slurm releases (scripts/test-slurm-releases.sh --ci: their roots and
-# plugins are built in the background while this machine's build runs), then runs the unit
+# testbed's other Slurm releases (scripts/test-slurm-releases.sh --ci: their roots, plugins
+# and recordings are made in the background while this machine's build runs), then runs the unit
 # suite again under ASan + UBSan. Prints the time of each step.
 #   scripts/test.sh            everything
 #   scripts/test.sh --no-asan  skip the sanitizer pass (faster local iteration)
@@ -46,9 +46,10 @@ stop_leftover_testbed() {
 }
 
 # The other Slurm releases' roots (debootstrap and apt, mostly waiting on the network and
-# dpkg) and their plugins are made in the background while this machine's tree builds.
+# dpkg), their plugins and the recordings of what they print (a cluster waiting on a job
+# that times out) are made in the background while this machine's tree builds.
 if [ "$legs" = 1 ]; then
-  step "Slurm releases: roots and plugins, in the background (log build/slurm-releases-prepare.log)"
+  step "Slurm releases: roots, plugins and recordings, in the background (log build/slurm-releases-prepare.log)"
   mkdir -p build
   (
     for release in $(find scripts/slurm-roots -maxdepth 1 -type f -printf '%f\n' | sort -V); do
@@ -58,6 +59,9 @@ if [ "$legs" = 1 ]; then
       start=$SECONDS
       CMAKE_BUILD_PARALLEL_LEVEL=1 scripts/build-plugin.sh --slurm "$release" >/dev/null || exit 1
       echo "plugin $release: $((SECONDS - start)) s"
+      start=$SECONDS
+      scripts/test-slurm-releases.sh --record-only "$release" >/dev/null || exit 1
+      echo "recording $release: $((SECONDS - start)) s"
     done
   ) >build/slurm-releases-prepare.log 2>&1 &
   legs_prepare=$!
@@ -99,11 +103,11 @@ if [ -n "$retried" ]; then
 fi
 
 if [ "$legs" = 1 ]; then
-  step "the other Slurm releases' roots and plugins (made in the background)"
+  step "the other Slurm releases' roots, plugins and recordings (made in the background)"
   wait "$legs_prepare" || { cat build/slurm-releases-prepare.log; echo "test.sh: preparing the Slurm releases failed"; exit 1; }
   cat build/slurm-releases-prepare.log
   step "Slurm releases: plugin suite, cross-release loading, recordings, production site (scripts/test-slurm-releases.sh --ci)"
-  scripts/test-slurm-releases.sh --ci --build build/test
+  scripts/test-slurm-releases.sh --ci --recorded --build build/test
 fi
 
 if [ "$asan" = 1 ]; then
