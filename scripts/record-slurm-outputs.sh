@@ -274,6 +274,8 @@ record() {
   rec sacct-json-starttime.json stdout "every job since a date, as \`hetscale collect --sacct\` asks" \
     sacct --json --allusers --starttime now-7days
   rec sacct-json-failed-job.json stdout "the job that exited 3 alone" sacct --json --allusers --jobs "$J_FAIL"
+  rec sacct-json-no-such-name.json stdout "jobs of a name no job has" \
+    sacct --json --allusers --starttime now-1days --name no-such-job-name
   # Every data_parser version the release offers: a site's own tools may ask for any.
   PARSERS=$(grep -o 'v[0-9][0-9.]*' "$NEW/sacct-json-list.txt" | sort -V | tr '\n' ' ') || true
   OLDEST=${PARSERS%% *}
