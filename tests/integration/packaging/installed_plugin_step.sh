@@ -86,8 +86,9 @@ awk -v layout="$layout" '
     if (sum - 1 > 1e-12 || 1 - sum > 1e-12) { print "FAIL: weights sum to " sum; bad = 1 }
     exit bad }' <<<"$step" || fail "the weighted step does not follow the site table"
 
-# A step that does not ask gets nothing from the plugin (default=off).
-plain=$(srun -N1 -n1 sh -c 'env | grep ^HETSCALE_ || true')
+# A step that does not ask gets nothing from the plugin (default=off); HETSCALE_TEST* are
+# the test run's own variables, which srun hands on.
+plain=$(srun -N1 -n1 sh -c 'env | grep ^HETSCALE_ | grep -v ^HETSCALE_TEST || true')
 [ -z "$plain" ] || fail "a step that did not ask got: $plain"
 
 "$cluster" down --run-dir "$run_dir"
