@@ -25,9 +25,9 @@
 #include "hetscale/jobgen/refine.hpp"
 #include "hetscale/jobgen/study_files.hpp"
 #include "hetscale/site/site_table.hpp"
+#include "hetscale/slurm/queries.hpp"
 #include "hetscale/study/round_check.hpp"
 #include "hetscale/study/round_files.hpp"
-#include "hetscale/study/slurm_query.hpp"
 #include "hetscale/study/stored_study.hpp"
 
 namespace hetscale::cli {
@@ -40,7 +40,7 @@ using study::measured_runs;
 using study::next_round;
 using study::read_stored_study;
 using study::study_progress;
-using study::submit_study;
+using slurm::submit_study;
 
 namespace fs = std::filesystem;
 
@@ -251,7 +251,7 @@ void resubmit(const JobgenArgs& args, Context& context) {
   collector::collect(args.db, plan, no_stdin, context.err);
   context.out << fmt::format("round {} loaded into the database\n", next.round);
   if (args.no_submit) return;
-  context.out << submit_study(args.output);
+  context.out << slurm::submit_study(args.output);
 }
 
 void run_jobgen(const JobgenArgs& args, Context& context) {

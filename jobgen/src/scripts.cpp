@@ -7,6 +7,7 @@
 #include <span>
 
 #include "hetscale/site/hostlist.hpp"
+#include "hetscale/slurm/scontrol.hpp"
 
 namespace hetscale::jobgen {
 namespace {
@@ -209,7 +210,7 @@ std::string render_twin_array_script(const Study& study, std::size_t runs, const
   out += "# of the site, one serial array task each. Submit from the study directory:\n";
   out += "#   sbatch twin.sbatch\n";
   out += fmt::format("#SBATCH --job-name={}\n", study.spec.name);
-  placement_options(out, slurm, slurm.time_limit.value_or(format_slurm_time(time_limit_rule.fallback_seconds)));
+  placement_options(out, slurm, slurm.time_limit.value_or(slurm::format_slurm_time(time_limit_rule.fallback_seconds)));
   out += "#SBATCH --ntasks=1\n";
   out += fmt::format("#SBATCH --array=0-{}{}\n", runs == 0 ? 0 : runs - 1, throttle_suffix(slurm.array_throttle));
   out += "#SBATCH --output=logs/twin-%A_%a.out\n";

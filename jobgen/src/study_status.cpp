@@ -20,14 +20,6 @@ bool same_parameter(double a, double b) {
   return std::abs(a - b) <= 1e-9 * std::max({1.0, std::abs(a), std::abs(b)});
 }
 
-std::uint64_t task_index(std::string_view text, std::string_view whole) {
-  std::uint64_t value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || error != std::errc() || end != text.data() + text.size())
-    throw Error(fmt::format("not a Slurm array task list: '{}'", whole));
-  return value;
-}
-
 TaskState state_of_job(std::string_view slurm_state) {
   static const std::set<std::string_view> waiting = {"PENDING", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED",
                                                      "RESV_DEL_HOLD", "SPECIAL_EXIT"};
@@ -41,9 +33,8 @@ TaskState state_of_job(std::string_view slurm_state) {
 
 bool runs_index(const SlurmJobState& job, std::uint64_t index) {
   if (job.array_task_id) return *job.array_task_id == index;
-  if (job.pending_array_tasks.empty()) return false;
-  const auto all = expand_array_tasks(job.pending_array_tasks);
-  return std::find(all.begin(), all.end(), index) != all.end();
+  return std::find(job.pending_array_tasks.begin(), job.pending_array_tasks.end(), index) !=
+         job.pending_array_tasks.end();
 }
 
 }  // namespace
@@ -58,30 +49,6 @@ std::vector<ArrayTask> array_tasks(const Study& round) {
                      set.repetitions.empty() ? every : set.repetitions.at(i), array_job_name(round, set),
                      round.spec.slurm.weights.size()});
     }
-  }
-  return out;
-}
-
-std::vector<std::uint64_t> expand_array_tasks(std::string_view text) {
-  const std::string_view list = text.substr(0, text.find('%'));
-  std::vector<std::uint64_t> out;
-  std::size_t at = 0;
-  while (at <= list.size()) {
-    const std::size_t comma = std::min(list.find(',', at), list.size());
-    std::string_view item = list.substr(at, comma - at);
-    std::uint64_t step = 1;
-    if (const auto colon = item.find(':'); colon != std::string_view::npos) {
-      step = task_index(item.substr(colon + 1), text);
-      item = item.substr(0, colon);
-      if (step == 0) throw Error(fmt::format("not a Slurm array task list: '{}'", text));
-    }
-    const auto dash = item.find('-');
-    const std::uint64_t first = task_index(item.substr(0, dash), text);
-    const std::uint64_t last = dash == std::string_view::npos ? first : task_index(item.substr(dash + 1), text);
-    if (last < first || last - first > 10'000'000)
-      throw Error(fmt::format("not a Slurm array task list: '{}'", text));
-    for (std::uint64_t i = first; i <= last; i += step) out.push_back(i);
-    at = comma + 1;
   }
   return out;
 }

@@ -13,21 +13,13 @@
 #include "hetscale/jobgen/study.hpp"
 #include "hetscale/model/isospeed.hpp"
 #include "hetscale/model/units.hpp"
+#include "hetscale/slurm/scontrol.hpp"
 
 namespace hetscale::jobgen {
 namespace {
 
 double work_at(const Study& study, double parameter) {
   return study.spec.workload.evaluate(std::span<const double>(&parameter, 1));
-}
-
-std::optional<std::uint64_t> digits(std::string_view s) {
-  if (s.empty() || s.size() > 9 ||
-      !std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }))
-    return std::nullopt;
-  std::uint64_t v = 0;
-  for (char c : s) v = v * 10 + static_cast<std::uint64_t>(c - '0');
-  return v;
 }
 
 std::string number(double v) { return fmt::format("{:.4g}", v); }
@@ -45,55 +37,14 @@ SetTimeLimit from_seconds_per_run(const Study& study, double seconds, std::strin
                        number(rule.startup_seconds), number(total));
   basis += limit > minutes * 60 ? fmt::format("raised to the floor of {} min", rule.floor_seconds / 60)
                                 : "rounded up to whole minutes";
-  return {format_slurm_time(limit), limit, std::move(basis)};
+  return {slurm::format_slurm_time(limit), limit, std::move(basis)};
 }
 
 }  // namespace
 
-std::optional<std::uint64_t> parse_slurm_time(std::string_view text) {
-  std::uint64_t days = 0;
-  std::string_view clock = text;
-  const bool has_days = text.find('-') != std::string_view::npos;
-  if (has_days) {
-    const auto d = digits(text.substr(0, text.find('-')));
-    if (!d) return std::nullopt;
-    days = *d;
-    clock = text.substr(text.find('-') + 1);
-  }
-  std::vector<std::uint64_t> fields;
-  for (std::size_t start = 0;;) {
-    const auto colon = clock.find(':', start);
-    const auto v = digits(clock.substr(start, colon == std::string_view::npos ? std::string_view::npos : colon - start));
-    if (!v) return std::nullopt;
-    fields.push_back(*v);
-    if (colon == std::string_view::npos) break;
-    start = colon + 1;
-  }
-  if (fields.size() > 3) return std::nullopt;
-  std::uint64_t seconds = 0;
-  if (has_days) {  // D-H, D-H:M, D-H:M:S
-    const std::uint64_t unit[] = {3600, 60, 1};
-    for (std::size_t i = 0; i < fields.size(); ++i) seconds += fields[i] * unit[i];
-  } else if (fields.size() == 1) {  // M
-    seconds = fields[0] * 60;
-  } else if (fields.size() == 2) {  // M:S
-    seconds = fields[0] * 60 + fields[1];
-  } else {  // H:M:S
-    seconds = fields[0] * 3600 + fields[1] * 60 + fields[2];
-  }
-  return days * 86400 + seconds;
-}
-
-std::string format_slurm_time(std::uint64_t seconds) {
-  const std::uint64_t days = seconds / 86400;
-  const std::uint64_t h = seconds % 86400 / 3600, m = seconds % 3600 / 60, s = seconds % 60;
-  if (days > 0) return fmt::format("{}-{:02}:{:02}:{:02}", days, h, m, s);
-  return fmt::format("{:02}:{:02}:{:02}", h, m, s);
-}
-
 SetTimeLimit planned_time_limit(const Study& study, const StudySet& set) {
   if (const auto& fixed = study.spec.slurm.time_limit)
-    return {*fixed, parse_slurm_time(*fixed).value_or(0), "fixed by [slurm] time_limit"};
+    return {*fixed, slurm::parse_slurm_time(*fixed).value_or(0), "fixed by [slurm] time_limit"};
   return estimated_time_limit(study, set);
 }
 
@@ -109,12 +60,12 @@ SetTimeLimit estimated_time_limit(const Study& study, const StudySet& set) {
   }();
   const std::uint64_t fallback = time_limit_rule.fallback_seconds;
   if (!scale) {
-    return {format_slurm_time(fallback), fallback,
-            fmt::format("the speed unit '{}' gives no seconds: the default {}", unit, format_slurm_time(fallback))};
+    return {slurm::format_slurm_time(fallback), fallback,
+            fmt::format("the speed unit '{}' gives no seconds: the default {}", unit, slurm::format_slurm_time(fallback))};
   }
   if (!(set.set.marked_speed > 0)) {
-    return {format_slurm_time(fallback), fallback,
-            fmt::format("machine set {} has no marked speed: the default {}", set.set.index, format_slurm_time(fallback))};
+    return {slurm::format_slurm_time(fallback), fallback,
+            fmt::format("machine set {} has no marked speed: the default {}", set.set.index, slurm::format_slurm_time(fallback))};
   }
   const double n = set.parameter_values.back();
   const double w = work_at(study, n);
@@ -167,9 +118,9 @@ void cap_time_limits(Study& study, std::uint64_t max_seconds, const std::string&
     SetTimeLimit& limit = set.time_limit;
     if (limit.seconds <= max_seconds) continue;
     limit.basis += fmt::format("; {} capped at MaxTime {} of partition '{}'", limit.slurm_time,
-                               format_slurm_time(max_seconds), partition);
+                               slurm::format_slurm_time(max_seconds), partition);
     limit.seconds = max_seconds;
-    limit.slurm_time = format_slurm_time(max_seconds);
+    limit.slurm_time = slurm::format_slurm_time(max_seconds);
   }
 }
 

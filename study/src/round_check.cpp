@@ -17,20 +17,20 @@ namespace fs = std::filesystem;
 
 // The largest set against the partition as Slurm has it; estimated time limits are
 // capped at its MaxTime.
-void check_partition(jobgen::Study& round, const RoundCheck& check, const PartitionQuery& q, std::ostream& notes) {
+void check_partition(jobgen::Study& round, const RoundCheck& check, const slurm::PartitionQuery& q, std::ostream& notes) {
   const std::string& name = round.spec.slurm.partition;
   if (name.empty()) return;  // the cluster's default: submitting will tell
   switch (q.status) {
-    case PartitionQuery::Status::found:
+    case slurm::PartitionQuery::Status::found:
       jobgen::check_partition(round, q.partition, check.partition_named_at);
       if (q.partition.max_time_seconds) jobgen::cap_time_limits(round, *q.partition.max_time_seconds, name);
       return;
-    case PartitionQuery::Status::unknown: {
+    case slurm::PartitionQuery::Status::unknown: {
       const std::string message = fmt::format("partition '{}' does not exist in this Slurm cluster", name);
       if (check.partition_by_option) throw OptionValueError(message);
       throw ConfigError(round.spec.slurm.partition_where, message);
     }
-    case PartitionQuery::Status::unreachable:
+    case slurm::PartitionQuery::Status::unreachable:
       notes << check.note_prefix
             << fmt::format("Slurm not reachable ({}); machine sets not checked against partition '{}'\n", q.detail,
                            name);
@@ -75,8 +75,8 @@ std::string replacement_line(const jobgen::NodeReplacement& replacement, const j
   return fmt::format("{} ({} {})", replacement.describe(), speeds, replaced.site.speed_unit);
 }
 
-CheckedRound check_round(jobgen::Study round, const RoundCheck& check, const NodeStatesQuery& nodes,
-                         const PartitionQuery& partition, std::ostream& out, std::ostream& notes) {
+CheckedRound check_round(jobgen::Study round, const RoundCheck& check, const slurm::NodeStatesQuery& nodes,
+                         const slurm::PartitionQuery& partition, std::ostream& out, std::ostream& notes) {
   if (!nodes.reachable) return {std::move(round), nodes.detail};
   check_partition(round, check, partition, notes);
   const auto unavailable = jobgen::unavailable_members(round, nodes.states);
@@ -85,15 +85,15 @@ CheckedRound check_round(jobgen::Study round, const RoundCheck& check, const Nod
   auto replaced = jobgen::replace_unavailable(round, nodes.states);
   for (const auto& r : replaced.replacements) out << replacement_line(r, replaced.study) << '\n';
   // The replacements against the partition too, and the new sets' time limits capped.
-  if (partition.status == PartitionQuery::Status::found) check_partition(replaced.study, check, partition, notes);
+  if (partition.status == slurm::PartitionQuery::Status::found) check_partition(replaced.study, check, partition, notes);
   return {std::move(replaced.study), {}};
 }
 
 CheckedRound check_round_against_slurm(jobgen::Study round, const RoundCheck& check, std::ostream& out,
                                        std::ostream& notes) {
-  const NodeStatesQuery nodes = query_node_states();
-  PartitionQuery partition;
-  if (nodes.reachable && !round.spec.slurm.partition.empty()) partition = query_partition(round.spec.slurm.partition);
+  const slurm::NodeStatesQuery nodes = slurm::query_node_states();
+  slurm::PartitionQuery partition;
+  if (nodes.reachable && !round.spec.slurm.partition.empty()) partition = slurm::query_partition(round.spec.slurm.partition);
   return check_round(std::move(round), check, nodes, partition, out, notes);
 }
 
@@ -104,9 +104,9 @@ std::string test_set_scripts(const jobgen::Study& round, const std::vector<jobge
     if (file.path.extension() != ".sbatch") continue;
     const fs::path script = scratch.path() / file.path.filename();
     std::ofstream(script, std::ios::binary) << file.content;
-    const SubmissionTest t = test_submission(script.string());
-    if (t.status == SubmissionTest::Status::accepted) continue;
-    if (t.status == SubmissionTest::Status::unreachable) return t.detail;
+    const slurm::SubmissionTest t = slurm::test_submission(script.string());
+    if (t.status == slurm::SubmissionTest::Status::accepted) continue;
+    if (t.status == slurm::SubmissionTest::Status::unreachable) return t.detail;
     const std::string key = jobgen::refused_slurm_key(t.detail);
     const std::string message = fmt::format("Slurm refuses {} (sbatch --test-only): {}", file.path.string(), t.detail);
     if (key == "partition" && check.partition_by_option)

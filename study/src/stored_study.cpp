@@ -11,14 +11,15 @@
 #include <ctime>
 
 #include "hetscale/base/error.hpp"
-#include "hetscale/collector/jobcomp.hpp"
 #include "hetscale/collector/migrations.hpp"
-#include "hetscale/collector/sacct.hpp"
 #include "hetscale/collector/session.hpp"
+#include "hetscale/collector/slurm_jobs.hpp"
 #include "hetscale/jobgen/refine.hpp"
 #include "hetscale/jobgen/study_files.hpp"
 #include "hetscale/site/study_plan.hpp"
-#include "hetscale/study/slurm_query.hpp"
+#include "hetscale/slurm/jobcomp.hpp"
+#include "hetscale/slurm/queries.hpp"
+#include "hetscale/slurm/sacct.hpp"
 
 namespace hetscale::study {
 namespace {
@@ -122,7 +123,7 @@ jobgen::Study latest_round_study(const std::string& experiment, const StoredStud
 
 namespace {
 
-jobgen::SlurmJobState job_state(const collector::JobCompletion& job) {
+jobgen::SlurmJobState job_state(const slurm::JobRecord& job) {
   return {job.cluster, job.job_id, job.job_name, job.array_job_id, job.array_task_id, job.pending_array_tasks,
           job.state};
 }
@@ -160,11 +161,11 @@ StudyProgress study_progress(const std::string& db, const std::string& experimen
     }
   }
   std::vector<jobgen::SlurmJobState> jobs;
-  const AccountingQuery q = names.empty() ? AccountingQuery{AccountingQuery::Status::answered, R"({"jobs":[]})", ""}
-                                          : query_accounting({"--allusers", "--starttime", first_day(stored.experiment->rounds),
+  const slurm::AccountingQuery q = names.empty() ? slurm::AccountingQuery{slurm::AccountingQuery::Status::answered, R"({"jobs":[]})", ""}
+                                          : slurm::query_accounting({"--allusers", "--starttime", first_day(stored.experiment->rounds),
                                                               "--name", fmt::format("{}", fmt::join(names, ","))});
-  if (q.status == AccountingQuery::Status::answered) {
-    for (const auto& job : collector::read_sacct_json(q.json, "sacct --json")) jobs.push_back(job_state(job));
+  if (q.status == slurm::AccountingQuery::Status::answered) {
+    for (const auto& job : slurm::read_sacct_json(q.json, "sacct --json")) jobs.push_back(job_state(job));
     out.job_source = "sacct";
   } else {
     // Where no accounting answers: the ended jobs collected from jobcomp files.
@@ -176,7 +177,7 @@ StudyProgress study_progress(const std::string& db, const std::string& experimen
     out.job_source = "slurm_jobs";
     notes << fmt::format("note: {} ({}); job states are the ended jobs collected into the database (hetscale "
                          "collect --jobcomp FILE); pending and running jobs are not seen\n",
-                         q.status == AccountingQuery::Status::disabled ? "this Slurm keeps no job accounting"
+                         q.status == slurm::AccountingQuery::Status::disabled ? "this Slurm keeps no job accounting"
                                                                        : "sacct did not answer",
                          q.detail);
   }

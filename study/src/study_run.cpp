@@ -15,7 +15,6 @@
 #include "hetscale/collector/experiment_forecast.hpp"
 #include "hetscale/collector/forecast_batch.hpp"
 #include "hetscale/collector/migrations.hpp"
-#include "hetscale/collector/sacct.hpp"
 #include "hetscale/collector/session.hpp"
 #include "hetscale/collector/stored_set_equalization.hpp"
 #include "hetscale/collector/study_queries.hpp"
@@ -24,9 +23,10 @@
 #include "hetscale/jobgen/study_files.hpp"
 #include "hetscale/jobgen/time_limit.hpp"
 #include "hetscale/site/site_table.hpp"
+#include "hetscale/slurm/queries.hpp"
+#include "hetscale/slurm/sacct.hpp"
 #include "hetscale/study/round_check.hpp"
 #include "hetscale/study/round_files.hpp"
-#include "hetscale/study/slurm_query.hpp"
 #include "hetscale/study/stored_study.hpp"
 #include "hetscale/study/study_step.hpp"
 #include "hetscale/twin/conduct.hpp"
@@ -122,7 +122,7 @@ std::vector<SubmittedArray> submit_rounds(const std::vector<PlannedRound>& round
     for (const auto& set : r.study.sets) {
       if (set.parameter_values.empty()) continue;
       const std::string script = jobgen::set_script_name(set);
-      const std::uint64_t id = submit_job(script, r.directory.string(), after);
+      const std::uint64_t id = slurm::submit_job(script, r.directory.string(), after);
       arrays.push_back({r.experiment, static_cast<std::uint32_t>(set.set.index), id, r.directory.string()});
       jobs += fmt::format("{} {} {}\n", set.set.index, id, script);
       out << fmt::format("submitted {} round {} set {} as job {}\n", r.experiment, r.study.round, set.set.index, id);
@@ -137,7 +137,7 @@ std::uint64_t submit_controller(const std::string& study_name, StudyState& state
                                 const std::vector<std::uint64_t>& after, std::ostream& out) {
   write_file_atomically(dir / "controller.sbatch", controller_script(study_name, state, dir), 0755);
   fs::create_directories(dir / "logs");
-  const std::uint64_t id = submit_job((dir / "controller.sbatch").string(), dir.string(), after);
+  const std::uint64_t id = slurm::submit_job((dir / "controller.sbatch").string(), dir.string(), after);
   state.controller = id;
   record(state, "controller", fmt::format("controller job {} submitted", id));
   out << fmt::format("submitted controller job {} ({}-controller)\n", id, study_name);
@@ -150,9 +150,9 @@ void collect_arrays(const StudyState& state, const fs::path& dir, std::ostream& 
   if (state.arrays.empty()) return;
   std::string ids;
   for (const auto id : state.array_job_ids()) ids += fmt::format("{}{}", ids.empty() ? "" : ",", id);
-  const AccountingQuery q = query_accounting({"--allusers", "--jobs", ids});
-  if (q.status == AccountingQuery::Status::answered) {
-    for (const auto& job : collector::read_sacct_json(q.json, "sacct --json"))
+  const slurm::AccountingQuery q = slurm::query_accounting({"--allusers", "--jobs", ids});
+  if (q.status == slurm::AccountingQuery::Status::answered) {
+    for (const auto& job : slurm::read_sacct_json(q.json, "sacct --json"))
       if (job.state != "COMPLETED")
         throw Error(fmt::format("job {} ({}) ended {}: see its log under {}", job.job_id, job.job_name, job.state,
                                 dir.string()));
@@ -483,7 +483,7 @@ StudyState step_study(const fs::path& dir, std::ostream& out) {
     out << fmt::format("study {}: nothing to do\n", to_string(state.stage));
     return state;
   }
-  const auto active = active_jobs(state.array_job_ids());
+  const auto active = slurm::active_jobs(state.array_job_ids());
   if (!active.empty()) {  // started by hand before its arrays ended
     submit_controller(spec_of(state).name, state, dir, active, out);
     save_state(dir, state);
@@ -495,8 +495,8 @@ StudyState step_study(const fs::path& dir, std::ostream& out) {
 StudyState resume_study(const fs::path& dir, std::ostream& out) {
   StudyState state = load_state(dir);
   const bool controller_active =
-      state.controller && !active_jobs({*state.controller}).empty();
-  const auto active_arrays = active_jobs(state.array_job_ids());
+      state.controller && !slurm::active_jobs({*state.controller}).empty();
+  const auto active_arrays = slurm::active_jobs(state.array_job_ids());
   const ResumeAction action = resume_action(state, controller_active, !active_arrays.empty());
   const bool takes_step = action == ResumeAction::wait_for_arrays || action == ResumeAction::step_now;
   if (state.stage == Stage::failed && takes_step) {  // the failed step taken again

@@ -31,7 +31,7 @@ Study study() {
 
 SlurmJobState task_job(std::uint64_t id, std::string name, std::uint64_t array, std::uint64_t index,
                        std::string state) {
-  return {"hetscale", id, std::move(name), array, index, "", std::move(state)};
+  return {"hetscale", id, std::move(name), array, index, {}, std::move(state)};
 }
 
 TEST(ArrayJobName, NamesTheRoundAfterTheFirst) {
@@ -52,16 +52,6 @@ TEST(ArrayTasks, OnePerSizeWithEveryRepetition) {
   EXPECT_EQ(tasks[4].job_name, "mm-scaling-set1");
 }
 
-TEST(ExpandArrayTasks, RangesStepsListsAndTheThrottle) {
-  EXPECT_THAT(expand_array_tasks("0-4%1"), ElementsAre(0, 1, 2, 3, 4));
-  EXPECT_THAT(expand_array_tasks("1,3-7:2"), ElementsAre(1, 3, 5, 7));
-  EXPECT_THAT(expand_array_tasks("2"), ElementsAre(2));
-  EXPECT_THROW(expand_array_tasks("a-b"), Error);
-  EXPECT_THROW(expand_array_tasks("4-2"), Error);
-  EXPECT_THROW(expand_array_tasks(""), Error);
-  EXPECT_THROW(expand_array_tasks("1-3:0"), Error);
-}
-
 TEST(TaskStatuses, CollectedRecordsWinOverTheJobAndTheLatestJobCounts) {
   const auto tasks = array_tasks(study());
   const std::vector<SlurmJobState> jobs = {
@@ -70,7 +60,7 @@ TEST(TaskStatuses, CollectedRecordsWinOverTheJobAndTheLatestJobCounts) {
       task_job(13, "mm-scaling-set0", 10, 2, "CANCELLED"),
       task_job(30, "mm-scaling-set0", 30, 2, "COMPLETED"),  // submitted again: the latest wins
       task_job(21, "mm-scaling-set1", 20, 0, "RUNNING"),
-      {"hetscale", 20, "mm-scaling-set1", 20, std::nullopt, "1-2%1", "PENDING"},
+      {"hetscale", 20, "mm-scaling-set1", 20, std::nullopt, {1, 2}, "PENDING"},
       task_job(99, "other-set1", 98, 0, "FAILED"),  // another study's job
   };
   const std::vector<CollectedRun> runs = {{0, 100, 0}, {0, 100, 1}, {0, 400, 0}, {1, 200, 0}};

@@ -4,23 +4,10 @@
 
 #include "hetscale/jobgen/measurements.hpp"
 #include "hetscale/jobgen/study.hpp"
+#include "hetscale/slurm/scontrol.hpp"
 
 namespace hetscale::jobgen {
 namespace {
-
-TEST(TimeLimit, ReadsSlurmsTimeFormats) {
-  EXPECT_EQ(parse_slurm_time("30"), 1800U);                   // M
-  EXPECT_EQ(parse_slurm_time("5:30"), 330U);                  // M:S
-  EXPECT_EQ(parse_slurm_time("01:00:00"), 3600U);             // H:M:S
-  EXPECT_EQ(parse_slurm_time("2-12"), 2 * 86400U + 12 * 3600U);  // D-H
-  EXPECT_EQ(parse_slurm_time("1-2:30"), 86400U + 2 * 3600U + 30 * 60U);  // D-H:M
-  EXPECT_EQ(parse_slurm_time("1-00:00:01"), 86401U);          // D-H:M:S
-  for (const char* bad : {"", "a", "1-", "-1", "1:2:3:4", "1-1:2:3:4", "1::2", "1h", "UNLIMITED"})
-    EXPECT_FALSE(parse_slurm_time(bad).has_value()) << bad;
-  EXPECT_EQ(format_slurm_time(59), "00:00:59");
-  EXPECT_EQ(format_slurm_time(17 * 60), "00:17:00");
-  EXPECT_EQ(format_slurm_time(90061), "1-01:01:01");
-}
 
 std::string site_text(const std::string& unit) {
   return "[site]\nname = \"t\"\nspeed_unit = \"" + unit +
@@ -124,7 +111,7 @@ TEST(TimeLimit, ASetWithoutMarkedSpeedFallsBackToTheDefault) {
   const SetTimeLimit limit = estimated_time_limit(study, study.sets[0]);
   EXPECT_EQ(limit.seconds, time_limit_rule.fallback_seconds);
   EXPECT_EQ(limit.basis, "machine set 0 has no marked speed: the default " +
-                             format_slurm_time(time_limit_rule.fallback_seconds));
+                             slurm::format_slurm_time(time_limit_rule.fallback_seconds));
 }
 
 }  // namespace

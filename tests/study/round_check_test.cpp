@@ -22,17 +22,17 @@ jobgen::Study small_round() {  // sets {a1, b1} and {a1, b1, a2, b2}
   return jobgen::plan_study(jobgen::load_experiment_spec(spec_path), load_site_table(fixtures / "site.toml"));
 }
 
-NodeStatesQuery all_idle_but(const std::string& node, const std::string& state) {
-  NodeStatesQuery q;
+slurm::NodeStatesQuery all_idle_but(const std::string& node, const std::string& state) {
+  slurm::NodeStatesQuery q;
   q.reachable = true;
   for (const char* n : {"a1", "a2", "a3", "b1", "b2", "b3"})
-    q.states.nodes.push_back({n, n == node ? state : "IDLE", n == node ? "maintenance" : ""});
+    q.states.nodes.push_back({n, n == node ? state : "IDLE", n == node ? "maintenance" : "", ""});
   return q;
 }
 
-PartitionQuery batch_of(std::vector<std::string> nodes) {
-  PartitionQuery q;
-  q.status = PartitionQuery::Status::found;
+slurm::PartitionQuery batch_of(std::vector<std::string> nodes) {
+  slurm::PartitionQuery q;
+  q.status = slurm::PartitionQuery::Status::found;
   q.partition = {"batch", std::move(nodes), std::nullopt};
   return q;
 }
@@ -83,8 +83,8 @@ TEST(RoundCheck, ReplacesUnavailableMembersWhenAskedAndSaysEachSwap) {
 }
 
 TEST(RoundCheck, APartitionSlurmDoesNotHaveIsAFaultOfWhereItIsNamed) {
-  PartitionQuery unknown;
-  unknown.status = PartitionQuery::Status::unknown;
+  slurm::PartitionQuery unknown;
+  unknown.status = slurm::PartitionQuery::Status::unknown;
   std::ostringstream out;
   std::ostringstream notes;
   try {
@@ -104,7 +104,7 @@ TEST(RoundCheck, APartitionSlurmDoesNotHaveIsAFaultOfWhereItIsNamed) {
 }
 
 TEST(RoundCheck, WhatSlurmCouldNotBeAskedAboutIsSaid) {
-  PartitionQuery unreachable;
+  slurm::PartitionQuery unreachable;
   unreachable.detail = "scontrol timed out";
   RoundCheck check = refusing();
   check.note_prefix = "prog: note: ";
@@ -114,7 +114,7 @@ TEST(RoundCheck, WhatSlurmCouldNotBeAskedAboutIsSaid) {
   EXPECT_TRUE(checked.unreachable.empty());
   EXPECT_EQ(notes.str(), "prog: note: Slurm not reachable (scontrol timed out); machine sets not checked against "
                          "partition 'batch'\n");
-  NodeStatesQuery no_slurm;
+  slurm::NodeStatesQuery no_slurm;
   no_slurm.detail = "no scontrol in PATH";
   const auto unchecked = check_round(small_round(), check, no_slurm, unreachable, out, notes);
   EXPECT_EQ(unchecked.unreachable, "no scontrol in PATH");

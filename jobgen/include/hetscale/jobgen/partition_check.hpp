@@ -11,24 +11,15 @@
 
 #include "hetscale/base/error.hpp"
 #include "hetscale/jobgen/study.hpp"
+#include "hetscale/slurm/scontrol.hpp"
 
 namespace hetscale::jobgen {
-
-struct SlurmPartition {
-  std::string name;
-  std::vector<std::string> nodes;  // host list expanded
-  std::optional<std::uint64_t> max_time_seconds;  // MaxTime; absent when UNLIMITED
-};
-
-/// Reads `scontrol show partition NAME --oneliner` output ("PartitionName=batch ...
-/// Nodes=n[1-5] ... TotalNodes=5 ..."). Throws Error when it holds no Nodes= field.
-SlurmPartition parse_scontrol_partition(std::string_view text);
 
 /// Throws ConfigError at the spec's [machine_sets] `max` (or where the sets are
 /// defined) when the largest set has more nodes than the partition, or a node the
 /// partition does not have. `named_at` says where the partition's name came from, for
 /// the message ("spec.toml:22:13" or "--partition").
-void check_partition(const Study& study, const SlurmPartition& partition,
+void check_partition(const Study& study, const slurm::Partition& partition,
                      const std::string& named_at);
 
 /// The [slurm] key a refusal of `sbatch --test-only` is about ("Invalid qos

@@ -31,20 +31,16 @@ struct ArrayTask {
 std::vector<ArrayTask> array_tasks(const Study& round);
 
 /// A Slurm job as accounting reports it: one array task, or the tasks of an array still
-/// pending as one entry (`pending_array_tasks`, Slurm's "0-4%1").
+/// pending as one entry (`pending_array_tasks`, read by hetscale::slurm from Slurm's text).
 struct SlurmJobState {
   std::string cluster;
   std::uint64_t job_id = 0;
   std::string name;
   std::optional<std::uint64_t> array_job_id;
   std::optional<std::uint64_t> array_task_id;
-  std::string pending_array_tasks;
+  std::vector<std::uint64_t> pending_array_tasks;
   std::string state;  // Slurm's: PENDING, RUNNING, COMPLETED, FAILED, CANCELLED, ...
 };
-
-/// Slurm's array task list ("0-4%1", "1,3-7:2"): the indexes it names (the %N throttle is
-/// not part of them). Throws Error on text that is not such a list.
-std::vector<std::uint64_t> expand_array_tasks(std::string_view text);
 
 /// A run collected into the database.
 struct CollectedRun {

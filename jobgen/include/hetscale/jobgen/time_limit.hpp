@@ -35,13 +35,6 @@ struct SetTimeLimit {
   std::string basis;       // how it was found, for the script's header
 };
 
-/// Seconds of a Slurm time: M, M:S, H:M:S, D-H, D-H:M, D-H:M:S (every field digits);
-/// nothing for anything else.
-std::optional<std::uint64_t> parse_slurm_time(std::string_view text);
-
-/// "H:MM:SS", or "D-HH:MM:SS" from one day on.
-std::string format_slurm_time(std::uint64_t seconds);
-
 /// The spec's fixed limit when it gives one, else the estimate from the set's work.
 SetTimeLimit planned_time_limit(const Study& study, const StudySet& set);
 

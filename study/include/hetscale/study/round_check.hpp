@@ -10,9 +10,10 @@
 #include <vector>
 
 #include "hetscale/base/error.hpp"
+#include "hetscale/jobgen/node_availability.hpp"
 #include "hetscale/jobgen/study.hpp"
 #include "hetscale/jobgen/study_files.hpp"
-#include "hetscale/study/slurm_query.hpp"
+#include "hetscale/slurm/queries.hpp"
 
 namespace hetscale::study {
 
@@ -51,10 +52,10 @@ std::string replacement_line(const jobgen::NodeReplacement& replacement, const j
 /// swap written to `out` (replacement_line). A partition Slurm could not be asked about
 /// is a note; node states it could not be asked about leave the round unchecked
 /// (CheckedRound::unreachable).
-CheckedRound check_round(jobgen::Study round, const RoundCheck& check, const NodeStatesQuery& nodes,
-                         const PartitionQuery& partition, std::ostream& out, std::ostream& notes);
+CheckedRound check_round(jobgen::Study round, const RoundCheck& check, const slurm::NodeStatesQuery& nodes,
+                         const slurm::PartitionQuery& partition, std::ostream& out, std::ostream& notes);
 
-/// check_round with Slurm's answers (query_node_states, query_partition of the round's
+/// check_round with Slurm's answers (slurm::query_node_states, slurm::query_partition of the round's
 /// partition when Slurm answered).
 CheckedRound check_round_against_slurm(jobgen::Study round, const RoundCheck& check, std::ostream& out,
                                        std::ostream& notes);

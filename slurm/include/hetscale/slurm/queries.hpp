@@ -1,29 +1,19 @@
-// Asking the running Slurm about a partition (`scontrol show partition`), for checks
-// that must not fail where there is no Slurm: the answer says whether Slurm could be
-// asked at all.
+// The questions hetscale asks of the running Slurm, each answered as data: whether Slurm
+// could be asked at all, and what it said, read by the readers of this library. Every
+// command hetscale runs against Slurm is here (docs/architecture.md, "The gateway to
+// Slurm"), and so is the reading of each answer (the pure functions below, tested on the
+// recorded outputs of every release in tests/fixtures/slurm/).
 #pragma once
 
-#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "hetscale/jobgen/node_availability.hpp"
-#include "hetscale/jobgen/partition_check.hpp"
+#include "hetscale/slurm/scontrol.hpp"
 
-namespace hetscale::study {
-
-struct ProgramOutput {
-  int status = -1;     // exit status; -1 when the program could not be started or timed out
-  std::string text;    // stdout, and stderr unless kept apart
-  std::string errors;  // stderr, when kept apart
-};
-
-/// Runs argv (searched in PATH) in `directory` (empty: here) with stdin from /dev/null; no
-/// shell. stderr joins stdout unless `separate_errors`. Killed after `timeout`.
-ProgramOutput run_program(const std::vector<std::string>& argv, bool separate_errors, std::chrono::seconds timeout,
-                          const std::string& directory = {});
+namespace hetscale::slurm {
 
 struct PartitionQuery {
   enum class Status {
@@ -32,10 +22,11 @@ struct PartitionQuery {
     unreachable  // no scontrol, no slurm.conf, no controller: `detail` says which
   };
   Status status = Status::unreachable;
-  jobgen::SlurmPartition partition;
+  Partition partition;
   std::string detail;
 };
 
+/// `scontrol show partition NAME --oneliner`.
 PartitionQuery query_partition(const std::string& name);
 
 /// slurmctld's ClusterName (`scontrol show config`), or nothing where Slurm cannot be asked.
@@ -51,6 +42,10 @@ struct AccountingQuery {
   std::string json;
   std::string detail;
 };
+
+/// Runs `sacct --json` with the given arguments (no shell), in whatever data_parser
+/// version the release writes by default (read_sacct_json reads them all).
+AccountingQuery query_accounting(const std::vector<std::string>& sacct_arguments);
 
 struct SubmissionTest {
   enum class Status {
@@ -77,12 +72,9 @@ std::uint64_t submit_job(const std::string& script, const std::string& directory
 /// (`squeue`). Throws Error when Slurm cannot be asked.
 std::vector<std::uint64_t> active_jobs(const std::vector<std::uint64_t>& job_ids);
 
-/// Runs `sacct --json` with the given arguments (no shell).
-AccountingQuery query_accounting(const std::vector<std::string>& sacct_arguments);
-
 struct NodeStatesQuery {
   bool reachable = false;  // else `detail` says why Slurm could not be asked
-  jobgen::SlurmNodeStates states;
+  NodeStates states;
   std::string detail;
 };
 
@@ -90,4 +82,23 @@ struct NodeStatesQuery {
 /// Error when Slurm answers with something they cannot read.
 NodeStatesQuery query_node_states();
 
-}  // namespace hetscale::study
+// --- the answers, read (pure; each tested on every release's recorded output) ---------
+
+/// What `sbatch --test-only` said, from its exit status and its output (stdout and
+/// stderr together): accepted, refused (with Slurm's last line), or Slurm not reachable.
+SubmissionTest test_only_outcome(int status, std::string_view output);
+
+/// What `sacct --json` said, from its exit status, stdout and stderr: answered (the JSON),
+/// disabled (where slurm.conf has AccountingStorageType=accounting_storage/none, sacct's
+/// words are "Slurm accounting storage is disabled"), or not reachable.
+AccountingQuery accounting_outcome(int status, std::string output, std::string_view errors);
+
+/// The job id `sbatch --parsable` printed ("id" or "id;cluster"); nothing when it printed
+/// no job id.
+std::optional<std::uint64_t> parsable_job_id(std::string_view output);
+
+/// The job ids `squeue --noheader --format=%F` listed (an array's id once for all its
+/// tasks), in order of first appearance. Throws Error on a line that is not an id.
+std::vector<std::uint64_t> squeue_job_ids(std::string_view output);
+
+}  // namespace hetscale::slurm

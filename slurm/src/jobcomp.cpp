@@ -1,36 +1,16 @@
-// Reading Slurm jobcomp/filetxt lines and loading them into hetscale.slurm_jobs.
-#include "hetscale/collector/jobcomp.hpp"
+// Reading Slurm jobcomp/filetxt lines (slurm/include/hetscale/slurm/jobcomp.hpp).
+#include "hetscale/slurm/jobcomp.hpp"
 
 #include <cctype>
 #include <charconv>
 #include <fmt/format.h>
 #include <fstream>
 #include <istream>
-#include <nlohmann/json.hpp>
 
 #include "hetscale/base/error.hpp"
 
-namespace hetscale::collector {
+namespace hetscale::slurm {
 namespace {
-
-// Columns come from a jsonb array of objects, one statement per batch.
-constexpr const char* insert_jobs = R"sql(
-WITH added AS (
-  INSERT INTO hetscale.slurm_jobs (cluster, job_id, start_time, end_time, submit_time, eligible_time,
-    array_job_id, array_task_id, job_name, user_name, state, partition, time_limit, node_list,
-    node_count, proc_count, work_dir, exit_code, exit_signal, fields, source_file, source_line)
-  SELECT cluster, job_id, start_time, end_time, submit_time, eligible_time, array_job_id, array_task_id,
-         job_name, user_name, state, partition, time_limit, node_list, node_count, proc_count,
-         work_dir, exit_code, exit_signal, fields, $2, source_line
-  FROM jsonb_to_recordset($1::jsonb) AS j(cluster text, job_id bigint, start_time timestamp,
-    end_time timestamp, submit_time timestamp, eligible_time timestamp, array_job_id bigint,
-    array_task_id bigint, job_name text, user_name text, state text, partition text,
-    time_limit text, node_list text, node_count integer, proc_count integer, work_dir text,
-    exit_code integer, exit_signal integer, fields jsonb, source_line integer)
-  ORDER BY cluster, job_id, start_time
-  ON CONFLICT (cluster, job_id, start_time) DO NOTHING
-  RETURNING 1)
-SELECT count(*) FROM added)sql";
 
 bool is_name_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) != 0;
@@ -118,7 +98,7 @@ std::optional<std::uint64_t> non_negative(const LineFields& f, std::string_view 
 }
 
 // ExitCode=code:signal.
-void exit_status(const LineFields& f, JobCompletion& job) {
+void exit_status(const LineFields& f, JobRecord& job) {
   const std::string* v = f.find("ExitCode");
   if (v == nullptr) return;
   const auto colon = v->find(':');
@@ -127,9 +107,9 @@ void exit_status(const LineFields& f, JobCompletion& job) {
   job.exit_signal = f.parse_integer("ExitCode", std::string_view(*v).substr(colon + 1));
 }
 
-JobCompletion parse_line(std::string_view text, const std::string& source, std::uint32_t line) {
+JobRecord parse_line(std::string_view text, const std::string& source, std::uint32_t line) {
   LineFields f(source, line, jobcomp_fields(text));
-  JobCompletion job;
+  JobRecord job;
   job.line = line;
   const std::int64_t id = f.parse_integer("JobId", f.required("JobId"));
   if (id <= 0) f.fail("JobId: expected a positive integer");
@@ -163,36 +143,6 @@ JobCompletion parse_line(std::string_view text, const std::string& source, std::
   return job;
 }
 
-nlohmann::json optional_json(const auto& value) {
-  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
-}
-
-nlohmann::json row_json(const JobCompletion& j) {
-  nlohmann::json fields = nlohmann::json::object();
-  for (const auto& [key, value] : j.fields) fields[key] = value;
-  return {{"cluster", j.cluster},
-          {"job_id", j.job_id},
-          {"start_time", j.start_time},
-          {"end_time", optional_json(j.end_time)},
-          {"submit_time", optional_json(j.submit_time)},
-          {"eligible_time", optional_json(j.eligible_time)},
-          {"array_job_id", optional_json(j.array_job_id)},
-          {"array_task_id", optional_json(j.array_task_id)},
-          {"job_name", j.job_name},
-          {"user_name", j.user_name},
-          {"state", j.state},
-          {"partition", j.partition},
-          {"time_limit", j.time_limit},
-          {"node_list", optional_json(j.node_list)},
-          {"node_count", optional_json(j.node_count)},
-          {"proc_count", optional_json(j.proc_count)},
-          {"work_dir", j.work_dir},
-          {"exit_code", optional_json(j.exit_code)},
-          {"exit_signal", optional_json(j.exit_signal)},
-          {"fields", std::move(fields)},
-          {"source_line", j.line}};
-}
-
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> jobcomp_fields(std::string_view line) {
@@ -217,8 +167,8 @@ std::vector<std::pair<std::string, std::string>> jobcomp_fields(std::string_view
   return out;
 }
 
-std::vector<JobCompletion> read_jobcomp(std::istream& in, const std::string& source) {
-  std::vector<JobCompletion> out;
+std::vector<JobRecord> read_jobcomp(std::istream& in, const std::string& source) {
+  std::vector<JobRecord> out;
   std::string text;
   std::uint32_t line = 0;
   while (std::getline(in, text)) {
@@ -231,19 +181,19 @@ std::vector<JobCompletion> read_jobcomp(std::istream& in, const std::string& sou
   return out;
 }
 
-std::vector<JobCompletion> read_jobcomp(const std::filesystem::path& file) {
+std::vector<JobRecord> read_jobcomp(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw ConfigError({file.string(), 0, 0}, "cannot read the job completion file");
   return read_jobcomp(in, file.string());
 }
 
-bool cluster_unknown(const JobCompletion& job) {
+bool cluster_unknown(const JobRecord& job) {
   return job.cluster.empty() || job.cluster == "unknown";
 }
 
-void name_unknown_clusters(std::vector<JobCompletion>& jobs, const std::string& cluster,
+void name_unknown_clusters(std::vector<JobRecord>& jobs, const std::string& cluster,
                            const std::string& source) {
-  for (JobCompletion& job : jobs) {
+  for (JobRecord& job : jobs) {
     if (!cluster_unknown(job)) continue;
     if (cluster.empty()) {
       throw ConfigError({source, job.line, 0},
@@ -254,38 +204,4 @@ void name_unknown_clusters(std::vector<JobCompletion>& jobs, const std::string& 
   }
 }
 
-long long load_jobcomp_batch(pg::Connection& conn, std::span<const JobCompletion> jobs,
-                             const std::string& source) {
-  nlohmann::json rows = nlohmann::json::array();
-  for (const JobCompletion& j : jobs) {
-    if (cluster_unknown(j)) throw Error(fmt::format("{}:{}: job {} names no cluster", source, j.line, j.job_id));
-    rows.push_back(row_json(j));
-  }
-  // Slurm passes job names and other fields through as bytes: text that is not UTF-8
-  // is stored with U+FFFD in place of the bad bytes rather than failing the batch.
-  const std::string text = rows.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  return conn.exec(insert_jobs, {text, source}).integer(0, 0);
-}
-
-std::vector<JobCompletion> read_stored_jobs(pg::Connection& conn, const std::vector<std::string>& names) {
-  const pg::Result r = conn.exec(R"sql(
-    SELECT cluster, job_id, job_name, array_job_id, array_task_id, state
-    FROM hetscale.slurm_jobs
-    WHERE job_name IN (SELECT jsonb_array_elements_text($1::jsonb))
-    ORDER BY job_id, start_time)sql",
-                                 {nlohmann::json(names).dump()});
-  std::vector<JobCompletion> out;
-  for (int i = 0; i < r.rows(); ++i) {
-    JobCompletion job;
-    job.cluster = std::string(r.text(i, 0));
-    job.job_id = static_cast<std::uint64_t>(r.integer(i, 1));
-    job.job_name = std::string(r.text(i, 2));
-    if (!r.is_null(i, 3)) job.array_job_id = static_cast<std::uint64_t>(r.integer(i, 3));
-    if (!r.is_null(i, 4)) job.array_task_id = static_cast<std::uint64_t>(r.integer(i, 4));
-    job.state = std::string(r.text(i, 5));
-    out.push_back(std::move(job));
-  }
-  return out;
-}
-
-}  // namespace hetscale::collector
+}  // namespace hetscale::slurm
