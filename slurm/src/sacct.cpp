@@ -243,6 +243,17 @@ JobRecord read_job(const Json& value, const std::string& source, std::size_t ind
   return job;
 }
 
+// Slurm 22.05 answers a query that matches no job with an error entry (error_number
+// 9003, "Nothing found") beside an empty "jobs"; later releases with no entry.
+bool only_nothing_found(const Json& errors) {
+  for (const Json& e : errors) {
+    if (!e.is_object()) return false;
+    const auto number = e.find("error_number");
+    if (number == e.end() || !number->is_number_integer() || number->get<std::int64_t>() != 9003) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::vector<JobRecord> read_sacct_json(std::string_view text, const std::string& source) {
@@ -258,7 +269,7 @@ std::vector<JobRecord> read_sacct_json(std::string_view text, const std::string&
   }
   if (!document.is_object()) throw ConfigError({source, 0, 0}, "not the JSON of sacct --json: not an object");
   if (const auto errors = document.find("errors"); errors != document.end() && errors->is_array() &&
-                                                   !errors->empty()) {
+                                                   !errors->empty() && !only_nothing_found(*errors)) {
     std::string said;
     for (const Json& e : *errors) {
       const Json* message = e.is_object() && e.contains("description") ? &e["description"]

@@ -184,6 +184,13 @@ TEST_F(SacctJson, EveryJobSinceADateOfEveryRelease) {
   }
 }
 
+TEST_F(SacctJson, NoJobOfANameIsNoJobInEveryRelease) {
+  // 22.05 says so with an error entry (error_number 9003, "Nothing found"), later
+  // releases with an empty list and no entry.
+  for (std::string_view release : releases)
+    EXPECT_TRUE(read_sacct_json(recorded(release, "sacct-json-no-such-name.json"), "none").empty()) << release;
+}
+
 TEST_F(SacctJson, ReadsTheFirstRecordingsOf2205) {
   // tests/fixtures/sacct: an array of 4 with a task cancelled while it ran, and `exit 3`.
   const auto jobs = read_sacct_json(recorded("../sacct", "array_job.json"), "array_job.json");
