@@ -11,6 +11,7 @@
 #include "hetscale/collector/analysis.hpp"
 #include "hetscale/collector/extrap_export.hpp"
 #include "hetscale/collector/migrations.hpp"
+#include "hetscale/collector/session.hpp"
 #include "hetscale/collector/stored_experiment.hpp"
 #include "output.hpp"
 
@@ -85,11 +86,9 @@ std::string describe(const Tolerance& t) {
 }
 
 // --tolerance, else the refine tolerance of the experiment's latest round, else the default.
-Tolerance tolerance_of(const AnalyzeArgs& args, pg::Connection& conn) {
+Tolerance tolerance_of(const AnalyzeArgs& args, const std::optional<double>& refine_tolerance) {
   if (args.tolerance) return {*args.tolerance, "option"};
-  const auto stored = collector::read_stored_experiment(conn, args.experiment);
-  if (stored && stored->latest_round && stored->latest_round->refine_tolerance)
-    return {*stored->latest_round->refine_tolerance, "refine"};
+  if (refine_tolerance) return {*refine_tolerance, "refine"};
   return {default_efficiency_tolerance, "default"};
 }
 
@@ -116,10 +115,8 @@ void print_table(const collector::Analysis& a, const Tolerance& tolerance, Conte
 std::string runs_text(std::size_t n) { return fmt::format("{} run{}", n, n == 1 ? "" : "s"); }
 
 // Written before the analysis, which needs runs on machine sets; the export does not.
-void export_measurements(const AnalyzeArgs& args, pg::Connection& conn, Context& context) {
-  if (args.export_to.empty()) return;
-  const std::filesystem::path file = args.export_to[1];
-  const collector::ExtrapExport e = collector::export_extrap(conn, args.experiment);
+void write_export(const std::filesystem::path& file, const collector::ExtrapExport& e,
+                  Context& context) {
   for (const collector::ExtrapSetFile& set : e.sets) {
     const std::filesystem::path path = collector::extrap_set_path(file, set.set_index);
     write_file_atomically(path, set.lines);
@@ -144,19 +141,18 @@ void run_analyze(const AnalyzeArgs& args, Context& context) {
   if (!args.export_to.empty() && args.export_to[0] != "extrap") {
     throw UsageError("--export: unknown format '" + args.export_to[0] + "' (known: extrap)");
   }
-  pg::Connection conn = pg::Connection::open(args.db);
+  collector::Session session(args.db, {});  // one connection for every call
   // The stored refine tolerance lives in migration 6's plan_rounds: an older database gets
   // "run hetscale db migrate", not an SQL error.
-  collector::require_current_schema(conn);
-  Tolerance tolerance;
-  {
-    pg::Transaction snapshot(conn, pg::TransactionMode::snapshot);  // export and tolerance agree
-    export_measurements(args, conn, context);
-    tolerance = tolerance_of(args, conn);
-    snapshot.commit();
-  }
-  const double target = args.target ? *args.target : collector::planned_target(conn, args.experiment);
-  const collector::Analysis a = collector::analyze(conn, args.experiment, target, tolerance.value);
+  collector::require_current_schema(session.connection());
+  const collector::AnalyzeSnapshot snapshot = collector::read_analyze_snapshot(
+      session.connection(), args.experiment, {!args.export_to.empty(), !args.tolerance});
+  if (snapshot.extrap) write_export(args.export_to[1], *snapshot.extrap, context);
+  const Tolerance tolerance = tolerance_of(args, snapshot.refine_tolerance);
+  const double target =
+      args.target ? *args.target : collector::planned_target(session.connection(), args.experiment);
+  const collector::Analysis a =
+      collector::analyze(session.connection(), args.experiment, target, tolerance.value);
   switch (args.format) {
     case TableFormat::table:
       return print_table(a, tolerance, context);

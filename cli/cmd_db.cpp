@@ -4,6 +4,7 @@
 #include "commands.hpp"
 #include "configured_settings.hpp"
 #include "hetscale/collector/migrations.hpp"
+#include "hetscale/collector/session.hpp"
 
 namespace hetscale::cli {
 namespace {
@@ -20,9 +21,9 @@ std::string joined(const std::vector<int>& versions) {
 }
 
 void run_migrate(const MigrateArgs& args, Context& context) {
-  pg::Connection conn = pg::Connection::open(args.db);
-  const auto report =
-      collector::migrate(conn, args.to > 0 ? std::optional<int>(args.to) : std::nullopt);
+  collector::Session session(args.db, {});
+  const auto report = collector::migrate(session.connection(),
+                                         args.to > 0 ? std::optional<int>(args.to) : std::nullopt);
   if (report.applied.empty()) {
     context.out << fmt::format("database at schema version {}: nothing to apply\n",
                                report.to_version);

@@ -10,6 +10,7 @@
 
 #include "commands.hpp"
 #include "configured_settings.hpp"
+#include "hetscale/collector/session.hpp"
 #include "hetscale/collector/set_equalization.hpp"
 #include "hetscale/collector/stored_set_equalization.hpp"
 #include "output.hpp"
@@ -60,10 +61,11 @@ void equalize_file(const EqualizeArgs& args, Context& context) {
 
 /// --db: the set's stored timings, partitions simulated and stored.
 void equalize_database(const EqualizeArgs& args, Context& context) {
-  auto conn = pg::Connection::open(args.db);
+  collector::Session session(args.db, {});
   const auto set = collector::equalize_stored_set(
-      conn, {args.experiment, args.set_index, args.parameter, args.seconds, args.method, args.site,
-             args.output, args.partitions, args.interval, args.seed, args.repetitions});
+      session.connection(),
+      {args.experiment, args.set_index, args.parameter, args.seconds, args.method, args.site,
+       args.output, args.partitions, args.interval, args.seed, args.repetitions});
   say_written(set.file, context);
   if (args.format == TableFormat::json)
     context.out << collector::equalized_set_json(set).dump(2) << '\n';

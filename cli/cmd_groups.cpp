@@ -9,9 +9,7 @@
 #include "hetscale/base/atomic_file.hpp"
 #include "hetscale/base/error.hpp"
 #include "hetscale/classifier/node_grouping.hpp"
-#include "hetscale/collector/migrations.hpp"
 #include "hetscale/collector/plan_loader.hpp"
-#include "hetscale/collector/session.hpp"
 #include "hetscale/site/hostlist.hpp"
 #include "hetscale/site/site_table.hpp"
 #include "output.hpp"
@@ -110,15 +108,10 @@ void report(const NodeRecordBatch& batch, const GroupingResult& result, std::ost
 // just before the commit: a database error leaves no file, a file error stores nothing.
 void store_in_database(const GroupsArgs& args, const NodeRecordBatch& batch, const SiteTable& table,
                        const std::string& site_toml, Context& context) {
-  collector::Session session(args.db, {});
-  collector::SiteCounts counts;
-  session.run([&](pg::Connection& conn) {
-    collector::require_current_schema(conn);
-    pg::Transaction tx(conn, pg::TransactionMode::load);
-    counts = collector::store_site(conn, plan_site(table), benchmark_points(batch));
-    if (!args.output.empty() && args.output != "-") write_site_table(args.output, site_toml);
-    tx.commit();
-  });
+  const collector::SiteCounts counts =
+      collector::store_site(args.db, plan_site(table), benchmark_points(batch), [&] {
+        if (!args.output.empty() && args.output != "-") write_site_table(args.output, site_toml);
+      });
   context.err << fmt::format(
       "hetscale groups: stored site '{}' in the database: {} node{}, {} new benchmark "
       "point{}{}\n",

@@ -11,6 +11,7 @@
 #include "configured_settings.hpp"
 #include "hetscale/collector/experiment_forecast.hpp"
 #include "hetscale/collector/forecast_batch.hpp"
+#include "hetscale/collector/session.hpp"
 #include "hetscale/model/capacity_forecast.hpp"
 #include "hetscale/site/site_table.hpp"
 #include "output.hpp"
@@ -95,8 +96,9 @@ void run_predict(const PredictArgs& args, Context& context) {
   options.what_ifs = std::move(what_ifs);
   options.fit_sets = fit;
   if (!args.site.empty()) options.site = load_site_table(args.site);
-  pg::Connection conn = pg::Connection::open(args.db);
-  print_forecast(context.out, collector::forecast_experiment(conn, options), args.format);
+  collector::Session session(args.db, {});
+  print_forecast(context.out, collector::forecast_experiment(session.connection(), options),
+                 args.format);
 }
 
 }  // namespace

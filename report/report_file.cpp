@@ -7,10 +7,10 @@
 #include <ctime>
 
 #include "hetscale/base/atomic_file.hpp"
-#include "hetscale/collector/pg.hpp"
+#include "hetscale/collector/report_views.hpp"
+#include "hetscale/collector/session.hpp"
 #include "html_report.hpp"
 #include "report_sections.hpp"
-#include "report_views.hpp"
 
 namespace hetscale::report {
 namespace {
@@ -31,10 +31,9 @@ std::string subtitle(const ReportData& data) {
 }  // namespace
 
 ReportResult write_report(const ReportOptions& options) {
-  pg::Connection conn = pg::Connection::open(options.db);
-  pg::Transaction snapshot(conn, pg::TransactionMode::snapshot);  // every view as of one moment
-  const ReportData data = read_report_data(conn, options.experiments, options.twins);
-  snapshot.commit();
+  collector::Session session(options.db, {});
+  const ReportData data =  // every view as of one moment
+      collector::read_report_data(session.connection(), options.experiments, options.twins);
   const Report page = build_report(data, options.title, subtitle(data));
   ReportResult result{std::filesystem::absolute(options.output_dir / "index.html")};
   write_file_atomically(result.file, render_html(page));  // readers never see half a report

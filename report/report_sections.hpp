@@ -1,6 +1,6 @@
-// From the rows of the dashboard views (report_data.hpp) to the report: one function per
-// chart (tested on its own) and one per section. A chart is drawn only when it has at
-// least one mark; otherwise the section says which command would fill it.
+// From the rows of the dashboard views (collector::read_report_data) to the report: one
+// function per chart (tested on its own) and one per section. A chart is drawn only when it
+// has at least one mark; otherwise the section says which command would fill it.
 #pragma once
 
 #include <cstddef>
@@ -8,11 +8,22 @@
 #include <string>
 #include <vector>
 
+#include "hetscale/collector/report_views.hpp"
 #include "html_report.hpp"
-#include "report_data.hpp"
 #include "svg_chart.hpp"
 
 namespace hetscale::report {
+
+// The rows the report maps, as the collector reads them from the views.
+using collector::CurvePoint;
+using collector::ExperimentData;
+using collector::Forecast;
+using collector::NodeRow;
+using collector::OptionalNumber;
+using collector::PartitionShare;
+using collector::ReportData;
+using collector::RequiredWork;
+using collector::TwinPair;
 
 /// E_s against the problem parameter, one curve per set, the target lines and the
 /// read-off points (parameter at target, status found) of set_required_work.

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "hetscale/collector/experiment_lookup.hpp"
+#include "hetscale/collector/stored_experiment.hpp"
 #include "hetscale/model/workload.hpp"
 
 namespace hetscale::collector {
@@ -212,6 +213,19 @@ Analysis analyze(pg::Connection& conn, const std::string& name, double target, d
   store(conn, e, target, out.sets);
   out.psi = psi_pairs(conn, e, target);
   tx.commit();
+  return out;
+}
+
+AnalyzeSnapshot read_analyze_snapshot(pg::Connection& conn, const std::string& experiment,
+                                      const AnalyzeSnapshotRequest& request) {
+  AnalyzeSnapshot out;
+  pg::Transaction snapshot(conn, pg::TransactionMode::snapshot);  // export and tolerance agree
+  if (request.extrap) out.extrap = export_extrap(conn, experiment);
+  if (request.refine_tolerance) {
+    const auto stored = read_stored_experiment(conn, experiment);
+    if (stored && stored->latest_round) out.refine_tolerance = stored->latest_round->refine_tolerance;
+  }
+  snapshot.commit();
   return out;
 }
 

@@ -8,6 +8,8 @@
 #include <string_view>
 
 #include "hetscale/base/redaction.hpp"
+#include "hetscale/collector/migrations.hpp"
+#include "hetscale/collector/session.hpp"
 
 namespace hetscale::collector {
 namespace {
@@ -209,6 +211,22 @@ void upsert_round(pg::Connection& conn, const std::string& experiment_id, StudyP
              max_rounds, to_json(plan).dump(), optional(plan.created)});
 }
 
+// The site, its groups and nodes, and the points of its nodes, in the caller's transaction.
+SiteCounts store_site_rows(pg::Connection& conn, const PlanSite& site,
+                           const std::vector<BenchmarkPoint>& points) {
+  const std::string site_id = upsert_site(conn, site);
+  const auto nodes = upsert_nodes(conn, site_id, site, upsert_groups(conn, site_id, site));
+  SiteCounts counts{nodes.size(), 0};
+  for (const BenchmarkPoint& p : points) {
+    const auto node = nodes.find(p.node);
+    if (node == nodes.end() || p.marked_speed <= 0) continue;
+    counts.points_added +=
+        add_history(conn, node->second, p.benchmark, optional(p.observed_at), p.marked_speed);
+    if (p.availability) counts.availability_added += add_availability(conn, node->second, p);
+  }
+  return counts;
+}
+
 }  // namespace
 
 void load_plan(pg::Connection& conn, const StudyPlan& plan) {
@@ -228,18 +246,18 @@ void load_plan(pg::Connection& conn, const StudyPlan& plan) {
   tx.commit();
 }
 
-SiteCounts store_site(pg::Connection& conn, const PlanSite& site,
-                      const std::vector<BenchmarkPoint>& points) {
-  const std::string site_id = upsert_site(conn, site);
-  const auto nodes = upsert_nodes(conn, site_id, site, upsert_groups(conn, site_id, site));
-  SiteCounts counts{nodes.size(), 0};
-  for (const BenchmarkPoint& p : points) {
-    const auto node = nodes.find(p.node);
-    if (node == nodes.end() || p.marked_speed <= 0) continue;
-    counts.points_added +=
-        add_history(conn, node->second, p.benchmark, optional(p.observed_at), p.marked_speed);
-    if (p.availability) counts.availability_added += add_availability(conn, node->second, p);
-  }
+SiteCounts store_site(const std::string& db, const PlanSite& site,
+                      const std::vector<BenchmarkPoint>& points,
+                      const std::function<void()>& before_commit) {
+  Session session(db, {});
+  SiteCounts counts;
+  session.run([&](pg::Connection& conn) {
+    require_current_schema(conn);
+    pg::Transaction tx(conn, pg::TransactionMode::load);
+    counts = store_site_rows(conn, site, points);
+    if (before_commit) before_commit();
+    tx.commit();
+  });
   return counts;
 }
 

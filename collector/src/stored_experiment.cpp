@@ -118,4 +118,16 @@ double planned_target(pg::Connection& conn, const std::string& name) {
   return *stored->target_efficiency;
 }
 
+ExperimentSnapshot read_experiment_snapshot(pg::Connection& conn, const std::string& name) {
+  ExperimentSnapshot out;
+  pg::Transaction snapshot(conn, pg::TransactionMode::snapshot);  // plan and runs of one moment
+  out.experiment = read_stored_experiment(conn, name);
+  if (out.experiment)
+    out.runs = read_stored_runs(conn, name);
+  else
+    out.known = experiment_names(conn);
+  snapshot.commit();
+  return out;
+}
+
 }  // namespace hetscale::collector

@@ -1,5 +1,5 @@
-// hetscale_record.hpp: the C++ face of hetscale_record.h (write a run record, contract
-// 3.4, from your own MPI code). Header only, C++17, no dependency but the C header.
+// hetscale_record.hpp: the C++ face of hetscale_record.h (write a run record,
+// docs/run-record.md, from your own MPI code). Header only, C++17, no dependency but the C header.
 //
 //   const double share = hetscale::record::weight(rank, size);
 //   ... run, time, gather the ranks' timings on rank 0 ...

@@ -23,7 +23,7 @@ inline constexpr const char* kRequestEnv = "HETSCALE_WEIGHTS";
 inline constexpr const char* kSlurmOptionEnv =
     "SLURM_SPANK__SLURM_SPANK_OPTION_hetscale_hetscale_weights";
 
-/// The variables task_init sets for a rank (DESIGN contract: HETSCALE_* only).
+/// The variables task_init sets for a rank (docs/admin.md: HETSCALE_* only).
 inline constexpr const char* kRankVariables[] = {
     "HETSCALE_WEIGHT",       "HETSCALE_MARKED_SPEED",   "HETSCALE_SYSTEM_SPEED",
     "HETSCALE_GROUP",        "HETSCALE_WEIGHTS_SOURCE", "HETSCALE_SITE"};

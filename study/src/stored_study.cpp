@@ -65,15 +65,8 @@ StoredStudy read_stored_study(const std::string& db, const std::string& experime
   collector::Session session(db, {3, std::chrono::milliseconds(100), std::chrono::milliseconds(400)});
   session.run([&](pg::Connection& conn) {
     collector::require_current_schema(conn);
-    // Plan and runs as of one moment.
-    pg::Transaction snapshot(conn, pg::TransactionMode::snapshot);
-    out.experiment = collector::read_stored_experiment(conn, experiment);
-    if (out.experiment) {
-      out.runs = collector::read_stored_runs(conn, experiment);
-    } else {
-      out.known = collector::experiment_names(conn);
-    }
-    snapshot.commit();
+    collector::ExperimentSnapshot read = collector::read_experiment_snapshot(conn, experiment);
+    out = {std::move(read.experiment), std::move(read.known), std::move(read.runs)};
   });
   return out;
 }

@@ -167,7 +167,8 @@ TEST(Dashboards, DashboardsAndTheReportReadOnlyTheDocumentedViews) {
       EXPECT_TRUE(views.count(object)) << q.where << " reads hetscale." << object;
       used.insert(object);
     }
-  for (const auto& object : hetscale_objects(read_file(source_dir / "report" / "report_views.cpp"))) {
+  const fs::path reader = source_dir / "collector" / "src" / "report_views.cpp";
+  for (const auto& object : hetscale_objects(read_file(reader))) {
     EXPECT_TRUE(views.count(object)) << "the report reads hetscale." << object;
     used.insert(object);
   }

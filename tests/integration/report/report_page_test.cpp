@@ -13,7 +13,7 @@
 #include "chromium.hpp"
 #include "hetscale/collector/pg.hpp"
 #include "report_sections.hpp"
-#include "report_views.hpp"
+#include "hetscale/collector/report_views.hpp"
 #include "synthetic_study.hpp"
 #include "test_database.hpp"
 
@@ -164,13 +164,13 @@ TEST_F(Report, TellsApartTwoUsersExperimentsOfOneName) {
   const std::string bob_label = bob.name() + "/mm-scaling";
 
   pg::Connection conn = reader.connect();
-  const report::ReportData data = report::read_report_data(conn, {});
+  const collector::ReportData data = collector::read_report_data(conn, {});
   ASSERT_EQ(data.experiments.size(), 2u);
   for (const auto& e : data.experiments) {
     const TestLogin* user = e.owner == alice.name() ? &alice : &bob;
     EXPECT_EQ(e.owner, user->name());
     EXPECT_EQ(e.name, "mm-scaling");
-    EXPECT_EQ(report::shown_name(e), user->name() + "/mm-scaling");
+    EXPECT_EQ(collector::shown_name(e), user->name() + "/mm-scaling");
     const EfficiencyCurve& expected = runs.at(user);
     ASSERT_EQ(e.curve.size(), expected.size()) << e.owner;
     for (const auto& point : e.curve)
@@ -197,9 +197,9 @@ TEST_F(Report, TellsApartTwoUsersExperimentsOfOneName) {
   // A database before migration 12 (here: one that records no version 12, so the report
   // reads it as one) keys experiments by name: both users' runs are one experiment.
   db_.connect().exec("DELETE FROM hetscale.schema_migrations WHERE version = 12");
-  const report::ReportData by_name = report::read_report_data(conn, {});
+  const collector::ReportData by_name = collector::read_report_data(conn, {});
   ASSERT_EQ(by_name.experiments.size(), 1u);
-  EXPECT_EQ(report::shown_name(by_name.experiments[0]), "mm-scaling");
+  EXPECT_EQ(collector::shown_name(by_name.experiments[0]), "mm-scaling");
   EXPECT_EQ(by_name.experiments[0].curve.size(), runs.at(&alice).size() + runs.at(&bob).size());
   ASSERT_EQ(report({"--experiment", "mm-scaling"}, reader.uri()), 0) << err_;
 }
@@ -235,7 +235,7 @@ TEST_F(Report, PairsAnExperimentWithItsTwinSideBySide) {
             std::string::npos);
 
   pg::Connection conn = pg::Connection::open(db_.uri());
-  const report::ReportData data = report::read_report_data(conn, {});
+  const collector::ReportData data = collector::read_report_data(conn, {});
   ASSERT_EQ(data.twins.size(), 1u);
   EXPECT_EQ(data.twins[0].measured, "mm-small");
   EXPECT_EQ(data.twins[0].twin.name, "mm-small-twin");

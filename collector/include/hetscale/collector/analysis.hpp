@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "hetscale/collector/extrap_export.hpp"
 #include "hetscale/collector/pg.hpp"
 #include "hetscale/model/efficiency_fit.hpp"
 
@@ -52,5 +53,21 @@ struct Analysis {
 /// Error for an unknown experiment or one without runs on a machine set.
 Analysis analyze(pg::Connection& conn, const std::string& experiment, double target,
                  double tolerance = default_efficiency_tolerance);
+
+/// What `hetscale analyze` asks of the database before it analyzes.
+struct AnalyzeSnapshotRequest {
+  bool extrap = false;            // the experiment's runs in Extra-P's format (export_extrap)
+  bool refine_tolerance = false;  // the [refine] tolerance of its latest round collected
+};
+
+struct AnalyzeSnapshot {
+  std::optional<ExtrapExport> extrap;      // when asked for
+  std::optional<double> refine_tolerance;  // when asked for and the latest round has one
+};
+
+/// Reads what `request` asks as of one moment (a snapshot transaction of its own on `conn`),
+/// so that the export and the tolerance agree. Throws what export_extrap throws.
+AnalyzeSnapshot read_analyze_snapshot(pg::Connection& conn, const std::string& experiment,
+                                      const AnalyzeSnapshotRequest& request);
 
 }  // namespace hetscale::collector

@@ -6,6 +6,7 @@
 // figures, plus one benchmark history point per measured node record.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,10 +37,15 @@ struct SiteCounts {
   long long availability_added = 0;  // availability measurements new to the database
 };
 
-/// Upserts the site, its groups and nodes, and adds the points of nodes in the site
-/// (others are skipped); a point already stored (same node, benchmark and time) adds
-/// nothing; so for a point's availability. Runs in the caller's transaction. Throws pg::DbError.
-SiteCounts store_site(pg::Connection& conn, const PlanSite& site,
-                      const std::vector<BenchmarkPoint>& points);
+/// `hetscale groups --db`: on the database `db` at the current schema (else Error saying to
+/// migrate), upserts the site, its groups and nodes, and adds the points of nodes in the
+/// site (others are skipped); a point already stored (same node, benchmark and time) adds
+/// nothing; so for a point's availability. One load transaction, run again on a fresh
+/// connection when the connection breaks (Session); `before_commit` runs inside it just
+/// before the commit (groups writes its site table file there: a database error leaves no
+/// file, an error of before_commit stores nothing). Throws pg::DbError.
+SiteCounts store_site(const std::string& db, const PlanSite& site,
+                      const std::vector<BenchmarkPoint>& points,
+                      const std::function<void()>& before_commit = {});
 
 }  // namespace hetscale::collector

@@ -67,4 +67,15 @@ std::vector<std::string> experiment_names(pg::Connection& conn);
 /// files (source file, then line). Throws pg::DbError.
 std::vector<StoredRun> read_stored_runs(pg::Connection& conn, const std::string& name);
 
+/// An experiment and its runs as the database holds them at one moment.
+struct ExperimentSnapshot {
+  std::optional<StoredExperiment> experiment;  // none: not in the database
+  std::vector<StoredRun> runs;                 // read_stored_runs
+  std::vector<std::string> known;              // experiment_names, when `experiment` is none
+};
+
+/// The experiment named `name` with its runs, read in a snapshot transaction of its own on
+/// `conn` (plan and runs of one moment, even while a collector loads). Throws pg::DbError.
+ExperimentSnapshot read_experiment_snapshot(pg::Connection& conn, const std::string& name);
+
 }  // namespace hetscale::collector

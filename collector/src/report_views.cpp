@@ -1,4 +1,5 @@
-#include "report_views.hpp"
+// The report's reads of the documented views (docs/dashboards.md), in one snapshot.
+#include "hetscale/collector/report_views.hpp"
 
 #include <fmt/format.h>
 
@@ -9,8 +10,19 @@
 #include "hetscale/base/error.hpp"
 #include "hetscale/collector/migrations.hpp"
 
-namespace hetscale::report {
+namespace hetscale::collector {
 namespace {
+
+/// Schema version the views come from (migration 0009: TH and SH from availability).
+constexpr int kReportSchemaVersion = 9;
+
+/// Schema version from which run_efficiency has the runs' engine (migration 0008): older
+/// databases have no twin runs, so their reports pair no twins.
+constexpr int kTwinSchemaVersion = 8;
+
+/// Schema version from which the views carry experiment_owner and experiment_cluster
+/// (migration 0012): older databases key experiments by name alone.
+constexpr int kOwnerSchemaVersion = 12;
 
 std::string text(const pg::Result& r, int row, int column) {
   return r.is_null(row, column) ? std::string() : std::string(r.text(row, column));
@@ -222,7 +234,7 @@ std::vector<NodeRow> read_nodes(pg::Connection& conn) {
 
 /// The schema version; throws for a database older than the views.
 int require_views(pg::Connection& conn) {
-  const int version = collector::schema_version(conn);
+  const int version = schema_version(conn);
   if (version < kReportSchemaVersion)
     throw Error(fmt::format(
         "the database is at schema version {}; the report reads the views of version {} "
@@ -348,10 +360,6 @@ void add_experiments(ReportData& data, const std::vector<ExperimentKey>& known,
 
 }  // namespace
 
-std::vector<ExperimentKey> report_experiments(pg::Connection& conn) {
-  return experiments_with_data(Views(conn, collector::schema_version(conn)));
-}
-
 std::string experiment_key_label(const ExperimentKey& key, const std::vector<ExperimentKey>& known) {
   bool shared = false;
   bool clusters_differ = false;
@@ -398,6 +406,7 @@ ExperimentKey find_report_experiment(const std::vector<ExperimentKey>& known,
 
 ReportData read_report_data(pg::Connection& conn, const std::vector<std::string>& names,
                             const std::map<std::string, std::string>& twins) {
+  pg::Transaction snapshot(conn, pg::TransactionMode::snapshot);  // every view as of one moment
   const int version = require_views(conn);
   const Views views(conn, version);
   ReportData data;
@@ -418,7 +427,8 @@ ReportData read_report_data(pg::Connection& conn, const std::vector<std::string>
   read_forecasts(views, chosen);
   if (names.empty() && data.experiments.back().partitions.empty()) data.experiments.pop_back();
   data.nodes = read_nodes(conn);
+  snapshot.commit();
   return data;
 }
 
-}  // namespace hetscale::report
+}  // namespace hetscale::collector

@@ -1,12 +1,12 @@
 // How the report names experiments of the views and finds the one an option names
-// (report_views.hpp), without a database: labels where names are shared, and NAME,
-// OWNER/NAME, CLUSTER:OWNER/NAME.
+// (hetscale/collector/report_views.hpp), without a database: labels where names are
+// shared, and NAME, OWNER/NAME, CLUSTER:OWNER/NAME.
 #include <gtest/gtest.h>
 
 #include "hetscale/base/error.hpp"
-#include "report_views.hpp"
+#include "hetscale/collector/report_views.hpp"
 
-namespace hetscale::report {
+namespace hetscale::collector {
 namespace {
 
 std::string error_of(const std::vector<ExperimentKey>& known, const std::string& given) {
@@ -59,4 +59,4 @@ TEST(ExperimentKeys, AnAmbiguousOrUnknownNameIsRefusedWithTheCandidates) {
 }
 
 }  // namespace
-}  // namespace hetscale::report
+}  // namespace hetscale::collector

@@ -1,14 +1,19 @@
-// The rows the report reads from the dashboard views (docs/dashboards.md), one struct per
-// view, with the view's column names. Filled by read_report_data() (report_views.hpp);
-// pure data, so that the mapping to charts (report_sections.hpp) is tested without a
-// database.
+// What the report shows, read from the documented views only (docs/dashboards.md), so
+// that `hetscale report` works with the read-only role hetscale_reader, like a dashboard:
+// one struct per view, with the view's column names, and the reader that fills them in one
+// snapshot. The rows are pure data, so that the report's mapping to charts
+// (report/report_sections.hpp) is tested without a database.
 #pragma once
 
+#include <compare>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
-namespace hetscale::report {
+#include "hetscale/collector/pg.hpp"
+
+namespace hetscale::collector {
 
 using OptionalNumber = std::optional<double>;
 
@@ -166,10 +171,43 @@ struct TwinPair {
 };
 
 struct ReportData {
-  std::string db_label;  // the database, without credentials, for the commands to suggest
   std::vector<ExperimentData> experiments;
   std::vector<TwinPair> twins;  // twins of experiments above; not in `experiments`
   std::vector<NodeRow> nodes;
 };
 
-}  // namespace hetscale::report
+/// An experiment of the views: its name, owner and cluster (owner and cluster empty in a
+/// database whose views have no owners, before migration 12).
+struct ExperimentKey {
+  std::string name;
+  std::string owner;
+  std::string cluster;
+  auto operator<=>(const ExperimentKey&) const = default;
+};
+
+/// How the report names `key` among `known`: its name when no other experiment has that
+/// name, else `owner/name`, and `cluster:owner/name` when the clusters of that name differ.
+std::string experiment_key_label(const ExperimentKey& key, const std::vector<ExperimentKey>& known);
+
+/// The experiment of `known` that `given` names: `NAME` when one experiment has that name,
+/// else `OWNER/NAME` or `CLUSTER:OWNER/NAME`. Throws Error for a name of none (listing the
+/// experiments with data) or of several (listing them as OWNER/NAME).
+ExperimentKey find_report_experiment(const std::vector<ExperimentKey>& known,
+                                     const std::string& given);
+
+/// Every view row of the named experiments (`find_report_experiment`; all experiments with
+/// data when `names` is empty; then also partitions computed from input files) and every
+/// node, read as of one moment: in a snapshot transaction of its own on `conn` (none may be
+/// open there). Throws Error for a name that names no experiment with rows, or several, and
+/// for a database older than the views (migration 9). Each experiment's `label` is
+/// experiment_key_label().
+///
+/// An experiment named E + "-twin" of the same owner and cluster as E, whose runs are all
+/// twin runs (engine 'simgrid'), is the twin of E when E is in the report (TwinPair),
+/// whether or not it was named itself. `twins` (experiment -> twin, named as `names`) pairs
+/// explicitly instead: the experiment is in the report and the given twin, whose runs must
+/// all be twin runs, is its twin.
+ReportData read_report_data(pg::Connection& conn, const std::vector<std::string>& names,
+                            const std::map<std::string, std::string>& twins = {});
+
+}  // namespace hetscale::collector
