@@ -34,17 +34,6 @@ SimulatedComputer computer(double max_power, double th) {
   return {max_power, kAvailability, th * kAvailability};
 }
 
-std::vector<hetscale::VariableComputer> model_of(const std::vector<SimulatedComputer>& cs,
-                                                 const SimulationOptions& options) {
-  const double correlation = hetscale::correlation_time_of_uniform_intervals(options.max_interval);
-  std::vector<hetscale::VariableComputer> out;
-  for (const auto& c : cs)
-    out.push_back({c.max_power * c.mean_availability,
-                   hetscale::variation_from_heterogeneity(c.availability_sd / c.mean_availability,
-                                                          correlation)});
-  return out;
-}
-
 double total_work(const std::vector<SimulatedComputer>& cs) {
   double total = 0;
   for (const auto& c : cs) total += c.max_power * c.mean_availability * kTime;
@@ -57,12 +46,12 @@ double tau_of(const std::vector<SimulatedComputer>& cs, const std::vector<double
 }
 
 double proportional_tau(const std::vector<SimulatedComputer>& cs, const SimulationOptions& o) {
-  return tau_of(cs, hetscale::proportional_partition(model_of(cs, o), total_work(cs)).work, o);
+  return tau_of(cs, hetscale::proportional_partition(hetscale::variable_computers(cs, o.max_interval), total_work(cs)).work, o);
 }
 
 /// Percent reduction of tau from step 1 to step 2 (by case).
 double step2_gain(const std::vector<SimulatedComputer>& cs, const SimulationOptions& o) {
-  const auto two = hetscale::two_step_partition(model_of(cs, o), total_work(cs));
+  const auto two = hetscale::two_step_partition(hetscale::variable_computers(cs, o.max_interval), total_work(cs));
   const double t1 = tau_of(cs, two.step1.work, o);
   const double t2 = tau_of(cs, two.step2.work, o);
   return 100 * (t1 - t2) / t1;
@@ -102,7 +91,7 @@ void two_computer_cases(const SimulationOptions& o) {
         const double th1 = slow_noisy ? 0.1 + difference : 0.1;
         const double th2 = slow_noisy ? 0.1 : 0.1 + difference;
         const std::vector<SimulatedComputer> cs{computer(1, th1), computer(ratio, th2)};
-        const auto model = model_of(cs, o);
+        const auto model = hetscale::variable_computers(cs, o.max_interval);
         const double total = total_work(cs);
         const auto two = hetscale::two_step_partition(model, total);
         const auto best = hetscale::optimal_partition(model, total);
@@ -161,7 +150,7 @@ void gain_in_paper_settings(const SimulationOptions& o) {
         const double sigma = 20 * (setting == 0 ? share : 1 - share);
         cs.push_back(computer(speed / kAvailability, sigma / std::sqrt(kTime * correlation)));
       }
-      const auto model = model_of(cs, o);
+      const auto model = hetscale::variable_computers(cs, o.max_interval);
       const double total = total_work(cs);
       const auto two = hetscale::two_step_partition(model, total);
       const double best = hetscale::modelled_tau(model, hetscale::optimal_partition(model, total).work);
@@ -186,7 +175,7 @@ void tau_against_th(const SimulationOptions& o) {
   for (double th : {0.0, 0.1, 0.2, 0.3, 0.4, 0.5}) {
     const auto cs = equal_computers(4, th);
     const auto r = hetscale::simulate(
-        cs, hetscale::proportional_partition(model_of(cs, o), total_work(cs)).work, o);
+        cs, hetscale::proportional_partition(hetscale::variable_computers(cs, o.max_interval), total_work(cs)).work, o);
     fmt::print("| {:.1f} | {:.2f} | {:.4f} |\n", th, r.tau, r.normalised_sd);
   }
   fmt::print("\n");
@@ -231,7 +220,7 @@ void tau_against_share(const SimulationOptions& o) {
     std::vector<SimulatedComputer> cs;
     for (std::size_t i = 0; i < n; ++i) cs.push_back(computer(1, i < n / 2 ? 0.1 : 0.5));
     const double total = total_work(cs);
-    const auto step2 = hetscale::two_step_partition(model_of(cs, o), total).step2.work;
+    const auto step2 = hetscale::two_step_partition(hetscale::variable_computers(cs, o.max_interval), total).step2.work;
     double steady = 0;
     for (std::size_t i = 0; i < n / 2; ++i) steady += step2[i];
     fmt::print("{} computers: step 2 gives the steady half {:.3f} of the work\n", n, steady / total);
