@@ -13,6 +13,7 @@
 
 #include "commands.hpp"
 #include "configured_settings.hpp"
+#include "output.hpp"
 #include "hetscale/base/utc_time.hpp"
 #include "hetscale/site/site_table.hpp"
 #include "hetscale/study/stored_study.hpp"
@@ -134,16 +135,6 @@ twin::TwinRunnerOptions runner_options(const RunnerArgs& args) {
   return options;
 }
 
-// The study's notes on stderr as they come, its results on stdout.
-twin::TwinReport print_report(Context& context) {
-  return [&context](twin::TwinLine kind, const std::string& line) {
-    if (kind == twin::TwinLine::note)
-      context.err << line << std::flush;
-    else
-      context.out << line;
-  };
-}
-
 void run_study(const StudyArgs& args, Context& context) {
   const std::optional<double>& flops_per_unit = args.options.flops_per_unit;
   if (flops_per_unit && !(*flops_per_unit > 0 && std::isfinite(*flops_per_unit)))
@@ -160,7 +151,7 @@ void run_study(const StudyArgs& args, Context& context) {
   request.options = args.options;
   request.options.bin_dir = kernel_dir_from(args.runner.kernel_dir);
   request.runner = runner_options(args.runner);
-  twin::require_no_failed_runs(twin::conduct_twin_study(request, print_report(context)));
+  twin::require_no_failed_runs(twin::conduct_twin_study(request, print_lines(context)));
 }
 
 // The next refinement round of a twin study, from the runs of every round collected into
@@ -184,13 +175,13 @@ void run_refine(const RefineArgs& args, Context& context) {
       args.output_dir, next, options, twin::twin_round_files(next, args.from, options, utc_time_now()),
       fmt::format("twin study: {} (experiment {}, round {}, {} runs, platform {})\n", args.output_dir, name,
                   next.study.round, next.runs.size(), next.platform_hash.substr(0, 12)),
-      runner_options(args.runner), print_report(context)));
+      runner_options(args.runner), print_lines(context)));
 }
 
 void run_run(const RunArgs& args, Context& context) {
   const twin::TwinStudy study = twin::load_twin_study(args.dir);
   twin::require_no_failed_runs(
-      twin::simulate_twin_runs(args.dir, study, args.tasks, runner_options(args.runner), print_report(context)),
+      twin::simulate_twin_runs(args.dir, study, args.tasks, runner_options(args.runner), print_lines(context)),
       args.dir);
 }
 

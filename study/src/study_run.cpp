@@ -311,7 +311,7 @@ void twin(const StudySpec& spec, StudyState& state, const fs::path& dir, std::os
     request.runner.jobs = 0;  // one per processor
     std::string progress;
     const twin::TwinStudyOutcome outcome =
-        twin::conduct_twin_study(request, [&](twin::TwinLine, const std::string& line) {
+        twin::conduct_twin_study(request, [&](LineKind, const std::string& line) {
           out << line << std::flush;
           progress += line;
         });

@@ -418,9 +418,9 @@ TEST_F(TwinStudyTest, IsConductedFromItsFilesGrownAndCalibratedAndSaysWhatItDid)
   request.options.max_set_nodes = 4;
   request.options.repetitions = 1;
   request.runner = runner();
-  std::vector<std::pair<twin::TwinLine, std::string>> said;
+  std::vector<std::pair<LineKind, std::string>> said;
   const twin::TwinStudyOutcome outcome = twin::conduct_twin_study(
-      request, [&](twin::TwinLine kind, const std::string& line) { said.emplace_back(kind, line); });
+      request, [&](LineKind kind, const std::string& line) { said.emplace_back(kind, line); });
 
   // Sets of 2 and 4 of the 16 nodes, each size once: a record per run, the calibrated
   // efficiency kept in the directory.
@@ -455,33 +455,33 @@ TEST_F(TwinStudyTest, IsConductedFromItsFilesGrownAndCalibratedAndSaysWhatItDid)
   // The calibration and the default network first, the study written, a note per run,
   // the counts last.
   ASSERT_EQ(said.size(), runs + 4);
-  EXPECT_EQ(said[0].first, twin::TwinLine::note);
+  EXPECT_EQ(said[0].first, LineKind::note);
   EXPECT_EQ(said[0].second,
             "hetscale twin study: compute efficiency 0.8 of the marked speed, the median of 4 ranks in 2 measured "
             "runs at each set's largest size\n");
-  EXPECT_EQ(said[1].first, twin::TwinLine::note);
+  EXPECT_EQ(said[1].first, LineKind::note);
   EXPECT_EQ(said[1].second, "hetscale twin study: " + (fixtures / "site.toml").string() +
                                 " has no [network]; the twin uses the default network\n");
-  EXPECT_EQ(said[2].first, twin::TwinLine::result);
+  EXPECT_EQ(said[2].first, LineKind::result);
   EXPECT_EQ(said[2].second, "twin study: " + dir.string() + " (experiment tw-twin, 2 sets, " +
                                 std::to_string(runs) + " runs, platform " +
                                 slurp(dir / "platform.sha256").substr(0, 12) + ")\n");
   for (std::size_t i = 3; i + 1 < said.size(); ++i) {
-    EXPECT_EQ(said[i].first, twin::TwinLine::note);
+    EXPECT_EQ(said[i].first, LineKind::note);
     EXPECT_EQ(said[i].second.rfind("hetscale twin: [" + std::to_string(i - 2) + "/" +
                                        std::to_string(runs) + "] set ",
                                    0),
               0u)
         << said[i].second;
   }
-  EXPECT_EQ(said.back().first, twin::TwinLine::result);
+  EXPECT_EQ(said.back().first, LineKind::result);
   EXPECT_EQ(said.back().second, "runs: " + std::to_string(runs) + " simulated, 0 kept, 0 failed (2 at a time)\n");
   EXPECT_EQ(said.back().second, twin::to_string(*outcome.counts) + "\n");
 
   // Both an efficiency and records to calibrate it from: refused before anything is written.
   request.output_dir = root_ / "both";
   request.options.compute_efficiency = 0.5;
-  EXPECT_THROW(twin::conduct_twin_study(request, [](twin::TwinLine, const std::string&) {}), Error);
+  EXPECT_THROW(twin::conduct_twin_study(request, [](LineKind, const std::string&) {}), Error);
   EXPECT_FALSE(fs::exists(root_ / "both"));
 }
 
@@ -501,8 +501,8 @@ TEST_F(TwinStudyTest, ConductedWithSbatchRunsNothingAndFailedRunsAreCounted) {
   request.options.sbatch = true;
   request.runner = runner();
   std::vector<std::string> results;
-  const auto keep_results = [&](twin::TwinLine kind, const std::string& line) {
-    if (kind == twin::TwinLine::result) results.push_back(line);
+  const auto keep_results = [&](LineKind kind, const std::string& line) {
+    if (kind == LineKind::result) results.push_back(line);
   };
   const twin::TwinStudyOutcome array = twin::conduct_twin_study(request, keep_results);
   EXPECT_FALSE(array.counts.has_value());

@@ -62,35 +62,35 @@ void require_no_failed_runs(const TwinStudyOutcome& outcome) {
 }
 
 TwinRunCounts simulate_twin_runs(const fs::path& dir, const TwinStudy& study, const std::vector<std::size_t>& tasks,
-                                 const TwinRunnerOptions& runner, const TwinReport& report) {
+                                 const TwinRunnerOptions& runner, const Say& say) {
   const TwinRunnerOptions resolved = resolve_twin_tools(study, runner);
   const auto progress = [&](const TwinRunOutcome& o, std::size_t done, std::size_t total) {
-    report(TwinLine::note, run_line(dir, study, o, done, total));
+    say(LineKind::note, run_line(dir, study, o, done, total));
   };
   TwinRunCounts counts;
   counts.jobs = resolved.jobs;
   for (const auto& o : run_twin_study(dir, study, tasks, resolved, progress))
     (o.skipped ? counts.kept : o.succeeded ? counts.simulated : counts.failed) += 1;
-  report(TwinLine::result, to_string(counts) + '\n');
+  say(LineKind::result, to_string(counts) + '\n');
   return counts;
 }
 
 TwinStudyOutcome write_and_run_twin_study(const fs::path& dir, const TwinStudy& study,
                                           const TwinStudyOptions& options,
                                           const std::vector<jobgen::GeneratedFile>& files, const std::string& summary,
-                                          const TwinRunnerOptions& runner, const TwinReport& report) {
+                                          const TwinRunnerOptions& runner, const Say& say) {
   if (!options.sbatch) resolve_twin_tools(study, runner);
   jobgen::write_study(dir, files);
-  report(TwinLine::result, summary);
+  say(LineKind::result, summary);
   TwinStudyOutcome outcome{dir, study.study.spec.name, study.runs.size(), std::nullopt};
   if (options.sbatch)
-    report(TwinLine::result, fmt::format("submit: cd {} && sbatch {}\n", dir.string(), twin_sbatch_file));
+    say(LineKind::result, fmt::format("submit: cd {} && sbatch {}\n", dir.string(), twin_sbatch_file));
   else
-    outcome.counts = simulate_twin_runs(dir, study, {}, runner, report);
+    outcome.counts = simulate_twin_runs(dir, study, {}, runner, say);
   return outcome;
 }
 
-TwinStudyOutcome conduct_twin_study(const TwinStudyRequest& request, const TwinReport& report) {
+TwinStudyOutcome conduct_twin_study(const TwinStudyRequest& request, const Say& say) {
   const jobgen::ExperimentSpec spec = jobgen::load_experiment_spec(request.spec);
   std::string site_text = read_regular_file(request.site, site_table_max_bytes);
   SiteTable site = parse_site_table(site_text, request.site.string());
@@ -107,7 +107,7 @@ TwinStudyOutcome conduct_twin_study(const TwinStudyRequest& request, const TwinR
     const ComputeCalibration c = measured_compute_efficiency(read_record_files(request.calibrate_from),
                                                              spec.code_label(), platform.flops_per_unit);
     options.compute_efficiency = c.efficiency;
-    report(TwinLine::note,
+    say(LineKind::note,
            fmt::format("hetscale twin study: compute efficiency {:.4g} of the marked speed, the median of {} ranks "
                        "in {} measured runs at each set's largest size\n",
                        c.efficiency, c.ranks, c.runs));
@@ -116,14 +116,14 @@ TwinStudyOutcome conduct_twin_study(const TwinStudyRequest& request, const TwinR
   std::size_t sets = 0;
   for (const auto& s : study.study.sets) sets += s.parameter_values.empty() ? 0 : 1;
   if (platform.default_network)
-    report(TwinLine::note, fmt::format("hetscale twin study: {} has no [network]; the twin uses the default network\n",
+    say(LineKind::note, fmt::format("hetscale twin study: {} has no [network]; the twin uses the default network\n",
                                        request.site.string()));
   const fs::path& dir = request.output_dir;
   return write_and_run_twin_study(
       dir, study, options, twin_study_files(study, platform, site_text, options, utc_time_now()),
       fmt::format("twin study: {} (experiment {}, {} sets, {} runs, platform {})\n", dir.string(), study.study.spec.name,
                   sets, study.runs.size(), study.platform_hash.substr(0, 12)),
-      request.runner, report);
+      request.runner, say);
 }
 
 }  // namespace hetscale::twin

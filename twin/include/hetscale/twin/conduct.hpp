@@ -7,23 +7,20 @@
 
 #include <cstddef>
 #include <filesystem>
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "hetscale/base/say.hpp"
 #include "hetscale/jobgen/study_files.hpp"
 #include "hetscale/twin/study.hpp"
 #include "hetscale/twin/twin_platform.hpp"
 
 namespace hetscale::twin {
 
-/// What a twin study says, one line at a time, each ending in '\n'. Notes: the
-/// calibration, a site without [network], a line per finished run. Results: the study
-/// written, how to submit its array, the count of its runs. (`hetscale twin` prints notes
-/// on stderr and results on stdout.)
-enum class TwinLine { note, result };
-using TwinReport = std::function<void(TwinLine kind, const std::string& line)>;
+// What a twin study says (through `say`, hetscale/base/say.hpp): notes: the calibration,
+// a site without [network], a line per finished run; results: the study written, how to
+// submit its array, the count of its runs.
 
 /// The runs of one pass of simulations.
 struct TwinRunCounts {
@@ -44,7 +41,7 @@ void require_no_failed_runs(const TwinRunCounts& counts, const std::filesystem::
 /// thrown; a missing smpirun or kernel throws Error before any run starts.
 TwinRunCounts simulate_twin_runs(const std::filesystem::path& dir, const TwinStudy& study,
                                  const std::vector<std::size_t>& tasks, const TwinRunnerOptions& runner,
-                                 const TwinReport& report);
+                                 const Say& say);
 
 struct TwinStudyOutcome {
   std::filesystem::path dir;
@@ -65,7 +62,7 @@ TwinStudyOutcome write_and_run_twin_study(const std::filesystem::path& dir, cons
                                           const TwinStudyOptions& options,
                                           const std::vector<jobgen::GeneratedFile>& files,
                                           const std::string& summary, const TwinRunnerOptions& runner,
-                                          const TwinReport& report);
+                                          const Say& say);
 
 struct TwinStudyRequest {
   std::filesystem::path spec;        // the experiment spec (TOML)
@@ -86,8 +83,8 @@ struct TwinStudyRequest {
 /// The study of `request.spec` on the twin of `request.site`: loads the spec, grows the
 /// site table, makes the platform, calibrates the compute efficiency, plans the study,
 /// writes its directory and simulates its runs (write_and_run_twin_study), saying so
-/// through `report`. Throws Error/ConfigError on bad inputs before anything is written;
+/// through `say`. Throws Error/ConfigError on bad inputs before anything is written;
 /// failed runs are counted in the outcome, not thrown (require_no_failed_runs).
-TwinStudyOutcome conduct_twin_study(const TwinStudyRequest& request, const TwinReport& report);
+TwinStudyOutcome conduct_twin_study(const TwinStudyRequest& request, const Say& say);
 
 }  // namespace hetscale::twin
