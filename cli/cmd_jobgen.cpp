@@ -23,7 +23,7 @@
 #include "hetscale/collector/stored_experiment.hpp"
 #include "hetscale/jobgen/measurements.hpp"
 #include "hetscale/jobgen/refine.hpp"
-#include "hetscale/jobgen/study_files.hpp"
+#include "hetscale/jobgen/round_files.hpp"
 #include "hetscale/site/site_table.hpp"
 #include "hetscale/study/round_check.hpp"
 #include "hetscale/study/round_files.hpp"
@@ -35,7 +35,7 @@ namespace {
 
 using study::StoredStudy;
 using study::StudyProgress;
-using study::latest_round_study;
+using study::latest_round;
 using study::measured_runs;
 using study::next_round;
 using study::read_stored_study;
@@ -58,7 +58,7 @@ struct JobgenArgs {
   bool replace_unavailable = false;  // swap members Slurm reports unavailable
 };
 
-std::string summary(const jobgen::Study& study, const std::string& dir) {
+std::string summary(const jobgen::Round& study, const std::string& dir) {
   std::string sizes;
   std::size_t tasks = 0;
   std::size_t sets = 0;
@@ -87,12 +87,12 @@ std::string partition_named_at(const JobgenArgs& args, jobgen::ExperimentSpec& s
 
 // How jobgen checks a round against Slurm: a new study may swap unavailable members
 // (--replace-unavailable), a later round runs on the sets measured before.
-study::RoundCheck round_check(const jobgen::Study& round, const std::string& named_at, bool replace) {
+study::RoundCheck round_check(const jobgen::Round& round, const std::string& named_at, bool replace) {
   study::RoundCheck check;
   check.partition_named_at = named_at;
   check.partition_by_option = named_at == "--partition";
   check.replace_unavailable = replace;
-  check.refusal = round.round == 0 ? "nothing written (--replace-unavailable swaps them for available nodes of their "
+  check.refusal = round.number == 0 ? "nothing written (--replace-unavailable swaps them for available nodes of their "
                                      "groups)"
                                    : "nothing written (resume the nodes: a round runs on the sets measured before)";
   check.note_prefix = "hetscale jobgen: note: ";
@@ -102,11 +102,11 @@ study::RoundCheck round_check(const jobgen::Study& round, const std::string& nam
 // The sets against Slurm (the partition, the members' states, the replacements). Where
 // Slurm cannot be asked (no scontrol, no slurm.conf, controller down) nothing is checked
 // or tested, and one note says so.
-study::CheckedRound check_against_slurm(jobgen::Study round, const study::RoundCheck& check, Context& context) {
+study::CheckedRound check_against_slurm(jobgen::Round round, const study::RoundCheck& check, Context& context) {
   try {
     auto checked = study::check_round_against_slurm(std::move(round), check, context.out, context.err);
     if (!checked.unreachable.empty()) {
-      const std::string& partition = checked.study.spec.slurm.partition;
+      const std::string& partition = checked.round.spec.slurm.partition;
       context.err << fmt::format("hetscale jobgen: note: Slurm not reachable ({}); machine sets not checked against "
                                  "its node states{}, scripts not tested with sbatch --test-only\n",
                                  checked.unreachable,
@@ -122,10 +122,10 @@ void generate(const JobgenArgs& args, Context& context) {
   auto spec = jobgen::load_experiment_spec(args.experiment);
   const std::string named_at = partition_named_at(args, spec);
   const auto site = load_site_table(args.site);
-  const jobgen::Study planned = jobgen::plan_study(spec, site);
+  const jobgen::Round planned = jobgen::plan_round(spec, site);
   const study::RoundCheck check = round_check(planned, named_at, args.replace_unavailable);
   const auto checked = check_against_slurm(planned, check, context);
-  const jobgen::Study& study = checked.study;
+  const jobgen::Round& study = checked.round;
   // Copies of the inputs make the study directory self-contained (and refinable).
   const auto files = study::round_files(study, kernel_dir_from(args.kernel_dir),
                                         {{"experiment.toml", read_text_file(args.experiment, "experiment spec"), false},
@@ -141,23 +141,23 @@ void generate(const JobgenArgs& args, Context& context) {
       context.err << fmt::format("hetscale jobgen: note: Slurm not reachable ({}); scripts not tested with "
                                  "sbatch --test-only\n", unreachable);
   }
-  jobgen::write_study(args.output, files);
+  jobgen::write_round_directory(args.output, files);
   context.out << summary(study, args.output);
 }
 
 // The first study of --from, planned again from the spec and site copies it holds; its
 // round is that of the last directory (the runs of every round are read).
-jobgen::Study first_study(const JobgenArgs& args) {
+jobgen::Round first_study(const JobgenArgs& args) {
   const fs::path first = args.from.front();
   const auto spec = jobgen::load_experiment_spec(first / "experiment.toml");
   if (spec.name != args.experiment)
     throw UsageError(fmt::format("{} holds experiment '{}', not '{}'", first.string(), spec.name, args.experiment));
-  auto study = jobgen::plan_study(spec, load_site_table(first / "site.toml"));
-  study.round = static_cast<std::uint32_t>(args.from.size() - 1);
+  auto study = jobgen::plan_round(spec, load_site_table(first / "site.toml"));
+  study.number = static_cast<std::uint32_t>(args.from.size() - 1);
   return study;
 }
 
-std::vector<jobgen::MeasuredRun> runs_from_records(const JobgenArgs& args, const jobgen::Study& study) {
+std::vector<jobgen::MeasuredRun> runs_from_records(const JobgenArgs& args, const jobgen::Round& study) {
   std::vector<jobgen::MeasuredRun> runs;
   for (const fs::path dir : args.from) {
     auto more = jobgen::read_record_runs(dir / "records", study);
@@ -167,7 +167,7 @@ std::vector<jobgen::MeasuredRun> runs_from_records(const JobgenArgs& args, const
 }
 
 // The runs collected into the database, for the study of --from.
-std::vector<jobgen::MeasuredRun> runs_from_database(const JobgenArgs& args, const jobgen::Study& study) {
+std::vector<jobgen::MeasuredRun> runs_from_database(const JobgenArgs& args, const jobgen::Round& study) {
   const StoredStudy stored = read_stored_study(args.db, args.experiment);
   if (!stored.experiment)
     throw Error(fmt::format("experiment '{}' is not in the database: collect the study first (hetscale collect "
@@ -177,25 +177,25 @@ std::vector<jobgen::MeasuredRun> runs_from_database(const JobgenArgs& args, cons
 
 // Writes a round's files with `inputs` into the output directory; false, and `nothing`
 // said, when no set of the round has sizes to run.
-bool write_round(const JobgenArgs& args, const jobgen::Study& round, const std::vector<jobgen::GeneratedFile>& inputs,
+bool write_round(const JobgenArgs& args, const jobgen::Round& round, const std::vector<jobgen::GeneratedFile>& inputs,
                  std::string_view nothing, Context& context) {
-  if (!study::has_jobs(round)) {
+  if (!jobgen::has_jobs(round)) {
     context.out << nothing << '\n';
     return false;
   }
-  jobgen::write_study(args.output, study::round_files(round, kernel_dir_from(args.kernel_dir), inputs));
+  jobgen::write_round_directory(args.output, study::round_files(round, kernel_dir_from(args.kernel_dir), inputs));
   context.out << summary(round, args.output);
   return true;
 }
 
 // A later round against Slurm: on the sets measured before, at the spec's partition.
-jobgen::Study checked_later_round(jobgen::Study round, Context& context) {
+jobgen::Round checked_later_round(jobgen::Round round, Context& context) {
   const auto check = round_check(round, round.spec.slurm.partition_where.str(), false);
-  return check_against_slurm(std::move(round), check, context).study;
+  return check_against_slurm(std::move(round), check, context).round;
 }
 
 // The next round from the runs of the first study and the rounds after it.
-void write_next_round(const JobgenArgs& args, const jobgen::Study& study,
+void write_next_round(const JobgenArgs& args, const jobgen::Round& study,
                       const std::vector<jobgen::MeasuredRun>& runs, const std::vector<jobgen::GeneratedFile>& inputs,
                       Context& context) {
   const auto next = checked_later_round(next_round(study, runs, context.out), context);
@@ -205,7 +205,7 @@ void write_next_round(const JobgenArgs& args, const jobgen::Study& study,
 // --from: the study directories give the spec, the site and, by their number, the round;
 // the runs come from their records or, with --db, from the database.
 void refine_from_directories(const JobgenArgs& args, Context& context) {
-  const jobgen::Study study = first_study(args);
+  const jobgen::Round study = first_study(args);
   const auto runs = args.db.empty() ? runs_from_records(args, study) : runs_from_database(args, study);
   const fs::path first = args.from.front();
   write_next_round(args, study, runs,
@@ -218,8 +218,8 @@ void refine_from_directories(const JobgenArgs& args, Context& context) {
 // The round's directory gets the spec (experiment.toml); the site is in its plan.json.
 void refine_from_database(const JobgenArgs& args, Context& context) {
   const StoredStudy stored = read_stored_study(args.db, args.experiment);
-  const jobgen::Study study = latest_round_study(args.experiment, stored);
-  const auto runs = measured_runs(stored, study, fmt::format("round {} of the database", study.round));
+  const jobgen::Round study = latest_round(args.experiment, stored);
+  const auto runs = measured_runs(stored, study, fmt::format("round {} of the database", study.number));
   write_next_round(args, study, runs, {{"experiment.toml", study.spec.text, false}}, context);
 }
 
@@ -233,7 +233,7 @@ void resubmit(const JobgenArgs& args, Context& context) {
     throw Error("--resubmit needs Slurm's accounting (sacct) to tell failed tasks from pending and running ones; "
                 "where none runs, write the round with hetscale jobgen --refine or resubmit the failed scripts by "
                 "hand");
-  const jobgen::Study next = checked_later_round(jobgen::resubmitted_study(progress.latest, progress.tasks), context);
+  const jobgen::Round next = checked_later_round(jobgen::resubmitted_round(progress.latest, progress.tasks), context);
   for (const auto& t : progress.tasks) {
     if (t.state == jobgen::TaskState::collected) continue;
     context.out << fmt::format("round {} set {} array task {} ({}={:g}): {}{}; runs repetition(s) {} again\n",
@@ -249,7 +249,7 @@ void resubmit(const JobgenArgs& args, Context& context) {
   plan.inputs = {(fs::path(args.output) / "plan.json").string()};
   std::istringstream no_stdin;
   collector::collect(args.db, plan, no_stdin, context.err);
-  context.out << fmt::format("round {} loaded into the database\n", next.round);
+  context.out << fmt::format("round {} loaded into the database\n", next.number);
   if (args.no_submit) return;
   context.out << submit_study(args.output);
 }

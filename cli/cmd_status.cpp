@@ -65,7 +65,7 @@ void run_status(const StatusArgs& args, Context& context) {
   if (args.format == TableFormat::table) {
     context.out << fmt::format("experiment {}: {} array tasks in {} set(s) of {} round(s); job states from {}\n",
                                args.experiment, progress.tasks.size(), sets.size(),
-                               progress.latest.round + 1, progress.job_source);
+                               progress.latest.number + 1, progress.job_source);
     for (const auto& s : sets) context.out << s.summary << '\n';
     if (!args.tasks) return;
     context.out << '\n';

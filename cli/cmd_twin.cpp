@@ -25,7 +25,7 @@ namespace hetscale::cli {
 namespace {
 
 using study::StoredStudy;
-using study::latest_round_study;
+using study::latest_round;
 using study::measured_runs;
 using study::next_round;
 using study::read_stored_study;
@@ -160,8 +160,8 @@ void run_refine(const RefineArgs& args, Context& context) {
   const twin::TwinStudy previous = twin::load_twin_study(args.from);
   const std::string& name = previous.study.spec.name;
   const StoredStudy stored = read_stored_study(args.db, name);
-  const jobgen::Study study = latest_round_study(name, stored);
-  const auto runs = measured_runs(stored, study, fmt::format("round {} of the database", study.round));
+  const jobgen::Round study = latest_round(name, stored);
+  const auto runs = measured_runs(stored, study, fmt::format("round {} of the database", study.number));
   const twin::TwinStudy next =
       twin::twin_study_of(next_round(study, runs, context.out), previous.platform_hash, previous.compute_efficiency);
   if (next.runs.empty()) {
@@ -174,7 +174,7 @@ void run_refine(const RefineArgs& args, Context& context) {
   twin::require_no_failed_runs(twin::write_and_run_twin_study(
       args.output_dir, next, options, twin::twin_round_files(next, args.from, options, utc_time_now()),
       fmt::format("twin study: {} (experiment {}, round {}, {} runs, platform {})\n", args.output_dir, name,
-                  next.study.round, next.runs.size(), next.platform_hash.substr(0, 12)),
+                  next.study.number, next.runs.size(), next.platform_hash.substr(0, 12)),
       runner_options(args.runner), print_lines(context)));
 }
 

@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 
 // The largest set against the partition as Slurm has it; estimated time limits are
 // capped at its MaxTime.
-void check_partition(jobgen::Study& round, const RoundCheck& check, const PartitionQuery& q, std::ostream& notes) {
+void check_partition(jobgen::Round& round, const RoundCheck& check, const PartitionQuery& q, std::ostream& notes) {
   const std::string& name = round.spec.slurm.partition;
   if (name.empty()) return;  // the cluster's default: submitting will tell
   switch (q.status) {
@@ -67,7 +67,7 @@ std::string unavailable_message(const std::vector<jobgen::UnavailableMember>& un
   return message + "; " + refusal;
 }
 
-std::string replacement_line(const jobgen::NodeReplacement& replacement, const jobgen::Study& replaced) {
+std::string replacement_line(const jobgen::NodeReplacement& replacement, const jobgen::Round& replaced) {
   std::string speeds;
   for (std::size_t index : replacement.sets)
     for (const auto& s : replaced.sets)
@@ -75,7 +75,7 @@ std::string replacement_line(const jobgen::NodeReplacement& replacement, const j
   return fmt::format("{} ({} {})", replacement.describe(), speeds, replaced.site.speed_unit);
 }
 
-CheckedRound check_round(jobgen::Study round, const RoundCheck& check, const NodeStatesQuery& nodes,
+CheckedRound check_round(jobgen::Round round, const RoundCheck& check, const NodeStatesQuery& nodes,
                          const PartitionQuery& partition, std::ostream& out, std::ostream& notes) {
   if (!nodes.reachable) return {std::move(round), nodes.detail};
   check_partition(round, check, partition, notes);
@@ -83,13 +83,13 @@ CheckedRound check_round(jobgen::Study round, const RoundCheck& check, const Nod
   if (unavailable.empty()) return {std::move(round), {}};
   if (!check.replace_unavailable) throw Error(unavailable_message(unavailable, check.refusal));
   auto replaced = jobgen::replace_unavailable(round, nodes.states);
-  for (const auto& r : replaced.replacements) out << replacement_line(r, replaced.study) << '\n';
+  for (const auto& r : replaced.replacements) out << replacement_line(r, replaced.round) << '\n';
   // The replacements against the partition too, and the new sets' time limits capped.
-  if (partition.status == PartitionQuery::Status::found) check_partition(replaced.study, check, partition, notes);
-  return {std::move(replaced.study), {}};
+  if (partition.status == PartitionQuery::Status::found) check_partition(replaced.round, check, partition, notes);
+  return {std::move(replaced.round), {}};
 }
 
-CheckedRound check_round_against_slurm(jobgen::Study round, const RoundCheck& check, std::ostream& out,
+CheckedRound check_round_against_slurm(jobgen::Round round, const RoundCheck& check, std::ostream& out,
                                        std::ostream& notes) {
   const NodeStatesQuery nodes = query_node_states();
   PartitionQuery partition;
@@ -97,7 +97,7 @@ CheckedRound check_round_against_slurm(jobgen::Study round, const RoundCheck& ch
   return check_round(std::move(round), check, nodes, partition, out, notes);
 }
 
-std::string test_set_scripts(const jobgen::Study& round, const std::vector<jobgen::GeneratedFile>& files,
+std::string test_set_scripts(const jobgen::Round& round, const std::vector<jobgen::GeneratedFile>& files,
                              const RoundCheck& check) {
   const ScratchDirectory scratch;
   for (const auto& file : files) {

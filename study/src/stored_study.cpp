@@ -16,7 +16,7 @@
 #include "hetscale/collector/sacct.hpp"
 #include "hetscale/collector/session.hpp"
 #include "hetscale/jobgen/refine.hpp"
-#include "hetscale/jobgen/study_files.hpp"
+#include "hetscale/jobgen/round_files.hpp"
 #include "hetscale/site/study_plan.hpp"
 #include "hetscale/study/slurm_query.hpp"
 
@@ -26,7 +26,7 @@ namespace {
 // The database must hold the plan of this very study: the same formula and target, and
 // every set with the same nodes count and C (a site table changed since would not).
 // `origin` names where the study came from, for messages.
-void check_stored_plan(const collector::StoredExperiment& stored, const jobgen::Study& study,
+void check_stored_plan(const collector::StoredExperiment& stored, const jobgen::Round& study,
                        const std::string& origin) {
   const auto& spec = study.spec;
   if (stored.workload.empty() || stored.sets.empty())
@@ -70,7 +70,7 @@ StoredStudy read_stored_study(const std::string& db, const std::string& experime
   return out;
 }
 
-std::vector<jobgen::MeasuredRun> measured_runs(const StoredStudy& stored, const jobgen::Study& study,
+std::vector<jobgen::MeasuredRun> measured_runs(const StoredStudy& stored, const jobgen::Round& study,
                                                const std::string& origin) {
   check_stored_plan(*stored.experiment, study, origin);
   std::vector<jobgen::MeasuredRun> out;
@@ -83,19 +83,19 @@ std::vector<jobgen::MeasuredRun> measured_runs(const StoredStudy& stored, const 
 namespace {
 
 // One round's study from its stored spec text and plan.
-jobgen::Study round_study(const collector::StoredRound& round) {
+jobgen::Round round_study(const collector::StoredRound& round) {
   const std::string source = fmt::format("{} (round {} in the database)", *round.spec_path, round.round);
   auto spec = jobgen::parse_experiment_spec(*round.spec_text, source);
   spec.source = *round.spec_path;
   const StudyPlan plan = parse_study_plan(round.plan, source);
   // The plan names the experiment: a twin study's plan is made from a spec of another name.
   spec.name = plan.experiment.name;
-  return jobgen::study_from_plan(spec, plan);
+  return jobgen::round_from_plan(spec, plan);
 }
 
 }  // namespace
 
-jobgen::Study latest_round_study(const std::string& experiment, const StoredStudy& stored) {
+jobgen::Round latest_round(const std::string& experiment, const StoredStudy& stored) {
   if (!stored.experiment)
     throw Error(fmt::format("experiment '{}' is not in the database ({}): collect its study first (hetscale "
                             "collect --db URI DIR)", experiment,
@@ -142,7 +142,7 @@ std::string first_day(const std::vector<collector::StoredRound>& rounds) {
 StudyProgress study_progress(const std::string& db, const std::string& experiment, std::ostream& notes) {
   const StoredStudy stored = read_stored_study(db, experiment);
   StudyProgress out;
-  out.latest = latest_round_study(experiment, stored);  // says what to collect when nothing is there
+  out.latest = latest_round(experiment, stored);  // says what to collect when nothing is there
   std::vector<jobgen::ArrayTask> tasks;
   std::vector<std::string> names;
   for (const auto& round : stored.experiment->rounds) {
@@ -183,16 +183,16 @@ StudyProgress study_progress(const std::string& db, const std::string& experimen
   return out;
 }
 
-jobgen::Study next_round(const jobgen::Study& study, const std::vector<jobgen::MeasuredRun>& runs,
+jobgen::Round next_round(const jobgen::Round& study, const std::vector<jobgen::MeasuredRun>& runs,
                          std::ostream& explanations) {
   auto measured = jobgen::measured_points(runs, study);
-  const auto settings = jobgen::RefineSettings::from(study.spec, study.round);
+  const auto settings = jobgen::RefineSettings::from(study.spec, study.number);
   std::vector<jobgen::SetRefinement> refinements;
   for (const auto& set : study.sets) {
     refinements.push_back(jobgen::refine_set(set.set.index, measured[set.set.index], study.spec.workload, settings));
     explanations << refinements.back().explanation << '\n';
   }
-  auto next = jobgen::refined_study(study, refinements);
+  auto next = jobgen::refined_round(study, refinements);
   jobgen::apply_measured_time_limits(next, runs);
   return next;
 }

@@ -20,8 +20,8 @@
 #include "hetscale/collector/stored_set_equalization.hpp"
 #include "hetscale/collector/study_queries.hpp"
 #include "hetscale/jobgen/scripts.hpp"
-#include "hetscale/jobgen/study.hpp"
-#include "hetscale/jobgen/study_files.hpp"
+#include "hetscale/jobgen/round.hpp"
+#include "hetscale/jobgen/round_files.hpp"
 #include "hetscale/jobgen/time_limit.hpp"
 #include "hetscale/site/site_table.hpp"
 #include "hetscale/study/round_check.hpp"
@@ -57,7 +57,7 @@ void check_database(const std::string& db) {
 // A planned round of one experiment, written into its directory.
 struct PlannedRound {
   std::string experiment;
-  jobgen::Study study;
+  jobgen::Round study;
   fs::path directory;
 };
 
@@ -68,11 +68,11 @@ fs::path round_directory(const fs::path& dir, const std::string& experiment, std
 // The round against Slurm's partition and node states before anything of it is written:
 // an unavailable member refuses it unless `replace_unavailable` (round 0 only: a later
 // round runs on the sets measured before), each swap said on `out`. Slurm must answer.
-jobgen::Study checked_round(jobgen::Study study, bool replace_unavailable, std::ostream& out) {
+jobgen::Round checked_round(jobgen::Round study, bool replace_unavailable, std::ostream& out) {
   RoundCheck check;
   check.partition_named_at = study.spec.slurm.partition_where.str();
   check.replace_unavailable = replace_unavailable;
-  check.refusal = study.round == 0
+  check.refusal = study.number == 0
                       ? "nothing submitted (replace_unavailable = true in the study spec's [study] swaps them for "
                         "available nodes of their groups)"
                       : "round not submitted (resume the nodes, then hetscale study resume: a round runs on the "
@@ -81,13 +81,13 @@ jobgen::Study checked_round(jobgen::Study study, bool replace_unavailable, std::
   if (!checked.unreachable.empty())
     throw Error(fmt::format("Slurm not reachable ({}): the machine sets cannot be checked against its node states",
                             checked.unreachable));
-  return std::move(checked.study);
+  return std::move(checked.round);
 }
 
 // Writes the round's files into `directory` (with the spec, as jobgen does; without the
 // plan when the round is no round of the experiment's refinement) once every set script
 // passes sbatch --test-only: a refusal throws before anything is written or submitted.
-PlannedRound write_tested_round(const fs::path& directory, const jobgen::Study& study, const StudyState& state,
+PlannedRound write_tested_round(const fs::path& directory, const jobgen::Round& study, const StudyState& state,
                          bool with_plan = true) {
   PlannedRound round{study.spec.name, study, directory};
   auto files = round_files(study, state.kernel_dir, {{"experiment.toml", study.spec.text, false}});
@@ -97,7 +97,7 @@ PlannedRound write_tested_round(const fs::path& directory, const jobgen::Study& 
     throw Error(fmt::format("Slurm not reachable ({}): the set scripts cannot be tested with sbatch --test-only",
                             unreachable));
   fs::remove_all(round.directory);  // a round planned again after a failed step
-  jobgen::write_study(round.directory, files);
+  jobgen::write_round_directory(round.directory, files);
   fs::create_directories(round.directory / "logs");
   fs::create_directories(round.directory / "records");
   return round;
@@ -125,7 +125,7 @@ std::vector<SubmittedArray> submit_rounds(const std::vector<PlannedRound>& round
       const std::uint64_t id = submit_job(script, r.directory.string(), after);
       arrays.push_back({r.experiment, static_cast<std::uint32_t>(set.set.index), id, r.directory.string()});
       jobs += fmt::format("{} {} {}\n", set.set.index, id, script);
-      out << fmt::format("submitted {} round {} set {} as job {}\n", r.experiment, r.study.round, set.set.index, id);
+      out << fmt::format("submitted {} round {} set {} as job {}\n", r.experiment, r.study.number, set.set.index, id);
       after = {id};
     }
     write_file_atomically(r.directory / "jobs.txt", jobs);  // as the generated submit.sh writes it
@@ -177,13 +177,13 @@ std::vector<PlannedRound> refinement_rounds(const StudySpec& spec, const StudySt
   std::vector<PlannedRound> rounds;
   for (const auto& e : spec.experiments) {
     const StoredStudy stored = read_stored_study(state.db, e.spec.name);
-    const jobgen::Study study = latest_round_study(e.spec.name, stored);
-    const auto runs = measured_runs(stored, study, fmt::format("round {} of the database", study.round));
+    const jobgen::Round study = latest_round(e.spec.name, stored);
+    const auto runs = measured_runs(stored, study, fmt::format("round {} of the database", study.number));
     out << "--- " << e.spec.name << '\n';
-    const jobgen::Study next = next_round(study, runs, out);
-    if (!has_jobs(next)) continue;
-    const jobgen::Study checked = checked_round(next, false, out);
-    rounds.push_back(write_tested_round(round_directory(dir, checked.spec.name, checked.round), checked, state));
+    const jobgen::Round next = next_round(study, runs, out);
+    if (!jobgen::has_jobs(next)) continue;
+    const jobgen::Round checked = checked_round(next, false, out);
+    rounds.push_back(write_tested_round(round_directory(dir, checked.spec.name, checked.number), checked, state));
   }
   return rounds;
 }
@@ -204,11 +204,11 @@ std::vector<PlannedRound> equalized_rerun(const StudySpec& spec, StudyState& sta
     return {};
   }
   const StoredStudy stored = read_stored_study(state.db, name);
-  jobgen::Study rerun = latest_round_study(name, stored);
+  jobgen::Round rerun = latest_round(name, stored);
   std::erase_if(rerun.sets, [&](const auto& s) { return static_cast<int>(s.set.index) != choice->set_index; });
   rerun.sets.front().parameter_values = {choice->parameter};
   rerun.spec.repetitions = spec.equalize.repetitions;
-  rerun.round += 1;  // job names of their own
+  rerun.number += 1;  // job names of their own
   // One array whose every repetition runs marked, then equalized: both weights' runs are
   // taken side by side, so the comparison does not mix their effect with the machine's drift.
   rerun.spec.slurm.weights = {"marked", "equalized"};
@@ -462,9 +462,9 @@ StudyState run_study(const RunOptions& options, std::ostream& out) {
   state.partitions = options.partitions.empty() ? std::string() : fs::absolute(options.partitions).string();
   state.hetscale = fs::absolute(options.hetscale).string();
   state.twin_nodes = options.twin_nodes;
-  std::vector<jobgen::Study> planned;  // every experiment's round 0 checked before any is written
+  std::vector<jobgen::Round> planned;  // every experiment's round 0 checked before any is written
   for (const auto& e : spec.experiments)
-    planned.push_back(checked_round(jobgen::plan_study(e.spec, site), spec.replace_unavailable, out));
+    planned.push_back(checked_round(jobgen::plan_round(e.spec, site), spec.replace_unavailable, out));
   std::vector<PlannedRound> rounds;
   for (const auto& p : planned) rounds.push_back(write_tested_round(round_directory(dir, p.spec.name, 0), p, state));
   record(state, "plan", fmt::format("round 0 of {} experiment(s) planned and tested", rounds.size()));

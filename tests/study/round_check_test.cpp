@@ -18,8 +18,8 @@ using ::testing::ElementsAre;
 const std::filesystem::path fixtures = std::filesystem::path(HETSCALE_FIXTURES_DIR) / "jobgen" / "availability";
 const std::string spec_path = (fixtures / "spec.toml").string();
 
-jobgen::Study small_round() {  // sets {a1, b1} and {a1, b1, a2, b2}
-  return jobgen::plan_study(jobgen::load_experiment_spec(spec_path), load_site_table(fixtures / "site.toml"));
+jobgen::Round small_round() {  // sets {a1, b1} and {a1, b1, a2, b2}
+  return jobgen::plan_round(jobgen::load_experiment_spec(spec_path), load_site_table(fixtures / "site.toml"));
 }
 
 NodeStatesQuery all_idle_but(const std::string& node, const std::string& state) {
@@ -60,7 +60,7 @@ TEST(RoundCheck, AnUnavailableMemberRefusesTheRoundByName) {
   const auto checked = check_round(small_round(), refusing(), all_idle_but("b3", "DOWN"), batch_of(every_node), out,
                                    notes);
   EXPECT_TRUE(checked.unreachable.empty());
-  EXPECT_THAT(checked.study.sets[1].set.nodes, ElementsAre("a1", "b1", "a2", "b2"));
+  EXPECT_THAT(checked.round.sets[1].set.nodes, ElementsAre("a1", "b1", "a2", "b2"));
   EXPECT_EQ(out.str() + notes.str(), "");
 }
 
@@ -71,8 +71,8 @@ TEST(RoundCheck, ReplacesUnavailableMembersWhenAskedAndSaysEachSwap) {
   std::ostringstream notes;
   const auto checked =
       check_round(small_round(), check, all_idle_but("b1", "IDLE+DRAIN"), batch_of(every_node), out, notes);
-  EXPECT_THAT(checked.study.sets[0].set.nodes, ElementsAre("a1", "b3"));
-  EXPECT_THAT(checked.study.sets[1].set.nodes, ElementsAre("a1", "b3", "a2", "b2"));
+  EXPECT_THAT(checked.round.sets[0].set.nodes, ElementsAre("a1", "b3"));
+  EXPECT_THAT(checked.round.sets[1].set.nodes, ElementsAre("a1", "b3", "a2", "b2"));
   EXPECT_EQ(out.str(), "b1 (group b, DRAINED (reason \"maintenance\")) replaced by b3 in sets 0-1 (C0 = 140, C1 = 290 "
                        "Mflops)\n");
   EXPECT_EQ(notes.str(), "");
@@ -118,7 +118,7 @@ TEST(RoundCheck, WhatSlurmCouldNotBeAskedAboutIsSaid) {
   no_slurm.detail = "no scontrol in PATH";
   const auto unchecked = check_round(small_round(), check, no_slurm, unreachable, out, notes);
   EXPECT_EQ(unchecked.unreachable, "no scontrol in PATH");
-  EXPECT_EQ(unchecked.study.sets.size(), small_round().sets.size());
+  EXPECT_EQ(unchecked.round.sets.size(), small_round().sets.size());
 }
 
 }  // namespace

@@ -16,8 +16,8 @@
 
 #include "hetscale/base/error.hpp"
 #include "hetscale/jobgen/experiment_spec.hpp"
-#include "hetscale/jobgen/study.hpp"
-#include "hetscale/jobgen/study_files.hpp"
+#include "hetscale/jobgen/round.hpp"
+#include "hetscale/jobgen/round_files.hpp"
 #include "hetscale/site/run_record.hpp"
 #include "hetscale/site/run_record_reader.hpp"
 #include "hetscale/site/site_table.hpp"
@@ -98,7 +98,7 @@ class TwinStudyTest : public ::testing::Test {
   twin::TwinStudy write(const std::string& name, const jobgen::ExperimentSpec& s,
                         twin::TwinStudyOptions options = {}) const {
     const twin::TwinStudy study = twin::plan_twin_study(s, site_, platform_, options);
-    jobgen::write_study(root_ / name,
+    jobgen::write_round_directory(root_ / name,
                         twin::twin_study_files(study, platform_, site_text_, options, "2026-11-23T00:00:00Z"));
     return twin::load_twin_study(root_ / name);
   }
@@ -113,7 +113,7 @@ TEST_F(TwinStudyTest, PlansTheSetsJobgenPlansWithOneRunPerSetSizeAndRepetition) 
   const twin::TwinStudy study = twin::plan_twin_study(spec(), site_, platform_, {});
   jobgen::ExperimentSpec renamed = spec();
   renamed.name = "tw-twin";
-  const jobgen::Study jobgen_study = jobgen::plan_study(renamed, site_);
+  const jobgen::Round jobgen_study = jobgen::plan_round(renamed, site_);
   EXPECT_EQ(study.study.spec.name, "tw-twin");
   EXPECT_EQ(study.platform_hash, platform_.sha256);
   ASSERT_EQ(study.study.sets.size(), jobgen_study.sets.size());
@@ -130,7 +130,7 @@ TEST_F(TwinStudyTest, PlansTheSetsJobgenPlansWithOneRunPerSetSizeAndRepetition) 
     const twin::TwinRun& r = study.runs[i];
     EXPECT_EQ(r.task, i);
     EXPECT_EQ(r.repetition, i % 2);
-    const jobgen::StudySet& set = study.study.sets[r.set_index];
+    const jobgen::RoundSet& set = study.study.sets[r.set_index];
     EXPECT_EQ(r.ranks, set.total_tasks());
     EXPECT_EQ(r.value, set.parameter_values[r.value_index]);
   }
@@ -146,7 +146,7 @@ TEST_F(TwinStudyTest, WritesHostFilesPerRankAPlanCoreReadsBackAndAnArrayScript) 
   options.bin_dir = "/opt/hetscale/bin";
   const twin::TwinStudy study = write("files", spec(), options);
   const fs::path dir = root_ / "files";
-  for (const jobgen::StudySet& set : study.study.sets) {
+  for (const jobgen::RoundSet& set : study.study.sets) {
     const auto hosts = lines(slurp(dir / jobgen::host_file_name(set)));
     ASSERT_EQ(hosts.size(), set.total_tasks());
     for (std::size_t i = 0; i < hosts.size(); ++i) EXPECT_EQ(hosts[i], set.members[i].node);

@@ -80,7 +80,7 @@ TwinStudyOutcome write_and_run_twin_study(const fs::path& dir, const TwinStudy& 
                                           const std::vector<jobgen::GeneratedFile>& files, const std::string& summary,
                                           const TwinRunnerOptions& runner, const Say& say) {
   if (!options.sbatch) resolve_twin_tools(study, runner);
-  jobgen::write_study(dir, files);
+  jobgen::write_round_directory(dir, files);
   say(LineKind::result, summary);
   TwinStudyOutcome outcome{dir, study.study.spec.name, study.runs.size(), std::nullopt};
   if (options.sbatch)

@@ -149,7 +149,7 @@ std::string status_text(std::vector<TwinRunOutcome> outcomes, const TwinStudy& s
 std::vector<std::string> twin_run_command(const fs::path& dir, const TwinStudy& study, const TwinRun& run,
                                           const TwinRunnerOptions& options) {
   const fs::path root = fs::absolute(dir).lexically_normal();
-  const jobgen::StudySet& set = study.study.sets.at(run.set_index);
+  const jobgen::RoundSet& set = study.study.sets.at(run.set_index);
   std::vector<std::string> argv = {
       options.smpirun,
       "-no-privatize",

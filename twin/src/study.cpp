@@ -47,9 +47,9 @@ void check_twin_spec(const jobgen::ExperimentSpec& spec) {
                       "\"off\"");
 }
 
-std::vector<TwinRun> enumerate_runs(const jobgen::Study& study) {
+std::vector<TwinRun> enumerate_runs(const jobgen::Round& study) {
   std::vector<TwinRun> runs;
-  for (const jobgen::StudySet& set : study.sets)
+  for (const jobgen::RoundSet& set : study.sets)
     for (std::size_t v = 0; v < set.parameter_values.size(); ++v)
       for (std::uint32_t r = 0; r < study.spec.repetitions; ++r)
         runs.push_back({runs.size(), set.set.index, v, set.parameter_values[v], r, set.total_tasks()});
@@ -80,14 +80,14 @@ TwinStudy plan_twin_study(jobgen::ExperimentSpec spec, const SiteTable& site, co
   }
   if (!is_name(spec.name))
     throw Error(fmt::format("experiment name '{}' may hold only letters, digits, '.', '_' and '-'", spec.name));
-  TwinStudy out{jobgen::plan_study(spec, site), platform.sha256, options.compute_efficiency.value_or(1), {}};
+  TwinStudy out{jobgen::plan_round(spec, site), platform.sha256, options.compute_efficiency.value_or(1), {}};
   std::set<std::string> hosts;
   for (std::size_t begin = 0; begin < platform.hostfile.size();) {
     const auto end = platform.hostfile.find('\n', begin);
     hosts.insert(platform.hostfile.substr(begin, end - begin));
     begin = end == std::string::npos ? platform.hostfile.size() : end + 1;
   }
-  for (const jobgen::StudySet& set : out.study.sets)
+  for (const jobgen::RoundSet& set : out.study.sets)
     for (const jobgen::SetMember& m : set.members)
       if (hosts.count(m.node) == 0)
         throw Error(fmt::format("machine set {} uses node '{}', which the twin platform has no host for",
@@ -103,9 +103,9 @@ std::vector<jobgen::GeneratedFile> twin_study_files(const TwinStudy& study, cons
   std::vector<jobgen::GeneratedFile> files;
   files.push_back({twin_spec_file, study.study.spec.text, false});
   files.push_back({twin_site_file, site_text, false});
-  files.push_back({twin_plan_file, to_json(jobgen::plan_of_study(study.study, created)).dump(2) + "\n", false});
+  files.push_back({twin_plan_file, to_json(jobgen::plan_of_round(study.study, created)).dump(2) + "\n", false});
   for (auto& [name, text] : twin_platform_file_texts(platform)) files.push_back({name, text, false});
-  for (const jobgen::StudySet& set : study.study.sets)
+  for (const jobgen::RoundSet& set : study.study.sets)
     if (!set.parameter_values.empty())
       files.push_back({jobgen::host_file_name(set), jobgen::render_host_file(set), false});
   if (study.compute_efficiency != 1)
@@ -119,7 +119,7 @@ std::vector<jobgen::GeneratedFile> twin_study_files(const TwinStudy& study, cons
   return files;
 }
 
-TwinStudy twin_study_of(jobgen::Study study, std::string platform_hash, double compute_efficiency) {
+TwinStudy twin_study_of(jobgen::Round study, std::string platform_hash, double compute_efficiency) {
   TwinStudy out{std::move(study), std::move(platform_hash), compute_efficiency, {}};
   out.runs = enumerate_runs(out.study);
   return out;
@@ -141,7 +141,7 @@ TwinStudy load_twin_study(const fs::path& dir) {
   check_twin_spec(spec);
   const StudyPlan plan = load_study_plan(dir / twin_plan_file);
   spec.name = plan.experiment.name;
-  TwinStudy out{jobgen::study_from_plan(spec, plan), {}, 1, {}};
+  TwinStudy out{jobgen::round_from_plan(spec, plan), {}, 1, {}};
   if (std::error_code ec; fs::exists(dir / twin_compute_efficiency_file, ec)) {
     const std::string text = first_word(read_regular_file(dir / twin_compute_efficiency_file, 4096));
     char* end = nullptr;

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "hetscale/base/error.hpp"
-#include "hetscale/jobgen/study.hpp"
-#include "hetscale/jobgen/study_files.hpp"
+#include "hetscale/jobgen/round.hpp"
+#include "hetscale/jobgen/round_files.hpp"
 #include "hetscale/study/slurm_query.hpp"
 
 namespace hetscale::study {
@@ -32,7 +32,7 @@ struct RoundCheck {
 };
 
 struct CheckedRound {
-  jobgen::Study study;      // with the replacements, its time limits capped at the partition's MaxTime
+  jobgen::Round round;      // with the replacements, its time limits capped at the partition's MaxTime
   std::string unreachable;  // why Slurm could not be asked (nothing checked); empty when it answered
 };
 
@@ -41,8 +41,8 @@ std::string unavailable_message(const std::vector<jobgen::UnavailableMember>& un
                                 const std::string& refusal);
 
 /// "n3 (group full, DRAINED ...) replaced by n2 in sets 1-2 (C1 = 3, C2 = 6 Mflops)": a
-/// swap, with the marked speeds of the sets it changed in `replaced` (the study after it).
-std::string replacement_line(const jobgen::NodeReplacement& replacement, const jobgen::Study& replaced);
+/// swap, with the marked speeds of the sets it changed in `replaced` (the round after it).
+std::string replacement_line(const jobgen::NodeReplacement& replacement, const jobgen::Round& replaced);
 
 /// The round against what Slurm answered (no Slurm asked here): `nodes` its node states,
 /// `partition` its partition (ignored when the spec names none). A partition Slurm does
@@ -51,12 +51,12 @@ std::string replacement_line(const jobgen::NodeReplacement& replacement, const j
 /// swap written to `out` (replacement_line). A partition Slurm could not be asked about
 /// is a note; node states it could not be asked about leave the round unchecked
 /// (CheckedRound::unreachable).
-CheckedRound check_round(jobgen::Study round, const RoundCheck& check, const NodeStatesQuery& nodes,
+CheckedRound check_round(jobgen::Round round, const RoundCheck& check, const NodeStatesQuery& nodes,
                          const PartitionQuery& partition, std::ostream& out, std::ostream& notes);
 
 /// check_round with Slurm's answers (query_node_states, query_partition of the round's
 /// partition when Slurm answered).
-CheckedRound check_round_against_slurm(jobgen::Study round, const RoundCheck& check, std::ostream& out,
+CheckedRound check_round_against_slurm(jobgen::Round round, const RoundCheck& check, std::ostream& out,
                                        std::ostream& notes);
 
 /// Every set script among `files` as Slurm would take it (`sbatch --test-only`, in a
@@ -65,7 +65,7 @@ CheckedRound check_round_against_slurm(jobgen::Study round, const RoundCheck& ch
 /// with Slurm's words at the spec's key (OptionValueError "<option>: ..." for a partition
 /// named by an option). Returns why Slurm could not be asked (nothing tested), empty when
 /// every script was tested.
-std::string test_set_scripts(const jobgen::Study& round, const std::vector<jobgen::GeneratedFile>& files,
+std::string test_set_scripts(const jobgen::Round& round, const std::vector<jobgen::GeneratedFile>& files,
                              const RoundCheck& check);
 
 }  // namespace hetscale::study

@@ -10,8 +10,8 @@
 
 #include "hetscale/collector/stored_experiment.hpp"
 #include "hetscale/jobgen/measurements.hpp"
-#include "hetscale/jobgen/study.hpp"
-#include "hetscale/jobgen/study_status.hpp"
+#include "hetscale/jobgen/round.hpp"
+#include "hetscale/jobgen/task_status.hpp"
 
 namespace hetscale::study {
 
@@ -28,18 +28,18 @@ StoredStudy read_stored_study(const std::string& db, const std::string& experime
 /// The latest round's study as the database holds it: the spec from its text (named as
 /// the plan names the experiment), the site and sets from its plan. Throws Error saying
 /// what to collect when something is missing.
-jobgen::Study latest_round_study(const std::string& experiment, const StoredStudy& stored);
+jobgen::Round latest_round(const std::string& experiment, const StoredStudy& stored);
 
 /// The stored runs as measurements of `study`, after checking that the database holds the
 /// plan of this very study (`origin` names where the study came from, for messages).
-std::vector<jobgen::MeasuredRun> measured_runs(const StoredStudy& stored, const jobgen::Study& study,
+std::vector<jobgen::MeasuredRun> measured_runs(const StoredStudy& stored, const jobgen::Round& study,
                                                const std::string& origin);
 
 /// Every array task of the current study's rounds with its state: the latest round's study
 /// (what a resubmitted round is made from), the tasks, and where job states came from
 /// ("sacct", or "slurm_jobs" where no accounting answers, said on `notes`).
 struct StudyProgress {
-  jobgen::Study latest;
+  jobgen::Round latest;
   std::vector<jobgen::TaskStatus> tasks;
   std::string job_source;
 };
@@ -48,7 +48,7 @@ StudyProgress study_progress(const std::string& db, const std::string& experimen
 /// The next round: each set refined from its measured points (one explanation line per set
 /// to `explanations`); sets with nothing to run have no parameter values. The time limits
 /// come from the runs (jobgen::apply_measured_time_limits).
-jobgen::Study next_round(const jobgen::Study& study, const std::vector<jobgen::MeasuredRun>& runs,
+jobgen::Round next_round(const jobgen::Round& study, const std::vector<jobgen::MeasuredRun>& runs,
                          std::ostream& explanations);
 
 }  // namespace hetscale::study

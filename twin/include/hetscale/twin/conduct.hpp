@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "hetscale/base/say.hpp"
-#include "hetscale/jobgen/study_files.hpp"
+#include "hetscale/jobgen/round_files.hpp"
 #include "hetscale/twin/study.hpp"
 #include "hetscale/twin/twin_platform.hpp"
 

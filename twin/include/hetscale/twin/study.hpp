@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "hetscale/jobgen/study.hpp"
-#include "hetscale/jobgen/study_files.hpp"
+#include "hetscale/jobgen/round.hpp"
+#include "hetscale/jobgen/round_files.hpp"
 #include "hetscale/site/run_record.hpp"
 #include "hetscale/twin/twin_platform.hpp"
 
@@ -31,7 +31,7 @@ struct TwinRun {
 };
 
 struct TwinStudy {
-  jobgen::Study study;  // the spec's study, its experiment named for the twin
+  jobgen::Round study;  // the spec's study, its experiment named for the twin
   std::string platform_hash;
   /// The fraction of marked speed the kernel attains (hetscale-twin-* --compute-efficiency):
   /// 1 charges the operations at the hosts' marked speeds.
@@ -91,7 +91,7 @@ std::vector<jobgen::GeneratedFile> twin_study_files(const TwinStudy& study, cons
 
 /// A planned study (e.g. the next refinement round of a twin study, jobgen's
 /// refined_study) as a twin study on the platform `platform_hash`: its runs in order.
-TwinStudy twin_study_of(jobgen::Study study, std::string platform_hash, double compute_efficiency);
+TwinStudy twin_study_of(jobgen::Round study, std::string platform_hash, double compute_efficiency);
 
 /// The files of `next`, a later round of the twin study in `previous_dir`: that study's
 /// spec, site table, platform and compute efficiency, `next`'s plan and host files.

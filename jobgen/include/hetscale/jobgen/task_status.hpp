@@ -1,6 +1,6 @@
-// How far a study has come (`hetscale status`) and what to run again (`hetscale jobgen
-// --resubmit`): every array task of every round, with the state Slurm gives its latest job
-// and the repetitions collected into the database. Pure functions: the caller brings the
+// How far the rounds of an experiment have come (`hetscale status`) and what to run again
+// (`hetscale jobgen --resubmit`): every array task of every round, with the state Slurm
+// gives its latest job and the repetitions collected into the database. Pure functions: the caller brings the
 // rounds (from their plans), the jobs (from sacct) and the collected runs.
 #pragma once
 
@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "hetscale/jobgen/study.hpp"
+#include "hetscale/jobgen/round.hpp"
 
 namespace hetscale::jobgen {
 
@@ -27,8 +27,8 @@ struct ArrayTask {
   std::size_t runs_per_repetition = 1;     // one per value of [slurm] weights
 };
 
-/// Every array task of one round's study, set by set.
-std::vector<ArrayTask> array_tasks(const Study& round);
+/// Every array task of one round, set by set.
+std::vector<ArrayTask> array_tasks(const Round& round);
 
 /// A Slurm job as accounting reports it: one array task, or the tasks of an array still
 /// pending as one entry (`pending_array_tasks`, Slurm's "0-4%1").
@@ -73,7 +73,7 @@ struct TaskStatus {
 };
 
 /// The state of every task. A task's latest job is the one with the highest id among the
-/// jobs of its array's name that run its index (a study submitted twice has two). A
+/// jobs of its array's name that run its index (a round submitted twice has two). A
 /// task whose every repetition is collected (a run stored per step of the repetition) is
 /// `collected`, whatever its job says.
 std::vector<TaskStatus> task_statuses(const std::vector<ArrayTask>& tasks, const std::vector<SlurmJobState>& jobs,
@@ -94,6 +94,6 @@ std::vector<SetStatus> set_statuses(const std::vector<TaskStatus>& tasks);
 /// records or was never submitted: each such task's parameter with only its missing
 /// repetitions; sets with nothing to run again have no values. Throws Error naming the
 /// first pending or running task (its records may still come).
-Study resubmitted_study(const Study& latest, const std::vector<TaskStatus>& tasks);
+Round resubmitted_round(const Round& latest, const std::vector<TaskStatus>& tasks);
 
 }  // namespace hetscale::jobgen

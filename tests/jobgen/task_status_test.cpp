@@ -1,4 +1,4 @@
-#include "hetscale/jobgen/study_status.hpp"
+#include "hetscale/jobgen/task_status.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -12,12 +12,12 @@ namespace {
 using ::testing::ElementsAre;
 
 // Two sets (2 and 4 nodes), three sizes each, two repetitions.
-Study study() {
-  Study s;
+Round two_set_round() {
+  Round s;
   s.spec.name = "mm-scaling";
   s.spec.repetitions = 2;
   for (std::size_t k = 0; k < 2; ++k) {
-    StudySet set;
+    RoundSet set;
     set.set.index = k;
     for (std::size_t n = 0; n < 2 * (k + 1); ++n) {
       set.set.nodes.push_back("n" + std::to_string(n + 1));
@@ -35,14 +35,14 @@ SlurmJobState task_job(std::uint64_t id, std::string name, std::uint64_t array, 
 }
 
 TEST(ArrayJobName, NamesTheRoundAfterTheFirst) {
-  Study s = study();
+  Round s = two_set_round();
   EXPECT_EQ(array_job_name(s, s.sets[1]), "mm-scaling-set1");
-  s.round = 2;
+  s.number = 2;
   EXPECT_EQ(array_job_name(s, s.sets[1]), "mm-scaling-r2-set1");
 }
 
 TEST(ArrayTasks, OnePerSizeWithEveryRepetition) {
-  const auto tasks = array_tasks(study());
+  const auto tasks = array_tasks(two_set_round());
   ASSERT_EQ(tasks.size(), 6U);
   EXPECT_EQ(tasks[4].set_index, 1U);
   EXPECT_EQ(tasks[4].array_index, 1U);
@@ -63,7 +63,7 @@ TEST(ExpandArrayTasks, RangesStepsListsAndTheThrottle) {
 }
 
 TEST(TaskStatuses, CollectedRecordsWinOverTheJobAndTheLatestJobCounts) {
-  const auto tasks = array_tasks(study());
+  const auto tasks = array_tasks(two_set_round());
   const std::vector<SlurmJobState> jobs = {
       task_job(11, "mm-scaling-set0", 10, 0, "COMPLETED"),
       task_job(12, "mm-scaling-set0", 10, 1, "FAILED"),
@@ -71,7 +71,7 @@ TEST(TaskStatuses, CollectedRecordsWinOverTheJobAndTheLatestJobCounts) {
       task_job(30, "mm-scaling-set0", 30, 2, "COMPLETED"),  // submitted again: the latest wins
       task_job(21, "mm-scaling-set1", 20, 0, "RUNNING"),
       {"hetscale", 20, "mm-scaling-set1", 20, std::nullopt, "1-2%1", "PENDING"},
-      task_job(99, "other-set1", 98, 0, "FAILED"),  // another study's job
+      task_job(99, "other-set1", 98, 0, "FAILED"),  // another experiment's job
   };
   const std::vector<CollectedRun> runs = {{0, 100, 0}, {0, 100, 1}, {0, 400, 0}, {1, 200, 0}};
   const auto status = task_statuses(tasks, jobs, runs);
@@ -98,7 +98,7 @@ TEST(TaskStatuses, CollectedRecordsWinOverTheJobAndTheLatestJobCounts) {
 // With weights = ["marked", "equalized"] a repetition is two steps: one stored run of it
 // leaves the repetition missing.
 TEST(TaskStatuses, ARepetitionOfSeveralWeightsIsCollectedWithARunPerStep) {
-  Study s = study();
+  Round s = two_set_round();
   s.spec.slurm.weights = {"marked", "equalized"};
   const auto tasks = array_tasks(s);
   EXPECT_EQ(tasks[0].runs_per_repetition, 2U);
@@ -110,21 +110,21 @@ TEST(TaskStatuses, ARepetitionOfSeveralWeightsIsCollectedWithARunPerStep) {
 }
 
 TEST(TaskStatuses, NoJobIsNotSubmitted) {
-  const auto status = task_statuses(array_tasks(study()), {}, {});
+  const auto status = task_statuses(array_tasks(two_set_round()), {}, {});
   for (const TaskStatus& t : status) EXPECT_EQ(t.state, TaskState::not_submitted);
   EXPECT_EQ(set_statuses(status)[1].summary, "round 0 set 1 (4 nodes): 3 tasks: 3 not submitted");
 }
 
-TEST(ResubmittedStudy, RunsOnlyTheMissingRepetitionsAsTheNextRound) {
-  const Study first = study();
+TEST(ResubmittedRound, RunsOnlyTheMissingRepetitionsAsTheNextRound) {
+  const Round first = two_set_round();
   const std::vector<SlurmJobState> jobs = {
       task_job(11, "mm-scaling-set0", 10, 0, "COMPLETED"), task_job(12, "mm-scaling-set0", 10, 1, "FAILED"),
       task_job(13, "mm-scaling-set0", 10, 2, "CANCELLED"), task_job(21, "mm-scaling-set1", 20, 0, "COMPLETED"),
       task_job(22, "mm-scaling-set1", 20, 1, "COMPLETED"), task_job(23, "mm-scaling-set1", 20, 2, "COMPLETED")};
   const std::vector<CollectedRun> runs = {{0, 100, 0}, {0, 100, 1}, {0, 400, 0}, {1, 200, 0}, {1, 200, 1},
                                           {1, 400, 0}, {1, 400, 1}, {1, 800, 0}, {1, 800, 1}};
-  const Study next = resubmitted_study(first, task_statuses(array_tasks(first), jobs, runs));
-  EXPECT_EQ(next.round, 1U);
+  const Round next = resubmitted_round(first, task_statuses(array_tasks(first), jobs, runs));
+  EXPECT_EQ(next.number, 1U);
   EXPECT_THAT(next.sets[0].parameter_values, ElementsAre(200, 400));
   ASSERT_EQ(next.sets[0].repetitions.size(), 2U);
   EXPECT_THAT(next.sets[0].repetitions[0], ElementsAre(0, 1));
@@ -143,11 +143,11 @@ TEST(ResubmittedStudy, RunsOnlyTheMissingRepetitionsAsTheNextRound) {
   EXPECT_NE(script.find("#SBATCH --job-name=mm-scaling-r1-set0"), std::string::npos) << script;
 }
 
-TEST(ResubmittedStudy, RefusesWhileAJobIsPendingOrRunning) {
-  const Study first = study();
+TEST(ResubmittedRound, RefusesWhileAJobIsPendingOrRunning) {
+  const Round first = two_set_round();
   const std::vector<SlurmJobState> jobs = {task_job(21, "mm-scaling-set1", 20, 0, "RUNNING")};
   try {
-    resubmitted_study(first, task_statuses(array_tasks(first), jobs, {}));
+    resubmitted_round(first, task_statuses(array_tasks(first), jobs, {}));
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_STREQ(e.what(),

@@ -6,17 +6,17 @@
 
 #include "hetscale/base/error.hpp"
 #include "hetscale/base/redaction.hpp"
-#include "hetscale/jobgen/study_files.hpp"
+#include "hetscale/jobgen/round_files.hpp"
 
 namespace hetscale::jobgen {
 namespace {
 
-// Nodes as the plan records them: `processors` is what the study uses on each node, so
+// Nodes as the plan records them: `processors` is what the round uses on each node, so
 // that per-processor speed x processors adds up to every set's C.
-PlanSite plan_site(const Study& study) {
-  PlanSite out{study.site.name, study.site.speed_unit, study.site.benchmark, study.site.groups,
-               study.site.nodes};
-  const auto& tasks = study.spec.slurm.tasks_per_node;
+PlanSite plan_site(const Round& round) {
+  PlanSite out{round.site.name, round.site.speed_unit, round.site.benchmark, round.site.groups,
+               round.site.nodes};
+  const auto& tasks = round.spec.slurm.tasks_per_node;
   for (Node& n : out.nodes) n.processors = std::min(tasks.value_or(n.processors), n.processors);
   return out;
 }
@@ -45,8 +45,8 @@ SiteTable site_table(const PlanSite& site) {
   return out;
 }
 
-StudySet study_set(const PlannedSet& planned, const SiteTable& site) {
-  StudySet out;
+RoundSet round_set(const PlannedSet& planned, const SiteTable& site) {
+  RoundSet out;
   out.set = planned.set;
   out.parameter_values = planned.parameter_values;
   for (const std::string& name : planned.set.nodes) {
@@ -58,17 +58,17 @@ StudySet study_set(const PlannedSet& planned, const SiteTable& site) {
 
 }  // namespace
 
-StudyPlan plan_of_study(const Study& study, const std::string& created) {
+StudyPlan plan_of_round(const Round& round, const std::string& created) {
   StudyPlan plan;
   plan.created = created;
-  plan.round = study.round;
-  plan.experiment = plan_experiment(study.spec);
-  plan.site = plan_site(study);
-  for (const StudySet& s : study.sets) plan.machine_sets.push_back({s.set, s.parameter_values});
+  plan.round = round.number;
+  plan.experiment = plan_experiment(round.spec);
+  plan.site = plan_site(round);
+  for (const RoundSet& s : round.sets) plan.machine_sets.push_back({s.set, s.parameter_values});
   return plan;
 }
 
-Study study_from_plan(const ExperimentSpec& spec, const StudyPlan& plan) {
+Round round_from_plan(const ExperimentSpec& spec, const StudyPlan& plan) {
   const PlanExperiment& e = plan.experiment;
   if (e.name != spec.name || e.workload != spec.workload.text() ||
       e.parameter != spec.parameter.name || e.target_efficiency != spec.target_efficiency)
@@ -77,12 +77,12 @@ Study study_from_plan(const ExperimentSpec& spec, const StudyPlan& plan) {
         "from the spec of '{}' (workload {}, parameter {}, target {:g})",
         e.name, e.workload, e.parameter, e.target_efficiency, spec.name, spec.workload.text(),
         spec.parameter.name, spec.target_efficiency));
-  Study study{spec, site_table(plan.site), {}, plan.round.value_or(0)};
+  Round round{spec, site_table(plan.site), {}, plan.round.value_or(0)};
   for (const PlannedSet& planned : plan.machine_sets) {
-    study.sets.push_back(study_set(planned, study.site));
-    study.sets.back().time_limit = planned_time_limit(study, study.sets.back());
+    round.sets.push_back(round_set(planned, round.site));
+    round.sets.back().time_limit = planned_time_limit(round, round.sets.back());
   }
-  return study;
+  return round;
 }
 
 }  // namespace hetscale::jobgen

@@ -1,4 +1,4 @@
-#include "hetscale/jobgen/study.hpp"
+#include "hetscale/jobgen/round.hpp"
 
 #include <fmt/format.h>
 
@@ -74,12 +74,16 @@ double marked_speed(const std::vector<SetMember>& members) {
 
 }  // namespace
 
-bool StudySet::uniform_tasks() const {
+bool RoundSet::uniform_tasks() const {
   return std::all_of(members.begin(), members.end(),
                      [&](const SetMember& m) { return m.tasks == members.front().tasks; });
 }
 
-std::uint32_t StudySet::total_tasks() const {
+bool has_jobs(const Round& round) {
+  return std::any_of(round.sets.begin(), round.sets.end(), [](const auto& s) { return !s.parameter_values.empty(); });
+}
+
+std::uint32_t RoundSet::total_tasks() const {
   std::uint32_t n = 0;
   for (const SetMember& m : members) n += m.tasks;
   return n;
@@ -88,18 +92,18 @@ std::uint32_t StudySet::total_tasks() const {
 namespace {
 
 // Members, C and sizes of each set: everything that follows from the sets' nodes.
-void complete_sets(Study& study, std::vector<MachineSet> sets) {
-  const ExperimentSpec& spec = study.spec;
-  study.sets.clear();
+void complete_sets(Round& round, std::vector<MachineSet> sets) {
+  const ExperimentSpec& spec = round.spec;
+  round.sets.clear();
   for (MachineSet& set : sets) {
-    StudySet planned;
-    planned.members = members_of(spec, study.site, set);
+    RoundSet planned;
+    planned.members = members_of(spec, round.site, set);
     set.marked_speed = marked_speed(planned.members);
     planned.set = std::move(set);
-    study.sets.push_back(std::move(planned));
+    round.sets.push_back(std::move(planned));
   }
-  const double base_speed = study.sets.front().set.marked_speed;
-  for (StudySet& s : study.sets) {
+  const double base_speed = round.sets.front().set.marked_speed;
+  for (RoundSet& s : round.sets) {
     if (spec.parameter.same_on_every_set) {
       s.parameter_values = spec.parameter.values;
       continue;
@@ -110,31 +114,31 @@ void complete_sets(Study& study, std::vector<MachineSet> sets) {
     } catch (const Error& e) {
       throw ConfigError(spec.workload_where, fmt::format("cannot scale the sizes to set {}: {}", s.set.index, e.what()));
     }
-    s.time_limit = planned_time_limit(study, s);
+    s.time_limit = planned_time_limit(round, s);
   }
 }
 
 }  // namespace
 
-Study plan_study(const ExperimentSpec& spec, const SiteTable& site) {
-  Study study{spec, restrict_site(spec, site), {}, 0};
-  check_set_sizes(spec, study.site);
+Round plan_round(const ExperimentSpec& spec, const SiteTable& site) {
+  Round round{spec, restrict_site(spec, site), {}, 0};
+  check_set_sizes(spec, round.site);
   std::vector<MachineSet> sets;
   try {
-    sets = build_machine_sets(study.site, spec.machine_sets.options);
+    sets = build_machine_sets(round.site, spec.machine_sets.options);
   } catch (const ConfigError&) {
     throw;
   } catch (const Error& e) {
     throw ConfigError(spec.machine_sets.start_where, e.what());
   }
-  complete_sets(study, std::move(sets));
-  return study;
+  complete_sets(round, std::move(sets));
+  return round;
 }
 
-Study with_replaced_nodes(const Study& study, const std::map<std::string, std::string>& replacements) {
-  Study out{study.spec, study.site, {}, study.round};
+Round with_replaced_nodes(const Round& round, const std::map<std::string, std::string>& replacements) {
+  Round out{round.spec, round.site, {}, round.number};
   std::vector<MachineSet> sets;
-  for (const StudySet& s : study.sets) {
+  for (const RoundSet& s : round.sets) {
     MachineSet set = s.set;
     for (std::string& node : set.nodes)
       if (const auto r = replacements.find(node); r != replacements.end()) node = r->second;

@@ -1,4 +1,4 @@
-#include "hetscale/jobgen/study_files.hpp"
+#include "hetscale/jobgen/round_files.hpp"
 
 #include <fmt/format.h>
 
@@ -10,21 +10,21 @@
 namespace hetscale::jobgen {
 namespace fs = std::filesystem;
 
-std::vector<GeneratedFile> study_files(const Study& study, const RenderOptions& options, const std::string& created) {
+std::vector<GeneratedFile> round_files(const Round& round, const RenderOptions& options, const std::string& created) {
   std::vector<GeneratedFile> files;
-  for (const StudySet& set : study.sets) {
+  for (const RoundSet& set : round.sets) {
     if (set.parameter_values.empty()) continue;  // a set without jobs (refinement)
-    files.push_back({set_script_name(set), render_set_script(study, set, options), true});
+    files.push_back({set_script_name(set), render_set_script(round, set, options), true});
     if (!set.uniform_tasks()) files.push_back({host_file_name(set), render_host_file(set), false});
   }
-  files.push_back({"submit.sh", render_submit_script(study), true});
-  files.push_back({"plan.json", to_json(plan_of_study(study, created)).dump(2) + "\n", false});
+  files.push_back({"submit.sh", render_submit_script(round), true});
+  files.push_back({"plan.json", to_json(plan_of_round(round, created)).dump(2) + "\n", false});
   return files;
 }
 
 namespace {
 
-// A fresh sibling of `dir` to write the study into, so that the final rename stays on one
+// A fresh sibling of `dir` to write the round into, so that the final rename stays on one
 // file system.
 fs::path staging_directory(const fs::path& dir) {
   std::random_device random;
@@ -37,7 +37,7 @@ fs::path staging_directory(const fs::path& dir) {
 
 }  // namespace
 
-void write_study(const fs::path& target, const std::vector<GeneratedFile>& files) {
+void write_round_directory(const fs::path& target, const std::vector<GeneratedFile>& files) {
   const fs::path dir = fs::absolute(target).lexically_normal();
   std::error_code ec;
   if (fs::exists(dir, ec) && !(fs::is_directory(dir, ec) && fs::is_empty(dir, ec)))
@@ -52,7 +52,7 @@ void write_study(const fs::path& target, const std::vector<GeneratedFile>& files
     fs::create_directory(staging / "logs");
     fs::permissions(staging, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
                                  fs::perms::others_read | fs::perms::others_exec);
-    // The whole study appears at once: rename(2) of a directory replaces an empty one
+    // The whole round appears at once: rename(2) of a directory replaces an empty one
     // atomically (files are replaced one by one with write_file_atomically instead).
     fs::rename(staging, dir);
   } catch (const fs::filesystem_error& e) {

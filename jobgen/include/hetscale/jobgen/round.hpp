@@ -1,6 +1,7 @@
-// A planned study: the experiment spec applied to a site table. Machine sets, who runs
-// how many tasks where, the marked speed of each set and its problem sizes. Everything
-// the scripts and the plan file are rendered from.
+// A planned round of one experiment: the experiment spec applied to a site table (round 0)
+// or refined from the runs of the rounds before. Machine sets, who runs how many tasks
+// where, the marked speed of each set and its problem sizes. Everything the scripts and
+// the plan file are rendered from.
 #pragma once
 
 #include <cstdint>
@@ -26,7 +27,7 @@ struct SetMember {
   [[nodiscard]] double marked_speed() const { return speed_per_processor * tasks; }
 };
 
-struct StudySet {
+struct RoundSet {
   MachineSet set;                  // marked_speed is C over the processors actually used
   std::vector<SetMember> members;  // in set order
   std::vector<double> parameter_values;  // ascending; array task i runs value i
@@ -40,21 +41,24 @@ struct StudySet {
   [[nodiscard]] std::uint32_t total_tasks() const;
 };
 
-struct Study {
+struct Round {
   ExperimentSpec spec;
   SiteTable site;        // restricted to the spec's `nodes` when given
-  std::vector<StudySet> sets;
-  std::uint32_t round = 0;  // 0: the first study, k: the k-th refinement round
+  std::vector<RoundSet> sets;
+  std::uint32_t number = 0;  // 0: the first round, k: the k-th refinement round
 };
 
-/// Applies the spec to the site. Throws ConfigError at the spec's key for a set larger
+/// Whether any set of the round has sizes to run (an array to submit).
+bool has_jobs(const Round& round);
+
+/// Round 0: the spec applied to the site. Throws ConfigError at the spec's key for a set larger
 /// than the eligible nodes, a node the site table does not know, more tasks per node than a
 /// node has processors, or sets that cannot be formed.
-Study plan_study(const ExperimentSpec& spec, const SiteTable& site);
+Round plan_round(const ExperimentSpec& spec, const SiteTable& site);
 
-/// The study with each node named in `replacements` swapped for its replacement in every
+/// The round with each node named in `replacements` swapped for its replacement in every
 /// set (so the sets stay nested), and the members, C and sizes that follow from the new
-/// nodes. The replacements must be nodes of the study's site of the same group.
-Study with_replaced_nodes(const Study& study, const std::map<std::string, std::string>& replacements);
+/// nodes. The replacements must be nodes of the round's site of the same group.
+Round with_replaced_nodes(const Round& round, const std::map<std::string, std::string>& replacements);
 
 }  // namespace hetscale::jobgen

@@ -1,4 +1,4 @@
-#include "hetscale/jobgen/study_status.hpp"
+#include "hetscale/jobgen/task_status.hpp"
 
 #include <fmt/format.h>
 
@@ -48,13 +48,13 @@ bool runs_index(const SlurmJobState& job, std::uint64_t index) {
 
 }  // namespace
 
-std::vector<ArrayTask> array_tasks(const Study& round) {
+std::vector<ArrayTask> array_tasks(const Round& round) {
   std::vector<ArrayTask> out;
   std::vector<std::uint32_t> every;
   for (std::uint32_t r = 0; r < round.spec.repetitions; ++r) every.push_back(r);
-  for (const StudySet& set : round.sets) {
+  for (const RoundSet& set : round.sets) {
     for (std::size_t i = 0; i < set.parameter_values.size(); ++i) {
-      out.push_back({round.round, set.set.index, set.members.size(), i, set.parameter_values[i],
+      out.push_back({round.number, set.set.index, set.members.size(), i, set.parameter_values[i],
                      set.repetitions.empty() ? every : set.repetitions.at(i), array_job_name(round, set),
                      round.spec.slurm.weights.size()});
     }
@@ -173,7 +173,7 @@ std::vector<SetStatus> set_statuses(const std::vector<TaskStatus>& tasks) {
   return out;
 }
 
-Study resubmitted_study(const Study& latest, const std::vector<TaskStatus>& tasks) {
+Round resubmitted_round(const Round& latest, const std::vector<TaskStatus>& tasks) {
   for (const TaskStatus& t : tasks) {
     if (t.state == TaskState::pending || t.state == TaskState::running)
       throw Error(fmt::format("round {} set {} array task {} ({}={:g}) is {} (job {}): resubmit once the study's "
@@ -191,9 +191,9 @@ Study resubmitted_study(const Study& latest, const std::vector<TaskStatus>& task
     if (it == sizes.end()) it = sizes.emplace(t.task.parameter, std::set<std::uint32_t>{}).first;
     it->second.insert(t.missing.begin(), t.missing.end());
   }
-  Study next = latest;
-  next.round = latest.round + 1;
-  for (StudySet& set : next.sets) {
+  Round next = latest;
+  next.number = latest.number + 1;
+  for (RoundSet& set : next.sets) {
     set.parameter_values.clear();
     set.repetitions.clear();
     const auto found = again.find(set.set.index);
