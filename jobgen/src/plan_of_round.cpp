@@ -1,4 +1,4 @@
-// The study as the site library's StudyPlan: the plan file's one definition (site/study_plan.hpp,
+// The round as the site library's RoundPlan: the plan file's one definition (site/round_plan.hpp,
 // docs/plan-file.md) is shared with the collector, which reads what jobgen writes.
 #include <fmt/format.h>
 
@@ -58,8 +58,8 @@ RoundSet round_set(const PlannedSet& planned, const SiteTable& site) {
 
 }  // namespace
 
-StudyPlan plan_of_round(const Round& round, const std::string& created) {
-  StudyPlan plan;
+RoundPlan plan_of_round(const Round& round, const std::string& created) {
+  RoundPlan plan;
   plan.created = created;
   plan.round = round.number;
   plan.experiment = plan_experiment(round.spec);
@@ -68,7 +68,7 @@ StudyPlan plan_of_round(const Round& round, const std::string& created) {
   return plan;
 }
 
-Round round_from_plan(const ExperimentSpec& spec, const StudyPlan& plan) {
+Round round_from_plan(const ExperimentSpec& spec, const RoundPlan& plan) {
   const PlanExperiment& e = plan.experiment;
   if (e.name != spec.name || e.workload != spec.workload.text() ||
       e.parameter != spec.parameter.name || e.target_efficiency != spec.target_efficiency)

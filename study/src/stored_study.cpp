@@ -17,7 +17,7 @@
 #include "hetscale/collector/session.hpp"
 #include "hetscale/jobgen/refine.hpp"
 #include "hetscale/jobgen/round_files.hpp"
-#include "hetscale/site/study_plan.hpp"
+#include "hetscale/site/round_plan.hpp"
 #include "hetscale/study/slurm_query.hpp"
 
 namespace hetscale::study {
@@ -87,7 +87,7 @@ jobgen::Round round_study(const collector::StoredRound& round) {
   const std::string source = fmt::format("{} (round {} in the database)", *round.spec_path, round.round);
   auto spec = jobgen::parse_experiment_spec(*round.spec_text, source);
   spec.source = *round.spec_path;
-  const StudyPlan plan = parse_study_plan(round.plan, source);
+  const RoundPlan plan = parse_round_plan(round.plan, source);
   // The plan names the experiment: a twin study's plan is made from a spec of another name.
   spec.name = plan.experiment.name;
   return jobgen::round_from_plan(spec, plan);

@@ -74,11 +74,11 @@ TEST_P(Golden, GeneratedFilesMatch) {
   EXPECT_EQ(generated, golden_files(dir)) << "stale or missing golden files in " << dir.string();
 }
 
-// The plan file has one definition (the site library's study_plan.hpp): what jobgen writes, the site library reads
+// The plan file has one definition (the site library's round_plan.hpp): what jobgen writes, the site library reads
 // back and writes again byte for byte, processors as used by the round included.
 TEST_P(Golden, PlanReadsBackThroughCore) {
   const fs::path file = golden_root / GetParam() / "plan.json";
-  const StudyPlan plan = load_study_plan(file);
+  const RoundPlan plan = load_round_plan(file);
   EXPECT_EQ(plan.experiment.name, load_experiment_spec(fs::path(HETSCALE_SOURCE_DIR) / "examples" /
                                                        "experiments" / (GetParam() + ".toml"))
                                       .name);
@@ -93,7 +93,7 @@ TEST_P(Golden, RoundComesBackFromItsPlan) {
   const auto site = load_site_table(fs::path(HETSCALE_FIXTURES_DIR) / "jobgen" / "site-example.toml");
   Round round = plan_round(spec, site);
   round.number = 2;
-  const StudyPlan plan = plan_of_round(round, created);
+  const RoundPlan plan = plan_of_round(round, created);
   const Round back = round_from_plan(spec, plan);
   EXPECT_EQ(back.number, 2U);
   const auto expected = round_files(round, render, created);
@@ -104,7 +104,7 @@ TEST_P(Golden, RoundComesBackFromItsPlan) {
     EXPECT_EQ(files[i].content, expected[i].content) << files[i].path.string();
   }
   // A plan of another experiment is refused.
-  StudyPlan other = plan;
+  RoundPlan other = plan;
   other.experiment.target_efficiency /= 2;
   EXPECT_THROW(round_from_plan(spec, other), Error);
 }
@@ -125,7 +125,7 @@ TEST(PlanFile, HoldsTheSpecWithoutDatabasePasswords) {
     EXPECT_EQ(spec.database, database);
     const auto site =
         load_site_table(fs::path(HETSCALE_FIXTURES_DIR) / "jobgen" / "site-example.toml");
-    const StudyPlan plan = plan_of_round(plan_round(spec, site), created);
+    const RoundPlan plan = plan_of_round(plan_round(spec, site), created);
     ASSERT_TRUE(plan.experiment.spec);
     EXPECT_EQ(plan.experiment.spec->text.find("s3cret"), std::string::npos);
     EXPECT_NE(plan.experiment.spec->text.find("***"), std::string::npos);

@@ -18,10 +18,10 @@
 #include "hetscale/jobgen/experiment_spec.hpp"
 #include "hetscale/jobgen/round.hpp"
 #include "hetscale/jobgen/round_files.hpp"
+#include "hetscale/site/round_plan.hpp"
 #include "hetscale/site/run_record.hpp"
 #include "hetscale/site/run_record_reader.hpp"
 #include "hetscale/site/site_table.hpp"
-#include "hetscale/site/study_plan.hpp"
 #include "hetscale/twin/conduct.hpp"
 #include "hetscale/twin/study.hpp"
 #include "hetscale/twin/twin_platform.hpp"
@@ -151,7 +151,7 @@ TEST_F(TwinStudyTest, WritesHostFilesPerRankAPlanCoreReadsBackAndAnArrayScript) 
     ASSERT_EQ(hosts.size(), set.total_tasks());
     for (std::size_t i = 0; i < hosts.size(); ++i) EXPECT_EQ(hosts[i], set.members[i].node);
   }
-  const StudyPlan plan = load_study_plan(dir / twin::twin_plan_file);
+  const RoundPlan plan = load_round_plan(dir / twin::twin_plan_file);
   EXPECT_EQ(plan.experiment.name, "tw-twin");
   EXPECT_EQ(plan.machine_sets.size(), 3u);
   EXPECT_EQ(slurp(dir / "platform.xml"), platform_.xml);
@@ -425,7 +425,7 @@ TEST_F(TwinStudyTest, IsConductedFromItsFilesGrownAndCalibratedAndSaysWhatItDid)
   // Sets of 2 and 4 of the 16 nodes, each size once: a record per run, the calibrated
   // efficiency kept in the directory.
   const fs::path dir = root_ / "conducted";
-  const StudyPlan plan = load_study_plan(dir / twin::twin_plan_file);
+  const RoundPlan plan = load_round_plan(dir / twin::twin_plan_file);
   ASSERT_EQ(plan.machine_sets.size(), 2u);
   EXPECT_EQ(plan.machine_sets.back().set.nodes.size(), 4u);
   std::size_t runs = 0;

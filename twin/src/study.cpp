@@ -13,7 +13,7 @@
 #include "hetscale/jobgen/scripts.hpp"
 #include "hetscale/model/isospeed.hpp"
 #include "hetscale/model/sample_statistics.hpp"
-#include "hetscale/site/study_plan.hpp"
+#include "hetscale/site/round_plan.hpp"
 
 namespace hetscale::twin {
 namespace fs = std::filesystem;
@@ -139,7 +139,7 @@ std::vector<jobgen::GeneratedFile> twin_round_files(const TwinStudy& next, const
 TwinStudy load_twin_study(const fs::path& dir) {
   jobgen::ExperimentSpec spec = jobgen::load_experiment_spec(dir / twin_spec_file);
   check_twin_spec(spec);
-  const StudyPlan plan = load_study_plan(dir / twin_plan_file);
+  const RoundPlan plan = load_round_plan(dir / twin_plan_file);
   spec.name = plan.experiment.name;
   TwinStudy out{jobgen::round_from_plan(spec, plan), {}, 1, {}};
   if (std::error_code ec; fs::exists(dir / twin_compute_efficiency_file, ec)) {

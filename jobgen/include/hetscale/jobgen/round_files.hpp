@@ -8,7 +8,7 @@
 
 #include "hetscale/jobgen/round.hpp"
 #include "hetscale/jobgen/scripts.hpp"
-#include "hetscale/site/study_plan.hpp"
+#include "hetscale/site/round_plan.hpp"
 
 namespace hetscale::jobgen {
 
@@ -21,13 +21,13 @@ struct GeneratedFile {
 /// The round as the plan file records it (docs/plan-file.md; written with the site library's
 /// to_json, read by the collector), with the spec's text and [refine] settings and the
 /// round's number. `created` is the ISO 8601 UTC time to record.
-StudyPlan plan_of_round(const Round& round, const std::string& created);
+RoundPlan plan_of_round(const Round& round, const std::string& created);
 
 /// The round a plan records, back: its site, sets, members (tasks per node as the plan's
 /// `processors`), parameter values and number, with `spec` (the one the plan was made
 /// from). plan_of_round(round_from_plan(spec, plan), created) gives the plan again. Throws
 /// Error when the plan is not of the spec's experiment.
-Round round_from_plan(const ExperimentSpec& spec, const StudyPlan& plan);
+Round round_from_plan(const ExperimentSpec& spec, const RoundPlan& plan);
 
 /// set<k>.sbatch, hosts/set<k>.txt where needed, submit.sh and plan.json.
 std::vector<GeneratedFile> round_files(const Round& round, const RenderOptions& options, const std::string& created);

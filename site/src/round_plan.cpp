@@ -1,5 +1,5 @@
 // The plan file: JSON conversion both ways, validation naming the field, file loading.
-#include "hetscale/site/study_plan.hpp"
+#include "hetscale/site/round_plan.hpp"
 
 #include <set>
 
@@ -247,8 +247,8 @@ PlannedSet planned_set(const Json& value, const std::string& field, std::size_t 
 
 void check_schema(const Json& document) {
   const Json& value = require(document, "", "schema");
-  if (!value.is_number_integer() || value.get<std::int64_t>() != study_plan_schema) {
-    fail("schema", "must be " + std::to_string(study_plan_schema) + " (got " + value.dump() + ")");
+  if (!value.is_number_integer() || value.get<std::int64_t>() != round_plan_schema) {
+    fail("schema", "must be " + std::to_string(round_plan_schema) + " (got " + value.dump() + ")");
   }
 }
 
@@ -268,7 +268,7 @@ SourceLocation location_of(std::string_view text, std::size_t byte, const std::s
 
 }  // namespace
 
-nlohmann::json to_json(const StudyPlan& plan) {
+nlohmann::json to_json(const RoundPlan& plan) {
   nlohmann::json sets = nlohmann::json::array();
   for (const PlannedSet& s : plan.machine_sets) sets.push_back(set_json(s));
   nlohmann::json out = {{"schema", plan.schema},
@@ -280,12 +280,12 @@ nlohmann::json to_json(const StudyPlan& plan) {
   return out;
 }
 
-StudyPlan study_plan_from_json(const nlohmann::json& document) {
+RoundPlan round_plan_from_json(const nlohmann::json& document) {
   if (!document.is_object()) throw Error("a plan file must be a JSON object");
   check_schema(document);
   reject_unknown_keys(document, "",
                       {"schema", "created", "round", "experiment", "site", "machine_sets"});
-  StudyPlan plan;
+  RoundPlan plan;
   plan.created = optional_timestamp(document, "", "created");
   if (const Json* round = find(document, "round"); !absent(round))
     plan.round = static_cast<std::uint32_t>(small_counter(*round, "round"));
@@ -301,11 +301,11 @@ StudyPlan study_plan_from_json(const nlohmann::json& document) {
   return plan;
 }
 
-bool is_study_plan(const nlohmann::json& document) {
+bool is_round_plan(const nlohmann::json& document) {
   return document.is_object() && document.contains("machine_sets");
 }
 
-StudyPlan parse_study_plan(std::string_view text, const std::string& source_name) {
+RoundPlan parse_round_plan(std::string_view text, const std::string& source_name) {
   nlohmann::json document;
   try {
     document = nlohmann::json::parse(text);
@@ -321,14 +321,14 @@ StudyPlan parse_study_plan(std::string_view text, const std::string& source_name
                       "invalid JSON: " + std::string(what.substr(what.find("] ") + 2)));
   }
   try {
-    return study_plan_from_json(document);
+    return round_plan_from_json(document);
   } catch (const Error& e) {
     throw ConfigError({source_name, 0, 0}, e.what());
   }
 }
 
-StudyPlan load_study_plan(const std::filesystem::path& file) {
-  return parse_study_plan(read_text_file(file, "plan file"), file.string());
+RoundPlan load_round_plan(const std::filesystem::path& file) {
+  return parse_round_plan(read_text_file(file, "plan file"), file.string());
 }
 
 }  // namespace hetscale

@@ -1,6 +1,6 @@
-// The plan file (docs/plan-file.md): what `hetscale jobgen` decided for one experiment
-// (site, machine sets, parameter values), and what `jobgen --refine --db` needs to plan
-// the next round from the database alone (spec text, refine settings, round number). The
+// The plan file (docs/plan-file.md): what `hetscale jobgen` decided for one round of an
+// experiment (site, machine sets, parameter values), and what `jobgen --refine --db` needs
+// to plan the next round from the database alone (spec text, refine settings, round number). The
 // collector stores it; `hetscale analyze` reads the experiment's parameter and target from it.
 #pragma once
 
@@ -17,7 +17,7 @@
 
 namespace hetscale {
 
-inline constexpr int study_plan_schema = 1;
+inline constexpr int round_plan_schema = 1;
 
 /// The experiment spec the plan was made from, as written (docs/experiment-spec.md).
 struct PlanSpec {
@@ -57,10 +57,10 @@ struct PlannedSet {
   std::vector<double> parameter_values;  // values of the parameter to run on this set
 };
 
-struct StudyPlan {
-  int schema = study_plan_schema;
+struct RoundPlan {
+  int schema = round_plan_schema;
   std::string created;                 // ISO 8601 UTC time the plan was written
-  std::optional<std::uint32_t> round;  // 0: the first study, k: the k-th refinement; absent
+  std::optional<std::uint32_t> round;  // 0: the first round, k: the k-th refinement; absent
                                        // in plans of older jobgens
   PlanExperiment experiment;
   PlanSite site;
@@ -68,19 +68,19 @@ struct StudyPlan {
 };
 
 /// The plan's JSON document (stable keys, see docs/plan-file.md).
-nlohmann::json to_json(const StudyPlan& plan);
+nlohmann::json to_json(const RoundPlan& plan);
 
 /// Validates and converts a parsed document; throws Error naming the field, e.g.
 /// "field 'machine_sets[1].marked_speed' must be a positive number".
-StudyPlan study_plan_from_json(const nlohmann::json& document);
+RoundPlan round_plan_from_json(const nlohmann::json& document);
 
 /// Parses plan text; throws ConfigError "<source>[:line:col]: <message>".
-StudyPlan parse_study_plan(std::string_view text, const std::string& source_name);
+RoundPlan parse_round_plan(std::string_view text, const std::string& source_name);
 /// Reads and parses a plan file; an unreadable file is a ConfigError too.
-StudyPlan load_study_plan(const std::filesystem::path& file);
+RoundPlan load_round_plan(const std::filesystem::path& file);
 
 /// True when a parsed JSON document looks like a plan file (has "machine_sets"), so
 /// that the collector can tell plans from run records.
-bool is_study_plan(const nlohmann::json& document);
+bool is_round_plan(const nlohmann::json& document);
 
 }  // namespace hetscale

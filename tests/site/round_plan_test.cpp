@@ -1,4 +1,4 @@
-#include "hetscale/site/study_plan.hpp"
+#include "hetscale/site/round_plan.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,20 +11,20 @@ const std::filesystem::path fixture =
     std::filesystem::path(HETSCALE_FIXTURES_DIR) / "plans/mm-small.json";
 
 nlohmann::json valid() {
-  return to_json(load_study_plan(fixture));
+  return to_json(load_round_plan(fixture));
 }
 
 std::string error_of(const nlohmann::json& document) {
   try {
-    study_plan_from_json(document);
+    round_plan_from_json(document);
   } catch (const Error& e) {
     return e.what();
   }
   return "no error";
 }
 
-TEST(StudyPlan, LoadsTheFixture) {
-  const StudyPlan plan = load_study_plan(fixture);
+TEST(RoundPlan, LoadsTheFixture) {
+  const RoundPlan plan = load_round_plan(fixture);
   EXPECT_EQ(plan.created, "2026-11-21T06:00:00Z");
   EXPECT_EQ(plan.experiment.name, "mm-small");
   EXPECT_EQ(plan.experiment.parameter, "N");
@@ -41,11 +41,11 @@ TEST(StudyPlan, LoadsTheFixture) {
   EXPECT_EQ(plan.machine_sets[1].parameter_values, (std::vector<double>{200, 400, 800}));
 }
 
-TEST(StudyPlan, SurvivesARoundTrip) {
+TEST(RoundPlan, SurvivesARoundTrip) {
   const nlohmann::json once = valid();
-  EXPECT_EQ(to_json(study_plan_from_json(once)), once);
-  EXPECT_TRUE(is_study_plan(once));
-  EXPECT_FALSE(is_study_plan(nlohmann::json{{"schema", 1}, {"ranks", nlohmann::json::array()}}));
+  EXPECT_EQ(to_json(round_plan_from_json(once)), once);
+  EXPECT_TRUE(is_round_plan(once));
+  EXPECT_FALSE(is_round_plan(nlohmann::json{{"schema", 1}, {"ranks", nlohmann::json::array()}}));
 }
 
 // What `jobgen --refine --db` needs: the round, the spec's text and its [refine] settings.
@@ -57,8 +57,8 @@ nlohmann::json with_round() {
   return j;
 }
 
-TEST(StudyPlan, CarriesTheRoundTheSpecAndTheRefineSettings) {
-  const StudyPlan plan = study_plan_from_json(with_round());
+TEST(RoundPlan, CarriesTheRoundTheSpecAndTheRefineSettings) {
+  const RoundPlan plan = round_plan_from_json(with_round());
   EXPECT_EQ(plan.round, 2u);
   ASSERT_TRUE(plan.experiment.spec.has_value());
   EXPECT_EQ(plan.experiment.spec->path, "/home/u/mm.toml");
@@ -69,13 +69,13 @@ TEST(StudyPlan, CarriesTheRoundTheSpecAndTheRefineSettings) {
   EXPECT_EQ(plan.experiment.refine->max_rounds, 3u);
   EXPECT_EQ(to_json(plan), with_round());
   // The text survives the file's own round trip too (quotes, newlines).
-  const StudyPlan again = parse_study_plan(to_json(plan).dump(2), "plan.json");
+  const RoundPlan again = parse_round_plan(to_json(plan).dump(2), "plan.json");
   EXPECT_EQ(again.experiment.spec->text, plan.experiment.spec->text);
 }
 
 // Plans of older jobgens have none of them, and are written back without them.
-TEST(StudyPlan, OlderPlansHaveNoRound) {
-  const StudyPlan plan = load_study_plan(fixture);
+TEST(RoundPlan, OlderPlansHaveNoRound) {
+  const RoundPlan plan = load_round_plan(fixture);
   EXPECT_FALSE(plan.round.has_value());
   EXPECT_FALSE(plan.experiment.spec.has_value());
   EXPECT_FALSE(plan.experiment.refine.has_value());
@@ -85,7 +85,7 @@ TEST(StudyPlan, OlderPlansHaveNoRound) {
   EXPECT_FALSE(j["experiment"].contains("refine"));
 }
 
-TEST(StudyPlan, NamesTheInvalidRefineField) {
+TEST(RoundPlan, NamesTheInvalidRefineField) {
   nlohmann::json j = with_round();
   j["round"] = -1;
   EXPECT_EQ(error_of(j), "field 'round' must be a non-negative integer");
@@ -109,7 +109,7 @@ TEST(StudyPlan, NamesTheInvalidRefineField) {
   EXPECT_EQ(error_of(j), "unknown field 'experiment.refine.rounds'");
 }
 
-TEST(StudyPlan, NamesTheInvalidField) {
+TEST(RoundPlan, NamesTheInvalidField) {
   nlohmann::json j = valid();
   j["schema"] = 7;
   EXPECT_EQ(error_of(j), "field 'schema' must be 1 (got 7)");
@@ -140,25 +140,25 @@ TEST(StudyPlan, NamesTheInvalidField) {
   EXPECT_EQ(error_of(j), "missing field 'experiment.parameter'");
 }
 
-TEST(StudyPlan, SyntaxErrorsCarryLineAndColumn) {
+TEST(RoundPlan, SyntaxErrorsCarryLineAndColumn) {
   try {
-    parse_study_plan("{\n  \"schema\": 1,\n  \"site\" 3\n}", "plan.json");
+    parse_round_plan("{\n  \"schema\": 1,\n  \"site\" 3\n}", "plan.json");
     FAIL() << "no error";
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.where().str(), "plan.json:3:10");
   }
   try {
-    parse_study_plan(R"({"schema": 1})", "plan.json");
+    parse_round_plan(R"({"schema": 1})", "plan.json");
     FAIL() << "no error";
   } catch (const ConfigError& e) {
     EXPECT_STREQ(e.what(), "plan.json: missing field 'experiment'");
   }
 }
 
-TEST(StudyPlan, ANumberBeyondADoubleIsAConfigError) {
-  // nlohmann reports it as out_of_range, not as a parse error (found by fuzz/study_plan).
+TEST(RoundPlan, ANumberBeyondADoubleIsAConfigError) {
+  // nlohmann reports it as out_of_range, not as a parse error (found by fuzz/round_plan).
   try {
-    parse_study_plan(R"({"schema": 1, "round": 1e400})", "plan.json");
+    parse_round_plan(R"({"schema": 1, "round": 1e400})", "plan.json");
     FAIL() << "no error";
   } catch (const ConfigError& e) {
     EXPECT_STREQ(e.what(), "plan.json: invalid JSON: number overflow parsing '1e400'");
