@@ -13,13 +13,13 @@
 
 #include "commands.hpp"
 #include "configured_settings.hpp"
-#include "output.hpp"
 #include "hetscale/base/utc_time.hpp"
 #include "hetscale/site/site_table.hpp"
 #include "hetscale/study/stored_study.hpp"
 #include "hetscale/twin/conduct.hpp"
-#include "hetscale/twin/study.hpp"
+#include "hetscale/twin/simulated_round.hpp"
 #include "hetscale/twin/twin_platform.hpp"
+#include "output.hpp"
 
 namespace hetscale::cli {
 namespace {
@@ -108,7 +108,7 @@ struct StudyArgs {
   std::optional<std::size_t> nodes;
   std::vector<std::string> calibrate_from;  // measured records' files or directories
   AvailabilityArgs availability;
-  twin::TwinStudyOptions options;  // bin_dir from the runner's --kernel-dir
+  twin::SimulatedRoundOptions options;  // bin_dir from the runner's --kernel-dir
   RunnerArgs runner;
 };
 
@@ -157,31 +157,31 @@ void run_study(const StudyArgs& args, Context& context) {
 // The next refinement round of a twin study, from the runs of every round collected into
 // the database, simulated on the same platform.
 void run_refine(const RefineArgs& args, Context& context) {
-  const twin::TwinStudy previous = twin::load_twin_study(args.from);
-  const std::string& name = previous.study.spec.name;
+  const twin::SimulatedRound previous = twin::load_simulated_round(args.from);
+  const std::string& name = previous.round.spec.name;
   const StoredStudy stored = read_stored_study(args.db, name);
-  const jobgen::Round study = latest_round(name, stored);
-  const auto runs = measured_runs(stored, study, fmt::format("round {} of the database", study.number));
-  const twin::TwinStudy next =
-      twin::twin_study_of(next_round(study, runs, context.out), previous.platform_hash, previous.compute_efficiency);
+  const jobgen::Round latest = latest_round(name, stored);
+  const auto runs = measured_runs(stored, latest, fmt::format("round {} of the database", latest.number));
+  const twin::SimulatedRound next = twin::simulated_round_of(next_round(latest, runs, context.out),
+                                                             previous.platform_hash, previous.compute_efficiency);
   if (next.runs.empty()) {
     context.out << "nothing to refine: no files written\n";
     return;
   }
-  twin::TwinStudyOptions options;
+  twin::SimulatedRoundOptions options;
   options.sbatch = args.sbatch;
   options.bin_dir = kernel_dir_from(args.runner.kernel_dir);
-  twin::require_no_failed_runs(twin::write_and_run_twin_study(
-      args.output_dir, next, options, twin::twin_round_files(next, args.from, options, utc_time_now()),
+  twin::require_no_failed_runs(twin::write_and_run_simulated_round(
+      args.output_dir, next, options, twin::later_round_files(next, args.from, options, utc_time_now()),
       fmt::format("twin study: {} (experiment {}, round {}, {} runs, platform {})\n", args.output_dir, name,
-                  next.study.number, next.runs.size(), next.platform_hash.substr(0, 12)),
+                  next.round.number, next.runs.size(), next.platform_hash.substr(0, 12)),
       runner_options(args.runner), print_lines(context)));
 }
 
 void run_run(const RunArgs& args, Context& context) {
-  const twin::TwinStudy study = twin::load_twin_study(args.dir);
+  const twin::SimulatedRound simulated = twin::load_simulated_round(args.dir);
   twin::require_no_failed_runs(
-      twin::simulate_twin_runs(args.dir, study, args.tasks, runner_options(args.runner), print_lines(context)),
+      twin::simulate_twin_runs(args.dir, simulated, args.tasks, runner_options(args.runner), print_lines(context)),
       args.dir);
 }
 

@@ -23,7 +23,7 @@
 #include "hetscale/site/run_record_reader.hpp"
 #include "hetscale/site/site_table.hpp"
 #include "hetscale/twin/conduct.hpp"
-#include "hetscale/twin/study.hpp"
+#include "hetscale/twin/simulated_round.hpp"
 #include "hetscale/twin/twin_platform.hpp"
 
 namespace hetscale {
@@ -94,13 +94,13 @@ class TwinStudyTest : public ::testing::Test {
     return options;
   }
 
-  // Writes the study of `s` into root_/name and returns it as loaded back from there.
-  twin::TwinStudy write(const std::string& name, const jobgen::ExperimentSpec& s,
-                        twin::TwinStudyOptions options = {}) const {
-    const twin::TwinStudy study = twin::plan_twin_study(s, site_, platform_, options);
-    jobgen::write_round_directory(root_ / name,
-                        twin::twin_study_files(study, platform_, site_text_, options, "2026-11-23T00:00:00Z"));
-    return twin::load_twin_study(root_ / name);
+  // Writes round 0 of `s` into root_/name and returns it as loaded back from there.
+  twin::SimulatedRound write(const std::string& name, const jobgen::ExperimentSpec& s,
+                             twin::SimulatedRoundOptions options = {}) const {
+    const twin::SimulatedRound simulated = twin::plan_simulated_round(s, site_, platform_, options);
+    jobgen::write_round_directory(
+        root_ / name, twin::simulated_round_files(simulated, platform_, site_text_, options, "2026-11-23T00:00:00Z"));
+    return twin::load_simulated_round(root_ / name);
   }
 
   std::string site_text_;
@@ -110,43 +110,43 @@ class TwinStudyTest : public ::testing::Test {
 };
 
 TEST_F(TwinStudyTest, PlansTheSetsJobgenPlansWithOneRunPerSetSizeAndRepetition) {
-  const twin::TwinStudy study = twin::plan_twin_study(spec(), site_, platform_, {});
+  const twin::SimulatedRound simulated = twin::plan_simulated_round(spec(), site_, platform_, {});
   jobgen::ExperimentSpec renamed = spec();
   renamed.name = "tw-twin";
-  const jobgen::Round jobgen_study = jobgen::plan_round(renamed, site_);
-  EXPECT_EQ(study.study.spec.name, "tw-twin");
-  EXPECT_EQ(study.platform_hash, platform_.sha256);
-  ASSERT_EQ(study.study.sets.size(), jobgen_study.sets.size());
-  ASSERT_EQ(study.study.sets.size(), 3u);
+  const jobgen::Round jobgen_round = jobgen::plan_round(renamed, site_);
+  EXPECT_EQ(simulated.round.spec.name, "tw-twin");
+  EXPECT_EQ(simulated.platform_hash, platform_.sha256);
+  ASSERT_EQ(simulated.round.sets.size(), jobgen_round.sets.size());
+  ASSERT_EQ(simulated.round.sets.size(), 3u);
   std::size_t expected_runs = 0;
-  for (std::size_t k = 0; k < study.study.sets.size(); ++k) {
-    EXPECT_EQ(study.study.sets[k].set.nodes, jobgen_study.sets[k].set.nodes);
-    EXPECT_EQ(study.study.sets[k].parameter_values, jobgen_study.sets[k].parameter_values);
-    expected_runs += study.study.sets[k].parameter_values.size() * 2;
+  for (std::size_t k = 0; k < simulated.round.sets.size(); ++k) {
+    EXPECT_EQ(simulated.round.sets[k].set.nodes, jobgen_round.sets[k].set.nodes);
+    EXPECT_EQ(simulated.round.sets[k].parameter_values, jobgen_round.sets[k].parameter_values);
+    expected_runs += simulated.round.sets[k].parameter_values.size() * 2;
   }
-  ASSERT_EQ(study.runs.size(), expected_runs);
+  ASSERT_EQ(simulated.runs.size(), expected_runs);
   // Set by set, size by size, repetition by repetition; ranks = the set's tasks.
-  for (std::size_t i = 0; i < study.runs.size(); ++i) {
-    const twin::TwinRun& r = study.runs[i];
+  for (std::size_t i = 0; i < simulated.runs.size(); ++i) {
+    const twin::TwinRun& r = simulated.runs[i];
     EXPECT_EQ(r.task, i);
     EXPECT_EQ(r.repetition, i % 2);
-    const jobgen::RoundSet& set = study.study.sets[r.set_index];
+    const jobgen::RoundSet& set = simulated.round.sets[r.set_index];
     EXPECT_EQ(r.ranks, set.total_tasks());
     EXPECT_EQ(r.value, set.parameter_values[r.value_index]);
   }
-  EXPECT_EQ(study.runs.back().ranks, 8u);
-  twin::TwinStudyOptions named;
+  EXPECT_EQ(simulated.runs.back().ranks, 8u);
+  twin::SimulatedRoundOptions named;
   named.experiment = "mm.on-the-twin";
-  EXPECT_EQ(twin::plan_twin_study(spec(), site_, platform_, named).study.spec.name, "mm.on-the-twin");
+  EXPECT_EQ(twin::plan_simulated_round(spec(), site_, platform_, named).round.spec.name, "mm.on-the-twin");
 }
 
 TEST_F(TwinStudyTest, WritesHostFilesPerRankAPlanCoreReadsBackAndAnArrayScript) {
-  twin::TwinStudyOptions options;
+  twin::SimulatedRoundOptions options;
   options.sbatch = true;
   options.bin_dir = "/opt/hetscale/bin";
-  const twin::TwinStudy study = write("files", spec(), options);
+  const twin::SimulatedRound simulated = write("files", spec(), options);
   const fs::path dir = root_ / "files";
-  for (const jobgen::RoundSet& set : study.study.sets) {
+  for (const jobgen::RoundSet& set : simulated.round.sets) {
     const auto hosts = lines(slurp(dir / jobgen::host_file_name(set)));
     ASSERT_EQ(hosts.size(), set.total_tasks());
     for (std::size_t i = 0; i < hosts.size(); ++i) EXPECT_EQ(hosts[i], set.members[i].node);
@@ -170,11 +170,11 @@ TEST_F(TwinStudyTest, WritesHostFilesPerRankAPlanCoreReadsBackAndAnArrayScript) 
 // `--repetitions` other than the spec's: the array covers that many runs, and the study
 // read back from its directory (what every `twin run --task` does) has the same runs.
 TEST_F(TwinStudyTest, RepetitionsOtherThanTheSpecsAreKeptInTheDirectory) {
-  twin::TwinStudyOptions options;
+  twin::SimulatedRoundOptions options;
   options.sbatch = true;
   options.repetitions = 1;
-  const twin::TwinStudy planned = twin::plan_twin_study(spec(), site_, platform_, options);
-  const twin::TwinStudy loaded = write("once", spec(), options);
+  const twin::SimulatedRound planned = twin::plan_simulated_round(spec(), site_, platform_, options);
+  const twin::SimulatedRound loaded = write("once", spec(), options);
   ASSERT_EQ(loaded.runs.size(), planned.runs.size());
   ASSERT_EQ(loaded.runs.size(), 9u);  // 3 sets x 3 sizes, once: the spec says twice
   for (std::size_t i = 0; i < loaded.runs.size(); ++i) {
@@ -189,7 +189,7 @@ TEST_F(TwinStudyTest, RepetitionsOtherThanTheSpecsAreKeptInTheDirectory) {
   EXPECT_FALSE(fs::exists(root_ / "default" / twin::twin_repetitions_file));
   std::ofstream(root_ / "once" / twin::twin_repetitions_file) << "zero\n";
   try {
-    twin::load_twin_study(root_ / "once");
+    twin::load_simulated_round(root_ / "once");
     ADD_FAILURE() << "a damaged repetitions file was read";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("repetitions: not a count of repetitions in [1, 1000]"), std::string::npos)
@@ -201,34 +201,34 @@ TEST_F(TwinStudyTest, ACommandOrEqualizedWeightsAreRefusedAtTheirKey) {
   const std::string command_spec = std::string(spec_text).replace(
       std::string(spec_text).find("kernel = \"mm\""), 13, "command = \"./solver {N}\"\nworkload = \"N^3\"");
   try {
-    twin::plan_twin_study(jobgen::parse_experiment_spec(command_spec, "cmd.toml"), site_, platform_, {});
+    twin::plan_simulated_round(jobgen::parse_experiment_spec(command_spec, "cmd.toml"), site_, platform_, {});
     FAIL() << "a command was accepted";
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.where().str(), "cmd.toml:8:11");
     EXPECT_NE(std::string(e.what()).find("bundled kernels"), std::string::npos) << e.what();
   }
   try {
-    twin::plan_twin_study(spec("weights = \"equalized\"\n"), site_, platform_, {});
+    twin::plan_simulated_round(spec("weights = \"equalized\"\n"), site_, platform_, {});
     FAIL() << "equalized weights were accepted";
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.where().str(), "tw.toml:22:11");
   }
   try {
-    twin::plan_twin_study(spec("weights = [\"marked\", \"off\"]\n"), site_, platform_, {});
+    twin::plan_simulated_round(spec("weights = [\"marked\", \"off\"]\n"), site_, platform_, {});
     FAIL() << "a list of weights was accepted";
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.where().str(), "tw.toml:22:11");
     EXPECT_NE(std::string(e.what()).find("one value, not a list"), std::string::npos) << e.what();
   }
-  twin::TwinStudyOptions bad;
+  twin::SimulatedRoundOptions bad;
   bad.experiment = "a b";
-  EXPECT_THROW(twin::plan_twin_study(spec(), site_, platform_, bad), Error);
+  EXPECT_THROW(twin::plan_simulated_round(spec(), site_, platform_, bad), Error);
 }
 
 TEST_F(TwinStudyTest, RunsEverySimulationIntoOrdinaryRecordsAndTheSameStudyTwiceGivesTheSameTimes) {
-  const twin::TwinStudy study = write("first", spec());
-  const auto first = twin::run_twin_study(root_ / "first", study, {}, runner(), {});
-  ASSERT_EQ(first.size(), study.runs.size());
+  const twin::SimulatedRound simulated = write("first", spec());
+  const auto first = twin::run_simulated_round(root_ / "first", simulated, {}, runner(), {});
+  ASSERT_EQ(first.size(), simulated.runs.size());
   std::map<std::size_t, RunRecord> records;
   for (const twin::TwinRunOutcome& o : first) {
     ASSERT_TRUE(o.succeeded) << slurp(root_ / "first" / twin::twin_log_file(o.run));
@@ -246,12 +246,12 @@ TEST_F(TwinStudyTest, RunsEverySimulationIntoOrdinaryRecordsAndTheSameStudyTwice
     EXPECT_EQ(r.weights_source, "marked");
     EXPECT_EQ(r.wall_seconds, o.simulated_seconds);
     // Ranks on the simulated hosts of the set's host file, in order.
-    const auto hosts = lines(slurp(root_ / "first" / jobgen::host_file_name(study.study.sets[o.run.set_index])));
+    const auto hosts = lines(slurp(root_ / "first" / jobgen::host_file_name(simulated.round.sets[o.run.set_index])));
     for (std::size_t i = 0; i < r.ranks.size(); ++i) EXPECT_EQ(r.ranks[i].host, hosts[i]);
     records[o.run.task] = r;
   }
   const auto status = lines(slurp(root_ / "first" / twin::twin_status_file));
-  ASSERT_EQ(status.size(), study.runs.size() + 1);
+  ASSERT_EQ(status.size(), simulated.runs.size() + 1);
   EXPECT_NE(status[1].find("\tdone\t0\t"), std::string::npos) << status[1];
   // No temporary record is left behind.
   for (const auto& entry : fs::directory_iterator(root_ / "first" / "records"))
@@ -260,7 +260,7 @@ TEST_F(TwinStudyTest, RunsEverySimulationIntoOrdinaryRecordsAndTheSameStudyTwice
   // Determinism: a second study directory, simulated one run at a time, gives the same
   // simulated times to the last bit, run by run and rank by rank.
   write("second", spec());
-  const auto second = twin::run_twin_study(root_ / "second", study, {}, runner(1), {});
+  const auto second = twin::run_simulated_round(root_ / "second", simulated, {}, runner(1), {});
   for (const twin::TwinRunOutcome& o : second) {
     ASSERT_TRUE(o.succeeded);
     const RunRecord r =
@@ -276,11 +276,11 @@ TEST_F(TwinStudyTest, RunsEverySimulationIntoOrdinaryRecordsAndTheSameStudyTwice
   EXPECT_GT(records.at(0).wall_seconds, 0);
 
   // Run again: every record is there, nothing is simulated; --rerun simulates one again.
-  const auto again = twin::run_twin_study(root_ / "first", study, {}, runner(), {});
+  const auto again = twin::run_simulated_round(root_ / "first", simulated, {}, runner(), {});
   for (const auto& o : again) EXPECT_TRUE(o.skipped);
   twin::TwinRunnerOptions rerun = runner();
   rerun.rerun = true;
-  const auto one = twin::run_twin_study(root_ / "first", study, {3}, rerun, {});
+  const auto one = twin::run_simulated_round(root_ / "first", simulated, {3}, rerun, {});
   ASSERT_EQ(one.size(), 1u);
   EXPECT_TRUE(one.front().succeeded && !one.front().skipped);
   EXPECT_EQ(one.front().simulated_seconds, records.at(3).wall_seconds);
@@ -290,10 +290,10 @@ TEST_F(TwinStudyTest, AKernelFailingInsideTheTwinIsMarkedFailedAndLeavesNoRecord
   // A partition file for nodes the sets do not have: the kernel refuses it and exits 1.
   const fs::path partition = root_ / "bad-partition.toml";
   std::ofstream(partition) << "[partition]\nby = \"node\"\n\n[[node]]\nname = \"elsewhere\"\nweight = 1\n";
-  const twin::TwinStudy study = write("failing", spec("weights = \"" + partition.string() + "\"\n"));
+  const twin::SimulatedRound simulated = write("failing", spec("weights = \"" + partition.string() + "\"\n"));
   std::vector<std::string> progress;
-  const auto outcomes = twin::run_twin_study(
-      root_ / "failing", study, {0, 1}, runner(),
+  const auto outcomes = twin::run_simulated_round(
+      root_ / "failing", simulated, {0, 1}, runner(),
       [&](const twin::TwinRunOutcome& o, std::size_t done, std::size_t total) {
         progress.push_back(std::to_string(done) + "/" + std::to_string(total) + (o.succeeded ? " ok" : " failed"));
       });
@@ -310,11 +310,11 @@ TEST_F(TwinStudyTest, AKernelFailingInsideTheTwinIsMarkedFailedAndLeavesNoRecord
 }
 
 TEST_F(TwinStudyTest, MissingSmpirunOrKernelIsAClearErrorBeforeAnyRun) {
-  const twin::TwinStudy study = write("missing", spec());
+  const twin::SimulatedRound simulated = write("missing", spec());
   twin::TwinRunnerOptions no_smpirun = runner();
   no_smpirun.smpirun = "/nonexistent/smpirun";
   try {
-    twin::run_twin_study(root_ / "missing", study, {}, no_smpirun, {});
+    twin::run_simulated_round(root_ / "missing", simulated, {}, no_smpirun, {});
     FAIL();
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("libsimgrid-dev"), std::string::npos) << e.what();
@@ -322,19 +322,19 @@ TEST_F(TwinStudyTest, MissingSmpirunOrKernelIsAClearErrorBeforeAnyRun) {
   twin::TwinRunnerOptions no_kernel = runner();
   no_kernel.kernel_dir = "/nonexistent";
   try {
-    twin::run_twin_study(root_ / "missing", study, {}, no_kernel, {});
+    twin::run_simulated_round(root_ / "missing", simulated, {}, no_kernel, {});
     FAIL();
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("/nonexistent/hetscale-twin-mm"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(twin::run_twin_study(root_ / "missing", study, {study.runs.size()}, runner(), {}), Error);
+  EXPECT_THROW(twin::run_simulated_round(root_ / "missing", simulated, {simulated.runs.size()}, runner(), {}), Error);
   // Relative directories are taken from the caller's working directory, not the study's.
   const fs::path kernel_dir = fs::path(HETSCALE_TWIN_MM).parent_path();
   const fs::path before = fs::current_path();
   fs::current_path(kernel_dir.parent_path());
   twin::TwinRunnerOptions relative = runner();
   relative.kernel_dir = kernel_dir.filename().string();
-  const auto outcomes = twin::run_twin_study(root_ / "missing", study, {0}, relative, {});
+  const auto outcomes = twin::run_simulated_round(root_ / "missing", simulated, {0}, relative, {});
   fs::current_path(before);
   ASSERT_EQ(outcomes.size(), 1u);
   EXPECT_TRUE(outcomes.front().succeeded) << slurp(root_ / "missing" / twin::twin_log_file(outcomes.front().run));
@@ -372,13 +372,13 @@ TEST_F(TwinStudyTest, ComputeEfficiencyIsTheMedianRankOfTheLargestMeasuredSizes)
   EXPECT_THROW(twin::measured_compute_efficiency(records, "conv2d", 1e6), Error);
 
   // On the twin, an efficiency of 0.5 doubles every rank's compute time.
-  twin::TwinStudyOptions half;
+  twin::SimulatedRoundOptions half;
   half.compute_efficiency = 0.5;
-  const twin::TwinStudy full_study = write("full", spec());
-  const twin::TwinStudy half_study = write("half", spec(), half);
+  const twin::SimulatedRound full_study = write("full", spec());
+  const twin::SimulatedRound half_study = write("half", spec(), half);
   EXPECT_EQ(half_study.compute_efficiency, 0.5);  // read back from the directory
-  const auto a = twin::run_twin_study(root_ / "full", full_study, {4}, runner(), {});
-  const auto b = twin::run_twin_study(root_ / "half", half_study, {4}, runner(), {});
+  const auto a = twin::run_simulated_round(root_ / "full", full_study, {4}, runner(), {});
+  const auto b = twin::run_simulated_round(root_ / "half", half_study, {4}, runner(), {});
   ASSERT_TRUE(a.front().succeeded && b.front().succeeded);
   const RunRecord fa = read_run_records(root_ / "full" / twin::twin_record_file(a.front().run), OnInvalid::fail)
                            .records.front().record;

@@ -13,7 +13,7 @@
 
 #include "hetscale/base/say.hpp"
 #include "hetscale/jobgen/round_files.hpp"
-#include "hetscale/twin/study.hpp"
+#include "hetscale/twin/simulated_round.hpp"
 #include "hetscale/twin/twin_platform.hpp"
 
 namespace hetscale::twin {
@@ -39,7 +39,7 @@ void require_no_failed_runs(const TwinRunCounts& counts, const std::filesystem::
 /// Runs `tasks` (all runs when empty) of the study written in `dir` with run_twin_study: a
 /// note per finished run, then the counts as a result. Failed runs are counted, not
 /// thrown; a missing smpirun or kernel throws Error before any run starts.
-TwinRunCounts simulate_twin_runs(const std::filesystem::path& dir, const TwinStudy& study,
+TwinRunCounts simulate_twin_runs(const std::filesystem::path& dir, const SimulatedRound& simulated,
                                  const std::vector<std::size_t>& tasks, const TwinRunnerOptions& runner,
                                  const Say& say);
 
@@ -54,15 +54,15 @@ struct TwinStudyOutcome {
 /// Throws Error, naming the logs in the study directory, when any run of it failed.
 void require_no_failed_runs(const TwinStudyOutcome& outcome);
 
-/// Writes `files` (of `study`) into `dir` (new or empty) and reports `summary` (a result
+/// Writes `files` (of `simulated`) into `dir` (new or empty) and reports `summary` (a result
 /// line), then simulates every run, or with options.sbatch reports how to submit
 /// twin.sbatch. Without options.sbatch, smpirun and the kernel are checked before
 /// anything is written.
-TwinStudyOutcome write_and_run_twin_study(const std::filesystem::path& dir, const TwinStudy& study,
-                                          const TwinStudyOptions& options,
-                                          const std::vector<jobgen::GeneratedFile>& files,
-                                          const std::string& summary, const TwinRunnerOptions& runner,
-                                          const Say& say);
+TwinStudyOutcome write_and_run_simulated_round(const std::filesystem::path& dir, const SimulatedRound& simulated,
+                                               const SimulatedRoundOptions& options,
+                                               const std::vector<jobgen::GeneratedFile>& files,
+                                               const std::string& summary, const TwinRunnerOptions& runner,
+                                               const Say& say);
 
 struct TwinStudyRequest {
   std::filesystem::path spec;        // the experiment spec (TOML)
@@ -76,7 +76,7 @@ struct TwinStudyRequest {
   /// given, the compute efficiency is measured_compute_efficiency's, and
   /// options.compute_efficiency must be unset.
   std::vector<std::filesystem::path> calibrate_from;
-  TwinStudyOptions options;
+  SimulatedRoundOptions options;
   TwinRunnerOptions runner;
 };
 

@@ -1,8 +1,9 @@
-// A study on the SimGrid twin (docs/twin.md, "Studies on the twin"): the machine sets that
-// jobgen plans for an experiment spec, every set x size x repetition simulated under
-// smpirun on the twin platform of the site, written as ordinary run records and a plan
-// file, so that collect, analyze, predict and report read twin results as they read
-// measured ones.
+// A round of an experiment simulated on the SimGrid twin (docs/twin.md, "Studies on the
+// twin"): the machine sets that jobgen plans for an experiment spec (or refines from the
+// runs of earlier rounds), every set x size x repetition simulated under smpirun on the
+// twin platform of the site, written into the round's directory as ordinary run records
+// and a plan file, so that collect, analyze, predict and report read twin results as they
+// read measured ones. A twin study (`hetscale twin study`, conduct.hpp) is its round 0.
 #pragma once
 
 #include <cstddef>
@@ -22,7 +23,7 @@ namespace hetscale::twin {
 
 /// One simulation: machine set `set_index` at its `value_index`-th size, one repetition.
 struct TwinRun {
-  std::size_t task = 0;  // position in the study's run list (also the sbatch array task)
+  std::size_t task = 0;  // position in the round's run list (also the sbatch array task)
   std::size_t set_index = 0;
   std::size_t value_index = 0;
   double value = 0;
@@ -30,8 +31,8 @@ struct TwinRun {
   std::uint32_t ranks = 0;
 };
 
-struct TwinStudy {
-  jobgen::Round study;  // the spec's study, its experiment named for the twin
+struct SimulatedRound {
+  jobgen::Round round;  // the round jobgen plans, its experiment named for the twin
   std::string platform_hash;
   /// The fraction of marked speed the kernel attains (hetscale-twin-* --compute-efficiency):
   /// 1 charges the operations at the hosts' marked speeds.
@@ -39,7 +40,7 @@ struct TwinStudy {
   std::vector<TwinRun> runs;  // set by set, size by size, repetition by repetition
 };
 
-struct TwinStudyOptions {
+struct SimulatedRoundOptions {
   /// The twin experiment's name in records, plan and database; empty: "<spec name>-twin",
   /// so that twin and measured runs of one spec never merge.
   std::string experiment;
@@ -61,7 +62,7 @@ struct TwinStudyOptions {
   std::string bin_dir = "/usr/local/bin";
 };
 
-/// The file names inside a twin study directory.
+/// The file names inside a simulated round's directory.
 inline constexpr const char* twin_spec_file = "spec.toml";
 inline constexpr const char* twin_site_file = "site.toml";
 inline constexpr const char* twin_plan_file = "plan.json";
@@ -75,32 +76,33 @@ inline constexpr const char* twin_repetitions_file = "repetitions";
 /// The name a twin experiment gets from its spec's when none is given.
 std::string default_twin_experiment(const std::string& spec_name);
 
-/// Plans the study of `spec` on `site` for the twin: the sets jobgen plans, the runs in
+/// Plans round 0 of `spec` on `site` for the twin: the sets jobgen plans, the runs in
 /// order. The spec must name a bundled kernel (the twin runs hetscale-twin-<kernel>) and
 /// one weights, `marked`, `off` or a file. Throws ConfigError at the spec's key otherwise.
-TwinStudy plan_twin_study(jobgen::ExperimentSpec spec, const SiteTable& site,
-                          const TwinPlatform& platform, const TwinStudyOptions& options);
+SimulatedRound plan_simulated_round(jobgen::ExperimentSpec spec, const SiteTable& site, const TwinPlatform& platform,
+                                    const SimulatedRoundOptions& options);
 
-/// Everything a twin study directory holds before its runs: the spec and site table as
+/// Everything a simulated round's directory holds before its runs: the spec and site table as
 /// given (`site_text`), plan.json, the platform files, hosts/set<k>.txt (one line per
 /// rank) and, with options.sbatch, twin.sbatch. `created` is the plan's ISO 8601 UTC time.
-std::vector<jobgen::GeneratedFile> twin_study_files(const TwinStudy& study, const TwinPlatform& platform,
-                                                    const std::string& site_text,
-                                                    const TwinStudyOptions& options,
-                                                    const std::string& created);
+std::vector<jobgen::GeneratedFile> simulated_round_files(const SimulatedRound& simulated, const TwinPlatform& platform,
+                                                        const std::string& site_text,
+                                                        const SimulatedRoundOptions& options,
+                                                        const std::string& created);
 
-/// A planned study (e.g. the next refinement round of a twin study, jobgen's
-/// refined_study) as a twin study on the platform `platform_hash`: its runs in order.
-TwinStudy twin_study_of(jobgen::Round study, std::string platform_hash, double compute_efficiency);
+/// A planned round (e.g. the next refinement round of a twin study, study::next_round) as
+/// a round on the twin platform `platform_hash`: its runs in order.
+SimulatedRound simulated_round_of(jobgen::Round round, std::string platform_hash, double compute_efficiency);
 
-/// The files of `next`, a later round of the twin study in `previous_dir`: that study's
-/// spec, site table, platform and compute efficiency, `next`'s plan and host files.
-std::vector<jobgen::GeneratedFile> twin_round_files(const TwinStudy& next, const std::filesystem::path& previous_dir,
-                                                    const TwinStudyOptions& options, const std::string& created);
+/// The files of `next`, a later round of the twin study whose earlier round is in
+/// `previous_dir`: that round's spec, site table, platform and compute efficiency, `next`'s
+/// plan and host files.
+std::vector<jobgen::GeneratedFile> later_round_files(const SimulatedRound& next, const std::filesystem::path& previous_dir,
+                                                     const SimulatedRoundOptions& options, const std::string& created);
 
-/// Reads a written twin study back from its directory (spec.toml, plan.json,
+/// Reads a simulated round back from its directory (spec.toml, plan.json,
 /// platform.sha256): the same runs in the same order. Throws Error/ConfigError.
-TwinStudy load_twin_study(const std::filesystem::path& dir);
+SimulatedRound load_simulated_round(const std::filesystem::path& dir);
 
 /// The compute efficiency of `code` as measured runs of it show: per rank, the operations
 /// it was given (weight x W) over its compute seconds, as a fraction of its marked speed
@@ -115,7 +117,7 @@ struct ComputeCalibration {
 ComputeCalibration measured_compute_efficiency(const std::vector<RunRecord>& records, const std::string& code,
                                                double flops_per_unit);
 
-/// The record file of one run, relative to the study directory.
+/// The record file of one run, relative to the round's directory.
 std::string twin_record_file(const TwinRun& run);
 /// The log file of one run (smpirun's and the kernel's output), relative to the directory.
 std::string twin_log_file(const TwinRun& run);
@@ -137,23 +139,23 @@ struct TwinRunOutcome {
 };
 
 /// `options` with smpirun resolved to a path, the directories made absolute and jobs 0
-/// made one per processor; throws Error when smpirun or the study's twin kernel cannot
-/// be run (checked again by run_twin_study before any run starts).
-TwinRunnerOptions resolve_twin_tools(const TwinStudy& study, const TwinRunnerOptions& options);
+/// made one per processor; throws Error when smpirun or the round's twin kernel cannot
+/// be run (checked again by run_simulated_round before any run starts).
+TwinRunnerOptions resolve_twin_tools(const SimulatedRound& simulated, const TwinRunnerOptions& options);
 
-/// The smpirun command line of one run in study directory `dir` (absolute paths).
-std::vector<std::string> twin_run_command(const std::filesystem::path& dir, const TwinStudy& study,
+/// The smpirun command line of one run in the round's directory `dir` (absolute paths).
+std::vector<std::string> twin_run_command(const std::filesystem::path& dir, const SimulatedRound& simulated,
                                           const TwinRun& run, const TwinRunnerOptions& options);
 
-/// Runs `tasks` (all runs when empty) of the study in `dir`, `options.jobs` at a time. Each
+/// Runs `tasks` (all runs when empty) of the round in `dir`, `options.jobs` at a time. Each
 /// run's record goes to a temporary file that becomes records/run-<task>.jsonl only when
 /// smpirun succeeds; a failed run leaves no record, its log, and a line in status.tsv.
 /// `progress` is called after each run, in completion order. Throws Error when smpirun or
 /// the kernel is missing (before any run starts).
-std::vector<TwinRunOutcome> run_twin_study(const std::filesystem::path& dir, const TwinStudy& study,
-                                           const std::vector<std::size_t>& tasks,
-                                           const TwinRunnerOptions& options,
-                                           const std::function<void(const TwinRunOutcome&, std::size_t done,
-                                                                    std::size_t total)>& progress);
+std::vector<TwinRunOutcome> run_simulated_round(const std::filesystem::path& dir, const SimulatedRound& simulated,
+                                                const std::vector<std::size_t>& tasks,
+                                                const TwinRunnerOptions& options,
+                                                const std::function<void(const TwinRunOutcome&, std::size_t done,
+                                                                         std::size_t total)>& progress);
 
 }  // namespace hetscale::twin

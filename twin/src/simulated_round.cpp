@@ -1,4 +1,4 @@
-#include "hetscale/twin/study.hpp"
+#include "hetscale/twin/simulated_round.hpp"
 
 #include <fmt/format.h>
 
@@ -47,11 +47,11 @@ void check_twin_spec(const jobgen::ExperimentSpec& spec) {
                       "\"off\"");
 }
 
-std::vector<TwinRun> enumerate_runs(const jobgen::Round& study) {
+std::vector<TwinRun> enumerate_runs(const jobgen::Round& round) {
   std::vector<TwinRun> runs;
-  for (const jobgen::RoundSet& set : study.sets)
+  for (const jobgen::RoundSet& set : round.sets)
     for (std::size_t v = 0; v < set.parameter_values.size(); ++v)
-      for (std::uint32_t r = 0; r < study.spec.repetitions; ++r)
+      for (std::uint32_t r = 0; r < round.spec.repetitions; ++r)
         runs.push_back({runs.size(), set.set.index, v, set.parameter_values[v], r, set.total_tasks()});
   return runs;
 }
@@ -65,8 +65,8 @@ std::string first_word(const std::string& text) {
 
 std::string default_twin_experiment(const std::string& spec_name) { return spec_name + "-twin"; }
 
-TwinStudy plan_twin_study(jobgen::ExperimentSpec spec, const SiteTable& site, const TwinPlatform& platform,
-                          const TwinStudyOptions& options) {
+SimulatedRound plan_simulated_round(jobgen::ExperimentSpec spec, const SiteTable& site, const TwinPlatform& platform,
+                          const SimulatedRoundOptions& options) {
   check_twin_spec(spec);
   spec.name = options.experiment.empty() ? default_twin_experiment(spec.name) : options.experiment;
   if (options.max_set_nodes) spec.machine_sets.options.max = *options.max_set_nodes;
@@ -80,68 +80,68 @@ TwinStudy plan_twin_study(jobgen::ExperimentSpec spec, const SiteTable& site, co
   }
   if (!is_name(spec.name))
     throw Error(fmt::format("experiment name '{}' may hold only letters, digits, '.', '_' and '-'", spec.name));
-  TwinStudy out{jobgen::plan_round(spec, site), platform.sha256, options.compute_efficiency.value_or(1), {}};
+  SimulatedRound out{jobgen::plan_round(spec, site), platform.sha256, options.compute_efficiency.value_or(1), {}};
   std::set<std::string> hosts;
   for (std::size_t begin = 0; begin < platform.hostfile.size();) {
     const auto end = platform.hostfile.find('\n', begin);
     hosts.insert(platform.hostfile.substr(begin, end - begin));
     begin = end == std::string::npos ? platform.hostfile.size() : end + 1;
   }
-  for (const jobgen::RoundSet& set : out.study.sets)
+  for (const jobgen::RoundSet& set : out.round.sets)
     for (const jobgen::SetMember& m : set.members)
       if (hosts.count(m.node) == 0)
         throw Error(fmt::format("machine set {} uses node '{}', which the twin platform has no host for",
                                 set.set.index, m.node));
-  out.runs = enumerate_runs(out.study);
+  out.runs = enumerate_runs(out.round);
   return out;
 }
 
-std::vector<jobgen::GeneratedFile> twin_study_files(const TwinStudy& study, const TwinPlatform& platform,
+std::vector<jobgen::GeneratedFile> simulated_round_files(const SimulatedRound& simulated, const TwinPlatform& platform,
                                                     const std::string& site_text,
-                                                    const TwinStudyOptions& options,
+                                                    const SimulatedRoundOptions& options,
                                                     const std::string& created) {
   std::vector<jobgen::GeneratedFile> files;
-  files.push_back({twin_spec_file, study.study.spec.text, false});
+  files.push_back({twin_spec_file, simulated.round.spec.text, false});
   files.push_back({twin_site_file, site_text, false});
-  files.push_back({twin_plan_file, to_json(jobgen::plan_of_round(study.study, created)).dump(2) + "\n", false});
+  files.push_back({twin_plan_file, to_json(jobgen::plan_of_round(simulated.round, created)).dump(2) + "\n", false});
   for (auto& [name, text] : twin_platform_file_texts(platform)) files.push_back({name, text, false});
-  for (const jobgen::RoundSet& set : study.study.sets)
+  for (const jobgen::RoundSet& set : simulated.round.sets)
     if (!set.parameter_values.empty())
       files.push_back({jobgen::host_file_name(set), jobgen::render_host_file(set), false});
-  if (study.compute_efficiency != 1)
-    files.push_back({twin_compute_efficiency_file, fmt::format("{}\n", study.compute_efficiency), false});
-  if (study.study.spec.repetitions != jobgen::parse_experiment_spec(study.study.spec.text, twin_spec_file).repetitions)
-    files.push_back({twin_repetitions_file, fmt::format("{}\n", study.study.spec.repetitions), false});
+  if (simulated.compute_efficiency != 1)
+    files.push_back({twin_compute_efficiency_file, fmt::format("{}\n", simulated.compute_efficiency), false});
+  if (simulated.round.spec.repetitions != jobgen::parse_experiment_spec(simulated.round.spec.text, twin_spec_file).repetitions)
+    files.push_back({twin_repetitions_file, fmt::format("{}\n", simulated.round.spec.repetitions), false});
   if (options.sbatch)
     files.push_back({twin_sbatch_file,
-                     jobgen::render_twin_array_script(study.study, study.runs.size(), {options.bin_dir}),
+                     jobgen::render_twin_array_script(simulated.round, simulated.runs.size(), {options.bin_dir}),
                      true});
   return files;
 }
 
-TwinStudy twin_study_of(jobgen::Round study, std::string platform_hash, double compute_efficiency) {
-  TwinStudy out{std::move(study), std::move(platform_hash), compute_efficiency, {}};
-  out.runs = enumerate_runs(out.study);
+SimulatedRound simulated_round_of(jobgen::Round round, std::string platform_hash, double compute_efficiency) {
+  SimulatedRound out{std::move(round), std::move(platform_hash), compute_efficiency, {}};
+  out.runs = enumerate_runs(out.round);
   return out;
 }
 
-std::vector<jobgen::GeneratedFile> twin_round_files(const TwinStudy& next, const fs::path& previous_dir,
-                                                    const TwinStudyOptions& options, const std::string& created) {
+std::vector<jobgen::GeneratedFile> later_round_files(const SimulatedRound& next, const fs::path& previous_dir,
+                                                    const SimulatedRoundOptions& options, const std::string& created) {
   constexpr std::size_t max_bytes = std::size_t{256} << 20;
   TwinPlatform platform;
   platform.xml = read_regular_file(previous_dir / "platform.xml", max_bytes);
   platform.hostfile = read_regular_file(previous_dir / "hostfile", max_bytes);
   platform.sha256 = next.platform_hash;
-  return twin_study_files(next, platform, read_regular_file(previous_dir / twin_site_file, max_bytes), options,
+  return simulated_round_files(next, platform, read_regular_file(previous_dir / twin_site_file, max_bytes), options,
                           created);
 }
 
-TwinStudy load_twin_study(const fs::path& dir) {
+SimulatedRound load_simulated_round(const fs::path& dir) {
   jobgen::ExperimentSpec spec = jobgen::load_experiment_spec(dir / twin_spec_file);
   check_twin_spec(spec);
   const RoundPlan plan = load_round_plan(dir / twin_plan_file);
   spec.name = plan.experiment.name;
-  TwinStudy out{jobgen::round_from_plan(spec, plan), {}, 1, {}};
+  SimulatedRound out{jobgen::round_from_plan(spec, plan), {}, 1, {}};
   if (std::error_code ec; fs::exists(dir / twin_compute_efficiency_file, ec)) {
     const std::string text = first_word(read_regular_file(dir / twin_compute_efficiency_file, 4096));
     char* end = nullptr;
@@ -156,14 +156,14 @@ TwinStudy load_twin_study(const fs::path& dir) {
     const unsigned long repetitions = std::strtoul(text.c_str(), &end, 10);
     if (text.empty() || end != text.c_str() + text.size() || repetitions < 1 || repetitions > 1000)
       throw Error(fmt::format("{}: not a count of repetitions in [1, 1000]", (dir / twin_repetitions_file).string()));
-    out.study.spec.repetitions = static_cast<std::uint32_t>(repetitions);
+    out.round.spec.repetitions = static_cast<std::uint32_t>(repetitions);
   }
   const fs::path hash_file = dir / "platform.sha256";
   out.platform_hash = first_word(read_regular_file(hash_file, 4096));
   if (out.platform_hash.size() != 64 ||
       out.platform_hash.find_first_not_of("0123456789abcdef") != std::string::npos)
     throw Error(fmt::format("{}: not a SHA-256 line", hash_file.string()));
-  out.runs = enumerate_runs(out.study);
+  out.runs = enumerate_runs(out.round);
   return out;
 }
 
