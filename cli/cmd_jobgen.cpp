@@ -28,19 +28,20 @@
 #include "hetscale/study/round_check.hpp"
 #include "hetscale/study/round_files.hpp"
 #include "hetscale/study/slurm_query.hpp"
-#include "hetscale/study/stored_study.hpp"
+#include "hetscale/study/stored_rounds.hpp"
+#include "output.hpp"
 
 namespace hetscale::cli {
 namespace {
 
-using study::StoredStudy;
-using study::StudyProgress;
+using study::StoredRounds;
+using study::ExperimentProgress;
 using study::latest_round;
 using study::measured_runs;
 using study::next_round;
-using study::read_stored_study;
-using study::study_progress;
-using study::submit_study;
+using study::read_stored_rounds;
+using study::experiment_progress;
+using study::submit_round;
 
 namespace fs = std::filesystem;
 
@@ -168,7 +169,7 @@ std::vector<jobgen::MeasuredRun> runs_from_records(const JobgenArgs& args, const
 
 // The runs collected into the database, for the study of --from.
 std::vector<jobgen::MeasuredRun> runs_from_database(const JobgenArgs& args, const jobgen::Round& study) {
-  const StoredStudy stored = read_stored_study(args.db, args.experiment);
+  const StoredRounds stored = read_stored_rounds(args.db, args.experiment);
   if (!stored.experiment)
     throw Error(fmt::format("experiment '{}' is not in the database: collect the study first (hetscale collect "
                             "--db URI {})", study.spec.name, args.from.front()));
@@ -217,7 +218,7 @@ void refine_from_directories(const JobgenArgs& args, Context& context) {
 // --db alone: the latest round collected gives the spec, the site and sets, and the round.
 // The round's directory gets the spec (experiment.toml); the site is in its plan.json.
 void refine_from_database(const JobgenArgs& args, Context& context) {
-  const StoredStudy stored = read_stored_study(args.db, args.experiment);
+  const StoredRounds stored = read_stored_rounds(args.db, args.experiment);
   const jobgen::Round study = latest_round(args.experiment, stored);
   const auto runs = measured_runs(stored, study, fmt::format("round {} of the database", study.number));
   write_next_round(args, study, runs, {{"experiment.toml", study.spec.text, false}}, context);
@@ -227,7 +228,7 @@ void refine_from_database(const JobgenArgs& args, Context& context) {
 // submitted, as the next round; its plan is loaded into the database at once (so that
 // `hetscale status` follows it) and the round submitted.
 void resubmit(const JobgenArgs& args, Context& context) {
-  const StudyProgress progress = study_progress(args.db, args.experiment, context.err);
+  const ExperimentProgress progress = experiment_progress(args.db, args.experiment, print_lines(context));
   // Without sacct, pending and running tasks are not seen: they would run twice.
   if (progress.job_source != "sacct")
     throw Error("--resubmit needs Slurm's accounting (sacct) to tell failed tasks from pending and running ones; "
@@ -251,7 +252,7 @@ void resubmit(const JobgenArgs& args, Context& context) {
   collector::collect(args.db, plan, no_stdin, context.err);
   context.out << fmt::format("round {} loaded into the database\n", next.number);
   if (args.no_submit) return;
-  context.out << submit_study(args.output);
+  context.out << submit_round(args.output);
 }
 
 void run_jobgen(const JobgenArgs& args, Context& context) {

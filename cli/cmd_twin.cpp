@@ -15,7 +15,7 @@
 #include "configured_settings.hpp"
 #include "hetscale/base/utc_time.hpp"
 #include "hetscale/site/site_table.hpp"
-#include "hetscale/study/stored_study.hpp"
+#include "hetscale/study/stored_rounds.hpp"
 #include "hetscale/twin/conduct.hpp"
 #include "hetscale/twin/simulated_round.hpp"
 #include "hetscale/twin/twin_platform.hpp"
@@ -24,11 +24,11 @@
 namespace hetscale::cli {
 namespace {
 
-using study::StoredStudy;
+using study::StoredRounds;
 using study::latest_round;
 using study::measured_runs;
 using study::next_round;
-using study::read_stored_study;
+using study::read_stored_rounds;
 
 struct AvailabilityArgs {
   std::vector<std::string> availability;  // MEAN:SD or GROUP=MEAN:SD
@@ -159,7 +159,7 @@ void run_study(const StudyArgs& args, Context& context) {
 void run_refine(const RefineArgs& args, Context& context) {
   const twin::SimulatedRound previous = twin::load_simulated_round(args.from);
   const std::string& name = previous.round.spec.name;
-  const StoredStudy stored = read_stored_study(args.db, name);
+  const StoredRounds stored = read_stored_rounds(args.db, name);
   const jobgen::Round latest = latest_round(name, stored);
   const auto runs = measured_runs(stored, latest, fmt::format("round {} of the database", latest.number));
   const twin::SimulatedRound next = twin::simulated_round_of(next_round(latest, runs, context.out),

@@ -19,15 +19,15 @@
 #include "hetscale/collector/session.hpp"
 #include "hetscale/collector/stored_set_equalization.hpp"
 #include "hetscale/collector/study_queries.hpp"
-#include "hetscale/jobgen/scripts.hpp"
 #include "hetscale/jobgen/round.hpp"
 #include "hetscale/jobgen/round_files.hpp"
+#include "hetscale/jobgen/scripts.hpp"
 #include "hetscale/jobgen/time_limit.hpp"
 #include "hetscale/site/site_table.hpp"
 #include "hetscale/study/round_check.hpp"
 #include "hetscale/study/round_files.hpp"
 #include "hetscale/study/slurm_query.hpp"
-#include "hetscale/study/stored_study.hpp"
+#include "hetscale/study/stored_rounds.hpp"
 #include "hetscale/study/study_step.hpp"
 #include "hetscale/twin/conduct.hpp"
 #include "report_file.hpp"
@@ -114,7 +114,7 @@ void load_plans(const std::string& db, const std::vector<PlannedRound>& rounds, 
 
 // Every array of the rounds, each after the one before (afterany): the experiments and
 // their sets never share the machine's cores. The first waits on `after`.
-std::vector<SubmittedArray> submit_rounds(const std::vector<PlannedRound>& rounds, std::vector<std::uint64_t> after,
+std::vector<SubmittedArray> submit_arrays(const std::vector<PlannedRound>& rounds, std::vector<std::uint64_t> after,
                                           std::ostream& out) {
   std::vector<SubmittedArray> arrays;
   for (const auto& r : rounds) {
@@ -176,7 +176,7 @@ std::vector<PlannedRound> refinement_rounds(const StudySpec& spec, const StudySt
                                             std::ostream& out) {
   std::vector<PlannedRound> rounds;
   for (const auto& e : spec.experiments) {
-    const StoredStudy stored = read_stored_study(state.db, e.spec.name);
+    const StoredRounds stored = read_stored_rounds(state.db, e.spec.name);
     const jobgen::Round study = latest_round(e.spec.name, stored);
     const auto runs = measured_runs(stored, study, fmt::format("round {} of the database", study.number));
     out << "--- " << e.spec.name << '\n';
@@ -203,7 +203,7 @@ std::vector<PlannedRound> equalized_rerun(const StudySpec& spec, StudyState& sta
     record(state, "equalize", fmt::format("not done: no size of {}'s largest set was run twice", name));
     return {};
   }
-  const StoredStudy stored = read_stored_study(state.db, name);
+  const StoredRounds stored = read_stored_rounds(state.db, name);
   jobgen::Round rerun = latest_round(name, stored);
   std::erase_if(rerun.sets, [&](const auto& s) { return static_cast<int>(s.set.index) != choice->set_index; });
   rerun.sets.front().parameter_values = {choice->parameter};
@@ -370,7 +370,7 @@ StudyState step(const fs::path& dir, StudyState state, std::ostream& out) {
       if (!rounds.empty()) {
         load_plans(state.db, rounds, dir, out);
         state.round += 1;
-        state.arrays = submit_rounds(rounds, {}, out);
+        state.arrays = submit_arrays(rounds, {}, out);
         record(state, "submitted", fmt::format("refinement round {}: {} array(s)", state.round, state.arrays.size()));
         submit_controller(spec.name, state, dir, state.array_job_ids(), out);
         save_state(dir, state);
@@ -384,7 +384,7 @@ StudyState step(const fs::path& dir, StudyState state, std::ostream& out) {
       if (!rounds.empty()) {
         doing = "re-run";
         state.stage = Stage::rerun;
-        state.arrays = submit_rounds(rounds, {}, out);
+        state.arrays = submit_arrays(rounds, {}, out);
         record(state, "submitted", fmt::format("re-run with marked and equalized weights in turn: {} array(s)",
                                                state.arrays.size()));
         submit_controller(spec.name, state, dir, state.array_job_ids(), out);
@@ -469,7 +469,7 @@ StudyState run_study(const RunOptions& options, std::ostream& out) {
   for (const auto& p : planned) rounds.push_back(write_tested_round(round_directory(dir, p.spec.name, 0), p, state));
   record(state, "plan", fmt::format("round 0 of {} experiment(s) planned and tested", rounds.size()));
   load_plans(state.db, rounds, dir, out);
-  state.arrays = submit_rounds(rounds, {}, out);
+  state.arrays = submit_arrays(rounds, {}, out);
   record(state, "submitted", fmt::format("round 0: {} array(s)", state.arrays.size()));
   save_state(dir, state);  // the arrays are in Slurm: a failure from here on is resumable
   submit_controller(spec.name, state, dir, state.array_job_ids(), out);

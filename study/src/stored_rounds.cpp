@@ -1,6 +1,6 @@
-// The study a database holds of one experiment, and the next refinement round of it: what
-// `hetscale jobgen --refine --db` and `hetscale twin refine` read.
-#include "hetscale/study/stored_study.hpp"
+// What a database holds of one experiment's rounds, and the next refinement round of them:
+// what `hetscale jobgen --refine --db`, `hetscale twin refine` and the study's stages read.
+#include "hetscale/study/stored_rounds.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -23,12 +23,12 @@
 namespace hetscale::study {
 namespace {
 
-// The database must hold the plan of this very study: the same formula and target, and
+// The database must hold the plan of this very round: the same formula and target, and
 // every set with the same nodes count and C (a site table changed since would not).
-// `origin` names where the study came from, for messages.
-void check_stored_plan(const collector::StoredExperiment& stored, const jobgen::Round& study,
+// `origin` names where the round came from, for messages.
+void check_stored_plan(const collector::StoredExperiment& stored, const jobgen::Round& round,
                        const std::string& origin) {
-  const auto& spec = study.spec;
+  const auto& spec = round.spec;
   if (stored.workload.empty() || stored.sets.empty())
     throw Error(fmt::format("experiment '{}' has no plan in the database: collect the study first "
                             "(hetscale collect --db URI {})", spec.name, origin));
@@ -38,7 +38,7 @@ void check_stored_plan(const collector::StoredExperiment& stored, const jobgen::
                             "one in {} (workload {}, parameter {}, target {:g})", spec.name, stored.workload,
                             stored.parameter, stored.target_efficiency.value_or(0), origin, spec.workload.text(),
                             spec.parameter.name, spec.target_efficiency));
-  for (const auto& s : study.sets) {
+  for (const auto& s : round.sets) {
     const auto it = std::find_if(stored.sets.begin(), stored.sets.end(),
                                  [&](const auto& x) { return x.index == static_cast<int>(s.set.index); });
     const bool same = it != stored.sets.end() && it->node_count == static_cast<int>(s.members.size()) &&
@@ -58,8 +58,8 @@ jobgen::MeasuredRun measured_run(const collector::StoredRun& run, const std::str
 
 }  // namespace
 
-StoredStudy read_stored_study(const std::string& db, const std::string& experiment) {
-  StoredStudy out;
+StoredRounds read_stored_rounds(const std::string& db, const std::string& experiment) {
+  StoredRounds out;
   // A read: a few quick retries, not the collector's long patience with a busy server.
   collector::Session session(db, {3, std::chrono::milliseconds(100), std::chrono::milliseconds(400)});
   session.run([&](pg::Connection& conn) {
@@ -70,20 +70,20 @@ StoredStudy read_stored_study(const std::string& db, const std::string& experime
   return out;
 }
 
-std::vector<jobgen::MeasuredRun> measured_runs(const StoredStudy& stored, const jobgen::Round& study,
+std::vector<jobgen::MeasuredRun> measured_runs(const StoredRounds& stored, const jobgen::Round& round,
                                                const std::string& origin) {
-  check_stored_plan(*stored.experiment, study, origin);
+  check_stored_plan(*stored.experiment, round, origin);
   std::vector<jobgen::MeasuredRun> out;
-  for (const auto& run : stored.runs) out.push_back(measured_run(run, study.spec.parameter.name));
+  for (const auto& run : stored.runs) out.push_back(measured_run(run, round.spec.parameter.name));
   return out;
 }
 
-// The latest round's study as the database holds it: the spec from its text, the site and
-// sets from its plan file. Plans of older jobgens carry neither spec nor round.
+// The latest round as the database holds it: the spec from its text, the site and sets
+// from its plan file. Plans of older jobgens carry neither spec nor round.
 namespace {
 
-// One round's study from its stored spec text and plan.
-jobgen::Round round_study(const collector::StoredRound& round) {
+// One round from its stored spec text and plan.
+jobgen::Round round_of(const collector::StoredRound& round) {
   const std::string source = fmt::format("{} (round {} in the database)", *round.spec_path, round.round);
   auto spec = jobgen::parse_experiment_spec(*round.spec_text, source);
   spec.source = *round.spec_path;
@@ -95,7 +95,7 @@ jobgen::Round round_study(const collector::StoredRound& round) {
 
 }  // namespace
 
-jobgen::Round latest_round(const std::string& experiment, const StoredStudy& stored) {
+jobgen::Round latest_round(const std::string& experiment, const StoredRounds& stored) {
   if (!stored.experiment)
     throw Error(fmt::format("experiment '{}' is not in the database ({}): collect its study first (hetscale "
                             "collect --db URI DIR)", experiment,
@@ -110,7 +110,7 @@ jobgen::Round latest_round(const std::string& experiment, const StoredStudy& sto
                             "by an older hetscale jobgen): collect the plan.json of a study written by this "
                             "jobgen (hetscale collect --db URI DIR), or give the study directories with --from "
                             "DIR...", experiment));
-  return round_study(*round);
+  return round_of(*round);
 }
 
 namespace {
@@ -121,7 +121,7 @@ jobgen::SlurmJobState job_state(const collector::JobCompletion& job) {
 }
 
 // sacct's --starttime: the day before the first round was planned (local date), so that
-// every job of the study is in its window.
+// every job of the experiment's rounds is in its window.
 std::string first_day(const std::vector<collector::StoredRound>& rounds) {
   for (const auto& round : rounds) {
     if (!round.plan_created) continue;
@@ -139,15 +139,15 @@ std::string first_day(const std::vector<collector::StoredRound>& rounds) {
 
 }  // namespace
 
-StudyProgress study_progress(const std::string& db, const std::string& experiment, std::ostream& notes) {
-  const StoredStudy stored = read_stored_study(db, experiment);
-  StudyProgress out;
+ExperimentProgress experiment_progress(const std::string& db, const std::string& experiment, const Say& say) {
+  const StoredRounds stored = read_stored_rounds(db, experiment);
+  ExperimentProgress out;
   out.latest = latest_round(experiment, stored);  // says what to collect when nothing is there
   std::vector<jobgen::ArrayTask> tasks;
   std::vector<std::string> names;
   for (const auto& round : stored.experiment->rounds) {
     if (!round.spec_text) continue;  // written by an older jobgen: no spec, no tasks to tell
-    for (auto& task : jobgen::array_tasks(round_study(round))) {
+    for (auto& task : jobgen::array_tasks(round_of(round))) {
       if (std::find(names.begin(), names.end(), task.job_name) == names.end()) names.push_back(task.job_name);
       tasks.push_back(std::move(task));
     }
@@ -167,11 +167,12 @@ StudyProgress study_progress(const std::string& db, const std::string& experimen
       for (const auto& job : collector::read_stored_jobs(conn, names)) jobs.push_back(job_state(job));
     });
     out.job_source = "slurm_jobs";
-    notes << fmt::format("note: {} ({}); job states are the ended jobs collected into the database (hetscale "
-                         "collect --jobcomp FILE); pending and running jobs are not seen\n",
-                         q.status == AccountingQuery::Status::disabled ? "this Slurm keeps no job accounting"
-                                                                       : "sacct did not answer",
-                         q.detail);
+    say(LineKind::note,
+        fmt::format("note: {} ({}); job states are the ended jobs collected into the database (hetscale collect "
+                    "--jobcomp FILE); pending and running jobs are not seen\n",
+                    q.status == AccountingQuery::Status::disabled ? "this Slurm keeps no job accounting"
+                                                                  : "sacct did not answer",
+                    q.detail));
   }
   std::vector<jobgen::CollectedRun> runs;
   for (const auto& run : stored.runs) {
@@ -183,16 +184,16 @@ StudyProgress study_progress(const std::string& db, const std::string& experimen
   return out;
 }
 
-jobgen::Round next_round(const jobgen::Round& study, const std::vector<jobgen::MeasuredRun>& runs,
+jobgen::Round next_round(const jobgen::Round& latest, const std::vector<jobgen::MeasuredRun>& runs,
                          std::ostream& explanations) {
-  auto measured = jobgen::measured_points(runs, study);
-  const auto settings = jobgen::RefineSettings::from(study.spec, study.number);
+  auto measured = jobgen::measured_points(runs, latest);
+  const auto settings = jobgen::RefineSettings::from(latest.spec, latest.number);
   std::vector<jobgen::SetRefinement> refinements;
-  for (const auto& set : study.sets) {
-    refinements.push_back(jobgen::refine_set(set.set.index, measured[set.set.index], study.spec.workload, settings));
+  for (const auto& set : latest.sets) {
+    refinements.push_back(jobgen::refine_set(set.set.index, measured[set.set.index], latest.spec.workload, settings));
     explanations << refinements.back().explanation << '\n';
   }
-  auto next = jobgen::refined_round(study, refinements);
+  auto next = jobgen::refined_round(latest, refinements);
   jobgen::apply_measured_time_limits(next, runs);
   return next;
 }
