@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The twin's validation figures (docs/validation-twin.md), on the twin of
-# bench/validation/twin/mixed72.toml (72 nodes in three groups):
+# validation/twin/mixed72.toml (72 nodes in three groups):
 #   1. held-out prediction: for mm and ge, a twin study of sets of 2 to 64 nodes and one
 #      refinement round (twin refine) around each set's estimate, collected and analysed;
 #      `hetscale predict` fitted on sets 0-2 (2, 4, 8 nodes) predicts the required size at
@@ -11,11 +11,11 @@
 #   3. speed: a twin study of sets of 2 to 32 nodes, 5 sizes, 3 repetitions, mm then ge,
 #      timed end to end;
 #   4. the held-out sets predicted analytically beside the regression
-#      (bench/validation/twin_analytic.sh on the same database).
+#      (validation/twin_analytic.sh on the same database).
 # It starts its own PostgreSQL (scripts/pg.sh) and stops it at the end.
-#   bench/validation/twin_validation.sh [--bin build/default/bin] [--run-dir DIR] [--port P]
+#   validation/twin_validation.sh [--bin build/default/bin] [--run-dir DIR] [--port P]
 set -euo pipefail
-REPO=$(cd "$(dirname "$0")/../.." && pwd)
+REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
 bin=build/default/bin run=build/twin-validation port=16951
 while [ $# -gt 0 ]; do
@@ -27,7 +27,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 hetscale=$bin/hetscale
-here=bench/validation/twin
+here=validation/twin
 site=$here/mixed72.toml
 
 rm -rf "$run"
@@ -74,4 +74,4 @@ cat "$run/speed.time"
 
 echo
 echo "## held-out sets: regression and analytic prediction"
-bench/validation/twin_analytic.sh --run "$run" --bin "$bin" --db "$db"
+validation/twin_analytic.sh --run "$run" --bin "$bin" --db "$db"

@@ -11,7 +11,7 @@
 //     on it: the two partitions meet the same histories (common random numbers).
 // Prints one table: mean simulated time of the twin (standard error over seeds) against
 // simulate's tau, for both partitions, and the gain of the equalized one.
-//   bench_twin_availability --hetscale BIN --smpirun BIN --kernel BIN --work DIR
+//   twin_availability_validation --hetscale BIN --smpirun BIN --kernel BIN --work DIR
 //                           [--seeds S] [--repetitions R]
 #include <fmt/format.h>
 
@@ -221,7 +221,7 @@ int main(int argc, char** argv) {
   if (argc % 2 == 0 || !args.contains("--hetscale") || !args.contains("--smpirun") ||
       !args.contains("--kernel") || !args.contains("--work")) {
     std::fprintf(stderr,
-                 "usage: bench_twin_availability --hetscale BIN --smpirun BIN --kernel BIN "
+                 "usage: twin_availability_validation --hetscale BIN --smpirun BIN --kernel BIN "
                  "--work DIR [--seeds S] [--repetitions R]\n");
     return 2;
   }
@@ -254,7 +254,7 @@ int main(int argc, char** argv) {
                "proportional, for the twin paired over seeds\n");
     for (const std::string& note : notes) fmt::print("{}\n", note);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "bench_twin_availability: %s\n", e.what());
+    std::fprintf(stderr, "twin_availability_validation: %s\n", e.what());
     return 1;
   }
   return 0;

@@ -13,9 +13,9 @@
 # sets' C / p falls from 45 to 38.75 Gflops per node as slower groups join).
 # Reads the held-out studies of a finished twin_validation.sh run directory; with --db it
 # uses that database (already collected and analysed), else it starts its own PostgreSQL.
-#   bench/validation/twin_analytic.sh --run DIR [--bin build/default/bin] [--port P] [--db URI]
+#   validation/twin_analytic.sh --run DIR [--bin build/default/bin] [--port P] [--db URI]
 set -euo pipefail
-REPO=$(cd "$(dirname "$0")/../.." && pwd)
+REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
 bin=build/default/bin run="" port=16952 db=""
 while [ $# -gt 0 ]; do
@@ -29,7 +29,7 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$run" ] || { echo "twin_analytic.sh: --run DIR (a twin_validation.sh run directory) is required" >&2; exit 2; }
 hetscale=$bin/hetscale
-site=bench/validation/twin/mixed72.toml
+site=validation/twin/mixed72.toml
 work=$(mktemp -d)
 chmod 755 "$work"
 trap 'rm -rf "$work"' EXIT

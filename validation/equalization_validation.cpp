@@ -10,7 +10,7 @@
 //  3. the gain of step 2 and of the optimum against the number of computers in the paper's
 //     two N-computer settings, modelled and simulated, and eps.
 // Not a Google Benchmark: the figures are the output. Fixed seed: same output every run.
-//   build/default/bench/bench_equalization_validation [--repetitions R] [--threads T]
+//   build/default/bin/equalization_validation [--repetitions R] [--threads T]
 #include <fmt/format.h>
 
 #include <algorithm>
