@@ -15,6 +15,7 @@
 #include "configured_settings.hpp"
 #include "hetscale/base/utc_time.hpp"
 #include "hetscale/site/site_table.hpp"
+#include "hetscale/study/rounds.hpp"
 #include "hetscale/study/stored_rounds.hpp"
 #include "hetscale/twin/conduct.hpp"
 #include "hetscale/twin/simulated_round.hpp"
@@ -162,7 +163,7 @@ void run_refine(const RefineArgs& args, Context& context) {
   const StoredRounds stored = read_stored_rounds(args.db, name);
   const jobgen::Round latest = latest_round(name, stored);
   const auto runs = measured_runs(stored, latest, fmt::format("round {} of the database", latest.number));
-  const twin::SimulatedRound next = twin::simulated_round_of(next_round(latest, runs, context.out),
+  const twin::SimulatedRound next = twin::simulated_round_of(next_round(latest, runs, print_lines(context)),
                                                              previous.platform_hash, previous.compute_efficiency);
   if (next.runs.empty()) {
     context.out << "nothing to refine: no files written\n";

@@ -1,5 +1,5 @@
-// What a database holds of one experiment's rounds, and the next refinement round of them:
-// what `hetscale jobgen --refine --db`, `hetscale twin refine` and the study's stages read.
+// What a database holds of one experiment's rounds: what `hetscale jobgen --refine --db`
+// and `--resubmit`, `hetscale twin refine`, `hetscale status` and the study's stages read.
 #include "hetscale/study/stored_rounds.hpp"
 
 #include <fmt/format.h>
@@ -15,7 +15,6 @@
 #include "hetscale/collector/migrations.hpp"
 #include "hetscale/collector/sacct.hpp"
 #include "hetscale/collector/session.hpp"
-#include "hetscale/jobgen/refine.hpp"
 #include "hetscale/jobgen/round_files.hpp"
 #include "hetscale/site/round_plan.hpp"
 #include "hetscale/study/slurm_query.hpp"
@@ -182,20 +181,6 @@ ExperimentProgress experiment_progress(const std::string& db, const std::string&
   }
   out.tasks = jobgen::task_statuses(tasks, jobs, runs);
   return out;
-}
-
-jobgen::Round next_round(const jobgen::Round& latest, const std::vector<jobgen::MeasuredRun>& runs,
-                         std::ostream& explanations) {
-  auto measured = jobgen::measured_points(runs, latest);
-  const auto settings = jobgen::RefineSettings::from(latest.spec, latest.number);
-  std::vector<jobgen::SetRefinement> refinements;
-  for (const auto& set : latest.sets) {
-    refinements.push_back(jobgen::refine_set(set.set.index, measured[set.set.index], latest.spec.workload, settings));
-    explanations << refinements.back().explanation << '\n';
-  }
-  auto next = jobgen::refined_round(latest, refinements);
-  jobgen::apply_measured_time_limits(next, runs);
-  return next;
 }
 
 }  // namespace hetscale::study

@@ -10,6 +10,7 @@
 
 #include "hetscale/base/atomic_file.hpp"
 #include "hetscale/base/error.hpp"
+#include "hetscale/base/utc_time.hpp"
 #include "hetscale/collector/analysis.hpp"
 #include "hetscale/collector/collect.hpp"
 #include "hetscale/collector/experiment_forecast.hpp"
@@ -25,9 +26,8 @@
 #include "hetscale/jobgen/time_limit.hpp"
 #include "hetscale/site/site_table.hpp"
 #include "hetscale/study/round_check.hpp"
-#include "hetscale/study/round_files.hpp"
+#include "hetscale/study/rounds.hpp"
 #include "hetscale/study/slurm_query.hpp"
-#include "hetscale/study/stored_rounds.hpp"
 #include "hetscale/study/study_step.hpp"
 #include "hetscale/twin/conduct.hpp"
 #include "report_file.hpp"
@@ -54,10 +54,10 @@ void check_database(const std::string& db) {
   quick_session(db).run([](pg::Connection& conn) { collector::require_current_schema(conn); });
 }
 
-// A planned round of one experiment, written into its directory.
-struct PlannedRound {
+// A round of one experiment, written into its directory.
+struct WrittenRound {
   std::string experiment;
-  jobgen::Round study;
+  jobgen::Round round;
   fs::path directory;
 };
 
@@ -65,45 +65,34 @@ fs::path round_directory(const fs::path& dir, const std::string& experiment, std
   return dir / experiment / fmt::format("round{}", round);
 }
 
-// The round against Slurm's partition and node states before anything of it is written:
-// an unavailable member refuses it unless `replace_unavailable` (round 0 only: a later
-// round runs on the sets measured before), each swap said on `out`. Slurm must answer.
-jobgen::Round checked_round(jobgen::Round study, bool replace_unavailable, std::ostream& out) {
-  RoundCheck check;
-  check.partition_named_at = study.spec.slurm.partition_where.str();
-  check.replace_unavailable = replace_unavailable;
-  check.refusal = study.number == 0
-                      ? "nothing submitted (replace_unavailable = true in the study spec's [study] swaps them for "
-                        "available nodes of their groups)"
-                      : "round not submitted (resume the nodes, then hetscale study resume: a round runs on the "
-                        "sets measured before)";
-  auto checked = check_round_against_slurm(std::move(study), check, out, out);
-  if (!checked.unreachable.empty())
-    throw Error(fmt::format("Slurm not reachable ({}): the machine sets cannot be checked against its node states",
-                            checked.unreachable));
-  return std::move(checked.round);
+// What the study's library calls say goes to the controller's log, results and notes alike.
+Say said_to(std::ostream& out) {
+  return [&out](LineKind, const std::string& line) { out << line; };
+}
+
+// The round against Slurm's partition and node states before anything of it is written
+// (study_round_check: Slurm must answer; an unavailable member refuses the round unless
+// `replace_unavailable`, round 0 only), each swap said on `out`.
+jobgen::Round checked_round(jobgen::Round round, bool replace_unavailable, std::ostream& out) {
+  const RoundCheck check = study_round_check(round, replace_unavailable);
+  return check_round_against_slurm(std::move(round), check, said_to(out)).round;
 }
 
 // Writes the round's files into `directory` (with the spec, as jobgen does; without the
 // plan when the round is no round of the experiment's refinement) once every set script
 // passes sbatch --test-only: a refusal throws before anything is written or submitted.
-PlannedRound write_tested_round(const fs::path& directory, const jobgen::Round& study, const StudyState& state,
-                         bool with_plan = true) {
-  PlannedRound round{study.spec.name, study, directory};
-  auto files = round_files(study, state.kernel_dir, {{"experiment.toml", study.spec.text, false}});
+WrittenRound write_tested_round(const fs::path& directory, const jobgen::Round& round, const StudyState& state,
+                                std::ostream& out, bool with_plan = true) {
+  auto files = jobgen::round_files(round, {state.kernel_dir}, utc_time_now());
+  files.push_back({"experiment.toml", round.spec.text, false});
   if (!with_plan) std::erase_if(files, [](const auto& f) { return f.path == "plan.json"; });
-  const std::string unreachable = test_set_scripts(study, files, {});
-  if (!unreachable.empty())
-    throw Error(fmt::format("Slurm not reachable ({}): the set scripts cannot be tested with sbatch --test-only",
-                            unreachable));
-  fs::remove_all(round.directory);  // a round planned again after a failed step
-  jobgen::write_round_directory(round.directory, files);
-  fs::create_directories(round.directory / "logs");
-  fs::create_directories(round.directory / "records");
-  return round;
+  test_set_scripts(round, files, study_round_check(round, false), said_to(out));
+  fs::remove_all(directory);  // a round planned again after a failed step
+  jobgen::write_round_directory(directory, files);  // with its records/ and logs/
+  return {round.spec.name, round, directory};
 }
 
-void load_plans(const std::string& db, const std::vector<PlannedRound>& rounds, const fs::path& dir,
+void load_plans(const std::string& db, const std::vector<WrittenRound>& rounds, const fs::path& dir,
                 std::ostream& out) {
   collector::CollectOptions plans;
   for (const auto& r : rounds) plans.inputs.push_back((r.directory / "plan.json").string());
@@ -114,18 +103,18 @@ void load_plans(const std::string& db, const std::vector<PlannedRound>& rounds, 
 
 // Every array of the rounds, each after the one before (afterany): the experiments and
 // their sets never share the machine's cores. The first waits on `after`.
-std::vector<SubmittedArray> submit_arrays(const std::vector<PlannedRound>& rounds, std::vector<std::uint64_t> after,
+std::vector<SubmittedArray> submit_arrays(const std::vector<WrittenRound>& rounds, std::vector<std::uint64_t> after,
                                           std::ostream& out) {
   std::vector<SubmittedArray> arrays;
   for (const auto& r : rounds) {
     std::string jobs;
-    for (const auto& set : r.study.sets) {
+    for (const auto& set : r.round.sets) {
       if (set.parameter_values.empty()) continue;
       const std::string script = jobgen::set_script_name(set);
       const std::uint64_t id = submit_job(script, r.directory.string(), after);
       arrays.push_back({r.experiment, static_cast<std::uint32_t>(set.set.index), id, r.directory.string()});
       jobs += fmt::format("{} {} {}\n", set.set.index, id, script);
-      out << fmt::format("submitted {} round {} set {} as job {}\n", r.experiment, r.study.number, set.set.index, id);
+      out << fmt::format("submitted {} round {} set {} as job {}\n", r.experiment, r.round.number, set.set.index, id);
       after = {id};
     }
     write_file_atomically(r.directory / "jobs.txt", jobs);  // as the generated submit.sh writes it
@@ -171,19 +160,18 @@ void collect_arrays(const StudyState& state, const fs::path& dir, std::ostream& 
                      report.runs_added, report.runs_present);
 }
 
-// The next refinement round of every experiment whose sets still have sizes to run.
-std::vector<PlannedRound> refinement_rounds(const StudySpec& spec, const StudyState& state, const fs::path& dir,
+// The next refinement round of every experiment whose sets still have sizes to run, planned
+// from the database (as `hetscale jobgen --refine --db` plans it), checked and written.
+std::vector<WrittenRound> refinement_rounds(const StudySpec& spec, const StudyState& state, const fs::path& dir,
                                             std::ostream& out) {
-  std::vector<PlannedRound> rounds;
+  std::vector<WrittenRound> rounds;
   for (const auto& e : spec.experiments) {
-    const StoredRounds stored = read_stored_rounds(state.db, e.spec.name);
-    const jobgen::Round study = latest_round(e.spec.name, stored);
-    const auto runs = measured_runs(stored, study, fmt::format("round {} of the database", study.number));
+    const RefinementInput input = refinement_from_database(state.db, e.spec.name);
     out << "--- " << e.spec.name << '\n';
-    const jobgen::Round next = next_round(study, runs, out);
+    const jobgen::Round next = next_round(input.latest, input.runs, said_to(out));
     if (!jobgen::has_jobs(next)) continue;
     const jobgen::Round checked = checked_round(next, false, out);
-    rounds.push_back(write_tested_round(round_directory(dir, checked.spec.name, checked.number), checked, state));
+    rounds.push_back(write_tested_round(round_directory(dir, checked.spec.name, checked.number), checked, state, out));
   }
   return rounds;
 }
@@ -194,7 +182,7 @@ std::vector<PlannedRound> refinement_rounds(const StudySpec& spec, const StudySt
 // one array running the size `repetitions` times, each repetition once with marked and
 // then with equalized weights. Nothing when no size of the largest set was run twice (said
 // in the history).
-std::vector<PlannedRound> equalized_rerun(const StudySpec& spec, StudyState& state, const fs::path& dir,
+std::vector<WrittenRound> equalized_rerun(const StudySpec& spec, StudyState& state, const fs::path& dir,
                                           std::ostream& out) {
   const std::string& name = spec.equalize.experiment;
   std::optional<collector::EqualizeChoice> choice;
@@ -203,8 +191,8 @@ std::vector<PlannedRound> equalized_rerun(const StudySpec& spec, StudyState& sta
     record(state, "equalize", fmt::format("not done: no size of {}'s largest set was run twice", name));
     return {};
   }
-  const StoredRounds stored = read_stored_rounds(state.db, name);
-  jobgen::Round rerun = latest_round(name, stored);
+  const RefinementInput input = refinement_from_database(state.db, name);
+  jobgen::Round rerun = input.latest;
   std::erase_if(rerun.sets, [&](const auto& s) { return static_cast<int>(s.set.index) != choice->set_index; });
   rerun.sets.front().parameter_values = {choice->parameter};
   rerun.spec.repetitions = spec.equalize.repetitions;
@@ -212,7 +200,7 @@ std::vector<PlannedRound> equalized_rerun(const StudySpec& spec, StudyState& sta
   // One array whose every repetition runs marked, then equalized: both weights' runs are
   // taken side by side, so the comparison does not mix their effect with the machine's drift.
   rerun.spec.slurm.weights = {"marked", "equalized"};
-  jobgen::apply_measured_time_limits(rerun, measured_runs(stored, rerun, "the re-run"));
+  jobgen::apply_measured_time_limits(rerun, input.runs);
   // Its nodes as Slurm sees them, before anything is equalized or stored.
   rerun = checked_round(std::move(rerun), false, out);
   collector::EqualizeSetOptions options;
@@ -228,7 +216,7 @@ std::vector<PlannedRound> equalized_rerun(const StudySpec& spec, StudyState& sta
   out << text;
   record(state, "equalize", fmt::format("{} set {} at {} = {:g}: equalize.txt", name, choice->set_index,
                                         spec.experiment(name).spec.parameter.name, choice->parameter));
-  return {write_tested_round(dir / name / "rerun", rerun, state, false)};
+  return {write_tested_round(dir / name / "rerun", rerun, state, out, false)};
 }
 
 void print_rerun_comparison(const StudySpec& spec, const StudyState& state, const fs::path& dir, std::ostream& out) {
@@ -465,8 +453,9 @@ StudyState run_study(const RunOptions& options, std::ostream& out) {
   std::vector<jobgen::Round> planned;  // every experiment's round 0 checked before any is written
   for (const auto& e : spec.experiments)
     planned.push_back(checked_round(jobgen::plan_round(e.spec, site), spec.replace_unavailable, out));
-  std::vector<PlannedRound> rounds;
-  for (const auto& p : planned) rounds.push_back(write_tested_round(round_directory(dir, p.spec.name, 0), p, state));
+  std::vector<WrittenRound> rounds;
+  for (const auto& p : planned)
+    rounds.push_back(write_tested_round(round_directory(dir, p.spec.name, 0), p, state, out));
   record(state, "plan", fmt::format("round 0 of {} experiment(s) planned and tested", rounds.size()));
   load_plans(state.db, rounds, dir, out);
   state.arrays = submit_arrays(rounds, {}, out);

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <optional>
-#include <ostream>
 #include <string>
 #include <vector>
 
@@ -46,11 +45,5 @@ struct ExperimentProgress {
   std::string job_source;
 };
 ExperimentProgress experiment_progress(const std::string& db, const std::string& experiment, const Say& say);
-
-/// The next round: each set refined from its measured points (one explanation line per set
-/// to `explanations`); sets with nothing to run have no parameter values. The time limits
-/// come from the runs (jobgen::apply_measured_time_limits).
-jobgen::Round next_round(const jobgen::Round& latest, const std::vector<jobgen::MeasuredRun>& runs,
-                         std::ostream& explanations);
 
 }  // namespace hetscale::study
