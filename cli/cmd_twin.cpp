@@ -13,10 +13,8 @@
 
 #include "commands.hpp"
 #include "configured_settings.hpp"
-#include "hetscale/base/utc_time.hpp"
 #include "hetscale/site/site_table.hpp"
 #include "hetscale/study/rounds.hpp"
-#include "hetscale/study/stored_rounds.hpp"
 #include "hetscale/twin/conduct.hpp"
 #include "hetscale/twin/simulated_round.hpp"
 #include "hetscale/twin/twin_platform.hpp"
@@ -24,12 +22,6 @@
 
 namespace hetscale::cli {
 namespace {
-
-using study::StoredRounds;
-using study::latest_round;
-using study::measured_runs;
-using study::next_round;
-using study::read_stored_rounds;
 
 struct AvailabilityArgs {
   std::vector<std::string> availability;  // MEAN:SD or GROUP=MEAN:SD
@@ -156,27 +148,18 @@ void run_study(const StudyArgs& args, Context& context) {
 }
 
 // The next refinement round of a twin study, from the runs of every round collected into
-// the database, simulated on the same platform.
+// the database (as jobgen --refine --db plans it), simulated on the same platform.
 void run_refine(const RefineArgs& args, Context& context) {
   const twin::SimulatedRound previous = twin::load_simulated_round(args.from);
-  const std::string& name = previous.round.spec.name;
-  const StoredRounds stored = read_stored_rounds(args.db, name);
-  const jobgen::Round latest = latest_round(name, stored);
-  const auto runs = measured_runs(stored, latest, fmt::format("round {} of the database", latest.number));
-  const twin::SimulatedRound next = twin::simulated_round_of(next_round(latest, runs, print_lines(context)),
-                                                             previous.platform_hash, previous.compute_efficiency);
-  if (next.runs.empty()) {
-    context.out << "nothing to refine: no files written\n";
-    return;
-  }
+  const study::RefinementInput input = study::refinement_from_database(args.db, previous.round.spec.name);
+  const auto next = twin::next_simulated_round(
+      previous, study::next_round(input.latest, input.runs, print_lines(context)), print_lines(context));
+  if (!next) return;
   twin::SimulatedRoundOptions options;
   options.sbatch = args.sbatch;
   options.bin_dir = kernel_dir_from(args.runner.kernel_dir);
-  twin::require_no_failed_runs(twin::write_and_run_simulated_round(
-      args.output_dir, next, options, twin::later_round_files(next, args.from, options, utc_time_now()),
-      fmt::format("twin study: {} (experiment {}, round {}, {} runs, platform {})\n", args.output_dir, name,
-                  next.round.number, next.runs.size(), next.platform_hash.substr(0, 12)),
-      runner_options(args.runner), print_lines(context)));
+  twin::require_no_failed_runs(twin::write_and_run_later_round(args.output_dir, *next, args.from, options,
+                                                               runner_options(args.runner), print_lines(context)));
 }
 
 void run_run(const RunArgs& args, Context& context) {

@@ -485,6 +485,48 @@ TEST_F(TwinStudyTest, IsConductedFromItsFilesGrownAndCalibratedAndSaysWhatItDid)
   EXPECT_FALSE(fs::exists(root_ / "both"));
 }
 
+// A later round of a twin study, planned elsewhere (here: the first set's sizes again, no
+// others), on the platform of the round before it and written beside it; a round with no
+// runs writes nothing.
+TEST_F(TwinStudyTest, ALaterRoundRunsOnThePlatformOfTheRoundBefore) {
+  twin::SimulatedRoundOptions options;
+  options.sbatch = true;
+  options.bin_dir = "/opt/hetscale/bin";
+  const twin::SimulatedRound first = write("round0", spec(), options);
+  jobgen::Round planned = first.round;
+  planned.number = 1;
+  for (std::size_t k = 1; k < planned.sets.size(); ++k) planned.sets[k].parameter_values.clear();
+  std::vector<std::pair<LineKind, std::string>> said;
+  const auto keep = [&](LineKind kind, const std::string& line) { said.emplace_back(kind, line); };
+  const auto next = twin::next_simulated_round(first, planned, keep);
+  ASSERT_TRUE(next.has_value());
+  EXPECT_TRUE(said.empty());
+  EXPECT_EQ(next->platform_hash, first.platform_hash);
+  EXPECT_EQ(next->compute_efficiency, first.compute_efficiency);
+  EXPECT_EQ(next->runs.size(), first.round.sets[0].parameter_values.size() * 2);  // 2 repetitions
+  const fs::path dir = root_ / "round1";
+  const twin::TwinStudyOutcome outcome =
+      twin::write_and_run_later_round(dir, *next, root_ / "round0", options, runner(), keep);
+  EXPECT_FALSE(outcome.counts.has_value());
+  ASSERT_EQ(said.size(), 2u);
+  EXPECT_EQ(said[0].first, LineKind::result);
+  EXPECT_EQ(said[0].second, "twin study: " + dir.string() + " (experiment tw-twin, round 1, " +
+                                std::to_string(next->runs.size()) + " runs, platform " +
+                                first.platform_hash.substr(0, 12) + ")\n");
+  EXPECT_EQ(said[1].second, "submit: cd " + dir.string() + " && sbatch twin.sbatch\n");
+  const twin::SimulatedRound back = twin::load_simulated_round(dir);
+  EXPECT_EQ(back.round.number, 1u);
+  EXPECT_EQ(back.runs.size(), next->runs.size());
+  EXPECT_EQ(back.platform_hash, first.platform_hash);
+  EXPECT_EQ(slurp(dir / "platform.xml"), slurp(root_ / "round0" / "platform.xml"));
+
+  said.clear();
+  planned.sets[0].parameter_values.clear();
+  EXPECT_FALSE(twin::next_simulated_round(first, planned, keep).has_value());
+  ASSERT_EQ(said.size(), 1u);
+  EXPECT_EQ(said[0].second, "nothing to refine: no files written\n");
+}
+
 // With sbatch the study is written and nothing runs; runs that fail are counted, and
 // require_no_failed_runs names their logs.
 TEST_F(TwinStudyTest, ConductedWithSbatchRunsNothingAndFailedRunsAreCounted) {

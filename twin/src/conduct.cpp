@@ -90,6 +90,24 @@ TwinStudyOutcome write_and_run_simulated_round(const fs::path& dir, const Simula
   return outcome;
 }
 
+std::optional<SimulatedRound> next_simulated_round(const SimulatedRound& previous, jobgen::Round next,
+                                                   const Say& say) {
+  SimulatedRound simulated = simulated_round_of(std::move(next), previous.platform_hash, previous.compute_efficiency);
+  if (!simulated.runs.empty()) return simulated;
+  say(LineKind::result, "nothing to refine: no files written\n");
+  return std::nullopt;
+}
+
+TwinStudyOutcome write_and_run_later_round(const fs::path& dir, const SimulatedRound& next, const fs::path& previous_dir,
+                                           const SimulatedRoundOptions& options, const TwinRunnerOptions& runner,
+                                           const Say& say) {
+  return write_and_run_simulated_round(
+      dir, next, options, later_round_files(next, previous_dir, options, utc_time_now()),
+      fmt::format("twin study: {} (experiment {}, round {}, {} runs, platform {})\n", dir.string(),
+                  next.round.spec.name, next.round.number, next.runs.size(), next.platform_hash.substr(0, 12)),
+      runner, say);
+}
+
 TwinStudyOutcome conduct_twin_study(const TwinStudyRequest& request, const Say& say) {
   const jobgen::ExperimentSpec spec = jobgen::load_experiment_spec(request.spec);
   std::string site_text = read_regular_file(request.site, site_table_max_bytes);

@@ -64,6 +64,22 @@ TwinStudyOutcome write_and_run_simulated_round(const std::filesystem::path& dir,
                                                const std::string& summary, const TwinRunnerOptions& runner,
                                                const Say& say);
 
+/// The next round of the twin study whose latest round is `previous`, as planned from the
+/// runs collected so far (e.g. study::next_round), on the same platform (its hash and
+/// compute efficiency kept): its runs in order. None, and "nothing to refine: no files
+/// written" said as a result, when it has no runs.
+std::optional<SimulatedRound> next_simulated_round(const SimulatedRound& previous, jobgen::Round next,
+                                                   const Say& say);
+
+/// Writes `next` (a later round of the twin study whose earlier round is in `previous_dir`)
+/// into `dir` (new or empty) with that round's spec, site table and platform, says where
+/// ("twin study: DIR (experiment E, round R, N runs, platform HASH)"), then simulates its
+/// runs or, with options.sbatch, says how to submit twin.sbatch (write_and_run_simulated_round).
+TwinStudyOutcome write_and_run_later_round(const std::filesystem::path& dir, const SimulatedRound& next,
+                                           const std::filesystem::path& previous_dir,
+                                           const SimulatedRoundOptions& options, const TwinRunnerOptions& runner,
+                                           const Say& say);
+
 struct TwinStudyRequest {
   std::filesystem::path spec;        // the experiment spec (TOML)
   std::filesystem::path site;        // the site table (TOML)
