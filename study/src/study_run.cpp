@@ -1,5 +1,7 @@
-// The study's stages on Slurm: plan, submit, collect, analyze (psi), refine, equalize, re-run,
-// predict, twin, report; each one call of the library that owns its work.
+// The study's stages on Slurm: plan and submit (run_study), then a controller job's step
+// through the table of named stages (collect, refine, equalize, re-run, compare, analyze,
+// predict, twin, report; controller_stages); each stage is a short function around one
+// call of the library that owns its work.
 #include "hetscale/study/study_run.hpp"
 
 #include <fmt/format.h>
@@ -7,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <sstream>
+#include <string_view>
 
 #include "hetscale/base/atomic_file.hpp"
 #include "hetscale/base/error.hpp"
@@ -325,68 +328,137 @@ void report(const StudySpec& spec, StudyState& state, const fs::path& dir, std::
   record(state, "report", "report/index.html");
 }
 
-// psi table, forecasts, report: the study is done.
-void finish(const StudySpec& spec, StudyState& state, const fs::path& dir, std::string& doing, std::ostream& out) {
-  doing = "psi table";
-  const std::string psi = psi_table(spec, state.db);
-  write_file_atomically(dir / "psi.txt", psi);
-  out << psi;
-  record(state, "psi", "psi.txt");
-  doing = "predict";
-  predict(spec, state, dir, out);
-  if (spec.twin_nodes > 0) {
-    doing = "twin";
-    twin(spec, state, dir, out);
-  }
-  doing = "report";
-  report(spec, state, dir, out);
-  state.stage = Stage::done;
-  state.arrays.clear();
-  record(state, "done", "study done");
+// One step of a controller: the study, its state and directory, the log it writes to, and
+// the re-run the equalize stage planned.
+struct Step {
+  const StudySpec& spec;
+  StudyState& state;
+  const fs::path& dir;
+  std::ostream& out;
+  std::vector<WrittenRound> rerun;
+};
+
+// After a stage: the next one, or the end of the step (arrays submitted, with a controller
+// that waits on them).
+enum class After { next_stage, end_of_step };
+
+// Submits the rounds' arrays and a controller after them: the step ends.
+After submit_with_controller(Step& step, const std::vector<WrittenRound>& rounds, std::string_view what) {
+  step.state.arrays = submit_arrays(rounds, {}, step.out);
+  record(step.state, "submitted", fmt::format("{}: {} array(s)", what, step.state.arrays.size()));
+  submit_controller(step.spec.name, step.state, step.dir, step.state.array_job_ids(), step.out);
+  return After::end_of_step;
 }
 
+After collect_stage(Step& step) {
+  collect_arrays(step.state, step.dir, step.out);
+  record(step.state, "collected", fmt::format("{} round {}", to_string(step.state.stage), step.state.round));
+  return After::next_stage;
+}
+
+After refine_stage(Step& step) {
+  const auto rounds = refinement_rounds(step.spec, step.state, step.dir, step.out);
+  if (rounds.empty()) {
+    record(step.state, "refine", "every set reached its target or has no estimate: no refinement jobs");
+    return After::next_stage;
+  }
+  load_plans(step.state.db, rounds, step.dir, step.out);
+  step.state.round += 1;
+  return submit_with_controller(step, rounds, fmt::format("refinement round {}", step.state.round));
+}
+
+After equalize_stage(Step& step) {
+  step.rerun = equalized_rerun(step.spec, step.state, step.dir, step.out);
+  return After::next_stage;
+}
+
+After rerun_stage(Step& step) {
+  step.state.stage = Stage::rerun;
+  return submit_with_controller(step, step.rerun, "re-run with marked and equalized weights in turn");
+}
+
+After compare_stage(Step& step) {
+  print_rerun_comparison(step.spec, step.state, step.dir, step.out);
+  record(step.state, "re-run", "rerun.txt");
+  return After::next_stage;
+}
+
+// The psi table; from here on the study finishes in this step: no controller follows.
+After analyze_stage(Step& step) {
+  step.state.controller.reset();
+  const std::string psi = psi_table(step.spec, step.state.db);
+  write_file_atomically(step.dir / "psi.txt", psi);
+  step.out << psi;
+  record(step.state, "psi", "psi.txt");
+  return After::next_stage;
+}
+
+After predict_stage(Step& step) {
+  predict(step.spec, step.state, step.dir, step.out);
+  return After::next_stage;
+}
+
+After twin_stage(Step& step) {
+  twin(step.spec, step.state, step.dir, step.out);
+  return After::next_stage;
+}
+
+After report_stage(Step& step) {
+  report(step.spec, step.state, step.dir, step.out);
+  return After::next_stage;
+}
+
+// A stage of a controller's step: its name (docs/architecture.md), whether it runs in this
+// step, how a failure names it (its name when `doing` is null) and what it does.
+struct NamedStage {
+  std::string_view name;
+  bool (*runs)(const Step&);
+  std::string (*doing)(const StudyState&);
+  After (*run)(Step&);
+};
+
+// In order; the first stage that submits jobs ends the step, and a step that runs to the
+// end finishes the study.
+constexpr NamedStage controller_stages[] = {
+    {"collect", [](const Step&) { return true; },
+     [](const StudyState& s) { return fmt::format("collect ({} round {})", to_string(s.stage), s.round); },
+     collect_stage},
+    {"refine",
+     [](const Step& s) {
+       return s.state.stage == Stage::measure &&
+              after_round(s.state.round, s.spec.max_rounds, s.spec.equalize.enabled) == AfterRound::refine;
+     },
+     [](const StudyState& s) { return fmt::format("refine round {}", s.round + 1); }, refine_stage},
+    {"equalize", [](const Step& s) { return s.state.stage == Stage::measure && s.spec.equalize.enabled; }, nullptr,
+     equalize_stage},
+    {"re-run", [](const Step& s) { return s.state.stage == Stage::measure && !s.rerun.empty(); }, nullptr,
+     rerun_stage},
+    {"compare", [](const Step& s) { return s.state.stage == Stage::rerun; },
+     [](const StudyState&) { return std::string("re-run comparison"); }, compare_stage},
+    {"analyze", [](const Step&) { return true; }, [](const StudyState&) { return std::string("psi table"); },
+     analyze_stage},
+    {"predict", [](const Step&) { return true; }, nullptr, predict_stage},
+    {"twin", [](const Step& s) { return s.spec.twin_nodes > 0; }, nullptr, twin_stage},
+    {"report", [](const Step&) { return true; }, nullptr, report_stage},
+};
+
 StudyState step(const fs::path& dir, StudyState state, std::ostream& out) {
-  std::string doing = fmt::format("collect ({} round {})", to_string(state.stage), state.round);
+  // A spec that cannot be read fails the step in its first stage.
+  std::string doing = controller_stages[0].doing(state);
   try {
     const StudySpec spec = spec_of(state);
-    collect_arrays(state, dir, out);
-    record(state, "collected", fmt::format("{} round {}", to_string(state.stage), state.round));
-    if (state.stage == Stage::measure &&
-        after_round(state.round, spec.max_rounds, spec.equalize.enabled) == AfterRound::refine) {
-      doing = fmt::format("refine round {}", state.round + 1);
-      const auto rounds = refinement_rounds(spec, state, dir, out);
-      if (!rounds.empty()) {
-        load_plans(state.db, rounds, dir, out);
-        state.round += 1;
-        state.arrays = submit_arrays(rounds, {}, out);
-        record(state, "submitted", fmt::format("refinement round {}: {} array(s)", state.round, state.arrays.size()));
-        submit_controller(spec.name, state, dir, state.array_job_ids(), out);
-        save_state(dir, state);
-        return state;
-      }
-      record(state, "refine", "every set reached its target or has no estimate: no refinement jobs");
-    }
-    if (state.stage == Stage::measure && spec.equalize.enabled) {
-      doing = "equalize";
-      const auto rounds = equalized_rerun(spec, state, dir, out);
-      if (!rounds.empty()) {
-        doing = "re-run";
-        state.stage = Stage::rerun;
-        state.arrays = submit_arrays(rounds, {}, out);
-        record(state, "submitted", fmt::format("re-run with marked and equalized weights in turn: {} array(s)",
-                                               state.arrays.size()));
-        submit_controller(spec.name, state, dir, state.array_job_ids(), out);
+    Step step{spec, state, dir, out, {}};
+    for (const NamedStage& stage : controller_stages) {
+      if (!stage.runs(step)) continue;
+      doing = stage.doing ? stage.doing(state) : std::string(stage.name);
+      if (stage.run(step) == After::end_of_step) {
         save_state(dir, state);
         return state;
       }
     }
-    if (state.stage == Stage::rerun) {
-      doing = "re-run comparison";
-      print_rerun_comparison(spec, state, dir, out);
-      record(state, "re-run", "rerun.txt");
-    }
-    state.controller.reset();
-    finish(spec, state, dir, doing, out);
+    state.stage = Stage::done;
+    state.arrays.clear();
+    record(state, "done", "study done");
     save_state(dir, state);
     return state;
   } catch (const std::exception& e) {
@@ -409,6 +481,12 @@ std::string controller_script(const std::string& study_name, const StudyState& s
   out += "#SBATCH --output=logs/controller-%j.out\n";
   out += fmt::format("exec '{}' study step --dir '{}'\n", state.hetscale, fs::absolute(dir).string());
   return out;
+}
+
+std::vector<std::string_view> controller_stage_names() {
+  std::vector<std::string_view> names;
+  for (const NamedStage& stage : controller_stages) names.push_back(stage.name);
+  return names;
 }
 
 std::string psi_table(const StudySpec& spec, const std::string& db) {
