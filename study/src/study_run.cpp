@@ -136,7 +136,7 @@ std::uint64_t submit_controller(const std::string& study_name, StudyState& state
   return id;
 }
 
-// Collects every directory of the stage's arrays (idempotent: a run already stored is
+// Collects every directory of the phase's arrays (idempotent: a run already stored is
 // counted, not stored again), after checking that every array task completed.
 void collect_arrays(const StudyState& state, const fs::path& dir, std::ostream& out) {
   if (state.arrays.empty()) return;
@@ -352,7 +352,7 @@ After submit_with_controller(Step& step, const std::vector<WrittenRound>& rounds
 
 After collect_stage(Step& step) {
   collect_arrays(step.state, step.dir, step.out);
-  record(step.state, "collected", fmt::format("{} round {}", to_string(step.state.stage), step.state.round));
+  record(step.state, "collected", fmt::format("{} round {}", to_string(step.state.phase), step.state.round));
   return After::next_stage;
 }
 
@@ -373,7 +373,7 @@ After equalize_stage(Step& step) {
 }
 
 After rerun_stage(Step& step) {
-  step.state.stage = Stage::rerun;
+  step.state.phase = Phase::rerun;
   return submit_with_controller(step, step.rerun, "re-run with marked and equalized weights in turn");
 }
 
@@ -421,19 +421,19 @@ struct NamedStage {
 // end finishes the study.
 constexpr NamedStage controller_stages[] = {
     {"collect", [](const Step&) { return true; },
-     [](const StudyState& s) { return fmt::format("collect ({} round {})", to_string(s.stage), s.round); },
+     [](const StudyState& s) { return fmt::format("collect ({} round {})", to_string(s.phase), s.round); },
      collect_stage},
     {"refine",
      [](const Step& s) {
-       return s.state.stage == Stage::measure &&
+       return s.state.phase == Phase::measure &&
               after_round(s.state.round, s.spec.max_rounds, s.spec.equalize.enabled) == AfterRound::refine;
      },
      [](const StudyState& s) { return fmt::format("refine round {}", s.round + 1); }, refine_stage},
-    {"equalize", [](const Step& s) { return s.state.stage == Stage::measure && s.spec.equalize.enabled; }, nullptr,
+    {"equalize", [](const Step& s) { return s.state.phase == Phase::measure && s.spec.equalize.enabled; }, nullptr,
      equalize_stage},
-    {"re-run", [](const Step& s) { return s.state.stage == Stage::measure && !s.rerun.empty(); }, nullptr,
+    {"re-run", [](const Step& s) { return s.state.phase == Phase::measure && !s.rerun.empty(); }, nullptr,
      rerun_stage},
-    {"compare", [](const Step& s) { return s.state.stage == Stage::rerun; },
+    {"compare", [](const Step& s) { return s.state.phase == Phase::rerun; },
      [](const StudyState&) { return std::string("re-run comparison"); }, compare_stage},
     {"analyze", [](const Step&) { return true; }, [](const StudyState&) { return std::string("psi table"); },
      analyze_stage},
@@ -456,14 +456,14 @@ StudyState step(const fs::path& dir, StudyState state, std::ostream& out) {
         return state;
       }
     }
-    state.stage = Stage::done;
+    state.phase = Phase::done;
     state.arrays.clear();
     record(state, "done", "study done");
     save_state(dir, state);
     return state;
   } catch (const std::exception& e) {
-    state.failed_stage = state.stage;
-    state.stage = Stage::failed;
+    state.failed_phase = state.phase;
+    state.phase = Phase::failed;
     state.failure = fmt::format("{}: {}", doing, e.what());
     record(state, "failed", state.failure);
     save_state(dir, state);
@@ -547,7 +547,7 @@ StudyState run_study(const RunOptions& options, std::ostream& out) {
 StudyState step_study(const fs::path& dir, std::ostream& out) {
   StudyState state = load_state(dir);
   if (state.finished()) {
-    out << fmt::format("study {}: nothing to do\n", to_string(state.stage));
+    out << fmt::format("study {}: nothing to do\n", to_string(state.phase));
     return state;
   }
   const auto active = active_jobs(state.array_job_ids());
@@ -566,15 +566,15 @@ StudyState resume_study(const fs::path& dir, std::ostream& out) {
   const auto active_arrays = active_jobs(state.array_job_ids());
   const ResumeAction action = resume_action(state, controller_active, !active_arrays.empty());
   const bool takes_step = action == ResumeAction::wait_for_arrays || action == ResumeAction::step_now;
-  if (state.stage == Stage::failed && takes_step) {  // the failed step taken again
+  if (state.phase == Phase::failed && takes_step) {  // the failed step taken again
     record(state, "resume", fmt::format("after the failure in {}", state.failure));
-    state.stage = *state.failed_stage;
-    state.failed_stage.reset();
+    state.phase = *state.failed_phase;
+    state.failed_phase.reset();
     state.failure.clear();
   }
   switch (action) {
     case ResumeAction::finished:
-      out << fmt::format("study {}: nothing to resume\n", to_string(state.stage));
+      out << fmt::format("study {}: nothing to resume\n", to_string(state.phase));
       return state;
     case ResumeAction::controller_active:
       out << fmt::format("controller job {} of the study is pending or running: nothing to do\n", *state.controller);

@@ -37,13 +37,13 @@ struct RunOptions {
 /// arrays and the controller, and writes the state.
 StudyState run_study(const RunOptions& options, std::ostream& out);
 
-/// What a controller job does: collect the stage's arrays, then submit the next round (or
+/// What a controller job does: collect the phase's arrays, then submit the next round (or
 /// re-run) with a successor controller, or finish the study. A failure marks the study
 /// failed (the stage named) and is thrown.
 StudyState step_study(const std::filesystem::path& dir, std::ostream& out);
 
 /// After a cancelled or crashed controller: nothing while a controller of the study is
-/// pending or running; a new controller while the stage's arrays still run; else the step.
+/// pending or running; a new controller while the phase's arrays still run; else the step.
 StudyState resume_study(const std::filesystem::path& dir, std::ostream& out);
 
 /// The stages a controller's step runs through, by name, in order: collect, refine,
