@@ -247,87 +247,6 @@ double fastest_marked_speed(const std::string& site) {
   return fastest;
 }
 
-// The forecast of every experiment from its runs (collector::forecast_experiment, stored as
-// a batch), in `hetscale predict`'s table; a kernel whose sets did not all reach the target
-// has too little to fit: said in the history, not faked.
-void predict(const StudySpec& spec, StudyState& state, const fs::path& dir, std::ostream& out) {
-  const double fastest = fastest_marked_speed(state.site);
-  for (const auto& e : spec.experiments) {
-    std::ostringstream text;
-    std::string history = fmt::format("{}: forecasts in predict-{}.txt", e.spec.name, e.spec.name);
-    try {
-      ForecastOptions options;
-      options.experiment = e.spec.name;
-      options.target = e.spec.target_efficiency;
-      options.doublings = spec.predict.doublings;
-      for (const auto& w : spec.predict.what_if)
-        options.what_ifs.push_back(
-            parse_what_if(fmt::format("group:{:g}:{}", w.speed_of_fastest * fastest, w.nodes)));
-      ExperimentForecast forecast;
-      quick_session(state.db).run([&](pg::Connection& conn) { forecast = collector::forecast_experiment(conn, options); });
-      print_forecast(text, forecast, TableFormat::table);
-    } catch (const pg::DbError&) {
-      throw;  // the database, not the experiment's data: the stage fails
-    } catch (const Error& error) {
-      text << "not done: " << error.what() << '\n';
-      history = fmt::format("{}: not done: {}", e.spec.name, error.what());
-    }
-    write_file_atomically(dir / fmt::format("predict-{}.txt", e.spec.name), text.str());
-    out << "--- predict " << e.spec.name << '\n' << text.str();
-    record(state, "predict", history);
-  }
-}
-
-// Every experiment simulated on the twin of the site (its network as the site table gives
-// it) grown to twice `twin_nodes` nodes of the same mix, up to sets of `twin_nodes` (one
-// repetition: the twin's runs are deterministic; psi floor 0.7 so that the largest sets'
-// sizes stay within what the twin folds), the kernel's compute efficiency calibrated from
-// its first round's runs; collected as <experiment>-twin.
-void twin(const StudySpec& spec, StudyState& state, const fs::path& dir, std::ostream& out) {
-  collector::CollectOptions twins;
-  for (const auto& e : spec.experiments) {
-    const fs::path twin_dir = dir / e.spec.name / "twin";
-    fs::remove_all(twin_dir);
-    twin::TwinStudyRequest request;
-    request.spec = e.path;
-    request.site = state.site;
-    request.output_dir = twin_dir;
-    request.nodes = 2 * spec.twin_nodes;
-    request.calibrate_from = {round_directory(dir, e.spec.name, 0) / "records"};
-    request.options.max_set_nodes = spec.twin_nodes;
-    request.options.repetitions = 1;
-    request.options.psi_floor = 0.7;
-    request.options.bin_dir = state.kernel_dir;
-    request.runner.kernel_dir = state.kernel_dir;
-    request.runner.jobs = 0;  // one per processor
-    std::string progress;
-    const twin::TwinStudyOutcome outcome =
-        twin::conduct_twin_study(request, [&](LineKind, const std::string& line) {
-          out << line << std::flush;
-          progress += line;
-        });
-    write_file_atomically(twin_dir / "progress.txt", progress);
-    record(state, "twin", fmt::format("{}: {}", e.spec.name, twin::to_string(*outcome.counts)));
-    twin::require_no_failed_runs(outcome);
-    twins.inputs.push_back(twin_dir.string());
-  }
-  twins.rejects = dir / "rejects.jsonl";
-  std::istringstream no_stdin;
-  collector::collect(state.db, twins, no_stdin, out);
-  record(state, "twin", fmt::format("{} experiment(s) on {} simulated nodes, collected as <experiment>-twin",
-                                    spec.experiments.size(), 2 * spec.twin_nodes));
-}
-
-void report(const StudySpec& spec, StudyState& state, const fs::path& dir, std::ostream& out) {
-  report::ReportOptions options;  // every experiment with data, each with its <experiment>-twin
-  options.db = state.db;
-  options.output_dir = dir / "report";
-  options.title = spec.title;
-  const report::ReportResult written = report::write_report(options);
-  out << fmt::format("report written to {}\n", written.file.string());
-  record(state, "report", "report/index.html");
-}
-
 // One step of a controller: the study, its state and directory, the log it writes to, and
 // the re-run the equalize stage planned.
 struct Step {
@@ -393,18 +312,93 @@ After analyze_stage(Step& step) {
   return After::next_stage;
 }
 
+// The forecast of every experiment from its runs (collector::forecast_experiment, stored as
+// a batch), in `hetscale predict`'s table; a kernel whose sets did not all reach the target
+// has too little to fit: said in the history, not faked.
 After predict_stage(Step& step) {
-  predict(step.spec, step.state, step.dir, step.out);
+  const StudySpec& spec = step.spec;
+  StudyState& state = step.state;
+  const double fastest = fastest_marked_speed(state.site);
+  for (const auto& e : spec.experiments) {
+    std::ostringstream text;
+    std::string history = fmt::format("{}: forecasts in predict-{}.txt", e.spec.name, e.spec.name);
+    try {
+      ForecastOptions options;
+      options.experiment = e.spec.name;
+      options.target = e.spec.target_efficiency;
+      options.doublings = spec.predict.doublings;
+      for (const auto& w : spec.predict.what_if)
+        options.what_ifs.push_back(
+            parse_what_if(fmt::format("group:{:g}:{}", w.speed_of_fastest * fastest, w.nodes)));
+      ExperimentForecast forecast;
+      quick_session(state.db).run([&](pg::Connection& conn) { forecast = collector::forecast_experiment(conn, options); });
+      print_forecast(text, forecast, TableFormat::table);
+    } catch (const pg::DbError&) {
+      throw;  // the database, not the experiment's data: the stage fails
+    } catch (const Error& error) {
+      text << "not done: " << error.what() << '\n';
+      history = fmt::format("{}: not done: {}", e.spec.name, error.what());
+    }
+    write_file_atomically(step.dir / fmt::format("predict-{}.txt", e.spec.name), text.str());
+    step.out << "--- predict " << e.spec.name << '\n' << text.str();
+    record(state, "predict", history);
+  }
   return After::next_stage;
 }
 
+// Every experiment simulated on the twin of the site (its network as the site table gives
+// it) grown to twice `twin_nodes` nodes of the same mix, up to sets of `twin_nodes` (one
+// repetition: the twin's runs are deterministic; psi floor 0.7 so that the largest sets'
+// sizes stay within what the twin folds), the kernel's compute efficiency calibrated from
+// its first round's runs; collected as <experiment>-twin.
 After twin_stage(Step& step) {
-  twin(step.spec, step.state, step.dir, step.out);
+  const StudySpec& spec = step.spec;
+  StudyState& state = step.state;
+  const fs::path& dir = step.dir;
+  std::ostream& out = step.out;
+  collector::CollectOptions twins;
+  for (const auto& e : spec.experiments) {
+    const fs::path twin_dir = dir / e.spec.name / "twin";
+    fs::remove_all(twin_dir);
+    twin::TwinStudyRequest request;
+    request.spec = e.path;
+    request.site = state.site;
+    request.output_dir = twin_dir;
+    request.nodes = 2 * spec.twin_nodes;
+    request.calibrate_from = {round_directory(dir, e.spec.name, 0) / "records"};
+    request.options.max_set_nodes = spec.twin_nodes;
+    request.options.repetitions = 1;
+    request.options.psi_floor = 0.7;
+    request.options.bin_dir = state.kernel_dir;
+    request.runner.kernel_dir = state.kernel_dir;
+    request.runner.jobs = 0;  // one per processor
+    std::string progress;
+    const twin::SimulatedRoundOutcome outcome =
+        twin::conduct_twin_study(request, [&](LineKind, const std::string& line) {
+          out << line << std::flush;
+          progress += line;
+        });
+    write_file_atomically(twin_dir / "progress.txt", progress);
+    record(state, "twin", fmt::format("{}: {}", e.spec.name, twin::to_string(*outcome.counts)));
+    twin::require_no_failed_runs(outcome);
+    twins.inputs.push_back(twin_dir.string());
+  }
+  twins.rejects = dir / "rejects.jsonl";
+  std::istringstream no_stdin;
+  collector::collect(state.db, twins, no_stdin, out);
+  record(state, "twin", fmt::format("{} experiment(s) on {} simulated nodes, collected as <experiment>-twin",
+                                    spec.experiments.size(), 2 * spec.twin_nodes));
   return After::next_stage;
 }
 
 After report_stage(Step& step) {
-  report(step.spec, step.state, step.dir, step.out);
+  report::ReportOptions options;  // every experiment with data, each with its <experiment>-twin
+  options.db = step.state.db;
+  options.output_dir = step.dir / "report";
+  options.title = step.spec.title;
+  const report::ReportResult written = report::write_report(options);
+  step.out << fmt::format("report written to {}\n", written.file.string());
+  record(step.state, "report", "report/index.html");
   return After::next_stage;
 }
 

@@ -419,7 +419,7 @@ TEST_F(TwinStudyTest, IsConductedFromItsFilesGrownAndCalibratedAndSaysWhatItDid)
   request.options.repetitions = 1;
   request.runner = runner();
   std::vector<std::pair<LineKind, std::string>> said;
-  const twin::TwinStudyOutcome outcome = twin::conduct_twin_study(
+  const twin::SimulatedRoundOutcome outcome = twin::conduct_twin_study(
       request, [&](LineKind kind, const std::string& line) { said.emplace_back(kind, line); });
 
   // Sets of 2 and 4 of the 16 nodes, each size once: a record per run, the calibrated
@@ -505,7 +505,7 @@ TEST_F(TwinStudyTest, ALaterRoundRunsOnThePlatformOfTheRoundBefore) {
   EXPECT_EQ(next->compute_efficiency, first.compute_efficiency);
   EXPECT_EQ(next->runs.size(), first.round.sets[0].parameter_values.size() * 2);  // 2 repetitions
   const fs::path dir = root_ / "round1";
-  const twin::TwinStudyOutcome outcome =
+  const twin::SimulatedRoundOutcome outcome =
       twin::write_and_run_later_round(dir, *next, root_ / "round0", options, runner(), keep);
   EXPECT_FALSE(outcome.counts.has_value());
   ASSERT_EQ(said.size(), 2u);
@@ -546,7 +546,7 @@ TEST_F(TwinStudyTest, ConductedWithSbatchRunsNothingAndFailedRunsAreCounted) {
   const auto keep_results = [&](LineKind kind, const std::string& line) {
     if (kind == LineKind::result) results.push_back(line);
   };
-  const twin::TwinStudyOutcome array = twin::conduct_twin_study(request, keep_results);
+  const twin::SimulatedRoundOutcome array = twin::conduct_twin_study(request, keep_results);
   EXPECT_FALSE(array.counts.has_value());
   EXPECT_NO_THROW(twin::require_no_failed_runs(array));
   ASSERT_EQ(results.size(), 2u);
@@ -557,7 +557,7 @@ TEST_F(TwinStudyTest, ConductedWithSbatchRunsNothingAndFailedRunsAreCounted) {
   request.output_dir = root_ / "failing";
   request.options.sbatch = false;
   results.clear();
-  const twin::TwinStudyOutcome failing = twin::conduct_twin_study(request, keep_results);
+  const twin::SimulatedRoundOutcome failing = twin::conduct_twin_study(request, keep_results);
   ASSERT_TRUE(failing.counts.has_value());
   EXPECT_EQ(failing.runs, 3u);  // one set of 2 nodes, 3 sizes
   EXPECT_EQ(failing.counts->failed, failing.runs);

@@ -57,12 +57,13 @@ void require_no_failed_runs(const TwinRunCounts& counts, const fs::path& dir) {
                             twin_status_file));
 }
 
-void require_no_failed_runs(const TwinStudyOutcome& outcome) {
+void require_no_failed_runs(const SimulatedRoundOutcome& outcome) {
   if (outcome.counts) require_no_failed_runs(*outcome.counts, outcome.dir);
 }
 
-TwinRunCounts simulate_twin_runs(const fs::path& dir, const SimulatedRound& simulated, const std::vector<std::size_t>& tasks,
-                                 const TwinRunnerOptions& runner, const Say& say) {
+TwinRunCounts simulate_twin_runs(const fs::path& dir, const SimulatedRound& simulated,
+                                 const std::vector<std::size_t>& tasks, const TwinRunnerOptions& runner,
+                                 const Say& say) {
   const TwinRunnerOptions resolved = resolve_twin_tools(simulated, runner);
   const auto progress = [&](const TwinRunOutcome& o, std::size_t done, std::size_t total) {
     say(LineKind::note, run_line(dir, simulated, o, done, total));
@@ -75,14 +76,15 @@ TwinRunCounts simulate_twin_runs(const fs::path& dir, const SimulatedRound& simu
   return counts;
 }
 
-TwinStudyOutcome write_and_run_simulated_round(const fs::path& dir, const SimulatedRound& simulated,
-                                          const SimulatedRoundOptions& options,
-                                          const std::vector<jobgen::GeneratedFile>& files, const std::string& summary,
-                                          const TwinRunnerOptions& runner, const Say& say) {
+SimulatedRoundOutcome write_and_run_simulated_round(const fs::path& dir, const SimulatedRound& simulated,
+                                                    const SimulatedRoundOptions& options,
+                                                    const std::vector<jobgen::GeneratedFile>& files,
+                                                    const std::string& summary, const TwinRunnerOptions& runner,
+                                                    const Say& say) {
   if (!options.sbatch) resolve_twin_tools(simulated, runner);
   jobgen::write_round_directory(dir, files);
   say(LineKind::result, summary);
-  TwinStudyOutcome outcome{dir, simulated.round.spec.name, simulated.runs.size(), std::nullopt};
+  SimulatedRoundOutcome outcome{dir, simulated.round.spec.name, simulated.runs.size(), std::nullopt};
   if (options.sbatch)
     say(LineKind::result, fmt::format("submit: cd {} && sbatch {}\n", dir.string(), twin_sbatch_file));
   else
@@ -98,9 +100,9 @@ std::optional<SimulatedRound> next_simulated_round(const SimulatedRound& previou
   return std::nullopt;
 }
 
-TwinStudyOutcome write_and_run_later_round(const fs::path& dir, const SimulatedRound& next, const fs::path& previous_dir,
-                                           const SimulatedRoundOptions& options, const TwinRunnerOptions& runner,
-                                           const Say& say) {
+SimulatedRoundOutcome write_and_run_later_round(const fs::path& dir, const SimulatedRound& next,
+                                                const fs::path& previous_dir, const SimulatedRoundOptions& options,
+                                                const TwinRunnerOptions& runner, const Say& say) {
   return write_and_run_simulated_round(
       dir, next, options, later_round_files(next, previous_dir, options, utc_time_now()),
       fmt::format("twin study: {} (experiment {}, round {}, {} runs, platform {})\n", dir.string(),
@@ -108,7 +110,7 @@ TwinStudyOutcome write_and_run_later_round(const fs::path& dir, const SimulatedR
       runner, say);
 }
 
-TwinStudyOutcome conduct_twin_study(const TwinStudyRequest& request, const Say& say) {
+SimulatedRoundOutcome conduct_twin_study(const TwinStudyRequest& request, const Say& say) {
   const jobgen::ExperimentSpec spec = jobgen::load_experiment_spec(request.spec);
   std::string site_text = read_regular_file(request.site, site_table_max_bytes);
   SiteTable site = parse_site_table(site_text, request.site.string());
@@ -139,8 +141,8 @@ TwinStudyOutcome conduct_twin_study(const TwinStudyRequest& request, const Say& 
   const fs::path& dir = request.output_dir;
   return write_and_run_simulated_round(
       dir, simulated, options, simulated_round_files(simulated, platform, site_text, options, utc_time_now()),
-      fmt::format("twin study: {} (experiment {}, {} sets, {} runs, platform {})\n", dir.string(), simulated.round.spec.name,
-                  sets, simulated.runs.size(), simulated.platform_hash.substr(0, 12)),
+      fmt::format("twin study: {} (experiment {}, {} sets, {} runs, platform {})\n", dir.string(),
+                  simulated.round.spec.name, sets, simulated.runs.size(), simulated.platform_hash.substr(0, 12)),
       request.runner, say);
 }
 

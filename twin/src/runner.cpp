@@ -52,7 +52,8 @@ std::optional<fs::path> find_executable(const std::string& name) {
 }
 
 fs::path kernel_program(const SimulatedRound& simulated, const TwinRunnerOptions& options) {
-  return fs::path(options.kernel_dir) / fmt::format("hetscale-twin-{}", jobgen::to_string(*simulated.round.spec.code.kernel));
+  return fs::path(options.kernel_dir) /
+         fmt::format("hetscale-twin-{}", jobgen::to_string(*simulated.round.spec.code.kernel));
 }
 
 // The caller's environment without any HETSCALE_* (a plugin's weights or a record file
@@ -81,8 +82,8 @@ struct Running {
 
 // Starts smpirun for `run` with its output in the run's log; the working directory is
 // the study's (smpirun may leave files in it). Returns the pid, or -1 with `error`.
-pid_t spawn_run(const fs::path& dir, const SimulatedRound& simulated, const TwinRun& run, const TwinRunnerOptions& options,
-                std::string& error) {
+pid_t spawn_run(const fs::path& dir, const SimulatedRound& simulated, const TwinRun& run,
+                const TwinRunnerOptions& options, std::string& error) {
   std::vector<std::string> argv = twin_run_command(dir, simulated, run, options);
   std::vector<std::string> env = run_environment(run);
   const std::string log = (dir / twin_log_file(run)).string();

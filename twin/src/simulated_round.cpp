@@ -66,7 +66,7 @@ std::string first_word(const std::string& text) {
 std::string default_twin_experiment(const std::string& spec_name) { return spec_name + "-twin"; }
 
 SimulatedRound plan_simulated_round(jobgen::ExperimentSpec spec, const SiteTable& site, const TwinPlatform& platform,
-                          const SimulatedRoundOptions& options) {
+                                    const SimulatedRoundOptions& options) {
   check_twin_spec(spec);
   spec.name = options.experiment.empty() ? default_twin_experiment(spec.name) : options.experiment;
   if (options.max_set_nodes) spec.machine_sets.options.max = *options.max_set_nodes;
@@ -96,10 +96,10 @@ SimulatedRound plan_simulated_round(jobgen::ExperimentSpec spec, const SiteTable
   return out;
 }
 
-std::vector<jobgen::GeneratedFile> simulated_round_files(const SimulatedRound& simulated, const TwinPlatform& platform,
-                                                    const std::string& site_text,
-                                                    const SimulatedRoundOptions& options,
-                                                    const std::string& created) {
+std::vector<jobgen::GeneratedFile> simulated_round_files(const SimulatedRound& simulated,
+                                                         const TwinPlatform& platform, const std::string& site_text,
+                                                         const SimulatedRoundOptions& options,
+                                                         const std::string& created) {
   std::vector<jobgen::GeneratedFile> files;
   files.push_back({twin_spec_file, simulated.round.spec.text, false});
   files.push_back({twin_site_file, site_text, false});
@@ -110,8 +110,9 @@ std::vector<jobgen::GeneratedFile> simulated_round_files(const SimulatedRound& s
       files.push_back({jobgen::host_file_name(set), jobgen::render_host_file(set), false});
   if (simulated.compute_efficiency != 1)
     files.push_back({twin_compute_efficiency_file, fmt::format("{}\n", simulated.compute_efficiency), false});
-  if (simulated.round.spec.repetitions != jobgen::parse_experiment_spec(simulated.round.spec.text, twin_spec_file).repetitions)
-    files.push_back({twin_repetitions_file, fmt::format("{}\n", simulated.round.spec.repetitions), false});
+  const jobgen::ExperimentSpec& spec = simulated.round.spec;
+  if (spec.repetitions != jobgen::parse_experiment_spec(spec.text, twin_spec_file).repetitions)
+    files.push_back({twin_repetitions_file, fmt::format("{}\n", spec.repetitions), false});
   if (options.sbatch)
     files.push_back({twin_sbatch_file,
                      jobgen::render_twin_array_script(simulated.round, simulated.runs.size(), {options.bin_dir}),
@@ -126,14 +127,14 @@ SimulatedRound simulated_round_of(jobgen::Round round, std::string platform_hash
 }
 
 std::vector<jobgen::GeneratedFile> later_round_files(const SimulatedRound& next, const fs::path& previous_dir,
-                                                    const SimulatedRoundOptions& options, const std::string& created) {
+                                                     const SimulatedRoundOptions& options, const std::string& created) {
   constexpr std::size_t max_bytes = std::size_t{256} << 20;
   TwinPlatform platform;
   platform.xml = read_regular_file(previous_dir / "platform.xml", max_bytes);
   platform.hostfile = read_regular_file(previous_dir / "hostfile", max_bytes);
   platform.sha256 = next.platform_hash;
   return simulated_round_files(next, platform, read_regular_file(previous_dir / twin_site_file, max_bytes), options,
-                          created);
+                               created);
 }
 
 SimulatedRound load_simulated_round(const fs::path& dir) {

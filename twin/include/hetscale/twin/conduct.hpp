@@ -43,7 +43,8 @@ TwinRunCounts simulate_twin_runs(const std::filesystem::path& dir, const Simulat
                                  const std::vector<std::size_t>& tasks, const TwinRunnerOptions& runner,
                                  const Say& say);
 
-struct TwinStudyOutcome {
+/// A simulated round written into its directory, and its simulations run.
+struct SimulatedRoundOutcome {
   std::filesystem::path dir;
   std::string experiment;  // the twin experiment's name in the records
   std::size_t runs = 0;    // the runs planned
@@ -51,18 +52,18 @@ struct TwinStudyOutcome {
   std::optional<TwinRunCounts> counts;
 };
 
-/// Throws Error, naming the logs in the study directory, when any run of it failed.
-void require_no_failed_runs(const TwinStudyOutcome& outcome);
+/// Throws Error, naming the logs in the round's directory, when any run of it failed.
+void require_no_failed_runs(const SimulatedRoundOutcome& outcome);
 
 /// Writes `files` (of `simulated`) into `dir` (new or empty) and reports `summary` (a result
 /// line), then simulates every run, or with options.sbatch reports how to submit
 /// twin.sbatch. Without options.sbatch, smpirun and the kernel are checked before
 /// anything is written.
-TwinStudyOutcome write_and_run_simulated_round(const std::filesystem::path& dir, const SimulatedRound& simulated,
-                                               const SimulatedRoundOptions& options,
-                                               const std::vector<jobgen::GeneratedFile>& files,
-                                               const std::string& summary, const TwinRunnerOptions& runner,
-                                               const Say& say);
+SimulatedRoundOutcome write_and_run_simulated_round(const std::filesystem::path& dir, const SimulatedRound& simulated,
+                                                    const SimulatedRoundOptions& options,
+                                                    const std::vector<jobgen::GeneratedFile>& files,
+                                                    const std::string& summary, const TwinRunnerOptions& runner,
+                                                    const Say& say);
 
 /// The next round of the twin study whose latest round is `previous`, as planned from the
 /// runs collected so far (e.g. study::next_round), on the same platform (its hash and
@@ -75,10 +76,10 @@ std::optional<SimulatedRound> next_simulated_round(const SimulatedRound& previou
 /// into `dir` (new or empty) with that round's spec, site table and platform, says where
 /// ("twin study: DIR (experiment E, round R, N runs, platform HASH)"), then simulates its
 /// runs or, with options.sbatch, says how to submit twin.sbatch (write_and_run_simulated_round).
-TwinStudyOutcome write_and_run_later_round(const std::filesystem::path& dir, const SimulatedRound& next,
-                                           const std::filesystem::path& previous_dir,
-                                           const SimulatedRoundOptions& options, const TwinRunnerOptions& runner,
-                                           const Say& say);
+SimulatedRoundOutcome write_and_run_later_round(const std::filesystem::path& dir, const SimulatedRound& next,
+                                                const std::filesystem::path& previous_dir,
+                                                const SimulatedRoundOptions& options, const TwinRunnerOptions& runner,
+                                                const Say& say);
 
 struct TwinStudyRequest {
   std::filesystem::path spec;        // the experiment spec (TOML)
@@ -101,6 +102,6 @@ struct TwinStudyRequest {
 /// writes its directory and simulates its runs (write_and_run_twin_study), saying so
 /// through `say`. Throws Error/ConfigError on bad inputs before anything is written;
 /// failed runs are counted in the outcome, not thrown (require_no_failed_runs).
-TwinStudyOutcome conduct_twin_study(const TwinStudyRequest& request, const Say& say);
+SimulatedRoundOutcome conduct_twin_study(const TwinStudyRequest& request, const Say& say);
 
 }  // namespace hetscale::twin

@@ -85,10 +85,10 @@ SimulatedRound plan_simulated_round(jobgen::ExperimentSpec spec, const SiteTable
 /// Everything a simulated round's directory holds before its runs: the spec and site table as
 /// given (`site_text`), plan.json, the platform files, hosts/set<k>.txt (one line per
 /// rank) and, with options.sbatch, twin.sbatch. `created` is the plan's ISO 8601 UTC time.
-std::vector<jobgen::GeneratedFile> simulated_round_files(const SimulatedRound& simulated, const TwinPlatform& platform,
-                                                        const std::string& site_text,
-                                                        const SimulatedRoundOptions& options,
-                                                        const std::string& created);
+std::vector<jobgen::GeneratedFile> simulated_round_files(const SimulatedRound& simulated,
+                                                         const TwinPlatform& platform, const std::string& site_text,
+                                                         const SimulatedRoundOptions& options,
+                                                         const std::string& created);
 
 /// A planned round (e.g. the next refinement round of a twin study, study::next_round) as
 /// a round on the twin platform `platform_hash`: its runs in order.
@@ -97,7 +97,8 @@ SimulatedRound simulated_round_of(jobgen::Round round, std::string platform_hash
 /// The files of `next`, a later round of the twin study whose earlier round is in
 /// `previous_dir`: that round's spec, site table, platform and compute efficiency, `next`'s
 /// plan and host files.
-std::vector<jobgen::GeneratedFile> later_round_files(const SimulatedRound& next, const std::filesystem::path& previous_dir,
+std::vector<jobgen::GeneratedFile> later_round_files(const SimulatedRound& next,
+                                                     const std::filesystem::path& previous_dir,
                                                      const SimulatedRoundOptions& options, const std::string& created);
 
 /// Reads a simulated round back from its directory (spec.toml, plan.json,
