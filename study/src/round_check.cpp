@@ -31,9 +31,9 @@ void check_partition(jobgen::Round& round, const RoundCheck& check, const Partit
       throw ConfigError(round.spec.slurm.partition_where, message);
     }
     case PartitionQuery::Status::unreachable:
-      say(LineKind::note,
-          check.note_prefix +
-              fmt::format("Slurm not reachable ({}); machine sets not checked against partition '{}'\n", q.detail, name));
+      say(LineKind::note, check.note_prefix + fmt::format("Slurm not reachable ({}); machine sets not checked "
+                                                          "against partition '{}'\n",
+                                                          q.detail, name));
       return;
   }
 }
@@ -65,9 +65,10 @@ CheckedRound unchecked(jobgen::Round round, const RoundCheck& check, const std::
     throw Error(fmt::format("Slurm not reachable ({}): the machine sets cannot be checked against its node states",
                             why));
   const std::string& partition = round.spec.slurm.partition;
+  const std::string and_partition = partition.empty() ? "" : fmt::format(" and partition '{}'", partition);
   say(LineKind::note, check.note_prefix + fmt::format("Slurm not reachable ({}); machine sets not checked against its "
                                                       "node states{}, scripts not tested with sbatch --test-only\n",
-                                                      why, partition.empty() ? "" : fmt::format(" and partition '{}'", partition)));
+                                                      why, and_partition));
   return {std::move(round), why};
 }
 
