@@ -41,7 +41,8 @@ std::string read(const fs::path& path) {
 }
 
 TEST_F(WriteRoundDirectory, WritesEveryFileWithFoldersAndExecutableScripts) {
-  write_round_directory(root_ / "round", {{"set0.sbatch", "#!/bin/bash\n", true}, {"hosts/set0.txt", "n1\nn1\n", false}});
+  write_round_directory(root_ / "round",
+                        {{"set0.sbatch", "#!/bin/bash\n", true}, {"hosts/set0.txt", "n1\nn1\n", false}});
   EXPECT_EQ(read(root_ / "round" / "set0.sbatch"), "#!/bin/bash\n");
   EXPECT_EQ(read(root_ / "round" / "hosts" / "set0.txt"), "n1\nn1\n");
   EXPECT_NE(fs::status(root_ / "round" / "set0.sbatch").permissions() & fs::perms::owner_exec, fs::perms::none);
@@ -65,7 +66,8 @@ TEST_F(WriteRoundDirectory, ANonEmptyDirectoryIsLeftAlone) {
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()),
-              "'" + (root_ / "round").string() + "' exists and is not an empty directory; choose a new output directory");
+              "'" + (root_ / "round").string() +
+                  "' exists and is not an empty directory; choose a new output directory");
   }
   EXPECT_EQ(read(root_ / "round" / "mine.txt"), "keep");
   EXPECT_THAT(entries(), ::testing::ElementsAre("round"));

@@ -64,7 +64,8 @@ TEST(RoundCheck, AnUnavailableMemberRefusesTheRoundByName) {
   }
   EXPECT_EQ(said.out, "");
   // A node outside the sets does not matter.
-  const auto checked = check_round(small_round(), refusing(), all_idle_but("b3", "DOWN"), batch_of(every_node), said.say());
+  const auto checked =
+      check_round(small_round(), refusing(), all_idle_but("b3", "DOWN"), batch_of(every_node), said.say());
   EXPECT_TRUE(checked.unreachable.empty());
   EXPECT_THAT(checked.round.sets[1].set.nodes, ElementsAre("a1", "b1", "a2", "b2"));
   EXPECT_EQ(said.out + said.notes, "");

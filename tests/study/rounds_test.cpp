@@ -8,17 +8,14 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <nlohmann/json.hpp>
-#include <optional>
 #include <sstream>
 #include <utility>
 
 #include "hetscale/base/text_file.hpp"
 #include "hetscale/jobgen/experiment_spec.hpp"
 #include "hetscale/site/site_table.hpp"
+#include "round_records.hpp"
 
 namespace hetscale::study {
 namespace {
@@ -38,34 +35,13 @@ struct Said {
   }
 };
 
-// Records as the kernels would write them, with E_s from the constant-overhead model
-// 1/E_s = 2 + k/W (W = 2 N^3): the target 0.3 is reached at N = 1000.
-void write_records(const fs::path& file, int set, double marked_speed, std::initializer_list<double> sizes) {
-  constexpr double k = (1 / 0.3 - 2) * 2e9;
-  std::ofstream out(file);
-  for (double n : sizes) {
-    const double work = 2 * n * n * n;
-    const double seconds = work / (1 / (2 + k / work) * marked_speed * 1e6);  // C in Mflops
-    out << nlohmann::json{{"schema", 1}, {"experiment", "mm-scaling"}, {"code", "mm"}, {"workload", "mm"},
-                          {"parameters", {{"N", n}}}, {"work", work}, {"wall_seconds", seconds},
-                          {"marked_speed", marked_speed}, {"machine_set", set}}.dump()
-        << '\n';
-  }
-}
-
 class Rounds : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::temp_directory_path() / ("hetscale-study-rounds-" + std::to_string(::getpid()));
     fs::remove_all(root_);
     fs::create_directories(root_);
-    if (const char* conf = std::getenv("SLURM_CONF")) saved_conf_ = conf;
-    ::setenv("SLURM_CONF", (root_ / "no-slurm.conf").c_str(), 1);
   }
-  void TearDown() override {
-    saved_conf_ ? ::setenv("SLURM_CONF", saved_conf_->c_str(), 1) : ::unsetenv("SLURM_CONF");
-    fs::remove_all(root_);
-  }
+  void TearDown() override { fs::remove_all(root_); }
 
   [[nodiscard]] std::string no_slurm() const {
     return "Slurm not reachable (SLURM_CONF names no file: " + (root_ / "no-slurm.conf").string() + ")";
@@ -73,15 +49,16 @@ class Rounds : public ::testing::Test {
 
   // Round 0 of mm on the example site, written into `dir` as `hetscale jobgen` writes it.
   jobgen::Round first_round(const fs::path& dir, Said& said) const {
-    const jobgen::Round planned = jobgen::plan_round(jobgen::load_experiment_spec(spec_file), load_site_table(site_file));
+    const jobgen::Round planned =
+        jobgen::plan_round(jobgen::load_experiment_spec(spec_file), load_site_table(site_file));
     return write_new_round(planned, jobgen_round_check(planned, "", false), {dir, [] { return std::string("/opt/k"); }},
                            {{"experiment.toml", read_text_file(spec_file, "experiment spec"), false},
                             {"site.toml", read_text_file(site_file, "site table"), false}},
                            said.say());
   }
 
-  fs::path root_;
-  std::optional<std::string> saved_conf_;
+  fs::path root_ = fs::temp_directory_path() / ("hetscale-study-rounds-" + std::to_string(::getpid()));
+  test::NoSlurm no_slurm_{root_ / "no-slurm.conf"};
 };
 
 TEST_F(Rounds, RoundSummaryCountsTheSetsWithSizesToRun) {
@@ -120,8 +97,8 @@ TEST_F(Rounds, TheRoundsSoFarComeFromTheirDirectoriesAndTheNextRoundFromTheirRun
   Said said;
   const fs::path first = root_ / "mm";
   (void)first_round(first, said);
-  write_records(first / "records" / "set0-10_0.jsonl", 0, 100, {400, 566, 800, 1131, 1600});
-  write_records(first / "records" / "set1-11_0.jsonl", 1, 200, {800, 1000, 1200});
+  test::write_mm_records(first / "records" / "set0-10_0.jsonl", 0, 100, {400, 566, 800, 1131, 1600});
+  test::write_mm_records(first / "records" / "set1-11_0.jsonl", 1, 200, {800, 1000, 1200});
   std::ofstream(first / "records" / "other.jsonl") << R"({"experiment": "other", "machine_set": 7})" << '\n';
 
   const RefinementInput input = refinement_from_directories("mm-scaling", {first}, "");
@@ -150,7 +127,7 @@ TEST_F(Rounds, ARefinedRoundIsWrittenOrThereIsNothingToRefine) {
   Said said;
   const fs::path first = root_ / "mm";
   (void)first_round(first, said);
-  write_records(first / "records" / "set0-10_0.jsonl", 0, 100, {400, 566, 800, 1131, 1600});
+  test::write_mm_records(first / "records" / "set0-10_0.jsonl", 0, 100, {400, 566, 800, 1131, 1600});
   const fs::path next = root_ / "round1";
   Said refined;
   const auto round =
@@ -169,14 +146,15 @@ TEST_F(Rounds, ARefinedRoundIsWrittenOrThereIsNothingToRefine) {
   // written, and the kernel directory never asked for.
   fs::remove_all(first / "records");
   fs::create_directories(first / "records");
-  write_records(first / "records" / "set0-10_0.jsonl", 0, 100, {1000});
+  test::write_mm_records(first / "records" / "set0-10_0.jsonl", 0, 100, {1000});
   Said nothing;
   const auto none = write_refined_round(refinement_from_directories("mm-scaling", {first}, ""),
                                         {root_ / "round1b", []() -> std::string { throw Error("asked"); }},
                                         nothing.say());
   EXPECT_FALSE(none);
   ASSERT_FALSE(nothing.lines.empty());
-  EXPECT_EQ(nothing.lines.back(), std::make_pair(LineKind::result, std::string("nothing to refine: no files written\n")));
+  EXPECT_EQ(nothing.lines.back(),
+            std::make_pair(LineKind::result, std::string("nothing to refine: no files written\n")));
   EXPECT_FALSE(fs::exists(root_ / "round1b"));
 }
 

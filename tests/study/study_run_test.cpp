@@ -17,8 +17,8 @@ namespace {
 using ::testing::ElementsAre;
 
 TEST(ControllerStages, AStepRunsThroughThemInOrder) {
-  EXPECT_THAT(controller_stage_names(),
-              ElementsAre("collect", "refine", "equalize", "re-run", "compare", "analyze", "predict", "twin", "report"));
+  EXPECT_THAT(controller_stage_names(), ElementsAre("collect", "refine", "equalize", "re-run", "compare", "analyze",
+                                                    "predict", "twin", "report"));
 }
 
 TEST(ControllerStages, EachHasItsRowInTheArchitecturesStageTable) {

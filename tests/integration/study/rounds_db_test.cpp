@@ -134,7 +134,8 @@ TEST_F(RoundsFromDatabase, AResubmissionNeedsSlurmsAccounting) {
   collect_first();
   std::vector<std::pair<LineKind, std::string>> said;
   try {
-    (void)study::resubmit_round({db_.uri(), "mm-scaling", {root_ / "again", [] { return std::string("/opt/k"); }}, false},
+    const study::RoundOutput output{root_ / "again", [] { return std::string("/opt/k"); }};
+    (void)study::resubmit_round({db_.uri(), "mm-scaling", output, false},
                                 [&](LineKind kind, const std::string& line) { said.emplace_back(kind, line); });
     FAIL() << "no error";
   } catch (const Error& e) {
