@@ -28,7 +28,7 @@ struct JobgenArgs {
   bool resubmit = false;
   bool no_submit = false;
   std::string db;
-  std::vector<std::string> from;  // study directories whose records --refine reads
+  std::vector<std::string> from;  // round directories whose records --refine reads
   std::string partition;          // overrides the spec's [slurm] partition
   bool replace_unavailable = false;  // swap members Slurm reports unavailable
 };

@@ -1,4 +1,4 @@
-// Runs the simulations of a twin study: smpirun processes, a few at a time, each writing
+// Runs the simulations of a simulated round: smpirun processes, a few at a time, each writing
 // its record to a temporary file that is renamed into records/ only when it succeeded.
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -81,7 +81,7 @@ struct Running {
 };
 
 // Starts smpirun for `run` with its output in the run's log; the working directory is
-// the study's (smpirun may leave files in it). Returns the pid, or -1 with `error`.
+// the round's directory (smpirun may leave files in it). Returns the pid, or -1 with `error`.
 pid_t spawn_run(const fs::path& dir, const SimulatedRound& simulated, const TwinRun& run,
                 const TwinRunnerOptions& options, std::string& error) {
   std::vector<std::string> argv = twin_run_command(dir, simulated, run, options);
@@ -190,7 +190,7 @@ TwinRunnerOptions resolve_twin_tools(const SimulatedRound& simulated, const Twin
     throw Error(fmt::format("'{}' not found or not executable: build the twin kernels (SimGrid's smpicxx) "
                             "or give their directory",
                             kernel.string()));
-  // Absolute: the simulations run in the study directory.
+  // Absolute: the simulations run in the round's directory.
   TwinRunnerOptions resolved = options;
   resolved.smpirun = fs::absolute(*smpirun).string();
   resolved.kernel_dir = fs::absolute(options.kernel_dir).string();
