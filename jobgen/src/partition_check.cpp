@@ -27,11 +27,11 @@ SlurmPartition parse_scontrol_partition(std::string_view text) {
   return out;
 }
 
-void check_partition(const Study& study, const SlurmPartition& partition,
+void check_partition(const Round& round, const SlurmPartition& partition,
                      const std::string& named_at) {
-  if (study.sets.empty()) return;
-  const StudySet& largest = study.sets.back();  // sets only grow
-  const auto& where = study.spec.machine_sets.max_where;
+  if (round.sets.empty()) return;
+  const RoundSet& largest = round.sets.back();  // sets only grow
+  const auto& where = round.spec.machine_sets.max_where;
   if (largest.members.size() > partition.nodes.size())
     throw ConfigError(
         where, fmt::format("machine set {} has {} nodes, more than the {} node{} of partition '{}' "

@@ -189,7 +189,7 @@ SubmissionTest test_submission(const std::string& script) {
   return t;
 }
 
-std::string submit_study(const std::string& directory) {
+std::string submit_round(const std::string& directory) {
   // sbatch waits for a busy controller; a study of many sets takes a while to submit.
   const Output out = run_program({(std::filesystem::path(directory) / "submit.sh").string()}, false,
                                  std::chrono::seconds(600));

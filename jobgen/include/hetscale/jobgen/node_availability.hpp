@@ -1,4 +1,4 @@
-// Whether the members of a study's machine sets can run a job now, as Slurm reports
+// Whether the members of a round's machine sets can run a job now, as Slurm reports
 // them (`scontrol show node --oneliner`, `scontrol show reservation --oneliner`): a
 // member that is drained or draining, down, failed, not responding, or inside an active
 // reservation the spec does not name would hold its set's job in the queue. Pure
@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "hetscale/jobgen/study.hpp"
+#include "hetscale/jobgen/round.hpp"
 
 namespace hetscale::jobgen {
 
@@ -70,7 +70,7 @@ struct UnavailableMember {
 };
 
 /// Every unavailable member of the sets that have jobs, each node once, in set order.
-std::vector<UnavailableMember> unavailable_members(const Study& study, const SlurmNodeStates& states);
+std::vector<UnavailableMember> unavailable_members(const Round& round, const SlurmNodeStates& states);
 
 struct NodeReplacement {
   UnavailableMember replaced;
@@ -81,8 +81,8 @@ struct NodeReplacement {
   [[nodiscard]] std::string describe() const;
 };
 
-struct ReplacedStudy {
-  Study study;
+struct ReplacedRound {
+  Round round;
   std::vector<NodeReplacement> replacements;
 };
 
@@ -90,6 +90,6 @@ struct ReplacedStudy {
 /// the sets (the first in site-table order; eligible as the spec asks, include_degraded),
 /// the same node in every set that holds it, and recomputes members, C and sizes. Throws
 /// Error naming the group when it has no such node left.
-ReplacedStudy replace_unavailable(const Study& study, const SlurmNodeStates& states);
+ReplacedRound replace_unavailable(const Round& round, const SlurmNodeStates& states);
 
 }  // namespace hetscale::jobgen
