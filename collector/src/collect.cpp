@@ -11,8 +11,8 @@
 #include "hetscale/collector/plan_loader.hpp"
 #include "hetscale/collector/run_loader.hpp"
 #include "hetscale/collector/slurm_jobs.hpp"
+#include "hetscale/site/round_plan.hpp"
 #include "hetscale/site/run_record_reader.hpp"
-#include "hetscale/site/study_plan.hpp"
 #include "hetscale/slurm/jobcomp.hpp"
 #include "hetscale/slurm/sacct.hpp"
 
@@ -32,7 +32,7 @@ struct JobcompInput {
 };
 
 struct Inputs {
-  std::vector<StudyPlan> plans;
+  std::vector<RoundPlan> plans;
   std::vector<RecordInput> records;
   std::vector<JobcompInput> jobcomp;
 };
@@ -51,7 +51,7 @@ Inputs read_inputs(const CollectOptions& options, std::istream& stdin_stream) {
     }
     for (const fs::path& file : input_files(input, {".json", ".jsonl"})) {
       if (is_plan_file(file)) {
-        out.plans.push_back(load_study_plan(file));
+        out.plans.push_back(load_round_plan(file));
       } else {
         out.records.push_back({file.string(), read_run_records(file, on_invalid)});
       }
@@ -175,7 +175,7 @@ CollectReport collect(const std::string& uri, const CollectOptions& options,
                     log << "collect: " << e.what() << "; retrying in " << delay.count() << " ms\n";
                   });
   session.run([](pg::Connection& conn) { require_current_schema(conn); });
-  for (const StudyPlan& plan : inputs.plans) {
+  for (const RoundPlan& plan : inputs.plans) {
     session.run([&plan](pg::Connection& conn) { load_plan(conn, plan); });
   }
   load_records(session, batches, std::move(first), report);

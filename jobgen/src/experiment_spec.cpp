@@ -1,6 +1,6 @@
 // Reading the experiment spec (docs/experiment-spec.md). Everything that can be checked
 // without the site table is checked here; the site-dependent checks (set sizes, node
-// names, tasks per node) are in study.cpp, with the positions kept in the spec.
+// names, tasks per node) are in round.cpp, with the positions kept in the spec.
 #include "hetscale/jobgen/experiment_spec.hpp"
 
 #include <fmt/format.h>

@@ -82,14 +82,14 @@ std::string UnavailableMember::describe() const {
   return fmt::format("set {} member {} is {}", set_index, node, why.describe());
 }
 
-std::vector<UnavailableMember> unavailable_members(const Study& study, const slurm::NodeStates& states) {
+std::vector<UnavailableMember> unavailable_members(const Round& round, const slurm::NodeStates& states) {
   std::vector<UnavailableMember> out;
   std::set<std::string> seen;
-  for (const StudySet& set : study.sets) {
+  for (const RoundSet& set : round.sets) {
     if (set.parameter_values.empty()) continue;  // no job (a refinement round)
     for (const SetMember& m : set.members) {
       if (!seen.insert(m.node).second) continue;
-      if (auto why = unavailability(states, m.node, study.spec.slurm.reservation))
+      if (auto why = unavailability(states, m.node, round.spec.slurm.reservation))
         out.push_back({set.set.index, m.node, m.group, std::move(*why)});
     }
   }
@@ -101,20 +101,20 @@ std::string NodeReplacement::describe() const {
                      replaced.why.describe(), replacement, set_range(sets));
 }
 
-ReplacedStudy replace_unavailable(const Study& study, const slurm::NodeStates& states) {
-  const auto unavailable = unavailable_members(study, states);
-  ReplacedStudy out{study, {}};
+ReplacedRound replace_unavailable(const Round& round, const slurm::NodeStates& states) {
+  const auto unavailable = unavailable_members(round, states);
+  ReplacedRound out{round, {}};
   if (unavailable.empty()) return out;
   std::set<std::string> taken;  // every set's nodes (the largest holds them all) and the replacements
-  for (const StudySet& s : study.sets) taken.insert(s.set.nodes.begin(), s.set.nodes.end());
-  const bool degraded_too = study.spec.machine_sets.options.include_degraded;
+  for (const RoundSet& s : round.sets) taken.insert(s.set.nodes.begin(), s.set.nodes.end());
+  const bool degraded_too = round.spec.machine_sets.options.include_degraded;
   std::map<std::string, std::string> swaps;
   for (const UnavailableMember& u : unavailable) {
     const Node* spare = nullptr;
-    for (const Node& n : study.site.nodes) {
+    for (const Node& n : round.site.nodes) {
       const bool eligible = n.state == NodeState::ok || (degraded_too && n.state == NodeState::degraded);
       if (n.group != u.group || !eligible || taken.count(n.name) != 0) continue;
-      if (unavailability(states, n.name, study.spec.slurm.reservation)) continue;
+      if (unavailability(states, n.name, round.spec.slurm.reservation)) continue;
       spare = &n;
       break;
     }
@@ -125,12 +125,12 @@ ReplacedStudy replace_unavailable(const Study& study, const slurm::NodeStates& s
     taken.insert(spare->name);
     swaps[u.node] = spare->name;
     NodeReplacement r{u, spare->name, {}};
-    for (const StudySet& s : study.sets)
+    for (const RoundSet& s : round.sets)
       if (std::find(s.set.nodes.begin(), s.set.nodes.end(), u.node) != s.set.nodes.end())
         r.sets.push_back(s.set.index);
     out.replacements.push_back(std::move(r));
   }
-  out.study = with_replaced_nodes(study, swaps);
+  out.round = with_replaced_nodes(round, swaps);
   return out;
 }
 

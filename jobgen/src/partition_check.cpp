@@ -11,11 +11,11 @@
 
 namespace hetscale::jobgen {
 
-void check_partition(const Study& study, const slurm::Partition& partition,
+void check_partition(const Round& round, const slurm::Partition& partition,
                      const std::string& named_at) {
-  if (study.sets.empty()) return;
-  const StudySet& largest = study.sets.back();  // sets only grow
-  const auto& where = study.spec.machine_sets.max_where;
+  if (round.sets.empty()) return;
+  const RoundSet& largest = round.sets.back();  // sets only grow
+  const auto& where = round.spec.machine_sets.max_where;
   if (largest.members.size() > partition.nodes.size())
     throw ConfigError(
         where, fmt::format("machine set {} has {} nodes, more than the {} node{} of partition '{}' "

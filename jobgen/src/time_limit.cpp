@@ -10,7 +10,7 @@
 
 #include "hetscale/base/error.hpp"
 #include "hetscale/jobgen/measurements.hpp"
-#include "hetscale/jobgen/study.hpp"
+#include "hetscale/jobgen/round.hpp"
 #include "hetscale/model/isospeed.hpp"
 #include "hetscale/model/units.hpp"
 #include "hetscale/slurm/scontrol.hpp"
@@ -18,17 +18,17 @@
 namespace hetscale::jobgen {
 namespace {
 
-double work_at(const Study& study, double parameter) {
-  return study.spec.workload.evaluate(std::span<const double>(&parameter, 1));
+double work_at(const Round& round, double parameter) {
+  return round.spec.workload.evaluate(std::span<const double>(&parameter, 1));
 }
 
 std::string number(double v) { return fmt::format("{:.4g}", v); }
 
 // T per repetition -> the limit of one array task, with the rule's arithmetic as text.
-SetTimeLimit from_seconds_per_run(const Study& study, double seconds, std::string basis) {
+SetTimeLimit from_seconds_per_run(const Round& round, double seconds, std::string basis) {
   const TimeLimitRule& rule = time_limit_rule;
-  const std::uint32_t reps = study.spec.repetitions;
-  const std::size_t steps = study.spec.slurm.weights.size();  // one run per weights in a repetition
+  const std::uint32_t reps = round.spec.repetitions;
+  const std::size_t steps = round.spec.slurm.weights.size();  // one run per weights in a repetition
   const double total = seconds * reps * static_cast<double>(steps) * rule.safety_factor + rule.startup_seconds;
   const auto minutes = static_cast<std::uint64_t>(std::ceil(total / 60));
   const std::uint64_t limit = std::max(minutes * 60, rule.floor_seconds);
@@ -42,14 +42,14 @@ SetTimeLimit from_seconds_per_run(const Study& study, double seconds, std::strin
 
 }  // namespace
 
-SetTimeLimit planned_time_limit(const Study& study, const StudySet& set) {
-  if (const auto& fixed = study.spec.slurm.time_limit)
+SetTimeLimit planned_time_limit(const Round& round, const RoundSet& set) {
+  if (const auto& fixed = round.spec.slurm.time_limit)
     return {*fixed, slurm::parse_slurm_time(*fixed).value_or(0), "fixed by [slurm] time_limit"};
-  return estimated_time_limit(study, set);
+  return estimated_time_limit(round, set);
 }
 
-SetTimeLimit estimated_time_limit(const Study& study, const StudySet& set) {
-  const std::string& unit = study.site.speed_unit;
+SetTimeLimit estimated_time_limit(const Round& round, const RoundSet& set) {
+  const std::string& unit = round.site.speed_unit;
   if (set.parameter_values.empty()) return {};
   const auto scale = [&]() -> std::optional<double> {
     try {
@@ -68,21 +68,21 @@ SetTimeLimit estimated_time_limit(const Study& study, const StudySet& set) {
             fmt::format("machine set {} has no marked speed: the default {}", set.set.index, slurm::format_slurm_time(fallback))};
   }
   const double n = set.parameter_values.back();
-  const double w = work_at(study, n);
-  const double target = study.spec.target_efficiency;
+  const double w = work_at(round, n);
+  const double target = round.spec.target_efficiency;
   const double seconds = isospeed::seconds_at_efficiency(w, set.set.marked_speed * *scale, target);
   return from_seconds_per_run(
-      study, seconds,
-      fmt::format("estimated from {}={}: T = W / (C E_target) = {} / ({} {} x {}) = {} s", study.spec.parameter.name,
+      round, seconds,
+      fmt::format("estimated from {}={}: T = W / (C E_target) = {} / ({} {} x {}) = {} s", round.spec.parameter.name,
                   fmt::format("{}", n), number(w), number(set.set.marked_speed), unit, number(target),
                   number(seconds)));
 }
 
-std::optional<SetTimeLimit> measured_time_limit(const Study& study, const StudySet& set,
+std::optional<SetTimeLimit> measured_time_limit(const Round& round, const RoundSet& set,
                                                 const std::vector<MeasuredRun>& runs) {
   if (set.parameter_values.empty()) return std::nullopt;
   const double n = set.parameter_values.back();
-  const double w = work_at(study, n);
+  const double w = work_at(round, n);
   const MeasuredRun* nearest = nullptr;
   double nearest_distance = std::numeric_limits<double>::infinity();
   for (const MeasuredRun& run : runs) {
@@ -98,23 +98,23 @@ std::optional<SetTimeLimit> measured_time_limit(const Study& study, const StudyS
   const double ratio = w / nearest->work;
   const double seconds = nearest->wall_seconds * ratio;
   return from_seconds_per_run(
-      study, seconds,
+      round, seconds,
       fmt::format("measured {} s at {}={} (the run nearest in work), x W({}) / W({}) = {} -> {} s", number(nearest->wall_seconds),
-                  study.spec.parameter.name, fmt::format("{}", nearest->parameter), fmt::format("{}", n),
+                  round.spec.parameter.name, fmt::format("{}", nearest->parameter), fmt::format("{}", n),
                   fmt::format("{}", nearest->parameter), number(ratio), number(seconds)));
 }
 
-void apply_measured_time_limits(Study& study, const std::vector<MeasuredRun>& runs) {
-  for (StudySet& set : study.sets) {
+void apply_measured_time_limits(Round& round, const std::vector<MeasuredRun>& runs) {
+  for (RoundSet& set : round.sets) {
     if (set.parameter_values.empty()) continue;
-    const auto measured = study.spec.slurm.time_limit ? std::nullopt : measured_time_limit(study, set, runs);
-    set.time_limit = measured ? *measured : planned_time_limit(study, set);
+    const auto measured = round.spec.slurm.time_limit ? std::nullopt : measured_time_limit(round, set, runs);
+    set.time_limit = measured ? *measured : planned_time_limit(round, set);
   }
 }
 
-void cap_time_limits(Study& study, std::uint64_t max_seconds, const std::string& partition) {
-  if (study.spec.slurm.time_limit) return;
-  for (StudySet& set : study.sets) {
+void cap_time_limits(Round& round, std::uint64_t max_seconds, const std::string& partition) {
+  if (round.spec.slurm.time_limit) return;
+  for (RoundSet& set : round.sets) {
     SetTimeLimit& limit = set.time_limit;
     if (limit.seconds <= max_seconds) continue;
     limit.basis += fmt::format("; {} capped at MaxTime {} of partition '{}'", limit.slurm_time,

@@ -104,7 +104,7 @@ SubmissionTest test_only_outcome(int status, std::string_view output) {
   return t;
 }
 
-std::string submit_study(const std::string& directory) {
+std::string submit_round(const std::string& directory) {
   // sbatch waits for a busy controller; a study of many sets takes a while to submit.
   const Output out = run_program({(std::filesystem::path(directory) / "submit.sh").string()}, false,
                                  std::chrono::seconds(600));

@@ -42,8 +42,8 @@ TEST(NodeAvailability, DecidesFromStateFlagsAndActiveReservations) {
 // Two groups of 3 nodes, b3 a little slower than its group; sets {a1, b1} and {a1, b1, a2, b2}.
 const std::filesystem::path fixtures = std::filesystem::path(HETSCALE_FIXTURES_DIR) / "jobgen" / "availability";
 
-Study small_study() {
-  return plan_study(load_experiment_spec(fixtures / "spec.toml"), load_site_table(fixtures / "site.toml"));
+Round small_round() {
+  return plan_round(load_experiment_spec(fixtures / "spec.toml"), load_site_table(fixtures / "site.toml"));
 }
 
 slurm::NodeStates all_idle_but(const std::string& node, const std::string& state) {
@@ -54,44 +54,44 @@ slurm::NodeStates all_idle_but(const std::string& node, const std::string& state
 }
 
 TEST(NodeAvailability, NamesEachUnavailableMemberOnceAtItsFirstSet) {
-  const Study study = small_study();  // {a1, b1}, {a1, b1, a2, b2}
-  ASSERT_THAT(study.sets[1].set.nodes, ElementsAre("a1", "b1", "a2", "b2"));
+  const Round round = small_round();  // {a1, b1}, {a1, b1, a2, b2}
+  ASSERT_THAT(round.sets[1].set.nodes, ElementsAre("a1", "b1", "a2", "b2"));
   auto states = all_idle_but("b1", "IDLE+DRAIN");
   states.nodes[4].state = "DOWN";  // b2
-  const auto members = unavailable_members(study, states);
+  const auto members = unavailable_members(round, states);
   ASSERT_EQ(members.size(), 2U);
   EXPECT_EQ(members[0].describe(), "set 0 member b1 is DRAINED (reason \"maintenance\")");
   EXPECT_EQ(members[1].describe(), "set 1 member b2 is DOWN");
-  EXPECT_TRUE(unavailable_members(study, all_idle_but("b3", "DOWN")).empty());  // not a member
+  EXPECT_TRUE(unavailable_members(round, all_idle_but("b3", "DOWN")).empty());  // not a member
 }
 
 TEST(NodeAvailability, ReplacesWithinTheGroupInEverySetAndRecomputesC) {
-  const Study study = small_study();
-  ASSERT_EQ(study.sets[0].set.marked_speed, 150);
-  ASSERT_EQ(study.sets[1].set.marked_speed, 300);
-  const auto replaced = replace_unavailable(study, all_idle_but("b1", "IDLE+DRAIN"));
+  const Round round = small_round();
+  ASSERT_EQ(round.sets[0].set.marked_speed, 150);
+  ASSERT_EQ(round.sets[1].set.marked_speed, 300);
+  const auto replaced = replace_unavailable(round, all_idle_but("b1", "IDLE+DRAIN"));
   ASSERT_EQ(replaced.replacements.size(), 1U);
   EXPECT_EQ(replaced.replacements[0].describe(),
             "b1 (group b, DRAINED (reason \"maintenance\")) replaced by b3 in sets 0-1");
-  const auto& sets = replaced.study.sets;
+  const auto& sets = replaced.round.sets;
   EXPECT_THAT(sets[0].set.nodes, ElementsAre("a1", "b3"));
   EXPECT_THAT(sets[1].set.nodes, ElementsAre("a1", "b3", "a2", "b2"));  // still nested
-  EXPECT_EQ(sets[0].set.group_counts, study.sets[0].set.group_counts);  // still balanced
+  EXPECT_EQ(sets[0].set.group_counts, round.sets[0].set.group_counts);  // still balanced
   EXPECT_EQ(sets[0].set.marked_speed, 140);                             // 100 + 40
   EXPECT_EQ(sets[1].set.marked_speed, 290);
   EXPECT_EQ(sets[0].members[1].node, "b3");
   EXPECT_EQ(sets[0].members[1].speed_per_processor, 40);
   // The sizes follow C: set 0 keeps the spec's, set 1 scales with C_1 / C_0 = 290 / 140.
-  EXPECT_EQ(sets[0].parameter_values, study.sets[0].parameter_values);
-  EXPECT_NE(sets[1].parameter_values, study.sets[1].parameter_values);
+  EXPECT_EQ(sets[0].parameter_values, round.sets[0].parameter_values);
+  EXPECT_NE(sets[1].parameter_values, round.sets[1].parameter_values);
 }
 
 TEST(NodeAvailability, AGroupWithoutASpareNodeIsNamed) {
-  const Study study = small_study();
+  const Round round = small_round();
   auto states = all_idle_but("a2", "DOWN");
   states.nodes[2].state = "IDLE+DRAIN";  // a3, the only spare of group a
   try {
-    (void)replace_unavailable(study, states);
+    (void)replace_unavailable(round, states);
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()),
@@ -101,11 +101,11 @@ TEST(NodeAvailability, AGroupWithoutASpareNodeIsNamed) {
   // A reservation the spec names makes its nodes usable, also as spares.
   auto reserved = all_idle_but("a2", "DOWN");
   reserved.reservations = {{"ours", {"a3"}, true, ""}};
-  EXPECT_THROW((void)replace_unavailable(study, reserved), Error);
-  Study with_reservation = study;
+  EXPECT_THROW((void)replace_unavailable(round, reserved), Error);
+  Round with_reservation = round;
   with_reservation.spec.slurm.reservation = "ours";
   const auto replaced = replace_unavailable(with_reservation, reserved);
-  EXPECT_THAT(replaced.study.sets[1].set.nodes, ElementsAre("a1", "b1", "a3", "b2"));
+  EXPECT_THAT(replaced.round.sets[1].set.nodes, ElementsAre("a1", "b1", "a3", "b2"));
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Whether the members of a study's machine sets can run a job now, as Slurm reports
+// Whether the members of a round's machine sets can run a job now, as Slurm reports
 // them (hetscale::slurm's node states and reservations): a
 // member that is drained or draining, down, failed, not responding, or inside an active
 // reservation the spec does not name would hold its set's job in the queue. Pure
@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "hetscale/jobgen/study.hpp"
+#include "hetscale/jobgen/round.hpp"
 #include "hetscale/slurm/scontrol.hpp"
 
 namespace hetscale::jobgen {
@@ -43,7 +43,7 @@ struct UnavailableMember {
 };
 
 /// Every unavailable member of the sets that have jobs, each node once, in set order.
-std::vector<UnavailableMember> unavailable_members(const Study& study, const slurm::NodeStates& states);
+std::vector<UnavailableMember> unavailable_members(const Round& round, const slurm::NodeStates& states);
 
 struct NodeReplacement {
   UnavailableMember replaced;
@@ -54,8 +54,8 @@ struct NodeReplacement {
   [[nodiscard]] std::string describe() const;
 };
 
-struct ReplacedStudy {
-  Study study;
+struct ReplacedRound {
+  Round round;
   std::vector<NodeReplacement> replacements;
 };
 
@@ -63,6 +63,6 @@ struct ReplacedStudy {
 /// the sets (the first in site-table order; eligible as the spec asks, include_degraded),
 /// the same node in every set that holds it, and recomputes members, C and sizes. Throws
 /// Error naming the group when it has no such node left.
-ReplacedStudy replace_unavailable(const Study& study, const slurm::NodeStates& states);
+ReplacedRound replace_unavailable(const Round& round, const slurm::NodeStates& states);
 
 }  // namespace hetscale::jobgen

@@ -1,4 +1,4 @@
-// The partition a study is submitted to, as Slurm reports it, against the study's
+// The partition a round is submitted to, as Slurm reports it, against the round's
 // largest machine set: a set pinned with --nodelist to nodes the partition does not
 // have would wait in the queue for ever (Slurm rejects nothing at submit time then).
 #pragma once
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "hetscale/base/error.hpp"
-#include "hetscale/jobgen/study.hpp"
+#include "hetscale/jobgen/round.hpp"
 #include "hetscale/slurm/scontrol.hpp"
 
 namespace hetscale::jobgen {
@@ -19,7 +19,7 @@ namespace hetscale::jobgen {
 /// defined) when the largest set has more nodes than the partition, or a node the
 /// partition does not have. `named_at` says where the partition's name came from, for
 /// the message ("spec.toml:22:13" or "--partition").
-void check_partition(const Study& study, const slurm::Partition& partition,
+void check_partition(const Round& round, const slurm::Partition& partition,
                      const std::string& named_at);
 
 /// The [slurm] key a refusal of `sbatch --test-only` is about ("Invalid qos

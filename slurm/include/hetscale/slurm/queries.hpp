@@ -60,8 +60,8 @@ struct SubmissionTest {
 /// `sbatch --test-only SCRIPT`: whether Slurm would accept the job, without submitting it.
 SubmissionTest test_submission(const std::string& script);
 
-/// Runs a study directory's submit.sh; returns what it printed. Throws Error when it fails.
-std::string submit_study(const std::string& directory);
+/// Runs a round directory's submit.sh; returns what it printed. Throws Error when it fails.
+std::string submit_round(const std::string& directory);
 
 /// `sbatch --parsable [--dependency=afterany:ID:...] SCRIPT` run in `directory` (the
 /// job's SLURM_SUBMIT_DIR); the job id. Throws Error with sbatch's message when it fails.
