@@ -10,14 +10,14 @@
 #include "hetscale/base/error.hpp"
 #include "hetscale/base/text_file.hpp"
 #include "hetscale/collector/collect.hpp"
-#include "hetscale/study/slurm_query.hpp"
+#include "hetscale/slurm/queries.hpp"
 
 namespace hetscale::cli {
 namespace {
 
-using study::AccountingQuery;
-using study::query_accounting;
-using study::query_cluster_name;
+using slurm::AccountingQuery;
+using slurm::query_accounting;
+using slurm::query_cluster_name;
 
 struct CollectArgs {
   std::string db;
@@ -31,15 +31,15 @@ struct CollectArgs {
 // The jobs of every user since --since, ended ones stored; where accounting is not
 // running, the message names the fallback.
 collector::SacctOutput ask_sacct(const std::string& since) {
-  const AccountingQuery q = query_accounting({"--allusers", "--starttime", since});
+  const slurm::AccountingQuery q = slurm::query_accounting({"--allusers", "--starttime", since});
   switch (q.status) {
-    case AccountingQuery::Status::answered:
+    case slurm::AccountingQuery::Status::answered:
       return {"sacct --json --starttime " + since, q.json};
-    case AccountingQuery::Status::disabled:
+    case slurm::AccountingQuery::Status::disabled:
       throw Error(fmt::format("--sacct: this Slurm keeps no job accounting ({}); load its job completion "
                               "file instead: --jobcomp FILE (JobCompType=jobcomp/filetxt, JobCompLoc)",
                               q.detail));
-    case AccountingQuery::Status::unreachable:
+    case slurm::AccountingQuery::Status::unreachable:
       break;
   }
   throw Error(fmt::format("--sacct: sacct did not answer ({}); where no accounting runs, load the job "
@@ -56,7 +56,7 @@ void run_collect(CollectArgs& args, Context& context) {
   if (args.sacct) args.options.sacct.push_back(ask_sacct(args.since));
   // jobcomp/filetxt writes Cluster=unknown without accounting: Slurm's ClusterName then.
   if (!args.options.jobcomp.empty() && args.options.cluster.empty())
-    args.options.cluster = query_cluster_name().value_or("");
+    args.options.cluster = slurm::query_cluster_name().value_or("");
   const auto r = collector::collect(args.db, args.options, std::cin, context.err);
   context.out << fmt::format(
       "collected {} record file(s) and {} plan(s): {} runs added ({} rank rows), {} already "

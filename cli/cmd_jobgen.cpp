@@ -1,48 +1,24 @@
-// hetscale jobgen: sbatch array scripts, a submit script and the plan file of a
-// scalability study (logic in jobgen/, docs/experiment-spec.md).
+// hetscale jobgen: sbatch array scripts, a submit script and the plan file of a round of
+// an experiment: round 0 of a new study, the next refinement round, or the tasks to run
+// again (logic in jobgen/ and study/, docs/experiment-spec.md).
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
-#include <chrono>
-#include <cmath>
-#include <cstdlib>
-#include <filesystem>
-#include <map>
-#include <optional>
-#include <sstream>
 #include <string_view>
 
 #include "commands.hpp"
 #include "configured_settings.hpp"
 #include "hetscale/base/text_file.hpp"
-#include "hetscale/collector/collect.hpp"
-#include "hetscale/collector/migrations.hpp"
-#include "hetscale/collector/session.hpp"
-#include "hetscale/collector/stored_experiment.hpp"
-#include "hetscale/jobgen/measurements.hpp"
-#include "hetscale/jobgen/refine.hpp"
-#include "hetscale/jobgen/study_files.hpp"
 #include "hetscale/site/site_table.hpp"
+#include "hetscale/slurm/queries.hpp"
 #include "hetscale/study/round_check.hpp"
-#include "hetscale/study/round_files.hpp"
-#include "hetscale/study/slurm_query.hpp"
-#include "hetscale/study/stored_study.hpp"
+#include "hetscale/study/rounds.hpp"
+#include "output.hpp"
 
 namespace hetscale::cli {
 namespace {
 
-using study::StoredStudy;
-using study::StudyProgress;
-using study::latest_round_study;
-using study::measured_runs;
-using study::next_round;
-using study::read_stored_study;
-using study::study_progress;
-using study::submit_study;
-
-namespace fs = std::filesystem;
 
 struct JobgenArgs {
   std::string site;
@@ -53,29 +29,15 @@ struct JobgenArgs {
   bool resubmit = false;
   bool no_submit = false;
   std::string db;
-  std::vector<std::string> from;  // study directories whose records --refine reads
+  std::vector<std::string> from;  // round directories whose records --refine reads
   std::string partition;          // overrides the spec's [slurm] partition
   bool replace_unavailable = false;  // swap members Slurm reports unavailable
 };
 
-std::string summary(const jobgen::Study& study, const std::string& dir) {
-  std::string sizes;
-  std::size_t tasks = 0;
-  std::size_t sets = 0;
-  for (const auto& s : study.sets) {
-    if (s.parameter_values.empty()) continue;
-    ++sets;
-    sizes += (sizes.empty() ? "" : ", ") + std::to_string(s.members.size());
-    tasks += s.parameter_values.size();
-  }
-  return fmt::format("wrote {}: {} machine set{} ({} nodes), {} array tasks x {} repetition{}; submit with {}/submit.sh\n",
-                     dir, sets, sets == 1 ? "" : "s", sizes, tasks,
-                     study.spec.repetitions, study.spec.repetitions == 1 ? "" : "s", dir);
-}
-
-// The spec's partition, or --partition's (pasted into #SBATCH lines like the spec's).
-std::string partition_named_at(const JobgenArgs& args, jobgen::ExperimentSpec& spec) {
-  if (args.partition.empty()) return spec.slurm.partition_where.str();
+// --partition, checked and put into the spec (pasted into #SBATCH lines like the spec's);
+// returns the option's name, or empty when the spec names the partition.
+std::string partition_option(const JobgenArgs& args, jobgen::ExperimentSpec& spec) {
+  if (args.partition.empty()) return {};
   const bool safe = std::all_of(args.partition.begin(), args.partition.end(), [](unsigned char c) {
     return std::isalnum(c) != 0 || std::string_view("._-").find(static_cast<char>(c)) != std::string_view::npos;
   });
@@ -85,173 +47,32 @@ std::string partition_named_at(const JobgenArgs& args, jobgen::ExperimentSpec& s
   return "--partition";
 }
 
-// How jobgen checks a round against Slurm: a new study may swap unavailable members
-// (--replace-unavailable), a later round runs on the sets measured before.
-study::RoundCheck round_check(const jobgen::Study& round, const std::string& named_at, bool replace) {
-  study::RoundCheck check;
-  check.partition_named_at = named_at;
-  check.partition_by_option = named_at == "--partition";
-  check.replace_unavailable = replace;
-  check.refusal = round.round == 0 ? "nothing written (--replace-unavailable swaps them for available nodes of their "
-                                     "groups)"
-                                   : "nothing written (resume the nodes: a round runs on the sets measured before)";
-  check.note_prefix = "hetscale jobgen: note: ";
-  return check;
-}
-
-// The sets against Slurm (the partition, the members' states, the replacements). Where
-// Slurm cannot be asked (no scontrol, no slurm.conf, controller down) nothing is checked
-// or tested, and one note says so.
-study::CheckedRound check_against_slurm(jobgen::Study round, const study::RoundCheck& check, Context& context) {
-  try {
-    auto checked = study::check_round_against_slurm(std::move(round), check, context.out, context.err);
-    if (!checked.unreachable.empty()) {
-      const std::string& partition = checked.study.spec.slurm.partition;
-      context.err << fmt::format("hetscale jobgen: note: Slurm not reachable ({}); machine sets not checked against "
-                                 "its node states{}, scripts not tested with sbatch --test-only\n",
-                                 checked.unreachable,
-                                 partition.empty() ? "" : fmt::format(" and partition '{}'", partition));
-    }
-    return checked;
-  } catch (const study::OptionValueError& e) {
-    throw UsageError(e.what());
-  }
+// Where the round goes: the kernel directory is asked for when the round's files are made.
+study::RoundOutput round_output(const JobgenArgs& args) {
+  return {args.output, [kernel_dir = args.kernel_dir] { return kernel_dir_from(kernel_dir); }};
 }
 
 void generate(const JobgenArgs& args, Context& context) {
   auto spec = jobgen::load_experiment_spec(args.experiment);
-  const std::string named_at = partition_named_at(args, spec);
-  const auto site = load_site_table(args.site);
-  const jobgen::Study planned = jobgen::plan_study(spec, site);
-  const study::RoundCheck check = round_check(planned, named_at, args.replace_unavailable);
-  const auto checked = check_against_slurm(planned, check, context);
-  const jobgen::Study& study = checked.study;
-  // Copies of the inputs make the study directory self-contained (and refinable).
-  const auto files = study::round_files(study, kernel_dir_from(args.kernel_dir),
-                                        {{"experiment.toml", read_text_file(args.experiment, "experiment spec"), false},
-                                         {"site.toml", read_text_file(args.site, "site table"), false}});
-  if (checked.unreachable.empty()) {
-    std::string unreachable;
-    try {
-      unreachable = study::test_set_scripts(study, files, check);
-    } catch (const study::OptionValueError& e) {
-      throw UsageError(e.what());
-    }
-    if (!unreachable.empty())
-      context.err << fmt::format("hetscale jobgen: note: Slurm not reachable ({}); scripts not tested with "
-                                 "sbatch --test-only\n", unreachable);
-  }
-  jobgen::write_study(args.output, files);
-  context.out << summary(study, args.output);
+  const std::string option = partition_option(args, spec);
+  const jobgen::Round planned = jobgen::plan_round(spec, load_site_table(args.site));
+  // Copies of the inputs make the round's directory self-contained (and refinable).
+  study::write_new_round(planned, study::jobgen_round_check(planned, option, args.replace_unavailable),
+                         round_output(args),
+                         {{"experiment.toml", read_text_file(args.experiment, "experiment spec"), false},
+                          {"site.toml", read_text_file(args.site, "site table"), false}},
+                         print_lines(context));
 }
 
-// The first study of --from, planned again from the spec and site copies it holds; its
-// round is that of the last directory (the runs of every round are read).
-jobgen::Study first_study(const JobgenArgs& args) {
-  const fs::path first = args.from.front();
-  const auto spec = jobgen::load_experiment_spec(first / "experiment.toml");
-  if (spec.name != args.experiment)
-    throw UsageError(fmt::format("{} holds experiment '{}', not '{}'", first.string(), spec.name, args.experiment));
-  auto study = jobgen::plan_study(spec, load_site_table(first / "site.toml"));
-  study.round = static_cast<std::uint32_t>(args.from.size() - 1);
-  return study;
-}
-
-std::vector<jobgen::MeasuredRun> runs_from_records(const JobgenArgs& args, const jobgen::Study& study) {
-  std::vector<jobgen::MeasuredRun> runs;
-  for (const fs::path dir : args.from) {
-    auto more = jobgen::read_record_runs(dir / "records", study);
-    runs.insert(runs.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
-  }
-  return runs;
-}
-
-// The runs collected into the database, for the study of --from.
-std::vector<jobgen::MeasuredRun> runs_from_database(const JobgenArgs& args, const jobgen::Study& study) {
-  const StoredStudy stored = read_stored_study(args.db, args.experiment);
-  if (!stored.experiment)
-    throw Error(fmt::format("experiment '{}' is not in the database: collect the study first (hetscale collect "
-                            "--db URI {})", study.spec.name, args.from.front()));
-  return measured_runs(stored, study, args.from.front());
-}
-
-// Writes a round's files with `inputs` into the output directory; false, and `nothing`
-// said, when no set of the round has sizes to run.
-bool write_round(const JobgenArgs& args, const jobgen::Study& round, const std::vector<jobgen::GeneratedFile>& inputs,
-                 std::string_view nothing, Context& context) {
-  if (!study::has_jobs(round)) {
-    context.out << nothing << '\n';
-    return false;
-  }
-  jobgen::write_study(args.output, study::round_files(round, kernel_dir_from(args.kernel_dir), inputs));
-  context.out << summary(round, args.output);
-  return true;
-}
-
-// A later round against Slurm: on the sets measured before, at the spec's partition.
-jobgen::Study checked_later_round(jobgen::Study round, Context& context) {
-  const auto check = round_check(round, round.spec.slurm.partition_where.str(), false);
-  return check_against_slurm(std::move(round), check, context).study;
-}
-
-// The next round from the runs of the first study and the rounds after it.
-void write_next_round(const JobgenArgs& args, const jobgen::Study& study,
-                      const std::vector<jobgen::MeasuredRun>& runs, const std::vector<jobgen::GeneratedFile>& inputs,
-                      Context& context) {
-  const auto next = checked_later_round(next_round(study, runs, context.out), context);
-  write_round(args, next, inputs, "nothing to refine: no files written", context);
-}
-
-// --from: the study directories give the spec, the site and, by their number, the round;
-// the runs come from their records or, with --db, from the database.
-void refine_from_directories(const JobgenArgs& args, Context& context) {
-  const jobgen::Study study = first_study(args);
-  const auto runs = args.db.empty() ? runs_from_records(args, study) : runs_from_database(args, study);
-  const fs::path first = args.from.front();
-  write_next_round(args, study, runs,
-                   {{"experiment.toml", read_text_file(first / "experiment.toml", "experiment spec"), false},
-                    {"site.toml", read_text_file(first / "site.toml", "site table"), false}},
-                   context);
-}
-
-// --db alone: the latest round collected gives the spec, the site and sets, and the round.
-// The round's directory gets the spec (experiment.toml); the site is in its plan.json.
-void refine_from_database(const JobgenArgs& args, Context& context) {
-  const StoredStudy stored = read_stored_study(args.db, args.experiment);
-  const jobgen::Study study = latest_round_study(args.experiment, stored);
-  const auto runs = measured_runs(stored, study, fmt::format("round {} of the database", study.round));
-  write_next_round(args, study, runs, {{"experiment.toml", study.spec.text, false}}, context);
-}
-
-// --resubmit: the array tasks that failed, completed without records or were never
-// submitted, as the next round; its plan is loaded into the database at once (so that
-// `hetscale status` follows it) and the round submitted.
-void resubmit(const JobgenArgs& args, Context& context) {
-  const StudyProgress progress = study_progress(args.db, args.experiment, context.err);
-  // Without sacct, pending and running tasks are not seen: they would run twice.
-  if (progress.job_source != "sacct")
-    throw Error("--resubmit needs Slurm's accounting (sacct) to tell failed tasks from pending and running ones; "
-                "where none runs, write the round with hetscale jobgen --refine or resubmit the failed scripts by "
-                "hand");
-  const jobgen::Study next = checked_later_round(jobgen::resubmitted_study(progress.latest, progress.tasks), context);
-  for (const auto& t : progress.tasks) {
-    if (t.state == jobgen::TaskState::collected) continue;
-    context.out << fmt::format("round {} set {} array task {} ({}={:g}): {}{}; runs repetition(s) {} again\n",
-                               t.task.round, t.task.set_index, t.task.array_index, next.spec.parameter.name,
-                               t.task.parameter, jobgen::to_string(t.state),
-                               t.job_id ? fmt::format(" ({}, job {})", t.slurm_state, *t.job_id) : std::string(),
-                               fmt::join(t.missing, " "));
-  }
-  if (!write_round(args, next, {{"experiment.toml", next.spec.text, false}},
-                   "nothing to resubmit: every array task's records are collected; no files written", context))
-    return;
-  collector::CollectOptions plan;
-  plan.inputs = {(fs::path(args.output) / "plan.json").string()};
-  std::istringstream no_stdin;
-  collector::collect(args.db, plan, no_stdin, context.err);
-  context.out << fmt::format("round {} loaded into the database\n", next.round);
-  if (args.no_submit) return;
-  context.out << submit_study(args.output);
+// --from: the round directories give the spec, the site and, by their number, the round;
+// the runs come from their records or, with --db, from the database. --db alone: the
+// latest round collected.
+void refine(const JobgenArgs& args, Context& context) {
+  const study::RefinementInput input =
+      args.from.empty() ? study::refinement_from_database(args.db, args.experiment)
+                        : study::refinement_from_directories(args.experiment, {args.from.begin(), args.from.end()},
+                                                             args.db);
+  study::write_refined_round(input, round_output(args), print_lines(context));
 }
 
 void run_jobgen(const JobgenArgs& args, Context& context) {
@@ -263,7 +84,7 @@ void run_jobgen(const JobgenArgs& args, Context& context) {
                        "plans and runs collected so far)");
     if (!args.from.empty() || !args.partition.empty() || !args.site.empty())
       throw UsageError("--resubmit takes the study from the database: no --from, --site or --partition");
-    resubmit(args, context);
+    study::resubmit_round({args.db, args.experiment, round_output(args), !args.no_submit}, print_lines(context));
     return;
   }
   if (args.no_submit) throw UsageError("--no-submit is for --resubmit");
@@ -279,11 +100,7 @@ void run_jobgen(const JobgenArgs& args, Context& context) {
     throw UsageError("--refine needs a database (--db URI, HETSCALE_DB or the config file's `database`: the runs, "
                      "spec and plans collected into it) or --from DIR... (the first study and every round since, "
                      "with their records)");
-  if (args.from.empty()) {
-    refine_from_database(args, context);
-  } else {
-    refine_from_directories(args, context);
-  }
+  refine(args, context);
 }
 
 }  // namespace
@@ -322,7 +139,11 @@ void register_jobgen(CLI::App& app, Context& context) {
     // need the database.
     if (!args->refine && !args->resubmit) args->site = required_site_table(args->site);
     if (args->resubmit || (args->refine && args->from.empty())) args->db = configured_database(args->db);
-    run_jobgen(*args, context);
+    try {
+      run_jobgen(*args, context);
+    } catch (const study::OptionValueError& e) {  // a value of an option Slurm or the rounds refuse
+      throw UsageError(e.what());
+    }
   });
 }
 

@@ -40,18 +40,6 @@ Computers read_computers(const std::string& path) {
   return c;
 }
 
-/// The model view of the simulated computers: s_i = alpha_i a_i and k_i from TH_i and
-/// the correlation time of uniform intervals.
-std::vector<VariableComputer> model_of(const Computers& c, const SimulationOptions& options) {
-  const double correlation = correlation_time_of_uniform_intervals(options.max_interval);
-  std::vector<VariableComputer> model;
-  for (const auto& s : c.simulated)
-    model.push_back(
-        {s.max_power * s.mean_availability,
-         variation_from_heterogeneity(s.availability_sd / s.mean_availability, correlation)});
-  return model;
-}
-
 std::vector<double> partition_named(const std::string& name, const Computers& c,
                                     const std::vector<VariableComputer>& model, double total,
                                     const SimulationOptions& options) {
@@ -74,7 +62,7 @@ std::vector<double> partition_named(const std::string& name, const Computers& c,
 void run_simulate(SimulateArgs& args, Context& context) {
   args.options.distribution = parse_availability_distribution(args.distribution);
   const auto computers = read_computers(args.computers);
-  const auto model = model_of(computers, args.options);
+  const auto model = variable_computers(computers.simulated, args.options.max_interval);
   double total = args.total_work;
   if (total <= 0) {
     // Default: enough work for about 100 time units per computer at step 1.
@@ -87,16 +75,9 @@ void run_simulate(SimulateArgs& args, Context& context) {
   for (const auto& name : args.partitions) {
     const auto work = partition_named(name, computers, model, total, args.options);
     const auto r = simulate(computers.simulated, work, args.options);
-    std::vector<double> mean_time;
-    std::vector<double> sd;
-    for (std::size_t i = 0; i < work.size(); ++i) {
-      mean_time.push_back(work[i] / model[i].speed);
-      sd.push_back(model[i].variation * std::sqrt(mean_time.back()));
-    }
     if (first_tau == 0) first_tau = r.tau;
     table.rows.push_back({name, r.tau, r.sigma_t, r.normalised_sd, r.risk_factor, r.deadline,
-                          equalization_degree(mean_time, sd),
-                          100 * (first_tau - r.tau) / first_tau});
+                          describe_partition(model, work).degree, 100 * (first_tau - r.tau) / first_tau});
   }
   print_table(context.out, table, args.format);
 }

@@ -1,18 +1,19 @@
-// hetscale status: how far a study has come, per machine set and array task (logic in
-// jobgen's study_status, docs/study.md).
+// hetscale status: how far the rounds of an experiment have come, per machine set and array
+// task (logic in jobgen's task_status and the study library's stored_rounds;
+// docs/experiment-spec.md).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "commands.hpp"
 #include "configured_settings.hpp"
+#include "hetscale/study/stored_rounds.hpp"
 #include "output.hpp"
-#include "hetscale/study/stored_study.hpp"
 
 namespace hetscale::cli {
 namespace {
 
-using study::StudyProgress;
-using study::study_progress;
+using study::ExperimentProgress;
+using study::experiment_progress;
 
 struct StatusArgs {
   std::string experiment;
@@ -51,7 +52,7 @@ Table task_table(const std::vector<jobgen::TaskStatus>& tasks, const std::string
 }
 
 void run_status(const StatusArgs& args, Context& context) {
-  const StudyProgress progress = study_progress(args.db, args.experiment, context.err);
+  const ExperimentProgress progress = experiment_progress(args.db, args.experiment, print_lines(context));
   const auto sets = jobgen::set_statuses(progress.tasks);
   const std::string& parameter = progress.latest.spec.parameter.name;
   if (args.format == TableFormat::json) {
@@ -65,7 +66,7 @@ void run_status(const StatusArgs& args, Context& context) {
   if (args.format == TableFormat::table) {
     context.out << fmt::format("experiment {}: {} array tasks in {} set(s) of {} round(s); job states from {}\n",
                                args.experiment, progress.tasks.size(), sets.size(),
-                               progress.latest.round + 1, progress.job_source);
+                               progress.latest.number + 1, progress.job_source);
     for (const auto& s : sets) context.out << s.summary << '\n';
     if (!args.tasks) return;
     context.out << '\n';

@@ -8,7 +8,7 @@
 #include "commands.hpp"
 #include "configured_settings.hpp"
 #include "hetscale/base/error.hpp"
-#include "hetscale/study/slurm_query.hpp"
+#include "hetscale/slurm/queries.hpp"
 #include "hetscale/study/study_run.hpp"
 #include "invocation.hpp"
 
@@ -35,7 +35,7 @@ fs::path this_executable() {
 }
 
 void print_status(const study::StudyState& state, Context& context) {
-  context.out << fmt::format("stage {}, round {}, controller job {}\n", study::to_string(state.stage), state.round,
+  context.out << fmt::format("stage {}, round {}, controller job {}\n", study::to_string(state.phase), state.round,
                              state.controller ? fmt::format("{}", *state.controller) : std::string("none"));
   if (!state.failure.empty()) context.out << "failed: " << state.failure << '\n';
 }
@@ -49,10 +49,10 @@ void wait_for(const fs::path& dir, std::size_t printed, Context& context) {
       const auto& h = state.history[printed];
       context.out << fmt::format("{} {}: {}\n", h.time, h.stage, h.text) << std::flush;
     }
-    if (state.stage == study::Stage::done) return;
-    if (state.stage == study::Stage::failed) throw Error(fmt::format("study failed in stage {}", state.failure));
+    if (state.phase == study::Phase::done) return;
+    if (state.phase == study::Phase::failed) throw Error(fmt::format("study failed in stage {}", state.failure));
     // A controller that ended without a word (cancelled, node lost) leaves nothing to wait for.
-    if (idle >= 3 && state.controller && study::active_jobs({*state.controller}).empty())
+    if (idle >= 3 && state.controller && slurm::active_jobs({*state.controller}).empty())
       throw Error(fmt::format("controller job {} ended without finishing its step: hetscale study resume --dir {}",
                               *state.controller, dir.string()));
     std::this_thread::sleep_for(std::chrono::seconds(2));

@@ -13,21 +13,15 @@
 
 #include "commands.hpp"
 #include "configured_settings.hpp"
-#include "hetscale/base/utc_time.hpp"
 #include "hetscale/site/site_table.hpp"
-#include "hetscale/study/stored_study.hpp"
+#include "hetscale/study/rounds.hpp"
 #include "hetscale/twin/conduct.hpp"
-#include "hetscale/twin/study.hpp"
+#include "hetscale/twin/simulated_round.hpp"
 #include "hetscale/twin/twin_platform.hpp"
+#include "output.hpp"
 
 namespace hetscale::cli {
 namespace {
-
-using study::StoredStudy;
-using study::latest_round_study;
-using study::measured_runs;
-using study::next_round;
-using study::read_stored_study;
 
 struct AvailabilityArgs {
   std::vector<std::string> availability;  // MEAN:SD or GROUP=MEAN:SD
@@ -107,7 +101,7 @@ struct StudyArgs {
   std::optional<std::size_t> nodes;
   std::vector<std::string> calibrate_from;  // measured records' files or directories
   AvailabilityArgs availability;
-  twin::TwinStudyOptions options;  // bin_dir from the runner's --kernel-dir
+  twin::SimulatedRoundOptions options;  // bin_dir from the runner's --kernel-dir
   RunnerArgs runner;
 };
 
@@ -134,16 +128,6 @@ twin::TwinRunnerOptions runner_options(const RunnerArgs& args) {
   return options;
 }
 
-// The study's notes on stderr as they come, its results on stdout.
-twin::TwinReport print_report(Context& context) {
-  return [&context](twin::TwinLine kind, const std::string& line) {
-    if (kind == twin::TwinLine::note)
-      context.err << line << std::flush;
-    else
-      context.out << line;
-  };
-}
-
 void run_study(const StudyArgs& args, Context& context) {
   const std::optional<double>& flops_per_unit = args.options.flops_per_unit;
   if (flops_per_unit && !(*flops_per_unit > 0 && std::isfinite(*flops_per_unit)))
@@ -160,37 +144,28 @@ void run_study(const StudyArgs& args, Context& context) {
   request.options = args.options;
   request.options.bin_dir = kernel_dir_from(args.runner.kernel_dir);
   request.runner = runner_options(args.runner);
-  twin::require_no_failed_runs(twin::conduct_twin_study(request, print_report(context)));
+  twin::require_no_failed_runs(twin::conduct_twin_study(request, print_lines(context)));
 }
 
 // The next refinement round of a twin study, from the runs of every round collected into
-// the database, simulated on the same platform.
+// the database (as jobgen --refine --db plans it), simulated on the same platform.
 void run_refine(const RefineArgs& args, Context& context) {
-  const twin::TwinStudy previous = twin::load_twin_study(args.from);
-  const std::string& name = previous.study.spec.name;
-  const StoredStudy stored = read_stored_study(args.db, name);
-  const jobgen::Study study = latest_round_study(name, stored);
-  const auto runs = measured_runs(stored, study, fmt::format("round {} of the database", study.round));
-  const twin::TwinStudy next =
-      twin::twin_study_of(next_round(study, runs, context.out), previous.platform_hash, previous.compute_efficiency);
-  if (next.runs.empty()) {
-    context.out << "nothing to refine: no files written\n";
-    return;
-  }
-  twin::TwinStudyOptions options;
+  const twin::SimulatedRound previous = twin::load_simulated_round(args.from);
+  const study::RefinementInput input = study::refinement_from_database(args.db, previous.round.spec.name);
+  const auto next = twin::next_simulated_round(
+      previous, study::next_round(input.latest, input.runs, print_lines(context)), print_lines(context));
+  if (!next) return;
+  twin::SimulatedRoundOptions options;
   options.sbatch = args.sbatch;
   options.bin_dir = kernel_dir_from(args.runner.kernel_dir);
-  twin::require_no_failed_runs(twin::write_and_run_twin_study(
-      args.output_dir, next, options, twin::twin_round_files(next, args.from, options, utc_time_now()),
-      fmt::format("twin study: {} (experiment {}, round {}, {} runs, platform {})\n", args.output_dir, name,
-                  next.study.round, next.runs.size(), next.platform_hash.substr(0, 12)),
-      runner_options(args.runner), print_report(context)));
+  twin::require_no_failed_runs(twin::write_and_run_later_round(args.output_dir, *next, args.from, options,
+                                                               runner_options(args.runner), print_lines(context)));
 }
 
 void run_run(const RunArgs& args, Context& context) {
-  const twin::TwinStudy study = twin::load_twin_study(args.dir);
+  const twin::SimulatedRound simulated = twin::load_simulated_round(args.dir);
   twin::require_no_failed_runs(
-      twin::simulate_twin_runs(args.dir, study, args.tasks, runner_options(args.runner), print_report(context)),
+      twin::simulate_twin_runs(args.dir, simulated, args.tasks, runner_options(args.runner), print_lines(context)),
       args.dir);
 }
 

@@ -12,4 +12,13 @@ void add_format_option(CLI::App& command, TableFormat& format) {
       ->default_str("table");
 }
 
+Say print_lines(Context& context) {
+  return [&context](LineKind kind, const std::string& line) {
+    if (kind == LineKind::note)
+      context.err << line << std::flush;
+    else
+      context.out << line;
+  };
+}
+
 }  // namespace hetscale::cli

@@ -23,7 +23,7 @@ int hetscale_fuzz_scontrol_partition(const std::uint8_t* data, std::size_t size)
 int hetscale_fuzz_scontrol_nodes(const std::uint8_t* data, std::size_t size);
 int hetscale_fuzz_sacct(const std::uint8_t* data, std::size_t size);
 int hetscale_fuzz_site_table(const std::uint8_t* data, std::size_t size);
-int hetscale_fuzz_study_plan(const std::uint8_t* data, std::size_t size);
+int hetscale_fuzz_round_plan(const std::uint8_t* data, std::size_t size);
 int hetscale_fuzz_workload(const std::uint8_t* data, std::size_t size);
 
 namespace hetscale::fuzz {

@@ -1,4 +1,4 @@
-// Slurm jobcomp/filetxt output (collector/src/jobcomp.cpp), read by `hetscale collect
+// Slurm jobcomp/filetxt output (slurm/src/jobcomp.cpp), read by `hetscale collect
 // --jobcomp`. Any text gives completions or raises ConfigError; every line's fields have
 // names of letters and digits, and every completion has a positive job id and its line.
 #include <cctype>
@@ -6,14 +6,14 @@
 
 #include "fuzz_targets.hpp"
 #include "hetscale/base/error.hpp"
-#include "hetscale/collector/jobcomp.hpp"
+#include "hetscale/slurm/jobcomp.hpp"
 
 namespace {
 
 using hetscale::fuzz::require;
 
 void check_fields(std::string_view line) {
-  for (const auto& [name, value] : hetscale::collector::jobcomp_fields(line)) {
+  for (const auto& [name, value] : hetscale::slurm::jobcomp_fields(line)) {
     require(!name.empty() && std::isalpha(static_cast<unsigned char>(name.front())) != 0,
             "field name does not start with a letter");
     for (char c : name) {
@@ -37,9 +37,9 @@ int hetscale_fuzz_jobcomp(const std::uint8_t* data, std::size_t size) {
     start = end + 1;
   }
   std::istringstream in(text);
-  std::vector<hetscale::collector::JobCompletion> jobs;
+  std::vector<hetscale::slurm::JobRecord> jobs;
   try {
-    jobs = hetscale::collector::read_jobcomp(in, "fuzz.log");
+    jobs = hetscale::slurm::read_jobcomp(in, "fuzz.log");
   } catch (const hetscale::ConfigError&) {
     return 0;
   }

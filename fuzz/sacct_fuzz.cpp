@@ -1,15 +1,16 @@
-// `sacct --json` output (collector/src/sacct.cpp), read by `hetscale collect --sacct` and
+// `sacct --json` output (slurm/src/sacct.cpp, every release's shapes), read by `hetscale collect --sacct` and
 // `hetscale status`. Any text gives jobs or raises ConfigError; every job has a positive
 // id, a cluster, a state and its position, and the ended ones all have a start time.
 #include "fuzz_targets.hpp"
 #include "hetscale/base/error.hpp"
-#include "hetscale/collector/sacct.hpp"
+#include "hetscale/collector/slurm_jobs.hpp"
+#include "hetscale/slurm/sacct.hpp"
 
 int hetscale_fuzz_sacct(const std::uint8_t* data, std::size_t size) {
   const std::string text(hetscale::fuzz::text_of(data, size));
-  std::vector<hetscale::collector::JobCompletion> jobs;
+  std::vector<hetscale::slurm::JobRecord> jobs;
   try {
-    jobs = hetscale::collector::read_sacct_json(text, "fuzz.json");
+    jobs = hetscale::slurm::read_sacct_json(text, "fuzz.json");
   } catch (const hetscale::ConfigError&) {
     return 0;
   }
@@ -22,7 +23,7 @@ int hetscale_fuzz_sacct(const std::uint8_t* data, std::size_t size) {
   }
   for (const auto& job : hetscale::collector::ended_jobs(jobs)) {
     hetscale::fuzz::require(!job.start_time.empty(), "ended job without start time");
-    hetscale::fuzz::require(hetscale::collector::is_final_job_state(job.state), "stored job has not ended");
+    hetscale::fuzz::require(hetscale::slurm::is_final_job_state(job.state), "stored job has not ended");
   }
   return 0;
 }

@@ -1,13 +1,14 @@
-// `scontrol show partition NAME --oneliner` output (jobgen/src/partition_check.cpp), read
+// `scontrol show partition NAME --oneliner` output (slurm/src/scontrol.cpp), read
 // by `hetscale jobgen` to check the machine sets against the partition. Any text gives a
 // partition or raises Error (a bad host list: ExpressionError); a partition has a name.
 #include "fuzz_targets.hpp"
-#include "hetscale/jobgen/partition_check.hpp"
+#include "hetscale/base/error.hpp"
+#include "hetscale/slurm/scontrol.hpp"
 
 int hetscale_fuzz_scontrol_partition(const std::uint8_t* data, std::size_t size) {
-  hetscale::jobgen::SlurmPartition partition;
+  hetscale::slurm::Partition partition;
   try {
-    partition = hetscale::jobgen::parse_scontrol_partition(hetscale::fuzz::text_of(data, size));
+    partition = hetscale::slurm::parse_scontrol_partition(hetscale::fuzz::text_of(data, size));
   } catch (const hetscale::Error&) {
     return 0;
   }

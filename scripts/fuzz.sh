@@ -42,7 +42,7 @@ max_len() {
   case "$1" in
     hostlist|workload) echo 1024 ;;
     partition|jobcomp) echo 4096 ;;
-    study_plan) echo 16384 ;;
+    round_plan) echo 16384 ;;
     *) echo 8192 ;;
   esac
 }

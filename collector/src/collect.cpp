@@ -7,13 +7,14 @@
 #include <ostream>
 
 #include "hetscale/base/input_files.hpp"
-#include "hetscale/collector/jobcomp.hpp"
 #include "hetscale/collector/migrations.hpp"
 #include "hetscale/collector/plan_loader.hpp"
 #include "hetscale/collector/run_loader.hpp"
-#include "hetscale/collector/sacct.hpp"
+#include "hetscale/collector/slurm_jobs.hpp"
+#include "hetscale/site/round_plan.hpp"
 #include "hetscale/site/run_record_reader.hpp"
-#include "hetscale/site/study_plan.hpp"
+#include "hetscale/slurm/jobcomp.hpp"
+#include "hetscale/slurm/sacct.hpp"
 
 namespace hetscale::collector {
 namespace {
@@ -27,11 +28,11 @@ struct RecordInput {
 
 struct JobcompInput {
   std::string source;
-  std::vector<JobCompletion> jobs;
+  std::vector<slurm::JobRecord> jobs;
 };
 
 struct Inputs {
-  std::vector<StudyPlan> plans;
+  std::vector<RoundPlan> plans;
   std::vector<RecordInput> records;
   std::vector<JobcompInput> jobcomp;
 };
@@ -50,18 +51,18 @@ Inputs read_inputs(const CollectOptions& options, std::istream& stdin_stream) {
     }
     for (const fs::path& file : input_files(input, {".json", ".jsonl"})) {
       if (is_plan_file(file)) {
-        out.plans.push_back(load_study_plan(file));
+        out.plans.push_back(load_round_plan(file));
       } else {
         out.records.push_back({file.string(), read_run_records(file, on_invalid)});
       }
     }
   }
   for (const std::string& file : options.jobcomp) {
-    JobcompInput& input = out.jobcomp.emplace_back(JobcompInput{file, read_jobcomp(file)});
-    name_unknown_clusters(input.jobs, options.cluster, file);
+    JobcompInput& input = out.jobcomp.emplace_back(JobcompInput{file, slurm::read_jobcomp(file)});
+    slurm::name_unknown_clusters(input.jobs, options.cluster, file);
   }
   for (const SacctOutput& sacct : options.sacct)
-    out.jobcomp.push_back({sacct.source, ended_jobs(read_sacct_json(sacct.text, sacct.source))});
+    out.jobcomp.push_back({sacct.source, ended_jobs(slurm::read_sacct_json(sacct.text, sacct.source))});
   return out;
 }
 
@@ -131,14 +132,14 @@ void load_records(Session& session, const std::vector<RecordBatch>& batches,
 
 void load_jobcomp(Session& session, const JobcompInput& input, std::size_t batch_size,
                   CollectReport& report) {
-  const std::vector<JobCompletion>& jobs = input.jobs;
+  const std::vector<slurm::JobRecord>& jobs = input.jobs;
   for (std::size_t at = 0; at < jobs.size(); at += batch_size) {
-    const std::span<const JobCompletion> batch(jobs.data() + at,
+    const std::span<const slurm::JobRecord> batch(jobs.data() + at,
                                                std::min(batch_size, jobs.size() - at));
     long long added = 0;
     session.run([&](pg::Connection& conn) {
       pg::Transaction tx(conn, pg::TransactionMode::load);
-      added = load_jobcomp_batch(conn, batch, input.source);
+      added = load_slurm_jobs_batch(conn, batch, input.source);
       tx.commit();
     });
     report.jobs_added += added;
@@ -174,7 +175,7 @@ CollectReport collect(const std::string& uri, const CollectOptions& options,
                     log << "collect: " << e.what() << "; retrying in " << delay.count() << " ms\n";
                   });
   session.run([](pg::Connection& conn) { require_current_schema(conn); });
-  for (const StudyPlan& plan : inputs.plans) {
+  for (const RoundPlan& plan : inputs.plans) {
     session.run([&plan](pg::Connection& conn) { load_plan(conn, plan); });
   }
   load_records(session, batches, std::move(first), report);

@@ -106,7 +106,7 @@ long long add_availability(pg::Connection& conn, const std::string& node_id,
 // (cluster '' until a run record names one). Another user's experiment of the same name is
 // never touched.
 std::string upsert_experiment(pg::Connection& conn, const std::string& site_id,
-                              const StudyPlan& plan) {
+                              const RoundPlan& plan) {
   const PlanExperiment& e = plan.experiment;
   const pg::Params values{e.name,
                           e.code,
@@ -185,7 +185,7 @@ void upsert_set(pg::Connection& conn, const std::string& experiment_id, const Pl
 
 // The round's row (plan files of older jobgens have no round: no row). Loading a round
 // again replaces it, as the experiment's row is replaced.
-void upsert_round(pg::Connection& conn, const std::string& experiment_id, StudyPlan plan) {
+void upsert_round(pg::Connection& conn, const std::string& experiment_id, RoundPlan plan) {
   if (!plan.round) return;
   if (plan.experiment.spec)
     plan.experiment.spec->text = redact_connection_passwords(plan.experiment.spec->text);
@@ -229,7 +229,7 @@ SiteCounts store_site_rows(pg::Connection& conn, const PlanSite& site,
 
 }  // namespace
 
-void load_plan(pg::Connection& conn, const StudyPlan& plan) {
+void load_plan(pg::Connection& conn, const RoundPlan& plan) {
   pg::Transaction tx(conn, pg::TransactionMode::load);
   const std::string site_id = upsert_site(conn, plan.site);
   const auto groups = upsert_groups(conn, site_id, plan.site);

@@ -1,6 +1,6 @@
 // Reading the experiment spec (docs/experiment-spec.md). Everything that can be checked
 // without the site table is checked here; the site-dependent checks (set sizes, node
-// names, tasks per node) are in study.cpp, with the positions kept in the spec.
+// names, tasks per node) are in round.cpp, with the positions kept in the spec.
 #include "hetscale/jobgen/experiment_spec.hpp"
 
 #include <fmt/format.h>
@@ -16,6 +16,7 @@
 #include "hetscale/jobgen/time_limit.hpp"
 #include "hetscale/site/hostlist.hpp"
 #include "hetscale/site/weights_request.hpp"
+#include "hetscale/slurm/scontrol.hpp"
 
 namespace hetscale::jobgen {
 
@@ -408,7 +409,7 @@ class SpecReader {
   // Slurm's formats: M, M:S, H:M:S, D-H, D-H:M, D-H:M:S.
   void read_time_limit(const toml::node& value) {
     const std::string s = toml_.string(value, "time_limit");
-    if (!parse_slurm_time(s))
+    if (!slurm::parse_slurm_time(s))
       toml_.fail(toml_.at(value), fmt::format("'time_limit' must be a Slurm time (minutes, HH:MM:SS or "
                                               "D-HH:MM:SS), got '{}'", s));
     spec_.slurm.time_limit = s;

@@ -22,12 +22,12 @@ double number(const nlohmann::json& record, const nlohmann::json::json_pointer& 
 }
 
 // One record's run, or nothing when it belongs to another experiment.
-std::optional<MeasuredRun> run_of(const nlohmann::json& record, const Study& study) {
+std::optional<MeasuredRun> run_of(const nlohmann::json& record, const Round& round) {
   if (!record.is_object()) throw Error("a run record must be a JSON object");
-  if (record.value("experiment", std::string()) != study.spec.name) return std::nullopt;
+  if (record.value("experiment", std::string()) != round.spec.name) return std::nullopt;
   MeasuredRun run;
   run.set_index = static_cast<std::size_t>(number(record, "/machine_set"_json_pointer));
-  run.parameter = number(record, nlohmann::json::json_pointer("/parameters/" + study.spec.parameter.name));
+  run.parameter = number(record, nlohmann::json::json_pointer("/parameters/" + round.spec.parameter.name));
   run.work = number(record, "/work"_json_pointer);
   run.wall_seconds = number(record, "/wall_seconds"_json_pointer);
   if (record.contains("marked_speed") && record["marked_speed"].is_number())
@@ -35,29 +35,29 @@ std::optional<MeasuredRun> run_of(const nlohmann::json& record, const Study& stu
   return run;
 }
 
-const StudySet* find_set(const Study& study, std::size_t index) {
-  const auto set = std::find_if(study.sets.begin(), study.sets.end(),
-                                [&](const StudySet& s) { return s.set.index == index; });
-  return set == study.sets.end() ? nullptr : &*set;
+const RoundSet* find_set(const Round& round, std::size_t index) {
+  const auto set = std::find_if(round.sets.begin(), round.sets.end(),
+                                [&](const RoundSet& s) { return s.set.index == index; });
+  return set == round.sets.end() ? nullptr : &*set;
 }
 
-EfficiencyPoint point_of(const MeasuredRun& run, const Study& study) {
-  const StudySet* set = find_set(study, run.set_index);
+EfficiencyPoint point_of(const MeasuredRun& run, const Round& round) {
+  const RoundSet* set = find_set(round, run.set_index);
   if (set == nullptr) throw Error(fmt::format("machine set {} is not in the plan", run.set_index));
   if (run.work <= 0 || run.wall_seconds <= 0) throw Error("work and wall_seconds must be positive");
   const double speed = run.marked_speed.value_or(0) > 0 ? *run.marked_speed : set->set.marked_speed;
-  const std::string& unit = run.speed_unit.empty() ? study.site.speed_unit : run.speed_unit;
+  const std::string& unit = run.speed_unit.empty() ? round.site.speed_unit : run.speed_unit;
   return {run.parameter, isospeed::speed_efficiency(run.work, run.wall_seconds, to_base_speed(speed, unit))};
 }
 
 }  // namespace
 
 std::map<std::size_t, std::vector<EfficiencyPoint>> measured_points(const std::vector<MeasuredRun>& runs,
-                                                                    const Study& study) {
+                                                                    const Round& round) {
   std::map<std::size_t, std::vector<EfficiencyPoint>> out;
   for (const MeasuredRun& run : runs) {
     try {
-      out[run.set_index].push_back(point_of(run, study));
+      out[run.set_index].push_back(point_of(run, round));
     } catch (const std::exception& e) {
       throw Error(fmt::format("{}: {}", run.source, e.what()));
     }
@@ -65,7 +65,7 @@ std::map<std::size_t, std::vector<EfficiencyPoint>> measured_points(const std::v
   return out;
 }
 
-std::vector<MeasuredRun> read_record_runs(const fs::path& records_dir, const Study& study) {
+std::vector<MeasuredRun> read_record_runs(const fs::path& records_dir, const Round& round) {
   std::vector<fs::path> files;
   if (fs::is_directory(records_dir))
     for (const auto& entry : fs::directory_iterator(records_dir))
@@ -80,9 +80,9 @@ std::vector<MeasuredRun> read_record_runs(const fs::path& records_dir, const Stu
       if (line.empty()) continue;
       const std::string source = fmt::format("{}:{}", file.string(), line_number);
       try {
-        if (auto run = run_of(nlohmann::json::parse(line), study)) {
+        if (auto run = run_of(nlohmann::json::parse(line), round)) {
           run->source = source;
-          point_of(*run, study);  // a bad record is reported with its line at once
+          point_of(*run, round);  // a bad record is reported with its line at once
           out.push_back(std::move(*run));
         }
       } catch (const std::exception& e) {
@@ -94,8 +94,8 @@ std::vector<MeasuredRun> read_record_runs(const fs::path& records_dir, const Stu
 }
 
 std::map<std::size_t, std::vector<EfficiencyPoint>> read_measurements(const fs::path& records_dir,
-                                                                      const Study& study) {
-  return measured_points(read_record_runs(records_dir, study), study);
+                                                                      const Round& round) {
+  return measured_points(read_record_runs(records_dir, round), round);
 }
 
 }  // namespace hetscale::jobgen

@@ -8,8 +8,6 @@
 #include <set>
 
 #include "hetscale/base/error.hpp"
-#include "hetscale/site/hostlist.hpp"
-#include "scontrol_fields.hpp"
 
 namespace hetscale::jobgen {
 namespace {
@@ -22,21 +20,6 @@ std::vector<std::string> split(std::string_view text, char separator) {
     if (end == std::string_view::npos) return out;
     at = end + 1;
   }
-}
-
-[[noreturn]] void refuse(std::string_view what, std::size_t line_number, std::string_view line) {
-  throw Error(fmt::format("cannot read `scontrol show {} --oneliner`: line {} is not what Slurm 22.05 writes: '{}'",
-                          what, line_number, line.substr(0, 200)));
-}
-
-// The reason runs to the end of the line and may hold blanks; scontrol appends
-// " [user@time]". Everything before it is "Key=value" words.
-std::string reason_of(std::string_view rest) {
-  std::string_view reason = rest;
-  if (const auto bracket = reason.rfind(" ["); bracket != std::string_view::npos && reason.ends_with("]"))
-    reason = reason.substr(0, bracket);
-  if (reason == "(null)" || reason == "none") return {};
-  return std::string(reason);
 }
 
 // The state to report from scontrol's "BASE+FLAG+FLAG" (sinfo-style names and a
@@ -72,50 +55,6 @@ std::string set_range(const std::vector<std::size_t>& sets) {
 
 }  // namespace
 
-std::vector<SlurmNode> parse_scontrol_nodes(std::string_view text) {
-  std::vector<SlurmNode> out;
-  const auto lines = scontrol_lines(text);
-  if (lines.size() == 1 && lines.front() == "No nodes in the system") return out;
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    const std::string_view line = lines[i];
-    if (!line.starts_with("NodeName=")) refuse("node", i + 1, line);
-    const std::size_t reason_at = line.find(" Reason=");
-    const std::string_view fields = line.substr(0, reason_at);
-    SlurmNode node;
-    node.name = scontrol_field(fields, "NodeName").value_or("");
-    const auto state = scontrol_field(fields, "State");
-    if (node.name.empty() || !state || state->empty()) refuse("node", i + 1, line);
-    node.state = *state;
-    if (reason_at != std::string_view::npos) node.reason = reason_of(line.substr(reason_at + 8));
-    out.push_back(std::move(node));
-  }
-  return out;
-}
-
-std::vector<SlurmReservation> parse_scontrol_reservations(std::string_view text) {
-  std::vector<SlurmReservation> out;
-  const auto lines = scontrol_lines(text);
-  if (lines.size() == 1 && lines.front() == "No reservations in the system") return out;
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    const std::string_view line = lines[i];
-    if (!line.starts_with("ReservationName=")) refuse("reservation", i + 1, line);
-    SlurmReservation r;
-    r.name = scontrol_field(line, "ReservationName").value_or("");
-    const auto nodes = scontrol_field(line, "Nodes");
-    const auto state = scontrol_field(line, "State");
-    if (r.name.empty() || !state) refuse("reservation", i + 1, line);
-    try {
-      if (nodes && !nodes->empty() && *nodes != "(null)") r.nodes = expand_hostlist(*nodes);
-    } catch (const Error&) {
-      refuse("reservation", i + 1, line);
-    }
-    r.active = *state == "ACTIVE";
-    r.end_time = scontrol_field(line, "EndTime").value_or("");
-    out.push_back(std::move(r));
-  }
-  return out;
-}
-
 std::string Unavailability::describe() const {
   if (state == "RESERVED")
     return end_time.empty() ? fmt::format("in reservation '{}'", reason)
@@ -124,14 +63,14 @@ std::string Unavailability::describe() const {
   return reason.empty() ? state : fmt::format("{} (reason \"{}\")", state, reason);
 }
 
-std::optional<Unavailability> unavailability(const SlurmNodeStates& states, const std::string& node,
+std::optional<Unavailability> unavailability(const slurm::NodeStates& states, const std::string& node,
                                              const std::string& usable_reservation) {
   const auto found = std::find_if(states.nodes.begin(), states.nodes.end(),
-                                  [&](const SlurmNode& n) { return n.name == node; });
+                                  [&](const slurm::Node& n) { return n.name == node; });
   if (found == states.nodes.end()) return Unavailability{"UNKNOWN", {}, {}};
   if (std::string state = blocking_state(found->state); !state.empty())
     return Unavailability{std::move(state), found->reason, {}};
-  for (const SlurmReservation& r : states.reservations) {
+  for (const slurm::Reservation& r : states.reservations) {
     if (!r.active || r.name == usable_reservation) continue;
     if (std::find(r.nodes.begin(), r.nodes.end(), node) != r.nodes.end())
       return Unavailability{"RESERVED", r.name, r.end_time};
@@ -143,14 +82,14 @@ std::string UnavailableMember::describe() const {
   return fmt::format("set {} member {} is {}", set_index, node, why.describe());
 }
 
-std::vector<UnavailableMember> unavailable_members(const Study& study, const SlurmNodeStates& states) {
+std::vector<UnavailableMember> unavailable_members(const Round& round, const slurm::NodeStates& states) {
   std::vector<UnavailableMember> out;
   std::set<std::string> seen;
-  for (const StudySet& set : study.sets) {
+  for (const RoundSet& set : round.sets) {
     if (set.parameter_values.empty()) continue;  // no job (a refinement round)
     for (const SetMember& m : set.members) {
       if (!seen.insert(m.node).second) continue;
-      if (auto why = unavailability(states, m.node, study.spec.slurm.reservation))
+      if (auto why = unavailability(states, m.node, round.spec.slurm.reservation))
         out.push_back({set.set.index, m.node, m.group, std::move(*why)});
     }
   }
@@ -162,20 +101,20 @@ std::string NodeReplacement::describe() const {
                      replaced.why.describe(), replacement, set_range(sets));
 }
 
-ReplacedStudy replace_unavailable(const Study& study, const SlurmNodeStates& states) {
-  const auto unavailable = unavailable_members(study, states);
-  ReplacedStudy out{study, {}};
+ReplacedRound replace_unavailable(const Round& round, const slurm::NodeStates& states) {
+  const auto unavailable = unavailable_members(round, states);
+  ReplacedRound out{round, {}};
   if (unavailable.empty()) return out;
   std::set<std::string> taken;  // every set's nodes (the largest holds them all) and the replacements
-  for (const StudySet& s : study.sets) taken.insert(s.set.nodes.begin(), s.set.nodes.end());
-  const bool degraded_too = study.spec.machine_sets.options.include_degraded;
+  for (const RoundSet& s : round.sets) taken.insert(s.set.nodes.begin(), s.set.nodes.end());
+  const bool degraded_too = round.spec.machine_sets.options.include_degraded;
   std::map<std::string, std::string> swaps;
   for (const UnavailableMember& u : unavailable) {
     const Node* spare = nullptr;
-    for (const Node& n : study.site.nodes) {
+    for (const Node& n : round.site.nodes) {
       const bool eligible = n.state == NodeState::ok || (degraded_too && n.state == NodeState::degraded);
       if (n.group != u.group || !eligible || taken.count(n.name) != 0) continue;
-      if (unavailability(states, n.name, study.spec.slurm.reservation)) continue;
+      if (unavailability(states, n.name, round.spec.slurm.reservation)) continue;
       spare = &n;
       break;
     }
@@ -186,12 +125,12 @@ ReplacedStudy replace_unavailable(const Study& study, const SlurmNodeStates& sta
     taken.insert(spare->name);
     swaps[u.node] = spare->name;
     NodeReplacement r{u, spare->name, {}};
-    for (const StudySet& s : study.sets)
+    for (const RoundSet& s : round.sets)
       if (std::find(s.set.nodes.begin(), s.set.nodes.end(), u.node) != s.set.nodes.end())
         r.sets.push_back(s.set.index);
     out.replacements.push_back(std::move(r));
   }
-  out.study = with_replaced_nodes(study, swaps);
+  out.round = with_replaced_nodes(round, swaps);
   return out;
 }
 

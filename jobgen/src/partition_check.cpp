@@ -8,30 +8,14 @@
 
 #include "hetscale/jobgen/time_limit.hpp"
 #include "hetscale/site/hostlist.hpp"
-#include "scontrol_fields.hpp"
 
 namespace hetscale::jobgen {
 
-SlurmPartition parse_scontrol_partition(std::string_view text) {
-  const auto name = scontrol_field(text, "PartitionName");
-  const auto nodes = scontrol_field(text, "Nodes");
-  if (!name || !nodes)
-    throw Error(fmt::format("unexpected scontrol output: '{}'", text.substr(0, 200)));
-  SlurmPartition out{*name, {}, std::nullopt};
-  if (*nodes != "(null)") out.nodes = expand_hostlist(*nodes);
-  if (const auto max_time = scontrol_field(text, "MaxTime"); max_time && *max_time != "UNLIMITED") {
-    out.max_time_seconds = parse_slurm_time(*max_time);
-    if (!out.max_time_seconds)
-      throw Error(fmt::format("unexpected MaxTime '{}' in scontrol output: '{}'", *max_time, text.substr(0, 200)));
-  }
-  return out;
-}
-
-void check_partition(const Study& study, const SlurmPartition& partition,
+void check_partition(const Round& round, const slurm::Partition& partition,
                      const std::string& named_at) {
-  if (study.sets.empty()) return;
-  const StudySet& largest = study.sets.back();  // sets only grow
-  const auto& where = study.spec.machine_sets.max_where;
+  if (round.sets.empty()) return;
+  const RoundSet& largest = round.sets.back();  // sets only grow
+  const auto& where = round.spec.machine_sets.max_where;
   if (largest.members.size() > partition.nodes.size())
     throw ConfigError(
         where, fmt::format("machine set {} has {} nodes, more than the {} node{} of partition '{}' "

@@ -135,10 +135,10 @@ SetRefinement refine_set(std::size_t set_index, const std::vector<EfficiencyPoin
   return out;
 }
 
-Study refined_study(const Study& previous, const std::vector<SetRefinement>& refinements) {
-  Study next = previous;
-  next.round = previous.round + 1;
-  for (StudySet& s : next.sets) {
+Round refined_round(const Round& previous, const std::vector<SetRefinement>& refinements) {
+  Round next = previous;
+  next.number = previous.number + 1;
+  for (RoundSet& s : next.sets) {
     s.parameter_values.clear();
     for (const SetRefinement& r : refinements)
       if (r.set_index == s.set.index && r.status == SetRefinement::Status::refine) s.parameter_values = r.parameter_values;

@@ -10,33 +10,25 @@
 
 #include "hetscale/base/error.hpp"
 #include "hetscale/jobgen/measurements.hpp"
-#include "hetscale/jobgen/study.hpp"
+#include "hetscale/jobgen/round.hpp"
 #include "hetscale/model/isospeed.hpp"
 #include "hetscale/model/units.hpp"
+#include "hetscale/slurm/scontrol.hpp"
 
 namespace hetscale::jobgen {
 namespace {
 
-double work_at(const Study& study, double parameter) {
-  return study.spec.workload.evaluate(std::span<const double>(&parameter, 1));
-}
-
-std::optional<std::uint64_t> digits(std::string_view s) {
-  if (s.empty() || s.size() > 9 ||
-      !std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }))
-    return std::nullopt;
-  std::uint64_t v = 0;
-  for (char c : s) v = v * 10 + static_cast<std::uint64_t>(c - '0');
-  return v;
+double work_at(const Round& round, double parameter) {
+  return round.spec.workload.evaluate(std::span<const double>(&parameter, 1));
 }
 
 std::string number(double v) { return fmt::format("{:.4g}", v); }
 
 // T per repetition -> the limit of one array task, with the rule's arithmetic as text.
-SetTimeLimit from_seconds_per_run(const Study& study, double seconds, std::string basis) {
+SetTimeLimit from_seconds_per_run(const Round& round, double seconds, std::string basis) {
   const TimeLimitRule& rule = time_limit_rule;
-  const std::uint32_t reps = study.spec.repetitions;
-  const std::size_t steps = study.spec.slurm.weights.size();  // one run per weights in a repetition
+  const std::uint32_t reps = round.spec.repetitions;
+  const std::size_t steps = round.spec.slurm.weights.size();  // one run per weights in a repetition
   const double total = seconds * reps * static_cast<double>(steps) * rule.safety_factor + rule.startup_seconds;
   const auto minutes = static_cast<std::uint64_t>(std::ceil(total / 60));
   const std::uint64_t limit = std::max(minutes * 60, rule.floor_seconds);
@@ -45,60 +37,19 @@ SetTimeLimit from_seconds_per_run(const Study& study, double seconds, std::strin
                        number(rule.startup_seconds), number(total));
   basis += limit > minutes * 60 ? fmt::format("raised to the floor of {} min", rule.floor_seconds / 60)
                                 : "rounded up to whole minutes";
-  return {format_slurm_time(limit), limit, std::move(basis)};
+  return {slurm::format_slurm_time(limit), limit, std::move(basis)};
 }
 
 }  // namespace
 
-std::optional<std::uint64_t> parse_slurm_time(std::string_view text) {
-  std::uint64_t days = 0;
-  std::string_view clock = text;
-  const bool has_days = text.find('-') != std::string_view::npos;
-  if (has_days) {
-    const auto d = digits(text.substr(0, text.find('-')));
-    if (!d) return std::nullopt;
-    days = *d;
-    clock = text.substr(text.find('-') + 1);
-  }
-  std::vector<std::uint64_t> fields;
-  for (std::size_t start = 0;;) {
-    const auto colon = clock.find(':', start);
-    const auto v = digits(clock.substr(start, colon == std::string_view::npos ? std::string_view::npos : colon - start));
-    if (!v) return std::nullopt;
-    fields.push_back(*v);
-    if (colon == std::string_view::npos) break;
-    start = colon + 1;
-  }
-  if (fields.size() > 3) return std::nullopt;
-  std::uint64_t seconds = 0;
-  if (has_days) {  // D-H, D-H:M, D-H:M:S
-    const std::uint64_t unit[] = {3600, 60, 1};
-    for (std::size_t i = 0; i < fields.size(); ++i) seconds += fields[i] * unit[i];
-  } else if (fields.size() == 1) {  // M
-    seconds = fields[0] * 60;
-  } else if (fields.size() == 2) {  // M:S
-    seconds = fields[0] * 60 + fields[1];
-  } else {  // H:M:S
-    seconds = fields[0] * 3600 + fields[1] * 60 + fields[2];
-  }
-  return days * 86400 + seconds;
+SetTimeLimit planned_time_limit(const Round& round, const RoundSet& set) {
+  if (const auto& fixed = round.spec.slurm.time_limit)
+    return {*fixed, slurm::parse_slurm_time(*fixed).value_or(0), "fixed by [slurm] time_limit"};
+  return estimated_time_limit(round, set);
 }
 
-std::string format_slurm_time(std::uint64_t seconds) {
-  const std::uint64_t days = seconds / 86400;
-  const std::uint64_t h = seconds % 86400 / 3600, m = seconds % 3600 / 60, s = seconds % 60;
-  if (days > 0) return fmt::format("{}-{:02}:{:02}:{:02}", days, h, m, s);
-  return fmt::format("{:02}:{:02}:{:02}", h, m, s);
-}
-
-SetTimeLimit planned_time_limit(const Study& study, const StudySet& set) {
-  if (const auto& fixed = study.spec.slurm.time_limit)
-    return {*fixed, parse_slurm_time(*fixed).value_or(0), "fixed by [slurm] time_limit"};
-  return estimated_time_limit(study, set);
-}
-
-SetTimeLimit estimated_time_limit(const Study& study, const StudySet& set) {
-  const std::string& unit = study.site.speed_unit;
+SetTimeLimit estimated_time_limit(const Round& round, const RoundSet& set) {
+  const std::string& unit = round.site.speed_unit;
   if (set.parameter_values.empty()) return {};
   const auto scale = [&]() -> std::optional<double> {
     try {
@@ -109,29 +60,29 @@ SetTimeLimit estimated_time_limit(const Study& study, const StudySet& set) {
   }();
   const std::uint64_t fallback = time_limit_rule.fallback_seconds;
   if (!scale) {
-    return {format_slurm_time(fallback), fallback,
-            fmt::format("the speed unit '{}' gives no seconds: the default {}", unit, format_slurm_time(fallback))};
+    return {slurm::format_slurm_time(fallback), fallback,
+            fmt::format("the speed unit '{}' gives no seconds: the default {}", unit, slurm::format_slurm_time(fallback))};
   }
   if (!(set.set.marked_speed > 0)) {
-    return {format_slurm_time(fallback), fallback,
-            fmt::format("machine set {} has no marked speed: the default {}", set.set.index, format_slurm_time(fallback))};
+    return {slurm::format_slurm_time(fallback), fallback,
+            fmt::format("machine set {} has no marked speed: the default {}", set.set.index, slurm::format_slurm_time(fallback))};
   }
   const double n = set.parameter_values.back();
-  const double w = work_at(study, n);
-  const double target = study.spec.target_efficiency;
+  const double w = work_at(round, n);
+  const double target = round.spec.target_efficiency;
   const double seconds = isospeed::seconds_at_efficiency(w, set.set.marked_speed * *scale, target);
   return from_seconds_per_run(
-      study, seconds,
-      fmt::format("estimated from {}={}: T = W / (C E_target) = {} / ({} {} x {}) = {} s", study.spec.parameter.name,
+      round, seconds,
+      fmt::format("estimated from {}={}: T = W / (C E_target) = {} / ({} {} x {}) = {} s", round.spec.parameter.name,
                   fmt::format("{}", n), number(w), number(set.set.marked_speed), unit, number(target),
                   number(seconds)));
 }
 
-std::optional<SetTimeLimit> measured_time_limit(const Study& study, const StudySet& set,
+std::optional<SetTimeLimit> measured_time_limit(const Round& round, const RoundSet& set,
                                                 const std::vector<MeasuredRun>& runs) {
   if (set.parameter_values.empty()) return std::nullopt;
   const double n = set.parameter_values.back();
-  const double w = work_at(study, n);
+  const double w = work_at(round, n);
   const MeasuredRun* nearest = nullptr;
   double nearest_distance = std::numeric_limits<double>::infinity();
   for (const MeasuredRun& run : runs) {
@@ -147,29 +98,29 @@ std::optional<SetTimeLimit> measured_time_limit(const Study& study, const StudyS
   const double ratio = w / nearest->work;
   const double seconds = nearest->wall_seconds * ratio;
   return from_seconds_per_run(
-      study, seconds,
+      round, seconds,
       fmt::format("measured {} s at {}={} (the run nearest in work), x W({}) / W({}) = {} -> {} s", number(nearest->wall_seconds),
-                  study.spec.parameter.name, fmt::format("{}", nearest->parameter), fmt::format("{}", n),
+                  round.spec.parameter.name, fmt::format("{}", nearest->parameter), fmt::format("{}", n),
                   fmt::format("{}", nearest->parameter), number(ratio), number(seconds)));
 }
 
-void apply_measured_time_limits(Study& study, const std::vector<MeasuredRun>& runs) {
-  for (StudySet& set : study.sets) {
+void apply_measured_time_limits(Round& round, const std::vector<MeasuredRun>& runs) {
+  for (RoundSet& set : round.sets) {
     if (set.parameter_values.empty()) continue;
-    const auto measured = study.spec.slurm.time_limit ? std::nullopt : measured_time_limit(study, set, runs);
-    set.time_limit = measured ? *measured : planned_time_limit(study, set);
+    const auto measured = round.spec.slurm.time_limit ? std::nullopt : measured_time_limit(round, set, runs);
+    set.time_limit = measured ? *measured : planned_time_limit(round, set);
   }
 }
 
-void cap_time_limits(Study& study, std::uint64_t max_seconds, const std::string& partition) {
-  if (study.spec.slurm.time_limit) return;
-  for (StudySet& set : study.sets) {
+void cap_time_limits(Round& round, std::uint64_t max_seconds, const std::string& partition) {
+  if (round.spec.slurm.time_limit) return;
+  for (RoundSet& set : round.sets) {
     SetTimeLimit& limit = set.time_limit;
     if (limit.seconds <= max_seconds) continue;
     limit.basis += fmt::format("; {} capped at MaxTime {} of partition '{}'", limit.slurm_time,
-                               format_slurm_time(max_seconds), partition);
+                               slurm::format_slurm_time(max_seconds), partition);
     limit.seconds = max_seconds;
-    limit.slurm_time = format_slurm_time(max_seconds);
+    limit.slurm_time = slurm::format_slurm_time(max_seconds);
   }
 }
 

@@ -29,19 +29,6 @@ void validate(std::span<const VariableComputer> computers, double total_work) {
   }
 }
 
-StochasticPartition describe(std::span<const VariableComputer> computers,
-                             std::vector<double> work) {
-  StochasticPartition p;
-  p.work = std::move(work);
-  for (std::size_t i = 0; i < computers.size(); ++i) {
-    const double t = p.work[i] / computers[i].speed;
-    p.mean_time.push_back(t);
-    p.time_sd.push_back(computers[i].variation * std::sqrt(t));
-  }
-  p.degree = equalization_degree(p.mean_time, p.time_sd);
-  return p;
-}
-
 /// t' such that t' + k sqrt(t') = level.
 double time_at_level(double k, double level) {
   const double root = 0.5 * (std::sqrt(k * k + 4 * level) - k);
@@ -216,6 +203,21 @@ std::vector<double> descend(std::span<const VariableComputer> computers, double 
 
 }  // namespace
 
+StochasticPartition describe_partition(std::span<const VariableComputer> computers, std::vector<double> work) {
+  if (work.size() != computers.size())
+    throw Error("the partition has " + std::to_string(work.size()) + " parts for " +
+                std::to_string(computers.size()) + " computers");
+  StochasticPartition p;
+  p.work = std::move(work);
+  for (std::size_t i = 0; i < computers.size(); ++i) {
+    const double t = p.work[i] / computers[i].speed;
+    p.mean_time.push_back(t);
+    p.time_sd.push_back(computers[i].variation * std::sqrt(t));
+  }
+  p.degree = equalization_degree(p.mean_time, p.time_sd);
+  return p;
+}
+
 double variation_from_heterogeneity(double temporal_heterogeneity, double correlation_time) {
   if (!(temporal_heterogeneity >= 0) || !(correlation_time > 0))
     throw Error("temporal heterogeneity must be >= 0 and the correlation time > 0");
@@ -245,7 +247,7 @@ StochasticPartition proportional_partition(std::span<const VariableComputer> com
   for (const auto& c : computers) speed += c.speed;
   std::vector<double> work;
   for (const auto& c : computers) work.push_back(total_work * c.speed / speed);
-  return describe(computers, std::move(work));
+  return describe_partition(computers, std::move(work));
 }
 
 StochasticPartition equalized_partition(std::span<const VariableComputer> computers,
@@ -265,7 +267,7 @@ StochasticPartition equalized_partition(std::span<const VariableComputer> comput
   // Remove the last rounding so the parts add up to the total exactly as far as doubles allow.
   const double scale = total_work / std::accumulate(work.begin(), work.end(), 0.0);
   for (double& x : work) x *= scale;
-  return describe(computers, std::move(work));
+  return describe_partition(computers, std::move(work));
 }
 
 StochasticPartition linearised_partition(std::span<const VariableComputer> computers,
@@ -307,7 +309,7 @@ StochasticPartition linearised_partition(std::span<const VariableComputer> compu
     }
     if (!changed) break;
   }
-  auto p = describe(computers, std::move(work));
+  auto p = describe_partition(computers, std::move(work));
   p.note = note;
   return p;
 }
@@ -405,7 +407,7 @@ StochasticPartition optimal_partition(std::span<const VariableComputer> computer
   double best_tau = modelled_tau(computers, best);
   const auto other = descend(computers, total_work, equalized_partition(computers, total_work).work);
   if (const double t = modelled_tau(computers, other); t < best_tau) best = other, best_tau = t;
-  auto p = describe(computers, std::move(best));
+  auto p = describe_partition(computers, std::move(best));
   if (best_tau > modelled_tau(computers, step1.work)) return step1;
   return p;
 }
@@ -513,7 +515,7 @@ TwoStepPartition two_step_partition(std::span<const VariableComputer> computers,
     r.move_fraction = 0;
     return r;
   }
-  r.step2 = describe(computers, std::move(work));
+  r.step2 = describe_partition(computers, std::move(work));
   r.step2.note = std::string(case_description(r.which));
   r.tau_step2 = tau;
   return r;

@@ -153,6 +153,15 @@ std::vector<double> run_all(std::span<const SimulatedComputer> computers,
 
 }  // namespace
 
+std::vector<VariableComputer> variable_computers(std::span<const SimulatedComputer> computers, double max_interval) {
+  const double correlation = correlation_time_of_uniform_intervals(max_interval);
+  std::vector<VariableComputer> model;
+  for (const auto& c : computers)
+    model.push_back({c.max_power * c.mean_availability,
+                     variation_from_heterogeneity(c.availability_sd / c.mean_availability, correlation)});
+  return model;
+}
+
 SimulationResult simulate(std::span<const SimulatedComputer> computers,
                           std::span<const double> work, const SimulationOptions& options) {
   validate(computers, work, options);

@@ -1,5 +1,7 @@
-// The study's stages on Slurm: plan, submit, collect, analyze (psi), refine, equalize, re-run,
-// predict, twin, report; each one call of the library that owns its work.
+// The study's stages on Slurm: plan and submit (run_study), then a controller job's step
+// through the table of named stages (collect, refine, equalize, re-run, compare, analyze,
+// predict, twin, report; controller_stages); each stage is a short function around one
+// call of the library that owns its work.
 #include "hetscale/study/study_run.hpp"
 
 #include <fmt/format.h>
@@ -7,27 +9,28 @@
 #include <algorithm>
 #include <chrono>
 #include <sstream>
+#include <string_view>
 
 #include "hetscale/base/atomic_file.hpp"
 #include "hetscale/base/error.hpp"
+#include "hetscale/base/utc_time.hpp"
 #include "hetscale/collector/analysis.hpp"
 #include "hetscale/collector/collect.hpp"
 #include "hetscale/collector/experiment_forecast.hpp"
 #include "hetscale/collector/forecast_batch.hpp"
 #include "hetscale/collector/migrations.hpp"
-#include "hetscale/collector/sacct.hpp"
 #include "hetscale/collector/session.hpp"
 #include "hetscale/collector/stored_set_equalization.hpp"
 #include "hetscale/collector/study_queries.hpp"
+#include "hetscale/jobgen/round.hpp"
+#include "hetscale/jobgen/round_files.hpp"
 #include "hetscale/jobgen/scripts.hpp"
-#include "hetscale/jobgen/study.hpp"
-#include "hetscale/jobgen/study_files.hpp"
 #include "hetscale/jobgen/time_limit.hpp"
 #include "hetscale/site/site_table.hpp"
+#include "hetscale/slurm/queries.hpp"
+#include "hetscale/slurm/sacct.hpp"
 #include "hetscale/study/round_check.hpp"
-#include "hetscale/study/round_files.hpp"
-#include "hetscale/study/slurm_query.hpp"
-#include "hetscale/study/stored_study.hpp"
+#include "hetscale/study/rounds.hpp"
 #include "hetscale/study/study_step.hpp"
 #include "hetscale/twin/conduct.hpp"
 #include "report_file.hpp"
@@ -54,10 +57,10 @@ void check_database(const std::string& db) {
   quick_session(db).run([](pg::Connection& conn) { collector::require_current_schema(conn); });
 }
 
-// A planned round of one experiment, written into its directory.
-struct PlannedRound {
+// A round of one experiment, written into its directory.
+struct WrittenRound {
   std::string experiment;
-  jobgen::Study study;
+  jobgen::Round round;
   fs::path directory;
 };
 
@@ -65,45 +68,34 @@ fs::path round_directory(const fs::path& dir, const std::string& experiment, std
   return dir / experiment / fmt::format("round{}", round);
 }
 
-// The round against Slurm's partition and node states before anything of it is written:
-// an unavailable member refuses it unless `replace_unavailable` (round 0 only: a later
-// round runs on the sets measured before), each swap said on `out`. Slurm must answer.
-jobgen::Study checked_round(jobgen::Study study, bool replace_unavailable, std::ostream& out) {
-  RoundCheck check;
-  check.partition_named_at = study.spec.slurm.partition_where.str();
-  check.replace_unavailable = replace_unavailable;
-  check.refusal = study.round == 0
-                      ? "nothing submitted (replace_unavailable = true in the study spec's [study] swaps them for "
-                        "available nodes of their groups)"
-                      : "round not submitted (resume the nodes, then hetscale study resume: a round runs on the "
-                        "sets measured before)";
-  auto checked = check_round_against_slurm(std::move(study), check, out, out);
-  if (!checked.unreachable.empty())
-    throw Error(fmt::format("Slurm not reachable ({}): the machine sets cannot be checked against its node states",
-                            checked.unreachable));
-  return std::move(checked.study);
+// What the study's library calls say goes to the controller's log, results and notes alike.
+Say said_to(std::ostream& out) {
+  return [&out](LineKind, const std::string& line) { out << line; };
+}
+
+// The round against Slurm's partition and node states before anything of it is written
+// (study_round_check: Slurm must answer; an unavailable member refuses the round unless
+// `replace_unavailable`, round 0 only), each swap said on `out`.
+jobgen::Round checked_round(jobgen::Round round, bool replace_unavailable, std::ostream& out) {
+  const RoundCheck check = study_round_check(round, replace_unavailable);
+  return check_round_against_slurm(std::move(round), check, said_to(out)).round;
 }
 
 // Writes the round's files into `directory` (with the spec, as jobgen does; without the
 // plan when the round is no round of the experiment's refinement) once every set script
 // passes sbatch --test-only: a refusal throws before anything is written or submitted.
-PlannedRound write_tested_round(const fs::path& directory, const jobgen::Study& study, const StudyState& state,
-                         bool with_plan = true) {
-  PlannedRound round{study.spec.name, study, directory};
-  auto files = round_files(study, state.kernel_dir, {{"experiment.toml", study.spec.text, false}});
+WrittenRound write_tested_round(const fs::path& directory, const jobgen::Round& round, const StudyState& state,
+                                std::ostream& out, bool with_plan = true) {
+  auto files = jobgen::round_files(round, {state.kernel_dir}, utc_time_now());
+  files.push_back({"experiment.toml", round.spec.text, false});
   if (!with_plan) std::erase_if(files, [](const auto& f) { return f.path == "plan.json"; });
-  const std::string unreachable = test_set_scripts(study, files, {});
-  if (!unreachable.empty())
-    throw Error(fmt::format("Slurm not reachable ({}): the set scripts cannot be tested with sbatch --test-only",
-                            unreachable));
-  fs::remove_all(round.directory);  // a round planned again after a failed step
-  jobgen::write_study(round.directory, files);
-  fs::create_directories(round.directory / "logs");
-  fs::create_directories(round.directory / "records");
-  return round;
+  test_set_scripts(round, files, study_round_check(round, false), said_to(out));
+  fs::remove_all(directory);  // a round planned again after a failed step
+  jobgen::write_round_directory(directory, files);  // with its records/ and logs/
+  return {round.spec.name, round, directory};
 }
 
-void load_plans(const std::string& db, const std::vector<PlannedRound>& rounds, const fs::path& dir,
+void load_plans(const std::string& db, const std::vector<WrittenRound>& rounds, const fs::path& dir,
                 std::ostream& out) {
   collector::CollectOptions plans;
   for (const auto& r : rounds) plans.inputs.push_back((r.directory / "plan.json").string());
@@ -114,18 +106,18 @@ void load_plans(const std::string& db, const std::vector<PlannedRound>& rounds, 
 
 // Every array of the rounds, each after the one before (afterany): the experiments and
 // their sets never share the machine's cores. The first waits on `after`.
-std::vector<SubmittedArray> submit_rounds(const std::vector<PlannedRound>& rounds, std::vector<std::uint64_t> after,
+std::vector<SubmittedArray> submit_arrays(const std::vector<WrittenRound>& rounds, std::vector<std::uint64_t> after,
                                           std::ostream& out) {
   std::vector<SubmittedArray> arrays;
   for (const auto& r : rounds) {
     std::string jobs;
-    for (const auto& set : r.study.sets) {
+    for (const auto& set : r.round.sets) {
       if (set.parameter_values.empty()) continue;
       const std::string script = jobgen::set_script_name(set);
-      const std::uint64_t id = submit_job(script, r.directory.string(), after);
+      const std::uint64_t id = slurm::submit_job(script, r.directory.string(), after);
       arrays.push_back({r.experiment, static_cast<std::uint32_t>(set.set.index), id, r.directory.string()});
       jobs += fmt::format("{} {} {}\n", set.set.index, id, script);
-      out << fmt::format("submitted {} round {} set {} as job {}\n", r.experiment, r.study.round, set.set.index, id);
+      out << fmt::format("submitted {} round {} set {} as job {}\n", r.experiment, r.round.number, set.set.index, id);
       after = {id};
     }
     write_file_atomically(r.directory / "jobs.txt", jobs);  // as the generated submit.sh writes it
@@ -137,22 +129,22 @@ std::uint64_t submit_controller(const std::string& study_name, StudyState& state
                                 const std::vector<std::uint64_t>& after, std::ostream& out) {
   write_file_atomically(dir / "controller.sbatch", controller_script(study_name, state, dir), 0755);
   fs::create_directories(dir / "logs");
-  const std::uint64_t id = submit_job((dir / "controller.sbatch").string(), dir.string(), after);
+  const std::uint64_t id = slurm::submit_job((dir / "controller.sbatch").string(), dir.string(), after);
   state.controller = id;
   record(state, "controller", fmt::format("controller job {} submitted", id));
   out << fmt::format("submitted controller job {} ({}-controller)\n", id, study_name);
   return id;
 }
 
-// Collects every directory of the stage's arrays (idempotent: a run already stored is
+// Collects every directory of the phase's arrays (idempotent: a run already stored is
 // counted, not stored again), after checking that every array task completed.
 void collect_arrays(const StudyState& state, const fs::path& dir, std::ostream& out) {
   if (state.arrays.empty()) return;
   std::string ids;
   for (const auto id : state.array_job_ids()) ids += fmt::format("{}{}", ids.empty() ? "" : ",", id);
-  const AccountingQuery q = query_accounting({"--allusers", "--jobs", ids});
-  if (q.status == AccountingQuery::Status::answered) {
-    for (const auto& job : collector::read_sacct_json(q.json, "sacct --json"))
+  const slurm::AccountingQuery q = slurm::query_accounting({"--allusers", "--jobs", ids});
+  if (q.status == slurm::AccountingQuery::Status::answered) {
+    for (const auto& job : slurm::read_sacct_json(q.json, "sacct --json"))
       if (job.state != "COMPLETED")
         throw Error(fmt::format("job {} ({}) ended {}: see its log under {}", job.job_id, job.job_name, job.state,
                                 dir.string()));
@@ -171,19 +163,18 @@ void collect_arrays(const StudyState& state, const fs::path& dir, std::ostream& 
                      report.runs_added, report.runs_present);
 }
 
-// The next refinement round of every experiment whose sets still have sizes to run.
-std::vector<PlannedRound> refinement_rounds(const StudySpec& spec, const StudyState& state, const fs::path& dir,
+// The next refinement round of every experiment whose sets still have sizes to run, planned
+// from the database (as `hetscale jobgen --refine --db` plans it), checked and written.
+std::vector<WrittenRound> refinement_rounds(const StudySpec& spec, const StudyState& state, const fs::path& dir,
                                             std::ostream& out) {
-  std::vector<PlannedRound> rounds;
+  std::vector<WrittenRound> rounds;
   for (const auto& e : spec.experiments) {
-    const StoredStudy stored = read_stored_study(state.db, e.spec.name);
-    const jobgen::Study study = latest_round_study(e.spec.name, stored);
-    const auto runs = measured_runs(stored, study, fmt::format("round {} of the database", study.round));
+    const RefinementInput input = refinement_from_database(state.db, e.spec.name);
     out << "--- " << e.spec.name << '\n';
-    const jobgen::Study next = next_round(study, runs, out);
-    if (!has_jobs(next)) continue;
-    const jobgen::Study checked = checked_round(next, false, out);
-    rounds.push_back(write_tested_round(round_directory(dir, checked.spec.name, checked.round), checked, state));
+    const jobgen::Round next = next_round(input.latest, input.runs, said_to(out));
+    if (!jobgen::has_jobs(next)) continue;
+    const jobgen::Round checked = checked_round(next, false, out);
+    rounds.push_back(write_tested_round(round_directory(dir, checked.spec.name, checked.number), checked, state, out));
   }
   return rounds;
 }
@@ -194,7 +185,7 @@ std::vector<PlannedRound> refinement_rounds(const StudySpec& spec, const StudySt
 // one array running the size `repetitions` times, each repetition once with marked and
 // then with equalized weights. Nothing when no size of the largest set was run twice (said
 // in the history).
-std::vector<PlannedRound> equalized_rerun(const StudySpec& spec, StudyState& state, const fs::path& dir,
+std::vector<WrittenRound> equalized_rerun(const StudySpec& spec, StudyState& state, const fs::path& dir,
                                           std::ostream& out) {
   const std::string& name = spec.equalize.experiment;
   std::optional<collector::EqualizeChoice> choice;
@@ -203,16 +194,16 @@ std::vector<PlannedRound> equalized_rerun(const StudySpec& spec, StudyState& sta
     record(state, "equalize", fmt::format("not done: no size of {}'s largest set was run twice", name));
     return {};
   }
-  const StoredStudy stored = read_stored_study(state.db, name);
-  jobgen::Study rerun = latest_round_study(name, stored);
+  const RefinementInput input = refinement_from_database(state.db, name);
+  jobgen::Round rerun = input.latest;
   std::erase_if(rerun.sets, [&](const auto& s) { return static_cast<int>(s.set.index) != choice->set_index; });
   rerun.sets.front().parameter_values = {choice->parameter};
   rerun.spec.repetitions = spec.equalize.repetitions;
-  rerun.round += 1;  // job names of their own
+  rerun.number += 1;  // job names of their own
   // One array whose every repetition runs marked, then equalized: both weights' runs are
   // taken side by side, so the comparison does not mix their effect with the machine's drift.
   rerun.spec.slurm.weights = {"marked", "equalized"};
-  jobgen::apply_measured_time_limits(rerun, measured_runs(stored, rerun, "the re-run"));
+  jobgen::apply_measured_time_limits(rerun, input.runs);
   // Its nodes as Slurm sees them, before anything is equalized or stored.
   rerun = checked_round(std::move(rerun), false, out);
   collector::EqualizeSetOptions options;
@@ -228,7 +219,7 @@ std::vector<PlannedRound> equalized_rerun(const StudySpec& spec, StudyState& sta
   out << text;
   record(state, "equalize", fmt::format("{} set {} at {} = {:g}: equalize.txt", name, choice->set_index,
                                         spec.experiment(name).spec.parameter.name, choice->parameter));
-  return {write_tested_round(dir / name / "rerun", rerun, state, false)};
+  return {write_tested_round(dir / name / "rerun", rerun, state, out, false)};
 }
 
 void print_rerun_comparison(const StudySpec& spec, const StudyState& state, const fs::path& dir, std::ostream& out) {
@@ -256,10 +247,77 @@ double fastest_marked_speed(const std::string& site) {
   return fastest;
 }
 
+// One step of a controller: the study, its state and directory, the log it writes to, and
+// the re-run the equalize stage planned.
+struct Step {
+  const StudySpec& spec;
+  StudyState& state;
+  const fs::path& dir;
+  std::ostream& out;
+  std::vector<WrittenRound> rerun;
+};
+
+// After a stage: the next one, or the end of the step (arrays submitted, with a controller
+// that waits on them).
+enum class After { next_stage, end_of_step };
+
+// Submits the rounds' arrays and a controller after them: the step ends.
+After submit_with_controller(Step& step, const std::vector<WrittenRound>& rounds, std::string_view what) {
+  step.state.arrays = submit_arrays(rounds, {}, step.out);
+  record(step.state, "submitted", fmt::format("{}: {} array(s)", what, step.state.arrays.size()));
+  submit_controller(step.spec.name, step.state, step.dir, step.state.array_job_ids(), step.out);
+  return After::end_of_step;
+}
+
+After collect_stage(Step& step) {
+  collect_arrays(step.state, step.dir, step.out);
+  record(step.state, "collected", fmt::format("{} round {}", to_string(step.state.phase), step.state.round));
+  return After::next_stage;
+}
+
+After refine_stage(Step& step) {
+  const auto rounds = refinement_rounds(step.spec, step.state, step.dir, step.out);
+  if (rounds.empty()) {
+    record(step.state, "refine", "every set reached its target or has no estimate: no refinement jobs");
+    return After::next_stage;
+  }
+  load_plans(step.state.db, rounds, step.dir, step.out);
+  step.state.round += 1;
+  return submit_with_controller(step, rounds, fmt::format("refinement round {}", step.state.round));
+}
+
+After equalize_stage(Step& step) {
+  step.rerun = equalized_rerun(step.spec, step.state, step.dir, step.out);
+  return After::next_stage;
+}
+
+After rerun_stage(Step& step) {
+  step.state.phase = Phase::rerun;
+  return submit_with_controller(step, step.rerun, "re-run with marked and equalized weights in turn");
+}
+
+After compare_stage(Step& step) {
+  print_rerun_comparison(step.spec, step.state, step.dir, step.out);
+  record(step.state, "re-run", "rerun.txt");
+  return After::next_stage;
+}
+
+// The psi table; from here on the study finishes in this step: no controller follows.
+After analyze_stage(Step& step) {
+  step.state.controller.reset();
+  const std::string psi = psi_table(step.spec, step.state.db);
+  write_file_atomically(step.dir / "psi.txt", psi);
+  step.out << psi;
+  record(step.state, "psi", "psi.txt");
+  return After::next_stage;
+}
+
 // The forecast of every experiment from its runs (collector::forecast_experiment, stored as
 // a batch), in `hetscale predict`'s table; a kernel whose sets did not all reach the target
 // has too little to fit: said in the history, not faked.
-void predict(const StudySpec& spec, StudyState& state, const fs::path& dir, std::ostream& out) {
+After predict_stage(Step& step) {
+  const StudySpec& spec = step.spec;
+  StudyState& state = step.state;
   const double fastest = fastest_marked_speed(state.site);
   for (const auto& e : spec.experiments) {
     std::ostringstream text;
@@ -281,10 +339,11 @@ void predict(const StudySpec& spec, StudyState& state, const fs::path& dir, std:
       text << "not done: " << error.what() << '\n';
       history = fmt::format("{}: not done: {}", e.spec.name, error.what());
     }
-    write_file_atomically(dir / fmt::format("predict-{}.txt", e.spec.name), text.str());
-    out << "--- predict " << e.spec.name << '\n' << text.str();
+    write_file_atomically(step.dir / fmt::format("predict-{}.txt", e.spec.name), text.str());
+    step.out << "--- predict " << e.spec.name << '\n' << text.str();
     record(state, "predict", history);
   }
+  return After::next_stage;
 }
 
 // Every experiment simulated on the twin of the site (its network as the site table gives
@@ -292,7 +351,11 @@ void predict(const StudySpec& spec, StudyState& state, const fs::path& dir, std:
 // repetition: the twin's runs are deterministic; psi floor 0.7 so that the largest sets'
 // sizes stay within what the twin folds), the kernel's compute efficiency calibrated from
 // its first round's runs; collected as <experiment>-twin.
-void twin(const StudySpec& spec, StudyState& state, const fs::path& dir, std::ostream& out) {
+After twin_stage(Step& step) {
+  const StudySpec& spec = step.spec;
+  StudyState& state = step.state;
+  const fs::path& dir = step.dir;
+  std::ostream& out = step.out;
   collector::CollectOptions twins;
   for (const auto& e : spec.experiments) {
     const fs::path twin_dir = dir / e.spec.name / "twin";
@@ -310,8 +373,8 @@ void twin(const StudySpec& spec, StudyState& state, const fs::path& dir, std::os
     request.runner.kernel_dir = state.kernel_dir;
     request.runner.jobs = 0;  // one per processor
     std::string progress;
-    const twin::TwinStudyOutcome outcome =
-        twin::conduct_twin_study(request, [&](twin::TwinLine, const std::string& line) {
+    const twin::SimulatedRoundOutcome outcome =
+        twin::conduct_twin_study(request, [&](LineKind, const std::string& line) {
           out << line << std::flush;
           progress += line;
         });
@@ -325,85 +388,76 @@ void twin(const StudySpec& spec, StudyState& state, const fs::path& dir, std::os
   collector::collect(state.db, twins, no_stdin, out);
   record(state, "twin", fmt::format("{} experiment(s) on {} simulated nodes, collected as <experiment>-twin",
                                     spec.experiments.size(), 2 * spec.twin_nodes));
+  return After::next_stage;
 }
 
-void report(const StudySpec& spec, StudyState& state, const fs::path& dir, std::ostream& out) {
+After report_stage(Step& step) {
   report::ReportOptions options;  // every experiment with data, each with its <experiment>-twin
-  options.db = state.db;
-  options.output_dir = dir / "report";
-  options.title = spec.title;
+  options.db = step.state.db;
+  options.output_dir = step.dir / "report";
+  options.title = step.spec.title;
   const report::ReportResult written = report::write_report(options);
-  out << fmt::format("report written to {}\n", written.file.string());
-  record(state, "report", "report/index.html");
+  step.out << fmt::format("report written to {}\n", written.file.string());
+  record(step.state, "report", "report/index.html");
+  return After::next_stage;
 }
 
-// psi table, forecasts, report: the study is done.
-void finish(const StudySpec& spec, StudyState& state, const fs::path& dir, std::string& doing, std::ostream& out) {
-  doing = "psi table";
-  const std::string psi = psi_table(spec, state.db);
-  write_file_atomically(dir / "psi.txt", psi);
-  out << psi;
-  record(state, "psi", "psi.txt");
-  doing = "predict";
-  predict(spec, state, dir, out);
-  if (spec.twin_nodes > 0) {
-    doing = "twin";
-    twin(spec, state, dir, out);
-  }
-  doing = "report";
-  report(spec, state, dir, out);
-  state.stage = Stage::done;
-  state.arrays.clear();
-  record(state, "done", "study done");
-}
+// A stage of a controller's step: its name (docs/architecture.md), whether it runs in this
+// step, how a failure names it (its name when `doing` is null) and what it does.
+struct NamedStage {
+  std::string_view name;
+  bool (*runs)(const Step&);
+  std::string (*doing)(const StudyState&);
+  After (*run)(Step&);
+};
+
+// In order; the first stage that submits jobs ends the step, and a step that runs to the
+// end finishes the study.
+constexpr NamedStage controller_stages[] = {
+    {"collect", [](const Step&) { return true; },
+     [](const StudyState& s) { return fmt::format("collect ({} round {})", to_string(s.phase), s.round); },
+     collect_stage},
+    {"refine",
+     [](const Step& s) {
+       return s.state.phase == Phase::measure &&
+              after_round(s.state.round, s.spec.max_rounds, s.spec.equalize.enabled) == AfterRound::refine;
+     },
+     [](const StudyState& s) { return fmt::format("refine round {}", s.round + 1); }, refine_stage},
+    {"equalize", [](const Step& s) { return s.state.phase == Phase::measure && s.spec.equalize.enabled; }, nullptr,
+     equalize_stage},
+    {"re-run", [](const Step& s) { return s.state.phase == Phase::measure && !s.rerun.empty(); }, nullptr,
+     rerun_stage},
+    {"compare", [](const Step& s) { return s.state.phase == Phase::rerun; },
+     [](const StudyState&) { return std::string("re-run comparison"); }, compare_stage},
+    {"analyze", [](const Step&) { return true; }, [](const StudyState&) { return std::string("psi table"); },
+     analyze_stage},
+    {"predict", [](const Step&) { return true; }, nullptr, predict_stage},
+    {"twin", [](const Step& s) { return s.spec.twin_nodes > 0; }, nullptr, twin_stage},
+    {"report", [](const Step&) { return true; }, nullptr, report_stage},
+};
 
 StudyState step(const fs::path& dir, StudyState state, std::ostream& out) {
-  std::string doing = fmt::format("collect ({} round {})", to_string(state.stage), state.round);
+  // A spec that cannot be read fails the step in its first stage.
+  std::string doing = controller_stages[0].doing(state);
   try {
     const StudySpec spec = spec_of(state);
-    collect_arrays(state, dir, out);
-    record(state, "collected", fmt::format("{} round {}", to_string(state.stage), state.round));
-    if (state.stage == Stage::measure &&
-        after_round(state.round, spec.max_rounds, spec.equalize.enabled) == AfterRound::refine) {
-      doing = fmt::format("refine round {}", state.round + 1);
-      const auto rounds = refinement_rounds(spec, state, dir, out);
-      if (!rounds.empty()) {
-        load_plans(state.db, rounds, dir, out);
-        state.round += 1;
-        state.arrays = submit_rounds(rounds, {}, out);
-        record(state, "submitted", fmt::format("refinement round {}: {} array(s)", state.round, state.arrays.size()));
-        submit_controller(spec.name, state, dir, state.array_job_ids(), out);
-        save_state(dir, state);
-        return state;
-      }
-      record(state, "refine", "every set reached its target or has no estimate: no refinement jobs");
-    }
-    if (state.stage == Stage::measure && spec.equalize.enabled) {
-      doing = "equalize";
-      const auto rounds = equalized_rerun(spec, state, dir, out);
-      if (!rounds.empty()) {
-        doing = "re-run";
-        state.stage = Stage::rerun;
-        state.arrays = submit_rounds(rounds, {}, out);
-        record(state, "submitted", fmt::format("re-run with marked and equalized weights in turn: {} array(s)",
-                                               state.arrays.size()));
-        submit_controller(spec.name, state, dir, state.array_job_ids(), out);
+    Step step{spec, state, dir, out, {}};
+    for (const NamedStage& stage : controller_stages) {
+      if (!stage.runs(step)) continue;
+      doing = stage.doing ? stage.doing(state) : std::string(stage.name);
+      if (stage.run(step) == After::end_of_step) {
         save_state(dir, state);
         return state;
       }
     }
-    if (state.stage == Stage::rerun) {
-      doing = "re-run comparison";
-      print_rerun_comparison(spec, state, dir, out);
-      record(state, "re-run", "rerun.txt");
-    }
-    state.controller.reset();
-    finish(spec, state, dir, doing, out);
+    state.phase = Phase::done;
+    state.arrays.clear();
+    record(state, "done", "study done");
     save_state(dir, state);
     return state;
   } catch (const std::exception& e) {
-    state.failed_stage = state.stage;
-    state.stage = Stage::failed;
+    state.failed_phase = state.phase;
+    state.phase = Phase::failed;
     state.failure = fmt::format("{}: {}", doing, e.what());
     record(state, "failed", state.failure);
     save_state(dir, state);
@@ -421,6 +475,12 @@ std::string controller_script(const std::string& study_name, const StudyState& s
   out += "#SBATCH --output=logs/controller-%j.out\n";
   out += fmt::format("exec '{}' study step --dir '{}'\n", state.hetscale, fs::absolute(dir).string());
   return out;
+}
+
+std::vector<std::string_view> controller_stage_names() {
+  std::vector<std::string_view> names;
+  for (const NamedStage& stage : controller_stages) names.push_back(stage.name);
+  return names;
 }
 
 std::string psi_table(const StudySpec& spec, const std::string& db) {
@@ -462,14 +522,15 @@ StudyState run_study(const RunOptions& options, std::ostream& out) {
   state.partitions = options.partitions.empty() ? std::string() : fs::absolute(options.partitions).string();
   state.hetscale = fs::absolute(options.hetscale).string();
   state.twin_nodes = options.twin_nodes;
-  std::vector<jobgen::Study> planned;  // every experiment's round 0 checked before any is written
+  std::vector<jobgen::Round> planned;  // every experiment's round 0 checked before any is written
   for (const auto& e : spec.experiments)
-    planned.push_back(checked_round(jobgen::plan_study(e.spec, site), spec.replace_unavailable, out));
-  std::vector<PlannedRound> rounds;
-  for (const auto& p : planned) rounds.push_back(write_tested_round(round_directory(dir, p.spec.name, 0), p, state));
+    planned.push_back(checked_round(jobgen::plan_round(e.spec, site), spec.replace_unavailable, out));
+  std::vector<WrittenRound> rounds;
+  for (const auto& p : planned)
+    rounds.push_back(write_tested_round(round_directory(dir, p.spec.name, 0), p, state, out));
   record(state, "plan", fmt::format("round 0 of {} experiment(s) planned and tested", rounds.size()));
   load_plans(state.db, rounds, dir, out);
-  state.arrays = submit_rounds(rounds, {}, out);
+  state.arrays = submit_arrays(rounds, {}, out);
   record(state, "submitted", fmt::format("round 0: {} array(s)", state.arrays.size()));
   save_state(dir, state);  // the arrays are in Slurm: a failure from here on is resumable
   submit_controller(spec.name, state, dir, state.array_job_ids(), out);
@@ -480,10 +541,10 @@ StudyState run_study(const RunOptions& options, std::ostream& out) {
 StudyState step_study(const fs::path& dir, std::ostream& out) {
   StudyState state = load_state(dir);
   if (state.finished()) {
-    out << fmt::format("study {}: nothing to do\n", to_string(state.stage));
+    out << fmt::format("study {}: nothing to do\n", to_string(state.phase));
     return state;
   }
-  const auto active = active_jobs(state.array_job_ids());
+  const auto active = slurm::active_jobs(state.array_job_ids());
   if (!active.empty()) {  // started by hand before its arrays ended
     submit_controller(spec_of(state).name, state, dir, active, out);
     save_state(dir, state);
@@ -495,19 +556,19 @@ StudyState step_study(const fs::path& dir, std::ostream& out) {
 StudyState resume_study(const fs::path& dir, std::ostream& out) {
   StudyState state = load_state(dir);
   const bool controller_active =
-      state.controller && !active_jobs({*state.controller}).empty();
-  const auto active_arrays = active_jobs(state.array_job_ids());
+      state.controller && !slurm::active_jobs({*state.controller}).empty();
+  const auto active_arrays = slurm::active_jobs(state.array_job_ids());
   const ResumeAction action = resume_action(state, controller_active, !active_arrays.empty());
   const bool takes_step = action == ResumeAction::wait_for_arrays || action == ResumeAction::step_now;
-  if (state.stage == Stage::failed && takes_step) {  // the failed step taken again
+  if (state.phase == Phase::failed && takes_step) {  // the failed step taken again
     record(state, "resume", fmt::format("after the failure in {}", state.failure));
-    state.stage = *state.failed_stage;
-    state.failed_stage.reset();
+    state.phase = *state.failed_phase;
+    state.failed_phase.reset();
     state.failure.clear();
   }
   switch (action) {
     case ResumeAction::finished:
-      out << fmt::format("study {}: nothing to resume\n", to_string(state.stage));
+      out << fmt::format("study {}: nothing to resume\n", to_string(state.phase));
       return state;
     case ResumeAction::controller_active:
       out << fmt::format("controller job {} of the study is pending or running: nothing to do\n", *state.controller);

@@ -17,18 +17,18 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::string_view stage_names[] = {"measure", "rerun", "done", "failed"};
+constexpr std::string_view phase_names[] = {"measure", "rerun", "done", "failed"};
 
-Stage stage_from(const std::string& name, const std::string& source) {
-  for (std::size_t i = 0; i < std::size(stage_names); ++i)
-    if (stage_names[i] == name) return static_cast<Stage>(i);
+Phase phase_from(const std::string& name, const std::string& source) {
+  for (std::size_t i = 0; i < std::size(phase_names); ++i)
+    if (phase_names[i] == name) return static_cast<Phase>(i);
   throw Error(fmt::format("{}: unknown stage '{}'", source, name));
 }
 
 
 }  // namespace
 
-std::string_view to_string(Stage stage) { return stage_names[static_cast<std::size_t>(stage)]; }
+std::string_view to_string(Phase phase) { return phase_names[static_cast<std::size_t>(phase)]; }
 
 std::vector<std::uint64_t> StudyState::array_job_ids() const {
   std::vector<std::uint64_t> ids;
@@ -45,11 +45,11 @@ std::string state_json(const StudyState& s) {
   for (const auto& h : s.history) history.push_back({{"time", h.time}, {"stage", h.stage}, {"text", h.text}});
   json out = {{"spec", s.spec},         {"site", s.site},       {"db", s.db},
               {"kernel_dir", s.kernel_dir}, {"partitions", s.partitions}, {"hetscale", s.hetscale},
-              {"stage", to_string(s.stage)}, {"round", s.round}, {"arrays", arrays},
+              {"stage", to_string(s.phase)}, {"round", s.round}, {"arrays", arrays},
               {"controller", s.controller ? json(*s.controller) : json(nullptr)},
               {"history", history},     {"failure", s.failure}};
   if (s.twin_nodes) out["twin_nodes"] = *s.twin_nodes;
-  if (s.failed_stage) out["failed_stage"] = to_string(*s.failed_stage);
+  if (s.failed_phase) out["failed_stage"] = to_string(*s.failed_phase);
   return out.dump(2) + "\n";
 }
 
@@ -63,7 +63,7 @@ StudyState parse_state(std::string_view text, const std::string& source) {
     s.kernel_dir = in.at("kernel_dir").get<std::string>();
     s.partitions = in.at("partitions").get<std::string>();
     s.hetscale = in.at("hetscale").get<std::string>();
-    s.stage = stage_from(in.at("stage").get<std::string>(), source);
+    s.phase = phase_from(in.at("stage").get<std::string>(), source);
     s.round = in.at("round").get<std::uint32_t>();
     for (const auto& a : in.at("arrays"))
       s.arrays.push_back({a.at("experiment").get<std::string>(), a.at("set").get<std::uint32_t>(),
@@ -74,7 +74,7 @@ StudyState parse_state(std::string_view text, const std::string& source) {
                            h.at("text").get<std::string>()});
     s.failure = in.at("failure").get<std::string>();
     if (in.contains("twin_nodes")) s.twin_nodes = in.at("twin_nodes").get<std::uint32_t>();
-    if (in.contains("failed_stage")) s.failed_stage = stage_from(in.at("failed_stage").get<std::string>(), source);
+    if (in.contains("failed_stage")) s.failed_phase = phase_from(in.at("failed_stage").get<std::string>(), source);
     return s;
   } catch (const json::exception& e) {
     throw Error(fmt::format("{}: not a study state file: {}", source, e.what()));

@@ -3,7 +3,7 @@
 namespace hetscale::study {
 
 ResumeAction resume_action(const StudyState& state, bool controller_active, bool arrays_active) {
-  if (state.stage == Stage::done || (state.stage == Stage::failed && !state.failed_stage))
+  if (state.phase == Phase::done || (state.phase == Phase::failed && !state.failed_phase))
     return ResumeAction::finished;
   if (controller_active) return ResumeAction::controller_active;
   if (arrays_active) return ResumeAction::wait_for_arrays;

@@ -20,6 +20,31 @@ std::string error_of(const std::string& text, Read read) {
   return "no error";
 }
 
+// "file:line:col: message" of what parse() throws on `text`.
+std::string parse_error_of(const std::string& text) {
+  try {
+    (void)TomlSource(text, "t.toml").parse();
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+// toml++ 3.3 asserts on these (a table header whose first key starts with neither a key
+// character nor a quote) before its parser reports them; they are syntax errors with a place.
+TEST(TomlSource, TableHeaderStartingWithoutAKeyIsASyntaxErrorWithItsPlace) {
+  for (const std::string header : {"[{]", "[=]", "[.]", "[\x01]", "[[\x1b]]", "[\xc3\xa9]"}) {
+    const std::string error = parse_error_of("a = 1\n" + header + "\nb = 2\n");
+    EXPECT_TRUE(error.starts_with("t.toml:2:")) << header << ": " << error;
+    EXPECT_NE(error.find("key"), std::string::npos) << header << ": " << error;
+  }
+}
+
+// The same characters inside a multi-line array are values, not a header.
+TEST(TomlSource, BracketAtLineStartInsideAnArrayIsNotAHeader) {
+  EXPECT_EQ(parse_error_of("a = [\n[{x = 1}],\n]\n"), "no error");
+}
+
 TEST(TomlSource, RequiredGivesTheValue) {
   const std::string text = "[a]\nname = \"x\"\n";
   const TomlSource source(text, "t.toml");

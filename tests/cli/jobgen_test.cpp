@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <optional>
 #include <sstream>
 
 #include "cli_runner.hpp"
+#include "round_records.hpp"
 
 namespace hetscale::cli::testing {
 namespace {
@@ -40,18 +40,12 @@ std::string read(const fs::path& path) {
 class Jobgen : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::temp_directory_path() / ("hetscale-cli-jobgen-" + std::to_string(::getpid()));
     fs::remove_all(root_);
     fs::create_directories(root_);
-    if (const char* conf = std::getenv("SLURM_CONF")) saved_conf_ = conf;
-    ::setenv("SLURM_CONF", (root_ / "no-slurm.conf").c_str(), 1);
   }
-  void TearDown() override {
-    saved_conf_ ? ::setenv("SLURM_CONF", saved_conf_->c_str(), 1) : ::unsetenv("SLURM_CONF");
-    fs::remove_all(root_);
-  }
-  fs::path root_;
-  std::optional<std::string> saved_conf_;
+  void TearDown() override { fs::remove_all(root_); }
+  fs::path root_ = fs::temp_directory_path() / ("hetscale-cli-jobgen-" + std::to_string(::getpid()));
+  test::NoSlurm no_slurm_{root_ / "no-slurm.conf"};
 };
 
 TEST_F(Jobgen, WritesTheStudyAndSaysHowToSubmitIt) {
@@ -130,28 +124,12 @@ TEST_F(Jobgen, UsageErrors) {
   EXPECT_TRUE(fs::is_empty(root_));
 }
 
-// Records as the kernels would write them, with E_s from the constant-overhead model
-// 1/E_s = 2 + k/W (W = 2 N^3): the target 0.3 is reached at N = 1000.
-void write_records(const fs::path& file, int set, double marked_speed, std::initializer_list<double> sizes) {
-  constexpr double k = (1 / 0.3 - 2) * 2e9;
-  std::ofstream out(file);
-  for (double n : sizes) {
-    const double work = 2 * n * n * n;
-    const double efficiency = 1 / (2 + k / work);
-    const double seconds = work / (efficiency * marked_speed * 1e6);  // C in Mflops
-    out << nlohmann::json{{"schema", 1}, {"experiment", "mm-scaling"}, {"code", "mm"}, {"workload", "mm"},
-                          {"parameters", {{"N", n}}}, {"work", work}, {"wall_seconds", seconds},
-                          {"marked_speed", marked_speed}, {"machine_set", set}}.dump()
-        << '\n';
-  }
-}
-
 TEST_F(Jobgen, RefinesFromTheRecordsOfAStudy) {
   const fs::path first = root_ / "mm";
   ASSERT_EQ(run_cli({"jobgen", "--site", site, "--experiment", examples + "mm.toml", "-o", first.string(),
                      "--kernel-dir", "/opt/hetscale/bin"}).code, 0);
-  write_records(first / "records" / "set0-10_0.jsonl", 0, 100, {400, 566, 800, 1131, 1600});
-  write_records(first / "records" / "set1-11_0.jsonl", 1, 200, {800, 1000, 1200});
+  test::write_mm_records(first / "records" / "set0-10_0.jsonl", 0, 100, {400, 566, 800, 1131, 1600});
+  test::write_mm_records(first / "records" / "set1-11_0.jsonl", 1, 200, {800, 1000, 1200});
   // Another experiment's records in the same folder are not this study's.
   std::ofstream(first / "records" / "other.jsonl") << R"({"experiment": "other", "machine_set": 7})" << '\n';
   const fs::path next = root_ / "round1";

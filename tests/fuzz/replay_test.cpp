@@ -33,7 +33,7 @@ const Target targets[] = {
     {"scontrol_nodes", hetscale_fuzz_scontrol_nodes},
     {"scontrol_partition", hetscale_fuzz_scontrol_partition},
     {"site_table", hetscale_fuzz_site_table},
-    {"study_plan", hetscale_fuzz_study_plan},
+    {"round_plan", hetscale_fuzz_round_plan},
     {"workload", hetscale_fuzz_workload},
 };
 

@@ -269,7 +269,7 @@ TEST_P(BadSpecs, FailWithFileLineColumnAndExactMessage) {
   EXPECT_EQ(error_of(text, GetParam().file), GetParam().message);
 }
 
-// One committed fixture per rule; the site-dependent ones are in study_test.cpp.
+// One committed fixture per rule; the site-dependent ones are in round_test.cpp.
 INSTANTIATE_TEST_SUITE_P(
     Fixtures, BadSpecs,
     ::testing::Values(

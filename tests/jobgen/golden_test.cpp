@@ -13,7 +13,7 @@
 
 #include <unistd.h>
 
-#include "hetscale/jobgen/study_files.hpp"
+#include "hetscale/jobgen/round_files.hpp"
 
 namespace hetscale::jobgen {
 namespace {
@@ -42,7 +42,7 @@ std::vector<GeneratedFile> generate(const std::string& example) {
   const std::string spec_path = "examples/experiments/" + example + ".toml";
   const auto spec = parse_experiment_spec(read(fs::path(HETSCALE_SOURCE_DIR) / spec_path), spec_path);
   const auto site = load_site_table(fs::path(HETSCALE_FIXTURES_DIR) / "jobgen" / "site-example.toml");
-  return study_files(plan_study(spec, site), render, created);
+  return round_files(plan_round(spec, site), render, created);
 }
 
 std::set<std::string> golden_files(const fs::path& dir) {
@@ -74,39 +74,39 @@ TEST_P(Golden, GeneratedFilesMatch) {
   EXPECT_EQ(generated, golden_files(dir)) << "stale or missing golden files in " << dir.string();
 }
 
-// The plan file has one definition (the site library's study_plan.hpp): what jobgen writes, the site library reads
-// back and writes again byte for byte, processors as used by the study included.
+// The plan file has one definition (the site library's round_plan.hpp): what jobgen writes, the site library reads
+// back and writes again byte for byte, processors as used by the round included.
 TEST_P(Golden, PlanReadsBackThroughCore) {
   const fs::path file = golden_root / GetParam() / "plan.json";
-  const StudyPlan plan = load_study_plan(file);
+  const RoundPlan plan = load_round_plan(file);
   EXPECT_EQ(plan.experiment.name, load_experiment_spec(fs::path(HETSCALE_SOURCE_DIR) / "examples" /
                                                        "experiments" / (GetParam() + ".toml"))
                                       .name);
   EXPECT_EQ(to_json(plan).dump(2) + "\n", read(file));
 }
 
-// `jobgen --refine --db` plans a round from the plan the database holds: the study read
+// `jobgen --refine --db` plans a round from the plan the database holds: the round read
 // back from its plan renders the same files, plan included.
-TEST_P(Golden, StudyComesBackFromItsPlan) {
+TEST_P(Golden, RoundComesBackFromItsPlan) {
   const std::string spec_path = "examples/experiments/" + GetParam() + ".toml";
   const auto spec = parse_experiment_spec(read(fs::path(HETSCALE_SOURCE_DIR) / spec_path), spec_path);
   const auto site = load_site_table(fs::path(HETSCALE_FIXTURES_DIR) / "jobgen" / "site-example.toml");
-  Study study = plan_study(spec, site);
-  study.round = 2;
-  const StudyPlan plan = plan_of_study(study, created);
-  const Study back = study_from_plan(spec, plan);
-  EXPECT_EQ(back.round, 2U);
-  const auto expected = study_files(study, render, created);
-  const auto files = study_files(back, render, created);
+  Round round = plan_round(spec, site);
+  round.number = 2;
+  const RoundPlan plan = plan_of_round(round, created);
+  const Round back = round_from_plan(spec, plan);
+  EXPECT_EQ(back.number, 2U);
+  const auto expected = round_files(round, render, created);
+  const auto files = round_files(back, render, created);
   ASSERT_EQ(files.size(), expected.size());
   for (std::size_t i = 0; i < files.size(); ++i) {
     EXPECT_EQ(files[i].path, expected[i].path);
     EXPECT_EQ(files[i].content, expected[i].content) << files[i].path.string();
   }
   // A plan of another experiment is refused.
-  StudyPlan other = plan;
+  RoundPlan other = plan;
   other.experiment.target_efficiency /= 2;
-  EXPECT_THROW(study_from_plan(spec, other), Error);
+  EXPECT_THROW(round_from_plan(spec, other), Error);
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, Golden, ::testing::Values("mm", "ge", "conv2d", "heat", "mm-weights"));
@@ -125,7 +125,7 @@ TEST(PlanFile, HoldsTheSpecWithoutDatabasePasswords) {
     EXPECT_EQ(spec.database, database);
     const auto site =
         load_site_table(fs::path(HETSCALE_FIXTURES_DIR) / "jobgen" / "site-example.toml");
-    const StudyPlan plan = plan_of_study(plan_study(spec, site), created);
+    const RoundPlan plan = plan_of_round(plan_round(spec, site), created);
     ASSERT_TRUE(plan.experiment.spec);
     EXPECT_EQ(plan.experiment.spec->text.find("s3cret"), std::string::npos);
     EXPECT_NE(plan.experiment.spec->text.find("***"), std::string::npos);
@@ -138,7 +138,7 @@ TEST(GeneratedScripts, PassTheShellSyntaxCheck) {
   const fs::path dir = fs::temp_directory_path() / ("hetscale-jobgen-syntax-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   for (const std::string example : {"mm", "ge", "conv2d", "heat", "mm-weights"}) {
-    write_study(dir / example, generate(example));
+    write_round_directory(dir / example, generate(example));
     for (const auto& entry : fs::directory_iterator(dir / example)) {
       const std::string name = entry.path().filename().string();
       const bool batch = name.ends_with(".sbatch");

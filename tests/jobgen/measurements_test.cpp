@@ -18,12 +18,12 @@ class Measurements : public ::testing::Test {
     dir_ = fs::temp_directory_path() / ("hetscale-measurements-" + std::to_string(::getpid()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
-    study_ = plan_study(load_experiment_spec(std::string(HETSCALE_SOURCE_DIR) + "/examples/experiments/mm.toml"),
+    round_ = plan_round(load_experiment_spec(std::string(HETSCALE_SOURCE_DIR) + "/examples/experiments/mm.toml"),
                         load_site_table(std::string(HETSCALE_FIXTURES_DIR) + "/jobgen/site-example.toml"));
   }
   void TearDown() override { fs::remove_all(dir_); }
   fs::path dir_;
-  Study study_;
+  Round round_;
 };
 
 TEST_F(Measurements, EfficiencyIsWorkOverTimeAndMarkedSpeed) {
@@ -35,7 +35,7 @@ TEST_F(Measurements, EfficiencyIsWorkOverTimeAndMarkedSpeed) {
       << R"({"experiment":"mm-scaling","machine_set":1,"parameters":{"N":1000},"work":2e9,"wall_seconds":20})" << "\n"
       << R"({"experiment":"elsewhere","machine_set":9})" << "\n";
   std::ofstream(dir_ / "ignored.txt") << "not a record file";
-  const auto m = read_measurements(dir_, study_);
+  const auto m = read_measurements(dir_, round_);
   ASSERT_EQ(m.size(), 2U);
   ASSERT_EQ(m.at(0).size(), 1U);
   EXPECT_DOUBLE_EQ(m.at(0)[0].parameter, 1000);
@@ -48,7 +48,7 @@ TEST_F(Measurements, ABadLineNamesFileAndLine) {
       << R"({"experiment":"mm-scaling","machine_set":0,"parameters":{"N":1000},"work":2e9,"wall_seconds":50})" << "\n"
       << R"({"experiment":"mm-scaling","machine_set":0,"parameters":{"M":1000},"work":2e9,"wall_seconds":50})" << "\n";
   try {
-    (void)read_measurements(dir_, study_);
+    (void)read_measurements(dir_, round_);
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()), (dir_ / "b.jsonl").string() + ":2: field 'parameters/N' must be a number");
@@ -59,7 +59,7 @@ TEST_F(Measurements, ASetOutsideThePlanIsAnError) {
   std::ofstream(dir_ / "c.jsonl")
       << R"({"experiment":"mm-scaling","machine_set":5,"parameters":{"N":1000},"work":2e9,"wall_seconds":50})" << "\n";
   try {
-    (void)read_measurements(dir_, study_);
+    (void)read_measurements(dir_, round_);
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()), (dir_ / "c.jsonl").string() + ":1: machine set 5 is not in the plan");

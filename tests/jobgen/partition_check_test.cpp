@@ -10,59 +10,37 @@ using ::testing::ElementsAre;
 
 const std::string mm_spec = std::string(HETSCALE_SOURCE_DIR) + "/examples/experiments/mm.toml";
 
-Study mm_study() {
-  return plan_study(
+Round mm_round() {
+  return plan_round(
       load_experiment_spec(mm_spec),
       load_site_table(std::string(HETSCALE_FIXTURES_DIR) + "/jobgen/site-example.toml"));
 }
 
-std::string failure(const Study& study, const SlurmPartition& partition) {
+std::string failure(const Round& round, const slurm::Partition& partition) {
   try {
-    check_partition(study, partition, "mm.toml:24:13");
+    check_partition(round, partition, "mm.toml:24:13");
   } catch (const ConfigError& e) {
     return e.what();
   }
   return "no error";
 }
 
-TEST(PartitionCheck, ReadsScontrolsOneLine) {
-  const auto p = parse_scontrol_partition(
-      "PartitionName=testbed AllowGroups=ALL Default=YES Nodes=n[1-3],fat1 PriorityTier=1 "
-      "TotalCPUs=10 "
-      "TotalNodes=4 State=UP\n");
-  EXPECT_EQ(p.name, "testbed");
-  EXPECT_THAT(p.nodes, ElementsAre("n1", "n2", "n3", "fat1"));
-  // A partition without nodes, and output that is not a partition.
-  EXPECT_TRUE(
-      parse_scontrol_partition("PartitionName=empty Nodes=(null) TotalNodes=0").nodes.empty());
-  EXPECT_THROW(
-      parse_scontrol_partition("slurm_load_partitions error: Unable to contact slurm controller"),
-      Error);
-}
-
-TEST(PartitionCheck, ReadsMaxTime) {
-  EXPECT_FALSE(parse_scontrol_partition("PartitionName=t MaxTime=UNLIMITED Nodes=n1").max_time_seconds);
-  EXPECT_EQ(parse_scontrol_partition("PartitionName=t MaxTime=1-12:00:00 Nodes=n1").max_time_seconds, 129600U);
-  EXPECT_EQ(parse_scontrol_partition("PartitionName=t MaxTime=30:00 Nodes=n1").max_time_seconds, 1800U);
-  EXPECT_THROW((void)parse_scontrol_partition("PartitionName=t MaxTime=soon Nodes=n1"), Error);
-}
-
 TEST(PartitionCheck, TheLargestSetMustFitAtTheSpecsMaxKey) {
-  const Study study = mm_study();  // sets of 2, 4 and 8 nodes
-  ASSERT_EQ(study.sets.back().members.size(), 8U);
+  const Round round = mm_round();  // sets of 2, 4 and 8 nodes
+  ASSERT_EQ(round.sets.back().members.size(), 8U);
   // `max = 16` is line 20, column 7 of mm.toml.
-  EXPECT_EQ(failure(study, {"small", {"fat1", "blade01", "fat2", "blade02", "fat3"}, std::nullopt}),
+  EXPECT_EQ(failure(round, {"small", {"fat1", "blade01", "fat2", "blade02", "fat3"}, std::nullopt}),
             mm_spec +
                 ":20:7: machine set 2 has 8 nodes, more than the 5 nodes of partition 'small' "
                 "(mm.toml:24:13)");
-  SlurmPartition without_fat4{
+  slurm::Partition without_fat4{
       "most", {"fat1", "fat2", "fat3", "blade01", "blade02", "blade03", "blade04", "blade05"}, std::nullopt};
   EXPECT_EQ(
-      failure(study, without_fat4),
+      failure(round, without_fat4),
       mm_spec + ":20:7: node 'fat4' of machine set 2 is not in partition 'most' (mm.toml:24:13)");
-  SlurmPartition all{"all",
+  slurm::Partition all{"all",
                      {"fat1", "fat2", "fat3", "fat4", "blade01", "blade02", "blade03", "blade04"}, std::nullopt};
-  EXPECT_EQ(failure(study, all), "no error");
+  EXPECT_EQ(failure(round, all), "no error");
 }
 
 TEST(PartitionCheck, TheSpecRemembersWhereThePartitionIsNamed) {

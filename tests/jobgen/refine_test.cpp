@@ -82,15 +82,15 @@ TEST(Refine, NoMeasurementsNoJobs) {
   EXPECT_EQ(r.explanation, "set 4: no runs collected");
 }
 
-TEST(Refine, TheNextStudyGivesSizesOnlyToSetsThatNeedJobs) {
-  Study previous{parse_experiment_spec("[experiment]\nname = \"x\"\ntarget_efficiency = 0.3\n[code]\nkernel = \"mm\"\n"
+TEST(Refine, TheNextRoundGivesSizesOnlyToSetsThatNeedJobs) {
+  Round previous{parse_experiment_spec("[experiment]\nname = \"x\"\ntarget_efficiency = 0.3\n[code]\nkernel = \"mm\"\n"
                                        "[parameter]\nmin = 10\nmax = 40\npoints = 3\n",
                                        "x.toml"),
                  {},
                  {},
                  3};
   for (std::size_t i = 0; i < 3; ++i) {
-    StudySet s;
+    RoundSet s;
     s.set.index = i;
     s.parameter_values = {1, 2};
     previous.sets.push_back(s);
@@ -98,13 +98,13 @@ TEST(Refine, TheNextStudyGivesSizesOnlyToSetsThatNeedJobs) {
   SetRefinement done{0, Status::reached, 5, {}, ""};
   SetRefinement more{1, Status::refine, 50, {48, 50, 52}, ""};
   SetRefinement spent{2, Status::exhausted, 0, {}, ""};
-  const Study next = refined_study(previous, {done, more, spent});
+  const Round next = refined_round(previous, {done, more, spent});
   ASSERT_EQ(next.sets.size(), 3U);
   EXPECT_TRUE(next.sets[0].parameter_values.empty());
   EXPECT_THAT(next.sets[1].parameter_values, ::testing::ElementsAre(48, 50, 52));
   EXPECT_TRUE(next.sets[2].parameter_values.empty());
-  EXPECT_EQ(next.round, 4U);  // the plan file records it
-  EXPECT_EQ(refined_study(next, {}).round, 5U);
+  EXPECT_EQ(next.number, 4U);  // the plan file records it
+  EXPECT_EQ(refined_round(next, {}).number, 5U);
 }
 
 }  // namespace

@@ -3,24 +3,11 @@
 #include <gtest/gtest.h>
 
 #include "hetscale/jobgen/measurements.hpp"
-#include "hetscale/jobgen/study.hpp"
+#include "hetscale/jobgen/round.hpp"
+#include "hetscale/slurm/scontrol.hpp"
 
 namespace hetscale::jobgen {
 namespace {
-
-TEST(TimeLimit, ReadsSlurmsTimeFormats) {
-  EXPECT_EQ(parse_slurm_time("30"), 1800U);                   // M
-  EXPECT_EQ(parse_slurm_time("5:30"), 330U);                  // M:S
-  EXPECT_EQ(parse_slurm_time("01:00:00"), 3600U);             // H:M:S
-  EXPECT_EQ(parse_slurm_time("2-12"), 2 * 86400U + 12 * 3600U);  // D-H
-  EXPECT_EQ(parse_slurm_time("1-2:30"), 86400U + 2 * 3600U + 30 * 60U);  // D-H:M
-  EXPECT_EQ(parse_slurm_time("1-00:00:01"), 86401U);          // D-H:M:S
-  for (const char* bad : {"", "a", "1-", "-1", "1:2:3:4", "1-1:2:3:4", "1::2", "1h", "UNLIMITED"})
-    EXPECT_FALSE(parse_slurm_time(bad).has_value()) << bad;
-  EXPECT_EQ(format_slurm_time(59), "00:00:59");
-  EXPECT_EQ(format_slurm_time(17 * 60), "00:17:00");
-  EXPECT_EQ(format_slurm_time(90061), "1-01:01:01");
-}
 
 std::string site_text(const std::string& unit) {
   return "[site]\nname = \"t\"\nspeed_unit = \"" + unit +
@@ -29,19 +16,19 @@ std::string site_text(const std::string& unit) {
 }
 
 // One set of 2 nodes of 100 Mflops (C = 200 Mflops); W = 2 N^3; 3 repetitions.
-Study one_set(const std::string& slurm = "", const std::string& unit = "Mflops") {
+Round one_set(const std::string& slurm = "", const std::string& unit = "Mflops") {
   const std::string spec =
       "[experiment]\nname = \"t\"\ntarget_efficiency = 0.5\nrepetitions = 3\n\n[code]\nkernel = \"mm\"\n\n"
       "[parameter]\nvalues = [100, 2000]\n\n[machine_sets]\nstart = 2\nmax = 2\n" + slurm;
-  return plan_study(parse_experiment_spec(spec, "spec.toml"), parse_site_table(site_text(unit), "site.toml"));
+  return plan_round(parse_experiment_spec(spec, "spec.toml"), parse_site_table(site_text(unit), "site.toml"));
 }
 
 TEST(TimeLimit, EstimatedFromTheWorkOfTheLargestSize) {
-  const Study study = one_set();
-  ASSERT_EQ(study.sets.size(), 1U);
-  ASSERT_EQ(study.sets[0].set.marked_speed, 200);
+  const Round round = one_set();
+  ASSERT_EQ(round.sets.size(), 1U);
+  ASSERT_EQ(round.sets[0].set.marked_speed, 200);
   // W(2000) = 1.6e10; T = 1.6e10 / (200e6 x 0.5) = 160 s; x 3 x 2 + 60 = 1020 s = 17 min.
-  const SetTimeLimit& limit = study.sets[0].time_limit;
+  const SetTimeLimit& limit = round.sets[0].time_limit;
   EXPECT_EQ(limit.slurm_time, "00:17:00");
   EXPECT_EQ(limit.seconds, 1020U);
   EXPECT_EQ(limit.basis,
@@ -50,9 +37,9 @@ TEST(TimeLimit, EstimatedFromTheWorkOfTheLargestSize) {
 }
 
 TEST(TimeLimit, CountsOneRunPerWeightsOfEachRepetition) {
-  const Study study = one_set("\n[slurm]\nweights = [\"marked\", \"equalized\"]\n");
+  const Round round = one_set("\n[slurm]\nweights = [\"marked\", \"equalized\"]\n");
   // T = 160 s as above; x 3 repetitions x 2 weights x 2 + 60 = 1980 s = 33 min.
-  const SetTimeLimit& limit = study.sets[0].time_limit;
+  const SetTimeLimit& limit = round.sets[0].time_limit;
   EXPECT_EQ(limit.slurm_time, "00:33:00");
   EXPECT_EQ(limit.seconds, 1980U);
   EXPECT_TRUE(limit.basis.ends_with("; x 3 repetitions x 2 weights x safety 2 + 60 s start-up = 1980 s, rounded up "
@@ -61,37 +48,37 @@ TEST(TimeLimit, CountsOneRunPerWeightsOfEachRepetition) {
 }
 
 TEST(TimeLimit, ShortEstimatesGetTheFloor) {
-  Study study = one_set();
-  study.sets[0].parameter_values = {100, 1000};
+  Round round = one_set();
+  round.sets[0].parameter_values = {100, 1000};
   // W(1000) = 2e9; T = 20 s; x 3 x 2 + 60 = 180 s = 3 min, below the floor of 5 min.
-  const SetTimeLimit limit = estimated_time_limit(study, study.sets[0]);
+  const SetTimeLimit limit = estimated_time_limit(round, round.sets[0]);
   EXPECT_EQ(limit.slurm_time, "00:05:00");
   EXPECT_TRUE(limit.basis.ends_with("= 180 s, raised to the floor of 5 min")) << limit.basis;
 }
 
 TEST(TimeLimit, AFixedLimitIsTheSpecsForEverySet) {
-  Study study = one_set("\n[slurm]\ntime_limit = \"1-00:00:00\"\n");
-  EXPECT_EQ(study.sets[0].time_limit.slurm_time, "1-00:00:00");
-  EXPECT_EQ(study.sets[0].time_limit.basis, "fixed by [slurm] time_limit");
-  cap_time_limits(study, 600, "short");  // the spec's limit is left to Slurm
-  EXPECT_EQ(study.sets[0].time_limit.slurm_time, "1-00:00:00");
-  apply_measured_time_limits(study, {{0, 2000, 1.6e10, 5000, {}, {}, "r:1"}});
-  EXPECT_EQ(study.sets[0].time_limit.slurm_time, "1-00:00:00");
+  Round round = one_set("\n[slurm]\ntime_limit = \"1-00:00:00\"\n");
+  EXPECT_EQ(round.sets[0].time_limit.slurm_time, "1-00:00:00");
+  EXPECT_EQ(round.sets[0].time_limit.basis, "fixed by [slurm] time_limit");
+  cap_time_limits(round, 600, "short");  // the spec's limit is left to Slurm
+  EXPECT_EQ(round.sets[0].time_limit.slurm_time, "1-00:00:00");
+  apply_measured_time_limits(round, {{0, 2000, 1.6e10, 5000, {}, {}, "r:1"}});
+  EXPECT_EQ(round.sets[0].time_limit.slurm_time, "1-00:00:00");
 }
 
 TEST(TimeLimit, CappedAtThePartitionsMaxTime) {
-  Study study = one_set();
-  cap_time_limits(study, 600, "short");
-  EXPECT_EQ(study.sets[0].time_limit.slurm_time, "00:10:00");
-  EXPECT_EQ(study.sets[0].time_limit.seconds, 600U);
-  EXPECT_TRUE(study.sets[0].time_limit.basis.ends_with("; 00:17:00 capped at MaxTime 00:10:00 of partition 'short'"))
-      << study.sets[0].time_limit.basis;
-  cap_time_limits(study, 3600, "long");  // already below
-  EXPECT_EQ(study.sets[0].time_limit.slurm_time, "00:10:00");
+  Round round = one_set();
+  cap_time_limits(round, 600, "short");
+  EXPECT_EQ(round.sets[0].time_limit.slurm_time, "00:10:00");
+  EXPECT_EQ(round.sets[0].time_limit.seconds, 600U);
+  EXPECT_TRUE(round.sets[0].time_limit.basis.ends_with("; 00:17:00 capped at MaxTime 00:10:00 of partition 'short'"))
+      << round.sets[0].time_limit.basis;
+  cap_time_limits(round, 3600, "long");  // already below
+  EXPECT_EQ(round.sets[0].time_limit.slurm_time, "00:10:00");
 }
 
 TEST(TimeLimit, ARoundScalesTheMeasuredRunNearestInWork) {
-  Study study = one_set();
+  Round round = one_set();
   const std::vector<MeasuredRun> runs{
       {0, 1000, 2e9, 30, {}, {}, "r:1"},      // W ratio 8
       {0, 1500, 6.75e9, 80, {}, {}, "r:2"},   // W ratio 2.37: nearest; the longer of the two
@@ -99,32 +86,32 @@ TEST(TimeLimit, ARoundScalesTheMeasuredRunNearestInWork) {
       {1, 2000, 1.6e10, 1, {}, {}, "r:4"},    // another set
   };
   // 85 s x 1.6e10 / 6.75e9 = 201.48 s; x 3 x 2 + 60 = 1268.9 s -> 22 min.
-  const auto limit = measured_time_limit(study, study.sets[0], runs);
+  const auto limit = measured_time_limit(round, round.sets[0], runs);
   ASSERT_TRUE(limit.has_value());
   EXPECT_EQ(limit->slurm_time, "00:22:00");
   EXPECT_EQ(limit->basis,
             "measured 85 s at N=1500 (the run nearest in work), x W(2000) / W(1500) = 2.37 -> 201.5 s; x 3 "
             "repetitions x safety 2 + 60 s start-up = 1269 s, rounded up to whole minutes");
-  EXPECT_FALSE(measured_time_limit(study, study.sets[0], {runs[3]}).has_value());
-  apply_measured_time_limits(study, runs);
-  EXPECT_EQ(study.sets[0].time_limit.slurm_time, "00:22:00");
-  apply_measured_time_limits(study, {});  // no runs: the estimate from the work
-  EXPECT_EQ(study.sets[0].time_limit.slurm_time, "00:17:00");
+  EXPECT_FALSE(measured_time_limit(round, round.sets[0], {runs[3]}).has_value());
+  apply_measured_time_limits(round, runs);
+  EXPECT_EQ(round.sets[0].time_limit.slurm_time, "00:22:00");
+  apply_measured_time_limits(round, {});  // no runs: the estimate from the work
+  EXPECT_EQ(round.sets[0].time_limit.slurm_time, "00:17:00");
 }
 
 TEST(TimeLimit, ASpeedUnitWithoutSecondsFallsBackToTheDefault) {
-  const Study study = one_set("", "speed-factor");
-  EXPECT_EQ(study.sets[0].time_limit.slurm_time, "00:30:00");
-  EXPECT_EQ(study.sets[0].time_limit.basis, "the speed unit 'speed-factor' gives no seconds: the default 00:30:00");
+  const Round round = one_set("", "speed-factor");
+  EXPECT_EQ(round.sets[0].time_limit.slurm_time, "00:30:00");
+  EXPECT_EQ(round.sets[0].time_limit.basis, "the speed unit 'speed-factor' gives no seconds: the default 00:30:00");
 }
 
 TEST(TimeLimit, ASetWithoutMarkedSpeedFallsBackToTheDefault) {
-  Study study = one_set();
-  study.sets[0].set.marked_speed = 0;
-  const SetTimeLimit limit = estimated_time_limit(study, study.sets[0]);
+  Round round = one_set();
+  round.sets[0].set.marked_speed = 0;
+  const SetTimeLimit limit = estimated_time_limit(round, round.sets[0]);
   EXPECT_EQ(limit.seconds, time_limit_rule.fallback_seconds);
   EXPECT_EQ(limit.basis, "machine set 0 has no marked speed: the default " +
-                             format_slurm_time(time_limit_rule.fallback_seconds));
+                             slurm::format_slurm_time(time_limit_rule.fallback_seconds));
 }
 
 }  // namespace

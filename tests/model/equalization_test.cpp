@@ -28,6 +28,26 @@ TEST(Equalization, StepOneIsProportionalToMeanSpeed) {
   EXPECT_GT(p.degree, 0);
 }
 
+TEST(Equalization, DescribePartitionGivesTimesSpreadsAndDegree) {
+  // t = X / s: 2 and 4; sigma_T = k sqrt(t): 0 and 2; finishes 2 and 6 around 4: 50 %.
+  const std::vector<VariableComputer> computers{{1, 0}, {0.5, 1}};
+  const auto p = describe_partition(computers, {2, 2});
+  EXPECT_EQ(p.work, (std::vector<double>{2, 2}));
+  EXPECT_EQ(p.mean_time, (std::vector<double>{2, 4}));
+  EXPECT_EQ(p.time_sd, (std::vector<double>{0, 2}));
+  EXPECT_DOUBLE_EQ(p.degree, 50);
+  EXPECT_DOUBLE_EQ(p.degree, equalization_degree(p.mean_time, p.time_sd));
+  // The partitions of this file are described the same way.
+  const auto step1 = proportional_partition(computers, 9);
+  EXPECT_EQ(describe_partition(computers, step1.work).time_sd, step1.time_sd);
+  try {
+    (void)describe_partition(computers, {1, 2, 3});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "the partition has 3 parts for 2 computers");
+  }
+}
+
 TEST(Equalization, ExactSolutionOnTwoComputersByHand) {
   // Equal speeds, one steady (k = 0), one varying (k = 1), X = 2: t1 = t2 + sqrt(t2) and
   // t1 + t2 = 2 give 2 r^2 + r - 2 = 0 with r = sqrt(t2): r = (sqrt(17) - 1) / 4.

@@ -74,15 +74,18 @@ TEST(Simulation, TauGrowsWithHeterogeneitySyncPointsAndIntervals) {
   EXPECT_LT(tau(0.2, 1, 2), tau(0.2, 1, 40));
 }
 
-std::vector<VariableComputer> model_of(const std::vector<SimulatedComputer>& computers,
-                                       const SimulationOptions& options) {
-  const double correlation = correlation_time_of_uniform_intervals(options.max_interval);
-  std::vector<VariableComputer> model;
-  for (const auto& c : computers)
-    model.push_back(
-        {c.max_power * c.mean_availability,
-         variation_from_heterogeneity(c.availability_sd / c.mean_availability, correlation)});
-  return model;
+TEST(Simulation, VariableComputersAreTheModelsView) {
+  // s = alpha a; k = TH sqrt(2 I / 3) with TH = sigma_A / a: I = 6 gives sqrt(4) = 2.
+  const std::vector<SimulatedComputer> computers{{2, 0.5, 0.1}, {1, 1, 0}};
+  const auto model = variable_computers(computers, 6);
+  ASSERT_EQ(model.size(), 2u);
+  EXPECT_DOUBLE_EQ(model[0].speed, 1);
+  EXPECT_DOUBLE_EQ(model[0].variation, 0.2 * 2);
+  EXPECT_DOUBLE_EQ(model[1].speed, 1);
+  EXPECT_EQ(model[1].variation, 0);
+  EXPECT_DOUBLE_EQ(model[0].variation,
+                   variation_from_heterogeneity(0.1 / 0.5, correlation_time_of_uniform_intervals(6)));
+  EXPECT_THROW((void)variable_computers(computers, 0), Error);
 }
 
 TEST(Simulation, EqualizationHelpsOnManyNodesOfMixedVariability) {
@@ -91,7 +94,7 @@ TEST(Simulation, EqualizationHelpsOnManyNodesOfMixedVariability) {
   for (int i = 0; i < 4; ++i) computers.push_back({2, 0.5, 0.25});
   auto options = quick(800);
   options.max_interval = 10;
-  const auto model = model_of(computers, options);
+  const auto model = variable_computers(computers, options.max_interval);
   const auto step1 = proportional_partition(model, 1200);
   const auto step2 = equalized_partition(model, 1200);
   EXPECT_GT(step2.work[0], step1.work[0]);  // more work to the steadier computers
@@ -106,7 +109,7 @@ TEST(Simulation, OptimiserIsNeverWorseThanItsStart) {
   const std::vector<SimulatedComputer> computers{{1, 0.5, 0.02}, {1, 0.5, 0.28}};
   auto options = quick(800);
   options.max_interval = 10;
-  const auto step2 = equalized_partition(model_of(computers, options), 200);
+  const auto step2 = equalized_partition(variable_computers(computers, options.max_interval), 200);
   const auto best = optimise_partition(computers, step2.work, options);
   EXPECT_NEAR(best[0] + best[1], 200, 1e-9);
   EXPECT_LE(simulate(computers, best, options).tau, simulate(computers, step2.work, options).tau);

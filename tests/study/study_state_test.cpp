@@ -21,7 +21,7 @@ StudyState example() {
   s.kernel_dir = "/bin";
   s.partitions = "/p";
   s.hetscale = "/bin/hetscale";
-  s.stage = Stage::measure;
+  s.phase = Phase::measure;
   s.round = 1;
   s.arrays = {{"mm", 0, 12, "/d/mm/round1"}, {"mm", 1, 13, "/d/mm/round1"}};
   s.controller = 14;
@@ -53,11 +53,11 @@ TEST(StudyState, KeepsTheTwinNodesGivenOnlyWhenGiven) {
 TEST(StudyState, KeepsTheStageWhoseStepFailed) {
   StudyState s = example();
   EXPECT_EQ(state_json(s).find("failed_stage"), std::string::npos);
-  s.stage = Stage::failed;
-  s.failed_stage = Stage::rerun;
+  s.phase = Phase::failed;
+  s.failed_phase = Phase::rerun;
   const StudyState back = parse_state(state_json(s), "x");
-  EXPECT_EQ(back.stage, Stage::failed);
-  EXPECT_EQ(back.failed_stage, std::optional<Stage>(Stage::rerun));
+  EXPECT_EQ(back.phase, Phase::failed);
+  EXPECT_EQ(back.failed_phase, std::optional<Phase>(Phase::rerun));
 }
 
 TEST(StudyState, RefusesWhatIsNoState) {
@@ -79,12 +79,12 @@ TEST(StudyStep, ResumeDecisions) {
   EXPECT_EQ(resume_action(s, true, true), ResumeAction::controller_active);
   EXPECT_EQ(resume_action(s, false, true), ResumeAction::wait_for_arrays);
   EXPECT_EQ(resume_action(s, false, false), ResumeAction::step_now);
-  s.stage = Stage::done;
+  s.phase = Phase::done;
   EXPECT_EQ(resume_action(s, true, true), ResumeAction::finished);
-  s.stage = Stage::failed;
+  s.phase = Phase::failed;
   EXPECT_EQ(resume_action(s, false, false), ResumeAction::finished);  // no stage to take again
   // A failed step is taken again, as its stage.
-  s.failed_stage = Stage::measure;
+  s.failed_phase = Phase::measure;
   EXPECT_EQ(resume_action(s, false, false), ResumeAction::step_now);
   EXPECT_EQ(resume_action(s, false, true), ResumeAction::wait_for_arrays);
   EXPECT_EQ(resume_action(s, true, false), ResumeAction::controller_active);

@@ -16,14 +16,14 @@
 
 #include "hetscale/base/error.hpp"
 #include "hetscale/jobgen/experiment_spec.hpp"
-#include "hetscale/jobgen/study.hpp"
-#include "hetscale/jobgen/study_files.hpp"
+#include "hetscale/jobgen/round.hpp"
+#include "hetscale/jobgen/round_files.hpp"
+#include "hetscale/site/round_plan.hpp"
 #include "hetscale/site/run_record.hpp"
 #include "hetscale/site/run_record_reader.hpp"
 #include "hetscale/site/site_table.hpp"
-#include "hetscale/site/study_plan.hpp"
 #include "hetscale/twin/conduct.hpp"
-#include "hetscale/twin/study.hpp"
+#include "hetscale/twin/simulated_round.hpp"
 #include "hetscale/twin/twin_platform.hpp"
 
 namespace hetscale {
@@ -94,13 +94,13 @@ class TwinStudyTest : public ::testing::Test {
     return options;
   }
 
-  // Writes the study of `s` into root_/name and returns it as loaded back from there.
-  twin::TwinStudy write(const std::string& name, const jobgen::ExperimentSpec& s,
-                        twin::TwinStudyOptions options = {}) const {
-    const twin::TwinStudy study = twin::plan_twin_study(s, site_, platform_, options);
-    jobgen::write_study(root_ / name,
-                        twin::twin_study_files(study, platform_, site_text_, options, "2026-11-23T00:00:00Z"));
-    return twin::load_twin_study(root_ / name);
+  // Writes round 0 of `s` into root_/name and returns it as loaded back from there.
+  twin::SimulatedRound write(const std::string& name, const jobgen::ExperimentSpec& s,
+                             twin::SimulatedRoundOptions options = {}) const {
+    const twin::SimulatedRound simulated = twin::plan_simulated_round(s, site_, platform_, options);
+    jobgen::write_round_directory(
+        root_ / name, twin::simulated_round_files(simulated, platform_, site_text_, options, "2026-11-23T00:00:00Z"));
+    return twin::load_simulated_round(root_ / name);
   }
 
   std::string site_text_;
@@ -110,48 +110,48 @@ class TwinStudyTest : public ::testing::Test {
 };
 
 TEST_F(TwinStudyTest, PlansTheSetsJobgenPlansWithOneRunPerSetSizeAndRepetition) {
-  const twin::TwinStudy study = twin::plan_twin_study(spec(), site_, platform_, {});
+  const twin::SimulatedRound simulated = twin::plan_simulated_round(spec(), site_, platform_, {});
   jobgen::ExperimentSpec renamed = spec();
   renamed.name = "tw-twin";
-  const jobgen::Study jobgen_study = jobgen::plan_study(renamed, site_);
-  EXPECT_EQ(study.study.spec.name, "tw-twin");
-  EXPECT_EQ(study.platform_hash, platform_.sha256);
-  ASSERT_EQ(study.study.sets.size(), jobgen_study.sets.size());
-  ASSERT_EQ(study.study.sets.size(), 3u);
+  const jobgen::Round jobgen_round = jobgen::plan_round(renamed, site_);
+  EXPECT_EQ(simulated.round.spec.name, "tw-twin");
+  EXPECT_EQ(simulated.platform_hash, platform_.sha256);
+  ASSERT_EQ(simulated.round.sets.size(), jobgen_round.sets.size());
+  ASSERT_EQ(simulated.round.sets.size(), 3u);
   std::size_t expected_runs = 0;
-  for (std::size_t k = 0; k < study.study.sets.size(); ++k) {
-    EXPECT_EQ(study.study.sets[k].set.nodes, jobgen_study.sets[k].set.nodes);
-    EXPECT_EQ(study.study.sets[k].parameter_values, jobgen_study.sets[k].parameter_values);
-    expected_runs += study.study.sets[k].parameter_values.size() * 2;
+  for (std::size_t k = 0; k < simulated.round.sets.size(); ++k) {
+    EXPECT_EQ(simulated.round.sets[k].set.nodes, jobgen_round.sets[k].set.nodes);
+    EXPECT_EQ(simulated.round.sets[k].parameter_values, jobgen_round.sets[k].parameter_values);
+    expected_runs += simulated.round.sets[k].parameter_values.size() * 2;
   }
-  ASSERT_EQ(study.runs.size(), expected_runs);
+  ASSERT_EQ(simulated.runs.size(), expected_runs);
   // Set by set, size by size, repetition by repetition; ranks = the set's tasks.
-  for (std::size_t i = 0; i < study.runs.size(); ++i) {
-    const twin::TwinRun& r = study.runs[i];
+  for (std::size_t i = 0; i < simulated.runs.size(); ++i) {
+    const twin::TwinRun& r = simulated.runs[i];
     EXPECT_EQ(r.task, i);
     EXPECT_EQ(r.repetition, i % 2);
-    const jobgen::StudySet& set = study.study.sets[r.set_index];
+    const jobgen::RoundSet& set = simulated.round.sets[r.set_index];
     EXPECT_EQ(r.ranks, set.total_tasks());
     EXPECT_EQ(r.value, set.parameter_values[r.value_index]);
   }
-  EXPECT_EQ(study.runs.back().ranks, 8u);
-  twin::TwinStudyOptions named;
+  EXPECT_EQ(simulated.runs.back().ranks, 8u);
+  twin::SimulatedRoundOptions named;
   named.experiment = "mm.on-the-twin";
-  EXPECT_EQ(twin::plan_twin_study(spec(), site_, platform_, named).study.spec.name, "mm.on-the-twin");
+  EXPECT_EQ(twin::plan_simulated_round(spec(), site_, platform_, named).round.spec.name, "mm.on-the-twin");
 }
 
 TEST_F(TwinStudyTest, WritesHostFilesPerRankAPlanCoreReadsBackAndAnArrayScript) {
-  twin::TwinStudyOptions options;
+  twin::SimulatedRoundOptions options;
   options.sbatch = true;
   options.bin_dir = "/opt/hetscale/bin";
-  const twin::TwinStudy study = write("files", spec(), options);
+  const twin::SimulatedRound simulated = write("files", spec(), options);
   const fs::path dir = root_ / "files";
-  for (const jobgen::StudySet& set : study.study.sets) {
+  for (const jobgen::RoundSet& set : simulated.round.sets) {
     const auto hosts = lines(slurp(dir / jobgen::host_file_name(set)));
     ASSERT_EQ(hosts.size(), set.total_tasks());
     for (std::size_t i = 0; i < hosts.size(); ++i) EXPECT_EQ(hosts[i], set.members[i].node);
   }
-  const StudyPlan plan = load_study_plan(dir / twin::twin_plan_file);
+  const RoundPlan plan = load_round_plan(dir / twin::twin_plan_file);
   EXPECT_EQ(plan.experiment.name, "tw-twin");
   EXPECT_EQ(plan.machine_sets.size(), 3u);
   EXPECT_EQ(slurp(dir / "platform.xml"), platform_.xml);
@@ -170,11 +170,11 @@ TEST_F(TwinStudyTest, WritesHostFilesPerRankAPlanCoreReadsBackAndAnArrayScript) 
 // `--repetitions` other than the spec's: the array covers that many runs, and the study
 // read back from its directory (what every `twin run --task` does) has the same runs.
 TEST_F(TwinStudyTest, RepetitionsOtherThanTheSpecsAreKeptInTheDirectory) {
-  twin::TwinStudyOptions options;
+  twin::SimulatedRoundOptions options;
   options.sbatch = true;
   options.repetitions = 1;
-  const twin::TwinStudy planned = twin::plan_twin_study(spec(), site_, platform_, options);
-  const twin::TwinStudy loaded = write("once", spec(), options);
+  const twin::SimulatedRound planned = twin::plan_simulated_round(spec(), site_, platform_, options);
+  const twin::SimulatedRound loaded = write("once", spec(), options);
   ASSERT_EQ(loaded.runs.size(), planned.runs.size());
   ASSERT_EQ(loaded.runs.size(), 9u);  // 3 sets x 3 sizes, once: the spec says twice
   for (std::size_t i = 0; i < loaded.runs.size(); ++i) {
@@ -189,7 +189,7 @@ TEST_F(TwinStudyTest, RepetitionsOtherThanTheSpecsAreKeptInTheDirectory) {
   EXPECT_FALSE(fs::exists(root_ / "default" / twin::twin_repetitions_file));
   std::ofstream(root_ / "once" / twin::twin_repetitions_file) << "zero\n";
   try {
-    twin::load_twin_study(root_ / "once");
+    twin::load_simulated_round(root_ / "once");
     ADD_FAILURE() << "a damaged repetitions file was read";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("repetitions: not a count of repetitions in [1, 1000]"), std::string::npos)
@@ -201,34 +201,34 @@ TEST_F(TwinStudyTest, ACommandOrEqualizedWeightsAreRefusedAtTheirKey) {
   const std::string command_spec = std::string(spec_text).replace(
       std::string(spec_text).find("kernel = \"mm\""), 13, "command = \"./solver {N}\"\nworkload = \"N^3\"");
   try {
-    twin::plan_twin_study(jobgen::parse_experiment_spec(command_spec, "cmd.toml"), site_, platform_, {});
+    twin::plan_simulated_round(jobgen::parse_experiment_spec(command_spec, "cmd.toml"), site_, platform_, {});
     FAIL() << "a command was accepted";
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.where().str(), "cmd.toml:8:11");
     EXPECT_NE(std::string(e.what()).find("bundled kernels"), std::string::npos) << e.what();
   }
   try {
-    twin::plan_twin_study(spec("weights = \"equalized\"\n"), site_, platform_, {});
+    twin::plan_simulated_round(spec("weights = \"equalized\"\n"), site_, platform_, {});
     FAIL() << "equalized weights were accepted";
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.where().str(), "tw.toml:22:11");
   }
   try {
-    twin::plan_twin_study(spec("weights = [\"marked\", \"off\"]\n"), site_, platform_, {});
+    twin::plan_simulated_round(spec("weights = [\"marked\", \"off\"]\n"), site_, platform_, {});
     FAIL() << "a list of weights was accepted";
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.where().str(), "tw.toml:22:11");
     EXPECT_NE(std::string(e.what()).find("one value, not a list"), std::string::npos) << e.what();
   }
-  twin::TwinStudyOptions bad;
+  twin::SimulatedRoundOptions bad;
   bad.experiment = "a b";
-  EXPECT_THROW(twin::plan_twin_study(spec(), site_, platform_, bad), Error);
+  EXPECT_THROW(twin::plan_simulated_round(spec(), site_, platform_, bad), Error);
 }
 
 TEST_F(TwinStudyTest, RunsEverySimulationIntoOrdinaryRecordsAndTheSameStudyTwiceGivesTheSameTimes) {
-  const twin::TwinStudy study = write("first", spec());
-  const auto first = twin::run_twin_study(root_ / "first", study, {}, runner(), {});
-  ASSERT_EQ(first.size(), study.runs.size());
+  const twin::SimulatedRound simulated = write("first", spec());
+  const auto first = twin::run_simulated_round(root_ / "first", simulated, {}, runner(), {});
+  ASSERT_EQ(first.size(), simulated.runs.size());
   std::map<std::size_t, RunRecord> records;
   for (const twin::TwinRunOutcome& o : first) {
     ASSERT_TRUE(o.succeeded) << slurp(root_ / "first" / twin::twin_log_file(o.run));
@@ -246,12 +246,12 @@ TEST_F(TwinStudyTest, RunsEverySimulationIntoOrdinaryRecordsAndTheSameStudyTwice
     EXPECT_EQ(r.weights_source, "marked");
     EXPECT_EQ(r.wall_seconds, o.simulated_seconds);
     // Ranks on the simulated hosts of the set's host file, in order.
-    const auto hosts = lines(slurp(root_ / "first" / jobgen::host_file_name(study.study.sets[o.run.set_index])));
+    const auto hosts = lines(slurp(root_ / "first" / jobgen::host_file_name(simulated.round.sets[o.run.set_index])));
     for (std::size_t i = 0; i < r.ranks.size(); ++i) EXPECT_EQ(r.ranks[i].host, hosts[i]);
     records[o.run.task] = r;
   }
   const auto status = lines(slurp(root_ / "first" / twin::twin_status_file));
-  ASSERT_EQ(status.size(), study.runs.size() + 1);
+  ASSERT_EQ(status.size(), simulated.runs.size() + 1);
   EXPECT_NE(status[1].find("\tdone\t0\t"), std::string::npos) << status[1];
   // No temporary record is left behind.
   for (const auto& entry : fs::directory_iterator(root_ / "first" / "records"))
@@ -260,7 +260,7 @@ TEST_F(TwinStudyTest, RunsEverySimulationIntoOrdinaryRecordsAndTheSameStudyTwice
   // Determinism: a second study directory, simulated one run at a time, gives the same
   // simulated times to the last bit, run by run and rank by rank.
   write("second", spec());
-  const auto second = twin::run_twin_study(root_ / "second", study, {}, runner(1), {});
+  const auto second = twin::run_simulated_round(root_ / "second", simulated, {}, runner(1), {});
   for (const twin::TwinRunOutcome& o : second) {
     ASSERT_TRUE(o.succeeded);
     const RunRecord r =
@@ -276,11 +276,11 @@ TEST_F(TwinStudyTest, RunsEverySimulationIntoOrdinaryRecordsAndTheSameStudyTwice
   EXPECT_GT(records.at(0).wall_seconds, 0);
 
   // Run again: every record is there, nothing is simulated; --rerun simulates one again.
-  const auto again = twin::run_twin_study(root_ / "first", study, {}, runner(), {});
+  const auto again = twin::run_simulated_round(root_ / "first", simulated, {}, runner(), {});
   for (const auto& o : again) EXPECT_TRUE(o.skipped);
   twin::TwinRunnerOptions rerun = runner();
   rerun.rerun = true;
-  const auto one = twin::run_twin_study(root_ / "first", study, {3}, rerun, {});
+  const auto one = twin::run_simulated_round(root_ / "first", simulated, {3}, rerun, {});
   ASSERT_EQ(one.size(), 1u);
   EXPECT_TRUE(one.front().succeeded && !one.front().skipped);
   EXPECT_EQ(one.front().simulated_seconds, records.at(3).wall_seconds);
@@ -290,10 +290,10 @@ TEST_F(TwinStudyTest, AKernelFailingInsideTheTwinIsMarkedFailedAndLeavesNoRecord
   // A partition file for nodes the sets do not have: the kernel refuses it and exits 1.
   const fs::path partition = root_ / "bad-partition.toml";
   std::ofstream(partition) << "[partition]\nby = \"node\"\n\n[[node]]\nname = \"elsewhere\"\nweight = 1\n";
-  const twin::TwinStudy study = write("failing", spec("weights = \"" + partition.string() + "\"\n"));
+  const twin::SimulatedRound simulated = write("failing", spec("weights = \"" + partition.string() + "\"\n"));
   std::vector<std::string> progress;
-  const auto outcomes = twin::run_twin_study(
-      root_ / "failing", study, {0, 1}, runner(),
+  const auto outcomes = twin::run_simulated_round(
+      root_ / "failing", simulated, {0, 1}, runner(),
       [&](const twin::TwinRunOutcome& o, std::size_t done, std::size_t total) {
         progress.push_back(std::to_string(done) + "/" + std::to_string(total) + (o.succeeded ? " ok" : " failed"));
       });
@@ -310,11 +310,11 @@ TEST_F(TwinStudyTest, AKernelFailingInsideTheTwinIsMarkedFailedAndLeavesNoRecord
 }
 
 TEST_F(TwinStudyTest, MissingSmpirunOrKernelIsAClearErrorBeforeAnyRun) {
-  const twin::TwinStudy study = write("missing", spec());
+  const twin::SimulatedRound simulated = write("missing", spec());
   twin::TwinRunnerOptions no_smpirun = runner();
   no_smpirun.smpirun = "/nonexistent/smpirun";
   try {
-    twin::run_twin_study(root_ / "missing", study, {}, no_smpirun, {});
+    twin::run_simulated_round(root_ / "missing", simulated, {}, no_smpirun, {});
     FAIL();
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("libsimgrid-dev"), std::string::npos) << e.what();
@@ -322,19 +322,19 @@ TEST_F(TwinStudyTest, MissingSmpirunOrKernelIsAClearErrorBeforeAnyRun) {
   twin::TwinRunnerOptions no_kernel = runner();
   no_kernel.kernel_dir = "/nonexistent";
   try {
-    twin::run_twin_study(root_ / "missing", study, {}, no_kernel, {});
+    twin::run_simulated_round(root_ / "missing", simulated, {}, no_kernel, {});
     FAIL();
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("/nonexistent/hetscale-twin-mm"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(twin::run_twin_study(root_ / "missing", study, {study.runs.size()}, runner(), {}), Error);
+  EXPECT_THROW(twin::run_simulated_round(root_ / "missing", simulated, {simulated.runs.size()}, runner(), {}), Error);
   // Relative directories are taken from the caller's working directory, not the study's.
   const fs::path kernel_dir = fs::path(HETSCALE_TWIN_MM).parent_path();
   const fs::path before = fs::current_path();
   fs::current_path(kernel_dir.parent_path());
   twin::TwinRunnerOptions relative = runner();
   relative.kernel_dir = kernel_dir.filename().string();
-  const auto outcomes = twin::run_twin_study(root_ / "missing", study, {0}, relative, {});
+  const auto outcomes = twin::run_simulated_round(root_ / "missing", simulated, {0}, relative, {});
   fs::current_path(before);
   ASSERT_EQ(outcomes.size(), 1u);
   EXPECT_TRUE(outcomes.front().succeeded) << slurp(root_ / "missing" / twin::twin_log_file(outcomes.front().run));
@@ -372,13 +372,13 @@ TEST_F(TwinStudyTest, ComputeEfficiencyIsTheMedianRankOfTheLargestMeasuredSizes)
   EXPECT_THROW(twin::measured_compute_efficiency(records, "conv2d", 1e6), Error);
 
   // On the twin, an efficiency of 0.5 doubles every rank's compute time.
-  twin::TwinStudyOptions half;
+  twin::SimulatedRoundOptions half;
   half.compute_efficiency = 0.5;
-  const twin::TwinStudy full_study = write("full", spec());
-  const twin::TwinStudy half_study = write("half", spec(), half);
+  const twin::SimulatedRound full_study = write("full", spec());
+  const twin::SimulatedRound half_study = write("half", spec(), half);
   EXPECT_EQ(half_study.compute_efficiency, 0.5);  // read back from the directory
-  const auto a = twin::run_twin_study(root_ / "full", full_study, {4}, runner(), {});
-  const auto b = twin::run_twin_study(root_ / "half", half_study, {4}, runner(), {});
+  const auto a = twin::run_simulated_round(root_ / "full", full_study, {4}, runner(), {});
+  const auto b = twin::run_simulated_round(root_ / "half", half_study, {4}, runner(), {});
   ASSERT_TRUE(a.front().succeeded && b.front().succeeded);
   const RunRecord fa = read_run_records(root_ / "full" / twin::twin_record_file(a.front().run), OnInvalid::fail)
                            .records.front().record;
@@ -418,14 +418,14 @@ TEST_F(TwinStudyTest, IsConductedFromItsFilesGrownAndCalibratedAndSaysWhatItDid)
   request.options.max_set_nodes = 4;
   request.options.repetitions = 1;
   request.runner = runner();
-  std::vector<std::pair<twin::TwinLine, std::string>> said;
-  const twin::TwinStudyOutcome outcome = twin::conduct_twin_study(
-      request, [&](twin::TwinLine kind, const std::string& line) { said.emplace_back(kind, line); });
+  std::vector<std::pair<LineKind, std::string>> said;
+  const twin::SimulatedRoundOutcome outcome = twin::conduct_twin_study(
+      request, [&](LineKind kind, const std::string& line) { said.emplace_back(kind, line); });
 
   // Sets of 2 and 4 of the 16 nodes, each size once: a record per run, the calibrated
   // efficiency kept in the directory.
   const fs::path dir = root_ / "conducted";
-  const StudyPlan plan = load_study_plan(dir / twin::twin_plan_file);
+  const RoundPlan plan = load_round_plan(dir / twin::twin_plan_file);
   ASSERT_EQ(plan.machine_sets.size(), 2u);
   EXPECT_EQ(plan.machine_sets.back().set.nodes.size(), 4u);
   std::size_t runs = 0;
@@ -455,34 +455,76 @@ TEST_F(TwinStudyTest, IsConductedFromItsFilesGrownAndCalibratedAndSaysWhatItDid)
   // The calibration and the default network first, the study written, a note per run,
   // the counts last.
   ASSERT_EQ(said.size(), runs + 4);
-  EXPECT_EQ(said[0].first, twin::TwinLine::note);
+  EXPECT_EQ(said[0].first, LineKind::note);
   EXPECT_EQ(said[0].second,
             "hetscale twin study: compute efficiency 0.8 of the marked speed, the median of 4 ranks in 2 measured "
             "runs at each set's largest size\n");
-  EXPECT_EQ(said[1].first, twin::TwinLine::note);
+  EXPECT_EQ(said[1].first, LineKind::note);
   EXPECT_EQ(said[1].second, "hetscale twin study: " + (fixtures / "site.toml").string() +
                                 " has no [network]; the twin uses the default network\n");
-  EXPECT_EQ(said[2].first, twin::TwinLine::result);
+  EXPECT_EQ(said[2].first, LineKind::result);
   EXPECT_EQ(said[2].second, "twin study: " + dir.string() + " (experiment tw-twin, 2 sets, " +
                                 std::to_string(runs) + " runs, platform " +
                                 slurp(dir / "platform.sha256").substr(0, 12) + ")\n");
   for (std::size_t i = 3; i + 1 < said.size(); ++i) {
-    EXPECT_EQ(said[i].first, twin::TwinLine::note);
+    EXPECT_EQ(said[i].first, LineKind::note);
     EXPECT_EQ(said[i].second.rfind("hetscale twin: [" + std::to_string(i - 2) + "/" +
                                        std::to_string(runs) + "] set ",
                                    0),
               0u)
         << said[i].second;
   }
-  EXPECT_EQ(said.back().first, twin::TwinLine::result);
+  EXPECT_EQ(said.back().first, LineKind::result);
   EXPECT_EQ(said.back().second, "runs: " + std::to_string(runs) + " simulated, 0 kept, 0 failed (2 at a time)\n");
   EXPECT_EQ(said.back().second, twin::to_string(*outcome.counts) + "\n");
 
   // Both an efficiency and records to calibrate it from: refused before anything is written.
   request.output_dir = root_ / "both";
   request.options.compute_efficiency = 0.5;
-  EXPECT_THROW(twin::conduct_twin_study(request, [](twin::TwinLine, const std::string&) {}), Error);
+  EXPECT_THROW(twin::conduct_twin_study(request, [](LineKind, const std::string&) {}), Error);
   EXPECT_FALSE(fs::exists(root_ / "both"));
+}
+
+// A later round of a twin study, planned elsewhere (here: the first set's sizes again, no
+// others), on the platform of the round before it and written beside it; a round with no
+// runs writes nothing.
+TEST_F(TwinStudyTest, ALaterRoundRunsOnThePlatformOfTheRoundBefore) {
+  twin::SimulatedRoundOptions options;
+  options.sbatch = true;
+  options.bin_dir = "/opt/hetscale/bin";
+  const twin::SimulatedRound first = write("round0", spec(), options);
+  jobgen::Round planned = first.round;
+  planned.number = 1;
+  for (std::size_t k = 1; k < planned.sets.size(); ++k) planned.sets[k].parameter_values.clear();
+  std::vector<std::pair<LineKind, std::string>> said;
+  const auto keep = [&](LineKind kind, const std::string& line) { said.emplace_back(kind, line); };
+  const auto next = twin::next_simulated_round(first, planned, keep);
+  ASSERT_TRUE(next.has_value());
+  EXPECT_TRUE(said.empty());
+  EXPECT_EQ(next->platform_hash, first.platform_hash);
+  EXPECT_EQ(next->compute_efficiency, first.compute_efficiency);
+  EXPECT_EQ(next->runs.size(), first.round.sets[0].parameter_values.size() * 2);  // 2 repetitions
+  const fs::path dir = root_ / "round1";
+  const twin::SimulatedRoundOutcome outcome =
+      twin::write_and_run_later_round(dir, *next, root_ / "round0", options, runner(), keep);
+  EXPECT_FALSE(outcome.counts.has_value());
+  ASSERT_EQ(said.size(), 2u);
+  EXPECT_EQ(said[0].first, LineKind::result);
+  EXPECT_EQ(said[0].second, "twin study: " + dir.string() + " (experiment tw-twin, round 1, " +
+                                std::to_string(next->runs.size()) + " runs, platform " +
+                                first.platform_hash.substr(0, 12) + ")\n");
+  EXPECT_EQ(said[1].second, "submit: cd " + dir.string() + " && sbatch twin.sbatch\n");
+  const twin::SimulatedRound back = twin::load_simulated_round(dir);
+  EXPECT_EQ(back.round.number, 1u);
+  EXPECT_EQ(back.runs.size(), next->runs.size());
+  EXPECT_EQ(back.platform_hash, first.platform_hash);
+  EXPECT_EQ(slurp(dir / "platform.xml"), slurp(root_ / "round0" / "platform.xml"));
+
+  said.clear();
+  planned.sets[0].parameter_values.clear();
+  EXPECT_FALSE(twin::next_simulated_round(first, planned, keep).has_value());
+  ASSERT_EQ(said.size(), 1u);
+  EXPECT_EQ(said[0].second, "nothing to refine: no files written\n");
 }
 
 // With sbatch the study is written and nothing runs; runs that fail are counted, and
@@ -501,10 +543,10 @@ TEST_F(TwinStudyTest, ConductedWithSbatchRunsNothingAndFailedRunsAreCounted) {
   request.options.sbatch = true;
   request.runner = runner();
   std::vector<std::string> results;
-  const auto keep_results = [&](twin::TwinLine kind, const std::string& line) {
-    if (kind == twin::TwinLine::result) results.push_back(line);
+  const auto keep_results = [&](LineKind kind, const std::string& line) {
+    if (kind == LineKind::result) results.push_back(line);
   };
-  const twin::TwinStudyOutcome array = twin::conduct_twin_study(request, keep_results);
+  const twin::SimulatedRoundOutcome array = twin::conduct_twin_study(request, keep_results);
   EXPECT_FALSE(array.counts.has_value());
   EXPECT_NO_THROW(twin::require_no_failed_runs(array));
   ASSERT_EQ(results.size(), 2u);
@@ -515,7 +557,7 @@ TEST_F(TwinStudyTest, ConductedWithSbatchRunsNothingAndFailedRunsAreCounted) {
   request.output_dir = root_ / "failing";
   request.options.sbatch = false;
   results.clear();
-  const twin::TwinStudyOutcome failing = twin::conduct_twin_study(request, keep_results);
+  const twin::SimulatedRoundOutcome failing = twin::conduct_twin_study(request, keep_results);
   ASSERT_TRUE(failing.counts.has_value());
   EXPECT_EQ(failing.runs, 3u);  // one set of 2 nodes, 3 sizes
   EXPECT_EQ(failing.counts->failed, failing.runs);

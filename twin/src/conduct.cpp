@@ -32,14 +32,14 @@ std::vector<RunRecord> read_record_files(const std::vector<fs::path>& paths) {
 }
 
 // The note of one finished run, `done` of `total`.
-std::string run_line(const fs::path& dir, const TwinStudy& study, const TwinRunOutcome& o, std::size_t done,
+std::string run_line(const fs::path& dir, const SimulatedRound& simulated, const TwinRunOutcome& o, std::size_t done,
                      std::size_t total) {
   const std::string what =
       o.skipped     ? fmt::format("kept ({:.6g} s simulated)", o.simulated_seconds)
       : o.succeeded ? fmt::format("{:.6g} s simulated in {:.1f} s", o.simulated_seconds, o.host_seconds)
                     : fmt::format("FAILED (exit {}; see {})", o.exit_status, (dir / twin_log_file(o.run)).string());
   return fmt::format("hetscale twin: [{}/{}] set {} ({} ranks) {}={} repetition {}: {}\n", done, total,
-                     o.run.set_index, o.run.ranks, study.study.spec.parameter.name, o.run.value, o.run.repetition,
+                     o.run.set_index, o.run.ranks, simulated.round.spec.parameter.name, o.run.value, o.run.repetition,
                      what);
 }
 
@@ -57,40 +57,60 @@ void require_no_failed_runs(const TwinRunCounts& counts, const fs::path& dir) {
                             twin_status_file));
 }
 
-void require_no_failed_runs(const TwinStudyOutcome& outcome) {
+void require_no_failed_runs(const SimulatedRoundOutcome& outcome) {
   if (outcome.counts) require_no_failed_runs(*outcome.counts, outcome.dir);
 }
 
-TwinRunCounts simulate_twin_runs(const fs::path& dir, const TwinStudy& study, const std::vector<std::size_t>& tasks,
-                                 const TwinRunnerOptions& runner, const TwinReport& report) {
-  const TwinRunnerOptions resolved = resolve_twin_tools(study, runner);
+TwinRunCounts simulate_twin_runs(const fs::path& dir, const SimulatedRound& simulated,
+                                 const std::vector<std::size_t>& tasks, const TwinRunnerOptions& runner,
+                                 const Say& say) {
+  const TwinRunnerOptions resolved = resolve_twin_tools(simulated, runner);
   const auto progress = [&](const TwinRunOutcome& o, std::size_t done, std::size_t total) {
-    report(TwinLine::note, run_line(dir, study, o, done, total));
+    say(LineKind::note, run_line(dir, simulated, o, done, total));
   };
   TwinRunCounts counts;
   counts.jobs = resolved.jobs;
-  for (const auto& o : run_twin_study(dir, study, tasks, resolved, progress))
+  for (const auto& o : run_simulated_round(dir, simulated, tasks, resolved, progress))
     (o.skipped ? counts.kept : o.succeeded ? counts.simulated : counts.failed) += 1;
-  report(TwinLine::result, to_string(counts) + '\n');
+  say(LineKind::result, to_string(counts) + '\n');
   return counts;
 }
 
-TwinStudyOutcome write_and_run_twin_study(const fs::path& dir, const TwinStudy& study,
-                                          const TwinStudyOptions& options,
-                                          const std::vector<jobgen::GeneratedFile>& files, const std::string& summary,
-                                          const TwinRunnerOptions& runner, const TwinReport& report) {
-  if (!options.sbatch) resolve_twin_tools(study, runner);
-  jobgen::write_study(dir, files);
-  report(TwinLine::result, summary);
-  TwinStudyOutcome outcome{dir, study.study.spec.name, study.runs.size(), std::nullopt};
+SimulatedRoundOutcome write_and_run_simulated_round(const fs::path& dir, const SimulatedRound& simulated,
+                                                    const SimulatedRoundOptions& options,
+                                                    const std::vector<jobgen::GeneratedFile>& files,
+                                                    const std::string& summary, const TwinRunnerOptions& runner,
+                                                    const Say& say) {
+  if (!options.sbatch) resolve_twin_tools(simulated, runner);
+  jobgen::write_round_directory(dir, files);
+  say(LineKind::result, summary);
+  SimulatedRoundOutcome outcome{dir, simulated.round.spec.name, simulated.runs.size(), std::nullopt};
   if (options.sbatch)
-    report(TwinLine::result, fmt::format("submit: cd {} && sbatch {}\n", dir.string(), twin_sbatch_file));
+    say(LineKind::result, fmt::format("submit: cd {} && sbatch {}\n", dir.string(), twin_sbatch_file));
   else
-    outcome.counts = simulate_twin_runs(dir, study, {}, runner, report);
+    outcome.counts = simulate_twin_runs(dir, simulated, {}, runner, say);
   return outcome;
 }
 
-TwinStudyOutcome conduct_twin_study(const TwinStudyRequest& request, const TwinReport& report) {
+std::optional<SimulatedRound> next_simulated_round(const SimulatedRound& previous, jobgen::Round next,
+                                                   const Say& say) {
+  SimulatedRound simulated = simulated_round_of(std::move(next), previous.platform_hash, previous.compute_efficiency);
+  if (!simulated.runs.empty()) return simulated;
+  say(LineKind::result, "nothing to refine: no files written\n");
+  return std::nullopt;
+}
+
+SimulatedRoundOutcome write_and_run_later_round(const fs::path& dir, const SimulatedRound& next,
+                                                const fs::path& previous_dir, const SimulatedRoundOptions& options,
+                                                const TwinRunnerOptions& runner, const Say& say) {
+  return write_and_run_simulated_round(
+      dir, next, options, later_round_files(next, previous_dir, options, utc_time_now()),
+      fmt::format("twin study: {} (experiment {}, round {}, {} runs, platform {})\n", dir.string(),
+                  next.round.spec.name, next.round.number, next.runs.size(), next.platform_hash.substr(0, 12)),
+      runner, say);
+}
+
+SimulatedRoundOutcome conduct_twin_study(const TwinStudyRequest& request, const Say& say) {
   const jobgen::ExperimentSpec spec = jobgen::load_experiment_spec(request.spec);
   std::string site_text = read_regular_file(request.site, site_table_max_bytes);
   SiteTable site = parse_site_table(site_text, request.site.string());
@@ -100,30 +120,30 @@ TwinStudyOutcome conduct_twin_study(const TwinStudyRequest& request, const TwinR
   }
   const TwinPlatform platform =
       make_twin_platform(site, {request.options.flops_per_unit, request.availability});
-  TwinStudyOptions options = request.options;
+  SimulatedRoundOptions options = request.options;
   if (!request.calibrate_from.empty()) {
     if (options.compute_efficiency)
       throw Error("a compute efficiency and records to calibrate it from were both given");
     const ComputeCalibration c = measured_compute_efficiency(read_record_files(request.calibrate_from),
                                                              spec.code_label(), platform.flops_per_unit);
     options.compute_efficiency = c.efficiency;
-    report(TwinLine::note,
+    say(LineKind::note,
            fmt::format("hetscale twin study: compute efficiency {:.4g} of the marked speed, the median of {} ranks "
                        "in {} measured runs at each set's largest size\n",
                        c.efficiency, c.ranks, c.runs));
   }
-  const TwinStudy study = plan_twin_study(spec, site, platform, options);
+  const SimulatedRound simulated = plan_simulated_round(spec, site, platform, options);
   std::size_t sets = 0;
-  for (const auto& s : study.study.sets) sets += s.parameter_values.empty() ? 0 : 1;
+  for (const auto& s : simulated.round.sets) sets += s.parameter_values.empty() ? 0 : 1;
   if (platform.default_network)
-    report(TwinLine::note, fmt::format("hetscale twin study: {} has no [network]; the twin uses the default network\n",
+    say(LineKind::note, fmt::format("hetscale twin study: {} has no [network]; the twin uses the default network\n",
                                        request.site.string()));
   const fs::path& dir = request.output_dir;
-  return write_and_run_twin_study(
-      dir, study, options, twin_study_files(study, platform, site_text, options, utc_time_now()),
-      fmt::format("twin study: {} (experiment {}, {} sets, {} runs, platform {})\n", dir.string(), study.study.spec.name,
-                  sets, study.runs.size(), study.platform_hash.substr(0, 12)),
-      request.runner, report);
+  return write_and_run_simulated_round(
+      dir, simulated, options, simulated_round_files(simulated, platform, site_text, options, utc_time_now()),
+      fmt::format("twin study: {} (experiment {}, {} sets, {} runs, platform {})\n", dir.string(),
+                  simulated.round.spec.name, sets, simulated.runs.size(), simulated.platform_hash.substr(0, 12)),
+      request.runner, say);
 }
 
 }  // namespace hetscale::twin

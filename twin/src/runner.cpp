@@ -1,4 +1,4 @@
-// Runs the simulations of a twin study: smpirun processes, a few at a time, each writing
+// Runs the simulations of a simulated round: smpirun processes, a few at a time, each writing
 // its record to a temporary file that is renamed into records/ only when it succeeded.
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -20,7 +20,7 @@
 #include "hetscale/base/error.hpp"
 #include "hetscale/jobgen/experiment_spec.hpp"
 #include "hetscale/site/run_record_reader.hpp"
-#include "hetscale/twin/study.hpp"
+#include "hetscale/twin/simulated_round.hpp"
 
 extern char** environ;
 
@@ -51,8 +51,9 @@ std::optional<fs::path> find_executable(const std::string& name) {
   return std::nullopt;
 }
 
-fs::path kernel_program(const TwinStudy& study, const TwinRunnerOptions& options) {
-  return fs::path(options.kernel_dir) / fmt::format("hetscale-twin-{}", jobgen::to_string(*study.study.spec.code.kernel));
+fs::path kernel_program(const SimulatedRound& simulated, const TwinRunnerOptions& options) {
+  return fs::path(options.kernel_dir) /
+         fmt::format("hetscale-twin-{}", jobgen::to_string(*simulated.round.spec.code.kernel));
 }
 
 // The caller's environment without any HETSCALE_* (a plugin's weights or a record file
@@ -80,10 +81,10 @@ struct Running {
 };
 
 // Starts smpirun for `run` with its output in the run's log; the working directory is
-// the study's (smpirun may leave files in it). Returns the pid, or -1 with `error`.
-pid_t spawn_run(const fs::path& dir, const TwinStudy& study, const TwinRun& run, const TwinRunnerOptions& options,
-                std::string& error) {
-  std::vector<std::string> argv = twin_run_command(dir, study, run, options);
+// the round's directory (smpirun may leave files in it). Returns the pid, or -1 with `error`.
+pid_t spawn_run(const fs::path& dir, const SimulatedRound& simulated, const TwinRun& run,
+                const TwinRunnerOptions& options, std::string& error) {
+  std::vector<std::string> argv = twin_run_command(dir, simulated, run, options);
   std::vector<std::string> env = run_environment(run);
   const std::string log = (dir / twin_log_file(run)).string();
   posix_spawn_file_actions_t actions;
@@ -132,11 +133,11 @@ bool keep_record(const fs::path& dir, const TwinRun& run, double& simulated_seco
   return true;
 }
 
-std::string status_text(std::vector<TwinRunOutcome> outcomes, const TwinStudy& study) {
+std::string status_text(std::vector<TwinRunOutcome> outcomes, const SimulatedRound& simulated) {
   std::sort(outcomes.begin(), outcomes.end(),
             [](const TwinRunOutcome& a, const TwinRunOutcome& b) { return a.run.task < b.run.task; });
   std::string out = fmt::format("task\tset\t{}\trepetition\tranks\tstatus\texit\thost_seconds\tsimulated_seconds\n",
-                                study.study.spec.parameter.name);
+                                simulated.round.spec.parameter.name);
   for (const TwinRunOutcome& o : outcomes)
     out += fmt::format("{}\t{}\t{}\t{}\t{}\t{}\t{}\t{:.3f}\t{}\n", o.run.task, o.run.set_index, number(o.run.value),
                        o.run.repetition, o.run.ranks, o.skipped ? "kept" : o.succeeded ? "done" : "failed",
@@ -146,10 +147,10 @@ std::string status_text(std::vector<TwinRunOutcome> outcomes, const TwinStudy& s
 
 }  // namespace
 
-std::vector<std::string> twin_run_command(const fs::path& dir, const TwinStudy& study, const TwinRun& run,
+std::vector<std::string> twin_run_command(const fs::path& dir, const SimulatedRound& simulated, const TwinRun& run,
                                           const TwinRunnerOptions& options) {
   const fs::path root = fs::absolute(dir).lexically_normal();
-  const jobgen::StudySet& set = study.study.sets.at(run.set_index);
+  const jobgen::RoundSet& set = simulated.round.sets.at(run.set_index);
   std::vector<std::string> argv = {
       options.smpirun,
       "-no-privatize",
@@ -161,15 +162,15 @@ std::vector<std::string> twin_run_command(const fs::path& dir, const TwinStudy& 
       "--cfg=smpi/coll-selector:ompi",
       "--cfg=smpi/bcast:binomial_tree",
       "--log=root.thres:warning",
-      kernel_program(study, options).string(),
-      "-" + study.study.spec.parameter.name, number(run.value),
-      "--experiment", study.study.spec.name,
+      kernel_program(simulated, options).string(),
+      "-" + simulated.round.spec.parameter.name, number(run.value),
+      "--experiment", simulated.round.spec.name,
       "--site", (root / twin_site_file).string(),
-      "--platform-hash", study.platform_hash,
+      "--platform-hash", simulated.platform_hash,
       "--record", partial_record(root, run).string()};
-  if (study.compute_efficiency != 1)
-    argv.insert(argv.end(), {"--compute-efficiency", number(study.compute_efficiency)});
-  const std::string& weights = study.study.spec.slurm.weights.front();  // the twin's one (check_twin_spec)
+  if (simulated.compute_efficiency != 1)
+    argv.insert(argv.end(), {"--compute-efficiency", number(simulated.compute_efficiency)});
+  const std::string& weights = simulated.round.spec.slurm.weights.front();  // the twin's one (check_twin_spec)
   if (weights == "marked" || weights == "off") {
     argv.insert(argv.end(), {"--weights", weights == "off" ? "equal" : "marked"});
   } else {
@@ -179,17 +180,17 @@ std::vector<std::string> twin_run_command(const fs::path& dir, const TwinStudy& 
   return argv;
 }
 
-TwinRunnerOptions resolve_twin_tools(const TwinStudy& study, const TwinRunnerOptions& options) {
+TwinRunnerOptions resolve_twin_tools(const SimulatedRound& simulated, const TwinRunnerOptions& options) {
   const auto smpirun = find_executable(options.smpirun);
   if (!smpirun)
     throw Error(fmt::format("'{}' not found: the twin needs SimGrid's smpirun (Debian: libsimgrid-dev)",
                             options.smpirun));
-  const fs::path kernel = kernel_program(study, options);
+  const fs::path kernel = kernel_program(simulated, options);
   if (::access(kernel.c_str(), X_OK) != 0)
     throw Error(fmt::format("'{}' not found or not executable: build the twin kernels (SimGrid's smpicxx) "
                             "or give their directory",
                             kernel.string()));
-  // Absolute: the simulations run in the study directory.
+  // Absolute: the simulations run in the round's directory.
   TwinRunnerOptions resolved = options;
   resolved.smpirun = fs::absolute(*smpirun).string();
   resolved.kernel_dir = fs::absolute(options.kernel_dir).string();
@@ -197,21 +198,21 @@ TwinRunnerOptions resolve_twin_tools(const TwinStudy& study, const TwinRunnerOpt
   return resolved;
 }
 
-std::vector<TwinRunOutcome> run_twin_study(
-    const fs::path& dir, const TwinStudy& study, const std::vector<std::size_t>& tasks,
+std::vector<TwinRunOutcome> run_simulated_round(
+    const fs::path& dir, const SimulatedRound& simulated, const std::vector<std::size_t>& tasks,
     const TwinRunnerOptions& options,
     const std::function<void(const TwinRunOutcome&, std::size_t, std::size_t)>& progress) {
-  const TwinRunnerOptions resolved = resolve_twin_tools(study, options);
+  const TwinRunnerOptions resolved = resolve_twin_tools(simulated, options);
 
   std::deque<TwinRun> pending;
   if (tasks.empty()) {
-    pending.assign(study.runs.begin(), study.runs.end());
+    pending.assign(simulated.runs.begin(), simulated.runs.end());
   } else {
     for (std::size_t t : tasks) {
-      if (t >= study.runs.size())
+      if (t >= simulated.runs.size())
         throw Error(fmt::format("task {} does not exist: the study has runs 0 to {}", t,
-                                study.runs.size() == 0 ? 0 : study.runs.size() - 1));
-      pending.push_back(study.runs[t]);
+                                simulated.runs.size() == 0 ? 0 : simulated.runs.size() - 1));
+      pending.push_back(simulated.runs[t]);
     }
   }
   fs::create_directories(dir / "records");
@@ -243,7 +244,7 @@ std::vector<TwinRunOutcome> run_twin_study(
       fs::remove(dir / twin_record_file(run), ec);
       fs::remove(partial_record(dir, run), ec);
       std::string error;
-      const pid_t pid = spawn_run(dir, study, run, resolved, error);
+      const pid_t pid = spawn_run(dir, simulated, run, resolved, error);
       if (pid < 0) {
         write_file_atomically(dir / twin_log_file(run), error + "\n");
         finish({run, false, false, -1, 0, 0});
@@ -287,7 +288,7 @@ std::vector<TwinRunOutcome> run_twin_study(
     }
     if (!reaped && !running.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  if (tasks.empty()) write_file_atomically(dir / twin_status_file, status_text(outcomes, study));
+  if (tasks.empty()) write_file_atomically(dir / twin_status_file, status_text(outcomes, simulated));
   return outcomes;
 }
 

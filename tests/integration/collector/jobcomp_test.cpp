@@ -2,7 +2,7 @@
 // (tests/fixtures/collector/jobcomp-testbed.log: srun over 2 nodes, a 2-task array, a job
 // exiting 3, a job named "a b", a job cancelled while held, one cancelled while running),
 // loaded once, joined to runs; malformed lines named by file and line.
-#include "hetscale/collector/jobcomp.hpp"
+#include "hetscale/slurm/jobcomp.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -19,7 +19,7 @@ namespace hetscale::test {
 namespace {
 
 namespace fs = std::filesystem;
-using collector::JobCompletion;
+using slurm::JobRecord;
 
 const fs::path sample = fs::path(HETSCALE_FIXTURES_DIR) / "collector/jobcomp-testbed.log";
 
@@ -32,14 +32,14 @@ std::string error_of(const std::function<void()>& f) {
   return "no error";
 }
 
-const JobCompletion& job(const std::vector<JobCompletion>& jobs, std::uint64_t id) {
+const JobRecord& job(const std::vector<JobRecord>& jobs, std::uint64_t id) {
   for (const auto& j : jobs)
     if (j.job_id == id) return j;
   throw std::runtime_error("no job " + std::to_string(id));
 }
 
 TEST(Jobcomp, SplitsFieldsWhoseValuesHoldSpaces) {
-  const auto fields = collector::jobcomp_fields("JobId=5 Name=a b ReservationName= Tres=cpu=1 ");
+  const auto fields = slurm::jobcomp_fields("JobId=5 Name=a b ReservationName= Tres=cpu=1 ");
   ASSERT_EQ(fields.size(), 4u);
   EXPECT_EQ(fields[1], (std::pair<std::string, std::string>{"Name", "a b"}));
   EXPECT_EQ(fields[2], (std::pair<std::string, std::string>{"ReservationName", ""}));
@@ -47,9 +47,9 @@ TEST(Jobcomp, SplitsFieldsWhoseValuesHoldSpaces) {
 }
 
 TEST(Jobcomp, ReadsTheTestbedsLines) {
-  const auto jobs = collector::read_jobcomp(sample);
+  const auto jobs = slurm::read_jobcomp(sample);
   ASSERT_EQ(jobs.size(), 7u);
-  const JobCompletion& srun = job(jobs, 1);
+  const JobRecord& srun = job(jobs, 1);
   EXPECT_EQ(srun.line, 1u);
   EXPECT_EQ(srun.state, "COMPLETED");
   EXPECT_EQ(srun.user_name, "root");
@@ -70,7 +70,7 @@ TEST(Jobcomp, ReadsTheTestbedsLines) {
   EXPECT_EQ(job(jobs, 4).exit_signal, 0);
   EXPECT_EQ(job(jobs, 5).job_name, "a b");
   EXPECT_EQ(job(jobs, 5).time_limit, "1");
-  const JobCompletion& held = job(jobs, 6);  // cancelled before it ran
+  const JobRecord& held = job(jobs, 6);  // cancelled before it ran
   EXPECT_EQ(held.state, "CANCELLED");
   EXPECT_FALSE(held.node_list.has_value());
   EXPECT_FALSE(held.eligible_time.has_value());
@@ -81,19 +81,19 @@ TEST(Jobcomp, AMalformedLineIsNamedByFileAndLine) {
   std::istringstream bad_id(
       "JobId=1 JobState=COMPLETED StartTime=2026-11-21T09:23:04\n\n"
       "JobId=x1 JobState=COMPLETED StartTime=2026-11-21T09:23:04\n");
-  EXPECT_EQ(error_of([&] { collector::read_jobcomp(bad_id, "j.log"); }),
+  EXPECT_EQ(error_of([&] { slurm::read_jobcomp(bad_id, "j.log"); }),
             "j.log:3: JobId: expected an integer, got 'x1'");
   std::istringstream no_id("garbage line\n");
-  EXPECT_EQ(error_of([&] { collector::read_jobcomp(no_id, "j.log"); }), "j.log:1: no JobId field");
+  EXPECT_EQ(error_of([&] { slurm::read_jobcomp(no_id, "j.log"); }), "j.log:1: no JobId field");
   std::istringstream bad_time("JobId=1 JobState=COMPLETED StartTime=2026-11-21 09:23:04\n");
-  EXPECT_EQ(error_of([&] { collector::read_jobcomp(bad_time, "j.log"); }),
+  EXPECT_EQ(error_of([&] { slurm::read_jobcomp(bad_time, "j.log"); }),
             "j.log:1: StartTime: expected a time YYYY-MM-DDTHH:MM:SS, got '2026-11-21 09:23:04'");
   std::istringstream never_started("JobId=1 JobState=CANCELLED StartTime=Unknown\n");
-  EXPECT_EQ(error_of([&] { collector::read_jobcomp(never_started, "j.log"); }),
+  EXPECT_EQ(error_of([&] { slurm::read_jobcomp(never_started, "j.log"); }),
             "j.log:1: StartTime: the job never started ('Unknown'); a completion needs its "
             "start time (the natural key)");
   std::istringstream bad_exit("JobId=1 JobState=FAILED StartTime=2026-11-21T09:23:04 ExitCode=3\n");
-  EXPECT_EQ(error_of([&] { collector::read_jobcomp(bad_exit, "j.log"); }),
+  EXPECT_EQ(error_of([&] { slurm::read_jobcomp(bad_exit, "j.log"); }),
             "j.log:1: ExitCode: expected code:signal, got '3'");
 }
 

@@ -2,6 +2,7 @@
 // tasks of a set never share its nodes with each other or with another job (sacct's start
 // and end times), `hetscale status` counts what sacct says, a task killed with scancel is
 // run again by `jobgen --resubmit`, and Slurm's refusals are shown at the spec's line.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -13,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "hetscale/slurm/sacct.hpp"
 #include "support/process.hpp"
 #include "support/testbed.hpp"
 #include "test_database.hpp"
@@ -31,37 +33,48 @@ std::string read(const fs::path& path) {
   return text.str();
 }
 
-// The jobs sacct reports with these names (every user, since yesterday).
-json sacct_jobs(const std::string& names) {
+using Jobs = std::vector<slurm::JobRecord>;
+
+// The jobs sacct reports with these names (every user, since yesterday), read as any
+// release writes them.
+Jobs sacct_jobs(const std::string& names) {
   const auto r = run_command({"sacct", "--json", "--allusers", "--starttime", "now-1days", "--name", names}, 60s);
   if (!r.ok()) throw std::runtime_error(r.describe());
-  return json::parse(r.out)["jobs"];
+  return slurm::read_sacct_json(r.out, "sacct --json");
 }
 
-bool all_ended(const json& jobs) {
-  for (const auto& job : jobs) {
-    const std::string state = job["state"]["current"];
-    if (state == "PENDING" || state == "RUNNING" || state == "COMPLETING" || state == "CONFIGURING") return false;
-  }
+bool all_ended(const Jobs& jobs) {
+  for (const auto& job : jobs)
+    if (!slurm::is_final_job_state(job.state)) return false;
   return true;
 }
 
+std::string dump(const Jobs& jobs) {
+  std::string out;
+  for (const auto& job : jobs)
+    out += fmt::format("{{{} {} task {} {} {}..{} on {}}} ", job.job_id, job.job_name,
+                       job.array_task_id ? std::to_string(*job.array_task_id) : "-", job.state, job.start_time,
+                       job.end_time.value_or(""), job.node_list.value_or(""));
+  return out;
+}
+
 // Waits until sacct shows `count` jobs of these names, all ended.
-json wait_for_jobs(const std::string& names, std::size_t count, std::chrono::seconds limit) {
+Jobs wait_for_jobs(const std::string& names, std::size_t count, std::chrono::seconds limit) {
   const auto deadline = std::chrono::steady_clock::now() + limit;
-  json jobs;
+  Jobs jobs;
   do {
     jobs = sacct_jobs(names);
     if (jobs.size() >= count && all_ended(jobs)) return jobs;
     std::this_thread::sleep_for(500ms);
   } while (std::chrono::steady_clock::now() < deadline);
   ADD_FAILURE() << "sacct shows " << jobs.size() << " job(s) named " << names << ", not " << count << " ended: "
-                << jobs.dump();
+                << dump(jobs);
   return jobs;
 }
 
+// Times as "YYYY-MM-DDTHH:MM:SS": their order is the text's.
 struct Interval {
-  std::int64_t start = 0, end = 0;
+  std::string start, end;
   std::string what;
 };
 
@@ -104,12 +117,12 @@ class ProductionSite : public ::testing::Test {
   }
 
   // The array tasks' run intervals of one set (from sacct), in task order.
-  std::vector<Interval> task_intervals(const json& jobs, const std::string& name) {
-    std::map<std::int64_t, Interval> by_task;
+  std::vector<Interval> task_intervals(const Jobs& jobs, const std::string& name) {
+    std::map<std::uint64_t, Interval> by_task;
     for (const auto& job : jobs) {
-      if (job["name"] != name || job["array"]["task_id"].is_null()) continue;
-      by_task[job["array"]["task_id"]] = {job["time"]["start"], job["time"]["end"],
-                                         name + "_" + job["array"]["task_id"].dump()};
+      if (job.job_name != name || !job.array_task_id) continue;
+      by_task[*job.array_task_id] = {job.start_time, job.end_time.value_or(""),
+                                     name + "_" + std::to_string(*job.array_task_id)};
     }
     std::vector<Interval> out;
     for (const auto& [task, interval] : by_task) out.push_back(interval);
@@ -150,25 +163,25 @@ TEST_F(ProductionSite, TasksOfASetNeverOverlapAndNoForeignJobSharesTheirNodes) {
                       30s);
       ASSERT_TRUE(r.ok()) << r.describe();
     }
-    const json jobs = wait_for_jobs(name + "-set0," + name + "-foreign", 7, 120s);
+    const Jobs jobs = wait_for_jobs(name + "-set0," + name + "-foreign", 7, 120s);
     const auto tasks = task_intervals(jobs, name + "-set0");
-    ASSERT_EQ(tasks.size(), 5U) << jobs.dump();
+    ASSERT_EQ(tasks.size(), 5U) << dump(jobs);
     std::size_t overlaps = 0;
     for (std::size_t i = 0; i < tasks.size(); ++i)
       for (std::size_t j = i + 1; j < tasks.size(); ++j) overlaps += overlap(tasks[i], tasks[j]) ? 1 : 0;
     for (const auto& job : jobs) {
-      if (job["name"] != name + "-foreign") continue;
-      EXPECT_EQ(job["state"]["current"], "COMPLETED") << job.dump();
-      const Interval foreign{job["time"]["start"], job["time"]["end"], "foreign " + job["job_id"].dump()};
-      const auto nodes = nodes_of(job["nodes"]);
+      if (job.job_name != name + "-foreign") continue;
+      EXPECT_EQ(job.state, "COMPLETED") << dump({job});
+      const Interval foreign{job.start_time, job.end_time.value_or(""), "foreign " + std::to_string(job.job_id)};
+      const auto nodes = nodes_of(job.node_list.value_or(""));
       ASSERT_EQ(nodes.size(), 1U);
-      EXPECT_TRUE(*nodes.begin() == "n1" || *nodes.begin() == "n2") << job.dump();
+      EXPECT_TRUE(*nodes.begin() == "n1" || *nodes.begin() == "n2") << dump({job});
       for (const auto& t : tasks) overlaps += overlap(foreign, t) ? 1 : 0;
     }
     if (clean) {
-      EXPECT_EQ(overlaps, 0U) << jobs.dump();
+      EXPECT_EQ(overlaps, 0U) << dump(jobs);
     } else {
-      EXPECT_GT(overlaps, 0U) << "nothing overlapped: the check could not fail; " << jobs.dump();
+      EXPECT_GT(overlaps, 0U) << "nothing overlapped: the check could not fail; " << dump(jobs);
     }
   }
 }
@@ -208,7 +221,7 @@ TEST_F(ProductionSite, StatusMatchesSacctAndResubmitCompletesAKilledTask) {
   ASSERT_TRUE(running) << "array task 2 never ran: " << r.describe();
   r = run_command({"scancel", array_job + "_2"}, 30s);
   ASSERT_TRUE(r.ok()) << r.describe();
-  json jobs = wait_for_jobs("site-resubmit-set0", 3, 60s);
+  const Jobs jobs = wait_for_jobs("site-resubmit-set0", 3, 60s);
 
   r = run_command({HETSCALE_EXECUTABLE, "collect", "--db", db.uri(), study.string()}, 60s);
   ASSERT_TRUE(r.ok()) << r.describe();
@@ -219,8 +232,8 @@ TEST_F(ProductionSite, StatusMatchesSacctAndResubmitCompletesAKilledTask) {
   ASSERT_EQ(status["sets"].size(), 1U) << r.out;
   // sacct's own counts of the set's tasks.
   std::map<std::string, int> by_state;
-  for (const auto& job : jobs) ++by_state[job["state"]["current"].get<std::string>()];
-  EXPECT_EQ(by_state, (std::map<std::string, int>{{"CANCELLED", 1}, {"COMPLETED", 2}})) << jobs.dump();
+  for (const auto& job : jobs) ++by_state[job.state];
+  EXPECT_EQ(by_state, (std::map<std::string, int>{{"CANCELLED", 1}, {"COMPLETED", 2}})) << dump(jobs);
   EXPECT_EQ(status["sets"][0]["tasks"], 3);
   EXPECT_EQ(status["sets"][0]["collected"], by_state["COMPLETED"]);
   EXPECT_EQ(status["sets"][0]["failed"], by_state["CANCELLED"]);

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "hetscale/base/text_file.hpp"
+#include "hetscale/slurm/sacct.hpp"
 #include "support/drained_node.hpp"
 #include "support/process.hpp"
 #include "support/testbed.hpp"
@@ -28,11 +29,12 @@ using nlohmann::json;
 
 std::string read(const fs::path& path) { return read_text_file(path, "test output"); }
 
-// The jobs sacct reports with this name (every user, since yesterday).
-json sacct_jobs(const std::string& name) {
+// The jobs sacct reports with this name (every user, since yesterday), as any release
+// writes them.
+std::vector<slurm::JobRecord> sacct_jobs(const std::string& name) {
   const auto r = run_command({"sacct", "--json", "--allusers", "--starttime", "now-1days", "--name", name}, 60s);
   if (!r.ok()) throw std::runtime_error(r.describe());
-  return json::parse(r.out)["jobs"];
+  return slurm::read_sacct_json(r.out, "sacct --json");
 }
 
 std::size_t queued(const std::string& name) {
@@ -160,9 +162,9 @@ TEST_F(StudyRun, TwoRoundStudyFinishesWithoutHelp) {
   ASSERT_TRUE(r.ok()) << r.describe();
   EXPECT_NE(r.out.find("done: study done"), std::string::npos) << r.out;
   // The controllers ran as jobs, as sacct shows.
-  const json controllers = sacct_jobs(experiment_ + "-controller");
+  const auto controllers = sacct_jobs(experiment_ + "-controller");
   ASSERT_GE(controllers.size(), 2u) << "one controller per round";
-  for (const auto& job : controllers) EXPECT_EQ(job["state"]["current"], "COMPLETED") << job.dump();
+  for (const auto& job : controllers) EXPECT_EQ(job.state, "COMPLETED") << "job " << job.job_id;
   // Two rounds: mm at these sizes stays below the target on the testbed, so round 0 is refined.
   EXPECT_EQ(db_.scalar("SELECT max(round) FROM hetscale.plan_rounds"), "1");
   // Nothing left to refine, every run stored once.

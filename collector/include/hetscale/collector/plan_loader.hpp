@@ -13,13 +13,13 @@
 
 #include "hetscale/collector/pg.hpp"
 #include "hetscale/site/node_record.hpp"
-#include "hetscale/site/study_plan.hpp"
+#include "hetscale/site/round_plan.hpp"
 
 namespace hetscale::collector {
 
 /// Throws pg::DbError. The spec text it stores (in the spec and in the plan) goes through
 /// redact_connection_passwords (hetscale/redaction.hpp).
-void load_plan(pg::Connection& conn, const StudyPlan& plan);
+void load_plan(pg::Connection& conn, const RoundPlan& plan);
 
 /// One node's measured marked speed (per processor) at a time (ISO 8601 with a zone).
 struct BenchmarkPoint {

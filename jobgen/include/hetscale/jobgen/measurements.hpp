@@ -1,6 +1,6 @@
-// The measured speed-efficiencies of a study, per machine set: from the run records its
-// array tasks wrote (DIR/records/*.jsonl, `--refine --from`) or from the runs collected
-// into the database (`--refine --db`, read by the caller). Both go through measured_points,
+// The measured speed-efficiencies of an experiment's rounds, per machine set: from the run
+// records their array tasks wrote (DIR/records/*.jsonl, `--refine --from`) or from the runs
+// collected into the database (`--refine --db`, read by the caller). Both go through measured_points,
 // so that the two give the same points for the same runs.
 #pragma once
 
@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "hetscale/jobgen/study.hpp"
+#include "hetscale/jobgen/round.hpp"
 #include "hetscale/model/efficiency_fit.hpp"
 
 namespace hetscale::jobgen {
 
-/// One run of the study, as a record or the database holds it.
+/// One run of the experiment, as a record or the database holds it.
 struct MeasuredRun {
   std::size_t set_index = 0;
   double parameter = 0;
@@ -29,17 +29,17 @@ struct MeasuredRun {
 
 /// (parameter, E_s) per set index, in the order of `runs`. E_s = W / (T C), with C
 /// converted from the speed unit. Throws Error "source: message" for a run of a set the
-/// study does not have or with a work or time that is not positive.
+/// round does not have or with a work or time that is not positive.
 std::map<std::size_t, std::vector<EfficiencyPoint>> measured_points(const std::vector<MeasuredRun>& runs,
-                                                                    const Study& study);
+                                                                    const Round& round);
 
-/// The runs of the study's experiment in records_dir/*.jsonl, files in name order.
+/// The runs of the round's experiment in records_dir/*.jsonl, files in name order.
 /// Records of other experiments are ignored. Throws Error "file:line: message" for a
 /// line that is not a usable record.
-std::vector<MeasuredRun> read_record_runs(const std::filesystem::path& records_dir, const Study& study);
+std::vector<MeasuredRun> read_record_runs(const std::filesystem::path& records_dir, const Round& round);
 
-/// measured_points(read_record_runs(records_dir, study), study).
+/// measured_points(read_record_runs(records_dir, round), round).
 std::map<std::size_t, std::vector<EfficiencyPoint>> read_measurements(const std::filesystem::path& records_dir,
-                                                                      const Study& study);
+                                                                      const Round& round);
 
 }  // namespace hetscale::jobgen

@@ -1,8 +1,8 @@
-// Whether the members of a study's machine sets can run a job now, as Slurm reports
-// them (`scontrol show node --oneliner`, `scontrol show reservation --oneliner`): a
+// Whether the members of a round's machine sets can run a job now, as Slurm reports
+// them (hetscale::slurm's node states and reservations): a
 // member that is drained or draining, down, failed, not responding, or inside an active
 // reservation the spec does not name would hold its set's job in the queue. Pure
-// functions: the caller runs scontrol and prints (docs/experiment-spec.md).
+// functions: the caller asks Slurm (slurm::query_node_states) and prints (docs/experiment-spec.md).
 #pragma once
 
 #include <cstddef>
@@ -11,37 +11,10 @@
 #include <string_view>
 #include <vector>
 
-#include "hetscale/jobgen/study.hpp"
+#include "hetscale/jobgen/round.hpp"
+#include "hetscale/slurm/scontrol.hpp"
 
 namespace hetscale::jobgen {
-
-struct SlurmNode {
-  std::string name;
-  std::string state;   // as scontrol gives it: "IDLE", "IDLE+DRAIN", "DOWN+NOT_RESPONDING", ...
-  std::string reason;  // the administrator's reason, without "[user@time]"; empty if none
-};
-
-struct SlurmReservation {
-  std::string name;
-  std::vector<std::string> nodes;  // host list expanded
-  bool active = false;             // State=ACTIVE
-  std::string end_time;            // as scontrol gives it
-};
-
-struct SlurmNodeStates {
-  std::vector<SlurmNode> nodes;
-  std::vector<SlurmReservation> reservations;
-};
-
-/// Reads `scontrol show node --oneliner`: one "NodeName=... State=... [Reason=...]" line
-/// per node (the reason runs to the end of its line). Throws Error naming the line for a
-/// line that is not a node or has no State.
-std::vector<SlurmNode> parse_scontrol_nodes(std::string_view text);
-
-/// Reads `scontrol show reservation --oneliner` ("No reservations in the system", or one
-/// "ReservationName=... Nodes=... State=..." line each). Throws Error naming the line for
-/// anything else.
-std::vector<SlurmReservation> parse_scontrol_reservations(std::string_view text);
 
 /// Why a node cannot run a job now.
 struct Unavailability {
@@ -56,7 +29,7 @@ struct Unavailability {
 /// Nothing when `node` can run a job now; `usable_reservation` is the spec's [slurm]
 /// reservation (empty: none), whose nodes count as available. A node Slurm does not
 /// report is UNKNOWN.
-std::optional<Unavailability> unavailability(const SlurmNodeStates& states, const std::string& node,
+std::optional<Unavailability> unavailability(const slurm::NodeStates& states, const std::string& node,
                                              const std::string& usable_reservation);
 
 struct UnavailableMember {
@@ -70,7 +43,7 @@ struct UnavailableMember {
 };
 
 /// Every unavailable member of the sets that have jobs, each node once, in set order.
-std::vector<UnavailableMember> unavailable_members(const Study& study, const SlurmNodeStates& states);
+std::vector<UnavailableMember> unavailable_members(const Round& round, const slurm::NodeStates& states);
 
 struct NodeReplacement {
   UnavailableMember replaced;
@@ -81,8 +54,8 @@ struct NodeReplacement {
   [[nodiscard]] std::string describe() const;
 };
 
-struct ReplacedStudy {
-  Study study;
+struct ReplacedRound {
+  Round round;
   std::vector<NodeReplacement> replacements;
 };
 
@@ -90,6 +63,6 @@ struct ReplacedStudy {
 /// the sets (the first in site-table order; eligible as the spec asks, include_degraded),
 /// the same node in every set that holds it, and recomputes members, C and sizes. Throws
 /// Error naming the group when it has no such node left.
-ReplacedStudy replace_unavailable(const Study& study, const SlurmNodeStates& states);
+ReplacedRound replace_unavailable(const Round& round, const slurm::NodeStates& states);
 
 }  // namespace hetscale::jobgen

@@ -1,4 +1,4 @@
-// The partition a study is submitted to, as Slurm reports it, against the study's
+// The partition a round is submitted to, as Slurm reports it, against the round's
 // largest machine set: a set pinned with --nodelist to nodes the partition does not
 // have would wait in the queue for ever (Slurm rejects nothing at submit time then).
 #pragma once
@@ -10,25 +10,16 @@
 #include <vector>
 
 #include "hetscale/base/error.hpp"
-#include "hetscale/jobgen/study.hpp"
+#include "hetscale/jobgen/round.hpp"
+#include "hetscale/slurm/scontrol.hpp"
 
 namespace hetscale::jobgen {
-
-struct SlurmPartition {
-  std::string name;
-  std::vector<std::string> nodes;  // host list expanded
-  std::optional<std::uint64_t> max_time_seconds;  // MaxTime; absent when UNLIMITED
-};
-
-/// Reads `scontrol show partition NAME --oneliner` output ("PartitionName=batch ...
-/// Nodes=n[1-5] ... TotalNodes=5 ..."). Throws Error when it holds no Nodes= field.
-SlurmPartition parse_scontrol_partition(std::string_view text);
 
 /// Throws ConfigError at the spec's [machine_sets] `max` (or where the sets are
 /// defined) when the largest set has more nodes than the partition, or a node the
 /// partition does not have. `named_at` says where the partition's name came from, for
 /// the message ("spec.toml:22:13" or "--partition").
-void check_partition(const Study& study, const SlurmPartition& partition,
+void check_partition(const Round& round, const slurm::Partition& partition,
                      const std::string& named_at);
 
 /// The [slurm] key a refusal of `sbatch --test-only` is about ("Invalid qos

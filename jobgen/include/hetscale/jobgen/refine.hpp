@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "hetscale/jobgen/experiment_spec.hpp"
-#include "hetscale/jobgen/study.hpp"
+#include "hetscale/jobgen/round.hpp"
 #include "hetscale/model/efficiency_fit.hpp"
 #include "hetscale/model/workload.hpp"
 
@@ -22,7 +22,7 @@ struct RefineSettings {
   std::vector<double> steps;         // relative, each used + and -
   double tolerance = 0;              // reached when |E_s - target| <= tolerance * target
   std::uint32_t max_rounds = 0;
-  std::uint32_t round = 0;           // rounds already run after the first study
+  std::uint32_t round = 0;           // rounds already run after the first
   bool integer = true;               // parameter values are whole numbers
 
   static RefineSettings from(const ExperimentSpec& spec, std::uint32_t round);
@@ -33,7 +33,7 @@ struct SetRefinement {
     reached,    // a measured size is within tolerance of the target: no new jobs
     refine,     // parameter_values holds the follow-up sizes
     exhausted,  // max_rounds spent without reaching the target: no new jobs
-    no_data     // nothing measured on this set: no new jobs (rerun the first study)
+    no_data     // nothing measured on this set: no new jobs (rerun the first round)
   };
   std::size_t set_index = 0;
   Status status = Status::no_data;
@@ -53,8 +53,8 @@ SetRefinement refine_set(std::size_t set_index, const std::vector<EfficiencyPoin
 double extrapolate_parameter(const std::vector<EfficiencyPoint>& points, const Workload& workload,
                              double target);
 
-/// The next round's study (round + 1): every set of the previous one, with the new sizes of
+/// The next round (number + 1): every set of the previous one, with the new sizes of
 /// those that need jobs and no sizes for the others (they get no script).
-Study refined_study(const Study& previous, const std::vector<SetRefinement>& refinements);
+Round refined_round(const Round& previous, const std::vector<SetRefinement>& refinements);
 
 }  // namespace hetscale::jobgen

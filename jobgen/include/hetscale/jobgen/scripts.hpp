@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <string>
 
-#include "hetscale/jobgen/study.hpp"
+#include "hetscale/jobgen/round.hpp"
 
 namespace hetscale::jobgen {
 
@@ -16,22 +16,22 @@ struct RenderOptions {
   std::string kernel_dir = "/usr/local/bin";
 };
 
-/// The Slurm job name of a set's array: "<experiment>-set<k>" in the first study,
+/// The Slurm job name of a set's array: "<experiment>-set<k>" in the first round,
 /// "<experiment>-r<round>-set<k>" in a later round (how `hetscale status` finds its jobs).
-std::string array_job_name(const Study& study, const StudySet& set);
+std::string array_job_name(const Round& round, const RoundSet& set);
 
 /// "set<k>.sbatch".
-std::string set_script_name(const StudySet& set);
+std::string set_script_name(const RoundSet& set);
 /// "hosts/set<k>.txt": one line per task, for sets whose nodes run different task counts.
-std::string host_file_name(const StudySet& set);
+std::string host_file_name(const RoundSet& set);
 
-std::string render_set_script(const Study& study, const StudySet& set, const RenderOptions& options);
-std::string render_host_file(const StudySet& set);
-std::string render_submit_script(const Study& study);
+std::string render_set_script(const Round& round, const RoundSet& set, const RenderOptions& options);
+std::string render_host_file(const RoundSet& set);
+std::string render_submit_script(const Round& round);
 
-/// A study on the SimGrid twin as a Slurm array of serial tasks, one simulation each:
-/// array task i runs `hetscale twin run <study dir> --task i` (`options.kernel_dir` is
+/// A round on the SimGrid twin as a Slurm array of serial tasks, one simulation each:
+/// array task i runs `hetscale twin run <dir> --task i` (`options.kernel_dir` is
 /// where the hetscale executable is). Partition, account and time limit from the spec.
-std::string render_twin_array_script(const Study& study, std::size_t runs, const RenderOptions& options);
+std::string render_twin_array_script(const Round& round, std::size_t runs, const RenderOptions& options);
 
 }  // namespace hetscale::jobgen

@@ -13,8 +13,8 @@
 
 namespace hetscale::jobgen {
 
-struct Study;
-struct StudySet;
+struct Round;
+struct RoundSet;
 struct MeasuredRun;
 
 /// How an estimate becomes a limit: one array task runs every repetition of its size, each
@@ -35,32 +35,25 @@ struct SetTimeLimit {
   std::string basis;       // how it was found, for the script's header
 };
 
-/// Seconds of a Slurm time: M, M:S, H:M:S, D-H, D-H:M, D-H:M:S (every field digits);
-/// nothing for anything else.
-std::optional<std::uint64_t> parse_slurm_time(std::string_view text);
-
-/// "H:MM:SS", or "D-HH:MM:SS" from one day on.
-std::string format_slurm_time(std::uint64_t seconds);
-
 /// The spec's fixed limit when it gives one, else the estimate from the set's work.
-SetTimeLimit planned_time_limit(const Study& study, const StudySet& set);
+SetTimeLimit planned_time_limit(const Round& round, const RoundSet& set);
 
 /// The estimate from the largest size of the set: T = W(N_max) / (C E_target), C in base
 /// units of the site's speed unit.
-SetTimeLimit estimated_time_limit(const Study& study, const StudySet& set);
+SetTimeLimit estimated_time_limit(const Round& round, const RoundSet& set);
 
 /// The estimate from the set's measured runs (any round): the run whose work is closest to
 /// W(N_max) of the set (in ratio; the longer of equals), its time scaled by
 /// W(N_max) / W(run). Nothing when the set has no runs.
-std::optional<SetTimeLimit> measured_time_limit(const Study& study, const StudySet& set,
+std::optional<SetTimeLimit> measured_time_limit(const Round& round, const RoundSet& set,
                                                 const std::vector<MeasuredRun>& runs);
 
 /// For a refinement round: every set with jobs gets its measured limit (the planned one
 /// when it has no runs), unless the spec fixes the limit.
-void apply_measured_time_limits(Study& study, const std::vector<MeasuredRun>& runs);
+void apply_measured_time_limits(Round& round, const std::vector<MeasuredRun>& runs);
 
 /// Caps every estimated limit at the partition's MaxTime (`max_seconds`), saying so in
 /// its basis; a fixed limit is left as the spec gives it.
-void cap_time_limits(Study& study, std::uint64_t max_seconds, const std::string& partition);
+void cap_time_limits(Round& round, std::uint64_t max_seconds, const std::string& partition);
 
 }  // namespace hetscale::jobgen

@@ -51,6 +51,11 @@ StochasticPartition equalized_partition(std::span<const VariableComputer> comput
 StochasticPartition linearised_partition(std::span<const VariableComputer> computers,
                                          double total_work);
 
+/// A partition `work` (X_i, one per computer) as the model sees it: t_i = X_i / s_i,
+/// sigma_Ti = k_i sqrt(t_i) and the degree of equalization. Throws Error when the counts
+/// differ.
+StochasticPartition describe_partition(std::span<const VariableComputer> computers, std::vector<double> work);
+
 /// Percentage standard deviation of t_i + sigma_Ti (the degree of equalization).
 double equalization_degree(std::span<const double> mean_time, std::span<const double> time_sd);
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "hetscale/model/availability.hpp"
+#include "hetscale/model/equalization.hpp"
 
 namespace hetscale {
 
@@ -44,6 +45,12 @@ struct SimulationResult {
   double risk_factor = 0;    // Prob[T > tau_d]
   double deadline = 0;       // the tau_d used
 };
+
+/// The simulated computers as the stochastic model sees them (docs/science.md section 3):
+/// s_i = alpha_i a_i, and k_i from TH_i = sigma_Ai / a_i and the correlation time of
+/// intervals uniform in [0, max_interval] (variation_from_heterogeneity,
+/// correlation_time_of_uniform_intervals). Throws Error for max_interval <= 0.
+std::vector<VariableComputer> variable_computers(std::span<const SimulatedComputer> computers, double max_interval);
 
 /// Simulates running `work[i]` on computer i. Throws Error on invalid input (availability
 /// outside [0, 1] for the chosen distribution, no computers, work not matching...).

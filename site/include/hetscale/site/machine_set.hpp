@@ -1,6 +1,6 @@
 // One machine set of a study: its nodes, how many come from each group, and its marked
 // speed C (docs/machine-sets.md). The sets are built by the model (hetscale/model/machine_sets.hpp)
-// and carried in plan files (hetscale/site/study_plan.hpp).
+// and carried in plan files (hetscale/site/round_plan.hpp).
 #pragma once
 
 #include <cstddef>

@@ -1,9 +1,10 @@
 // The study as Slurm jobs (docs/study.md): `run` validates everything, plans round 0 of
 // every experiment, loads the plans and submits the arrays (one after another: the
 // experiments must not share the machine's cores) with a controller job that depends on
-// them. The controller runs `step`: collect, analyze, then the next refinement round and
-// its own successor, or the end (psi table, forecasts, report). `resume` finishes a study
-// whose controller was cancelled or crashed.
+// them. The controller runs `step` through the named stages (controller_stage_names):
+// collect, then the next refinement round and its own successor, or the equalized re-run,
+// or the end (psi table, forecasts, twin, report). `resume` finishes a study whose
+// controller was cancelled or crashed.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "hetscale/study/study_spec.hpp"
@@ -35,14 +37,19 @@ struct RunOptions {
 /// arrays and the controller, and writes the state.
 StudyState run_study(const RunOptions& options, std::ostream& out);
 
-/// What a controller job does: collect the stage's arrays, then submit the next round (or
+/// What a controller job does: collect the phase's arrays, then submit the next round (or
 /// re-run) with a successor controller, or finish the study. A failure marks the study
 /// failed (the stage named) and is thrown.
 StudyState step_study(const std::filesystem::path& dir, std::ostream& out);
 
 /// After a cancelled or crashed controller: nothing while a controller of the study is
-/// pending or running; a new controller while the stage's arrays still run; else the step.
+/// pending or running; a new controller while the phase's arrays still run; else the step.
 StudyState resume_study(const std::filesystem::path& dir, std::ostream& out);
+
+/// The stages a controller's step runs through, by name, in order: collect, refine,
+/// equalize, re-run, compare, analyze, predict, twin, report (docs/architecture.md). A step
+/// runs those its state asks for and ends at the first that submits jobs.
+std::vector<std::string_view> controller_stage_names();
 
 /// The psi table of the study's experiments (one line per pair of consecutive sets).
 std::string psi_table(const StudySpec& spec, const std::string& db);

@@ -1,5 +1,5 @@
-// A study's state in its directory (DIR/study.state, JSON, written atomically): the stage, the
-// refinement round, the arrays of the current stage, the controller job and the history.
+// A study's state in its directory (DIR/study.state, JSON, written atomically): the phase,
+// the refinement round, the arrays of the current phase, the controller job and the history.
 // What `hetscale study step` reads and writes; `study status` and `study resume` read it.
 #pragma once
 
@@ -12,10 +12,12 @@
 
 namespace hetscale::study {
 
-/// measure: round `round` of every experiment runs; rerun: the equalized set runs again;
-/// done is final; failed is until `study resume` takes the failed step again.
-enum class Stage { measure, rerun, done, failed };
-std::string_view to_string(Stage stage);
+/// The phase of a study (the state file's `stage`, as `hetscale study status` prints it;
+/// the stages are what a controller's step runs through, study_run.hpp): measure: round
+/// `round` of every experiment runs; rerun: the equalized set runs again; done is final;
+/// failed is until `study resume` takes the failed step again.
+enum class Phase { measure, rerun, done, failed };
+std::string_view to_string(Phase phase);
 
 /// One submitted array job: the set of an experiment, the directory it was written into.
 struct SubmittedArray {
@@ -40,16 +42,16 @@ struct StudyState {
   std::string partitions;  // where equalize writes its partition files (the plugin's partitions=)
   std::string hetscale;    // the executable the controller jobs run
   std::optional<std::uint32_t> twin_nodes;  // instead of the spec's [twin] nodes (0: no twin)
-  Stage stage = Stage::measure;
+  Phase phase = Phase::measure;
   std::uint32_t round = 0;
-  std::vector<SubmittedArray> arrays;       // of the current stage
+  std::vector<SubmittedArray> arrays;       // of the current phase
   std::optional<std::uint64_t> controller;  // the controller job waiting on them
   std::vector<HistoryEntry> history;
   std::string failure;  // when failed: the stage and why
-  std::optional<Stage> failed_stage;  // when failed: the stage whose step failed (measure or rerun)
+  std::optional<Phase> failed_phase;  // when failed: the phase whose step failed (measure or rerun)
 
   [[nodiscard]] std::vector<std::uint64_t> array_job_ids() const;
-  [[nodiscard]] bool finished() const { return stage == Stage::done || stage == Stage::failed; }
+  [[nodiscard]] bool finished() const { return phase == Phase::done || phase == Phase::failed; }
 };
 
 std::string state_json(const StudyState& state);

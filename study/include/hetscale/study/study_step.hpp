@@ -9,12 +9,12 @@
 namespace hetscale::study {
 
 enum class ResumeAction {
-  finished,           // the study is done, or failed with no stage to take again: nothing to do
+  finished,           // the study is done, or failed with no phase to take again: nothing to do
   controller_active,  // its controller is pending or running: it will go on
-  wait_for_arrays,    // the stage's arrays still run: a new controller must wait on them
+  wait_for_arrays,    // the phase's arrays still run: a new controller must wait on them
   step_now            // everything has ended: take the next step now
 };
-/// A failed study is resumed as the stage whose step failed (its failed_stage).
+/// A failed study is resumed as the phase whose step failed (its failed_phase).
 ResumeAction resume_action(const StudyState& state, bool controller_active, bool arrays_active);
 
 /// After round `round` of every experiment is collected: another refinement round while

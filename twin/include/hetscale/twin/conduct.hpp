@@ -7,23 +7,20 @@
 
 #include <cstddef>
 #include <filesystem>
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "hetscale/jobgen/study_files.hpp"
-#include "hetscale/twin/study.hpp"
+#include "hetscale/base/say.hpp"
+#include "hetscale/jobgen/round_files.hpp"
+#include "hetscale/twin/simulated_round.hpp"
 #include "hetscale/twin/twin_platform.hpp"
 
 namespace hetscale::twin {
 
-/// What a twin study says, one line at a time, each ending in '\n'. Notes: the
-/// calibration, a site without [network], a line per finished run. Results: the study
-/// written, how to submit its array, the count of its runs. (`hetscale twin` prints notes
-/// on stderr and results on stdout.)
-enum class TwinLine { note, result };
-using TwinReport = std::function<void(TwinLine kind, const std::string& line)>;
+// What a twin study says (through `say`, hetscale/base/say.hpp): notes: the calibration,
+// a site without [network], a line per finished run; results: the study written, how to
+// submit its array, the count of its runs.
 
 /// The runs of one pass of simulations.
 struct TwinRunCounts {
@@ -42,11 +39,12 @@ void require_no_failed_runs(const TwinRunCounts& counts, const std::filesystem::
 /// Runs `tasks` (all runs when empty) of the study written in `dir` with run_twin_study: a
 /// note per finished run, then the counts as a result. Failed runs are counted, not
 /// thrown; a missing smpirun or kernel throws Error before any run starts.
-TwinRunCounts simulate_twin_runs(const std::filesystem::path& dir, const TwinStudy& study,
+TwinRunCounts simulate_twin_runs(const std::filesystem::path& dir, const SimulatedRound& simulated,
                                  const std::vector<std::size_t>& tasks, const TwinRunnerOptions& runner,
-                                 const TwinReport& report);
+                                 const Say& say);
 
-struct TwinStudyOutcome {
+/// A simulated round written into its directory, and its simulations run.
+struct SimulatedRoundOutcome {
   std::filesystem::path dir;
   std::string experiment;  // the twin experiment's name in the records
   std::size_t runs = 0;    // the runs planned
@@ -54,18 +52,34 @@ struct TwinStudyOutcome {
   std::optional<TwinRunCounts> counts;
 };
 
-/// Throws Error, naming the logs in the study directory, when any run of it failed.
-void require_no_failed_runs(const TwinStudyOutcome& outcome);
+/// Throws Error, naming the logs in the round's directory, when any run of it failed.
+void require_no_failed_runs(const SimulatedRoundOutcome& outcome);
 
-/// Writes `files` (of `study`) into `dir` (new or empty) and reports `summary` (a result
+/// Writes `files` (of `simulated`) into `dir` (new or empty) and reports `summary` (a result
 /// line), then simulates every run, or with options.sbatch reports how to submit
 /// twin.sbatch. Without options.sbatch, smpirun and the kernel are checked before
 /// anything is written.
-TwinStudyOutcome write_and_run_twin_study(const std::filesystem::path& dir, const TwinStudy& study,
-                                          const TwinStudyOptions& options,
-                                          const std::vector<jobgen::GeneratedFile>& files,
-                                          const std::string& summary, const TwinRunnerOptions& runner,
-                                          const TwinReport& report);
+SimulatedRoundOutcome write_and_run_simulated_round(const std::filesystem::path& dir, const SimulatedRound& simulated,
+                                                    const SimulatedRoundOptions& options,
+                                                    const std::vector<jobgen::GeneratedFile>& files,
+                                                    const std::string& summary, const TwinRunnerOptions& runner,
+                                                    const Say& say);
+
+/// The next round of the twin study whose latest round is `previous`, as planned from the
+/// runs collected so far (e.g. study::next_round), on the same platform (its hash and
+/// compute efficiency kept): its runs in order. None, and "nothing to refine: no files
+/// written" said as a result, when it has no runs.
+std::optional<SimulatedRound> next_simulated_round(const SimulatedRound& previous, jobgen::Round next,
+                                                   const Say& say);
+
+/// Writes `next` (a later round of the twin study whose earlier round is in `previous_dir`)
+/// into `dir` (new or empty) with that round's spec, site table and platform, says where
+/// ("twin study: DIR (experiment E, round R, N runs, platform HASH)"), then simulates its
+/// runs or, with options.sbatch, says how to submit twin.sbatch (write_and_run_simulated_round).
+SimulatedRoundOutcome write_and_run_later_round(const std::filesystem::path& dir, const SimulatedRound& next,
+                                                const std::filesystem::path& previous_dir,
+                                                const SimulatedRoundOptions& options, const TwinRunnerOptions& runner,
+                                                const Say& say);
 
 struct TwinStudyRequest {
   std::filesystem::path spec;        // the experiment spec (TOML)
@@ -79,15 +93,15 @@ struct TwinStudyRequest {
   /// given, the compute efficiency is measured_compute_efficiency's, and
   /// options.compute_efficiency must be unset.
   std::vector<std::filesystem::path> calibrate_from;
-  TwinStudyOptions options;
+  SimulatedRoundOptions options;
   TwinRunnerOptions runner;
 };
 
 /// The study of `request.spec` on the twin of `request.site`: loads the spec, grows the
 /// site table, makes the platform, calibrates the compute efficiency, plans the study,
 /// writes its directory and simulates its runs (write_and_run_twin_study), saying so
-/// through `report`. Throws Error/ConfigError on bad inputs before anything is written;
+/// through `say`. Throws Error/ConfigError on bad inputs before anything is written;
 /// failed runs are counted in the outcome, not thrown (require_no_failed_runs).
-TwinStudyOutcome conduct_twin_study(const TwinStudyRequest& request, const TwinReport& report);
+SimulatedRoundOutcome conduct_twin_study(const TwinStudyRequest& request, const Say& say);
 
 }  // namespace hetscale::twin

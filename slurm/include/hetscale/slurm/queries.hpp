@@ -1,0 +1,104 @@
+// The questions hetscale asks of the running Slurm, each answered as data: whether Slurm
+// could be asked at all, and what it said, read by the readers of this library. Every
+// command hetscale runs against Slurm is here (docs/architecture.md, "The gateway to
+// Slurm"), and so is the reading of each answer (the pure functions below, tested on the
+// recorded outputs of every release in tests/fixtures/slurm/).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hetscale/slurm/scontrol.hpp"
+
+namespace hetscale::slurm {
+
+struct PartitionQuery {
+  enum class Status {
+    found,       // `partition` holds what Slurm reports
+    unknown,     // Slurm answered: no such partition
+    unreachable  // no scontrol, no slurm.conf, no controller: `detail` says which
+  };
+  Status status = Status::unreachable;
+  Partition partition;
+  std::string detail;
+};
+
+/// `scontrol show partition NAME --oneliner`.
+PartitionQuery query_partition(const std::string& name);
+
+/// slurmctld's ClusterName (`scontrol show config`), or nothing where Slurm cannot be asked.
+std::optional<std::string> query_cluster_name();
+
+struct AccountingQuery {
+  enum class Status {
+    answered,    // `json` is sacct's output
+    disabled,    // Slurm runs without accounting (no slurmdbd): jobcomp files are the fallback
+    unreachable  // no sacct, no slurm.conf, slurmdbd down, or sacct failed: `detail` says which
+  };
+  Status status = Status::unreachable;
+  std::string json;
+  std::string detail;
+};
+
+/// Runs `sacct --json` with the given arguments (no shell), in whatever data_parser
+/// version the release writes by default (read_sacct_json reads them all).
+AccountingQuery query_accounting(const std::vector<std::string>& sacct_arguments);
+
+struct SubmissionTest {
+  enum class Status {
+    accepted,    // Slurm would run it
+    refused,     // Slurm refuses it: `detail` is its message
+    unreachable  // Slurm could not be asked: `detail` says why
+  };
+  Status status = Status::unreachable;
+  std::string detail;
+};
+
+/// `sbatch --test-only SCRIPT`: whether Slurm would accept the job, without submitting it.
+SubmissionTest test_submission(const std::string& script);
+
+/// Runs a round directory's submit.sh; returns what it printed. Throws Error when it fails.
+std::string submit_round(const std::string& directory);
+
+/// `sbatch --parsable [--dependency=afterany:ID:...] SCRIPT` run in `directory` (the
+/// job's SLURM_SUBMIT_DIR); the job id. Throws Error with sbatch's message when it fails.
+std::uint64_t submit_job(const std::string& script, const std::string& directory,
+                         const std::vector<std::uint64_t>& after_any = {});
+
+/// Which of `job_ids` (array or single jobs) still have a task pending or running
+/// (`squeue`). Throws Error when Slurm cannot be asked.
+std::vector<std::uint64_t> active_jobs(const std::vector<std::uint64_t>& job_ids);
+
+struct NodeStatesQuery {
+  bool reachable = false;  // else `detail` says why Slurm could not be asked
+  NodeStates states;
+  std::string detail;
+};
+
+/// `scontrol show node --oneliner` and `scontrol show reservation --oneliner`. Throws
+/// Error when Slurm answers with something they cannot read.
+NodeStatesQuery query_node_states();
+
+// --- the answers, read (pure; each tested on every release's recorded output) ---------
+
+/// What `sbatch --test-only` said, from its exit status and its output (stdout and
+/// stderr together): accepted, refused (with Slurm's last line), or Slurm not reachable.
+SubmissionTest test_only_outcome(int status, std::string_view output);
+
+/// What `sacct --json` said, from its exit status, stdout and stderr: answered (the JSON),
+/// disabled (where slurm.conf has AccountingStorageType=accounting_storage/none, sacct's
+/// words are "Slurm accounting storage is disabled"), or not reachable.
+AccountingQuery accounting_outcome(int status, std::string output, std::string_view errors);
+
+/// The job id `sbatch --parsable` printed ("id" or "id;cluster"); nothing when it printed
+/// no job id.
+std::optional<std::uint64_t> parsable_job_id(std::string_view output);
+
+/// The job ids `squeue --noheader --format=%F` listed (an array's id once for all its
+/// tasks), in order of first appearance. Throws Error on a line that is not an id.
+std::vector<std::uint64_t> squeue_job_ids(std::string_view output);
+
+}  // namespace hetscale::slurm

@@ -1,0 +1,151 @@
+// The rounds of one experiment read from a database (study/rounds.hpp) on the fixture's
+// PostgreSQL server, with no Slurm to ask: round 0 written and collected with its records,
+// then what the next round is planned from is the same from the database alone, from the
+// round's directory with the database's runs and from its records; and a resubmission
+// refuses where Slurm keeps no accounting.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <sstream>
+#include <utility>
+
+#include "hetscale/base/text_file.hpp"
+#include "hetscale/collector/collect.hpp"
+#include "hetscale/jobgen/experiment_spec.hpp"
+#include "hetscale/site/site_table.hpp"
+#include "hetscale/study/rounds.hpp"
+#include "record_text.hpp"
+#include "test_database.hpp"
+
+namespace hetscale::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path site_file = fs::path(HETSCALE_FIXTURES_DIR) / "jobgen" / "site-example.toml";
+const fs::path spec_file = fs::path(HETSCALE_SOURCE_DIR) / "examples" / "experiments" / "mm.toml";
+
+// 1/E_s = 2 + k/W with W = 2 N^3: the target 0.3 is reached at N = 1000.
+double model_efficiency(double n) {
+  constexpr double k = (1 / 0.3 - 2) * 2e9;
+  return 1 / (2 + k / (2 * n * n * n));
+}
+
+class RoundsFromDatabase : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("hetscale-study-rounds-db-" + std::to_string(::getpid()));
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+    first_ = root_ / "mm";
+    db_.migrate();
+    if (const char* conf = std::getenv("SLURM_CONF")) saved_conf_ = conf;
+    ::setenv("SLURM_CONF", (root_ / "no-slurm.conf").c_str(), 1);  // mm.toml names partition "batch"
+    const jobgen::Round planned =
+        jobgen::plan_round(jobgen::load_experiment_spec(spec_file), load_site_table(site_file));
+    round0_ = study::write_new_round(
+        planned, study::jobgen_round_check(planned, "", false), {first_, [] { return std::string("/opt/k"); }},
+        {{"experiment.toml", read_text_file(spec_file, "experiment spec"), false},
+         {"site.toml", read_text_file(site_file, "site table"), false}},
+        [](LineKind, const std::string&) {});
+    for (const auto& set : round0_.sets) {
+      std::vector<std::string> lines;
+      for (double n : set.parameter_values) {
+        const double work = 2 * n * n * n;
+        const double seconds = work / (model_efficiency(n) * set.set.marked_speed * 1e6);
+        lines.push_back(record_json("mm-scaling", n, static_cast<int>(set.set.index), 0, work, seconds,
+                                    set.set.marked_speed, static_cast<int>(set.members.size()), serial_++)
+                            .dump());
+      }
+      write_lines(first_ / "records" / ("set" + std::to_string(set.set.index) + ".jsonl"), lines);
+    }
+  }
+  void TearDown() override {
+    saved_conf_ ? ::setenv("SLURM_CONF", saved_conf_->c_str(), 1) : ::unsetenv("SLURM_CONF");
+    fs::remove_all(root_);
+  }
+
+  void collect_first() const {
+    collector::CollectOptions options;
+    options.inputs = {first_.string()};
+    std::istringstream no_stdin;
+    std::ostringstream log;
+    (void)collector::collect(db_.uri(), options, no_stdin, log);
+  }
+
+  fs::path root_;
+  fs::path first_;
+  TestDatabase db_;
+  std::optional<std::string> saved_conf_;
+  jobgen::Round round0_;
+  int serial_ = 0;
+};
+
+TEST_F(RoundsFromDatabase, TheRoundsSoFarAreTheSameFromTheDatabaseAsFromTheirDirectory) {
+  collect_first();
+  const study::RefinementInput stored = study::refinement_from_database(db_.uri(), "mm-scaling");
+  const study::RefinementInput with_db = study::refinement_from_directories("mm-scaling", {first_}, db_.uri());
+  const study::RefinementInput records = study::refinement_from_directories("mm-scaling", {first_}, "");
+  EXPECT_EQ(stored.latest.number, 0U);
+  ASSERT_EQ(stored.latest.sets.size(), round0_.sets.size());
+  for (std::size_t k = 0; k < round0_.sets.size(); ++k) {
+    EXPECT_EQ(stored.latest.sets[k].set.nodes, round0_.sets[k].set.nodes);
+    EXPECT_EQ(stored.latest.sets[k].parameter_values, round0_.sets[k].parameter_values);
+  }
+  EXPECT_EQ(stored.latest.spec.text, read_text_file(spec_file, "experiment spec"));
+  // The database's round goes with the spec alone (its plan holds the site).
+  ASSERT_EQ(stored.inputs.size(), 1U);
+  EXPECT_EQ(stored.inputs[0].path, "experiment.toml");
+  EXPECT_EQ(with_db.inputs.size(), 2U);
+  ASSERT_EQ(stored.runs.size(), records.runs.size());
+  ASSERT_EQ(with_db.runs.size(), records.runs.size());
+  // The same next round from each.
+  const auto quiet = [](LineKind, const std::string&) {};
+  const jobgen::Round a = study::next_round(stored.latest, stored.runs, quiet);
+  const jobgen::Round b = study::next_round(with_db.latest, with_db.runs, quiet);
+  const jobgen::Round c = study::next_round(records.latest, records.runs, quiet);
+  for (std::size_t k = 0; k < a.sets.size(); ++k) {
+    EXPECT_EQ(a.sets[k].parameter_values, c.sets[k].parameter_values) << k;
+    EXPECT_EQ(b.sets[k].parameter_values, c.sets[k].parameter_values) << k;
+  }
+}
+
+TEST_F(RoundsFromDatabase, AnExperimentNotCollectedSaysWhatToCollect) {
+  try {
+    (void)study::refinement_from_database(db_.uri(), "mm-scaling");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "experiment 'mm-scaling' is not in the database (it holds no experiment): "
+                                     "collect its study first (hetscale collect --db URI DIR)");
+  }
+  try {
+    (void)study::refinement_from_directories("mm-scaling", {first_}, db_.uri());
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "experiment 'mm-scaling' is not in the database: collect the study first "
+                                     "(hetscale collect --db URI " + first_.string() + ")");
+  }
+}
+
+TEST_F(RoundsFromDatabase, AResubmissionNeedsSlurmsAccounting) {
+  collect_first();
+  std::vector<std::pair<LineKind, std::string>> said;
+  try {
+    const study::RoundOutput output{root_ / "again", [] { return std::string("/opt/k"); }};
+    (void)study::resubmit_round({db_.uri(), "mm-scaling", output, false},
+                                [&](LineKind kind, const std::string& line) { said.emplace_back(kind, line); });
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("--resubmit needs Slurm's accounting (sacct)", 0), 0U) << e.what();
+  }
+  ASSERT_EQ(said.size(), 1U);
+  EXPECT_EQ(said[0].first, LineKind::note);
+  EXPECT_EQ(said[0].second.rfind("note: ", 0), 0U) << said[0].second;
+  EXPECT_FALSE(fs::exists(root_ / "again"));
+}
+
+}  // namespace
+}  // namespace hetscale::test

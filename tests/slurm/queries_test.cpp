@@ -1,0 +1,74 @@
+// Slurm's answers to hetscale's questions, as recorded from 22.05, 24.11 and 26.05 (the
+// command that made each file is in tests/fixtures/slurm/<release>/README.md).
+#include "hetscale/slurm/queries.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "hetscale/base/error.hpp"
+#include "recorded.hpp"
+
+namespace hetscale::slurm {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using test::recorded;
+using test::releases;
+
+TEST(SlurmAnswers, SbatchTestOnlyAcceptsAndRefusesInEveryRelease) {
+  for (std::string_view release : releases) {
+    SCOPED_TRACE(release);
+    EXPECT_EQ(test_only_outcome(0, recorded(release, "sbatch-test-only-accepted.txt")).status,
+              SubmissionTest::Status::accepted);
+    const auto qos = test_only_outcome(1, recorded(release, "sbatch-test-only-refused-qos.txt"));
+    EXPECT_EQ(qos.status, SubmissionTest::Status::refused);
+    EXPECT_EQ(qos.detail, "allocation failure: Invalid qos specification");
+    const auto partition = test_only_outcome(1, recorded(release, "sbatch-test-only-refused-partition.txt"));
+    EXPECT_EQ(partition.status, SubmissionTest::Status::refused);
+    EXPECT_EQ(partition.detail, "allocation failure: Invalid partition name specified");
+  }
+  EXPECT_EQ(test_only_outcome(1, "sbatch: error: Batch job submission failed: Unable to contact slurm controller")
+                .status,
+            SubmissionTest::Status::unreachable);
+  EXPECT_EQ(test_only_outcome(-1, "sbatch gave no answer within 10 s").status, SubmissionTest::Status::unreachable);
+}
+
+TEST(SlurmAnswers, SbatchParsableGivesTheJobIdInEveryRelease) {
+  for (std::string_view release : releases) {
+    EXPECT_EQ(parsable_job_id(recorded(release, "sbatch-parsable.txt")), 3U) << release;
+    EXPECT_EQ(parsable_job_id(recorded(release, "sbatch-parsable-dependency.txt")), 9U) << release;
+  }
+  EXPECT_EQ(parsable_job_id("12;cluster2\n"), 12U);
+  EXPECT_FALSE(parsable_job_id("sbatch: error: invalid partition specified").has_value());
+  EXPECT_FALSE(parsable_job_id("").has_value());
+}
+
+TEST(SlurmAnswers, SqueueListsEachArrayOnceInEveryRelease) {
+  for (std::string_view release : releases) {
+    SCOPED_TRACE(release);
+    const auto ids = squeue_job_ids(recorded(release, "squeue-active.txt"));
+    EXPECT_EQ(ids.size(), 7U);  // the array (7) listed once for its running and pending tasks
+    EXPECT_EQ(std::count(ids.begin(), ids.end(), 7U), 1);
+    EXPECT_TRUE(squeue_job_ids(recorded(release, "squeue-ended.txt")).empty());
+    EXPECT_THAT(recorded(release, "squeue-unknown-job.txt.stderr"), HasSubstr("Invalid job id"));
+  }
+  EXPECT_THROW((void)squeue_job_ids("7\nJOBID\n"), Error);
+}
+
+TEST(SlurmAnswers, SacctWithoutAccountingIsToldApartInEveryRelease) {
+  for (std::string_view release : releases) {
+    SCOPED_TRACE(release);
+    const auto none = accounting_outcome(1, "", recorded(release, "sacct-json-accounting-none.txt"));
+    EXPECT_EQ(none.status, AccountingQuery::Status::disabled);
+    EXPECT_EQ(none.detail, "Slurm accounting storage is disabled");
+    const auto answered = accounting_outcome(0, recorded(release, "sacct-json-jobs.json"), "");
+    EXPECT_EQ(answered.status, AccountingQuery::Status::answered);
+    EXPECT_FALSE(answered.json.empty());
+  }
+  EXPECT_EQ(accounting_outcome(1, "", "sacct: error: Problem talking to the database: Connection refused").status,
+            AccountingQuery::Status::unreachable);
+}
+
+}  // namespace
+}  // namespace hetscale::slurm

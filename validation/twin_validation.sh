@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The twin's validation figures (docs/validation-twin.md), on the twin of
+# validation/twin/mixed72.toml (72 nodes in three groups):
+#   1. held-out prediction: for mm and ge, a twin study of sets of 2 to 64 nodes and one
+#      refinement round (twin refine) around each set's estimate, collected and analysed;
+#      `hetscale predict` fitted on sets 0-2 (2, 4, 8 nodes) predicts the required size at
+#      the target on sets 3-5 (16, 32, 64 nodes); its summary line gives the mean
+#      |relative error| on the held-out sets;
+#   2. determinism: the held-out mm study simulated a second time, one run at a time; the
+#      simulated times of the two status.tsv files are compared;
+#   3. speed: a twin study of sets of 2 to 32 nodes, 5 sizes, 3 repetitions, mm then ge,
+#      timed end to end;
+#   4. the held-out sets predicted analytically beside the regression
+#      (validation/twin_analytic.sh on the same database).
+# It starts its own PostgreSQL (scripts/pg.sh) and stops it at the end.
+#   validation/twin_validation.sh [--bin build/default/bin] [--run-dir DIR] [--port P]
+set -euo pipefail
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+cd "$REPO"
+bin=build/default/bin run=build/twin-validation port=16951
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --bin) bin=$2; shift 2 ;;
+    --run-dir) run=$2; shift 2 ;;
+    --port) port=$2; shift 2 ;;
+    *) echo "twin_validation.sh: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
+hetscale=$bin/hetscale
+here=validation/twin
+site=$here/mixed72.toml
+
+rm -rf "$run"
+mkdir -p "$run"
+scripts/pg.sh restart --run-dir "$run/pg" --port "$port" >/dev/null
+trap 'scripts/pg.sh down --run-dir "$run/pg" >/dev/null' EXIT
+db=$(cat "$run/pg/uri")
+"$hetscale" db migrate --db "$db" >/dev/null
+
+echo "# twin validation on $(nproc) processors, load $(cut -d' ' -f1 /proc/loadavg), $(date -u +%FT%TZ)"
+for kernel in mm ge; do
+  echo
+  echo "## held-out prediction, $kernel"
+  "$hetscale" twin study "$here/heldout-$kernel.toml" --site "$site" -o "$run/heldout-$kernel" --kernel-dir "$bin" \
+    2>"$run/heldout-$kernel.progress"
+  "$hetscale" collect --db "$db" "$run/heldout-$kernel" >/dev/null
+  "$hetscale" analyze --db "$db" --experiment "heldout-$kernel-twin" >/dev/null
+  "$hetscale" twin refine --db "$db" --from "$run/heldout-$kernel" -o "$run/heldout-$kernel-round1" \
+    --kernel-dir "$bin" 2>"$run/heldout-$kernel-round1.progress"
+  if [ -d "$run/heldout-$kernel-round1" ]; then
+    "$hetscale" collect --db "$db" "$run/heldout-$kernel-round1" >/dev/null
+  fi
+  "$hetscale" analyze --db "$db" --experiment "heldout-$kernel-twin"
+  "$hetscale" predict --db "$db" --experiment "heldout-$kernel-twin" --fit-sets 0,1,2 --doublings 0
+done
+
+echo
+echo "## determinism: the held-out mm study again, one simulation at a time"
+"$hetscale" twin study "$here/heldout-mm.toml" --site "$site" -o "$run/heldout-mm-again" --kernel-dir "$bin" \
+  --jobs 1 2>/dev/null
+if diff <(cut -f1-5,9 "$run/heldout-mm/status.tsv") <(cut -f1-5,9 "$run/heldout-mm-again/status.tsv"); then
+  echo "identical simulated times in all $(($(wc -l <"$run/heldout-mm/status.tsv") - 1)) runs"
+else
+  echo "the simulated times differ (above)"
+fi
+
+echo
+echo "## speed: sets of 2 to 32 nodes, 5 sizes, 3 repetitions, mm then ge ($(nproc) simulations at once)"
+/usr/bin/time -f "mm + ge twin study: %e s wall, the largest process peaked at %M KiB" -o "$run/speed.time" \
+  bash -c '"$1" twin study "$2/speed-mm.toml" --site "$3" -o "$4/speed-mm" --kernel-dir "$5" 2>/dev/null &&
+           "$1" twin study "$2/speed-ge.toml" --site "$3" -o "$4/speed-ge" --kernel-dir "$5" 2>/dev/null' \
+  _ "$hetscale" "$here" "$site" "$run" "$bin"
+cat "$run/speed.time"
+
+echo
+echo "## held-out sets: regression and analytic prediction"
+validation/twin_analytic.sh --run "$run" --bin "$bin" --db "$db"
