@@ -14,6 +14,7 @@
 
 #include "hetscale/base/toml_source.hpp"
 #include "hetscale/site/hostlist.hpp"
+#include "hetscale/site/weight_shares.hpp"
 
 namespace hetscale {
 namespace {
@@ -185,12 +186,8 @@ std::vector<double> weights_for_ranks(const Partition& partition,
         throw Error(name + " does not list node " + rank_hosts[r] + " (rank " + std::to_string(r) +
                     ")");
   }
-  // Scaled by the largest first: shares near the largest double would sum to infinity.
   if (weights.empty()) return weights;
-  const double largest = *std::max_element(weights.begin(), weights.end());
-  for (double& w : weights) w /= largest;
-  const double total = std::accumulate(weights.begin(), weights.end(), 0.0);
-  for (double& w : weights) w /= total;
+  normalise_shares(weights, {}, name);
   return weights;
 }
 

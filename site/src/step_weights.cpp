@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cmath>
 #include <unordered_map>
+
+#include "hetscale/site/weight_shares.hpp"
 
 namespace hetscale {
 namespace {
@@ -15,20 +18,43 @@ double effective_cpus(const StepNode& step_node, const Node& node) {
   return usable / step_node.tasks;
 }
 
+// Every rank's count, node by node, for normalise_shares.
+std::vector<std::uint64_t> tasks_of(const StepLayout& layout) {
+  std::vector<std::uint64_t> counts;
+  counts.reserve(layout.nodes.size());
+  for (const auto& step_node : layout.nodes) counts.push_back(step_node.tasks);
+  return counts;
+}
+
+// C must be a number the environment can carry: speeds near the largest double overflow.
+void check_system_speed(const StepWeights& weights) {
+  if (!std::isfinite(weights.system_speed)) {
+    throw Error("the step's marked speed is not finite (marked speed x processors overflows)");
+  }
+}
+
+// Normalises the per-node rank shares in `shares` into the nodes' rank weights.
+void set_node_weights(StepWeights& weights, std::vector<double> shares, const StepLayout& layout,
+                      std::string_view what) {
+  const std::vector<std::uint64_t> counts = tasks_of(layout);
+  normalise_shares(shares, counts, what);
+  for (std::size_t i = 0; i < shares.size(); ++i) weights.nodes[i].rank_weight = shares[i];
+}
+
 StepWeights equal_fallback(const SiteTable& table, const StepLayout& layout) {
   StepWeights out;
   out.source = "equal";
-  double total_cpus = 0;
+  std::vector<double> cpus;
+  cpus.reserve(layout.nodes.size());
   for (const auto& step_node : layout.nodes) {
     const Node* node = table.find_node(step_node.host);
     double rank_speed = node ? node->marked_speed * effective_cpus(step_node, *node) : 0.0;
     out.nodes.push_back({node ? node->group : "unknown", rank_speed, 0.0});
     out.system_speed += rank_speed * step_node.tasks;
-    total_cpus += static_cast<double>(step_node.tasks) * step_node.cpus_per_task;
+    cpus.push_back(step_node.cpus_per_task);
   }
-  for (std::size_t i = 0; i < layout.nodes.size(); ++i) {
-    out.nodes[i].rank_weight = layout.nodes[i].cpus_per_task / total_cpus;
-  }
+  check_system_speed(out);
+  set_node_weights(out, std::move(cpus), layout, "weights by CPUs");
   return out;
 }
 
@@ -72,7 +98,11 @@ StepWeights marked_weights(const SiteTable& table, const StepLayout& layout, OnM
     out.nodes.push_back({node->group, rank_speed, 0.0});
     out.system_speed += rank_speed * step_node.tasks;
   }
-  for (auto& node : out.nodes) node.rank_weight = node.rank_speed / out.system_speed;
+  check_system_speed(out);
+  std::vector<double> speeds;
+  speeds.reserve(out.nodes.size());
+  for (const auto& node : out.nodes) speeds.push_back(node.rank_speed);
+  set_node_weights(out, std::move(speeds), layout, "marked weights");
   return out;
 }
 
@@ -83,7 +113,6 @@ void apply_node_partition(StepWeights& weights, const Partition& partition,
   std::unordered_map<std::string_view, const Partition::NodeShare*> by_host;
   for (const auto& share : partition.nodes) by_host.emplace(share.host, &share);
   std::unordered_map<std::string_view, bool> in_step;
-  double total = 0;
   for (const auto& step_node : layout.nodes) {
     in_step.emplace(step_node.host, true);
     auto it = by_host.find(step_node.host);
@@ -91,7 +120,6 @@ void apply_node_partition(StepWeights& weights, const Partition& partition,
       throw Error("partition " + partition.source + " does not list node " + step_node.host +
                   " of the step");
     }
-    total += it->second->weight;
   }
   for (const auto& share : partition.nodes) {
     if (!in_step.contains(share.host)) {
@@ -99,17 +127,18 @@ void apply_node_partition(StepWeights& weights, const Partition& partition,
                   ", which is not in the step (" + share.where.str() + ")");
     }
   }
-  for (std::size_t i = 0; i < layout.nodes.size(); ++i) {
-    double node_share = by_host.at(layout.nodes[i].host)->weight / total;
-    weights.nodes[i].rank_weight = node_share / layout.nodes[i].tasks;
-  }
+  // A node's share is split evenly between its ranks.
+  std::vector<double> shares;
+  shares.reserve(layout.nodes.size());
+  for (const auto& step_node : layout.nodes)
+    shares.push_back(by_host.at(step_node.host)->weight / step_node.tasks);
+  set_node_weights(weights, std::move(shares), layout, "partition " + partition.source);
 }
 
 void apply_rank_partition(StepWeights& weights, const Partition& partition,
                           const StepLayout& layout) {
   std::uint64_t ranks = layout.total_tasks();
   std::vector<double> by_rank(ranks, 0.0);
-  double total = 0;
   for (const auto& share : partition.ranks) {
     if (share.rank >= ranks) {
       throw Error("partition " + partition.source + " lists rank " + std::to_string(share.rank) +
@@ -117,15 +146,14 @@ void apply_rank_partition(StepWeights& weights, const Partition& partition,
                   share.where.str() + ")");
     }
     by_rank[share.rank] = share.weight;
-    total += share.weight;
   }
   for (std::uint64_t r = 0; r < ranks; ++r) {
     if (by_rank[r] == 0.0) {
       throw Error("partition " + partition.source + " does not list rank " + std::to_string(r) +
                   " of the step");
     }
-    by_rank[r] /= total;
   }
+  normalise_shares(by_rank, {}, "partition " + partition.source);
   weights.rank_weights = std::move(by_rank);
 }
 

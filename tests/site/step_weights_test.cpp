@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <numeric>
 
 namespace hetscale {
@@ -193,6 +194,77 @@ TEST(PartitionWeights, RankShares) {
   p.ranks.push_back({7, 1.0, {"r.toml", 9, 1}});
   EXPECT_EQ(partition_error(p, layout),
             "partition r.toml lists rank 7, which is not in the step of 3 ranks (r.toml:9:1)");
+}
+
+// Every weight of a result is finite and > 0, and they sum to 1.
+void expect_sound(const StepWeights& w, const StepLayout& layout) {
+  std::uint64_t rank = 0;
+  for (std::uint32_t n = 0; n < layout.nodes.size(); ++n) {
+    for (std::uint32_t t = 0; t < layout.nodes[n].tasks; ++t) {
+      double weight = w.rank(n, rank++).weight;
+      EXPECT_TRUE(std::isfinite(weight) && weight > 0) << "rank " << rank - 1 << ": " << weight;
+    }
+  }
+  EXPECT_NEAR(total_weight(w, layout), 1.0, 1e-12);
+}
+
+TEST(PartitionWeights, NodeSharesNearTheLargestDoubleDoNotOverflow) {
+  // 1e308 + 1e308 is infinite: every rank got weight 0.
+  SiteTable table = make_table();
+  StepLayout layout = layout_of({{"n1", 1}, {"n2", 1}}, 1);
+  StepWeights w = partition_weights(marked_weights(table, layout, OnMissing::fail),
+                                    node_partition({{"n1", 1e308}, {"n2", 1e308}}), layout, table,
+                                    "equalized");
+  EXPECT_DOUBLE_EQ(w.rank(0, 0).weight, 0.5);
+  EXPECT_DOUBLE_EQ(w.rank(1, 1).weight, 0.5);
+  expect_sound(w, layout);
+}
+
+TEST(PartitionWeights, RankSharesNearTheLargestDoubleDoNotOverflow) {
+  StepLayout layout = layout_of({{"n1", 2}, {"n2", 1}}, 1);
+  Partition p;
+  p.by = Partition::By::rank;
+  p.source = "r.toml";
+  p.ranks = {{0, 1.7e308, {}}, {1, 1.7e308, {}}, {2, 1.7e308, {}}};
+  SiteTable table = make_table();
+  StepWeights w =
+      partition_weights(marked_weights(table, layout, OnMissing::fail), p, layout, table, "file");
+  EXPECT_DOUBLE_EQ(w.rank(0, 0).weight, 1.0 / 3);
+  expect_sound(w, layout);
+}
+
+TEST(PartitionWeights, SharesTooFarApartAreAnErrorNotAZeroWeight) {
+  StepLayout layout = layout_of({{"n1", 1}, {"n2", 1}}, 1);
+  EXPECT_EQ(partition_error(node_partition({{"n1", 1e300}, {"n2", 1e-300}}), layout),
+            "partition p.toml: the shares span too wide a range: a weight would be 0");
+}
+
+TEST(MarkedWeights, SpeedsNearTheLargestDoubleGiveSoundWeights) {
+  SiteTable table;
+  table.name = "huge";
+  table.groups = {{"g", 1e308, {}}};
+  table.nodes = {{"n1", "g", 1, 1e308, NodeState::ok, {}}, {"n2", "g", 1, 1e308, NodeState::ok, {}}};
+  table.index();
+  StepLayout layout = layout_of({{"n1", 1}, {"n2", 1}}, 1);
+  // C = 2e308 cannot be carried: the step falls back (the plugin's documented rules).
+  try {
+    (void)marked_weights(table, layout, OnMissing::fail);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(),
+                 "the step's marked speed is not finite (marked speed x processors overflows)");
+  }
+  // Speed x processors overflowing on one node: NaN weights before.
+  table.nodes = {{"n1", "g", 4, 1e308, NodeState::ok, {}}};
+  table.index();
+  StepLayout one = layout_of({{"n1", 1}}, 4);
+  EXPECT_THROW((void)marked_weights(table, one, OnMissing::fail), Error);
+  // Large but finite: weights still sum to 1.
+  table.nodes = {{"n1", "g", 1, 4e307, NodeState::ok, {}}, {"n2", "g", 1, 8e307, NodeState::ok, {}}};
+  table.index();
+  StepWeights w = marked_weights(table, layout, OnMissing::fail);
+  EXPECT_DOUBLE_EQ(w.rank(0, 0).weight, 1.0 / 3);
+  expect_sound(w, layout);
 }
 
 }  // namespace
