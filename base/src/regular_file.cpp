@@ -1,5 +1,7 @@
 #include "hetscale/base/regular_file.hpp"
 
+#include "hetscale/base/file_trust.hpp"
+
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <sys/stat.h>
@@ -41,21 +43,28 @@ std::string kind_of(mode_t mode) {
   return "not a regular file";
 }
 
-}  // namespace
-
-std::string read_regular_file(const std::filesystem::path& path, std::size_t max_bytes) {
+// `owners`: when given, the file must be trusted for them (file_trust.hpp), and a
+// symbolic link is refused.
+std::string read_file(const std::filesystem::path& path, std::size_t max_bytes,
+                      const std::span<const uid_t>* owners) {
   // A look before opening: opening a device can have effects of its own.
   struct stat before {};
-  if (::stat(path.c_str(), &before) != 0) refuse(path, std::strerror(errno));
+  if ((owners ? ::lstat(path.c_str(), &before) : ::stat(path.c_str(), &before)) != 0)
+    refuse(path, std::strerror(errno));
+  if (owners && S_ISLNK(before.st_mode)) refuse(path, "is a symbolic link");
   if (!S_ISREG(before.st_mode))
     refuse(path, "is " + kind_of(before.st_mode) + ", not a regular file");
   // O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting.
-  Descriptor fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  Descriptor fd(::open(path.c_str(),
+                       O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (owners ? O_NOFOLLOW : 0)));
   if (fd.get() < 0) refuse(path, std::strerror(errno));
   // And a look at what was opened, which may have been swapped in since.
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) refuse(path, std::strerror(errno));
   if (!S_ISREG(st.st_mode)) refuse(path, "is " + kind_of(st.st_mode) + ", not a regular file");
+  if (owners) {
+    if (std::optional<std::string> why = untrusted_reason(st, *owners)) refuse(path, *why);
+  }
   struct statfs fs {};
   if (::fstatfs(fd.get(), &fs) != 0) refuse(path, std::strerror(errno));
   if (fs.f_type == PROC_SUPER_MAGIC) refuse(path, "is on /proc, which is never read");
@@ -78,6 +87,17 @@ std::string read_regular_file(const std::filesystem::path& path, std::size_t max
   if (used > max_bytes) refuse(path, "is " + cap);
   text.resize(used);
   return text;
+}
+
+}  // namespace
+
+std::string read_regular_file(const std::filesystem::path& path, std::size_t max_bytes) {
+  return read_file(path, max_bytes, nullptr);
+}
+
+std::string read_trusted_file(const std::filesystem::path& path, std::size_t max_bytes,
+                              std::span<const uid_t> owners) {
+  return read_file(path, max_bytes, &owners);
 }
 
 }  // namespace hetscale

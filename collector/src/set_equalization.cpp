@@ -174,6 +174,8 @@ std::string equalized_partition_file(const EqualizationNodes& nodes, const Equal
   const auto& work = plan.chosen.partition.work;
   Partition partition;
   partition.site = site;
+  // Checked by the plugin: a file named by digest (a long node list) must say its nodes.
+  partition.node_list = compress_hostlist(sort_hostnames(nodes.names));
   const double total = std::accumulate(work.begin(), work.end(), 0.0);
   for (std::size_t i = 0; i < nodes.names.size(); ++i)
     partition.nodes.push_back({nodes.names[i], work[i] / total, {}});

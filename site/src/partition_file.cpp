@@ -12,6 +12,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "hetscale/base/regular_file.hpp"
+#include "hetscale/base/sha256.hpp"
 #include "hetscale/base/toml_source.hpp"
 #include "hetscale/site/hostlist.hpp"
 #include "hetscale/site/weight_shares.hpp"
@@ -35,12 +37,13 @@ void read_header(const toml::table& root, const TomlSource& source, Partition& o
   }
   if (!root.contains("partition")) throw ConfigError({source.file(), 1, 1}, "missing table [partition]");
   const toml::table& table = source.table_of(root, "partition");
-  source.check_keys(table, {"by", "site"}, "in [partition]");
+  source.check_keys(table, {"by", "site", "nodes"}, "in [partition]");
   const toml::node& by = source.required(table, "by", "[partition]");
   const std::string by_value = source.string(by, "by");
   if (by_value != "node" && by_value != "rank") fail(by, source, "'by' must be \"node\" or \"rank\"");
   out.by = by_value == "node" ? Partition::By::node : Partition::By::rank;
   if (auto site = source.optional_string(table, "site")) out.site = std::move(*site);
+  if (auto nodes = source.optional_string(table, "nodes")) out.node_list = std::move(*nodes);
 }
 
 // Expands a host list ("n[1-4]") into at most `max_hosts` hosts; an error points at its
@@ -135,6 +138,7 @@ std::string format_partition(const Partition& partition) {
   std::string out = "[partition]\nby = ";
   out += partition.by == Partition::By::node ? "\"node\"\n" : "\"rank\"\n";
   if (!partition.site.empty()) out += "site = " + quoted(partition.site) + "\n";
+  if (!partition.node_list.empty()) out += "nodes = " + quoted(partition.node_list) + "\n";
   // Always a TOML float: "1e16" printed as "10000000000000000" would be an integer, and
   // toml++ gives no double for an integer beyond 2^53.
   auto number = [](double weight) {
@@ -191,9 +195,49 @@ std::vector<double> weights_for_ranks(const Partition& partition,
   return weights;
 }
 
+namespace {
+
+// The file name of the partition of `node_list`, and whether it is a digest.
+std::pair<std::string, bool> partition_file_name(const std::string& node_list) {
+  std::string name = node_list + ".toml";
+  if (name.size() <= kMaxPartitionFileName) return {std::move(name), false};
+  return {"nodes-" + to_hex(sha256(node_list)) + ".toml", true};
+}
+
+}  // namespace
+
 std::filesystem::path equalized_partition_path(const std::filesystem::path& partitions,
                                                std::span<const std::string> hosts) {
-  return partitions / (compress_hostlist(hosts) + ".toml");
+  return partitions / partition_file_name(compress_hostlist(hosts)).first;
+}
+
+Partition read_equalized_partition(const std::filesystem::path& partitions,
+                                   std::span<const std::string> hosts,
+                                   std::span<const uid_t> owners) {
+  const std::string node_list = compress_hostlist(hosts);
+  const auto [name, digest] = partition_file_name(node_list);
+  const std::filesystem::path path = partitions / name;
+  std::error_code ec;
+  if (!std::filesystem::exists(std::filesystem::symlink_status(path, ec))) {
+    throw Error("no equalized partition for nodes " + node_list + " (expected " + path.string() +
+                ")");
+  }
+  std::string text;
+  try {
+    text = read_trusted_file(path, kMaxPartitionFileBytes, owners);
+  } catch (const FileReadError& error) {
+    throw Error("equalized partition " + path.string() + " ignored: it " + error.reason());
+  }
+  Partition partition = parse_partition(text, path.string(), hosts.size());
+  if (digest && partition.node_list.empty()) {
+    throw Error("partition " + path.string() + " names no 'nodes' (a file named by digest must)");
+  }
+  if (!partition.node_list.empty() && partition.node_list != node_list) {
+    throw Error("partition " + path.string() + " was made for nodes " +
+                partition.node_list.substr(0, 200) + ", the step runs on " +
+                node_list.substr(0, 200));
+  }
+  return partition;
 }
 
 }  // namespace hetscale

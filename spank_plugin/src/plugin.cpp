@@ -162,17 +162,14 @@ Partition Plugin::read_partition(SlurmApi& slurm) const {
   if (request.kind == WeightsRequest::Kind::equalized) {
     // The file is named by the step's node list in Slurm's compressed form, rebuilt from
     // the checked host names (none holds '/' or ".."), never taken from the environment.
+    // Only root's files and the job's user's own are believed (the plugin runs as root).
     std::vector<std::string> hosts;
     hosts.reserve(step_nodes);
     for (const StepNode& node : layout_->nodes) hosts.push_back(node.host);
-    std::filesystem::path path = equalized_partition_path(args_.partitions, hosts);
-    std::error_code ec;
-    if (!std::filesystem::exists(path, ec)) {
-      throw Error("no equalized partition for nodes " + compress_hostlist(hosts) + " (expected " +
-                  path.string() + ")");
-    }
-    return parse_partition(read_regular_file(path, kMaxPartitionFileBytes), path.string(),
-                           step_nodes);
+    std::vector<uid_t> owners{0};
+    if (std::optional<std::uint64_t> uid = slurm.item(Item::job_uid))
+      owners.push_back(static_cast<uid_t>(*uid));
+    return read_equalized_partition(args_.partitions, hosts, owners);
   }
   std::filesystem::path path = request.file;
   if (path.is_relative()) {

@@ -8,6 +8,7 @@
 
 #include "hetscale/base/atomic_file.hpp"
 #include "hetscale/base/error.hpp"
+#include "hetscale/base/file_trust.hpp"
 #include "hetscale/base/text_file.hpp"
 #include "hetscale/site/site_table_cache.hpp"
 
@@ -16,8 +17,8 @@ namespace {
 
 // Owned by us and writable by nobody else: what a cache must be before we believe it.
 bool trusted(const std::filesystem::path& path) {
-  struct stat st {};
-  return ::lstat(path.c_str(), &st) == 0 && st.st_uid == ::geteuid() && (st.st_mode & 022) == 0;
+  const uid_t us = ::geteuid();
+  return !untrusted_reason(path, std::span<const uid_t>(&us, 1));
 }
 
 std::optional<SiteTable> read_cache(const std::filesystem::path& file, const FileStamp& stamp,

@@ -80,7 +80,7 @@ TEST(PartitionFile, ErrorsNameFileLineAndColumn) {
   EXPECT_EQ(error_of("[partition]\nby = \"cpu\"\n"),
             "p.toml:2:6: 'by' must be \"node\" or \"rank\"");
   EXPECT_EQ(error_of("[partition]\nby = \"node\"\nfoo = 1\n"),
-            "p.toml:3:1: unknown key 'foo' in [partition] (expected by or site)");
+            "p.toml:3:1: unknown key 'foo' in [partition] (expected by, site or nodes)");
   EXPECT_EQ(error_of("by = \"node\"\n"), "p.toml:1:1: unknown key 'by' in the partition file (expected partition, node or rank)");
   EXPECT_EQ(error_of(""), "p.toml:1:1: missing table [partition]");
   EXPECT_EQ(error_of("[partition]\nby = \"node\"\n"), "p.toml:1:1: no [[node]] entry");
@@ -98,7 +98,7 @@ TEST(PartitionFile, ErrorsNameFileLineAndColumn) {
                      "[[rank]]\nrank = 0\nweight = 1\n"),
             "p.toml:7:8: rank 0 is listed twice");
   EXPECT_EQ(error_of("[partition]\nby = \"node\"\nnode = 3\n"),
-            "p.toml:3:1: unknown key 'node' in [partition] (expected by or site)");
+            "p.toml:3:1: unknown key 'node' in [partition] (expected by, site or nodes)");
   EXPECT_EQ(error_of("[partition\n"),
             "p.toml:1:11: syntax error while parsing table header: expected ']', saw '\\n'");
 }
@@ -269,6 +269,129 @@ TEST(EqualizedPartitionPath, NamedByTheCompressedNodeList) {
 TEST(EqualizedPartitionPath, KeepsTheStepsNodeOrder) {
   EXPECT_NE(equalized_partition_path("/p", std::vector<std::string>{"n2", "n1"}),
             equalized_partition_path("/p", std::vector<std::string>{"n1", "n2"}));
+}
+
+}  // namespace
+}  // namespace hetscale
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "hetscale/base/sha256.hpp"
+
+namespace hetscale {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fresh directory of partitions under the build tree.
+fs::path partitions_dir(const std::string& name) {
+  fs::path dir = fs::path(HETSCALE_BINARY_DIR) / "partition_file_test" / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+// Node names Slurm cannot compress: one bracket range each.
+std::vector<std::string> many_odd_hosts(std::size_t count) {
+  std::vector<std::string> hosts;
+  for (std::size_t i = 0; i < count; ++i) hosts.push_back("rack" + std::to_string(i) + "-node");
+  return hosts;
+}
+
+std::string partition_text(const std::vector<std::string>& hosts, const std::string& node_list) {
+  Partition p;
+  p.node_list = node_list;
+  for (const auto& host : hosts) p.nodes.push_back({host, 1.0, {}});
+  return format_partition(p);
+}
+
+std::vector<uid_t> us() { return {0, ::geteuid()}; }
+
+std::string read_error(const fs::path& dir, const std::vector<std::string>& hosts,
+                       std::vector<uid_t> owners) {
+  try {
+    (void)read_equalized_partition(dir, hosts, owners);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(EqualizedPartitionPath, ShortNodeListsNameTheFile) {
+  const std::vector<std::string> hosts{"n1", "n2", "n3"};
+  EXPECT_EQ(equalized_partition_path("/p", hosts), fs::path("/p/n[1-3].toml"));
+}
+
+TEST(EqualizedPartitionPath, LongNodeListsAreNamedByDigestAndFit) {
+  // Before, the name was the node list itself: over 255 bytes, no file system holds it.
+  const auto hosts = many_odd_hosts(40);
+  const std::string list = compress_hostlist(hosts);
+  ASSERT_GT(list.size(), 255u);
+  const fs::path path = equalized_partition_path("/p", hosts);
+  EXPECT_EQ(path, fs::path("/p/nodes-" + to_hex(sha256(list)) + ".toml"));
+  EXPECT_LE(path.filename().string().size(), kMaxPartitionFileName);
+}
+
+TEST(EqualizedPartition, ALongNodeListRoundTripsThroughItsFile) {
+  const fs::path dir = partitions_dir("long");
+  const auto hosts = many_odd_hosts(40);
+  std::ofstream(equalized_partition_path(dir, hosts))
+      << partition_text(hosts, compress_hostlist(hosts));
+  const Partition p = read_equalized_partition(dir, hosts, us());
+  EXPECT_EQ(p.node_list, compress_hostlist(hosts));
+  EXPECT_EQ(p.nodes.size(), 40u);
+}
+
+TEST(EqualizedPartition, TheNodeListInsideMustBeTheStep) {
+  const fs::path dir = partitions_dir("mismatch");
+  const auto hosts = many_odd_hosts(40);
+  const fs::path path = equalized_partition_path(dir, hosts);
+  std::ofstream(path) << partition_text(hosts, "");
+  EXPECT_EQ(read_error(dir, hosts, us()),
+            "partition " + path.string() + " names no 'nodes' (a file named by digest must)");
+  std::ofstream(path) << partition_text(hosts, "n[1-40]");
+  EXPECT_EQ(read_error(dir, hosts, us()),
+            "partition " + path.string() + " was made for nodes n[1-40], the step runs on " +
+                compress_hostlist(hosts).substr(0, 200));
+}
+
+TEST(EqualizedPartition, AFileOthersMayWriteIsIgnored) {
+  const fs::path dir = partitions_dir("mode");
+  const std::vector<std::string> hosts{"n1", "n2"};
+  const fs::path path = dir / "n[1-2].toml";
+  std::ofstream(path) << partition_text(hosts, "");
+  ASSERT_EQ(::chmod(path.c_str(), 0664), 0);
+  EXPECT_EQ(read_error(dir, hosts, us()),
+            "equalized partition " + path.string() +
+                " ignored: it is writable by its group or others (mode 0664)");
+  ASSERT_EQ(::chmod(path.c_str(), 0644), 0);
+  EXPECT_EQ(read_equalized_partition(dir, hosts, us()).nodes.size(), 2u);
+}
+
+TEST(EqualizedPartition, AFileOfAnotherUserIsIgnored) {
+  const fs::path dir = partitions_dir("owner");
+  const std::vector<std::string> hosts{"n1", "n2"};
+  const fs::path path = dir / "n[1-2].toml";
+  std::ofstream(path) << partition_text(hosts, "");
+  const uid_t me = ::geteuid();
+  const uid_t stranger = me + 4242;
+  EXPECT_EQ(read_error(dir, hosts, {stranger}),
+            "equalized partition " + path.string() + " ignored: it is owned by uid " +
+                std::to_string(me) + ", not uid " + std::to_string(stranger));
+}
+
+TEST(EqualizedPartition, ASymbolicLinkIsIgnored) {
+  const fs::path dir = partitions_dir("link");
+  const std::vector<std::string> hosts{"n1", "n2"};
+  std::ofstream(dir / "real.toml") << partition_text(hosts, "");
+  fs::create_symlink(dir / "real.toml", dir / "n[1-2].toml");
+  EXPECT_EQ(read_error(dir, hosts, us()),
+            "equalized partition " + (dir / "n[1-2].toml").string() +
+                " ignored: it is a symbolic link");
 }
 
 }  // namespace

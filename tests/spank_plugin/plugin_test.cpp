@@ -3,6 +3,8 @@
 #include "plugin.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -261,6 +263,48 @@ TEST_F(PluginTest, EqualizedPartitionFromTheSiteDirectory) {
   EXPECT_EQ(slurm.errors.back(),
             "hetscale: partition: no equalized partition for nodes n[1-3] (expected " +
                 (dir / "n[1-3].toml").string() + ")");
+}
+
+TEST_F(PluginTest, EqualizedSharesNearTheLargestDoubleSumToOne) {
+  // 1e308 + 1e308 is infinite: every rank got HETSCALE_WEIGHT=0.
+  std::filesystem::path dir = std::filesystem::path(HETSCALE_BINARY_DIR) / "plugin_test_huge";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "n[1-2].toml") << "[partition]\nby = \"node\"\n"
+                                        "[[node]]\nname = \"n[1-2]\"\nweight = 1e308\n";
+  ::chmod((dir / "n[1-2].toml").c_str(), 0644);
+  slurm.step("n[1-2]", {"n1", "n2"}, "1(x2)");
+  std::vector<double> w =
+      all_weights(asking({"partitions=" + dir.string()}, "equalized"), {{"n1", 1}, {"n2", 1}});
+  EXPECT_DOUBLE_EQ(w[0], 0.5);
+  EXPECT_DOUBLE_EQ(w[1], 0.5);
+}
+
+TEST_F(PluginTest, APlantedEqualizedPartitionIsIgnored) {
+  std::filesystem::path dir = std::filesystem::path(HETSCALE_BINARY_DIR) / "plugin_test_planted";
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path file = dir / "n[1-2].toml";
+  std::ofstream(file) << "[partition]\nby = \"node\"\n"
+                         "[[node]]\nname = \"n1\"\nweight = 0.9\n"
+                         "[[node]]\nname = \"n2\"\nweight = 0.1\n";
+  ASSERT_EQ(::chmod(file.c_str(), 0666), 0);  // anybody could have written it
+  Plugin plugin = make({"partitions=" + dir.string()});
+  ASSERT_EQ(plugin.on_option("equalized"), std::nullopt);
+  slurm.step("n[1-2]", {"n1", "n2"}, "1(x2)");
+  EXPECT_EQ(plugin.prepare_step(slurm), 0);
+  slurm.task("n1", 0);
+  EXPECT_EQ(plugin.task_init(slurm), -1);  // it asked for equalized weights
+  EXPECT_EQ(slurm.errors.back(), "hetscale: partition: equalized partition " + file.string() +
+                                     " ignored: it is writable by its group or others (mode 0666)");
+  EXPECT_FALSE(slurm.env.contains("HETSCALE_WEIGHT"));
+
+  // Root's file, or the job's user's own, is believed.
+  ASSERT_EQ(::chmod(file.c_str(), 0644), 0);
+  slurm.items[Item::job_uid] = ::geteuid();
+  Plugin trusted = make({"partitions=" + dir.string()});
+  ASSERT_EQ(trusted.on_option("equalized"), std::nullopt);
+  slurm.step("n[1-2]", {"n1", "n2"}, "1(x2)");
+  ASSERT_EQ(trusted.prepare_step(slurm), 0);
+  EXPECT_DOUBLE_EQ(weight_of(trusted, "n1", 0), 0.9);
 }
 
 TEST_F(PluginTest, BatchStepHandsTheRequestOnAndGetsNoWeights) {

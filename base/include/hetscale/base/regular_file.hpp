@@ -3,8 +3,11 @@
 // a device, /dev/zero) or that belongs to a running process (/proc).
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstddef>
 #include <filesystem>
+#include <span>
 #include <string>
 
 #include "hetscale/base/error.hpp"
@@ -33,5 +36,12 @@ inline constexpr std::size_t kMaxSiteTableBytes = 256u << 20;
 /// is not a regular file, lies on procfs, or is larger than `max_bytes` (also when it
 /// grows past the cap while being read).
 std::string read_regular_file(const std::filesystem::path& path, std::size_t max_bytes);
+
+/// read_regular_file of a file that must also be trusted (file_trust.hpp): the file as
+/// opened is owned by one of `owners` and writable by nobody else; a symbolic link is
+/// refused (O_NOFOLLOW). Throws FileReadError "cannot read P: is owned by uid 1001, not
+/// uid 0 or 1000" and the like.
+std::string read_trusted_file(const std::filesystem::path& path, std::size_t max_bytes,
+                              std::span<const uid_t> owners);
 
 }  // namespace hetscale

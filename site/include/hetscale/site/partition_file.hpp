@@ -2,6 +2,8 @@
 // written by `hetscale equalize` or by a user (format: docs/partition-file.md).
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <span>
@@ -30,6 +32,7 @@ struct Partition {
 
   By by = By::node;
   std::string site;              // site table it was made for; empty: any
+  std::string node_list;         // step node list it was made for (key `nodes`); empty: any
   std::string source;            // file name used in messages
   std::vector<NodeShare> nodes;  // when by == node, in file order
   std::vector<RankShare> ranks;  // when by == rank, in file order
@@ -52,11 +55,25 @@ std::vector<double> weights_for_ranks(const Partition& partition,
 /// digits, so reading it back gives the same doubles).
 std::string format_partition(const Partition& partition);
 
+/// The longest file name a partition file gets (the limit of Linux file systems).
+inline constexpr std::size_t kMaxPartitionFileName = 255;
+
 /// Where the equalized partition of a step lives (docs/partition-file.md), for `hetscale
 /// equalize` to write and the SPANK plugin to read: `<partitions>/<node list>.toml`, the
 /// node list being compress_hostlist(hosts) (Slurm's SLURM_STEP_NODELIST form), `hosts` in
-/// the step's node order.
+/// the step's node order; when that name would be longer than kMaxPartitionFileName bytes,
+/// `<partitions>/nodes-<sha256 of the node list, hex>.toml`.
 std::filesystem::path equalized_partition_path(const std::filesystem::path& partitions,
                                                std::span<const std::string> hosts);
+
+/// The equalized partition of the step on `hosts` (equalized_partition_path), for the
+/// SPANK plugin (running as root). The file is believed only when owned by one of
+/// `owners` (root and the job's user) and writable by nobody else, and never through a
+/// symbolic link; its `nodes` must be the step's node list (and must be given when the
+/// file is named by digest). Throws Error naming the file and why it is not used; the
+/// caller decides what that means for the step.
+Partition read_equalized_partition(const std::filesystem::path& partitions,
+                                   std::span<const std::string> hosts,
+                                   std::span<const uid_t> owners);
 
 }  // namespace hetscale
