@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "hetscale/base/error.hpp"
+#include "hetscale/base/number_text.hpp"
 
 namespace hetscale::json_fields {
 namespace {
@@ -79,28 +80,40 @@ std::string optional_text(const Json& object, const std::string& parent, std::st
   return absent(value) ? std::string() : text(*value, join(parent, key));
 }
 
-double finite_number(const Json& value, const std::string& field) {
-  if (!value.is_number()) fail(field, "must be a number");
-  if (!is_finite_number(value)) fail(field, "must be a finite number");
-  return value.get<double>();
+namespace {
+
+double at_most(double value, const std::string& field, double max) {
+  if (std::fabs(value) > max)
+    fail(field, "must be at most " + detail::shortest_text(max) + ", not " +
+                    detail::shortest_text(value));
+  return value;
 }
 
-double non_negative(const Json& value, const std::string& field) {
+}  // namespace
+
+double finite_number(const Json& value, const std::string& field, double max) {
+  if (!value.is_number()) fail(field, "must be a number");
+  if (!is_finite_number(value)) fail(field, "must be a finite number");
+  return at_most(value.get<double>(), field, max);
+}
+
+double non_negative(const Json& value, const std::string& field, double max) {
   if (!is_finite_number(value) || value.get<double>() < 0) {
     fail(field, "must be a non-negative number");
   }
-  return value.get<double>();
+  return at_most(value.get<double>(), field, max);
 }
 
-double positive(const Json& value, const std::string& field) {
+double positive(const Json& value, const std::string& field, double max) {
   if (!is_finite_number(value) || value.get<double>() <= 0)
     fail(field, "must be a positive number");
-  return value.get<double>();
+  return at_most(value.get<double>(), field, max);
 }
 
-double optional_non_negative(const Json& object, const std::string& parent, std::string_view key) {
+double optional_non_negative(const Json& object, const std::string& parent, std::string_view key,
+                             double max) {
   const Json* value = find(object, key);
-  return absent(value) ? 0.0 : non_negative(*value, join(parent, key));
+  return absent(value) ? 0.0 : non_negative(*value, join(parent, key), max);
 }
 
 std::uint64_t counter(const Json& value, const std::string& field) {

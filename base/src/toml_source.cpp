@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "hetscale/base/number_text.hpp"
+
 namespace hetscale {
 namespace {
 
@@ -149,30 +151,38 @@ std::optional<double> number_value(const toml::node& value) {
 
 }  // namespace
 
-double TomlSource::number(const toml::node& value, std::string_view key) const {
+double TomlSource::at_most(const toml::node& value, std::string_view key, double number,
+                           double max) const {
+  if (std::fabs(number) > max)
+    fail(at(value), fmt::format("'{}' must be at most {}, not {}", key, detail::shortest_text(max),
+                                detail::shortest_text(number)));
+  return number;
+}
+
+double TomlSource::number(const toml::node& value, std::string_view key, double max) const {
   const std::optional<double> out = number_value(value);
   if (!out)
     fail(at(value), fmt::format("'{}' must be a number, not {}", key, toml_type_name(value)));
   if (!std::isfinite(*out)) fail(at(value), fmt::format("'{}' must be a finite number", key));
-  return *out;
+  return at_most(value, key, *out, max);
 }
 
-double TomlSource::positive(const toml::node& value, std::string_view key) const {
+double TomlSource::positive(const toml::node& value, std::string_view key, double max) const {
   const std::optional<double> out = number_value(value);
   if (!out)
     fail(at(value), fmt::format("'{}' must be a number, not {}", key, toml_type_name(value)));
   if (!(*out > 0) || !std::isfinite(*out))
     fail(at(value), fmt::format("'{}' must be positive and finite, not {}", key, *out));
-  return *out;
+  return at_most(value, key, *out, max);
 }
 
-double TomlSource::non_negative(const toml::node& value, std::string_view key) const {
+double TomlSource::non_negative(const toml::node& value, std::string_view key, double max) const {
   const std::optional<double> out = number_value(value);
   if (!out)
     fail(at(value), fmt::format("'{}' must be a number, not {}", key, toml_type_name(value)));
   if (!(*out >= 0) || !std::isfinite(*out))
     fail(at(value), fmt::format("'{}' must be zero or more and finite, not {}", key, *out));
-  return *out;
+  return at_most(value, key, *out, max);
 }
 
 bool TomlSource::boolean(const toml::node& value, std::string_view key) const {

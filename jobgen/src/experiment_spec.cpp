@@ -227,8 +227,8 @@ class SpecReader {
     const toml::node& min = toml_.required(t, "min", "[parameter] (or give 'values')");
     const toml::node& max = toml_.required(t, "max", "[parameter] (or give 'values')");
     const toml::node& points = toml_.required(t, "points", "[parameter] (or give 'values')");
-    const double lo = toml_.number(min, "min");
-    const double hi = toml_.number(max, "max");
+    const double lo = toml_.number(min, "min", kMaxParameter);
+    const double hi = toml_.number(max, "max", kMaxParameter);
     const auto n = static_cast<std::size_t>(toml_.integer(points, "points", 2, 64));
     if (lo <= 0) toml_.fail(toml_.at(min), fmt::format("'min' must be positive, got {}", lo));
     if (hi <= lo) toml_.fail(toml_.at(max), fmt::format("'max' must be larger than 'min' ({}), got {}", lo, hi));
@@ -243,7 +243,7 @@ class SpecReader {
     if (list.size() < 2) toml_.fail(toml_.at(node), "'values' needs at least 2 sizes to bracket the target");
     for (std::size_t i = 0; i < list.size(); ++i) {
       const std::string key = fmt::format("values[{}]", i);
-      const double v = toml_.number(list[i], key);
+      const double v = toml_.number(list[i], key, kMaxParameter);
       if (v <= 0) toml_.fail(toml_.at(list[i]), fmt::format("'{}' must be positive, got {}", key, v));
       if (spec_.parameter.integer && v != std::floor(v))
         toml_.fail(toml_.at(list[i]), fmt::format("'{}' must be a whole number (integer = true), got {}", key, v));
@@ -264,6 +264,9 @@ class SpecReader {
         toml_.fail(where, fmt::format("the workload must be positive and grow with {} over the sizes of "
                                       "[parameter] (line {}), but W({}) = {}", spec_.parameter.name,
                                       toml_.at(t).line, v, w));
+      if (w > kMaxWork)
+        toml_.fail(where, fmt::format("the workload must be at most {} over the sizes of [parameter] "
+                                      "(line {}), but W({}) = {}", kMaxWork, toml_.at(t).line, v, w));
       previous = w;
     }
   }

@@ -9,6 +9,7 @@
 #include <span>
 
 #include "hetscale/base/error.hpp"
+#include "hetscale/base/number_limits.hpp"
 #include "hetscale/jobgen/measurements.hpp"
 #include "hetscale/jobgen/round.hpp"
 #include "hetscale/model/isospeed.hpp"
@@ -30,6 +31,12 @@ SetTimeLimit from_seconds_per_run(const Round& round, double seconds, std::strin
   const std::uint32_t reps = round.spec.repetitions;
   const std::size_t steps = round.spec.slurm.weights.size();  // one run per weights in a repetition
   const double total = seconds * reps * static_cast<double>(steps) * rule.safety_factor + rule.startup_seconds;
+  // Checked before the conversion: an infinite or huge double converted to an integer is
+  // undefined behaviour.
+  if (!(total <= kMaxSeconds))
+    throw Error(fmt::format("the time limit {} s ({}) is more than the {} s allowed: give [slurm] "
+                            "time_limit or a smaller [parameter] range",
+                            number(total), basis, number(kMaxSeconds)));
   const auto minutes = static_cast<std::uint64_t>(std::ceil(total / 60));
   const std::uint64_t limit = std::max(minutes * 60, rule.floor_seconds);
   basis += fmt::format("; x {} repetition{}{} x safety {} + {} s start-up = {} s, ", reps, reps == 1 ? "" : "s",

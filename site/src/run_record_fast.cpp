@@ -11,6 +11,7 @@
 #include <set>
 
 #include "hetscale/base/json_fields.hpp"
+#include "hetscale/base/number_limits.hpp"
 
 namespace hetscale::fast {
 namespace {
@@ -47,27 +48,28 @@ bool is_number(element value) {
   return t == element_type::INT64 || t == element_type::UINT64 || t == element_type::DOUBLE;
 }
 
-double number(element value) {
+// `max`: the magnitude allowed (number_limits.hpp), as in run_record_parse.cpp.
+double number(element value, double max) {
   require(is_number(value));
   const double x = double(value);
-  require(std::isfinite(x));
+  require(std::isfinite(x) && std::fabs(x) <= max);
   return x;
 }
 
-double non_negative(element value) {
-  const double x = number(value);
+double non_negative(element value, double max) {
+  const double x = number(value, max);
   require(x >= 0);
   return x;
 }
 
-double positive(element value) {
-  const double x = number(value);
+double positive(element value, double max) {
+  const double x = number(value, max);
   require(x > 0);
   return x;
 }
 
-double optional_non_negative(element value) {
-  return value.is_null() ? 0.0 : non_negative(value);
+double optional_non_negative(element value, double max) {
+  return value.is_null() ? 0.0 : non_negative(value, max);
 }
 
 std::uint64_t counter(element value) {
@@ -119,15 +121,15 @@ RankTiming rank_timing(element value) {
     else if (key == "host")
       rank.host = non_empty_text(once(seen, 1, field.value));
     else if (key == "weight")
-      rank.weight = non_negative(once(seen, 2, field.value));
+      rank.weight = non_negative(once(seen, 2, field.value), kMaxWeight);
     else if (key == "marked_speed")
-      rank.marked_speed = optional_non_negative(once(seen, 3, field.value));
+      rank.marked_speed = optional_non_negative(once(seen, 3, field.value), kMaxSpeed);
     else if (key == "compute_seconds")
-      rank.compute_seconds = optional_non_negative(once(seen, 4, field.value));
+      rank.compute_seconds = optional_non_negative(once(seen, 4, field.value), kMaxSeconds);
     else if (key == "communication_seconds")
-      rank.communication_seconds = optional_non_negative(once(seen, 5, field.value));
+      rank.communication_seconds = optional_non_negative(once(seen, 5, field.value), kMaxSeconds);
     else if (key == "wall_seconds")
-      rank.wall_seconds = non_negative(once(seen, 6, field.value));
+      rank.wall_seconds = non_negative(once(seen, 6, field.value), kMaxSeconds);
     else
       throw Decline{};
   }
@@ -155,7 +157,7 @@ ParameterValues parameters(element value) {
   ParameterValues out;
   for (auto field : o) {
     require(!field.key.empty() && field.key.find('\0') == std::string_view::npos);
-    require(out.emplace(std::string(field.key), number(field.value)).second);
+    require(out.emplace(std::string(field.key), number(field.value, kMaxParameter)).second);
   }
   return out;
 }
@@ -252,11 +254,11 @@ RunRecord record(object o) {
     else if (key == "parameters")
       r.parameters = parameters(once(seen, 4, v));
     else if (key == "work")
-      r.work = positive(once(seen, 5, v));
+      r.work = positive(once(seen, 5, v), kMaxWork);
     else if (key == "wall_seconds")
-      r.wall_seconds = positive(once(seen, 6, v));
+      r.wall_seconds = positive(once(seen, 6, v), kMaxSeconds);
     else if (key == "marked_speed")
-      r.marked_speed = optional_non_negative(once(seen, 7, v));
+      r.marked_speed = optional_non_negative(once(seen, 7, v), kMaxSpeed);
     else if (key == "speed_unit")
       r.speed_unit = optional_text(once(seen, 8, v));
     else if (key == "weights_source")

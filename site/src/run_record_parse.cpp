@@ -5,6 +5,7 @@
 
 #include "hetscale/base/error.hpp"
 #include "hetscale/base/json_fields.hpp"
+#include "hetscale/base/number_limits.hpp"
 #include "hetscale/site/run_record.hpp"
 
 namespace hetscale {
@@ -20,11 +21,13 @@ RankTiming rank_timing(const Json& value, const std::string& field) {
   RankTiming rank;
   rank.rank = small_counter(require(value, field, "rank"), field + ".rank");
   rank.host = non_empty_text(require(value, field, "host"), field + ".host");
-  rank.weight = non_negative(require(value, field, "weight"), field + ".weight");
-  rank.marked_speed = optional_non_negative(value, field, "marked_speed");
-  rank.compute_seconds = optional_non_negative(value, field, "compute_seconds");
-  rank.communication_seconds = optional_non_negative(value, field, "communication_seconds");
-  rank.wall_seconds = non_negative(require(value, field, "wall_seconds"), field + ".wall_seconds");
+  rank.weight = non_negative(require(value, field, "weight"), field + ".weight", kMaxWeight);
+  rank.marked_speed = optional_non_negative(value, field, "marked_speed", kMaxSpeed);
+  rank.compute_seconds = optional_non_negative(value, field, "compute_seconds", kMaxSeconds);
+  rank.communication_seconds =
+      optional_non_negative(value, field, "communication_seconds", kMaxSeconds);
+  rank.wall_seconds =
+      non_negative(require(value, field, "wall_seconds"), field + ".wall_seconds", kMaxSeconds);
   return rank;
 }
 
@@ -53,7 +56,8 @@ ParameterValues parameters(const Json& object) {
     if (item.key().find('\0') != std::string::npos) {
       fail("parameters", "must not contain a NUL character");
     }
-    out.emplace(item.key(), finite_number(item.value(), "parameters." + item.key()));
+    out.emplace(item.key(),
+                finite_number(item.value(), "parameters." + item.key(), kMaxParameter));
   }
   return out;
 }
@@ -101,9 +105,9 @@ RunRecord run_record_from_json(const Json& object) {
   record.code = non_empty_text(require(object, "", "code"), "code");
   record.workload = text(require(object, "", "workload"), "workload");
   record.parameters = parameters(object);
-  record.work = positive(require(object, "", "work"), "work");
-  record.wall_seconds = positive(require(object, "", "wall_seconds"), "wall_seconds");
-  record.marked_speed = optional_non_negative(object, "", "marked_speed");
+  record.work = positive(require(object, "", "work"), "work", kMaxWork);
+  record.wall_seconds = positive(require(object, "", "wall_seconds"), "wall_seconds", kMaxSeconds);
+  record.marked_speed = optional_non_negative(object, "", "marked_speed", kMaxSpeed);
   record.speed_unit = optional_text(object, "", "speed_unit");
   record.weights_source = optional_text(object, "", "weights_source");
   record.ranks = ranks(object);

@@ -3,10 +3,13 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <cmath>
 #include <charconv>
 #include <cstring>
 #include <unordered_set>
 #include <vector>
+
+#include "hetscale/base/number_limits.hpp"
 
 namespace hetscale {
 namespace {
@@ -41,6 +44,11 @@ bool read_number(std::string_view text, T& out) {
   return ec == std::errc() && ptr == text.data() + text.size();
 }
 
+// A marked speed as the site table allows it: from_chars also reads "inf" and "nan".
+bool read_speed(std::string_view text, double& out) {
+  return read_number(text, out) && std::isfinite(out) && out > 0 && out <= kMaxProcessorSpeed;
+}
+
 std::optional<NodeState> state_of(std::string_view text) {
   for (NodeState state : {NodeState::ok, NodeState::degraded, NodeState::excluded}) {
     if (to_string(state) == text) return state;
@@ -55,7 +63,8 @@ bool apply_line(const std::vector<std::string_view>& f, SiteTable& table) {
     node.name = f[1];
     node.group = f[2];
     std::optional<NodeState> state = state_of(f[5]);
-    if (!read_number(f[3], node.processors) || !read_number(f[4], node.marked_speed) || !state) {
+    if (!read_number(f[3], node.processors) || node.processors == 0 ||
+        !read_speed(f[4], node.marked_speed) || !state) {
       return false;
     }
     node.state = *state;
@@ -65,7 +74,7 @@ bool apply_line(const std::vector<std::string_view>& f, SiteTable& table) {
   if (f[0] == "group" && f.size() == 3) {
     Group group;
     group.name = f[1];
-    if (!read_number(f[2], group.marked_speed)) return false;
+    if (!read_speed(f[2], group.marked_speed)) return false;
     table.groups.push_back(std::move(group));
     return true;
   }

@@ -102,7 +102,7 @@ class SiteReader : private TomlSource {
     g.name = required_string(entry, "name", "[[group]]");
     g.where = at(entry);
     const toml::node& speed = required(entry, "marked_speed", "[[group]]");
-    g.marked_speed = positive(speed, "marked_speed");
+    g.marked_speed = positive(speed, "marked_speed", kMaxProcessorSpeed);
     const toml::node& name = *entry.get("name");
     auto [first, inserted] = group_places_.emplace(g.name, at(name));
     if (!inserted)
@@ -123,7 +123,7 @@ class SiteReader : private TomlSource {
       fail(at(*entry.get("group")), fmt::format("unknown group '{}'", proto.group));
     proto.marked_speed = speed->second;
     if (const toml::node* value = entry.get("marked_speed"))
-      proto.marked_speed = positive(*value, "marked_speed");
+      proto.marked_speed = positive(*value, "marked_speed", kMaxProcessorSpeed);
     if (const toml::node* value = entry.get("processors")) proto.processors = processors(*value);
     if (const toml::node* value = entry.get("state")) proto.state = state(*value);
 

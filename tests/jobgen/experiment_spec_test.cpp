@@ -287,6 +287,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadSpec{"workload-not-growing.toml",
                 "workload-not-growing.toml:6:10: the workload must be positive and grow with N over the sizes of "
                 "[parameter] (line 8), but W(1) = 0"},
+        BadSpec{"workload-too-large.toml",
+                "workload-too-large.toml:6:10: the workload must be at most 1e+30 over the sizes of [parameter] "
+                "(line 8), but W(1000000000000) = 2e+36"},
+        BadSpec{"parameter-too-large.toml",
+                "parameter-too-large.toml:9:16: 'values[1]' must be at most 1e+15, not 1e+16"},
         BadSpec{"target-above-one.toml",
                 "target-above-one.toml:3:21: 'target_efficiency' must be in (0, 1]: a speed-efficiency above 1 "
                 "cannot be reached, got 1.5"},

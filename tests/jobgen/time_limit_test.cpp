@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "hetscale/base/error.hpp"
 #include "hetscale/jobgen/measurements.hpp"
 #include "hetscale/jobgen/round.hpp"
 #include "hetscale/slurm/scontrol.hpp"
@@ -103,6 +104,22 @@ TEST(TimeLimit, ASpeedUnitWithoutSecondsFallsBackToTheDefault) {
   const Round round = one_set("", "speed-factor");
   EXPECT_EQ(round.sets[0].time_limit.slurm_time, "00:30:00");
   EXPECT_EQ(round.sets[0].time_limit.basis, "the speed unit 'speed-factor' gives no seconds: the default 00:30:00");
+}
+
+TEST(TimeLimit, AnEstimateBeyondTheRangeIsAnErrorNotAnOverflow) {
+  // uint64_t(ceil(inf)) was undefined behaviour.
+  Round round = one_set();
+  for (double speed : {1e-300, 1e-320}) {
+    round.sets[0].set.marked_speed = speed;
+    try {
+      (void)estimated_time_limit(round, round.sets[0]);
+      ADD_FAILURE() << "no error at speed " << speed;
+    } catch (const Error& e) {
+      EXPECT_TRUE(std::string(e.what()).ends_with(
+          "is more than the 1e+09 s allowed: give [slurm] time_limit or a smaller [parameter] range"))
+          << e.what();
+    }
+  }
 }
 
 TEST(TimeLimit, ASetWithoutMarkedSpeedFallsBackToTheDefault) {

@@ -100,6 +100,28 @@ TEST(RunRecordFromJson, RefusesNegativeTimes) {
   EXPECT_EQ(error_of(j), "field 'ranks[0].compute_seconds' must be a non-negative number");
 }
 
+TEST(RunRecordFromJson, RefusesNumbersOutsideTheirRange) {
+  // Up to DBL_MAX was accepted: sums over runs overflowed.
+  json j = valid();
+  j["work"] = 1e300;
+  EXPECT_EQ(error_of(j), "field 'work' must be at most 1e+30, not 1e+300");
+  j = valid();
+  j["wall_seconds"] = 2e9;
+  EXPECT_EQ(error_of(j), "field 'wall_seconds' must be at most 1e+09, not 2e+09");
+  j = valid();
+  j["marked_speed"] = 1.7e308;
+  EXPECT_EQ(error_of(j), "field 'marked_speed' must be at most 1e+30, not 1.7e+308");
+  j = valid();
+  j["ranks"][1]["compute_seconds"] = 1e10;
+  EXPECT_EQ(error_of(j), "field 'ranks[1].compute_seconds' must be at most 1e+09, not 1e+10");
+  j = valid();
+  j["ranks"][0]["weight"] = 1.5;
+  EXPECT_EQ(error_of(j), "field 'ranks[0].weight' must be at most 1, not 1.5");
+  j = valid();
+  j["parameters"]["N"] = -1e20;
+  EXPECT_EQ(error_of(j), "field 'parameters.N' must be at most 1e+15, not -1e+20");
+}
+
 TEST(RunRecordFromJson, RefusesAnotherSchemaVersionFirst) {
   json j = valid();
   j["schema"] = 2;

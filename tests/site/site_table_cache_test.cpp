@@ -48,6 +48,22 @@ TEST(SiteTableCache, StaleTornOrMalformedIsIgnored) {
   EXPECT_FALSE(parse_site_cache("", kStamp).has_value());
 }
 
+TEST(SiteTableCache, SpeedsOutsideTheTablesRangeAreMalformed) {
+  // from_chars reads "inf" and "nan": such a cache gave infinite or NaN weights.
+  std::string text = format_site_cache(sample(), kStamp).value();
+  for (const char* speed : {"inf", "nan", "-20.29", "0", "1e+19"}) {
+    std::string bad = text;
+    bad.replace(bad.find("\t20.29\tok"), 6, std::string("\t") + speed);
+    EXPECT_FALSE(parse_site_cache(bad, kStamp).has_value()) << speed;
+    bad = text;
+    bad.replace(bad.find("blade\t20.29\n"), 12, std::string("blade\t") + speed + "\n");
+    EXPECT_FALSE(parse_site_cache(bad, kStamp).has_value()) << speed;
+  }
+  std::string no_cpus = text;
+  no_cpus.replace(no_cpus.find("\t4\t"), 3, "\t0\t");
+  EXPECT_FALSE(parse_site_cache(no_cpus, kStamp).has_value());
+}
+
 TEST(SiteTableCache, NamesWithTabsAreNotCached) {
   SiteTable table = sample();
   table.nodes[0].group = "a\tb";

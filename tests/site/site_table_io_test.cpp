@@ -165,6 +165,8 @@ TEST(LoadSiteTableErrors, OutOfRangeValues) {
             ":11:16: 'marked_speed' must be positive and finite, not 0");
   EXPECT_EQ(load_error("bad-infinite-speed.toml"),
             ":6:16: 'marked_speed' must be positive and finite, not inf");
+  EXPECT_EQ(load_error("bad-huge-speed.toml"),
+            ":6:16: 'marked_speed' must be at most 1e+18, not 1e+19");
   EXPECT_EQ(load_error("bad-processors.toml"), ":11:14: 'processors' must be between 1 and 4294967295, got 0");
   EXPECT_EQ(load_error("bad-empty-name.toml"), ":9:8: 'name' must not be empty");
 }

@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "hetscale/base/number_limits.hpp"
+
 namespace hetscale::json_fields {
 
 using Json = nlohmann::json;
@@ -37,11 +39,14 @@ std::string non_empty_text(const Json& value, const std::string& field);
 /// "" when absent or null.
 std::string optional_text(const Json& object, const std::string& parent, std::string_view key);
 
-double finite_number(const Json& value, const std::string& field);
-double non_negative(const Json& value, const std::string& field);
-double positive(const Json& value, const std::string& field);
+/// Numbers; beyond `max` (in magnitude for finite_number) they fail with "must be at most
+/// MAX" (number_limits.hpp gives the ranges).
+double finite_number(const Json& value, const std::string& field, double max = kUnbounded);
+double non_negative(const Json& value, const std::string& field, double max = kUnbounded);
+double positive(const Json& value, const std::string& field, double max = kUnbounded);
 /// 0 when absent or null.
-double optional_non_negative(const Json& object, const std::string& parent, std::string_view key);
+double optional_non_negative(const Json& object, const std::string& parent, std::string_view key,
+                             double max = kUnbounded);
 
 /// A non-negative integer that fits PostgreSQL bigint.
 std::uint64_t counter(const Json& value, const std::string& field);

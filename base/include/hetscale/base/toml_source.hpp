@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "hetscale/base/error.hpp"
+#include "hetscale/base/number_limits.hpp"
 
 namespace hetscale {
 
@@ -73,10 +74,15 @@ class TomlSource {
   [[nodiscard]] std::int64_t integer(const toml::node& value, std::string_view key,
                                      std::int64_t min, std::int64_t max) const;
   /// A finite number; integers are accepted where a number is expected ("speed = 20").
-  [[nodiscard]] double number(const toml::node& value, std::string_view key) const;
-  /// A number > 0 / >= 0, finite ("'KEY' must be positive and finite, not -2").
-  [[nodiscard]] double positive(const toml::node& value, std::string_view key) const;
-  [[nodiscard]] double non_negative(const toml::node& value, std::string_view key) const;
+  /// Beyond `max` in magnitude it fails with "'KEY' must be at most MAX, not V" (the ranges
+  /// are in number_limits.hpp).
+  [[nodiscard]] double number(const toml::node& value, std::string_view key,
+                              double max = kUnbounded) const;
+  /// A number > 0 / >= 0, finite ("'KEY' must be positive and finite, not -2"), at most `max`.
+  [[nodiscard]] double positive(const toml::node& value, std::string_view key,
+                                double max = kUnbounded) const;
+  [[nodiscard]] double non_negative(const toml::node& value, std::string_view key,
+                                    double max = kUnbounded) const;
   [[nodiscard]] bool boolean(const toml::node& value, std::string_view key) const;
   [[nodiscard]] const toml::array& array(const toml::node& value, std::string_view key) const;
 
@@ -84,6 +90,8 @@ class TomlSource {
 
  private:
   [[nodiscard]] std::size_t line_offset(std::uint32_t line) const;
+  [[nodiscard]] double at_most(const toml::node& value, std::string_view key, double number,
+                               double max) const;
 
   std::string_view text_;
   std::string file_;
