@@ -91,6 +91,15 @@ std::string TomlSource::string(const toml::node& value, std::string_view key) co
   const auto* s = value.as_string();
   if (s == nullptr) fail(at(value), fmt::format("'{}' must be a string, not {}", key, toml_type_name(value)));
   if (s->get().empty()) fail(at(value), fmt::format("'{}' must not be empty", key));
+  // Every string hetscale reads is a name, a path, an expression or a command, and many end
+  // up in a generated script's comment, #SBATCH or command line: none may break a line.
+  for (const char c : s->get()) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\n' || c == '\r')
+      fail(at(value), fmt::format("'{}' must be one line, without a line break", key));
+    if ((byte < 0x20 && c != '\t') || byte == 0x7f)
+      fail(at(value), fmt::format("'{}' must not hold the control character U+{:04X}", key, byte));
+  }
   return s->get();
 }
 

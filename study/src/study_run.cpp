@@ -13,6 +13,7 @@
 
 #include "hetscale/base/atomic_file.hpp"
 #include "hetscale/base/error.hpp"
+#include "hetscale/base/shell_text.hpp"
 #include "hetscale/base/utc_time.hpp"
 #include "hetscale/collector/analysis.hpp"
 #include "hetscale/collector/collect.hpp"
@@ -469,11 +470,14 @@ StudyState step(const fs::path& dir, StudyState state, std::ostream& out) {
 
 std::string controller_script(const std::string& study_name, const StudyState& state, const fs::path& dir) {
   std::string out = "#!/bin/sh\n";
-  out += fmt::format("# Written by hetscale study: the controller of study '{}' (docs/study.md).\n", study_name);
+  out += fmt::format("# Written by hetscale study: the controller of study '{}' (docs/study.md).\n",
+                     comment_text(study_name));
   out += fmt::format("#SBATCH --job-name={}-controller\n", study_name);
   out += "#SBATCH --ntasks=1\n#SBATCH --nodes=1\n#SBATCH --time=00:30:00\n";
   out += "#SBATCH --output=logs/controller-%j.out\n";
-  out += fmt::format("exec '{}' study step --dir '{}'\n", state.hetscale, fs::absolute(dir).string());
+  // Paths are the user's: any byte, a quote or a line break included, stays one word.
+  out += fmt::format("exec {} study step --dir {}\n", shell_quote(state.hetscale),
+                     shell_quote(fs::absolute(dir).string()));
   return out;
 }
 

@@ -68,5 +68,20 @@ TEST(TomlSource, StringMustBeANonEmptyString) {
   EXPECT_EQ(error_of("\nname = ''\n", read), "t.toml:2:8: 'name' must not be empty");
 }
 
+TEST(TomlSource, StringMustBeOneLine) {
+  // A line break in a name or a formula broke the comment lines of generated scripts.
+  const auto read = [](const TomlSource& s, const toml::table& root) {
+    (void)s.required_string(root, "name", "the file");
+  };
+  EXPECT_EQ(error_of("x = 1\nname = \"a\\nb\"\n", read),
+            "t.toml:2:8: 'name' must be one line, without a line break");
+  EXPECT_EQ(error_of("name = \"\"\"\nab\ncd\"\"\"\n", read),
+            "t.toml:1:8: 'name' must be one line, without a line break");
+  EXPECT_EQ(error_of("name = \"a\\rb\"\n", read), "t.toml:1:8: 'name' must be one line, without a line break");
+  EXPECT_EQ(error_of("name = \"a\\u0007b\"\n", read),
+            "t.toml:1:8: 'name' must not hold the control character U+0007");
+  EXPECT_EQ(error_of("name = \"a\\tb\"\n", read), "no error");  // a tab breaks no line
+}
+
 }  // namespace
 }  // namespace hetscale

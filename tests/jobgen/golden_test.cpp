@@ -152,3 +152,40 @@ TEST(GeneratedScripts, PassTheShellSyntaxCheck) {
 
 }  // namespace
 }  // namespace hetscale::jobgen
+
+namespace hetscale::jobgen {
+namespace {
+
+// Values that reach a script from anywhere but a spec just read (a round from the database,
+// a site table built in memory) may hold line breaks: the comment lines stay comments.
+TEST(GeneratedScripts, ValuesWithLineBreaksStayInTheirCommentLines) {
+  const std::string spec_path = "examples/experiments/mm.toml";
+  const auto spec = parse_experiment_spec(read(fs::path(HETSCALE_SOURCE_DIR) / spec_path), spec_path);
+  const auto site = load_site_table(fs::path(HETSCALE_FIXTURES_DIR) / "jobgen" / "site-example.toml");
+  Round round = plan_round(spec, site);
+  ASSERT_FALSE(round.sets.empty());
+  round.site.name = "site\nexit 2";
+  round.sets[0].members.front().group = "blade\r\nexit 2";
+  const std::string script = render_set_script(round, round.sets[0], render);
+  EXPECT_NE(script.find("(site 'site\\nexit 2';"), std::string::npos) << script;
+  EXPECT_NE(script.find("blade\\r\\nexit 2"), std::string::npos) << script;
+  // Every line before the #SBATCH options is a comment.
+  std::istringstream lines(script);
+  for (std::string line; std::getline(lines, line) && !line.starts_with("#SBATCH");)
+    EXPECT_TRUE(line.starts_with("#")) << "'" << line << "'";
+}
+
+TEST(ExperimentSpec, AWorkloadWithALineBreakIsRefusedAtItsPlace) {
+  const std::string text =
+      "[experiment]\nname = \"t\"\ntarget_efficiency = 0.5\n\n[code]\ncommand = \"./a {N}\"\n"
+      "workload = \"\"\"2*N^3\n+ N\"\"\"\n\n[parameter]\nvalues = [100, 2000]\n";
+  try {
+    (void)parse_experiment_spec(text, "spec.toml");
+    ADD_FAILURE() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(), "spec.toml:7:12: 'workload' must be one line, without a line break");
+  }
+}
+
+}  // namespace
+}  // namespace hetscale::jobgen

@@ -37,7 +37,17 @@ TEST(ControllerScript, RunsOneStepOfTheStudyInItsDirectory) {
             "#SBATCH --job-name=testbed-controller\n"
             "#SBATCH --ntasks=1\n#SBATCH --nodes=1\n#SBATCH --time=00:30:00\n"
             "#SBATCH --output=logs/controller-%j.out\n"
-            "exec '/opt/hetscale/bin/hetscale' study step --dir '/runs/study'\n");
+            "exec /opt/hetscale/bin/hetscale study step --dir /runs/study\n");
+}
+
+TEST(ControllerScript, QuotesAnyPathSafely) {
+  // A ' in a path ended the quotes: the rest ran as shell code.
+  StudyState state;
+  state.hetscale = "/opt/it's/hetscale";
+  const std::string script = controller_script("testbed", state, "/runs/a b'; touch /tmp/x; '\nc");
+  EXPECT_TRUE(script.ends_with("exec '/opt/it'\\''s/hetscale' study step --dir "
+                               "'/runs/a b'\\''; touch /tmp/x; '\\''\nc'\n"))
+      << script;
 }
 
 }  // namespace
