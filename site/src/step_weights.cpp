@@ -5,6 +5,7 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "hetscale/base/sha256.hpp"
 #include "hetscale/site/weight_shares.hpp"
 
 namespace hetscale {
@@ -173,6 +174,35 @@ StepWeights partition_weights(StepWeights marked, const Partition& partition,
   }
   marked.source = std::move(source);
   return marked;
+}
+
+std::string weights_digest(const SiteTable& table, const StepLayout& layout,
+                           const Partition* partition) {
+  // One field per line, each value length-prefixed: no name can pass for another field.
+  std::string text = "hetscale-weights-digest 1\n";
+  auto field = [&text](std::string_view name, std::string_view value) {
+    text += name;
+    text += ' ';
+    text += std::to_string(value.size());
+    text += ':';
+    text += value;
+    text += '\n';
+  };
+  field("site", table.name);
+  field("unit", table.speed_unit);
+  for (const auto& step_node : layout.nodes) {
+    field("host", step_node.host);
+    if (const Node* node = table.find_node(step_node.host)) {
+      field("group", node->group);
+      field("processors", std::to_string(node->processors));
+      field("speed", format_weight(node->marked_speed));
+      field("state", to_string(node->state));
+    } else {
+      field("absent", "");
+    }
+  }
+  if (partition != nullptr) field("partition", format_partition(*partition));
+  return to_hex(sha256(text));
 }
 
 std::string format_weight(double value) {

@@ -148,12 +148,17 @@ StepWeights Plugin::compute(SlurmApi& slurm, const StepLayout& layout) {
   StepWeights marked =
       in_phase("weights", [&] { return marked_weights(table, layout, args_.on_missing); });
   WeightsRequest request = effective_request();
-  if (request.kind == WeightsRequest::Kind::marked) return marked;
+  if (request.kind == WeightsRequest::Kind::marked) {
+    marked.digest = weights_digest(table, layout, nullptr);
+    return marked;
+  }
   Partition partition = in_phase("partition", [&] { return read_partition(slurm); });
   const char* source = request.kind == WeightsRequest::Kind::file ? "file" : "equalized";
-  return in_phase("partition", [&] {
+  StepWeights weights = in_phase("partition", [&] {
     return partition_weights(std::move(marked), partition, layout, table, source);
   });
+  weights.digest = weights_digest(table, layout, &partition);
+  return weights;
 }
 
 Partition Plugin::read_partition(SlurmApi& slurm) const {
@@ -231,6 +236,7 @@ void Plugin::export_rank(SlurmApi& slurm) const {
     slurm.setenv("HETSCALE_GROUP", std::string(values.group));
     slurm.setenv("HETSCALE_WEIGHTS_SOURCE", weights_->source);
     slurm.setenv("HETSCALE_SITE", site_path_);
+    slurm.setenv("HETSCALE_WEIGHTS_DIGEST", weights_->digest);
     return 0;
   });
 }

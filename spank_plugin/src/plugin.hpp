@@ -26,7 +26,8 @@ inline constexpr const char* kSlurmOptionEnv =
 /// The variables task_init sets for a rank (docs/admin.md: HETSCALE_* only).
 inline constexpr const char* kRankVariables[] = {
     "HETSCALE_WEIGHT",       "HETSCALE_MARKED_SPEED",   "HETSCALE_SYSTEM_SPEED",
-    "HETSCALE_GROUP",        "HETSCALE_WEIGHTS_SOURCE", "HETSCALE_SITE"};
+    "HETSCALE_GROUP",        "HETSCALE_WEIGHTS_SOURCE", "HETSCALE_SITE",
+    "HETSCALE_WEIGHTS_DIGEST"};
 
 /// What slurmd's log adds to the reason when a step that did not ask gets no weights.
 inline constexpr const char* kUnavailableNote =

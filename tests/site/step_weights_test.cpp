@@ -267,5 +267,27 @@ TEST(MarkedWeights, SpeedsNearTheLargestDoubleGiveSoundWeights) {
   expect_sound(w, layout);
 }
 
+TEST(WeightsDigest, FollowsTheStepsRowsAndThePartition) {
+  SiteTable table = make_table();
+  StepLayout layout = layout_of({{"n1", 1}, {"n2", 1}}, 1);
+  const std::string marked = weights_digest(table, layout, nullptr);
+  EXPECT_EQ(marked.size(), 64u);
+  EXPECT_EQ(weights_digest(table, layout, nullptr), marked);
+  const Partition p = node_partition({{"n1", 1.0}, {"n2", 3.0}});
+  const std::string with_partition = weights_digest(table, layout, &p);
+  EXPECT_NE(with_partition, marked);
+  Partition other = p;
+  other.nodes[1].weight = 2.0;
+  EXPECT_NE(weights_digest(table, layout, &other), with_partition);
+  SiteTable outside = make_table();
+  outside.nodes[2].marked_speed = 99;  // n3: not in the step
+  outside.index();
+  EXPECT_EQ(weights_digest(outside, layout, nullptr), marked);
+  SiteTable inside = make_table();
+  inside.nodes[1].processors = 8;
+  inside.index();
+  EXPECT_NE(weights_digest(inside, layout, nullptr), marked);
+}
+
 }  // namespace
 }  // namespace hetscale

@@ -307,6 +307,38 @@ TEST_F(PluginTest, APlantedEqualizedPartitionIsIgnored) {
   EXPECT_DOUBLE_EQ(weight_of(trusted, "n1", 0), 0.9);
 }
 
+TEST_F(PluginTest, EveryTaskCarriesTheDigestOfWhatItsWeightsCameFrom) {
+  // Each node reads the table on its own: during a rollout two nodes of one step can use
+  // different versions, and their weights no longer sum to 1. The digest shows it.
+  slurm.step("n[1-2]", {"n1", "n2"}, "1(x2)");
+  auto digest_on = [&](Plugin plugin, const std::string& node, std::uint64_t rank) {
+    slurm.on_node(node);
+    EXPECT_EQ(plugin.on_option("marked"), std::nullopt);
+    EXPECT_EQ(plugin.prepare_step(slurm), 0);
+    slurm.task(node, rank);
+    EXPECT_EQ(plugin.task_init(slurm), 0);
+    return slurm.env.at("HETSCALE_WEIGHTS_DIGEST");
+  };
+  const std::string n1 = digest_on(make({}), "n1", 0);
+  const std::string n2 = digest_on(make({}), "n2", 1);
+  EXPECT_EQ(n1.size(), 64u);
+  EXPECT_EQ(n1, n2);
+  SiteTableLoader newer = [](const std::filesystem::path&) {
+    SiteTable table = test_table();
+    table.nodes[1].marked_speed = 15.0;  // n2 re-measured
+    table.index();
+    return table;
+  };
+  EXPECT_NE(digest_on(make({}, newer), "n2", 1), n1);
+  SiteTableLoader elsewhere = [](const std::filesystem::path&) {
+    SiteTable table = test_table();
+    table.nodes[2].marked_speed = 99.0;  // n3 is not in the step
+    table.index();
+    return table;
+  };
+  EXPECT_EQ(digest_on(make({}, elsewhere), "n2", 1), n1);
+}
+
 TEST_F(PluginTest, BatchStepHandsTheRequestOnAndGetsNoWeights) {
   Plugin plugin = make({});
   ASSERT_EQ(plugin.on_option("marked"), std::nullopt);

@@ -29,6 +29,7 @@ struct StepWeights {
   double system_speed = 0;           // C: sum of the ranks' marked speeds
   std::vector<NodeWeights> nodes;    // parallel to StepLayout::nodes
   std::vector<double> rank_weights;  // only for a per-rank partition, by global rank
+  std::string digest;                // HETSCALE_WEIGHTS_DIGEST (weights_digest), when computed
 
   /// Values of the rank `global_rank` running on step node `node_index`.
   struct Rank {
@@ -52,6 +53,15 @@ StepWeights marked_weights(const SiteTable& table, const StepLayout& layout, OnM
 /// missing from the partition, an entry not in the step, another site.
 StepWeights partition_weights(StepWeights marked, const Partition& partition,
                               const StepLayout& layout, const SiteTable& table, std::string source);
+
+/// What a step's weights came from, as HETSCALE_WEIGHTS_DIGEST carries it: the SHA-256
+/// (64 hex digits) of the site table's name and unit, the table's row of every step node
+/// (name, group, processors, per-processor speed, state, in step order), and the partition
+/// when there is one (format_partition). Every node of a step computes it on its own, so
+/// nodes that read different versions of the table or the partition get different digests;
+/// a change to nodes outside the step does not change it.
+std::string weights_digest(const SiteTable& table, const StepLayout& layout,
+                           const Partition* partition);
 
 /// A weight as the environment carries it: 17 significant digits.
 std::string format_weight(double value);
