@@ -64,7 +64,8 @@ constexpr const char* run_columns = R"sql(
   run_id, experiment_id, run_key, code, workload, parameters, work, wall_seconds,
   marked_speed, speed_unit, weights_source, set_index, repetition, slurm_job_id,
   slurm_array_job_id, slurm_array_task_id, slurm_step_id, node_list, start_time, end_time,
-  verified, fingerprint, source_file, source_line, engine, platform_hash, slurm_cluster)sql";
+  verified, fingerprint, source_file, source_line, engine, platform_hash, slurm_cluster,
+  weights_digest)sql";
 
 std::string copy_runs(std::string_view table) {
   return fmt::format("COPY {} ({}) FROM STDIN", table, run_columns);
@@ -160,6 +161,11 @@ void run_row_rest(pg::CopyBuffer& out, const Keyed& keyed, const std::string& so
   }
   if (r.slurm.cluster) {
     out.text(*r.slurm.cluster);
+  } else {
+    out.null();
+  }
+  if (r.weights_digest) {
+    out.text(*r.weights_digest);
   } else {
     out.null();
   }

@@ -118,6 +118,16 @@ static inline double hetscale_env_number_(const char *name) {
   return (text == NULL || end == text || *end != '\0' || !(v >= 0.0)) ? 0.0 : v;
 }
 
+/* HETSCALE_WEIGHTS_DIGEST when it is what the plugin sets (64 lower-case hex digits). */
+static inline const char *hetscale_env_digest_(void) {
+  const char *text = getenv("HETSCALE_WEIGHTS_DIGEST");
+  int i;
+  if (text == NULL) return NULL;
+  for (i = 0; i < 64; ++i)
+    if (!((text[i] >= '0' && text[i] <= '9') || (text[i] >= 'a' && text[i] <= 'f'))) return NULL;
+  return text[64] == '\0' ? text : NULL;
+}
+
 /* JSON has no inf or nan: x - x is 0 only for finite x. */
 static inline int hetscale_finite_(double x) { return x - x == 0.0; }
 
@@ -171,6 +181,11 @@ static inline int hetscale_write_record(const hetscale_run *run, const hetscale_
   hetscale_put_(&b, ",\"repetition\":%d", repetition ? atoi(repetition) : 0);
   if (run->start_time) { hetscale_put_(&b, ",\"start_time\":"); hetscale_put_string_(&b, run->start_time); }
   if (run->end_time) { hetscale_put_(&b, ",\"end_time\":"); hetscale_put_string_(&b, run->end_time); }
+  if (hetscale_env_digest_()) {
+    /* The writing rank's digest; docs/run-record.md: what the weights came from. */
+    hetscale_put_(&b, ",\"weights_digest\":");
+    hetscale_put_string_(&b, hetscale_env_digest_());
+  }
   hetscale_put_(&b, ",\"verified\":%s}\n", run->verified ? "true" : "false");
   if (b.failed) { free(b.data); errno = ENOMEM; return -1; }
   /* One write(2) on O_APPEND: records of concurrent runs never interleave. */

@@ -78,6 +78,7 @@ RunRecord build_record(const KernelDefinition& definition, const KernelOptions& 
   record.fingerprint = fingerprint();
   record.engine = record_engine();
   record.platform_hash = options.platform_hash;
+  record.weights_digest = weights.digest;
   record.fingerprint["software"]["timed_until"] = "slowest_rank";
   if (const auto simgrid = simulator_version()) {
     // Times are simulated seconds; the hardware entry is the simulating machine's.

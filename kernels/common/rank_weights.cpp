@@ -13,6 +13,7 @@
 #include "hetscale/base/number_text.hpp"
 #include "hetscale/base/text_file.hpp"
 #include "hetscale/site/partition_file.hpp"
+#include "hetscale/site/run_record.hpp"
 #include "hetscale/site/site_table.hpp"
 #include "hetscale/site/step_layout.hpp"
 #include "hetscale/site/step_weights.hpp"
@@ -109,11 +110,40 @@ void check_request_answered(const char* request, const char* weights_source) {
               "or built for another Slurm release, which Slurm does not load)");
 }
 
+void with_digest(RankWeights& weights, std::span<const std::string> by_rank) {
+  weights.digest = combine_weights_digests(by_rank);
+  if (weights.digest && weights.digest->find(',') != std::string::npos) {
+    const std::string warning =
+        "the ranks carry different HETSCALE_WEIGHTS_DIGEST values: their nodes read different "
+        "versions of the site table or the partition, and the weights may not sum to 1 (recorded "
+        "in weights_digest)";
+    weights.note = weights.note.empty() ? warning : weights.note + "; " + warning;
+  }
+}
+
 bool names_partition_file(const std::string& option) {
   return option.find('/') != std::string::npos;
 }
 
 namespace {
+
+/// Collective: every rank's HETSCALE_WEIGHTS_DIGEST, by rank ("" when unset or not a
+/// digest: a value of another length is not what the plugin sets).
+std::vector<std::string> gather_digests(const MpiSession& mpi) {
+  constexpr std::size_t kDigest = 64;
+  std::array<char, kDigest> mine{};
+  const char* value = std::getenv("HETSCALE_WEIGHTS_DIGEST");
+  if (value != nullptr && std::string_view(value).size() == kDigest) std::copy_n(value, kDigest, mine.data());
+  std::vector<char> all(kDigest * static_cast<std::size_t>(mpi.size()));
+  check_mpi(MPI_Allgather(mine.data(), kDigest, MPI_CHAR, all.data(), kDigest, MPI_CHAR, mpi.comm()),
+            "MPI_Allgather");
+  std::vector<std::string> digests;
+  for (std::size_t r = 0; r < static_cast<std::size_t>(mpi.size()); ++r) {
+    std::string digest(all.data() + r * kDigest, kDigest);
+    digests.push_back(is_weights_digest(digest) ? digest : std::string());
+  }
+  return digests;
+}
 
 /// Collective: every rank's host name, by rank (engine.hpp's rank_host_name).
 std::vector<std::string> gather_hosts(const MpiSession& mpi) {
@@ -264,10 +294,13 @@ RankWeights resolve_weights(const MpiSession& mpi, const WeightsChoice& choice) 
                                      system_speed ? system_speed->c_str() : nullptr);
     out.weights = weights_for_ranks(parse_partition(text, *partition_file), hosts);
     out.source = "file";
+    with_digest(out, gather_digests(mpi));
     return out;
   }
-  return choose_weights(ranks, option, source ? source->c_str() : nullptr,
-                        system_speed ? system_speed->c_str() : nullptr);
+  RankWeights out = choose_weights(ranks, option, source ? source->c_str() : nullptr,
+                                   system_speed ? system_speed->c_str() : nullptr);
+  with_digest(out, gather_digests(mpi));
+  return out;
 }
 
 }  // namespace hetscale::kernels

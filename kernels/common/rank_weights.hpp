@@ -25,7 +25,12 @@ struct RankWeights {
   double system_speed = 0;            // C of the step, 0 when unknown
   std::string source;                 // marked | equalized | file | equal | option
   std::string note;                   // printed once by rank 0 when not empty
+  std::optional<std::string> digest;  // the run record's weights_digest (combine_weights_digests)
 };
+
+/// Sets `weights.digest` from every rank's HETSCALE_WEIGHTS_DIGEST ("" = none) and, when
+/// the ranks differ, adds a warning to its note.
+void with_digest(RankWeights& weights, std::span<const std::string> by_rank);
 
 /// Reads the two per-rank variables (null = unset).
 [[nodiscard]] RankEnvironment read_rank_environment(const char* weight, const char* marked_speed);

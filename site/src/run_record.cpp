@@ -4,8 +4,10 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <set>
 #include <string>
 
 #include "hetscale/base/error.hpp"
@@ -87,6 +89,27 @@ bool is_platform_hash(std::string_view text) {
          text.find_first_not_of("0123456789abcdefABCDEF") == std::string_view::npos;
 }
 
+bool is_weights_digest(std::string_view text) {
+  if (text.empty()) return false;
+  for (std::size_t at = 0;;) {
+    const std::size_t end = std::min(text.find(',', at), text.size());
+    const std::string_view one = text.substr(at, end - at);
+    if (one.size() != 64 || one.find_first_not_of("0123456789abcdef") != std::string_view::npos) return false;
+    if (end == text.size()) return true;
+    at = end + 1;
+  }
+}
+
+std::optional<std::string> combine_weights_digests(std::span<const std::string> by_rank) {
+  std::set<std::string> distinct;
+  for (const std::string& digest : by_rank)
+    if (!digest.empty()) distinct.insert(digest);
+  if (distinct.empty()) return std::nullopt;
+  std::string out;
+  for (const std::string& digest : distinct) out += (out.empty() ? "" : ",") + digest;
+  return out;
+}
+
 nlohmann::json to_json(const RunRecord& record) {
   nlohmann::json ranks = nlohmann::json::array();
   for (const RankTiming& rank : record.ranks) ranks.push_back(rank_json(rank));
@@ -113,6 +136,7 @@ nlohmann::json to_json(const RunRecord& record) {
   // Optional within schema 1: a record without them reads as before.
   if (record.engine) out["engine"] = *record.engine;
   if (record.platform_hash) out["platform_hash"] = *record.platform_hash;
+  if (record.weights_digest) out["weights_digest"] = *record.weights_digest;
   return out;
 }
 

@@ -237,6 +237,13 @@ std::optional<std::string> optional_platform_hash(element value) {
   return hash;
 }
 
+std::optional<std::string> optional_weights_digest(element value) {
+  if (value.is_null()) return std::nullopt;
+  std::string digest(text(value));
+  require(is_weights_digest(digest));
+  return digest;
+}
+
 RunRecord record(object o) {
   RunRecord r;
   std::bitset<32> seen;
@@ -283,6 +290,8 @@ RunRecord record(object o) {
       r.engine = optional_engine(once(seen, 18, v));
     else if (key == "platform_hash")
       r.platform_hash = optional_platform_hash(once(seen, 19, v));
+    else if (key == "weights_digest")
+      r.weights_digest = optional_weights_digest(once(seen, 20, v));
     else
       throw Decline{};
   }

@@ -99,7 +99,8 @@ RunRecord run_record_from_json(const Json& object) {
                       {"schema",   "experiment",   "code",         "workload",   "parameters",
                        "work",     "wall_seconds", "marked_speed", "speed_unit", "weights_source",
                        "ranks",    "slurm",        "machine_set",  "repetition", "start_time",
-                       "end_time", "verified",     "fingerprint",  "engine",     "platform_hash"});
+                       "end_time", "verified",     "fingerprint",  "engine",     "platform_hash",
+                       "weights_digest"});
   RunRecord record;
   record.experiment = optional_text(object, "", "experiment");
   record.code = non_empty_text(require(object, "", "code"), "code");
@@ -136,6 +137,11 @@ RunRecord run_record_from_json(const Json& object) {
     record.platform_hash = text(*hash, "platform_hash");
     if (!is_platform_hash(*record.platform_hash))
       fail("platform_hash", "must be hexadecimal digits");
+  }
+  if (const Json* digest = find(object, "weights_digest"); !absent(digest)) {
+    record.weights_digest = text(*digest, "weights_digest");
+    if (!is_weights_digest(*record.weights_digest))
+      fail("weights_digest", "must be 64 lower-case hexadecimal digits, or several joined by ','");
   }
   return record;
 }

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "hetscale/site/run_record.hpp"
 #include "hetscale_record.hpp"
 
 extern "C" int write_record_from_c(void);
@@ -37,6 +38,7 @@ class RecordHelper : public ::testing::Test {
     fs::remove(file_);
     for (const char* name : {"HETSCALE_RECORD", "HETSCALE_EXPERIMENT", "HETSCALE_MACHINE_SET", "HETSCALE_REPETITION",
                              "HETSCALE_SYSTEM_SPEED", "HETSCALE_WEIGHTS_SOURCE", "HETSCALE_WEIGHT", "SLURM_JOB_ID",
+                             "HETSCALE_WEIGHTS_DIGEST",
                              "SLURM_ARRAY_JOB_ID", "SLURM_ARRAY_TASK_ID", "SLURM_STEP_NODELIST"})
       ::unsetenv(name);
   }
@@ -74,6 +76,20 @@ TEST_F(RecordHelper, CWritesOneContractLine) {
   EXPECT_EQ(r["start_time"], "2026-11-21T06:10:00Z");
   EXPECT_FALSE(r.contains("end_time"));
   EXPECT_EQ(r["verified"], true);
+  EXPECT_FALSE(r.contains("weights_digest"));  // no plugin digest in the environment
+}
+
+TEST_F(RecordHelper, RecordsThePluginsWeightsDigest) {
+  const std::string digest(64, 'a');
+  ::setenv("HETSCALE_WEIGHTS_DIGEST", digest.c_str(), 1);
+  ASSERT_EQ(write_record_from_c(), 0);
+  ::setenv("HETSCALE_WEIGHTS_DIGEST", "not-a-digest", 1);  // not what the plugin sets
+  ASSERT_EQ(write_record_from_c(), 0);
+  const auto records = lines();
+  ASSERT_EQ(records.size(), 2U);
+  EXPECT_EQ(records[0]["weights_digest"], digest);
+  EXPECT_FALSE(records[1].contains("weights_digest"));
+  EXPECT_EQ(hetscale::run_record_from_json(records[0]).weights_digest, digest);
 }
 
 TEST_F(RecordHelper, CppAppendsAndReportsBadInput) {

@@ -91,5 +91,23 @@ TEST(ChooseWeights, Errors) {
   EXPECT_EQ(error_of({read_rank_environment(nullptr, nullptr)}, {}, "0"), "HETSCALE_SYSTEM_SPEED must be positive");
 }
 
+TEST(WithDigest, RecordsTheStepsDigestAndWarnsWhenRanksDiffer) {
+  const std::string a(64, 'a'), b(64, 'b');
+  RankWeights same;
+  with_digest(same, std::vector<std::string>{a, a});
+  EXPECT_EQ(same.digest, a);
+  EXPECT_EQ(same.note, "");
+  RankWeights none;
+  with_digest(none, std::vector<std::string>{"", ""});
+  EXPECT_FALSE(none.digest.has_value());
+  // Two nodes of one step read different versions: visible in the record and on stderr.
+  RankWeights mixed;
+  mixed.note = "earlier note";
+  with_digest(mixed, std::vector<std::string>{b, a});
+  EXPECT_EQ(mixed.digest, a + "," + b);
+  EXPECT_TRUE(mixed.note.starts_with("earlier note; the ranks carry different HETSCALE_WEIGHTS_DIGEST values"))
+      << mixed.note;
+}
+
 }  // namespace
 }  // namespace hetscale::kernels

@@ -122,6 +122,30 @@ TEST(RunRecordFromJson, RefusesNumbersOutsideTheirRange) {
   EXPECT_EQ(error_of(j), "field 'parameters.N' must be at most 1e+15, not -1e+20");
 }
 
+TEST(RunRecordFromJson, WeightsDigestIsOptionalAndChecked) {
+  json j = valid();
+  EXPECT_FALSE(run_record_from_json(j).weights_digest.has_value());
+  const std::string a(64, 'a'), b(64, '0');
+  j["weights_digest"] = a;
+  EXPECT_EQ(run_record_from_json(j).weights_digest, a);
+  EXPECT_EQ(to_json(run_record_from_json(j))["weights_digest"], a);
+  j["weights_digest"] = b + "," + a;  // ranks that read different versions
+  EXPECT_EQ(run_record_from_json(j).weights_digest, b + "," + a);
+  for (const std::string& bad : {std::string("abc"), a + ",", std::string(64, 'A'), a + ";" + b}) {
+    j["weights_digest"] = bad;
+    EXPECT_EQ(error_of(j),
+              "field 'weights_digest' must be 64 lower-case hexadecimal digits, or several joined by ','")
+        << bad;
+  }
+}
+
+TEST(CombineWeightsDigests, OneWhenAllAgreeElseTheDistinctOnesSorted) {
+  const std::string a(64, 'a'), b(64, 'b');
+  EXPECT_EQ(combine_weights_digests(std::vector<std::string>{"", ""}), std::nullopt);
+  EXPECT_EQ(combine_weights_digests(std::vector<std::string>{a, a, ""}), a);
+  EXPECT_EQ(combine_weights_digests(std::vector<std::string>{b, a, b}), a + "," + b);
+}
+
 TEST(RunRecordFromJson, RefusesAnotherSchemaVersionFirst) {
   json j = valid();
   j["schema"] = 2;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,7 +63,18 @@ struct RunRecord {
   // of the platform it ran on (hexadecimal).
   std::optional<std::string> engine;
   std::optional<std::string> platform_hash;
+  // HETSCALE_WEIGHTS_DIGEST of the ranks: one digest when they all saw the same, else
+  // their distinct digests in ascending order joined by ',' (a step whose nodes read
+  // different versions of the site table or partition).
+  std::optional<std::string> weights_digest;
 };
+
+/// A weights digest as a record holds it: 64 lower-case hex digits, or several joined by ','.
+[[nodiscard]] bool is_weights_digest(std::string_view text);
+
+/// The record's weights_digest from every rank's HETSCALE_WEIGHTS_DIGEST ("" when a rank
+/// had none): nullopt when no rank had one, else the distinct digests, sorted, joined by ','.
+[[nodiscard]] std::optional<std::string> combine_weights_digests(std::span<const std::string> by_rank);
 
 /// The values `engine` may take.
 [[nodiscard]] bool is_run_engine(std::string_view text);
