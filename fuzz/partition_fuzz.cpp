@@ -1,7 +1,8 @@
 // Partition files (site/src/partition_file.cpp): written by `hetscale equalize` or by hand,
 // read by the SPANK plugin. Any text parses or raises ConfigError; an accepted partition
 // written back with format_partition reads back the same, and gives every rank of a run
-// on its nodes (or ranks) a finite, non-negative weight, summing to 1.
+// on its nodes (or ranks) a finite, non-negative weight, summing to 1, unless its shares
+// span so wide a range that a weight would be 0, which is refused.
 #include <cmath>
 #include <numeric>
 
@@ -16,7 +17,8 @@ using hetscale::fuzz::require;
 constexpr std::uint32_t max_ranks_checked = 10'000;
 
 void require_same(const hetscale::Partition& a, const hetscale::Partition& b) {
-  require(a.by == b.by && a.site == b.site, "partition round trip: header differs");
+  require(a.by == b.by && a.site == b.site && a.node_list == b.node_list,
+          "partition round trip: header differs");
   require(a.nodes.size() == b.nodes.size() && a.ranks.size() == b.ranks.size(),
           "partition round trip: entry count differs");
   for (std::size_t i = 0; i < a.nodes.size(); ++i) {
@@ -39,7 +41,15 @@ void check_weights(const hetscale::Partition& partition) {
     if (top >= max_ranks_checked || top + 1 != partition.ranks.size()) return;
     rank_hosts.assign(top + 1, "n1");
   }
-  const std::vector<double> weights = hetscale::weights_for_ranks(partition, rank_hosts);
+  std::vector<double> weights;
+  try {
+    weights = hetscale::weights_for_ranks(partition, rank_hosts);
+  } catch (const hetscale::Error& e) {
+    // The one refusal of a parsed partition (normalise_shares): a weight would be 0.
+    require(std::string(e.what()).find("the shares span too wide a range") != std::string::npos,
+            std::string("weights_for_ranks refused: ") + e.what());
+    return;
+  }
   require(weights.size() == rank_hosts.size(), "one weight per rank");
   for (double w : weights)
     require(std::isfinite(w) && w >= 0, "rank weight negative or not finite");

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "hetscale/base/error.hpp"
+#include "hetscale/site/weight_shares.hpp"
 
 namespace hetscale {
 
@@ -21,9 +22,9 @@ void validate_weights(std::span<const double> weights) {
 
 std::vector<double> normalise_weights(std::span<const double> weights) {
   validate_weights(weights);
-  const double total = std::accumulate(weights.begin(), weights.end(), 0.0);
+  // The one normalisation of weights (scaled by the largest first: no sum overflows).
   std::vector<double> out(weights.begin(), weights.end());
-  for (double& w : out) w /= total;
+  normalise_shares(out, {}, "weights");
   return out;
 }
 

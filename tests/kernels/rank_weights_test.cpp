@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "common/row_distribution.hpp"
 #include "hetscale/base/error.hpp"
 
 namespace hetscale::kernels {
@@ -107,6 +108,13 @@ TEST(WithDigest, RecordsTheStepsDigestAndWarnsWhenRanksDiffer) {
   EXPECT_EQ(mixed.digest, a + "," + b);
   EXPECT_TRUE(mixed.note.starts_with("earlier note; the ranks carry different HETSCALE_WEIGHTS_DIGEST values"))
       << mixed.note;
+}
+
+TEST(NormaliseWeights, WeightsNearTheLargestDoubleDoNotOverflow) {
+  // 1e308 + 1e308 is infinite: every share was 0.
+  const std::vector<double> w = hetscale::normalise_weights(std::vector<double>{1e308, 1e308});
+  EXPECT_DOUBLE_EQ(w[0], 0.5);
+  EXPECT_DOUBLE_EQ(w[1], 0.5);
 }
 
 }  // namespace

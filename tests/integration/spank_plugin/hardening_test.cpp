@@ -196,6 +196,31 @@ TEST(PluginHardening, SpoofedStepLayoutNeverHarmsAndNeverReachesAPath) {
   }
 }
 
+// An equalized partition anybody could have written (or planted) is ignored, naming why;
+// the step that asked for it fails, and runs once the file is root's and 0644.
+TEST(PluginHardening, PlantedEqualizedPartitionIsIgnored) {
+  const std::filesystem::path partitions = fresh_dir("planted-partitions");
+  ::chmod(partitions.c_str(), 0755);
+  const std::filesystem::path file = partitions / "p[1-2].toml";
+  write_text(file, "[partition]\nby = \"node\"\n[[node]]\nname = \"p1\"\nweight = 0.9\n"
+                   "[[node]]\nname = \"p2\"\nweight = 0.1\n");
+  ASSERT_EQ(::chmod(file.c_str(), 0666), 0);
+  const ExtraCluster cluster("plugin-planted", multi_cpu_layout(),
+                             "default=marked cache=off partitions=" + partitions.string());
+  expect_refused(srun_echo(cluster.slurm_conf(), {"-N2", "-n2", "-w", "p[1-2]", "--hetscale-weights=equalized"}),
+                 "hetscale: partition: equalized partition " + file.string() +
+                     " ignored: it is writable by its group or others (mode 0666)");
+  ASSERT_EQ(::chmod(file.c_str(), 0644), 0);
+  const auto r = srun_print_env(cluster.slurm_conf(), {"-N2", "-n2", "-w", "p[1-2]", "--hetscale-weights=equalized"});
+  ASSERT_TRUE(r.ok()) << r.describe();
+  const StepEnv step = parse_labelled_env(r.out);
+  ASSERT_EQ(step.size(), 2U) << r.out;
+  for (const auto& [rank, task] : step) {
+    EXPECT_EQ(task.at("HETSCALE_WEIGHTS_SOURCE"), "equalized");
+    EXPECT_EQ(task.at("HETSCALE_WEIGHTS_DIGEST"), step.begin()->second.at("HETSCALE_WEIGHTS_DIGEST"));
+  }
+}
+
 // A plugstack error is logged once in each slurmd's log when it starts, never in the
 // output of a step that did not ask, and fails only the steps that ask.
 TEST(PluginHardening, PlugstackErrorShowsOnlyInSlurmdLogAndStepsThatAsk) {

@@ -36,7 +36,10 @@ void expect_marked_weights(const StepEnv& step, const std::vector<TestbedNode>& 
     EXPECT_EQ(task.at("HETSCALE_GROUP"), node_named(nodes, task.node()).group);
     EXPECT_EQ(task.at("HETSCALE_SITE"), site.string());
     EXPECT_EQ(task.at("HETSCALE_WEIGHTS_SOURCE"), "marked");
-    EXPECT_EQ(task.hetscale_count(), 6U) << "only the six variables of docs/admin.md";
+    EXPECT_EQ(task.hetscale_count(), 7U) << "only the seven variables of docs/admin.md";
+    // Every node read the same table: one digest for the whole step.
+    EXPECT_EQ(task.at("HETSCALE_WEIGHTS_DIGEST").size(), 64U);
+    EXPECT_EQ(task.at("HETSCALE_WEIGHTS_DIGEST"), step.begin()->second.at("HETSCALE_WEIGHTS_DIGEST"));
   }
   EXPECT_NEAR(sum_of(step, "HETSCALE_MARKED_SPEED"), step.begin()->second.number("HETSCALE_SYSTEM_SPEED"), 1e-12);
 }
