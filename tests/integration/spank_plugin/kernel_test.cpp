@@ -39,6 +39,8 @@ TEST(PluginKernel, MmRecordsTheInjectedWeights) {
   EXPECT_EQ(rec.at("weights_source"), "marked") << line;
   EXPECT_TRUE(rec.at("verified").get<bool>()) << line;
   EXPECT_DOUBLE_EQ(rec.at("marked_speed").get<double>(), injected.at(0).number("HETSCALE_SYSTEM_SPEED"));
+  // One digest for the step: what its weights came from.
+  EXPECT_EQ(rec.at("weights_digest"), injected.at(0).at("HETSCALE_WEIGHTS_DIGEST")) << line;
   ASSERT_EQ(rec.at("ranks").size(), 2U) << line;
   for (const nlohmann::json& rank : rec.at("ranks")) {
     const TaskEnv& task = injected.at(rank.at("rank").get<int>());
