@@ -245,6 +245,22 @@ TEST_F(Collect, ATwinRunAndTheRealRunItMirrorsAreTwoRuns) {
   EXPECT_EQ(count("hetscale.runs"), "4");
 }
 
+TEST_F(Collect, StoresTheWeightsDigestAndShowsMixedSteps) {
+  const std::string a(64, 'a'), b(64, 'b');
+  nlohmann::json one = record_json("mm-small", 100, 0, 0, 2e6, 0.5, 100, 8, 1);
+  one["weights_digest"] = a;
+  nlohmann::json mixed = record_json("mm-small", 200, 0, 0, 2e6, 0.5, 100, 8, 2);
+  mixed["weights_digest"] = a + "," + b;  // the step's nodes read different versions
+  const nlohmann::json none = record_json("mm-small", 300, 0, 0, 2e6, 0.5, 100, 8, 3);
+  const fs::path file = dir_ / "runs.jsonl";
+  write_lines(file, dump_all({one, mixed, none}));
+  EXPECT_EQ(run(inputs({file.string()})).runs_added, 3);
+  EXPECT_EQ(db_.scalar("SELECT string_agg(coalesce(weights_digest, 'NULL'), ' ' ORDER BY source_line) "
+                       "FROM hetscale.runs"),
+            a + " " + a + "," + b + " NULL");
+  EXPECT_EQ(db_.scalar("SELECT count(*) FROM hetscale.runs WHERE weights_digest LIKE '%,%'"), "1");
+}
+
 TEST_F(Collect, RefusesAnUnmigratedDatabase) {
   TestDatabase empty;
   const fs::path file = records_file("runs.jsonl", 1);
@@ -254,7 +270,7 @@ TEST_F(Collect, RefusesAnUnmigratedDatabase) {
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_STREQ(e.what(),
-                 "database: schema version 0, this hetscale needs 12; run 'hetscale db migrate "
+                 "database: schema version 0, this hetscale needs 13; run 'hetscale db migrate "
                  "--db URI' first");
   }
 }
