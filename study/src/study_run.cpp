@@ -213,8 +213,10 @@ std::vector<WrittenRound> equalized_rerun(const StudySpec& spec, StudyState& sta
   options.seconds = choice->mean_seconds;
   options.partitions = state.partitions;
   options.site = load_site_table(state.site).name;
-  auto conn = pg::Connection::open(state.db);
-  const std::string text = collector::equalized_set_text(collector::equalize_stored_set(conn, options));
+  // Not retried as a whole: it writes the partition file before it stores its rows.
+  collector::Session session = quick_session(state.db);
+  const std::string text =
+      collector::equalized_set_text(collector::equalize_stored_set(session.connection(), options));
   write_file_atomically(dir / "equalize.txt", text);
   out << text;
   record(state, "equalize", fmt::format("{} set {} at {} = {:g}: equalize.txt", name, choice->set_index,
