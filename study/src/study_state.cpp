@@ -9,6 +9,7 @@
 
 #include "hetscale/base/atomic_file.hpp"
 #include "hetscale/base/error.hpp"
+#include "hetscale/base/json_depth.hpp"
 #include "hetscale/base/text_file.hpp"
 #include "hetscale/base/utc_time.hpp"
 
@@ -54,6 +55,7 @@ std::string state_json(const StudyState& s) {
 }
 
 StudyState parse_state(std::string_view text, const std::string& source) {
+  require_json_nesting_within_limit(text, source);
   try {
     const json in = json::parse(text);
     StudyState s;
