@@ -13,6 +13,7 @@
 
 #include "hetscale/base/atomic_file.hpp"
 #include "hetscale/base/error.hpp"
+#include "hetscale/base/redaction.hpp"
 #include "hetscale/base/utc_time.hpp"
 #include "hetscale/collector/analysis.hpp"
 #include "hetscale/collector/collect.hpp"
@@ -87,7 +88,7 @@ jobgen::Round checked_round(jobgen::Round round, bool replace_unavailable, std::
 WrittenRound write_tested_round(const fs::path& directory, const jobgen::Round& round, const StudyState& state,
                                 std::ostream& out, bool with_plan = true) {
   auto files = jobgen::round_files(round, {state.kernel_dir}, utc_time_now());
-  files.push_back({"experiment.toml", round.spec.text, false});
+  files.push_back(jobgen::spec_copy("experiment.toml", round.spec.text));
   if (!with_plan) std::erase_if(files, [](const auto& f) { return f.path == "plan.json"; });
   test_set_scripts(round, files, study_round_check(round, false), said_to(out));
   fs::remove_all(directory);  // a round planned again after a failed step
@@ -514,6 +515,9 @@ StudyState run_study(const RunOptions& options, std::ostream& out) {
     throw Error(fmt::format("{}: [equalize] writes the equalized partition where the SPANK plugin reads it: give "
                             "--partitions DIR (the plugin's partitions=)", spec.source.string()));
   check_database(options.db);
+  if (remove_connection_passwords(options.db) != options.db)
+    out << "note: the password of --db is not stored: the controller jobs connect with PGPASSWORD, PGPASSFILE or "
+           "~/.pgpass\n";
   StudyState state;
   state.spec = fs::absolute(options.spec).string();
   state.site = fs::absolute(options.site).string();
