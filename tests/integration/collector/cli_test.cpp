@@ -116,6 +116,29 @@ TEST(Cli, CollectLoadsAJobCompletionFileOnce) {
       << r.out;
 }
 
+TEST(Cli, CollectSkipsALineNestedTooDeeply) {
+  TestDatabase db;
+  db.migrate();
+  const fs::path dir = fs::temp_directory_path() / ("hetscale-cli-deep-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path runs = dir / "runs.jsonl";
+  // A good line, one 100,000 levels deep (a recursive parser or message would crash), a good line.
+  write_lines(runs, {record_json("mm-small", 10, 0, 0, 2000, 1.0, 100, 2, 0).dump(),
+                     R"({"schema":)" + std::string(100000, '['),
+                     record_json("mm-small", 20, 0, 0, 16000, 2.0, 100, 2, 1).dump()});
+  const std::string plan = std::string(HETSCALE_FIXTURES_DIR) + "/plans/mm-small.json";
+  CliResult r = hetscale({"collect", "--db", db.uri(), runs.string(), plan});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "hetscale collect: " + runs.string() + ":2:74: invalid JSON: nesting deeper than 64\n");
+  r = hetscale({"collect", "--db", db.uri(), "--skip-invalid", "--rejects", (dir / "rejects.jsonl").string(),
+                runs.string(), plan});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find(": 2 runs added"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(", 1 rejected"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find(runs.string() + ":2:74: invalid JSON: nesting deeper than 64"), std::string::npos) << r.err;
+  fs::remove_all(dir);
+}
+
 TEST(Cli, CollectNeedsSomethingToLoad) {
   const CliResult r = hetscale({"collect", "--db", "postgresql://unused/x"});
   EXPECT_EQ(r.code, 2);
