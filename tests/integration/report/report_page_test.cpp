@@ -154,6 +154,7 @@ TEST_F(Report, TellsApartTwoUsersExperimentsOfOneName) {
   const TestLogin alice(db_, "report_alice", "hetscale_writer");
   const TestLogin bob(db_, "report_bob", "hetscale_writer");
   const TestLogin reader(db_, "report_reader", "hetscale_reader");
+  store_mm_site(db_.uri());
   // Problem size -> E_s of set 0, different for each user.
   const std::map<const TestLogin*, EfficiencyCurve> runs = {
       {&alice, {{10, 0.2}, {20, 0.3}, {40, 0.4}}}, {&bob, {{100, 0.5}, {200, 0.6}}}};
