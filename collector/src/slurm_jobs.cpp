@@ -25,8 +25,8 @@ WITH added AS (
     array_task_id bigint, job_name text, user_name text, state text, partition text,
     time_limit text, node_list text, node_count integer, proc_count integer, work_dir text,
     exit_code integer, exit_signal integer, fields jsonb, source_line integer)
-  ORDER BY cluster, job_id, start_time
-  ON CONFLICT (cluster, job_id, start_time) DO NOTHING
+  ORDER BY cluster, job_id, user_name, start_time
+  ON CONFLICT (cluster, job_id, user_name, start_time) DO NOTHING
   RETURNING 1)
 SELECT count(*) FROM added)sql";
 
