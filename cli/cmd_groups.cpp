@@ -1,4 +1,5 @@
-// hetscale groups: node records (files, directories, stdin) -> groups -> site table.
+// hetscale groups: node records (files, directories, stdin) -> groups -> site table; or,
+// with --declared, a file of declared speeds -> site table.
 #include <fmt/format.h>
 
 #include <fstream>
@@ -10,6 +11,7 @@
 #include "hetscale/base/error.hpp"
 #include "hetscale/classifier/node_grouping.hpp"
 #include "hetscale/collector/plan_loader.hpp"
+#include "hetscale/site/declared_nodes.hpp"
 #include "hetscale/site/hostlist.hpp"
 #include "hetscale/site/site_table.hpp"
 #include "output.hpp"
@@ -23,7 +25,9 @@ struct GroupsArgs {
   GroupingOptions options;
   TableFormat format = TableFormat::table;
   bool strict = false;
-  std::string db;  // also store the site and every record's figure there
+  std::string db;                           // also store the site and every record's figure there
+  std::string declared;                     // a file of declared speeds instead of records
+  std::string speed_unit = "speed-factor";  // the unit of the declared speeds
 };
 
 NodeRecordBatch read_inputs(const std::vector<std::string>& inputs) {
@@ -123,7 +127,48 @@ void store_in_database(const GroupsArgs& args, const NodeRecordBatch& batch, con
                         counts.availability_added == 1 ? "" : "s"));
 }
 
+// One row per group of a table of declared speeds.
+Table declared_summary(const SiteTable& table) {
+  Table summary{{"group", "marked_speed", "unit", "nodes", "processors", "hosts"}, {}};
+  for (const Group& g : table.groups) {
+    std::int64_t nodes = 0, processors = 0;
+    for (const Node& node : table.nodes)
+      if (node.group == g.name) {
+        ++nodes;
+        processors += node.processors;
+      }
+    summary.rows.push_back({g.name, g.marked_speed, table.speed_unit, nodes, processors,
+                            compress_hostlist(hosts_of(table, g.name))});
+  }
+  return summary;
+}
+
+void run_declared(const GroupsArgs& args, Context& context) {
+  const SiteTable table =
+      load_declared_nodes(args.declared, {args.options.site_name, args.speed_unit});
+  const std::string site_toml = format_site_table(table);
+  if (args.output == "-") {
+    context.out << site_toml;
+    return;
+  }
+  if (!args.output.empty()) write_site_table(args.output, site_toml);
+  if (args.format == TableFormat::json) {
+    context.out << nlohmann::json{{"site", table.name},
+                                  {"speed_unit", table.speed_unit},
+                                  {"benchmark", table.benchmark},
+                                  {"groups", table_json(declared_summary(table))}}
+                       .dump(2)
+                << '\n';
+  } else {
+    print_table(context.out, declared_summary(table), args.format);
+  }
+}
+
 void run_groups(const GroupsArgs& args, Context& context) {
+  if (!args.declared.empty()) {
+    run_declared(args, context);
+    return;
+  }
   const NodeRecordBatch batch =
       read_inputs(args.inputs.empty() ? std::vector<std::string>{"-"} : args.inputs);
   const GroupingResult result = group_nodes(batch.records, args.options);
@@ -160,24 +205,35 @@ void run_groups(const GroupsArgs& args, Context& context) {
 
 void register_groups(CLI::App& app, Context& context) {
   auto args = std::make_shared<GroupsArgs>();
-  auto* cmd = app.add_subcommand("groups",
-                                 "Group node records by hardware and speed; write the site table");
-  cmd->add_option("inputs", args->inputs,
-                  "Node record files (JSON Lines), directories of *.json/*.jsonl, or - for "
-                  "stdin (the default)");
+  auto* cmd = app.add_subcommand(
+      "groups",
+      "Group node records by hardware and speed, or read declared speeds; write the site table");
+  auto* inputs = cmd->add_option("inputs", args->inputs,
+                                 "Node record files (JSON Lines), directories of *.json/*.jsonl, "
+                                 "or - for stdin (the default)");
+  auto* declared = cmd->add_option(
+      "--declared", args->declared,
+      "Instead of node records, the speeds a file declares: one node a line, 'NAME group=G "
+      "[cpus=N] [speed=S]' (S per processor, default 1.0; N default 1); benchmark 'declared'");
   cmd->add_option("-o,--output", args->output, "Write the site table (TOML) here; - for stdout");
-  cmd->add_option("--degraded-threshold", args->options.degraded_threshold,
-                  "A node this fraction below its group's median is degraded")
-      ->capture_default_str()
-      ->check(CLI::Range(0.0, 1.0));
+  auto* threshold = cmd->add_option("--degraded-threshold", args->options.degraded_threshold,
+                                    "A node this fraction below its group's median is degraded")
+                        ->capture_default_str()
+                        ->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--site-name", args->options.site_name, "[site] name of the table")
       ->capture_default_str();
-  cmd->add_flag("--strict", args->strict,
-                "Exit with status 1 when a record was skipped or a host was duplicated");
-  cmd->add_option(
+  cmd->add_option("--speed-unit", args->speed_unit,
+                  "With --declared: the unit of the declared speeds, [site] speed_unit")
+      ->capture_default_str()
+      ->needs(declared);
+  auto* strict = cmd->add_flag("--strict", args->strict,
+                               "Exit with status 1 when a record was skipped or a host was "
+                               "duplicated");
+  auto* db = cmd->add_option(
       "--db", args->db,
       "Also store the site, groups, nodes and every record's marked speed (benchmark history) "
       "in this database, in one transaction");
+  declared->excludes(inputs)->excludes(threshold)->excludes(strict)->excludes(db);
   add_format_option(*cmd, args->format);
   cmd->callback([args, &context] { run_groups(*args, context); });
 }

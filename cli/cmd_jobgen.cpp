@@ -59,7 +59,7 @@ void generate(const JobgenArgs& args, Context& context) {
   // Copies of the inputs make the round's directory self-contained (and refinable).
   study::write_new_round(planned, study::jobgen_round_check(planned, option, args.replace_unavailable),
                          round_output(args),
-                         {{"experiment.toml", read_text_file(args.experiment, "experiment spec"), false},
+                         {jobgen::spec_copy("experiment.toml", read_text_file(args.experiment, "experiment spec")),
                           {"site.toml", read_text_file(args.site, "site table"), false}},
                          print_lines(context));
 }

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "fuzz_targets.hpp"
+#include "hetscale/base/json_depth.hpp"
 #include "hetscale/site/run_record_reader.hpp"
 #include "run_record_fast.hpp"
 
@@ -15,6 +16,7 @@ using hetscale::fuzz::require;
 
 // The reference path's verdict on one line: the record, or nothing when it rejects it.
 std::optional<hetscale::RunRecord> reference(std::string_view text) {
+  if (hetscale::json_nesting_beyond(text, hetscale::kMaxJsonNesting)) return std::nullopt;
   nlohmann::json object;
   try {
     object = nlohmann::json::parse(text);

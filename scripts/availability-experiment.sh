@@ -94,7 +94,7 @@ refuse_running_cluster() {
 start_cluster() {
   mkdir -p "$PARTITIONS"
   CLUSTER_STARTED=1
-  "$REPO/scripts/cluster.sh" up --run-dir "$RUN_DIR" --plugin "$PLUGIN" \
+  "$REPO/scripts/cluster.sh" up --run-dir "$RUN_DIR" --plugin "$PLUGIN" --hetscale "$HETSCALE" \
     --plugin-args "site=$RUN_DIR/site.toml default=off partitions=$PARTITIONS"
   # shellcheck source=/dev/null
   source "$RUN_DIR/env"

@@ -36,10 +36,12 @@ for t in "${targets[@]}"; do
   [ -f "fuzz/${t}_fuzz.cpp" ] || { echo "fuzz.sh: no target '$t' (fuzz.sh --list)" >&2; exit 2; }
 done
 
-# Longest input per target: a little above the largest real file of its kind.
+# Longest input per target: a little above the largest real file of its kind; the JSON
+# readers 1 MiB, room for texts nested far past their depth limit (kMaxJsonNesting).
 max_len() {
   if [ -n "$max_len_option" ]; then echo "$max_len_option"; return; fi
   case "$1" in
+    run_record|round_plan|sacct|node_record) echo 1048576 ;;
     hostlist|workload) echo 1024 ;;
     partition|jobcomp) echo 4096 ;;
     round_plan) echo 16384 ;;

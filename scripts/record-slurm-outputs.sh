@@ -2,14 +2,15 @@
 # Records, as test fixtures, what one Slurm release answers to every question hetscale
 # asks it (docs/testbed.md, "Recorded Slurm outputs").
 #   scripts/record-slurm-outputs.sh --slurm RELEASE [--out DIR] [--run-dir RUN] [--no-corpus]
-# Brings up a testbed cluster of RELEASE (scripts/cluster.sh, accounting on) in RUN
-# (default /tmp/hetscale-record-RELEASE), runs a completed job, a job that exits 3, a
-# cancelled one, a timed-out one, an array of 3 tasks and a batch job with an srun step,
-# drains a node with a reason and a comment, reserves nodes, and writes each command's
-# output to DIR (default tests/fixtures/slurm/RELEASE) with a README.md naming the command
-# behind each file; then the same cluster without accounting, for sacct's refusal. The
-# outputs are Slurm's, never edited. Unless --no-corpus, the outputs the fuzz targets read
-# are copied to their seed corpora (fuzz/corpus/<target>/slurm-RELEASE-*). Takes about two
+# Brings up a testbed cluster of RELEASE (scripts/cluster.sh, accounting on; no site
+# table, so no hetscale build is needed) in RUN (default /tmp/hetscale-record-RELEASE),
+# runs a completed job, a job that exits 3, a cancelled one, a timed-out one, an array
+# of 3 tasks and a batch job with an srun step, drains a node with a reason and a
+# comment, reserves nodes, and writes each command's output to DIR (default
+# tests/fixtures/slurm/RELEASE) with a README.md naming the command behind each file;
+# then the same cluster without accounting, for sacct's refusal. The outputs are
+# Slurm's, never edited. Unless --no-corpus, the outputs the fuzz targets read are
+# copied to their seed corpora (fuzz/corpus/<target>/slurm-RELEASE-*). Takes about two
 # minutes: a job's time limit is at least a minute, and slurmctld notices its end within
 # 30 s more. Runs as root (cluster.sh does).
 set -euo pipefail
@@ -180,7 +181,7 @@ EOF
 
 record() {
   say "bringing up Slurm $RELEASE in $RUN"
-  "$CLUSTER" restart --run-dir "$RUN" --slurm "$RELEASE" >&2
+  "$CLUSTER" restart --run-dir "$RUN" --slurm "$RELEASE" --hetscale none >&2
   # shellcheck disable=SC1091
   source "$RUN/env"
   rm -rf "$NEW"
@@ -292,7 +293,7 @@ record() {
   ROWS+=("| \`jobcomp.log\` | slurmctld's \`JobCompType=jobcomp/filetxt\` file (JobCompLoc), copied | | one line per job and array task |")
 
   say "bringing up Slurm $RELEASE without accounting"
-  "$CLUSTER" restart --run-dir "$RUN" --slurm "$RELEASE" --accounting none >&2
+  "$CLUSTER" restart --run-dir "$RUN" --slurm "$RELEASE" --accounting none --hetscale none >&2
   rec sacct-json-accounting-none.txt merged "sacct where \`AccountingStorageType=accounting_storage/none\`" \
     sacct --json --allusers --starttime now-7days
   "$CLUSTER" down --run-dir "$RUN" >&2

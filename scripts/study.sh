@@ -128,7 +128,7 @@ cluster_up() {
   stage "local heterogeneous cluster + SPANK plugin (scripts/cluster.sh)"
   rm -rf "$RUN/partitions" && mkdir -p "$RUN/partitions"
   CLUSTER_UP=1
-  scripts/cluster.sh restart --run-dir "$RUN/cluster" --layout "$LAYOUT" \
+  scripts/cluster.sh restart --run-dir "$RUN/cluster" --layout "$LAYOUT" --hetscale "$HETSCALE" \
     --plugin "$BUILD_DIR/spank_plugin/hetscale.so" \
     --plugin-args "site=$RUN/site.toml default=off partitions=$RUN/partitions"
   # shellcheck disable=SC1091

@@ -30,6 +30,7 @@
 #include "hetscale/base/atomic_file.hpp"
 #include "hetscale/model/equalization.hpp"
 #include "hetscale/site/run_record_reader.hpp"
+#include "hetscale/site/site_table.hpp"
 
 namespace {
 
@@ -136,7 +137,9 @@ CaseResult run_case(const Case& c, const Paths& paths, int seeds, int repetition
 
   // The site (one group per host), the nodes as equalize reads them, the computers as
   // simulate reads them, and the --availability options of the platform.
-  std::string site = "[site]\nname = \"availability-bench\"\nspeed_unit = \"Mflops\"\n";
+  hetscale::SiteTable site;
+  site.name = "availability-bench";
+  site.speed_unit = "Mflops";
   std::string nodes = "node,speed,th\n";
   std::string computers = "name,max_power,availability,availability_sd\n";
   std::string availability;
@@ -146,15 +149,15 @@ CaseResult run_case(const Case& c, const Paths& paths, int seeds, int repetition
     const Host& h = c.hosts[i];
     const double speed = h.mflops * 1e6 * h.mean;
     total_speed += speed;
-    site += fmt::format("[[group]]\nname = \"{}\"\nmarked_speed = {:.1f}\n[[node]]\nname = "
-                        "\"{}\"\ngroup = \"{}\"\n",
-                        group_of(i), h.mflops, host_of(i), group_of(i));
+    site.groups.push_back({.name = group_of(i), .marked_speed = h.mflops, .where = {}});
+    site.nodes.push_back({.name = host_of(i), .group = group_of(i), .processors = 1, .marked_speed = h.mflops,
+                          .state = hetscale::NodeState::ok, .where = {}});
     nodes += fmt::format("{},{},{}\n", host_of(i), speed, h.sd / h.mean);
     computers += fmt::format("{},{},{},{}\n", host_of(i), h.mflops * 1e6, h.mean, h.sd);
     availability += fmt::format(" --availability {}={}:{}", group_of(i), h.mean, h.sd);
     proportional += fmt::format("{}{}", i == 0 ? "" : ",", speed);
   }
-  hetscale::write_file_atomically(dir / "site.toml", site);
+  hetscale::write_file_atomically(dir / "site.toml", hetscale::format_site_table(site));
   hetscale::write_file_atomically(dir / "nodes.csv", nodes);
   hetscale::write_file_atomically(dir / "computers.csv", computers);
 

@@ -1,5 +1,7 @@
 #include "hetscale/base/json_depth.hpp"
 
+#include "hetscale/base/error.hpp"
+
 namespace hetscale {
 
 std::optional<std::size_t> json_nesting_beyond(std::string_view text, std::size_t limit) {
@@ -26,6 +28,22 @@ std::optional<std::size_t> json_nesting_beyond(std::string_view text, std::size_
     }
   }
   return std::nullopt;
+}
+
+void require_json_nesting_within_limit(std::string_view text, const std::string& source,
+                                       std::uint32_t first_line) {
+  const auto too_deep = json_nesting_beyond(text, kMaxJsonNesting);
+  if (!too_deep) return;
+  SourceLocation where{source, first_line, 1};
+  for (std::size_t i = 0; i < *too_deep; ++i) {
+    if (text[i] == '\n') {
+      ++where.line;
+      where.column = 1;
+    } else {
+      ++where.column;
+    }
+  }
+  throw ConfigError(where, "invalid JSON: nesting deeper than " + std::to_string(kMaxJsonNesting));
 }
 
 }  // namespace hetscale

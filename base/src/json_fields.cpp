@@ -34,6 +34,14 @@ void fail(const std::string& field, const std::string& what) {
   throw Error("field '" + field + "' " + what);
 }
 
+std::string shown(const Json& value) {
+  if (value.is_object()) return "an object";
+  if (value.is_array()) return "a list";
+  std::string text = value.dump(-1, ' ', false, Json::error_handler_t::replace);
+  if (text.size() > 80) text = text.substr(0, 77) + "...";
+  return text;
+}
+
 std::string join(const std::string& parent, std::string_view key) {
   return parent.empty() ? std::string(key) : parent + '.' + std::string(key);
 }

@@ -67,7 +67,72 @@ void redact_password_values(std::string& text) {
   }
 }
 
+// The user info's ":PASSWORD" of postgresql://user:PASSWORD@host, removed.
+void remove_uri_passwords(std::string& text) {
+  for (const std::string_view scheme : {"postgresql://", "postgres://"}) {
+    for (std::size_t at = text.find(scheme); at != std::string::npos;
+         at = text.find(scheme, at + 1)) {
+      const std::size_t begin = at + scheme.size();
+      const std::size_t end = text.find_first_of("/?#@ \t\r\n\"'", begin);
+      if (end == std::string::npos || text[end] != '@') continue;
+      const std::size_t colon = text.find(':', begin);
+      if (colon == std::string::npos || colon > end) continue;
+      text.erase(colon, end - colon);
+    }
+  }
+}
+
+// A `password=value` parameter, removed with one separator: in a URI query "?password=x&"
+// or "&password=x", in key=value form the white space after it (or before it, at the end).
+void remove_password_values(std::string& text) {
+  constexpr std::string_view keyword = "password";
+  for (std::size_t at = text.find(keyword); at != std::string::npos; at = text.find(keyword, at)) {
+    if (!keyword_start(text, at)) {
+      ++at;
+      continue;
+    }
+    std::size_t i = at + keyword.size();
+    while (i < text.size() && space(text[i])) ++i;
+    if (i >= text.size() || text[i] != '=') {
+      ++at;
+      continue;
+    }
+    ++i;
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
+    std::size_t end = i;
+    if (i < text.size() && text[i] == '\'') {
+      end = i + 1;
+      while (end < text.size() && text[end] != '\'') end += text[end] == '\\' ? 2 : 1;
+      end = std::min(end + 1, text.size());  // with the closing quote
+    } else {
+      while (end < text.size() && !space(text[end]) && text[end] != '&' && text[end] != '"' &&
+             text[end] != '\'')
+        ++end;
+    }
+    std::size_t begin = at;
+    const char before = at > 0 ? text[at - 1] : '\0';
+    if (before == '&') {
+      --begin;  // "...&password=x": the '&' with it
+    } else if (before == '?') {
+      if (end < text.size() && text[end] == '&') ++end;  // "?password=x&next": "?next"
+      else --begin;                                       // "?password=x" alone: no query left
+    } else {
+      while (end < text.size() && (text[end] == ' ' || text[end] == '\t')) ++end;
+      if (end >= text.size() || text[end] == '"' || text[end] == '\'')
+        while (begin > 0 && (text[begin - 1] == ' ' || text[begin - 1] == '\t')) --begin;
+    }
+    text.erase(begin, end - begin);
+    at = begin;
+  }
+}
+
 }  // namespace
+
+std::string remove_connection_passwords(std::string text) {
+  remove_uri_passwords(text);
+  remove_password_values(text);
+  return text;
+}
 
 std::string redact_connection_passwords(std::string text) {
   redact_uri_user_info(text);

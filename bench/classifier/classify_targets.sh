@@ -8,9 +8,9 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${HETSCALE_BUILD_DIR:-build/default}
 run_dir=$build/bench/classify-cluster
-[ -x "$build/bin/bench_classify_targets" ] || cmake --build "$build" --target bench_classify_targets hetscale
+[ -x "$build/bin/bench_classify_targets" ] && [ -x "$build/bin/hetscale" ] || cmake --build "$build" --target bench_classify_targets hetscale
 trap 'scripts/cluster.sh down --run-dir "$run_dir" >/dev/null' EXIT
-scripts/cluster.sh restart --run-dir "$run_dir"
+scripts/cluster.sh restart --run-dir "$run_dir" --hetscale "$build/bin/hetscale"
 # shellcheck source=/dev/null
 source "$run_dir/env"
 "$build/bin/bench_classify_targets" "$@"

@@ -1,5 +1,5 @@
 // `hetscale groups` at site scale: 10,000 generated node records (JSON Lines text) read,
-// validated and grouped. Target: under 2 s. Run: build/default/bin/bench_core
+// validated and grouped. Target: under 2 s. Run: build/default/bin/bench_classifier
 // --benchmark_filter=NodeGrouping
 #include <benchmark/benchmark.h>
 

@@ -1,7 +1,11 @@
 // Prints the collector's loading rate (rank rows per second) for run records of 8 ranks
-// each, and psql's \copy of the same rank rows from CSV, measured in the same run
-// (docs/collector.md). Usage:
-//   bench_collector_load URI [RECORDS]      URI of a server where databases may be created
+// each, and psql's \copy of the same rows from CSV, measured in the same run
+// (docs/collector.md, docs/performance.md): as the superuser (plain COPY into the tables),
+// and as a plain writer login set up by db/add_login.sql, under row-level security, whose
+// \copy goes into temporary tables and on with INSERT ... SELECT, as the collector's.
+// Usage:
+//   bench_collector_load URI [RECORDS]      URI of a server where databases may be created,
+//                                           as its superuser
 #include <unistd.h>
 
 #include <chrono>
@@ -126,6 +130,53 @@ double time_parse(const fs::path& jsonl) {
   return s;
 }
 
+// A writer login (db/add_login.sql, run by psql as the superuser) of the database.
+std::string add_writer(const std::string& uri, const std::string& login) {
+  const std::string command = "psql -X -q -v ON_ERROR_STOP=1 -d '" + uri + "' -v login=" +
+                              login + " -v kind=writer -f '" HETSCALE_SOURCE_DIR
+                              "/db/add_login.sql' >/dev/null";
+  if (std::system(command.c_str()) != 0) throw Error("bench: db/add_login.sql failed");
+  const auto at = uri.find("://");
+  const auto user_end = uri.find('@', at);
+  return uri.substr(0, at + 3) + login + uri.substr(user_end);
+}
+
+// The writer's psql: its experiment, the runs and rank rows \copied into temporary tables
+// and moved on with INSERT ... SELECT through row-level security, the ids from the identity
+// (rank rows find theirs by run key), in one transaction.
+double time_psql_writer(const std::string& writer_uri, const fs::path& csv,
+                        const fs::path& runs_csv, const fs::path& script) {
+  const std::string runs_columns =
+      "run_key, experiment_id, code, workload, parameters, work, wall_seconds, marked_speed, "
+      "speed_unit, weights_source, set_index, repetition, slurm_job_id, slurm_array_job_id, "
+      "slurm_array_task_id, slurm_step_id, node_list, start_time, end_time, verified, "
+      "fingerprint, source_file, source_line";
+  std::ofstream out(script);
+  out << "INSERT INTO hetscale.experiments (name, code, workload, parameter) "
+         "VALUES ('bench', 'mm', '2*N^3', 'N');\n"
+      << "CREATE TEMPORARY TABLE runs_staging (LIKE hetscale.runs INCLUDING DEFAULTS) "
+         "ON COMMIT DROP;\n"
+      << "CREATE TEMPORARY TABLE rank_timings_staging (LIKE hetscale.rank_timings) "
+         "ON COMMIT DROP;\n"
+      << "\\copy runs_staging (run_id, " << runs_columns << ") FROM '" << runs_csv.string()
+      << "' WITH (FORMAT csv)\n"
+      << "INSERT INTO hetscale.runs (" << runs_columns << ") SELECT " << runs_columns
+      << " FROM runs_staging ORDER BY run_id;\n"
+      << "\\copy rank_timings_staging FROM '" << csv.string() << "' WITH (FORMAT csv)\n"
+      << "INSERT INTO hetscale.rank_timings (run_id, rank, host, weight, marked_speed, "
+         "compute_seconds, communication_seconds, wall_seconds) "
+         "SELECT r.run_id, k.rank, k.host, k.weight, k.marked_speed, k.compute_seconds, "
+         "k.communication_seconds, k.wall_seconds FROM rank_timings_staging k "
+         "JOIN runs_staging s ON s.run_id = k.run_id "
+         "JOIN hetscale.runs r ON r.experiment_id = s.experiment_id AND r.run_key = s.run_key;\n";
+  out.close();
+  const std::string command = "psql -X -q -1 -v ON_ERROR_STOP=1 -d '" + writer_uri + "' -f '" +
+                              script.string() + "' >/dev/null";
+  const auto start = Clock::now();
+  if (std::system(command.c_str()) != 0) throw Error("bench: the writer's psql \\copy failed");
+  return seconds_since(start);
+}
+
 double time_psql(const std::string& uri, const fs::path& csv, const fs::path* runs_csv) {
   std::string command = "psql -X -q -v ON_ERROR_STOP=1 -d '" + uri + "'";
   if (runs_csv != nullptr) {
@@ -163,6 +214,9 @@ int main(int argc, char** argv) {
     double best_collector = 1e300;
     double best_psql = 1e300;
     double best_psql_both = 1e300;
+    double best_collector_writer = 1e300;
+    double best_psql_writer = 1e300;
+    const std::string writer = "hetscale_bench_writer_" + std::to_string(::getpid());
     for (int round = 0; round < 3; ++round) {  // best of three, each on a fresh database
       Database db(server, "hetscale_bench_" + std::to_string(::getpid()));
       const double c = time_collector(db.uri, dir / "runs.jsonl");
@@ -180,12 +234,33 @@ int main(int argc, char** argv) {
                   rows / both);
       best_psql = std::min(best_psql, p);
       best_psql_both = std::min(best_psql_both, both);
+      {
+        Database w(server, "hetscale_bench_writer_" + std::to_string(::getpid()));
+        const double cw = time_collector(add_writer(w.uri, writer), dir / "runs.jsonl");
+        std::printf("%-34s %10lld %10.3f %14.0f\n", "hetscale collect as a writer", rows, cw,
+                    rows / cw);
+        best_collector_writer = std::min(best_collector_writer, cw);
+      }
+      {
+        Database w(server, "hetscale_bench_writer_psql_" + std::to_string(::getpid()));
+        const double pw = time_psql_writer(add_writer(w.uri, writer), dir / "ranks.csv", runs_csv,
+                                           dir / "writer.sql");
+        std::printf("%-34s %10lld %10.3f %14.0f\n", "psql \\copy as a writer (staged)", rows, pw,
+                    rows / pw);
+        best_psql_writer = std::min(best_psql_writer, pw);
+      }
     }
     std::printf(
         "best of 3: collect %.0f rank rows/s; psql \\copy rank rows only %.0f/s (ratio %.2f), "
         "runs + rank rows %.0f/s (ratio %.2f)\n",
         rows / best_collector, rows / best_psql, best_psql / best_collector, rows / best_psql_both,
         best_psql_both / best_collector);
+    std::printf(
+        "best of 3 as a writer: collect %.0f rank rows/s; psql \\copy (staged, runs + rank "
+        "rows) %.0f/s (ratio %.2f)\n",
+        rows / best_collector_writer, rows / best_psql_writer,
+        best_psql_writer / best_collector_writer);
+    pg::Connection::open(server).exec("DROP ROLE IF EXISTS " + writer);
   } catch (const std::exception& e) {
     std::cerr << "bench_collector_load: " << e.what() << '\n';
     fs::remove_all(dir);

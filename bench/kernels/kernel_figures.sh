@@ -7,9 +7,10 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${HETSCALE_BUILD_DIR:-build/default}
 run_dir=$build/bench/kernel-figures-cluster
-cmake --build "$build" --target bench_kernel_figures hetscale_spank >/dev/null
+cmake --build "$build" --target bench_kernel_figures hetscale_spank hetscale >/dev/null
 trap 'scripts/cluster.sh down --run-dir "$run_dir" >/dev/null' EXIT
-scripts/cluster.sh restart --run-dir "$run_dir" --plugin "$build/spank_plugin/hetscale.so" \
+scripts/cluster.sh restart --run-dir "$run_dir" --hetscale "$build/bin/hetscale" \
+  --plugin "$build/spank_plugin/hetscale.so" \
   --plugin-args "site=$PWD/$run_dir/site.toml default=off"
 # shellcheck source=/dev/null
 source "$run_dir/env"

@@ -1,6 +1,6 @@
 // Equalization of many computers (target: 100,000 nodes in under 50 ms), step 2 by case
 // and the optimum of the modelled tau.
-//   build/default/bin/bench_core --benchmark_filter='Equaliz|Linearised|TwoStep|Optimal'
+//   build/default/bin/bench_model --benchmark_filter='Equaliz|Linearised|TwoStep|Optimal'
 
 #include <benchmark/benchmark.h>
 

@@ -1,6 +1,6 @@
 // Monte Carlo of the availability model (target: 1,000 repetitions on 1,000
 // computers in under 2 s on two cores).
-//   build/default/bin/bench_core --benchmark_filter=Simulate
+//   build/default/bin/bench_model --benchmark_filter=Simulate
 #include <benchmark/benchmark.h>
 
 #include <random>

@@ -1,6 +1,6 @@
 // Host-list expansion: a list of N single-host terms ("n1,n3,n5,...", what compression
 // gives for names that share no range) must expand in time linear in N.
-//   build/default/bin/bench_core --benchmark_filter=Hostlist
+//   build/default/bin/bench_site --benchmark_filter=Hostlist
 #include <benchmark/benchmark.h>
 
 #include <string>

@@ -1,6 +1,6 @@
 // Loading a 10,000-node site table (target: well under 50 ms), written two ways: one
 // [[node]] entry per node, and a few host-list expressions covering the same nodes.
-// Run: build/default/bench/bench_core --benchmark_filter=SiteTable
+// Run: build/default/bin/bench_site --benchmark_filter=SiteTable
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 

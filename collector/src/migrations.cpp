@@ -146,6 +146,12 @@ MigrationReport migrate(pg::Connection& conn, std::span<const Migration> migrati
     report.applied.push_back(m.version);
     report.to_version = std::max(report.to_version, m.version);
   }
+  // Writer logins hold hetscale_writer's rights themselves (migration 14): what the
+  // migrations just applied gave or took from hetscale_writer reaches them too.
+  if (!report.applied.empty() &&
+      conn.exec("SELECT to_regprocedure('hetscale.grant_writer_rights()') IS NOT NULL")
+              .text(0, 0) == "t")
+    conn.exec("SELECT hetscale.grant_writer_rights()");
   return report;
 }
 

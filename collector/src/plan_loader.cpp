@@ -67,6 +67,68 @@ std::map<std::string, std::string> upsert_nodes(pg::Connection& conn, const std:
   return ids;
 }
 
+// A plan loaded by a user who may not change the centre's machines (a writer; migration
+// 13) names them: its site, groups and nodes must be stored (by an administrator, with
+// `hetscale groups --db`) and must say what is stored. Anything else refuses the plan.
+[[noreturn]] void refuse(const PlanSite& site, const std::string& what) {
+  throw Error("plan: " + what + "; the site '" + site.name +
+              "' is the administrator's (hetscale groups --db): load the plan again once the "
+              "stored site says the same, or make the plan from the stored site");
+}
+
+std::string stored_site(pg::Connection& conn, const PlanSite& site) {
+  const pg::Result r = conn.exec(R"sql(
+    SELECT site_id, speed_unit, benchmark FROM hetscale.sites WHERE name = $1)sql",
+                                 {site.name});
+  if (r.rows() == 0) refuse(site, "site '" + site.name + "' is not stored");
+  if (r.text(0, 1) != site.speed_unit || r.text(0, 2) != site.benchmark)
+    refuse(site, "the plan's site has speed unit '" + site.speed_unit + "' and benchmark '" +
+                     site.benchmark + "', the stored one '" + std::string(r.text(0, 1)) +
+                     "' and '" + std::string(r.text(0, 2)) + "'");
+  return id(r);
+}
+
+std::map<std::string, std::string> stored_groups(pg::Connection& conn, const std::string& site_id,
+                                                 const PlanSite& site) {
+  std::map<std::string, std::string> ids;
+  for (const Group& g : site.groups) {
+    const pg::Result r = conn.exec(R"sql(
+      SELECT group_id, marked_speed = $3::double precision, marked_speed
+      FROM hetscale.groups WHERE site_id = $1 AND name = $2)sql",
+                                   {site_id, g.name, number(g.marked_speed)});
+    if (r.rows() == 0) refuse(site, "group '" + g.name + "' is not stored");
+    if (r.text(0, 1) != "t")
+      refuse(site, "group '" + g.name + "' has marked speed " + number(g.marked_speed) +
+                       " in the plan, " + std::string(r.text(0, 2)) + " stored");
+    ids[g.name] = id(r);
+  }
+  return ids;
+}
+
+std::map<std::string, std::string> stored_nodes(pg::Connection& conn, const std::string& site_id,
+                                                const PlanSite& site) {
+  std::map<std::string, std::string> ids;
+  for (const Node& n : site.nodes) {
+    const std::string plan = n.group + ", " + std::to_string(n.processors) + " processors, " +
+                             number(n.marked_speed) + ", " + std::string(to_string(n.state));
+    const pg::Result r = conn.exec(R"sql(
+      SELECT n.node_id, g.name = $3 AND n.processors = $4::integer
+                        AND n.marked_speed = $5::double precision AND n.state = $6,
+             g.name || ', ' || n.processors || ' processors, ' || n.marked_speed || ', ' ||
+               n.state
+      FROM hetscale.nodes n JOIN hetscale.groups g USING (group_id)
+      WHERE n.site_id = $1 AND n.name = $2)sql",
+                                   {site_id, n.name, n.group, std::to_string(n.processors),
+                                    number(n.marked_speed), std::string(to_string(n.state))});
+    if (r.rows() == 0) refuse(site, "node '" + n.name + "' is not stored");
+    if (r.text(0, 1) != "t")
+      refuse(site, "node '" + n.name + "' is " + plan + " in the plan, " +
+                       std::string(r.text(0, 2)) + " stored");
+    ids[n.name] = id(r);
+  }
+  return ids;
+}
+
 // Without a time the load time stamps the figure. Returns the rows added (0 or 1).
 long long add_history(pg::Connection& conn, const std::string& node_id,
                       const std::string& benchmark, const std::optional<std::string>& observed_at,
@@ -231,13 +293,25 @@ SiteCounts store_site_rows(pg::Connection& conn, const PlanSite& site,
 
 void load_plan(pg::Connection& conn, const RoundPlan& plan) {
   pg::Transaction tx(conn, pg::TransactionMode::load);
-  const std::string site_id = upsert_site(conn, plan.site);
-  const auto groups = upsert_groups(conn, site_id, plan.site);
-  const auto nodes = upsert_nodes(conn, site_id, plan.site, groups);
-  // The plan's time stamps its figures.
-  for (const Node& n : plan.site.nodes)
-    add_history(conn, nodes.at(n.name), plan.site.benchmark, optional(plan.created),
-                n.marked_speed);
+  // The administrator (the tables' owner, or a superuser) stores the plan's site as it
+  // says; anyone else references the stored one.
+  const bool stores_site =
+      conn.exec("SELECT has_table_privilege('hetscale.nodes', 'UPDATE')").text(0, 0) == "t";
+  std::string site_id;
+  std::map<std::string, std::string> groups, nodes;
+  if (stores_site) {
+    site_id = upsert_site(conn, plan.site);
+    groups = upsert_groups(conn, site_id, plan.site);
+    nodes = upsert_nodes(conn, site_id, plan.site, groups);
+    // The plan's time stamps its figures.
+    for (const Node& n : plan.site.nodes)
+      add_history(conn, nodes.at(n.name), plan.site.benchmark, optional(plan.created),
+                  n.marked_speed);
+  } else {
+    site_id = stored_site(conn, plan.site);
+    groups = stored_groups(conn, site_id, plan.site);
+    nodes = stored_nodes(conn, site_id, plan.site);
+  }
   const std::string experiment_id = upsert_experiment(conn, site_id, plan);
   for (const PlannedSet& planned : plan.machine_sets) {
     upsert_set(conn, experiment_id, planned, groups, nodes);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "hetscale/base/error.hpp"
@@ -84,16 +85,28 @@ std::string copy_ranks(std::string_view table) {
 
 // COPY FROM refuses a table under row-level security: a user it applies to (not the
 // tables' owner hetscale_admin, not a superuser) COPYs into temporary tables of the same
-// columns, and INSERT ... SELECT moves the rows on through the policies.
+// columns, and INSERT ... SELECT moves the rows on through the policies. Such a user cannot
+// choose run ids (migration 13): its staged runs carry their place in the batch as run_id,
+// the identity gives each its id on the way into hetscale.runs, and RETURNING hands the ids
+// back for the rank rows.
 constexpr const char* row_security_active = "SELECT row_security_active('hetscale.runs')";
 constexpr const char* create_staging = R"sql(
 CREATE TEMPORARY TABLE runs_staging (LIKE hetscale.runs INCLUDING DEFAULTS) ON COMMIT DROP;
 CREATE TEMPORARY TABLE rank_timings_staging (LIKE hetscale.rank_timings) ON COMMIT DROP)sql";
-std::string insert_staged() {
+// The run columns but run_id.
+std::string_view run_columns_but_id() {
+  std::string_view columns = run_columns;
+  return columns.substr(columns.find(',') + 1);
+}
+std::string insert_staged_runs() {
   return fmt::format(
-      "INSERT INTO hetscale.runs ({0}) SELECT {0} FROM runs_staging; "
-      "INSERT INTO hetscale.rank_timings ({1}) SELECT {1} FROM rank_timings_staging",
-      run_columns, rank_column_names);
+      "INSERT INTO hetscale.runs ({0}) SELECT {0} FROM runs_staging ORDER BY run_id "
+      "RETURNING encode(run_key, 'hex'), run_id",
+      run_columns_but_id());
+}
+std::string insert_staged_ranks() {
+  return fmt::format("INSERT INTO hetscale.rank_timings ({0}) SELECT {0} FROM rank_timings_staging",
+                     rank_column_names);
 }
 
 // A record with its natural key.
@@ -345,47 +358,81 @@ PreparedBatch prepare_run_batch(std::span<const NumberedRunRecord> records,
   return out;
 }
 
-// Plain COPY into runs and rank_timings (ids reserved first), no staging: the unique
-// run_key refuses a run that another loader stored meanwhile, and the batch is retried.
-// Only the ids and experiment ids are put in here; the rest of each row was prepared.
+// Plain COPY into runs and rank_timings with reserved ids (the owner: no row-level
+// security), or, under row-level security, COPY into staging tables and INSERT ... SELECT
+// with ids from the identity. No staging for the owner: the unique run_key refuses a run
+// that another loader stored meanwhile, and the batch is retried. Only the ids and
+// experiment ids are put in here; the rest of each row was prepared.
 BatchCounts load_prepared_batch(pg::Connection& conn, const PreparedBatch& batch) {
   pg::Transaction tx(conn, pg::TransactionMode::load);
   const auto experiments = experiment_ids(conn, batch);
   const std::vector<std::size_t> fresh = not_present(conn, batch, experiments);
   BatchCounts out;
   if (!fresh.empty()) {
-    const pg::Result ids = conn.exec(reserve_run_ids, {std::to_string(fresh.size())});
+    const bool staged = conn.exec(row_security_active).text(0, 0) == "t";
     const std::string_view run_rows = batch.run_rows.data();
     const std::string_view rank_rows = batch.rank_rows.data();
-    std::string runs_copy;
-    std::string ranks_copy;
-    runs_copy.reserve(run_rows.size() + fresh.size() * 32);
-    ranks_copy.reserve(rank_rows.size() + rank_rows.size() / 4);
-    ranks_copy.append(pg::BinaryCopyBuffer::header());
-    pg::BinaryCopyBuffer id_fields;  // the run_id fields, each appended to its rows
-    for (std::size_t i = 0; i < fresh.size(); ++i) {
-      const std::size_t at = fresh[i];
-      const PreparedBatch::Run& run = batch.runs[at];
-      const std::size_t run_begin = at == 0 ? 0 : batch.runs[at - 1].run_rows_end;
-      const std::size_t ranks_begin = at == 0 ? 0 : batch.runs[at - 1].rank_rows_end;
-      const std::string_view id = ids.text(static_cast<int>(i), 0);
-      runs_copy.append(id).append(1, '\t').append(experiments.at(run.record->experiment));
-      runs_copy.append(1, '\t').append(run_rows.substr(run_begin, run.run_rows_end - run_begin));
-      append_rank_rows(id_fields, ranks_copy, *run.record,
-                       rank_rows.substr(ranks_begin, run.rank_rows_end - ranks_begin),
-                       ids.integer(static_cast<int>(i), 0));
-      out.rank_rows_added += static_cast<long long>(run.record->ranks.size());
-    }
-    ranks_copy.append(pg::BinaryCopyBuffer::trailer());
-    if (conn.exec(row_security_active).text(0, 0) == "t") {
+    const auto run_begin = [&](std::size_t at) {
+      return at == 0 ? std::size_t{0} : batch.runs[at - 1].run_rows_end;
+    };
+    const auto ranks_begin = [&](std::size_t at) {
+      return at == 0 ? std::size_t{0} : batch.runs[at - 1].rank_rows_end;
+    };
+    // The runs' COPY text, each row with the id ids[i] (reserved, or the place in the batch).
+    const auto runs_copy_with = [&](const std::vector<long long>& ids) {
+      std::string runs_copy;
+      runs_copy.reserve(run_rows.size() + fresh.size() * 32);
+      for (std::size_t i = 0; i < fresh.size(); ++i) {
+        const std::size_t at = fresh[i];
+        const PreparedBatch::Run& run = batch.runs[at];
+        runs_copy.append(std::to_string(ids[i])).append(1, '\t');
+        runs_copy.append(experiments.at(run.record->experiment)).append(1, '\t');
+        runs_copy.append(run_rows.substr(run_begin(at), run.run_rows_end - run_begin(at)));
+      }
+      return runs_copy;
+    };
+    const auto ranks_copy_with = [&](const std::vector<long long>& ids) {
+      std::string ranks_copy;
+      ranks_copy.reserve(rank_rows.size() + rank_rows.size() / 4);
+      ranks_copy.append(pg::BinaryCopyBuffer::header());
+      pg::BinaryCopyBuffer id_fields;  // the run_id fields, each appended to its rows
+      for (std::size_t i = 0; i < fresh.size(); ++i) {
+        const std::size_t at = fresh[i];
+        const PreparedBatch::Run& run = batch.runs[at];
+        append_rank_rows(id_fields, ranks_copy, *run.record,
+                         rank_rows.substr(ranks_begin(at), run.rank_rows_end - ranks_begin(at)),
+                         ids[i]);
+      }
+      ranks_copy.append(pg::BinaryCopyBuffer::trailer());
+      return ranks_copy;
+    };
+    std::vector<long long> ids(fresh.size());
+    if (staged) {
+      for (std::size_t i = 0; i < fresh.size(); ++i) ids[i] = static_cast<long long>(i);
       conn.exec(create_staging);
-      conn.copy_in(copy_runs("runs_staging"), runs_copy);
-      conn.copy_in(copy_ranks("rank_timings_staging"), ranks_copy);
-      conn.exec(insert_staged());
+      conn.copy_in(copy_runs("runs_staging"), runs_copy_with(ids));
+      const pg::Result inserted = conn.exec(insert_staged_runs());
+      std::unordered_map<std::string_view, long long> by_key;
+      by_key.reserve(static_cast<std::size_t>(inserted.rows()));
+      for (int r = 0; r < inserted.rows(); ++r)
+        by_key.emplace(inserted.text(r, 0), inserted.integer(r, 1));
+      for (std::size_t i = 0; i < fresh.size(); ++i) {
+        const auto found = by_key.find(batch.runs[fresh[i]].key);
+        if (found == by_key.end())
+          throw Error("collect: the database returned no id for run " + batch.runs[fresh[i]].key);
+        ids[i] = found->second;
+      }
+      conn.copy_in(copy_ranks("rank_timings_staging"), ranks_copy_with(ids));
+      conn.exec(insert_staged_ranks());
     } else {
-      conn.copy_in(copy_runs("hetscale.runs"), runs_copy);
-      conn.copy_in(copy_ranks("hetscale.rank_timings"), ranks_copy);
+      const pg::Result reserved = conn.exec(reserve_run_ids, {std::to_string(fresh.size())});
+      for (std::size_t i = 0; i < fresh.size(); ++i)
+        ids[i] = reserved.integer(static_cast<int>(i), 0);
+      conn.copy_in(copy_runs("hetscale.runs"), runs_copy_with(ids));
+      conn.copy_in(copy_ranks("hetscale.rank_timings"), ranks_copy_with(ids));
     }
+    for (const std::size_t at : fresh)
+      out.rank_rows_added += static_cast<long long>(batch.runs[at].record->ranks.size());
   }
   tx.commit();
   out.runs_added = static_cast<long long>(fresh.size());

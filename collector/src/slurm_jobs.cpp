@@ -25,8 +25,8 @@ WITH added AS (
     array_task_id bigint, job_name text, user_name text, state text, partition text,
     time_limit text, node_list text, node_count integer, proc_count integer, work_dir text,
     exit_code integer, exit_signal integer, fields jsonb, source_line integer)
-  ORDER BY cluster, job_id, start_time
-  ON CONFLICT (cluster, job_id, start_time) DO NOTHING
+  ORDER BY cluster, job_id, user_name, start_time
+  ON CONFLICT (cluster, job_id, user_name, start_time) DO NOTHING
   RETURNING 1)
 SELECT count(*) FROM added)sql";
 
@@ -87,7 +87,7 @@ long long load_slurm_jobs_batch(pg::Connection& conn, std::span<const slurm::Job
 
 std::vector<slurm::JobRecord> read_stored_jobs(pg::Connection& conn, const std::vector<std::string>& names) {
   const pg::Result r = conn.exec(R"sql(
-    SELECT cluster, job_id, job_name, array_job_id, array_task_id, state
+    SELECT cluster, job_id, job_name, array_job_id, array_task_id, state, user_name
     FROM hetscale.slurm_jobs
     WHERE job_name IN (SELECT jsonb_array_elements_text($1::jsonb))
     ORDER BY job_id, start_time)sql",
@@ -101,6 +101,7 @@ std::vector<slurm::JobRecord> read_stored_jobs(pg::Connection& conn, const std::
     if (!r.is_null(i, 3)) job.array_job_id = static_cast<std::uint64_t>(r.integer(i, 3));
     if (!r.is_null(i, 4)) job.array_task_id = static_cast<std::uint64_t>(r.integer(i, 4));
     job.state = std::string(r.text(i, 5));
+    if (!r.is_null(i, 6)) job.user_name = std::string(r.text(i, 6));
     out.push_back(std::move(job));
   }
   return out;

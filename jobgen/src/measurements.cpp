@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hetscale/base/error.hpp"
+#include "hetscale/base/json_depth.hpp"
 #include "hetscale/model/isospeed.hpp"
 #include "hetscale/model/units.hpp"
 
@@ -79,6 +80,7 @@ std::vector<MeasuredRun> read_record_runs(const fs::path& records_dir, const Rou
       ++line_number;
       if (line.empty()) continue;
       const std::string source = fmt::format("{}:{}", file.string(), line_number);
+      require_json_nesting_within_limit(line, file.string(), static_cast<std::uint32_t>(line_number));
       try {
         if (auto run = run_of(nlohmann::json::parse(line), round)) {
           run->source = source;

@@ -6,9 +6,14 @@
 
 #include "hetscale/base/atomic_file.hpp"
 #include "hetscale/base/error.hpp"
+#include "hetscale/base/redaction.hpp"
 
 namespace hetscale::jobgen {
 namespace fs = std::filesystem;
+
+GeneratedFile spec_copy(fs::path path, const std::string& text) {
+  return {std::move(path), remove_connection_passwords(text), false, true};
+}
 
 std::vector<GeneratedFile> round_files(const Round& round, const RenderOptions& options, const std::string& created) {
   std::vector<GeneratedFile> files;
@@ -47,7 +52,7 @@ void write_round_directory(const fs::path& target, const std::vector<GeneratedFi
   const fs::path staging = staging_directory(dir);
   try {
     for (const GeneratedFile& file : files)
-      write_file_atomically(staging / file.path, file.content, file.executable ? 0755 : 0644);
+      write_file_atomically(staging / file.path, file.content, file.executable ? 0755 : (file.settings ? 0600 : 0644));
     fs::create_directory(staging / "records");
     fs::create_directory(staging / "logs");
     fs::permissions(staging, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "hetscale/base/error.hpp"
+#include "hetscale/base/json_depth.hpp"
 #include "hetscale/base/json_fields.hpp"
 #include "hetscale/base/regular_file.hpp"
 #include "hetscale/model/isospeed.hpp"
@@ -278,6 +279,7 @@ CommunicationCosts communication_costs(const Network& network) {
 
 CommModels read_commbench_models(const std::string& path) {
   const std::string text = read_regular_file(path, 64u << 20);
+  require_json_nesting_within_limit(text, path);
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(text);

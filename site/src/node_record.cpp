@@ -12,6 +12,8 @@
 #include <fstream>
 #include <limits>
 
+#include "hetscale/base/json_depth.hpp"
+
 namespace hetscale {
 namespace {
 
@@ -289,6 +291,7 @@ void read_node_records(std::istream& in, const std::string& source, NodeRecordBa
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     const SourceLocation where{source, number, 0};
     try {
+      require_json_nesting_within_limit(line, source, number);
       batch.records.push_back({node_record_from_json(json::parse(line)), where});
     } catch (const json::parse_error& e) {
       batch.errors.push_back(fmt::format("{}: {}", where.str(), json_problem(line, e)));
@@ -296,6 +299,8 @@ void read_node_records(std::istream& in, const std::string& source, NodeRecordBa
       const std::string_view what = e.what();
       batch.errors.push_back(
           fmt::format("{}: invalid JSON: {}", where.str(), what.substr(what.find("] ") + 2)));
+    } catch (const ConfigError& e) {  // nested too deeply: the error names line and column
+      batch.errors.push_back(e.what());
     } catch (const Error& e) {
       batch.errors.push_back(fmt::format("{}: {}", where.str(), e.what()));
     }

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "hetscale/base/error.hpp"
+#include "hetscale/base/json_depth.hpp"
 #include "hetscale/base/json_fields.hpp"
 #include "hetscale/base/text_file.hpp"
 
@@ -248,7 +249,7 @@ PlannedSet planned_set(const Json& value, const std::string& field, std::size_t 
 void check_schema(const Json& document) {
   const Json& value = require(document, "", "schema");
   if (!value.is_number_integer() || value.get<std::int64_t>() != round_plan_schema) {
-    fail("schema", "must be " + std::to_string(round_plan_schema) + " (got " + value.dump() + ")");
+    fail("schema", "must be " + std::to_string(round_plan_schema) + " (got " + shown(value) + ")");
   }
 }
 
@@ -306,6 +307,7 @@ bool is_round_plan(const nlohmann::json& document) {
 }
 
 RoundPlan parse_round_plan(std::string_view text, const std::string& source_name) {
+  require_json_nesting_within_limit(text, source_name);
   nlohmann::json document;
   try {
     document = nlohmann::json::parse(text);

@@ -10,6 +10,7 @@
 #include <limits>
 #include <set>
 
+#include "hetscale/base/json_depth.hpp"
 #include "hetscale/base/json_fields.hpp"
 #include "hetscale/base/number_limits.hpp"
 
@@ -302,6 +303,9 @@ RunRecord record(object o) {
 }  // namespace
 
 std::optional<RunRecord> run_record_from_text(std::string_view text) {
+  // Declined, like the reference path (which refuses it): simdjson alone would take
+  // up to 1024 levels.
+  if (json_nesting_beyond(text, kMaxJsonNesting)) return std::nullopt;
   thread_local simdjson::dom::parser parser;
   try {
     element root;

@@ -86,7 +86,7 @@ SlurmIds slurm_ids(const Json& object) {
 void check_schema(const Json& object) {
   const Json& value = require(object, "", "schema");
   if (!value.is_number_integer() || value.get<std::int64_t>() != run_record_schema) {
-    fail("schema", "must be " + std::to_string(run_record_schema) + " (got " + value.dump() + ")");
+    fail("schema", "must be " + std::to_string(run_record_schema) + " (got " + shown(value) + ")");
   }
 }
 

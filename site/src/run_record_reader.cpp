@@ -5,6 +5,7 @@
 #include <optional>
 #include <string_view>
 
+#include "hetscale/base/json_depth.hpp"
 #include "run_record_fast.hpp"
 
 namespace hetscale {
@@ -32,8 +33,9 @@ std::string syntax_message(const nlohmann::json::exception& e) {
 
 RunRecord parse_run_record_line(std::string_view text, const std::string& source_name,
                                 std::uint32_t line) {
-  // The fast reader takes the valid records; everything else gets the reference path's
-  // verdict and message.
+  // No parser sees a text nested deeper than kMaxJsonNesting. The fast reader takes the
+  // valid records; everything else gets the reference path's verdict and message.
+  require_json_nesting_within_limit(text, source_name, line);
   if (std::optional<RunRecord> record = fast::run_record_from_text(text)) return std::move(*record);
   nlohmann::json object;
   try {

@@ -3,6 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <pwd.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -65,6 +68,18 @@ PartitionQuery query_partition(const std::string& name) {
   }
   q.detail = first_line(out.text);
   return q;
+}
+
+std::string invoking_user_name() {
+  const uid_t uid = ::geteuid();
+  std::vector<char> buffer(16384);
+  passwd entry{};
+  passwd* found = nullptr;
+  if (::getpwuid_r(uid, &entry, buffer.data(), buffer.size(), &found) == 0 && found != nullptr &&
+      found->pw_name != nullptr && *found->pw_name != '\0')
+    return found->pw_name;
+  if (const char* user = std::getenv("USER"); user != nullptr && *user != '\0') return user;
+  throw Error(fmt::format("cannot tell the name of user {} (no password entry, no USER)", uid));
 }
 
 std::optional<std::string> query_cluster_name() {

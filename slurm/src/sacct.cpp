@@ -11,6 +11,7 @@
 
 #include "hetscale/base/error.hpp"
 #include "hetscale/base/json_depth.hpp"
+#include "hetscale/base/json_fields.hpp"
 
 namespace hetscale::slurm {
 namespace {
@@ -57,7 +58,7 @@ class JobReader {
       if (required) fail(fmt::format("no {}", dotted(path)));
       return {};
     }
-    if (!v->is_string()) fail(fmt::format("{} must be a string, got {}", dotted(path), shown(*v)));
+    if (!v->is_string()) fail(fmt::format("{} must be a string, got {}", dotted(path), json_fields::shown(*v)));
     return v->get<std::string>();
   }
 
@@ -74,12 +75,12 @@ class JobReader {
       std::vector<std::string> out;
       for (const Json& item : *v) {
         if (!item.is_string())
-          fail(fmt::format("{} must be a string or a list of strings, got {}", dotted(path), shown(*v)));
+          fail(fmt::format("{} must be a string or a list of strings, got {}", dotted(path), json_fields::shown(*v)));
         out.push_back(item.get<std::string>());
       }
       return out;
     }
-    fail(fmt::format("{} must be a string or a list of strings, got {}", dotted(path), shown(*v)));
+    fail(fmt::format("{} must be a string or a list of strings, got {}", dotted(path), json_fields::shown(*v)));
   }
 
   // A count in either form; absent when missing, null or not set.
@@ -94,11 +95,11 @@ class JobReader {
       if (set == v->end() || !set->is_boolean() || infinite == v->end() || !infinite->is_boolean() ||
           number == v->end() || !non_negative_integer(*number))
         fail(fmt::format("{} must be a non-negative integer or {{set, infinite, number}}, got {}", dotted(path),
-                         shown(*v)));
+                         json_fields::shown(*v)));
       if (set->get<bool>()) out = Count{number->get<std::uint64_t>(), infinite->get<bool>()};
     } else if (v != nullptr) {
       if (!non_negative_integer(*v))
-        fail(fmt::format("{} must be a non-negative integer, got {}", dotted(path), shown(*v)));
+        fail(fmt::format("{} must be a non-negative integer, got {}", dotted(path), json_fields::shown(*v)));
       out = Count{v->get<std::uint64_t>(), false};
     }
     if (!out && required) fail(fmt::format("no {}", dotted(path)));
@@ -134,15 +135,6 @@ class JobReader {
     std::string out;
     for (std::string_view key : path) out += (out.empty() ? "" : ".") + std::string(key);
     return out;
-  }
-  // A value in a message: scalars as JSON, containers by their kind only (a value from
-  // the input is never serialised whole: it may be deep or huge).
-  static std::string shown(const Json& v) {
-    if (v.is_object()) return "an object";
-    if (v.is_array()) return "a list";
-    std::string text = v.dump(-1, ' ', false, Json::error_handler_t::replace);
-    if (text.size() > 80) text = text.substr(0, 77) + "...";
-    return text;
   }
 
   const Json& job_;
@@ -257,10 +249,7 @@ bool only_nothing_found(const Json& errors) {
 }  // namespace
 
 std::vector<JobRecord> read_sacct_json(std::string_view text, const std::string& source) {
-  if (const auto too_deep = json_nesting_beyond(text, kMaxJsonNesting))
-    throw ConfigError({source, 0, 0},
-                      fmt::format("not the JSON of sacct --json: nested deeper than {} at byte {}", kMaxJsonNesting,
-                                  *too_deep));
+  require_json_nesting_within_limit(text, source);
   Json document;
   try {
     document = Json::parse(text);

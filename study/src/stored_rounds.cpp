@@ -139,6 +139,13 @@ std::string first_day(const std::vector<collector::StoredRound>& rounds) {
 
 }  // namespace
 
+std::vector<jobgen::SlurmJobState> own_job_states(const std::vector<slurm::JobRecord>& jobs, std::string_view user) {
+  std::vector<jobgen::SlurmJobState> out;
+  for (const auto& job : jobs)
+    if (job.user_name == user) out.push_back(job_state(job));
+  return out;
+}
+
 ExperimentProgress experiment_progress(const std::string& db, const std::string& experiment, const Say& say) {
   const StoredRounds stored = read_stored_rounds(db, experiment);
   ExperimentProgress out;
@@ -153,18 +160,18 @@ ExperimentProgress experiment_progress(const std::string& db, const std::string&
     }
   }
   std::vector<jobgen::SlurmJobState> jobs;
+  const std::string user = slurm::invoking_user_name();
   const slurm::AccountingQuery q = names.empty() ? slurm::AccountingQuery{slurm::AccountingQuery::Status::answered, R"({"jobs":[]})", ""}
-                                          : slurm::query_accounting({"--allusers", "--starttime", first_day(stored.experiment->rounds),
+                                          : slurm::query_accounting({"--user", user, "--starttime", first_day(stored.experiment->rounds),
                                                               "--name", fmt::format("{}", fmt::join(names, ","))});
   if (q.status == slurm::AccountingQuery::Status::answered) {
-    for (const auto& job : slurm::read_sacct_json(q.json, "sacct --json")) jobs.push_back(job_state(job));
+    jobs = own_job_states(slurm::read_sacct_json(q.json, "sacct --json"), user);
     out.job_source = "sacct";
   } else {
     // Where no accounting answers: the ended jobs collected from jobcomp files.
     collector::Session session(db, {3, std::chrono::milliseconds(100), std::chrono::milliseconds(400)});
     session.run([&](pg::Connection& conn) {
-      jobs.clear();
-      for (const auto& job : collector::read_stored_jobs(conn, names)) jobs.push_back(job_state(job));
+      jobs = own_job_states(collector::read_stored_jobs(conn, names), user);
     });
     out.job_source = "slurm_jobs";
     say(LineKind::note,

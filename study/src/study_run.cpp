@@ -13,6 +13,8 @@
 
 #include "hetscale/base/atomic_file.hpp"
 #include "hetscale/base/error.hpp"
+#include "hetscale/base/file_lock.hpp"
+#include "hetscale/base/redaction.hpp"
 #include "hetscale/base/shell_text.hpp"
 #include "hetscale/base/utc_time.hpp"
 #include "hetscale/collector/analysis.hpp"
@@ -88,7 +90,7 @@ jobgen::Round checked_round(jobgen::Round round, bool replace_unavailable, std::
 WrittenRound write_tested_round(const fs::path& directory, const jobgen::Round& round, const StudyState& state,
                                 std::ostream& out, bool with_plan = true) {
   auto files = jobgen::round_files(round, {state.kernel_dir}, utc_time_now());
-  files.push_back({"experiment.toml", round.spec.text, false});
+  files.push_back(jobgen::spec_copy("experiment.toml", round.spec.text));
   if (!with_plan) std::erase_if(files, [](const auto& f) { return f.path == "plan.json"; });
   test_set_scripts(round, files, study_round_check(round, false), said_to(out));
   fs::remove_all(directory);  // a round planned again after a failed step
@@ -106,35 +108,45 @@ void load_plans(const std::string& db, const std::vector<WrittenRound>& rounds, 
 }
 
 // Every array of the rounds, each after the one before (afterany): the experiments and
-// their sets never share the machine's cores. The first waits on `after`.
-std::vector<SubmittedArray> submit_arrays(const std::vector<WrittenRound>& rounds, std::vector<std::uint64_t> after,
-                                          std::ostream& out) {
-  std::vector<SubmittedArray> arrays;
+// their sets never share the machine's cores. The first waits on `after`. They become the
+// state's arrays, each saved the moment sbatch answers: a step that dies in between (its
+// time limit, a node) leaves no job the state does not know.
+void submit_arrays(const std::vector<WrittenRound>& rounds, std::vector<std::uint64_t> after, StudyState& state,
+                   const fs::path& dir, std::ostream& out) {
+  state.arrays.clear();
   for (const auto& r : rounds) {
     std::string jobs;
     for (const auto& set : r.round.sets) {
       if (set.parameter_values.empty()) continue;
       const std::string script = jobgen::set_script_name(set);
       const std::uint64_t id = slurm::submit_job(script, r.directory.string(), after);
-      arrays.push_back({r.experiment, static_cast<std::uint32_t>(set.set.index), id, r.directory.string()});
+      state.arrays.push_back({r.experiment, static_cast<std::uint32_t>(set.set.index), id, r.directory.string()});
+      save_state(dir, state);
       jobs += fmt::format("{} {} {}\n", set.set.index, id, script);
       out << fmt::format("submitted {} round {} set {} as job {}\n", r.experiment, r.round.number, set.set.index, id);
       after = {id};
     }
     write_file_atomically(r.directory / "jobs.txt", jobs);  // as the generated submit.sh writes it
   }
-  return arrays;
 }
 
-std::uint64_t submit_controller(const std::string& study_name, StudyState& state, const fs::path& dir,
+// The controller, saved in the state the moment sbatch answers.
+std::uint64_t submit_controller(const StudySpec& spec, StudyState& state, const fs::path& dir,
                                 const std::vector<std::uint64_t>& after, std::ostream& out) {
-  write_file_atomically(dir / "controller.sbatch", controller_script(study_name, state, dir), 0755);
+  write_file_atomically(dir / "controller.sbatch", controller_script(spec, state, dir), 0755);
   fs::create_directories(dir / "logs");
   const std::uint64_t id = slurm::submit_job((dir / "controller.sbatch").string(), dir.string(), after);
   state.controller = id;
   record(state, "controller", fmt::format("controller job {} submitted", id));
-  out << fmt::format("submitted controller job {} ({}-controller)\n", id, study_name);
+  save_state(dir, state);
+  out << fmt::format("submitted controller job {} ({}-controller)\n", id, spec.name);
   return id;
+}
+
+// Held for a whole step (or resume) of the study in `dir`: a second one, a controller
+// beside a step run by hand, is refused instead of planning and submitting the same round.
+ExclusiveFileLock lock_study(const fs::path& dir) {
+  return ExclusiveFileLock(dir / "study.lock", fmt::format("a step of the study in {}", dir.string()));
 }
 
 // Collects every directory of the phase's arrays (idempotent: a run already stored is
@@ -214,8 +226,10 @@ std::vector<WrittenRound> equalized_rerun(const StudySpec& spec, StudyState& sta
   options.seconds = choice->mean_seconds;
   options.partitions = state.partitions;
   options.site = load_site_table(state.site).name;
-  auto conn = pg::Connection::open(state.db);
-  const std::string text = collector::equalized_set_text(collector::equalize_stored_set(conn, options));
+  // Not retried as a whole: it writes the partition file before it stores its rows.
+  collector::Session session = quick_session(state.db);
+  const std::string text =
+      collector::equalized_set_text(collector::equalize_stored_set(session.connection(), options));
   write_file_atomically(dir / "equalize.txt", text);
   out << text;
   record(state, "equalize", fmt::format("{} set {} at {} = {:g}: equalize.txt", name, choice->set_index,
@@ -264,9 +278,9 @@ enum class After { next_stage, end_of_step };
 
 // Submits the rounds' arrays and a controller after them: the step ends.
 After submit_with_controller(Step& step, const std::vector<WrittenRound>& rounds, std::string_view what) {
-  step.state.arrays = submit_arrays(rounds, {}, step.out);
+  submit_arrays(rounds, {}, step.state, step.dir, step.out);
   record(step.state, "submitted", fmt::format("{}: {} array(s)", what, step.state.arrays.size()));
-  submit_controller(step.spec.name, step.state, step.dir, step.state.array_job_ids(), step.out);
+  submit_controller(step.spec, step.state, step.dir, step.state.array_job_ids(), step.out);
   return After::end_of_step;
 }
 
@@ -468,12 +482,12 @@ StudyState step(const fs::path& dir, StudyState state, std::ostream& out) {
 
 }  // namespace
 
-std::string controller_script(const std::string& study_name, const StudyState& state, const fs::path& dir) {
+std::string controller_script(const StudySpec& spec, const StudyState& state, const fs::path& dir) {
   std::string out = "#!/bin/sh\n";
   out += fmt::format("# Written by hetscale study: the controller of study '{}' (docs/study.md).\n",
-                     comment_text(study_name));
-  out += fmt::format("#SBATCH --job-name={}-controller\n", study_name);
-  out += "#SBATCH --ntasks=1\n#SBATCH --nodes=1\n#SBATCH --time=00:30:00\n";
+                     comment_text(spec.name));
+  out += fmt::format("#SBATCH --job-name={}-controller\n", spec.name);
+  out += fmt::format("#SBATCH --ntasks=1\n#SBATCH --nodes=1\n#SBATCH --time={}\n", spec.controller_time_limit);
   out += "#SBATCH --output=logs/controller-%j.out\n";
   // Paths are the user's: any byte, a quote or a line break included, stays one word.
   out += fmt::format("exec {} study step --dir {}\n", shell_quote(state.hetscale),
@@ -518,6 +532,9 @@ StudyState run_study(const RunOptions& options, std::ostream& out) {
     throw Error(fmt::format("{}: [equalize] writes the equalized partition where the SPANK plugin reads it: give "
                             "--partitions DIR (the plugin's partitions=)", spec.source.string()));
   check_database(options.db);
+  if (remove_connection_passwords(options.db) != options.db)
+    out << "note: the password of --db is not stored: the controller jobs connect with PGPASSWORD, PGPASSFILE or "
+           "~/.pgpass\n";
   StudyState state;
   state.spec = fs::absolute(options.spec).string();
   state.site = fs::absolute(options.site).string();
@@ -534,15 +551,15 @@ StudyState run_study(const RunOptions& options, std::ostream& out) {
     rounds.push_back(write_tested_round(round_directory(dir, p.spec.name, 0), p, state, out));
   record(state, "plan", fmt::format("round 0 of {} experiment(s) planned and tested", rounds.size()));
   load_plans(state.db, rounds, dir, out);
-  state.arrays = submit_arrays(rounds, {}, out);
+  submit_arrays(rounds, {}, state, dir, out);  // each saved at once: a failure from here on is resumable
   record(state, "submitted", fmt::format("round 0: {} array(s)", state.arrays.size()));
-  save_state(dir, state);  // the arrays are in Slurm: a failure from here on is resumable
-  submit_controller(spec.name, state, dir, state.array_job_ids(), out);
   save_state(dir, state);
+  submit_controller(spec, state, dir, state.array_job_ids(), out);
   return state;
 }
 
 StudyState step_study(const fs::path& dir, std::ostream& out) {
+  const ExclusiveFileLock lock = lock_study(dir);
   StudyState state = load_state(dir);
   if (state.finished()) {
     out << fmt::format("study {}: nothing to do\n", to_string(state.phase));
@@ -550,14 +567,14 @@ StudyState step_study(const fs::path& dir, std::ostream& out) {
   }
   const auto active = slurm::active_jobs(state.array_job_ids());
   if (!active.empty()) {  // started by hand before its arrays ended
-    submit_controller(spec_of(state).name, state, dir, active, out);
-    save_state(dir, state);
+    submit_controller(spec_of(state), state, dir, active, out);
     return state;
   }
   return step(dir, std::move(state), out);
 }
 
 StudyState resume_study(const fs::path& dir, std::ostream& out) {
+  const ExclusiveFileLock lock = lock_study(dir);
   StudyState state = load_state(dir);
   const bool controller_active =
       state.controller && !slurm::active_jobs({*state.controller}).empty();
@@ -579,8 +596,7 @@ StudyState resume_study(const fs::path& dir, std::ostream& out) {
       return state;
     case ResumeAction::wait_for_arrays:
       record(state, "resume", "arrays still active: a new controller waits on them");
-      submit_controller(spec_of(state).name, state, dir, active_arrays, out);
-      save_state(dir, state);
+      submit_controller(spec_of(state), state, dir, active_arrays, out);
       return state;
     case ResumeAction::step_now:
       record(state, "resume", "every job ended: the step runs now");

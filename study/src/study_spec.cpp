@@ -9,6 +9,7 @@
 
 #include "hetscale/base/text_file.hpp"
 #include "hetscale/base/toml_source.hpp"
+#include "hetscale/slurm/scontrol.hpp"
 
 namespace hetscale::study {
 namespace {
@@ -39,7 +40,8 @@ class StudySpecReader {
   }
 
   void read_study(const toml::table& t) {
-    toml_.check_keys(t, {"name", "title", "max_rounds", "replace_unavailable"}, "in [study]");
+    toml_.check_keys(t, {"name", "title", "max_rounds", "replace_unavailable", "controller_time_limit"},
+                     "in [study]");
     spec_.name = toml_.required_string(t, "name", "[study]");
     const bool word = !spec_.name.empty() && std::all_of(spec_.name.begin(), spec_.name.end(), [](char c) {
       return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
@@ -51,6 +53,13 @@ class StudySpecReader {
     if (const toml::node* n = t.get("max_rounds")) spec_.max_rounds = count(*n, "max_rounds", 0, 20);
     if (const toml::node* n = t.get("replace_unavailable"))
       spec_.replace_unavailable = toml_.boolean(*n, "replace_unavailable");
+    if (const toml::node* n = t.get("controller_time_limit")) {
+      const std::string limit = toml_.string(*n, "controller_time_limit");
+      if (!slurm::parse_slurm_time(limit) || *slurm::parse_slurm_time(limit) == 0)
+        toml_.fail(toml_.at(*n), fmt::format("'controller_time_limit' must be a Slurm time (minutes, HH:MM:SS or "
+                                             "D-HH:MM:SS), got '{}'", limit));
+      spec_.controller_time_limit = limit;
+    }
   }
 
   void read_experiments(const toml::table& root) {

@@ -9,6 +9,8 @@
 
 #include "hetscale/base/atomic_file.hpp"
 #include "hetscale/base/error.hpp"
+#include "hetscale/base/json_depth.hpp"
+#include "hetscale/base/redaction.hpp"
 #include "hetscale/base/text_file.hpp"
 #include "hetscale/base/utc_time.hpp"
 
@@ -42,18 +44,22 @@ std::string state_json(const StudyState& s) {
     arrays.push_back({{"experiment", a.experiment}, {"set", a.set_index}, {"job_id", a.job_id},
                       {"directory", a.directory}});
   json history = json::array();
-  for (const auto& h : s.history) history.push_back({{"time", h.time}, {"stage", h.stage}, {"text", h.text}});
-  json out = {{"spec", s.spec},         {"site", s.site},       {"db", s.db},
+  for (const auto& h : s.history)
+    history.push_back({{"time", h.time}, {"stage", h.stage}, {"text", remove_connection_passwords(h.text)}});
+  // No password in the file: the controller's libpq takes it from PGPASSWORD, PGPASSFILE
+  // or ~/.pgpass.
+  json out = {{"spec", s.spec},         {"site", s.site},       {"db", remove_connection_passwords(s.db)},
               {"kernel_dir", s.kernel_dir}, {"partitions", s.partitions}, {"hetscale", s.hetscale},
               {"stage", to_string(s.phase)}, {"round", s.round}, {"arrays", arrays},
               {"controller", s.controller ? json(*s.controller) : json(nullptr)},
-              {"history", history},     {"failure", s.failure}};
+              {"history", history},     {"failure", remove_connection_passwords(s.failure)}};
   if (s.twin_nodes) out["twin_nodes"] = *s.twin_nodes;
   if (s.failed_phase) out["failed_stage"] = to_string(*s.failed_phase);
   return out.dump(2) + "\n";
 }
 
 StudyState parse_state(std::string_view text, const std::string& source) {
+  require_json_nesting_within_limit(text, source);
   try {
     const json in = json::parse(text);
     StudyState s;
@@ -93,7 +99,7 @@ StudyState load_state(const std::filesystem::path& dir) {
 }
 
 void save_state(const std::filesystem::path& dir, const StudyState& state) {
-  write_file_atomically(state_path(dir), state_json(state));
+  write_file_atomically(state_path(dir), state_json(state), 0600);  // settings: the owner's only
 }
 
 void record(StudyState& state, std::string_view stage, std::string text) {

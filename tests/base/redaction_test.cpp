@@ -53,5 +53,21 @@ TEST(RedactConnectionPasswords, LeavesTextWithoutAPasswordAlone) {
   }
 }
 
+TEST(RemoveConnectionPasswords, LeavesEveryFormUsableWithoutItsPassword) {
+  EXPECT_EQ(remove_connection_passwords("database = \"postgresql://alice:s3cr:et@db.example/hetscale\"\n"),
+            "database = \"postgresql://alice@db.example/hetscale\"\n");
+  EXPECT_EQ(remove_connection_passwords("a postgres://u:p@h b postgresql://v:q@k:5432/x postgresql://k/y"),
+            "a postgres://u@h b postgresql://v@k:5432/x postgresql://k/y");
+  EXPECT_EQ(remove_connection_passwords("postgresql://h/db?password=pw&sslmode=require"),
+            "postgresql://h/db?sslmode=require");
+  EXPECT_EQ(remove_connection_passwords("postgresql://h/db?user=u&password=pw"), "postgresql://h/db?user=u");
+  EXPECT_EQ(remove_connection_passwords("postgresql://h/db?password=pw"), "postgresql://h/db");
+  EXPECT_EQ(remove_connection_passwords("host=db password=s3cret dbname=hetscale"), "host=db dbname=hetscale");
+  EXPECT_EQ(remove_connection_passwords("host=db password = 'p w\\' x' dbname=d"), "host=db dbname=d");
+  EXPECT_EQ(remove_connection_passwords("database = \"host=db password=pw\"\n"), "database = \"host=db\"\n");
+  EXPECT_EQ(remove_connection_passwords("postgresql://alice@h/db"), "postgresql://alice@h/db");
+  EXPECT_EQ(remove_connection_passwords("mypassword=x"), "mypassword=x");  // not the keyword
+}
+
 }  // namespace
 }  // namespace hetscale

@@ -6,7 +6,8 @@
 #   cluster_fixture.sh up RUN_DIR BIN_DIR PLUGIN PLUGIN_ARGS
 #   cluster_fixture.sh down RUN_DIR
 # Without HETSCALE_TEST_SLURM (or naming this machine's release) the cluster is this
-# machine's Slurm with PLUGIN, the plugin of this build tree (none when empty). With
+# machine's Slurm with PLUGIN, the plugin of this build tree (none when empty); its site
+# table is written by this build tree's BIN_DIR/hetscale (cluster.sh --hetscale). With
 # another release R it runs from R's root (scripts/cluster.sh --slurm R) and loads
 # HETSCALE_TEST_PLUGIN, by default the plugin scripts/build-plugin.sh --slurm R built
 # (<repo>/build/slurm-R/spank_plugin/hetscale.so); jobs there run this tree's programs
@@ -22,7 +23,7 @@ bin_dir=${3:?bin dir} plugin=${4-} plugin_args=${5-}
 
 release=${HETSCALE_TEST_SLURM:-}
 host_release=$(slurmd -V 2>/dev/null | awk '{print $2}' | cut -d. -f1,2) || true
-args=(--run-dir "$run_dir")
+args=(--run-dir "$run_dir" --hetscale "$bin_dir/hetscale")
 if [ -n "$release" ] && [ "$release" != "$host_release" ]; then
   plugin=${HETSCALE_TEST_PLUGIN:-$REPO/build/slurm-$release/spank_plugin/hetscale.so}
   [ -f "$plugin" ] || { echo "cluster_fixture.sh: no plugin for Slurm $release at $plugin (scripts/build-plugin.sh --slurm $release)" >&2; exit 1; }

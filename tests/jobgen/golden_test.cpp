@@ -133,6 +133,21 @@ TEST(PlanFile, HoldsTheSpecWithoutDatabasePasswords) {
   }
 }
 
+TEST(SpecCopy, HoldsNoDatabasePasswordAndIsTheOwnersOnly) {
+  const fs::path dir = fs::temp_directory_path() / ("hetscale-spec-copy-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  write_round_directory(dir, {spec_copy("experiment.toml", "[experiment]\nname = \"mm\"\n"
+                                                           "database = \"postgresql://alice:s3cret@db/hetscale\"\n"),
+                              {"set0.sbatch", "#!/bin/sh\n", true}});
+  EXPECT_EQ(read(dir / "experiment.toml"),
+            "[experiment]\nname = \"mm\"\ndatabase = \"postgresql://alice@db/hetscale\"\n");
+  const auto mode = [&](const char* name) { return fs::status(dir / name).permissions() & fs::perms::all; };
+  EXPECT_EQ(mode("experiment.toml"), fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_EQ(mode("set0.sbatch"), fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                     fs::perms::others_read | fs::perms::others_exec);
+  fs::remove_all(dir);
+}
+
 // The scripts must at least be valid shell: checked with the shells that will run them.
 TEST(GeneratedScripts, PassTheShellSyntaxCheck) {
   const fs::path dir = fs::temp_directory_path() / ("hetscale-jobgen-syntax-" + std::to_string(::getpid()));

@@ -75,6 +75,14 @@ TEST(NodeRecord, ANumberBeyondADoubleIsALineError) {
               ElementsAre("huge.jsonl:1: invalid JSON: number overflow parsing '1e400'"));
 }
 
+TEST(NodeRecord, ALineNestedTooDeeplyIsALineErrorWithItsColumn) {
+  std::istringstream in(R"({"schema":)" + std::string(100000, '[') + "\n" + first_good_record().dump() + "\n");
+  NodeRecordBatch batch;
+  read_node_records(in, "deep.jsonl", batch);
+  ASSERT_EQ(batch.records.size(), 1u);
+  EXPECT_THAT(batch.errors, ElementsAre("deep.jsonl:1:74: invalid JSON: nesting deeper than 64"));
+}
+
 TEST(NodeRecord, BlankLinesAreSkippedAndLinesStillCounted) {
   NodeRecordBatch batch = read_fixture("half.jsonl");
   ASSERT_EQ(batch.records.size(), 2u);

@@ -155,6 +155,22 @@ TEST(RoundPlan, SyntaxErrorsCarryLineAndColumn) {
   }
 }
 
+TEST(RoundPlan, ATextNestedTooDeeplyIsRefusedBeforeParsing) {
+  try {
+    parse_round_plan("{\n  \"schema\": " + std::string(100000, '['), "plan.json");
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    // The first '[' is at column 13 of line 2 and opens level 2; the 64th opens level 65.
+    EXPECT_STREQ(e.what(), "plan.json:2:76: invalid JSON: nesting deeper than 64");
+  }
+  try {  // under the limit: parsed, and the wrong schema is named by its kind
+    parse_round_plan(R"({"schema": )" + std::string(60, '[') + std::string(60, ']') + "}", "plan.json");
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(), "plan.json: field 'schema' must be 1 (got a list)");
+  }
+}
+
 TEST(RoundPlan, ANumberBeyondADoubleIsAConfigError) {
   // nlohmann reports it as out_of_range, not as a parse error (found by fuzz/round_plan).
   try {

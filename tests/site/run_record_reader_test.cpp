@@ -62,6 +62,41 @@ TEST(ReadRunRecords, SetsInvalidLinesAsideWhenSkipping) {
             "invalid JSON: syntax error while parsing value - invalid literal; last read: 'no'");
 }
 
+TEST(ReadRunRecords, RefusesALineNestedTooDeeplyBeforeParsingIt) {
+  // 100,000 levels: a parser, or a message showing the value, would exhaust the stack.
+  const std::string deep = R"({"schema":)" + std::string(100000, '[');
+  {
+    std::istringstream in(record_line(1) + "\n" + deep + "\n" + record_line(3) + "\n");
+    try {
+      read_run_records(in, "runs.jsonl", OnInvalid::fail);
+      FAIL() << "no error";
+    } catch (const ConfigError& e) {
+      // '{' is level 1 at column 1; the 64th '[' (column 74) opens level 65.
+      EXPECT_STREQ(e.what(), "runs.jsonl:2:74: invalid JSON: nesting deeper than 64");
+    }
+  }
+  std::istringstream in(record_line(1) + "\n" + deep + "\n" + record_line(3) + "\n");
+  const RunRecordFile file = read_run_records(in, "runs.jsonl", OnInvalid::skip);
+  ASSERT_EQ(file.records.size(), 2u);
+  EXPECT_EQ(file.records[1].line, 3u);
+  ASSERT_EQ(file.rejected.size(), 1u);
+  EXPECT_EQ(file.rejected[0].where.str(), "runs.jsonl:2:74");
+  EXPECT_EQ(file.rejected[0].message, "invalid JSON: nesting deeper than 64");
+}
+
+TEST(ReadRunRecords, ShowsAWrongSchemaByItsKindNotWhole) {
+  // A deep value under the limit is parsed; the message names its kind, not its text.
+  std::string line = record_line(1);
+  line.replace(line.find("\"schema\":1"), 10, "\"schema\":" + std::string(60, '[') + std::string(60, ']'));
+  std::istringstream in(line + "\n");
+  try {
+    read_run_records(in, "runs.jsonl", OnInvalid::fail);
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(), "runs.jsonl:1: field 'schema' must be 1 (got a list)");
+  }
+}
+
 TEST(ReadRunRecords, SetsANumberBeyondADoubleAside) {
   // nlohmann reports it as out_of_range, not as a parse error (found by fuzz/run_record).
   std::string huge = record_line(2);

@@ -243,7 +243,7 @@ TEST_F(SacctJson, RefusesWhatNoReleaseWrites) {
             "out.json: jobs[0]: array.task: not a Slurm array task list: '0xZ'");
   // Nested past any release's depth: refused before a parser sees it.
   EXPECT_EQ(error_of(R"({"jobs": )" + std::string(100000, '[')),
-            "out.json: not the JSON of sacct --json: nested deeper than 64 at byte 72");
+            "out.json:1:73: invalid JSON: nesting deeper than 64");
 }
 
 TEST(ArrayTaskIds, RangesStepsListsTheThrottleAndBitmaps) {

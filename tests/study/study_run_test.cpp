@@ -6,13 +6,20 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
+#include <sstream>
 #include <string>
 
+#include "hetscale/base/error.hpp"
+#include "hetscale/base/file_lock.hpp"
 #include "hetscale/base/text_file.hpp"
 
 namespace hetscale::study {
 namespace {
+
+namespace fs = std::filesystem;
 
 using ::testing::ElementsAre;
 
@@ -31,11 +38,14 @@ TEST(ControllerStages, EachHasItsRowInTheArchitecturesStageTable) {
 TEST(ControllerScript, RunsOneStepOfTheStudyInItsDirectory) {
   StudyState state;
   state.hetscale = "/opt/hetscale/bin/hetscale";
-  EXPECT_EQ(controller_script("testbed", state, "/runs/study"),
+  StudySpec spec;
+  spec.name = "testbed";
+  spec.controller_time_limit = "3:30:00";  // the spec's, not a fixed half hour
+  EXPECT_EQ(controller_script(spec, state, "/runs/study"),
             "#!/bin/sh\n"
             "# Written by hetscale study: the controller of study 'testbed' (docs/study.md).\n"
             "#SBATCH --job-name=testbed-controller\n"
-            "#SBATCH --ntasks=1\n#SBATCH --nodes=1\n#SBATCH --time=00:30:00\n"
+            "#SBATCH --ntasks=1\n#SBATCH --nodes=1\n#SBATCH --time=3:30:00\n"
             "#SBATCH --output=logs/controller-%j.out\n"
             "exec /opt/hetscale/bin/hetscale study step --dir /runs/study\n");
 }
@@ -48,6 +58,25 @@ TEST(ControllerScript, QuotesAnyPathSafely) {
   EXPECT_TRUE(script.ends_with("exec '/opt/it'\\''s/hetscale' study step --dir "
                                "'/runs/a b'\\''; touch /tmp/x; '\\''\nc'\n"))
       << script;
+}
+
+TEST(StudyStep, ASecondStepOfTheStudyIsRefusedWhileOneRuns) {
+  const fs::path dir = fs::temp_directory_path() / ("study-lock-" + std::to_string(::getpid()));
+  StudyState state;
+  state.phase = Phase::measure;
+  save_state(dir, state);
+  const ExclusiveFileLock running(dir / "study.lock", "a controller's step");  // as a step holds it
+  std::ostringstream out;
+  try {
+    step_study(dir, out);
+    FAIL() << "a second step ran";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "a step of the study in " + dir.string() + " is already running (process " +
+                                         std::to_string(::getpid()) + ", lock " + (dir / "study.lock").string() + ")");
+  }
+  EXPECT_TRUE(out.str().empty()) << out.str();
+  EXPECT_EQ(state_json(load_state(dir)), state_json(state));  // untouched
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -83,6 +83,17 @@ TEST(StudySpec, ReadsReplaceUnavailable) {
             "study.toml:3:23: 'replace_unavailable' must be a boolean, not a string");
 }
 
+TEST(StudySpec, ReadsTheControllersTimeLimit) {
+  EXPECT_EQ(parse_study_spec(head, "study.toml", examples / "studies").controller_time_limit, "02:00:00");
+  const std::string limited = "[study]\nname = \"s\"\ncontroller_time_limit = \"1-06:00:00\"\n[[experiment]]\n"
+                              "spec = \"../experiments/study-mm-quick.toml\"\n";
+  EXPECT_EQ(parse_study_spec(limited, "study.toml", examples / "studies").controller_time_limit, "1-06:00:00");
+  std::string bad = limited;
+  bad.replace(bad.find("1-06:00:00"), 10, "soon");
+  EXPECT_EQ(error_of(bad), "study.toml:3:25: 'controller_time_limit' must be a Slurm time (minutes, HH:MM:SS or "
+                           "D-HH:MM:SS), got 'soon'");
+}
+
 TEST(StudySpec, ExamplesParse) {
   for (const char* name : {"testbed.toml", "testbed-quick.toml"}) {
     const auto spec = load_study_spec(examples / "studies" / name);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "hetscale/base/error.hpp"
+#include "hetscale/base/text_file.hpp"
 #include "hetscale/study/study_step.hpp"
 
 namespace hetscale::study {
@@ -39,6 +40,20 @@ TEST(StudyState, RoundTripsThroughItsFile) {
   EXPECT_EQ(back.controller, std::optional<std::uint64_t>(14));
   ASSERT_EQ(back.history.size(), 1u);
   EXPECT_EQ(back.history[0].stage, "submitted");
+  fs::remove_all(dir);
+}
+
+TEST(StudyState, ItsFileHoldsNoPasswordAndIsTheOwnersOnly) {
+  const fs::path dir = fs::temp_directory_path() / ("study-state-pw-" + std::to_string(::getpid()));
+  StudyState s = example();
+  s.db = "postgresql://alice:s3cret@db.example:5432/hetscale?password=other&sslmode=require";
+  s.failure = "collect: cannot connect to postgresql://alice:s3cret@db.example/hetscale";
+  save_state(dir, s);
+  const std::string text = read_text_file(state_path(dir), "study state");
+  EXPECT_EQ(text.find("s3cret"), std::string::npos) << text;
+  EXPECT_EQ(text.find("other"), std::string::npos) << text;
+  EXPECT_EQ(load_state(dir).db, "postgresql://alice@db.example:5432/hetscale?sslmode=require");
+  EXPECT_EQ(fs::status(state_path(dir)).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
   fs::remove_all(dir);
 }
 

@@ -101,7 +101,7 @@ std::vector<jobgen::GeneratedFile> simulated_round_files(const SimulatedRound& s
                                                          const SimulatedRoundOptions& options,
                                                          const std::string& created) {
   std::vector<jobgen::GeneratedFile> files;
-  files.push_back({twin_spec_file, simulated.round.spec.text, false});
+  files.push_back(jobgen::spec_copy(twin_spec_file, simulated.round.spec.text));
   files.push_back({twin_site_file, site_text, false});
   files.push_back({twin_plan_file, to_json(jobgen::plan_of_round(simulated.round, created)).dump(2) + "\n", false});
   for (auto& [name, text] : twin_platform_file_texts(platform)) files.push_back({name, text, false});

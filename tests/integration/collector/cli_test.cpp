@@ -24,9 +24,9 @@ TEST(Cli, MigrateCollectAnalyze) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, "database at schema version 2 (was 0; applied 1, 2)\n");
   r = hetscale({"db", "migrate", "--db", db.uri()});
-  EXPECT_EQ(r.out, "database at schema version 13 (was 2; applied 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13)\n");
+  EXPECT_EQ(r.out, "database at schema version 15 (was 2; applied 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)\n");
   r = hetscale({"db", "migrate", "--db", db.uri()});
-  EXPECT_EQ(r.out, "database at schema version 13: nothing to apply\n");
+  EXPECT_EQ(r.out, "database at schema version 15: nothing to apply\n");
 
   const fs::path dir = fs::temp_directory_path() / ("hetscale-cli-" + std::to_string(::getpid()));
   fs::create_directories(dir);
@@ -114,6 +114,29 @@ TEST(Cli, CollectLoadsAJobCompletionFileOnce) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("ended Slurm jobs: 7 read, 0 added, 7 already present"), std::string::npos)
       << r.out;
+}
+
+TEST(Cli, CollectSkipsALineNestedTooDeeply) {
+  TestDatabase db;
+  db.migrate();
+  const fs::path dir = fs::temp_directory_path() / ("hetscale-cli-deep-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path runs = dir / "runs.jsonl";
+  // A good line, one 100,000 levels deep (a recursive parser or message would crash), a good line.
+  write_lines(runs, {record_json("mm-small", 10, 0, 0, 2000, 1.0, 100, 2, 0).dump(),
+                     R"({"schema":)" + std::string(100000, '['),
+                     record_json("mm-small", 20, 0, 0, 16000, 2.0, 100, 2, 1).dump()});
+  const std::string plan = std::string(HETSCALE_FIXTURES_DIR) + "/plans/mm-small.json";
+  CliResult r = hetscale({"collect", "--db", db.uri(), runs.string(), plan});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "hetscale collect: " + runs.string() + ":2:74: invalid JSON: nesting deeper than 64\n");
+  r = hetscale({"collect", "--db", db.uri(), "--skip-invalid", "--rejects", (dir / "rejects.jsonl").string(),
+                runs.string(), plan});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find(": 2 runs added"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(", 1 rejected"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find(runs.string() + ":2:74: invalid JSON: nesting deeper than 64"), std::string::npos) << r.err;
+  fs::remove_all(dir);
 }
 
 TEST(Cli, CollectNeedsSomethingToLoad) {

@@ -41,7 +41,7 @@ std::string sqlstate_of(pg::Connection& conn, const std::string& sql) {
 
 TEST(Migrations, EmbedsTheNumberedFilesInOrder) {
   const auto all = embedded_migrations();
-  ASSERT_EQ(all.size(), 13u);
+  ASSERT_EQ(all.size(), 15u);
   EXPECT_EQ(all[0].version, 1);
   EXPECT_STREQ(all[0].name, "tables");
   EXPECT_STREQ(all[1].name, "roles");
@@ -55,8 +55,10 @@ TEST(Migrations, EmbedsTheNumberedFilesInOrder) {
   EXPECT_STREQ(all[9].name, "slurm_cluster");
   EXPECT_STREQ(all[10].name, "owners");
   EXPECT_STREQ(all[11].name, "view_owners");
-  EXPECT_STREQ(all[12].name, "weights_digest");
-  EXPECT_EQ(latest_schema_version(), 13);
+  EXPECT_STREQ(all[12].name, "shared_rows");
+  EXPECT_STREQ(all[13].name, "writer_logins");
+  EXPECT_STREQ(all[14].name, "weights_digest");
+  EXPECT_EQ(latest_schema_version(), 15);
 }
 
 TEST(Migrations, FromEmptyAppliesAllAndRecordsTheVersion) {
@@ -65,13 +67,13 @@ TEST(Migrations, FromEmptyAppliesAllAndRecordsTheVersion) {
   EXPECT_EQ(collector::schema_version(conn), 0);
   const MigrationReport report = migrate(conn);
   EXPECT_EQ(report.from_version, 0);
-  EXPECT_EQ(report.to_version, 13);
-  EXPECT_EQ(report.applied, (std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}));
-  EXPECT_EQ(collector::schema_version(conn), 13);
+  EXPECT_EQ(report.to_version, 15);
+  EXPECT_EQ(report.applied, (std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}));
+  EXPECT_EQ(collector::schema_version(conn), 15);
   EXPECT_EQ(
       db.scalar("SELECT string_agg(name, ',' ORDER BY version) FROM hetscale.schema_migrations"),
       "tables,roles,views,partitions_predictions,within_tolerance,plan_rounds,explicit_grants,"
-      "run_engine,availability,slurm_cluster,owners,view_owners,weights_digest");
+      "run_engine,availability,slurm_cluster,owners,view_owners,shared_rows,writer_logins,weights_digest");
   EXPECT_NO_THROW(collector::require_current_schema(conn));
 }
 
@@ -82,7 +84,7 @@ TEST(Migrations, StepByStep) {
   EXPECT_EQ(db.scalar("SELECT to_regclass('hetscale.runs') IS NOT NULL"), "t");
   EXPECT_EQ(db.scalar("SELECT to_regclass('hetscale.run_efficiency') IS NOT NULL"), "f");
   EXPECT_EQ(error_of([&] { collector::require_current_schema(conn); }),
-            "database: schema version 1, this hetscale needs 13; run 'hetscale db migrate --db "
+            "database: schema version 1, this hetscale needs 15; run 'hetscale db migrate --db "
             "URI' first");
   EXPECT_EQ(migrate(conn, 2).applied, (std::vector<int>{2}));
   EXPECT_EQ(db.scalar("SELECT count(*) FROM pg_roles WHERE rolname IN "
@@ -264,8 +266,7 @@ TEST(Roles, TheWriterCanLoadButNotMigrate) {
   db.migrate();
   pg::Connection conn = db.connect();
   conn.exec("SET ROLE hetscale_writer");
-  conn.exec("INSERT INTO hetscale.sites (name, speed_unit, benchmark) VALUES ($1, $2, $3)",
-            {"s", "Mflops", "dgemm"});
+  conn.exec("INSERT INTO hetscale.experiments (name, code) VALUES ($1, $2)", {"e", "mm"});
   try {
     conn.exec("DROP TABLE hetscale.rank_timings");
     FAIL() << "the writer dropped a table";
@@ -320,14 +321,13 @@ TEST(Roles, TheWriterLoginLoadsPlansRunsAndJobsAndAnalyzes) {
   // A login role that holds only hetscale_writer, as a deployment gives the collector.
   const TestLogin writer(db, "writer", "hetscale_writer");
   pg::Connection conn = writer.connect();
-  // What a load and a re-load do: upserts, appends, run ids, replaced results.
+  // What a load and a re-load do: upserts, appends, replaced results.
   conn.exec(
-      "INSERT INTO hetscale.sites (name, speed_unit, benchmark) VALUES ('s', 'Mflops', 'b') "
-      "ON CONFLICT (name) DO UPDATE SET benchmark = EXCLUDED.benchmark");
+      "INSERT INTO hetscale.experiments (name, code) VALUES ('e', 'mm') "
+      "ON CONFLICT (cluster, owner, name) DO UPDATE SET code = EXCLUDED.code");
   conn.exec(
-      "INSERT INTO hetscale.sites (name, speed_unit, benchmark) VALUES ('s', 'Mflops', 'c') "
-      "ON CONFLICT (name) DO UPDATE SET benchmark = EXCLUDED.benchmark");
-  EXPECT_EQ(conn.exec("SELECT nextval('hetscale.runs_run_id_seq'::regclass) > 0").text(0, 0), "t");
+      "INSERT INTO hetscale.experiments (name, code) VALUES ('e', 'ge') "
+      "ON CONFLICT (cluster, owner, name) DO UPDATE SET code = EXCLUDED.code");
   EXPECT_EQ(sqlstate_of(conn, "DELETE FROM hetscale.required_work"), "no error");
   EXPECT_EQ(sqlstate_of(conn, "DELETE FROM hetscale.partitions"), "no error");
 }

@@ -18,6 +18,8 @@
 #include "hetscale/collector/collect.hpp"
 #include "hetscale/collector/experiment_lookup.hpp"
 #include "hetscale/collector/migrations.hpp"
+#include "hetscale/collector/plan_loader.hpp"
+#include "hetscale/site/round_plan.hpp"
 #include "record_text.hpp"
 #include "test_database.hpp"
 
@@ -83,6 +85,8 @@ class Owners : public ::testing::Test {
     plan["experiment"]["name"] = "mm-scaling";
     plan_ = dir_ / "mm-scaling.json";
     std::ofstream(plan_) << plan.dump();
+    // The site is the administrator's (`hetscale groups --db`): the users' plans name it.
+    collector::store_site(db_.uri(), load_round_plan(plan_).site, {});
     // Alice's runs name their cluster, Bob's do not; Bob's 6 are the first 6 of Alice's 8,
     // record for record (the same run keys).
     alice_report_ = collect(alice_, "alice.jsonl", records(8, "alpha"));

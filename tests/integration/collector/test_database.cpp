@@ -59,7 +59,19 @@ TestLogin::TestLogin(const TestDatabase& db, const std::string& what, const std:
   const auto at = uri.find("://postgres@");
   if (at == std::string::npos) throw std::runtime_error("test: expected a postgres@ URI: " + uri);
   uri_ = std::string(uri).replace(at, 12, "://" + name_ + "@");
-  db_.connect().exec("CREATE ROLE " + name_ + " LOGIN IN ROLE " + member_of);
+  if (member_of == "hetscale_writer") {
+    add_login(db_, name_, "writer");  // as docs/admin.md sets a user up
+  } else {
+    db_.connect().exec("CREATE ROLE " + name_ + " LOGIN IN ROLE " + member_of);
+  }
+}
+
+void add_login(const TestDatabase& db, const std::string& login, const std::string& kind) {
+  const std::string command = "psql -X -q -v ON_ERROR_STOP=1 -d '" + db.uri() + "' -v login='" +
+                              login + "' -v kind='" + kind + "' -f '" HETSCALE_SOURCE_DIR
+                              "/db/add_login.sql' >/dev/null";
+  if (std::system(command.c_str()) != 0)
+    throw std::runtime_error("test: db/add_login.sql failed: " + command);
 }
 
 TestLogin::~TestLogin() {

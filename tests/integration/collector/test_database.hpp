@@ -31,7 +31,12 @@ class TestDatabase {
   std::string uri_;
 };
 
-/// A LOGIN role of the test server, member of `member_of` (hetscale_writer, ...), named
+/// db/add_login.sql run verbatim by psql as the server's superuser in `db` (docs/admin.md,
+/// "Database users"): `login` becomes a login of `kind` (writer, reader, admin).
+void add_login(const TestDatabase& db, const std::string& login, const std::string& kind);
+
+/// A LOGIN role of the test server, member of `member_of` (hetscale_reader, hetscale_admin;
+/// for hetscale_writer, a writer login set up by db/add_login.sql), named
 /// hetscale_test_<what>_<pid>; dropped (with what it owns in `db`) at the end. Roles belong
 /// to the whole server: the pid keeps test processes that run at once apart.
 class TestLogin {

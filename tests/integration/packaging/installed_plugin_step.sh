@@ -4,11 +4,12 @@
 # snippet leaves plugstack.conf.d, kept with its local change), installs it again (the
 # snippet is back, change included) and purges it (nothing left), also when a check fails
 # leaving the system as it was:
-#   installed_plugin_step.sh PACKAGE_DIR RUN_DIR
+#   installed_plugin_step.sh PACKAGE_DIR RUN_DIR HETSCALE
+# (HETSCALE: this build tree's hetscale, which writes the cluster's site table.)
 # Needs root (dpkg); exits 77 (skipped) otherwise. Refuses to touch a system that already
 # has hetscale-spank installed.
 set -euo pipefail
-packages=$1 run_dir=$2
+packages=$1 run_dir=$2 hetscale=$3
 repo=$(cd "$(dirname "$0")/../../.." && pwd)
 cluster=$repo/scripts/cluster.sh
 layout=$repo/site-configs/testbed-layout.txt
@@ -58,8 +59,8 @@ grep -q "^optional $plugin site=/etc/hetscale/site.toml default=off " "$snippet"
 [ "$(stat -c '%U %a' "$cache")" = "root 755" ] || fail "$cache is not root's with mode 755: $(stat -c '%U %a' "$cache")"
 man -w hetscale-spank >/dev/null || fail "man hetscale-spank finds no page"
 
-"$cluster" restart --run-dir "$run_dir" --layout "$layout" --plugin "$plugin" \
-  --plugin-args "site=$run_dir/site.toml default=off"
+"$cluster" restart --run-dir "$run_dir" --layout "$layout" --hetscale "$hetscale" \
+  --plugin "$plugin" --plugin-args "site=$run_dir/site.toml default=off"
 export SLURM_CONF=$run_dir/slurm.conf
 
 # The testbed's nodes have 1 CPU each: one task per node, weight = speed / sum of speeds.

@@ -134,6 +134,7 @@ TEST(Dashboards, TheExperimentVariableTellsUsersApart) {
   const TestLogin alice(db, "dashboards_alice", "hetscale_writer");
   const TestLogin bob(db, "dashboards_bob", "hetscale_writer");
   const TestLogin reader(db, "dashboards_reader", "hetscale_reader");
+  store_mm_site(db.uri());
   const fs::path scratch =
       fs::temp_directory_path() / ("hetscale-dashboards-owners-" + std::to_string(::getpid()));
   int serial = 0;

@@ -8,6 +8,8 @@
 
 #include "commands.hpp"
 #include "hetscale/collector/pg.hpp"
+#include "hetscale/collector/plan_loader.hpp"
+#include "hetscale/site/round_plan.hpp"
 #include "record_text.hpp"
 
 namespace hetscale::test {
@@ -136,6 +138,10 @@ int hetscale_cli(std::vector<std::string> args, std::string& out, std::string& e
   out = o.str();
   err = e.str();
   return code;
+}
+
+void store_mm_site(const std::string& db_uri) {
+  collector::store_site(db_uri, load_round_plan(plan_fixture).site, {});
 }
 
 void collect_mm_scaling(const std::string& user_uri, const EfficiencyCurve& curve, int& serial,

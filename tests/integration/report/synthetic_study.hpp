@@ -45,6 +45,10 @@ using EfficiencyCurve = std::map<double, double>;
 /// `user_uri` (many users in one database: each collects their own): one run of set 0 per
 /// size of `curve`, with that E_s; `serial` numbers their Slurm jobs and is advanced.
 /// `scratch` holds the input files. Throws std::runtime_error when collect fails.
+// The site of the mm-small plan fixture, stored in `db_uri` as the administrator does
+// (`hetscale groups --db`): writers' plans name it (migration 13).
+void store_mm_site(const std::string& db_uri);
+
 void collect_mm_scaling(const std::string& user_uri, const EfficiencyCurve& curve, int& serial,
                         const std::filesystem::path& scratch);
 

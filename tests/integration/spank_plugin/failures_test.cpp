@@ -32,15 +32,6 @@ void expect_refused(const CommandResult& r, const std::string& message) {
   EXPECT_NE(lines[0].find(message), std::string::npos) << lines[0];
 }
 
-// The generated site table without the [[node]] entry of `node`.
-std::string site_table_without(const std::string& table, const std::string& node) {
-  const std::string entry = "\n[[node]]\nname = \"" + node + "\"\n";
-  const auto begin = table.find(entry);
-  if (begin == std::string::npos) throw std::runtime_error("no [[node]] " + node + " in the site table");
-  const auto end = table.find("\n[[node]]", begin + 1);
-  return table.substr(0, begin) + (end == std::string::npos ? "\n" : table.substr(end));
-}
-
 TEST(PluginFailures, HelpOfEveryJobCommandListsTheOption) {
   const Testbed tb = Testbed::from_env();
   for (const char* command : {"srun", "sbatch", "salloc"}) {
@@ -88,7 +79,7 @@ TEST(PluginFailures, UnreadableFileFailsTheStepOfAnUnprivilegedUser) {
 TEST(PluginFailures, NodeMissingFromTheSiteTableFailsTheStepThatAsks) {
   const Testbed tb = Testbed::from_env();
   const std::string missing = tb.nodes.back().name;
-  const FileOverride table(tb.site_table(), site_table_without(read_text(tb.site_table()), missing));
+  const FileOverride table(tb.site_table(), site_table_without(tb.site_table(), missing));
   const auto r = srun_echo(tb, {"-w", missing, "-N1", "--hetscale-weights=marked"});
   expect_refused(r, "hetscale: weights: node " + missing + " of the step is not in site table " +
                         tb.site_table().string());

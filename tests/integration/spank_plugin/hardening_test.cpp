@@ -117,10 +117,7 @@ TEST(PluginHardening, SiteDefaultNeverFailsAStepThatDidNotAsk) {
     check("corrupt table", "hetscale: table: " + cluster.site_table().string() + ":1:6: ");
   }
   {
-    const std::string table = read_text(cluster.site_table());
-    const auto p3 = table.find("\n[[node]]\nname = \"p3\"\n");
-    ASSERT_NE(p3, std::string::npos) << table;
-    const FileOverride without_p3(cluster.site_table(), table.substr(0, p3) + "\n");
+    const FileOverride without_p3(cluster.site_table(), site_table_without(cluster.site_table(), "p3"));
     check("node missing", "hetscale: weights: node p3 of the step is not in site table");
   }
   // Restored: weights again.

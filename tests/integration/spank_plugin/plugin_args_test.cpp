@@ -29,10 +29,7 @@ TEST(PluginArgs, DefaultMarkedWeighsAStepThatDoesNotAsk) {
 TEST(PluginArgs, OnMissingEqualFallsBackToSharesByCpus) {
   const ExtraCluster cluster("plugin-equal", multi_cpu_layout(), "default=off on_missing=equal cache=/var/cache/hetscale");
   // The cluster's own table, without p3.
-  const std::string table = read_text(cluster.site_table());
-  const auto p3 = table.find("\n[[node]]\nname = \"p3\"\n");
-  ASSERT_NE(p3, std::string::npos) << table;
-  write_text(cluster.site_table(), table.substr(0, p3) + "\n");
+  write_text(cluster.site_table(), site_table_without(cluster.site_table(), "p3"));
 
   const auto r = srun_print_env(cluster.slurm_conf(),
                                 {"-w", "p1,p3", "-n3", "--distribution=block", "--hetscale-weights=marked"});

@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "hetscale/site/site_table.hpp"
+
 namespace hetscale::test {
 
 using namespace std::chrono_literals;
@@ -131,6 +133,15 @@ ExtraCluster::~ExtraCluster() {
     run_command({cluster_script().string(), "down", "--run-dir", dir_.string()}, 60s);
   } catch (...) {  // a destructor must not throw; `down` is also idempotent on the next run
   }
+}
+
+std::string site_table_without(const std::filesystem::path& path, const std::string& node) {
+  SiteTable table = load_site_table(path);
+  const auto gone = std::remove_if(table.nodes.begin(), table.nodes.end(),
+                                   [&](const Node& n) { return n.name == node; });
+  if (gone == table.nodes.end()) throw std::runtime_error("no node " + node + " in " + path.string());
+  table.nodes.erase(gone, table.nodes.end());
+  return format_site_table(table);
 }
 
 std::string read_text(const std::filesystem::path& path) {

@@ -105,6 +105,9 @@ class FileOverride {
 std::string read_text(const std::filesystem::path& path);
 void write_text(const std::filesystem::path& path, const std::string& content);
 
+/// The site table at `path` without the node `node`, as the site library writes it.
+std::string site_table_without(const std::filesystem::path& path, const std::string& node);
+
 /// A fresh directory under <build>/testbed/plugin-files/<name>, world-searchable.
 std::filesystem::path fresh_dir(const std::string& name);
 

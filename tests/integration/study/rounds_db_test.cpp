@@ -14,9 +14,13 @@
 
 #include "hetscale/base/text_file.hpp"
 #include "hetscale/collector/collect.hpp"
+#include "hetscale/collector/pg.hpp"
+#include "hetscale/collector/slurm_jobs.hpp"
 #include "hetscale/jobgen/experiment_spec.hpp"
 #include "hetscale/site/site_table.hpp"
+#include "hetscale/slurm/queries.hpp"
 #include "hetscale/study/rounds.hpp"
+#include "hetscale/study/stored_rounds.hpp"
 #include "record_text.hpp"
 #include "test_database.hpp"
 
@@ -145,6 +149,40 @@ TEST_F(RoundsFromDatabase, AResubmissionNeedsSlurmsAccounting) {
   EXPECT_EQ(said[0].first, LineKind::note);
   EXPECT_EQ(said[0].second.rfind("note: ", 0), 0U) << said[0].second;
   EXPECT_FALSE(fs::exists(root_ / "again"));
+}
+
+TEST_F(RoundsFromDatabase, TaskStatesComeFromTheInvokingUsersJobsOnly) {
+  collect_first();
+  // Where no accounting answers, the collected jobs: the study's own task 0 of set 0 and a
+  // newer job of another user with the same name (job names are unique only per user).
+  const auto stored_job = [](std::uint64_t id, const std::string& user, const std::string& state) {
+    slurm::JobRecord job;
+    job.cluster = "hetscale";
+    job.job_id = id;
+    job.array_job_id = id;
+    job.array_task_id = 0;
+    job.job_name = "mm-scaling-set0";
+    job.user_name = user;
+    job.state = state;
+    job.start_time = "2026-11-20T10:00:00";
+    job.end_time = "2026-11-20T10:05:00";
+    return job;
+  };
+  const std::vector<slurm::JobRecord> jobs = {stored_job(100, slurm::invoking_user_name(), "COMPLETED"),
+                                              stored_job(200, "someone-else", "FAILED")};
+  auto conn = pg::Connection::open(db_.uri());
+  (void)collector::load_slurm_jobs_batch(conn, jobs, "test");
+  const study::ExperimentProgress progress =
+      study::experiment_progress(db_.uri(), "mm-scaling", [](LineKind, const std::string&) {});
+  EXPECT_EQ(progress.job_source, "slurm_jobs");
+  bool seen = false;
+  for (const auto& t : progress.tasks) {
+    if (t.task.round != 0 || t.task.set_index != 0 || t.task.array_index != 0) continue;
+    seen = true;
+    EXPECT_EQ(t.job_id, std::optional<std::uint64_t>(100));
+    EXPECT_EQ(t.slurm_state, "COMPLETED");
+  }
+  EXPECT_TRUE(seen);
 }
 
 }  // namespace

@@ -258,6 +258,39 @@ TEST_F(StudyRun, CancelledControllerIsResumed) {
   EXPECT_NE(again.out.find("nothing to resume"), std::string::npos) << again.describe();
 }
 
+TEST_F(StudyRun, NoFileOfTheStudyHoldsThePassword) {
+  // The server trusts the test's connections: a password in the URI is sent to no one, but
+  // it must not be written anywhere either (study.state, the copy of the spec).
+  const std::string password = "pw-" + test_ + "-s3cret";
+  const fs::path spec = write_specs();
+  {
+    std::string text = read(dir_ / "mm.toml");
+    text.replace(text.find("target_efficiency"), 0,
+                 "database = \"postgresql://postgres:" + password + "@db.invalid/hetscale\"\n");
+    std::ofstream(dir_ / "mm.toml") << text;
+  }
+  std::string uri = db_.uri();
+  uri.replace(uri.find("://postgres@"), 12, "://postgres:" + password + "@");
+  const auto r = run_study(spec, uri, false);
+  ASSERT_TRUE(r.ok()) << r.describe();
+  EXPECT_NE(r.out.find("the password of --db is not stored"), std::string::npos) << r.out;
+  std::size_t files = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(dir_ / "study")) {
+    if (!entry.is_regular_file()) continue;
+    ++files;
+    EXPECT_EQ(read(entry.path()).find(password), std::string::npos) << entry.path() << " holds the password";
+  }
+  EXPECT_GT(files, 3u);
+  const auto mode = [](const fs::path& p) { return fs::status(p).permissions() & fs::perms::all; };
+  const fs::path round0 = dir_ / "study" / experiment_ / "round0";
+  EXPECT_EQ(mode(dir_ / "study" / "study.state"), fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_EQ(mode(round0 / "experiment.toml"), fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_NE(read(round0 / "experiment.toml").find("postgresql://postgres@db.invalid/hetscale"), std::string::npos);
+  const json state = json::parse(read(dir_ / "study" / "study.state"));
+  EXPECT_EQ(state["db"].get<std::string>(), db_.uri());
+  cancel_jobs();
+}
+
 TEST_F(StudyRun, BadSpecIsRefusedBeforeAnythingIsSubmitted) {
   struct Case {
     std::string what, study_extra, db, message;

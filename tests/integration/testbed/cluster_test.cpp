@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "hetscale/site/site_table.hpp"
 #include "support/process.hpp"
 #include "support/testbed.hpp"
 
@@ -90,13 +91,13 @@ TEST(Cluster, EnvFileAndSiteTableDescribeTheLayout) {
   const std::string env = read_file(tb.dir / "env");
   EXPECT_NE(env.find("export SLURM_CONF=" + tb.slurm_conf.string() + "\n"), std::string::npos)
       << env;
-  const std::string site = read_file(tb.site_table());
+  const SiteTable site = load_site_table(tb.site_table());
+  ASSERT_EQ(site.nodes.size(), tb.nodes.size());
   for (const auto& node : tb.nodes) {
-    EXPECT_NE(site.find("name = \"" + node.name + "\"\ngroup = \"" + node.group +
-                        "\"\nprocessors = " + std::to_string(node.cpus) + "\n"),
-              std::string::npos)
-        << node.name << " not in\n"
-        << site;
+    const Node* entry = site.find_node(node.name);
+    ASSERT_NE(entry, nullptr) << node.name << " not in " << tb.site_table();
+    EXPECT_EQ(entry->group, node.group);
+    EXPECT_EQ(entry->processors, node.cpus);
   }
 }
 

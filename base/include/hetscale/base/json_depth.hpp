@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace hetscale {
@@ -17,5 +19,12 @@ inline constexpr std::size_t kMaxJsonNesting = 64;
 /// or nothing when the text never nests deeper than `limit`. Not a validator: it only
 /// counts brackets, skipping strings and their escapes.
 [[nodiscard]] std::optional<std::size_t> json_nesting_beyond(std::string_view text, std::size_t limit);
+
+/// Every JSON reader calls this before its parser sees `text`. Throws
+/// ConfigError("<source>:<line>:<column>: invalid JSON: nesting deeper than 64") at the
+/// bracket that opens level kMaxJsonNesting + 1; `first_line` is the line `text` starts on
+/// (a JSON Lines reader passes the line's number, a whole-file reader 1).
+void require_json_nesting_within_limit(std::string_view text, const std::string& source,
+                                       std::uint32_t first_line = 1);
 
 }  // namespace hetscale

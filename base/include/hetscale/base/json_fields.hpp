@@ -19,6 +19,11 @@ using Json = nlohmann::json;
 /// Throws Error("field '<field>' <what>").
 [[noreturn]] void fail(const std::string& field, const std::string& what);
 
+/// A value of the input in a message, bounded: a scalar as JSON (a string cut to 80
+/// characters), a container by its kind only ("an object", "a list"). A value from the
+/// input is never serialised whole: it may be deep or huge.
+std::string shown(const Json& value);
+
 /// "parent.key", or "key" at the top level.
 std::string join(const std::string& parent, std::string_view key);
 

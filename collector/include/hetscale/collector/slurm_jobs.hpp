@@ -16,7 +16,7 @@ namespace hetscale::collector {
 /// end time as its start (the key needs one).
 std::vector<slurm::JobRecord> ended_jobs(const std::vector<slurm::JobRecord>& jobs);
 
-/// The stored jobs with one of these names (cluster, id, name, array ids, state), by id.
+/// The stored jobs with one of these names (cluster, id, name, array ids, state, user), by id.
 std::vector<slurm::JobRecord> read_stored_jobs(pg::Connection& conn, const std::vector<std::string>& names);
 
 /// Inserts the jobs (existing keys (cluster, job id, start) are left alone) in the

@@ -16,7 +16,13 @@ struct GeneratedFile {
   std::filesystem::path path;  // relative to the round's directory
   std::string content;
   bool executable = false;
+  bool settings = false;  // holds settings (a copy of a spec): written 0600, not 0644
 };
+
+/// The copy of a spec that a round's directory keeps (experiment.toml, the twin's spec):
+/// its text without database passwords (remove_connection_passwords, base/redaction.hpp),
+/// written 0600.
+GeneratedFile spec_copy(std::filesystem::path path, const std::string& text);
 
 /// The round as the plan file records it (docs/plan-file.md; written with the site library's
 /// to_json, read by the collector), with the spec's text and [refine] settings and the

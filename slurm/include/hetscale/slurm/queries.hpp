@@ -43,6 +43,10 @@ struct AccountingQuery {
   std::string detail;
 };
 
+/// The user this process runs as (the password database's name of the effective uid, else
+/// $USER): whose jobs `sacct --user` asks for. Throws Error when neither names one.
+std::string invoking_user_name();
+
 /// Runs `sacct --json` with the given arguments (no shell), in whatever data_parser
 /// version the release writes by default (read_sacct_json reads them all).
 AccountingQuery query_accounting(const std::vector<std::string>& sacct_arguments);

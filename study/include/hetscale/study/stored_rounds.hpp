@@ -13,6 +13,7 @@
 #include "hetscale/jobgen/measurements.hpp"
 #include "hetscale/jobgen/round.hpp"
 #include "hetscale/jobgen/task_status.hpp"
+#include "hetscale/slurm/job_record.hpp"
 
 namespace hetscale::study {
 
@@ -36,7 +37,13 @@ jobgen::Round latest_round(const std::string& experiment, const StoredRounds& st
 std::vector<jobgen::MeasuredRun> measured_runs(const StoredRounds& stored, const jobgen::Round& round,
                                                const std::string& origin);
 
-/// Every array task of the experiment's rounds with its state: the latest round (what a
+/// The states of the jobs `user` submitted; every other user's are left out: a job name is
+/// unique only per user, and another user's job of the same name is no task of the study
+/// (the newest job of a name would otherwise win, whoever ran it).
+std::vector<jobgen::SlurmJobState> own_job_states(const std::vector<slurm::JobRecord>& jobs, std::string_view user);
+
+/// Every array task of the experiment's rounds with its state, from the invoking user's
+/// jobs only (sacct --user, and the user of each job): the latest round (what a
 /// resubmitted round is made from), the tasks, and where job states came from ("sacct",
 /// or "slurm_jobs" where no accounting answers, said in a note).
 struct ExperimentProgress {

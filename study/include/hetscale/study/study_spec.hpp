@@ -48,6 +48,9 @@ struct StudySpec {
   std::vector<StudyExperiment> experiments;
   std::uint32_t max_rounds = 0;  // refinement rounds after the first (each experiment's [refine] may stop it sooner)
   bool replace_unavailable = false;  // round 0's members Slurm reports unavailable swapped, not refused
+  // The controller job's --time (a Slurm time): its step collects, plans and submits, and at
+  // the end runs the analysis, the forecasts, the twin and the report.
+  std::string controller_time_limit = "02:00:00";
   EqualizeSpec equalize;
   PredictSpec predict;
   std::uint32_t twin_nodes = 0;  // 0: no twin

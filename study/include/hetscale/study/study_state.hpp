@@ -54,13 +54,14 @@ struct StudyState {
   [[nodiscard]] bool finished() const { return phase == Phase::done || phase == Phase::failed; }
 };
 
+/// Without any database password (remove_connection_passwords): `db`, history and failure.
 std::string state_json(const StudyState& state);
 /// Throws Error naming `source` for a state file it cannot read.
 StudyState parse_state(std::string_view text, const std::string& source);
 
 std::filesystem::path state_path(const std::filesystem::path& dir);
 StudyState load_state(const std::filesystem::path& dir);
-/// Writes DIR/study.state atomically (readers see the old state or the new).
+/// Writes DIR/study.state atomically (readers see the old state or the new), mode 0600.
 void save_state(const std::filesystem::path& dir, const StudyState& state);
 
 /// Appends a history entry stamped now.

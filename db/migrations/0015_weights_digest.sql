@@ -8,3 +8,6 @@ ALTER TABLE hetscale.runs
   ADD COLUMN weights_digest text
     CONSTRAINT runs_weights_digest_check
       CHECK (weights_digest ~ '^[0-9a-f]{64}(,[0-9a-f]{64})*$');
+
+-- A writer inserts it with the other columns of its runs (0013_shared_rows.sql).
+GRANT INSERT (weights_digest) ON hetscale.runs TO hetscale_writer;
