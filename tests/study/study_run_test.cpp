@@ -54,7 +54,9 @@ TEST(ControllerScript, QuotesAnyPathSafely) {
   // A ' in a path ended the quotes: the rest ran as shell code.
   StudyState state;
   state.hetscale = "/opt/it's/hetscale";
-  const std::string script = controller_script("testbed", state, "/runs/a b'; touch /tmp/x; '\nc");
+  StudySpec spec;
+  spec.name = "testbed";
+  const std::string script = controller_script(spec, state, "/runs/a b'; touch /tmp/x; '\nc");
   EXPECT_TRUE(script.ends_with("exec '/opt/it'\\''s/hetscale' study step --dir "
                                "'/runs/a b'\\''; touch /tmp/x; '\\''\nc'\n"))
       << script;
