@@ -52,9 +52,16 @@ void wait_for(const fs::path& dir, std::size_t printed, Context& context) {
     if (state.phase == study::Phase::done) return;
     if (state.phase == study::Phase::failed) throw Error(fmt::format("study failed in stage {}", state.failure));
     // A controller that ended without a word (cancelled, node lost) leaves nothing to wait for.
-    if (idle >= 3 && state.controller && slurm::active_jobs({*state.controller}).empty())
+    // The state is read again after Slurm says the job ended: a controller that saved its
+    // last step and exited between the read above and the question is not one of those.
+    if (idle >= 3 && state.controller && slurm::active_jobs({*state.controller}).empty()) {
+      const study::StudyState after = study::load_state(dir);
+      if (after.history.size() != state.history.size() || after.phase != state.phase ||
+          after.controller != state.controller)
+        continue;
       throw Error(fmt::format("controller job {} ended without finishing its step: hetscale study resume --dir {}",
                               *state.controller, dir.string()));
+    }
     std::this_thread::sleep_for(std::chrono::seconds(2));
   }
 }
