@@ -86,9 +86,19 @@ recording_check() {
   HETSCALE_TEST_SLURM=$release HETSCALE_TEST_SLURM_RECORDED=$out run_ctest -R '^slurm\.'
 }
 
+# The tests that start MPI ranks with `srun --mpi=pmix`: on a release whose Slurm has no
+# PMIx plugin (Debian's 26.05) they cannot run, and fail saying so; they are left out there.
+PMIX_TESTS='PluginKernel\.MmRecordsTheInjectedWeights|ProductionSite\.StatusMatchesSacctAndResubmitCompletesAKilledTask|WeightsInTurn\.'
+
 total=$SECONDS
 for release in "${RELEASES[@]}"; do
   phase "$release: root (slurm-root.sh ensure)" "$REPO/scripts/slurm-root.sh" ensure "$release" || continue
+  root=$("$REPO/scripts/slurm-root.sh" ensure "$release" | tail -n 1)
+  without_pmix=()
+  if ! compgen -G "$root/usr/lib/*/slurm-wlm/mpi_pmix*.so" >/dev/null; then
+    echo "Slurm $release has no mpi/pmix plugin: the tests that need it are left out"
+    without_pmix=(-E "$PMIX_TESTS")
+  fi
   if [ "$mode" = record ]; then
     phase "$release: recording (record-slurm-outputs.sh)" record "$release"
     continue
@@ -100,16 +110,18 @@ for release in "${RELEASES[@]}"; do
     "$(sed -n 's/^HETSCALE_SPANK_HAS_INIT_FAILURE_MODE:INTERNAL=//p' "$REPO/build/slurm-$release/CMakeCache.txt")"
   if [ "$mode" = full ]; then
     phase "$release: every integration suite" env HETSCALE_TEST_SLURM="$release" \
-      ctest --test-dir "$BUILD" --output-on-failure --no-tests=error -L integration -LE timing
+      ctest --test-dir "$BUILD" --output-on-failure --no-tests=error -L integration -LE timing "${without_pmix[@]}"
     continue
   fi
   phase "$release: plugin suite on $release" env HETSCALE_TEST_SLURM="$release" \
-    ctest --test-dir "$BUILD" --output-on-failure --no-tests=error -L integration -R '^integration\.spank_plugin\.'
+    ctest --test-dir "$BUILD" --output-on-failure --no-tests=error -L integration -R '^integration\.spank_plugin\.' \
+    "${without_pmix[@]}"
   phase "$release: its plugin on this machine's Slurm" env HETSCALE_TEST_FOREIGN_PLUGIN="$plugin" \
     ctest --test-dir "$BUILD" --output-on-failure --no-tests=error -L integration -R 'PluginAcrossReleases'
   phase "$release: recording and the gateway's readers" recording_check "$release"
   phase "$release: production-site suite on $release" env HETSCALE_TEST_SLURM="$release" \
-    ctest --test-dir "$BUILD" --output-on-failure --no-tests=error -L integration -R '^integration\.jobgen_site\.'
+    ctest --test-dir "$BUILD" --output-on-failure --no-tests=error -L integration -R '^integration\.jobgen_site\.' \
+    "${without_pmix[@]}"
 done
 
 printf '\n==> Slurm releases (%s): %d s in all\n' "$mode" $((SECONDS - total))

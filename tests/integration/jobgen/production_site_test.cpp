@@ -192,8 +192,8 @@ TEST_F(ProductionSite, TasksOfASetNeverOverlapAndNoForeignJobSharesTheirNodes) {
 // while still pending in its array never reaches accounting: status calls it not
 // submitted.)
 TEST_F(ProductionSite, StatusMatchesSacctAndResubmitCompletesAKilledTask) {
-  if (!tb_.has_pmix())
-    GTEST_SKIP() << "this Slurm has no mpi/pmix plugin (Debian's 26.05): the study's mm steps cannot start";
+  ASSERT_TRUE(tb_.has_pmix()) << "this Slurm has no mpi/pmix plugin (Debian's 26.05): the study's mm steps cannot "
+                                 "start; scripts/test-slurm-releases.sh leaves this test out on such a release";
   TestDatabase db;
   db.migrate();
   const std::string spec =

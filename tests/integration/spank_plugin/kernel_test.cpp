@@ -15,9 +15,9 @@ using namespace std::chrono_literals;
 
 TEST(PluginKernel, MmRecordsTheInjectedWeights) {
   const Testbed tb = Testbed::from_env();
-  if (!tb.has_pmix())
-    GTEST_SKIP() << "this Slurm has no mpi/pmix plugin (Debian's 26.05): the roots' Open MPI starts ranks "
-                    "under srun only through PMIx";
+  ASSERT_TRUE(tb.has_pmix()) << "this Slurm has no mpi/pmix plugin (Debian's 26.05): the roots' Open MPI starts "
+                                "ranks under srun only through PMIx; scripts/test-slurm-releases.sh leaves this test "
+                                "out on such a release";
   const std::vector<std::string> step{"-w", "n2,n5", "-N2", "-n2", "--hetscale-weights=marked"};
   // What the plugin injects into this node set, task by task.
   const auto env = srun_print_env(tb.slurm_conf, step);
