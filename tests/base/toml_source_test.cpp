@@ -40,6 +40,17 @@ TEST(TomlSource, TableHeaderStartingWithoutAKeyIsASyntaxErrorWithItsPlace) {
   }
 }
 
+// A non-ASCII character outside strings and comments: toml++ 3.3's character tables reached
+// an unreachable point for characters such as U+013A (undefined behaviour; the sanitizer
+// build stops there). It is a syntax error with its place; inside a string it is text.
+TEST(TomlSource, NonAsciiCharacterOutsideStringsIsASyntaxErrorWithItsPlace) {
+  for (const std::string text : {"[r\xc4\xba]\n", "a = 1 \xc4\xba\n", "\xc4\xba = 1\n", "a = [1, \xe2\x80\x83 2]\n"}) {
+    const std::string error = parse_error_of("x = 1\n" + text);
+    EXPECT_TRUE(error.starts_with("t.toml:2:")) << text << ": " << error;
+  }
+  EXPECT_EQ(parse_error_of("name = \"\xc4\xba\"\n# \xc4\xba\n"), "no error");
+}
+
 // The same characters inside a multi-line array are values, not a header.
 TEST(TomlSource, BracketAtLineStartInsideAnArrayIsNotAHeader) {
   EXPECT_EQ(parse_error_of("a = [\n[{x = 1}],\n]\n"), "no error");
