@@ -20,7 +20,10 @@ namespace hetscale::detail {
 }
 
 bool toml_assertion_checked_by_parser(const char* expression) {
-  return std::strcmp(expression, "is_bare_key_character(*cp) || is_string_delimiter(*cp)") == 0;
+  // The first key of a table header, and a value that starts with a terminator (whitespace,
+  // ']', '}', ',' or '#'): the parser reports both as syntax errors right after.
+  return std::strcmp(expression, "is_bare_key_character(*cp) || is_string_delimiter(*cp)") == 0 ||
+         std::strcmp(expression, "!is_value_terminator(*cp)") == 0;
 }
 
 }  // namespace hetscale::detail
