@@ -15,7 +15,10 @@ bool space(char c) {
 
 // postgresql://user:PASSWORD@host...: the user info ends at '@'; the authority at '/',
 // '?', '#', white space or a quote (the end of the string the URI sits in).
-void redact_uri_user_info(std::string& text) {
+// Calls change(text, colon, at_sign) for the ":PASSWORD@" of every such URI; a change keeps
+// the scheme where it was, so the search goes on after it.
+template <typename Change>
+void for_each_uri_password(std::string& text, Change change) {
   for (const std::string_view scheme : {"postgresql://", "postgres://"}) {
     for (std::size_t at = text.find(scheme); at != std::string::npos;
          at = text.find(scheme, at + 1)) {
@@ -24,9 +27,15 @@ void redact_uri_user_info(std::string& text) {
       if (end == std::string::npos || text[end] != '@') continue;
       const std::size_t colon = text.find(':', begin);
       if (colon == std::string::npos || colon > end) continue;
-      text.replace(colon + 1, end - colon - 1, mask);
+      change(text, colon, end);
     }
   }
+}
+
+void redact_uri_user_info(std::string& text) {
+  for_each_uri_password(text, [](std::string& t, std::size_t colon, std::size_t end) {
+    t.replace(colon + 1, end - colon - 1, mask);
+  });
 }
 
 // A keyword starts the text or follows white space, '?', '&' or a quote.
@@ -69,17 +78,7 @@ void redact_password_values(std::string& text) {
 
 // The user info's ":PASSWORD" of postgresql://user:PASSWORD@host, removed.
 void remove_uri_passwords(std::string& text) {
-  for (const std::string_view scheme : {"postgresql://", "postgres://"}) {
-    for (std::size_t at = text.find(scheme); at != std::string::npos;
-         at = text.find(scheme, at + 1)) {
-      const std::size_t begin = at + scheme.size();
-      const std::size_t end = text.find_first_of("/?#@ \t\r\n\"'", begin);
-      if (end == std::string::npos || text[end] != '@') continue;
-      const std::size_t colon = text.find(':', begin);
-      if (colon == std::string::npos || colon > end) continue;
-      text.erase(colon, end - colon);
-    }
-  }
+  for_each_uri_password(text, [](std::string& t, std::size_t colon, std::size_t end) { t.erase(colon, end - colon); });
 }
 
 // A `password=value` parameter, removed with one separator: in a URI query "?password=x&"
