@@ -7,13 +7,15 @@ target_compile_options(hetscale_defaults INTERFACE
   $<$<BOOL:${HETSCALE_WERROR}>:-Werror>
   -fstack-protector-strong -fstack-clash-protection -fcf-protection)
 if(NOT HETSCALE_SANITIZE AND NOT HETSCALE_FUZZ)
-  # _FORTIFY_SOURCE needs optimisation; sanitizer builds run at -O1 and skip it.
+  # _FORTIFY_SOURCE needs optimisation; sanitizer and fuzz builds skip it.
   target_compile_definitions(hetscale_defaults INTERFACE $<$<NOT:$<CONFIG:Debug>>:_FORTIFY_SOURCE=2>)
 endif()
 target_link_options(hetscale_defaults INTERFACE -Wl,-z,relro -Wl,-z,now -Wl,--as-needed)
 if(HETSCALE_SANITIZE)
+  # At the build type's optimisation (-O0 in Debug, the sanitizer pass of scripts/test.sh):
+  # it finds as much as -O1 and compiles in half the time.
   target_compile_options(hetscale_defaults INTERFACE
-    -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -O1)
+    -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
   target_link_options(hetscale_defaults INTERFACE -fsanitize=address,undefined)
 endif()
 if(HETSCALE_FUZZ)
