@@ -30,6 +30,7 @@
 #include "hetscale/jobgen/scripts.hpp"
 #include "hetscale/jobgen/time_limit.hpp"
 #include "hetscale/site/site_table.hpp"
+#include "hetscale/site/study_token.hpp"
 #include "hetscale/slurm/queries.hpp"
 #include "hetscale/slurm/sacct.hpp"
 #include "hetscale/study/round_check.hpp"
@@ -184,8 +185,9 @@ std::vector<WrittenRound> refinement_rounds(const StudySpec& spec, const StudySt
   for (const auto& e : spec.experiments) {
     const RefinementInput input = refinement_from_database(state.db, e.spec.name);
     out << "--- " << e.spec.name << '\n';
-    const jobgen::Round next = next_round(input.latest, input.runs, said_to(out));
+    jobgen::Round next = next_round(input.latest, input.runs, said_to(out));
     if (!jobgen::has_jobs(next)) continue;
+    next.study_token = state.study_token;  // the study's own, whichever plan the database holds last
     const jobgen::Round checked = checked_round(next, false, out);
     rounds.push_back(write_tested_round(round_directory(dir, checked.spec.name, checked.number), checked, state, out));
   }
@@ -213,6 +215,7 @@ std::vector<WrittenRound> equalized_rerun(const StudySpec& spec, StudyState& sta
   rerun.sets.front().parameter_values = {choice->parameter};
   rerun.spec.repetitions = spec.equalize.repetitions;
   rerun.number += 1;  // job names of their own
+  rerun.study_token = state.study_token;
   // One array whose every repetition runs marked, then equalized: both weights' runs are
   // taken side by side, so the comparison does not mix their effect with the machine's drift.
   rerun.spec.slurm.weights = {"marked", "equalized"};
@@ -543,9 +546,11 @@ StudyState run_study(const RunOptions& options, std::ostream& out) {
   state.partitions = options.partitions.empty() ? std::string() : fs::absolute(options.partitions).string();
   state.hetscale = fs::absolute(options.hetscale).string();
   state.twin_nodes = options.twin_nodes;
+  state.study_token = new_study_token();
   std::vector<jobgen::Round> planned;  // every experiment's round 0 checked before any is written
   for (const auto& e : spec.experiments)
-    planned.push_back(checked_round(jobgen::plan_round(e.spec, site), spec.replace_unavailable, out));
+    planned.push_back(
+        checked_round(jobgen::plan_round(e.spec, site, state.study_token), spec.replace_unavailable, out));
   std::vector<WrittenRound> rounds;
   for (const auto& p : planned)
     rounds.push_back(write_tested_round(round_directory(dir, p.spec.name, 0), p, state, out));

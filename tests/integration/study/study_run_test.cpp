@@ -43,6 +43,26 @@ std::size_t queued(const std::string& name) {
   return split_lines(r.out).size();
 }
 
+// The jobs sacct reports (every user, since yesterday) whose names start with `prefix`: an
+// experiment's, whatever study token its names carry.
+std::vector<slurm::JobRecord> sacct_jobs_named_from(const std::string& prefix) {
+  const auto r = run_command({"sacct", "--json", "--allusers", "--starttime", "now-1days"}, 60s);
+  if (!r.ok()) throw std::runtime_error(r.describe());
+  std::vector<slurm::JobRecord> jobs = slurm::read_sacct_json(r.out, "sacct --json");
+  std::erase_if(jobs, [&](const slurm::JobRecord& job) { return !job.job_name.starts_with(prefix); });
+  return jobs;
+}
+
+// The jobs in the queue whose names start with `prefix`.
+std::size_t queued_named_from(const std::string& prefix) {
+  const auto r = run_command({"squeue", "--noheader", "--format=%200j"}, 30s);
+  if (!r.ok()) throw std::runtime_error(r.describe());
+  std::size_t n = 0;
+  for (const std::string& line : split_lines(r.out))
+    if (line.starts_with(prefix)) ++n;
+  return n;
+}
+
 class StudyRun : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -86,19 +106,32 @@ class StudyRun : public ::testing::Test {
     return spec;
   }
 
-  // Cancels the study's jobs still queued (arrays of round 0 and controllers).
+  // The study's token, from its state.
+  [[nodiscard]] std::string study_token() const {
+    return json::parse(read(dir_ / "study" / "study.state")).at("study_token").get<std::string>();
+  }
+
+  // The job name of a set's array in a round of the study (docs/experiment-spec.md).
+  [[nodiscard]] std::string array_name(int set, int round = 0) const {
+    return experiment_ + "-" + study_token() + (round == 0 ? "" : "-r" + std::to_string(round)) + "-set" +
+           std::to_string(set);
+  }
+
+  // Cancels the study's jobs still queued (arrays and controllers), whatever their token.
   void cancel_jobs() {
-    for (const char* job : {"-set0", "-set1", "-controller"})
-      (void)run_command({"scancel", "--name", experiment_ + job}, 30s);
-    for (int i = 0; i < 60 && queued(experiment_ + "-set0") + queued(experiment_ + "-set1") +
-                                      queued(experiment_ + "-controller") > 0; ++i)
-      std::this_thread::sleep_for(500ms);
+    const auto r = run_command({"squeue", "--noheader", "--format=%F %200j"}, 30s);
+    for (const std::string& line : split_lines(r.out)) {
+      const auto space = line.find(' ');
+      if (space != std::string::npos && line.substr(space + 1).starts_with(experiment_ + "-"))
+        (void)run_command({"scancel", line.substr(0, space)}, 30s);
+    }
+    for (int i = 0; i < 60 && queued_named_from(experiment_ + "-") > 0; ++i) std::this_thread::sleep_for(500ms);
   }
 
   // Waits (up to `limit`) until round 0's arrays have left the queue.
   void wait_for_round_zero(std::chrono::seconds limit) {
     const auto deadline = std::chrono::steady_clock::now() + limit;
-    while (queued(experiment_ + "-set0") + queued(experiment_ + "-set1") > 0) {
+    while (queued(array_name(0)) + queued(array_name(1)) > 0) {
       ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "round 0's arrays still queued";
       std::this_thread::sleep_for(1s);
     }
@@ -308,9 +341,8 @@ TEST_F(StudyRun, BadSpecIsRefusedBeforeAnythingIsSubmitted) {
     EXPECT_NE(r.err.find(c.message), std::string::npos) << r.describe();
     EXPECT_FALSE(fs::exists(dir_ / "study" / "study.state"));
   }
-  EXPECT_EQ(queued(experiment_ + "-controller"), 0u);
-  EXPECT_TRUE(sacct_jobs(experiment_ + "-controller").empty());
-  EXPECT_TRUE(sacct_jobs(experiment_ + "-set0").empty());
+  EXPECT_EQ(queued_named_from(experiment_ + "-"), 0u);
+  EXPECT_TRUE(sacct_jobs_named_from(experiment_ + "-").empty());
 }
 
 // The sets are {n1, n2} and {n1, n2, n3, n4} (testbed: n1 head, n2-n3 full, n4-n5 half);
@@ -325,10 +357,8 @@ TEST_F(StudyRun, DrainedMemberOfRoundZeroIsRefusedOrReplacedOnRequest) {
             "their groups)\n");
   EXPECT_FALSE(fs::exists(dir_ / "study" / "study.state"));
   EXPECT_FALSE(fs::exists(dir_ / "study" / experiment_ / "round0"));
-  EXPECT_EQ(queued(experiment_ + "-set0") + queued(experiment_ + "-set1") + queued(experiment_ + "-controller"), 0u);
-  EXPECT_TRUE(sacct_jobs(experiment_ + "-set0").empty());
-  EXPECT_TRUE(sacct_jobs(experiment_ + "-set1").empty());
-  EXPECT_TRUE(sacct_jobs(experiment_ + "-controller").empty());
+  EXPECT_EQ(queued_named_from(experiment_ + "-"), 0u);
+  EXPECT_TRUE(sacct_jobs_named_from(experiment_ + "-").empty());
 
   fs::remove_all(dir_ / "study");
   const auto replaced = run_study(write_specs_replacing_unavailable(), db_.uri(), false);
@@ -341,8 +371,10 @@ TEST_F(StudyRun, DrainedMemberOfRoundZeroIsRefusedOrReplacedOnRequest) {
   const json plan = json::parse(read(round0 / "plan.json"));
   EXPECT_EQ(plan["machine_sets"][1]["nodes"], json::parse(R"(["n1", "n2", "n3", "n5"])"));
   EXPECT_NE(read(round0 / "set1.sbatch").find("#SBATCH --nodelist=n[1-3,5]\n"), std::string::npos);
-  // Submitted on the replacement: in the queue (pending on set 0), in the state.
-  EXPECT_GE(queued(experiment_ + "-set1"), 1u);
+  // Submitted on the replacement: in the queue (pending on set 0), by the study's name, in the
+  // state.
+  EXPECT_NE(read(round0 / "set1.sbatch").find("\n#SBATCH --job-name=" + array_name(1) + "\n"), std::string::npos);
+  EXPECT_GE(queued(array_name(1)), 1u);
   const json state = json::parse(read(dir_ / "study" / "study.state"));
   ASSERT_EQ(state["arrays"].size(), 2u) << state.dump();
   EXPECT_EQ(state["arrays"][1]["set"], 1);
@@ -369,7 +401,7 @@ TEST_F(StudyRun, DrainedMemberOfALaterRoundFailsTheStepUntilResumed) {
     EXPECT_EQ(state["stage"], "failed");
     EXPECT_EQ(state["failed_stage"], "measure");
     EXPECT_EQ(state["round"], 0);
-    EXPECT_TRUE(sacct_jobs(experiment_ + "-r1-set0").empty());
+    EXPECT_TRUE(sacct_jobs(array_name(0, 1)).empty());
   }
   // The node resumed: resume takes the failed step again, and the study finishes.
   const auto resumed = hetscale({"study", "resume", "--dir", (dir_ / "study").string(), "--wait"}, 480s);
