@@ -144,10 +144,12 @@ std::uint64_t submit_controller(const StudySpec& spec, StudyState& state, const 
   return id;
 }
 
-// Held for a whole step (or resume) of the study in `dir`: a second one, a controller
-// beside a step run by hand, is refused instead of planning and submitting the same round.
+// Held while `study run` starts the study in `dir`, and for a whole step (or resume) of it:
+// a second one, a controller beside a step run by hand or a step while the study is still
+// being submitted, is refused instead of planning and submitting the same round.
 ExclusiveFileLock lock_study(const fs::path& dir) {
-  return ExclusiveFileLock(dir / "study.lock", fmt::format("a step of the study in {}", dir.string()));
+  return ExclusiveFileLock(dir / "study.lock",
+                           fmt::format("a hetscale study run, step or resume of the study in {}", dir.string()));
 }
 
 // Collects every directory of the phase's arrays (idempotent: a run already stored is
@@ -526,6 +528,8 @@ std::string psi_table(const StudySpec& spec, const std::string& db) {
 
 StudyState run_study(const RunOptions& options, std::ostream& out) {
   const fs::path dir = fs::absolute(options.dir);
+  fs::create_directories(dir);
+  const ExclusiveFileLock lock = lock_study(dir);  // a step started meanwhile is refused
   if (fs::exists(state_path(dir)))
     throw Error(fmt::format("{} already holds a study: hetscale study resume --dir {}", dir.string(), dir.string()));
   // Everything checked before anything is submitted.

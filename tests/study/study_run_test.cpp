@@ -1,6 +1,6 @@
 // What of the study's controller can be checked without Slurm and a database: the named
 // stages a step runs through, in order, each with its row in docs/architecture.md's stage
-// table, and the controller job's script.
+// table, the controller job's script and the study's lock.
 #include "hetscale/study/study_run.hpp"
 
 #include <gmock/gmock.h>
@@ -62,6 +62,12 @@ TEST(ControllerScript, QuotesAnyPathSafely) {
       << script;
 }
 
+// The message of a step, a resume or a start refused because the study's lock is held.
+std::string lock_held(const fs::path& dir) {
+  return "a hetscale study run, step or resume of the study in " + dir.string() + " is already running (process " +
+         std::to_string(::getpid()) + ", lock " + (dir / "study.lock").string() + ")";
+}
+
 TEST(StudyStep, ASecondStepOfTheStudyIsRefusedWhileOneRuns) {
   const fs::path dir = fs::temp_directory_path() / ("study-lock-" + std::to_string(::getpid()));
   StudyState state;
@@ -73,11 +79,32 @@ TEST(StudyStep, ASecondStepOfTheStudyIsRefusedWhileOneRuns) {
     step_study(dir, out);
     FAIL() << "a second step ran";
   } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()), "a step of the study in " + dir.string() + " is already running (process " +
-                                         std::to_string(::getpid()) + ", lock " + (dir / "study.lock").string() + ")");
+    EXPECT_EQ(std::string(e.what()), lock_held(dir));
   }
   EXPECT_TRUE(out.str().empty()) << out.str();
   EXPECT_EQ(state_json(load_state(dir)), state_json(state));  // untouched
+  fs::remove_all(dir);
+}
+
+// `study run` holds the lock a step takes while it checks, writes and submits: with the lock
+// held (as by `study run` itself, or a step), a start is refused naming the holder, and the
+// other way round a step started while the study is being submitted is refused.
+TEST(StudyRun, IsRefusedWhileTheStudysLockIsHeld) {
+  const fs::path dir = fs::temp_directory_path() / ("study-run-lock-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const ExclusiveFileLock running(dir / "study.lock", "a step");
+  RunOptions options;
+  options.spec = dir / "no-such-study.toml";  // never read: the lock comes first
+  options.dir = dir;
+  std::ostringstream out;
+  try {
+    (void)run_study(options, out);
+    FAIL() << "the study was started";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), lock_held(dir));
+  }
+  EXPECT_TRUE(out.str().empty()) << out.str();
+  EXPECT_FALSE(fs::exists(state_path(dir)));
   fs::remove_all(dir);
 }
 

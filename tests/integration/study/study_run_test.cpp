@@ -2,8 +2,8 @@
 // a two-round study finishes with no command typed in between, the stage-by-stage path
 // gives the same plans, runs and report, a cancelled controller is resumed, a bad spec or
 // a drained member of round 0 is refused before anything is submitted (or the member
-// replaced on request), and a drained member of a later round fails the step until the
-// node is resumed.
+// replaced on request), a drained member of a later round fails the step until the
+// node is resumed, and a step by hand is refused while the study is being submitted.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -409,6 +409,40 @@ TEST_F(StudyRun, DrainedMemberOfALaterRoundFailsTheStepUntilResumed) {
   EXPECT_NE(resumed.out.find("done: study done"), std::string::npos) << resumed.out;
   EXPECT_EQ(db_.scalar("SELECT max(round) FROM hetscale.plan_rounds"), "1");
   expect_each_run_once();
+}
+
+// `study run` holds the study's lock while it submits: a step started meanwhile is refused,
+// naming the process of `study run`, and the study is submitted all the same.
+TEST_F(StudyRun, AStepWhileTheStudyIsSubmittedIsRefused) {
+  const fs::path spec = write_specs();
+  const fs::path study = dir_ / "study";
+  fs::create_directories(study);
+  // The step as soon as the lock file names the process of `study run` (it writes its pid
+  // once it holds the lock).
+  const auto r = run_command(
+      {"sh", "-c",
+       "\"$0\" study run \"$1\" --site \"$2\" --db \"$3\" --dir \"$4\" --kernel-dir \"$5\" >/dev/null & run=$!\n"
+       "echo \"run $run\"\n"
+       "for i in $(seq 3000); do grep -qx \"$run\" \"$4/study.lock\" 2>/dev/null && break; sleep 0.01; done\n"
+       "\"$0\" study step --dir \"$4\"; echo \"step $?\"\n"
+       "wait $run; echo \"run exit $?\"\n",
+       HETSCALE_EXECUTABLE, spec.string(), (dir_ / "site.toml").string(), db_.uri(), study.string(),
+       HETSCALE_KERNEL_DIR},
+      480s);
+  ASSERT_TRUE(r.ok()) << r.describe();
+  const auto lines = split_lines(r.out);
+  ASSERT_EQ(lines.size(), 3u) << r.describe();
+  ASSERT_TRUE(lines[0].starts_with("run ")) << r.describe();
+  const std::string run_pid = lines[0].substr(4);
+  EXPECT_EQ(lines[1], "step 1") << r.describe();
+  EXPECT_EQ(r.err, "hetscale study step: a hetscale study run, step or resume of the study in " + study.string() +
+                       " is already running (process " + run_pid + ", lock " + (study / "study.lock").string() + ")\n")
+      << r.describe();
+  EXPECT_EQ(lines[2], "run exit 0") << r.describe();
+  const json state = json::parse(read(study / "study.state"));
+  EXPECT_EQ(state["arrays"].size(), 2u) << state.dump();
+  EXPECT_EQ(queued(experiment_ + "-controller"), 1u);  // the study's own, no other
+  cancel_jobs();
 }
 
 }  // namespace

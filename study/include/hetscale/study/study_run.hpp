@@ -34,7 +34,8 @@ struct RunOptions {
 /// Checks the spec, every experiment spec, the site table, the database (reachable and
 /// migrated) and every generated script (sbatch --test-only) before submitting anything;
 /// the first fault throws with nothing submitted. Then loads round 0's plans, submits the
-/// arrays and the controller, and writes the state.
+/// arrays and the controller, and writes the state. Holds the study's lock (DIR/study.lock)
+/// throughout, as a step does: a step started meanwhile is refused.
 StudyState run_study(const RunOptions& options, std::ostream& out);
 
 /// What a controller job does: collect the phase's arrays, then submit the next round (or
