@@ -152,6 +152,18 @@ ExclusiveFileLock lock_study(const fs::path& dir) {
                            fmt::format("a hetscale study run, step or resume of the study in {}", dir.string()));
 }
 
+// A step not run by the study's own controller job (one run by hand) while that controller
+// is pending or running: refused, the study untouched. The controller takes the step itself
+// when it starts; a step now would act before it, and both would submit the next round.
+void refuse_beside_active_controller(const StudyState& state, const fs::path& dir) {
+  if (!state.controller || runs_as_controller(state, slurm::own_job_id())) return;
+  if (slurm::active_jobs({*state.controller}).empty()) return;  // it has ended, however
+  throw Error(fmt::format("controller job {0} of the study in {1} is pending or running and takes the next step "
+                          "itself: wait for it (hetscale study status --dir {1}), or cancel it (scancel {0}) and "
+                          "run the step again",
+                          *state.controller, dir.string()));
+}
+
 // Collects every directory of the phase's arrays (idempotent: a run already stored is
 // counted, not stored again), after checking that every array task completed.
 void collect_arrays(const StudyState& state, const fs::path& dir, std::ostream& out) {
@@ -574,6 +586,7 @@ StudyState step_study(const fs::path& dir, std::ostream& out) {
     out << fmt::format("study {}: nothing to do\n", to_string(state.phase));
     return state;
   }
+  refuse_beside_active_controller(state, dir);
   const auto active = slurm::active_jobs(state.array_job_ids());
   if (!active.empty()) {  // started by hand before its arrays ended
     submit_controller(spec_of(state), state, dir, active, out);

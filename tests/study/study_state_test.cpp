@@ -123,6 +123,15 @@ TEST(StudyStep, ResumeDecisions) {
   EXPECT_EQ(resume_action(s, true, false), ResumeAction::controller_active);
 }
 
+TEST(StudyStep, RunsAsControllerOnlyInsideTheStatesControllerJob) {
+  StudyState s = example();  // controller 14
+  EXPECT_TRUE(runs_as_controller(s, 14));
+  EXPECT_FALSE(runs_as_controller(s, std::nullopt));  // outside any job: by hand
+  EXPECT_FALSE(runs_as_controller(s, 15));            // inside another job: by hand too
+  s.controller.reset();
+  EXPECT_FALSE(runs_as_controller(s, 14));
+}
+
 TEST(StudyStep, AfterARound) {
   EXPECT_EQ(after_round(0, 2, false), AfterRound::refine);
   EXPECT_EQ(after_round(1, 2, true), AfterRound::refine);

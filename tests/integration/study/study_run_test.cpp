@@ -3,7 +3,8 @@
 // gives the same plans, runs and report, a cancelled controller is resumed, a bad spec or
 // a drained member of round 0 is refused before anything is submitted (or the member
 // replaced on request), a drained member of a later round fails the step until the
-// node is resumed, and a step by hand is refused while the study is being submitted.
+// node is resumed, and a step by hand is refused while the study is being submitted or its
+// controller is pending.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -442,6 +443,36 @@ TEST_F(StudyRun, AStepWhileTheStudyIsSubmittedIsRefused) {
   const json state = json::parse(read(study / "study.state"));
   EXPECT_EQ(state["arrays"].size(), 2u) << state.dump();
   EXPECT_EQ(queued(experiment_ + "-controller"), 1u);  // the study's own, no other
+  cancel_jobs();
+}
+
+// A step by hand while the study's controller job is pending (here on round 0's arrays) is
+// refused, naming the job, and changes nothing; once the controller is cancelled, the step
+// goes on (round 0's arrays still active: a controller that waits on them).
+TEST_F(StudyRun, AStepByHandWaitsForAPendingControllerAndGoesOnOnceItHasEnded) {
+  const auto r = run_study(write_specs(), db_.uri(), false);
+  ASSERT_TRUE(r.ok()) << r.describe();
+  const fs::path study = dir_ / "study";
+  const std::string submitted = read(study / "study.state");
+  const std::string controller = std::to_string(json::parse(submitted)["controller"].get<std::uint64_t>());
+  const auto refused = hetscale({"study", "step", "--dir", study.string()});
+  EXPECT_EQ(refused.exit_code, 1) << refused.describe();
+  EXPECT_EQ(refused.err, "hetscale study step: controller job " + controller + " of the study in " + study.string() +
+                             " is pending or running and takes the next step itself: wait for it (hetscale study "
+                             "status --dir " + study.string() + "), or cancel it (scancel " + controller +
+                             ") and run the step again\n")
+      << refused.describe();
+  EXPECT_EQ(read(study / "study.state"), submitted);
+  EXPECT_EQ(queued(experiment_ + "-controller"), 1u);  // no second controller
+
+  ASSERT_TRUE(run_command({"scancel", controller}, 30s).ok());
+  for (int i = 0; i < 60 && queued(experiment_ + "-controller") > 0; ++i) std::this_thread::sleep_for(500ms);
+  ASSERT_EQ(queued(experiment_ + "-controller"), 0u);
+  const auto step = hetscale({"study", "step", "--dir", study.string()}, 300s);
+  ASSERT_TRUE(step.ok()) << step.describe();
+  const json after = json::parse(read(study / "study.state"));
+  EXPECT_GT(after["history"].size(), json::parse(submitted)["history"].size()) << after.dump();
+  EXPECT_NE(after["controller"], json::parse(submitted)["controller"]) << after.dump();
   cancel_jobs();
 }
 
