@@ -418,17 +418,25 @@ TEST_F(StudyRun, AStepWhileTheStudyIsSubmittedIsRefused) {
   const fs::path spec = write_specs();
   const fs::path study = dir_ / "study";
   fs::create_directories(study);
-  // The step as soon as the lock file names the process of `study run` (it writes its pid
-  // once it holds the lock).
+  // `study run` with an sbatch that answers a second late (so that its submission takes a
+  // while); the step as soon as the lock file names the process of `study run` (it writes
+  // its pid once it holds the lock).
+  const fs::path slow = dir_ / "slow-sbatch";
+  fs::create_directories(slow);
+  const auto real = run_command({"sh", "-c", "command -v sbatch"}, 30s);
+  ASSERT_TRUE(real.ok()) << real.describe();
+  std::ofstream(slow / "sbatch") << "#!/bin/sh\nsleep 1\nexec '" << split_lines(real.out).at(0) << "' \"$@\"\n";
+  fs::permissions(slow / "sbatch", fs::perms::owner_all);
   const auto r = run_command(
       {"sh", "-c",
-       "\"$0\" study run \"$1\" --site \"$2\" --db \"$3\" --dir \"$4\" --kernel-dir \"$5\" >/dev/null & run=$!\n"
+       "PATH=\"$6:$PATH\" \"$0\" study run \"$1\" --site \"$2\" --db \"$3\" --dir \"$4\" --kernel-dir \"$5\" "
+       ">/dev/null & run=$!\n"
        "echo \"run $run\"\n"
        "for i in $(seq 3000); do grep -qx \"$run\" \"$4/study.lock\" 2>/dev/null && break; sleep 0.01; done\n"
        "\"$0\" study step --dir \"$4\"; echo \"step $?\"\n"
        "wait $run; echo \"run exit $?\"\n",
        HETSCALE_EXECUTABLE, spec.string(), (dir_ / "site.toml").string(), db_.uri(), study.string(),
-       HETSCALE_KERNEL_DIR},
+       HETSCALE_KERNEL_DIR, slow.string()},
       480s);
   ASSERT_TRUE(r.ok()) << r.describe();
   const auto lines = split_lines(r.out);
