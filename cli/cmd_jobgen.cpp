@@ -11,6 +11,7 @@
 #include "configured_settings.hpp"
 #include "hetscale/base/text_file.hpp"
 #include "hetscale/site/site_table.hpp"
+#include "hetscale/site/study_token.hpp"
 #include "hetscale/slurm/queries.hpp"
 #include "hetscale/study/round_check.hpp"
 #include "hetscale/study/rounds.hpp"
@@ -55,7 +56,7 @@ study::RoundOutput round_output(const JobgenArgs& args) {
 void generate(const JobgenArgs& args, Context& context) {
   auto spec = jobgen::load_experiment_spec(args.experiment);
   const std::string option = partition_option(args, spec);
-  const jobgen::Round planned = jobgen::plan_round(spec, load_site_table(args.site));
+  const jobgen::Round planned = jobgen::plan_round(spec, load_site_table(args.site), new_study_token());
   // Copies of the inputs make the round's directory self-contained (and refinable).
   study::write_new_round(planned, study::jobgen_round_check(planned, option, args.replace_unavailable),
                          round_output(args),

@@ -62,6 +62,7 @@ RoundPlan plan_of_round(const Round& round, const std::string& created) {
   RoundPlan plan;
   plan.created = created;
   plan.round = round.number;
+  if (!round.study_token.empty()) plan.study_token = round.study_token;
   plan.experiment = plan_experiment(round.spec);
   plan.site = plan_site(round);
   for (const RoundSet& s : round.sets) plan.machine_sets.push_back({s.set, s.parameter_values});
@@ -77,7 +78,7 @@ Round round_from_plan(const ExperimentSpec& spec, const RoundPlan& plan) {
         "from the spec of '{}' (workload {}, parameter {}, target {:g})",
         e.name, e.workload, e.parameter, e.target_efficiency, spec.name, spec.workload.text(),
         spec.parameter.name, spec.target_efficiency));
-  Round round{spec, site_table(plan.site), {}, plan.round.value_or(0)};
+  Round round{spec, site_table(plan.site), {}, plan.round.value_or(0), plan.study_token.value_or("")};
   for (const PlannedSet& planned : plan.machine_sets) {
     round.sets.push_back(round_set(planned, round.site));
     round.sets.back().time_limit = planned_time_limit(round, round.sets.back());

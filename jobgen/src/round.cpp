@@ -7,6 +7,7 @@
 
 #include "hetscale/jobgen/problem_sizes.hpp"
 #include "hetscale/site/hostlist.hpp"
+#include "hetscale/site/study_token.hpp"
 
 namespace hetscale::jobgen {
 namespace {
@@ -120,8 +121,11 @@ void complete_sets(Round& round, std::vector<MachineSet> sets) {
 
 }  // namespace
 
-Round plan_round(const ExperimentSpec& spec, const SiteTable& site) {
-  Round round{spec, restrict_site(spec, site), {}, 0};
+Round plan_round(const ExperimentSpec& spec, const SiteTable& site, const std::string& study_token) {
+  if (!study_token.empty() && !is_study_token(study_token))
+    throw Error(fmt::format("'{}' is no study token ({} lowercase hexadecimal digits)", study_token,
+                            study_token_length));
+  Round round{spec, restrict_site(spec, site), {}, 0, study_token};
   check_set_sizes(spec, round.site);
   std::vector<MachineSet> sets;
   try {
@@ -136,7 +140,7 @@ Round plan_round(const ExperimentSpec& spec, const SiteTable& site) {
 }
 
 Round with_replaced_nodes(const Round& round, const std::map<std::string, std::string>& replacements) {
-  Round out{round.spec, round.site, {}, round.number};
+  Round out{round.spec, round.site, {}, round.number, round.study_token};
   std::vector<MachineSet> sets;
   for (const RoundSet& s : round.sets) {
     MachineSet set = s.set;

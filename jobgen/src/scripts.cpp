@@ -171,8 +171,10 @@ void runs(std::string& out, const Round& round, const RoundSet& set) {
 }  // namespace
 
 std::string array_job_name(const Round& round, const RoundSet& set) {
-  if (round.number == 0) return fmt::format("{}-set{}", round.spec.name, set.set.index);
-  return fmt::format("{}-r{}-set{}", round.spec.name, round.number, set.set.index);
+  std::string name = round.spec.name;
+  if (!round.study_token.empty()) name += "-" + round.study_token;
+  if (round.number > 0) name += fmt::format("-r{}", round.number);
+  return name + fmt::format("-set{}", set.set.index);
 }
 
 std::string set_script_name(const RoundSet& set) { return fmt::format("set{}.sbatch", set.set.index); }

@@ -7,6 +7,7 @@
 #include "hetscale/base/json_depth.hpp"
 #include "hetscale/base/json_fields.hpp"
 #include "hetscale/base/text_file.hpp"
+#include "hetscale/site/study_token.hpp"
 
 namespace hetscale {
 namespace {
@@ -278,6 +279,7 @@ nlohmann::json to_json(const RoundPlan& plan) {
                         {"site", site_json(plan.site)},
                         {"machine_sets", std::move(sets)}};
   if (plan.round) out["round"] = *plan.round;
+  if (plan.study_token) out["study_token"] = *plan.study_token;
   return out;
 }
 
@@ -285,11 +287,17 @@ RoundPlan round_plan_from_json(const nlohmann::json& document) {
   if (!document.is_object()) throw Error("a plan file must be a JSON object");
   check_schema(document);
   reject_unknown_keys(document, "",
-                      {"schema", "created", "round", "experiment", "site", "machine_sets"});
+                      {"schema", "created", "round", "study_token", "experiment", "site", "machine_sets"});
   RoundPlan plan;
   plan.created = optional_timestamp(document, "", "created");
   if (const Json* round = find(document, "round"); !absent(round))
     plan.round = static_cast<std::uint32_t>(small_counter(*round, "round"));
+  if (const Json* token = find(document, "study_token"); !absent(token)) {
+    plan.study_token = text(*token, "study_token");
+    if (!is_study_token(*plan.study_token))
+      fail("study_token", "must be " + std::to_string(study_token_length) + " lowercase hexadecimal digits (got " +
+                              shown(*token) + ")");
+  }
   plan.experiment = experiment(document);
   plan.site = site(document);
   const Json& sets = array_field(document, "", "machine_sets");

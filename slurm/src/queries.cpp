@@ -82,6 +82,11 @@ std::string invoking_user_name() {
   throw Error(fmt::format("cannot tell the name of user {} (no password entry, no USER)", uid));
 }
 
+std::optional<std::uint64_t> own_job_id() {
+  const char* id = std::getenv("SLURM_JOB_ID");
+  return id == nullptr ? std::nullopt : parsable_job_id(id);
+}
+
 std::optional<std::string> query_cluster_name() {
   if (!missing_slurm_conf().empty()) return std::nullopt;
   const Output out = run_program({"scontrol", "show", "config"}, false, answer_timeout);
@@ -159,7 +164,8 @@ std::vector<std::uint64_t> active_jobs(const std::vector<std::uint64_t>& job_ids
   std::string ids;
   for (const auto id : job_ids) ids += fmt::format("{}{}", ids.empty() ? "" : ",", id);
   // %F: the array's job id for each of its tasks (a single job's own id).
-  const Output out = run_program({"squeue", "--noheader", "--format=%F", "--jobs", ids}, true, answer_timeout);
+  const Output out = run_program(
+      {"squeue", "--noheader", "--format=%F", "--user", invoking_user_name(), "--jobs", ids}, true, answer_timeout);
   if (out.status != 0) {
     // Jobs that have left slurmctld's memory: nothing of them is active.
     if (out.errors.find("Invalid job id") != std::string::npos) return {};

@@ -12,6 +12,7 @@
 #include "hetscale/collector/collect.hpp"
 #include "hetscale/jobgen/refine.hpp"
 #include "hetscale/jobgen/task_status.hpp"
+#include "hetscale/site/round_plan.hpp"
 #include "hetscale/site/site_table.hpp"
 #include "hetscale/slurm/queries.hpp"
 #include "hetscale/study/stored_rounds.hpp"
@@ -67,7 +68,9 @@ RefinementInput refinement_from_directories(const std::string& experiment, const
   if (spec.name != experiment)
     throw OptionValueError(fmt::format("{} holds experiment '{}', not '{}'", first.string(), spec.name, experiment));
   RefinementInput input;
-  input.latest = jobgen::plan_round(spec, load_site_table(first / "site.toml"));
+  // The study's token from the first round's plan: every round of the study carries it.
+  const std::string token = load_round_plan(first / "plan.json").study_token.value_or("");
+  input.latest = jobgen::plan_round(spec, load_site_table(first / "site.toml"), token);
   input.latest.number = static_cast<std::uint32_t>(dirs.size() - 1);
   if (db.empty()) {
     for (const fs::path& dir : dirs) {

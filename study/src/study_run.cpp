@@ -30,6 +30,7 @@
 #include "hetscale/jobgen/scripts.hpp"
 #include "hetscale/jobgen/time_limit.hpp"
 #include "hetscale/site/site_table.hpp"
+#include "hetscale/site/study_token.hpp"
 #include "hetscale/slurm/queries.hpp"
 #include "hetscale/slurm/sacct.hpp"
 #include "hetscale/study/round_check.hpp"
@@ -143,10 +144,24 @@ std::uint64_t submit_controller(const StudySpec& spec, StudyState& state, const 
   return id;
 }
 
-// Held for a whole step (or resume) of the study in `dir`: a second one, a controller
-// beside a step run by hand, is refused instead of planning and submitting the same round.
+// Held while `study run` starts the study in `dir`, and for a whole step (or resume) of it:
+// a second one, a controller beside a step run by hand or a step while the study is still
+// being submitted, is refused instead of planning and submitting the same round.
 ExclusiveFileLock lock_study(const fs::path& dir) {
-  return ExclusiveFileLock(dir / "study.lock", fmt::format("a step of the study in {}", dir.string()));
+  return ExclusiveFileLock(dir / "study.lock",
+                           fmt::format("a hetscale study run, step or resume of the study in {}", dir.string()));
+}
+
+// A step not run by the study's own controller job (one run by hand) while that controller
+// is pending or running: refused, the study untouched. The controller takes the step itself
+// when it starts; a step now would act before it, and both would submit the next round.
+void refuse_beside_active_controller(const StudyState& state, const fs::path& dir) {
+  if (!state.controller || runs_as_controller(state, slurm::own_job_id())) return;
+  if (slurm::active_jobs({*state.controller}).empty()) return;  // it has ended, however
+  throw Error(fmt::format("controller job {0} of the study in {1} is pending or running and takes the next step "
+                          "itself: wait for it (hetscale study status --dir {1}), or cancel it (scancel {0}) and "
+                          "run the step again",
+                          *state.controller, dir.string()));
 }
 
 // Collects every directory of the phase's arrays (idempotent: a run already stored is
@@ -184,8 +199,9 @@ std::vector<WrittenRound> refinement_rounds(const StudySpec& spec, const StudySt
   for (const auto& e : spec.experiments) {
     const RefinementInput input = refinement_from_database(state.db, e.spec.name);
     out << "--- " << e.spec.name << '\n';
-    const jobgen::Round next = next_round(input.latest, input.runs, said_to(out));
+    jobgen::Round next = next_round(input.latest, input.runs, said_to(out));
     if (!jobgen::has_jobs(next)) continue;
+    next.study_token = state.study_token;  // the study's own, whichever plan the database holds last
     const jobgen::Round checked = checked_round(next, false, out);
     rounds.push_back(write_tested_round(round_directory(dir, checked.spec.name, checked.number), checked, state, out));
   }
@@ -213,6 +229,7 @@ std::vector<WrittenRound> equalized_rerun(const StudySpec& spec, StudyState& sta
   rerun.sets.front().parameter_values = {choice->parameter};
   rerun.spec.repetitions = spec.equalize.repetitions;
   rerun.number += 1;  // job names of their own
+  rerun.study_token = state.study_token;
   // One array whose every repetition runs marked, then equalized: both weights' runs are
   // taken side by side, so the comparison does not mix their effect with the machine's drift.
   rerun.spec.slurm.weights = {"marked", "equalized"};
@@ -523,6 +540,8 @@ std::string psi_table(const StudySpec& spec, const std::string& db) {
 
 StudyState run_study(const RunOptions& options, std::ostream& out) {
   const fs::path dir = fs::absolute(options.dir);
+  fs::create_directories(dir);
+  const ExclusiveFileLock lock = lock_study(dir);  // a step started meanwhile is refused
   if (fs::exists(state_path(dir)))
     throw Error(fmt::format("{} already holds a study: hetscale study resume --dir {}", dir.string(), dir.string()));
   // Everything checked before anything is submitted.
@@ -543,9 +562,11 @@ StudyState run_study(const RunOptions& options, std::ostream& out) {
   state.partitions = options.partitions.empty() ? std::string() : fs::absolute(options.partitions).string();
   state.hetscale = fs::absolute(options.hetscale).string();
   state.twin_nodes = options.twin_nodes;
+  state.study_token = new_study_token();
   std::vector<jobgen::Round> planned;  // every experiment's round 0 checked before any is written
   for (const auto& e : spec.experiments)
-    planned.push_back(checked_round(jobgen::plan_round(e.spec, site), spec.replace_unavailable, out));
+    planned.push_back(
+        checked_round(jobgen::plan_round(e.spec, site, state.study_token), spec.replace_unavailable, out));
   std::vector<WrittenRound> rounds;
   for (const auto& p : planned)
     rounds.push_back(write_tested_round(round_directory(dir, p.spec.name, 0), p, state, out));
@@ -565,6 +586,7 @@ StudyState step_study(const fs::path& dir, std::ostream& out) {
     out << fmt::format("study {}: nothing to do\n", to_string(state.phase));
     return state;
   }
+  refuse_beside_active_controller(state, dir);
   const auto active = slurm::active_jobs(state.array_job_ids());
   if (!active.empty()) {  // started by hand before its arrays ended
     submit_controller(spec_of(state), state, dir, active, out);

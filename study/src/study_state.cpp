@@ -13,6 +13,7 @@
 #include "hetscale/base/redaction.hpp"
 #include "hetscale/base/text_file.hpp"
 #include "hetscale/base/utc_time.hpp"
+#include "hetscale/site/study_token.hpp"
 
 namespace hetscale::study {
 namespace {
@@ -54,6 +55,7 @@ std::string state_json(const StudyState& s) {
               {"controller", s.controller ? json(*s.controller) : json(nullptr)},
               {"history", history},     {"failure", remove_connection_passwords(s.failure)}};
   if (s.twin_nodes) out["twin_nodes"] = *s.twin_nodes;
+  if (!s.study_token.empty()) out["study_token"] = s.study_token;
   if (s.failed_phase) out["failed_stage"] = to_string(*s.failed_phase);
   return out.dump(2) + "\n";
 }
@@ -80,6 +82,12 @@ StudyState parse_state(std::string_view text, const std::string& source) {
                            h.at("text").get<std::string>()});
     s.failure = in.at("failure").get<std::string>();
     if (in.contains("twin_nodes")) s.twin_nodes = in.at("twin_nodes").get<std::uint32_t>();
+    if (in.contains("study_token")) {
+      s.study_token = in.at("study_token").get<std::string>();
+      if (!is_study_token(s.study_token))
+        throw Error(fmt::format("{}: study_token must be {} lowercase hexadecimal digits", source,
+                                study_token_length));
+    }
     if (in.contains("failed_stage")) s.failed_phase = phase_from(in.at("failed_stage").get<std::string>(), source);
     return s;
   } catch (const json::exception& e) {

@@ -10,6 +10,10 @@ ResumeAction resume_action(const StudyState& state, bool controller_active, bool
   return ResumeAction::step_now;
 }
 
+bool runs_as_controller(const StudyState& state, std::optional<std::uint64_t> own_job) {
+  return state.controller && own_job == state.controller;
+}
+
 AfterRound after_round(std::uint32_t round, std::uint32_t max_rounds, bool equalize) {
   if (round < max_rounds) return AfterRound::refine;
   return equalize ? AfterRound::rerun : AfterRound::finish;

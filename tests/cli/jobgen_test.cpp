@@ -34,6 +34,18 @@ std::string read(const fs::path& path) {
   return text.str();
 }
 
+// The study token of the round written into `dir` (its plan's).
+std::string study_token_of(const fs::path& dir) {
+  return nlohmann::json::parse(read(dir / "plan.json")).at("study_token").get<std::string>();
+}
+
+// `text` with every `from` replaced by `to`.
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  return text;
+}
+
 // The example specs name partition "batch": the tests must not ask a Slurm that a
 // developer's shell may point to (SLURM_CONF of a running testbed), so no Slurm is
 // reachable here and the partition check is always skipped, with its note.
@@ -55,8 +67,10 @@ TEST_F(Jobgen, WritesTheStudyAndSaysHowToSubmitIt) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, "wrote " + dir + ": 3 machine sets (2, 4, 8 nodes), 15 array tasks x 2 repetitions; submit with " +
                        dir + "/submit.sh\n");
-  // The same scripts as the library's golden files, plus copies of the inputs.
-  EXPECT_EQ(read(root_ / "mm" / "set1.sbatch"), read(fixtures + "golden/mm/set1.sbatch"));
+  // The same scripts as the library's golden files (whose study token is fixed), plus copies
+  // of the inputs.
+  const std::string token = study_token_of(root_ / "mm");
+  EXPECT_EQ(replaced(read(root_ / "mm" / "set1.sbatch"), token, "0a1b2c3d"), read(fixtures + "golden/mm/set1.sbatch"));
   EXPECT_EQ(read(root_ / "mm" / "submit.sh"), read(fixtures + "golden/mm/submit.sh"));
   EXPECT_EQ(read(root_ / "mm" / "experiment.toml"), read(examples + "mm.toml"));
   EXPECT_EQ(read(root_ / "mm" / "site.toml"), read(site));
@@ -69,6 +83,32 @@ TEST_F(Jobgen, WritesTheStudyAndSaysHowToSubmitIt) {
     EXPECT_TRUE(pattern[i] == 'd' ? std::isdigit(static_cast<unsigned char>(created[i])) != 0 : created[i] == pattern[i])
         << created;
   EXPECT_EQ(plan["machine_sets"].size(), 3U);
+}
+
+// Two studies of one experiment, in two directories: each with a token of its own, in every
+// job name of its rounds, so that one's status and resubmission never see the other's jobs.
+TEST_F(Jobgen, TwoStudiesOfOneExperimentHaveJobNamesOfTheirOwn) {
+  std::vector<std::string> tokens;
+  for (const char* name : {"a", "b"}) {
+    const fs::path dir = root_ / name;
+    ASSERT_EQ(run_cli({"jobgen", "--site", site, "--experiment", examples + "mm.toml", "-o", dir.string()}).code, 0);
+    const std::string token = study_token_of(dir);
+    EXPECT_THAT(token, ::testing::MatchesRegex("[0-9a-f]{8}"));
+    EXPECT_NE(read(dir / "set0.sbatch").find("\n#SBATCH --job-name=mm-scaling-" + token + "-set0\n"), std::string::npos)
+        << read(dir / "set0.sbatch");
+    // Its next round keeps it: the study's token, not the new directory's.
+    test::write_mm_records(dir / "records" / "set0-10_0.jsonl", 0, 100, {400, 566, 800, 1131, 1600});
+    const fs::path next = root_ / (std::string(name) + "-round1");
+    ASSERT_EQ(run_cli({"jobgen", "--refine", "--experiment", "mm-scaling", "--from", dir.string(), "-o", next.string()})
+                  .code,
+              0);
+    EXPECT_EQ(study_token_of(next), token);
+    EXPECT_NE(read(next / "set0.sbatch").find("\n#SBATCH --job-name=mm-scaling-" + token + "-r1-set0\n"),
+              std::string::npos)
+        << read(next / "set0.sbatch");
+    tokens.push_back(token);
+  }
+  EXPECT_NE(tokens[0], tokens[1]);
 }
 
 TEST_F(Jobgen, ABadSpecWritesNothing) {

@@ -24,6 +24,7 @@ const fs::path golden_root = fs::path(HETSCALE_FIXTURES_DIR) / "jobgen" / "golde
 // Fixed inputs that would otherwise vary from machine to machine or run to run.
 const RenderOptions render{"/opt/hetscale/bin"};
 constexpr const char* created = "2026-01-01T00:00:00Z";
+const std::string study_token = "0a1b2c3d";  // drawn at random for a study: fixed here
 
 bool updating() {
   const char* flag = std::getenv("HETSCALE_UPDATE_GOLDEN");
@@ -42,7 +43,7 @@ std::vector<GeneratedFile> generate(const std::string& example) {
   const std::string spec_path = "examples/experiments/" + example + ".toml";
   const auto spec = parse_experiment_spec(read(fs::path(HETSCALE_SOURCE_DIR) / spec_path), spec_path);
   const auto site = load_site_table(fs::path(HETSCALE_FIXTURES_DIR) / "jobgen" / "site-example.toml");
-  return round_files(plan_round(spec, site), render, created);
+  return round_files(plan_round(spec, site, study_token), render, created);
 }
 
 std::set<std::string> golden_files(const fs::path& dir) {
@@ -91,7 +92,7 @@ TEST_P(Golden, RoundComesBackFromItsPlan) {
   const std::string spec_path = "examples/experiments/" + GetParam() + ".toml";
   const auto spec = parse_experiment_spec(read(fs::path(HETSCALE_SOURCE_DIR) / spec_path), spec_path);
   const auto site = load_site_table(fs::path(HETSCALE_FIXTURES_DIR) / "jobgen" / "site-example.toml");
-  Round round = plan_round(spec, site);
+  Round round = plan_round(spec, site, study_token);
   round.number = 2;
   const RoundPlan plan = plan_of_round(round, created);
   const Round back = round_from_plan(spec, plan);
@@ -125,7 +126,7 @@ TEST(PlanFile, HoldsTheSpecWithoutDatabasePasswords) {
     EXPECT_EQ(spec.database, database);
     const auto site =
         load_site_table(fs::path(HETSCALE_FIXTURES_DIR) / "jobgen" / "site-example.toml");
-    const RoundPlan plan = plan_of_round(plan_round(spec, site), created);
+    const RoundPlan plan = plan_of_round(plan_round(spec, site, study_token), created);
     ASSERT_TRUE(plan.experiment.spec);
     EXPECT_EQ(plan.experiment.spec->text.find("s3cret"), std::string::npos);
     EXPECT_NE(plan.experiment.spec->text.find("***"), std::string::npos);
@@ -177,7 +178,7 @@ TEST(GeneratedScripts, ValuesWithLineBreaksStayInTheirCommentLines) {
   const std::string spec_path = "examples/experiments/mm.toml";
   const auto spec = parse_experiment_spec(read(fs::path(HETSCALE_SOURCE_DIR) / spec_path), spec_path);
   const auto site = load_site_table(fs::path(HETSCALE_FIXTURES_DIR) / "jobgen" / "site-example.toml");
-  Round round = plan_round(spec, site);
+  Round round = plan_round(spec, site, study_token);
   ASSERT_FALSE(round.sets.empty());
   round.site.name = "site\nexit 2";
   round.sets[0].members.front().group = "blade\r\nexit 2";

@@ -10,6 +10,8 @@
 namespace hetscale::jobgen {
 namespace {
 
+const std::string study_token = "0a1b2c3d";  // fixed: the same job names on every run
+
 namespace fs = std::filesystem;
 
 class Measurements : public ::testing::Test {
@@ -19,7 +21,7 @@ class Measurements : public ::testing::Test {
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     round_ = plan_round(load_experiment_spec(std::string(HETSCALE_SOURCE_DIR) + "/examples/experiments/mm.toml"),
-                        load_site_table(std::string(HETSCALE_FIXTURES_DIR) + "/jobgen/site-example.toml"));
+                        load_site_table(std::string(HETSCALE_FIXTURES_DIR) + "/jobgen/site-example.toml"), study_token);
   }
   void TearDown() override { fs::remove_all(dir_); }
   fs::path dir_;

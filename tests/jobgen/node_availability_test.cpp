@@ -8,6 +8,8 @@
 namespace hetscale::jobgen {
 namespace {
 
+const std::string study_token = "0a1b2c3d";  // fixed: the same job names on every run
+
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -43,7 +45,7 @@ TEST(NodeAvailability, DecidesFromStateFlagsAndActiveReservations) {
 const std::filesystem::path fixtures = std::filesystem::path(HETSCALE_FIXTURES_DIR) / "jobgen" / "availability";
 
 Round small_round() {
-  return plan_round(load_experiment_spec(fixtures / "spec.toml"), load_site_table(fixtures / "site.toml"));
+  return plan_round(load_experiment_spec(fixtures / "spec.toml"), load_site_table(fixtures / "site.toml"), study_token);
 }
 
 slurm::NodeStates all_idle_but(const std::string& node, const std::string& state) {
@@ -78,6 +80,7 @@ TEST(NodeAvailability, ReplacesWithinTheGroupInEverySetAndRecomputesC) {
   EXPECT_THAT(sets[1].set.nodes, ElementsAre("a1", "b3", "a2", "b2"));  // still nested
   EXPECT_EQ(sets[0].set.group_counts, round.sets[0].set.group_counts);  // still balanced
   EXPECT_EQ(sets[0].set.marked_speed, 140);                             // 100 + 40
+  EXPECT_EQ(replaced.round.study_token, study_token);                   // the study's job names
   EXPECT_EQ(sets[1].set.marked_speed, 290);
   EXPECT_EQ(sets[0].members[1].node, "b3");
   EXPECT_EQ(sets[0].members[1].speed_per_processor, 40);

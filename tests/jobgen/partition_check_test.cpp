@@ -6,6 +6,8 @@
 namespace hetscale::jobgen {
 namespace {
 
+const std::string study_token = "0a1b2c3d";  // fixed: the same job names on every run
+
 using ::testing::ElementsAre;
 
 const std::string mm_spec = std::string(HETSCALE_SOURCE_DIR) + "/examples/experiments/mm.toml";
@@ -13,7 +15,7 @@ const std::string mm_spec = std::string(HETSCALE_SOURCE_DIR) + "/examples/experi
 Round mm_round() {
   return plan_round(
       load_experiment_spec(mm_spec),
-      load_site_table(std::string(HETSCALE_FIXTURES_DIR) + "/jobgen/site-example.toml"));
+      load_site_table(std::string(HETSCALE_FIXTURES_DIR) + "/jobgen/site-example.toml"), study_token);
 }
 
 std::string failure(const Round& round, const slurm::Partition& partition) {

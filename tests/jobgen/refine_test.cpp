@@ -88,7 +88,8 @@ TEST(Refine, TheNextRoundGivesSizesOnlyToSetsThatNeedJobs) {
                                        "x.toml"),
                  {},
                  {},
-                 3};
+                 3,
+                 "0a1b2c3d"};
   for (std::size_t i = 0; i < 3; ++i) {
     RoundSet s;
     s.set.index = i;
@@ -104,6 +105,7 @@ TEST(Refine, TheNextRoundGivesSizesOnlyToSetsThatNeedJobs) {
   EXPECT_THAT(next.sets[1].parameter_values, ::testing::ElementsAre(48, 50, 52));
   EXPECT_TRUE(next.sets[2].parameter_values.empty());
   EXPECT_EQ(next.number, 4U);  // the plan file records it
+  EXPECT_EQ(next.study_token, "0a1b2c3d");  // the study's, in its job names
   EXPECT_EQ(refined_round(next, {}).number, 5U);
 }
 

@@ -10,6 +10,8 @@
 namespace hetscale::jobgen {
 namespace {
 
+const std::string study_token = "0a1b2c3d";  // fixed: the same job names on every run
+
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -29,7 +31,7 @@ ExperimentSpec example(const std::string& name) {
 }
 
 TEST(Round, MatrixMultiplicationExample) {
-  const Round round = plan_round(example("mm"), load_site_table(site_path));
+  const Round round = plan_round(example("mm"), load_site_table(site_path), study_token);
   ASSERT_EQ(round.sets.size(), 3U);  // 2, 4, 8 nodes: a fourth set would need 4 more fat nodes
   EXPECT_THAT(round.sets[0].set.nodes, ElementsAre("fat1", "blade01"));
   EXPECT_THAT(round.sets[2].set.nodes,
@@ -55,7 +57,7 @@ TEST(Round, MatrixMultiplicationExample) {
 TEST(Round, SameSizesOnEverySetWhenTheSpecSaysSo) {
   ExperimentSpec spec = example("mm");
   spec.parameter.same_on_every_set = true;
-  const Round round = plan_round(spec, load_site_table(site_path));
+  const Round round = plan_round(spec, load_site_table(site_path), study_token);
   ASSERT_EQ(round.sets.size(), 3U);
   for (const RoundSet& s : round.sets)
     EXPECT_THAT(s.parameter_values, ElementsAre(400, 566, 800, 1131, 1600)) << "set " << s.set.index;
@@ -66,13 +68,13 @@ TEST(Round, LuStudySpecsPlanTheBundledKernel) {
     const ExperimentSpec spec = example(name);
     ASSERT_TRUE(spec.code.kernel.has_value()) << name;
     EXPECT_EQ(*spec.code.kernel, Kernel::lu) << name;
-    const Round round = plan_round(spec, load_site_table(site_path));
+    const Round round = plan_round(spec, load_site_table(site_path), study_token);
     EXPECT_FALSE(round.sets.empty()) << name;
   }
 }
 
 TEST(Round, TasksPerNodeSetsTheMarkedSpeedUsed) {
-  const Round round = plan_round(example("ge"), load_site_table(site_path));
+  const Round round = plan_round(example("ge"), load_site_table(site_path), study_token);
   ASSERT_FALSE(round.sets.empty());
   EXPECT_TRUE(round.sets[0].uniform_tasks());
   EXPECT_EQ(round.sets[0].members[0].tasks, 1U);
@@ -84,7 +86,7 @@ TEST(Round, TasksPerNodeSetsTheMarkedSpeedUsed) {
 TEST(Round, SetScriptsTakeWholeNodesAndThrottleTheArrayByDefault) {
   ExperimentSpec spec = example("ge");
   const SiteTable site = load_site_table(site_path);
-  const std::string script = render_set_script(plan_round(spec, site), plan_round(spec, site).sets[0], {});
+  const std::string script = render_set_script(plan_round(spec, site, study_token), plan_round(spec, site, study_token).sets[0], {});
   EXPECT_THAT(script, HasSubstr("#SBATCH --exclusive\n"));
   EXPECT_THAT(script, HasSubstr("#SBATCH --array=0-3%1\n"));
   EXPECT_THAT(script, HasSubstr("srun --mpi=pmix "));
@@ -95,7 +97,7 @@ TEST(Round, SetScriptsTakeWholeNodesAndThrottleTheArrayByDefault) {
   spec.slurm.mpi = "pmi2";
   spec.slurm.qos = "long";
   spec.slurm.sbatch_options = {"--mail-type=END"};
-  const Round shared = plan_round(spec, site);
+  const Round shared = plan_round(spec, site, study_token);
   const std::string relaxed = render_set_script(shared, shared.sets[0], {});
   EXPECT_THAT(relaxed, Not(HasSubstr("--exclusive")));
   EXPECT_THAT(relaxed, HasSubstr("#SBATCH --array=0-3\n"));
@@ -107,7 +109,7 @@ TEST(Round, SetScriptsTakeWholeNodesAndThrottleTheArrayByDefault) {
   // stays exclusive even when the spec allows sharing.
   ExperimentSpec mm = example("mm");
   mm.slurm.exclusive = false;
-  const Round per_processor = plan_round(mm, site);
+  const Round per_processor = plan_round(mm, site, study_token);
   EXPECT_THAT(render_set_script(per_processor, per_processor.sets[0], {}), HasSubstr("#SBATCH --exclusive\n"));
 }
 
@@ -115,7 +117,7 @@ TEST(Round, OneRankPerNodeGetsTheNodesProcessors) {
   ExperimentSpec spec = example("mm");
   spec.slurm.tasks_per_node = 1;
   const SiteTable site = load_site_table(site_path);
-  const Round mixed = plan_round(spec, site);
+  const Round mixed = plan_round(spec, site, study_token);
   // Set 0 is a 2-processor fat node and a 1-processor blade: the job's one figure is the
   // smaller, so no --cpus-per-task.
   EXPECT_EQ(mixed.sets[0].members[0].cpus_per_task, 2U);
@@ -123,12 +125,12 @@ TEST(Round, OneRankPerNodeGetsTheNodesProcessors) {
   EXPECT_THAT(render_set_script(mixed, mixed.sets[0], {}), Not(HasSubstr("--cpus-per-task")));
   spec.machine_sets.nodes = "fat[1-4]";
   spec.machine_sets.options.max = 4;
-  const Round fat = plan_round(spec, site);
+  const Round fat = plan_round(spec, site, study_token);
   EXPECT_THAT(render_set_script(fat, fat.sets[0], {}), HasSubstr("#SBATCH --cpus-per-task=2\n"));
 }
 
 TEST(Round, NodesRestrictTheSite) {
-  const Round round = plan_round(example("conv2d"), load_site_table(site_path));
+  const Round round = plan_round(example("conv2d"), load_site_table(site_path), study_token);
   ASSERT_EQ(round.sets.size(), 2U);
   EXPECT_EQ(round.site.nodes.size(), 4U);
   EXPECT_THAT(round.sets[1].set.nodes, ElementsAre("fat1", "fat2", "fat3", "fat4"));
@@ -146,7 +148,7 @@ TEST_P(SiteDependentErrors, NameTheSpecKeyAndTheSite) {
   const std::string path = fixtures + "bad/" + GetParam().file;
   const auto spec = parse_experiment_spec(read(path), GetParam().file);
   try {
-    (void)plan_round(spec, load_site_table(site_path));
+    (void)plan_round(spec, load_site_table(site_path), study_token);
     FAIL() << "no error";
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.what(), std::string(GetParam().file) + ":" + GetParam().message);

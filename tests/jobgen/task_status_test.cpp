@@ -11,10 +11,11 @@ namespace {
 
 using ::testing::ElementsAre;
 
-// Two sets (2 and 4 nodes), three sizes each, two repetitions.
+// Two sets (2 and 4 nodes), three sizes each, two repetitions, of the study 0a1b2c3d.
 Round two_set_round() {
   Round s;
   s.spec.name = "mm-scaling";
+  s.study_token = "0a1b2c3d";
   s.spec.repetitions = 2;
   for (std::size_t k = 0; k < 2; ++k) {
     RoundSet set;
@@ -34,11 +35,16 @@ SlurmJobState task_job(std::uint64_t id, std::string name, std::uint64_t array, 
   return {"hetscale", id, std::move(name), array, index, {}, std::move(state)};
 }
 
-TEST(ArrayJobName, NamesTheRoundAfterTheFirst) {
+TEST(ArrayJobName, NamesTheStudyAndTheRoundAfterTheFirst) {
   Round s = two_set_round();
-  EXPECT_EQ(array_job_name(s, s.sets[1]), "mm-scaling-set1");
+  EXPECT_EQ(array_job_name(s, s.sets[1]), "mm-scaling-0a1b2c3d-set1");
   s.number = 2;
+  EXPECT_EQ(array_job_name(s, s.sets[1]), "mm-scaling-0a1b2c3d-r2-set1");
+  // A round of a plan without a token (an older jobgen's) has the names its jobs were given.
+  s.study_token.clear();
   EXPECT_EQ(array_job_name(s, s.sets[1]), "mm-scaling-r2-set1");
+  s.number = 0;
+  EXPECT_EQ(array_job_name(s, s.sets[1]), "mm-scaling-set1");
 }
 
 TEST(ArrayTasks, OnePerSizeWithEveryRepetition) {
@@ -49,18 +55,18 @@ TEST(ArrayTasks, OnePerSizeWithEveryRepetition) {
   EXPECT_EQ(tasks[4].parameter, 400);
   EXPECT_EQ(tasks[4].nodes, 4U);
   EXPECT_THAT(tasks[4].repetitions, ElementsAre(0, 1));
-  EXPECT_EQ(tasks[4].job_name, "mm-scaling-set1");
+  EXPECT_EQ(tasks[4].job_name, "mm-scaling-0a1b2c3d-set1");
 }
 
 TEST(TaskStatuses, CollectedRecordsWinOverTheJobAndTheLatestJobCounts) {
   const auto tasks = array_tasks(two_set_round());
   const std::vector<SlurmJobState> jobs = {
-      task_job(11, "mm-scaling-set0", 10, 0, "COMPLETED"),
-      task_job(12, "mm-scaling-set0", 10, 1, "FAILED"),
-      task_job(13, "mm-scaling-set0", 10, 2, "CANCELLED"),
-      task_job(30, "mm-scaling-set0", 30, 2, "COMPLETED"),  // submitted again: the latest wins
-      task_job(21, "mm-scaling-set1", 20, 0, "RUNNING"),
-      {"hetscale", 20, "mm-scaling-set1", 20, std::nullopt, {1, 2}, "PENDING"},
+      task_job(11, "mm-scaling-0a1b2c3d-set0", 10, 0, "COMPLETED"),
+      task_job(12, "mm-scaling-0a1b2c3d-set0", 10, 1, "FAILED"),
+      task_job(13, "mm-scaling-0a1b2c3d-set0", 10, 2, "CANCELLED"),
+      task_job(30, "mm-scaling-0a1b2c3d-set0", 30, 2, "COMPLETED"),  // submitted again: the latest wins
+      task_job(21, "mm-scaling-0a1b2c3d-set1", 20, 0, "RUNNING"),
+      {"hetscale", 20, "mm-scaling-0a1b2c3d-set1", 20, std::nullopt, {1, 2}, "PENDING"},
       task_job(99, "other-set1", 98, 0, "FAILED"),  // another experiment's job
   };
   const std::vector<CollectedRun> runs = {{0, 100, 0}, {0, 100, 1}, {0, 400, 0}, {1, 200, 0}};
@@ -93,10 +99,31 @@ TEST(TaskStatuses, ARepetitionOfSeveralWeightsIsCollectedWithARunPerStep) {
   const auto tasks = array_tasks(s);
   EXPECT_EQ(tasks[0].runs_per_repetition, 2U);
   const std::vector<CollectedRun> runs = {{0, 100, 0}, {0, 100, 0}, {0, 100, 1}};
-  const auto status = task_statuses(tasks, {task_job(11, "mm-scaling-set0", 10, 0, "COMPLETED")}, runs);
+  const auto status = task_statuses(tasks, {task_job(11, "mm-scaling-0a1b2c3d-set0", 10, 0, "COMPLETED")}, runs);
   EXPECT_EQ(status[0].state, TaskState::uncollected);
   EXPECT_THAT(status[0].collected, ElementsAre(0));
   EXPECT_THAT(status[0].missing, ElementsAre(1));
+}
+
+// Two studies of one experiment by one user: the other study's jobs are none of this one's
+// tasks, however new. Its failed task must not make this study's running one look failed
+// (a resubmission would run it twice), nor its completed one make a task look run.
+TEST(TaskStatuses, JobsOfAnotherStudyOfTheExperimentAreLeftOut) {
+  const Round ours = two_set_round();
+  Round theirs = two_set_round();
+  theirs.study_token = "ffff0000";
+  const std::vector<SlurmJobState> jobs = {
+      task_job(21, array_job_name(ours, ours.sets[1]), 20, 0, "RUNNING"),
+      task_job(41, array_job_name(theirs, theirs.sets[1]), 40, 0, "FAILED"),
+      task_job(42, array_job_name(theirs, theirs.sets[1]), 40, 1, "COMPLETED"),
+  };
+  const auto status = task_statuses(array_tasks(ours), jobs, {});
+  ASSERT_EQ(status.size(), 6U);
+  EXPECT_EQ(status[3].state, TaskState::running);
+  EXPECT_EQ(status[3].job_id, std::optional<std::uint64_t>(21));
+  EXPECT_EQ(status[4].state, TaskState::not_submitted);
+  EXPECT_FALSE(status[4].job_id.has_value());
+  EXPECT_THROW((void)resubmitted_round(ours, status), Error);  // its own task still runs
 }
 
 TEST(TaskStatuses, NoJobIsNotSubmitted) {
@@ -108,9 +135,12 @@ TEST(TaskStatuses, NoJobIsNotSubmitted) {
 TEST(ResubmittedRound, RunsOnlyTheMissingRepetitionsAsTheNextRound) {
   const Round first = two_set_round();
   const std::vector<SlurmJobState> jobs = {
-      task_job(11, "mm-scaling-set0", 10, 0, "COMPLETED"), task_job(12, "mm-scaling-set0", 10, 1, "FAILED"),
-      task_job(13, "mm-scaling-set0", 10, 2, "CANCELLED"), task_job(21, "mm-scaling-set1", 20, 0, "COMPLETED"),
-      task_job(22, "mm-scaling-set1", 20, 1, "COMPLETED"), task_job(23, "mm-scaling-set1", 20, 2, "COMPLETED")};
+      task_job(11, "mm-scaling-0a1b2c3d-set0", 10, 0, "COMPLETED"),
+      task_job(12, "mm-scaling-0a1b2c3d-set0", 10, 1, "FAILED"),
+      task_job(13, "mm-scaling-0a1b2c3d-set0", 10, 2, "CANCELLED"),
+      task_job(21, "mm-scaling-0a1b2c3d-set1", 20, 0, "COMPLETED"),
+      task_job(22, "mm-scaling-0a1b2c3d-set1", 20, 1, "COMPLETED"),
+      task_job(23, "mm-scaling-0a1b2c3d-set1", 20, 2, "COMPLETED")};
   const std::vector<CollectedRun> runs = {{0, 100, 0}, {0, 100, 1}, {0, 400, 0}, {1, 200, 0}, {1, 200, 1},
                                           {1, 400, 0}, {1, 400, 1}, {1, 800, 0}, {1, 800, 1}};
   const Round next = resubmitted_round(first, task_statuses(array_tasks(first), jobs, runs));
@@ -120,7 +150,7 @@ TEST(ResubmittedRound, RunsOnlyTheMissingRepetitionsAsTheNextRound) {
   EXPECT_THAT(next.sets[0].repetitions[0], ElementsAre(0, 1));
   EXPECT_THAT(next.sets[0].repetitions[1], ElementsAre(1));
   EXPECT_TRUE(next.sets[1].parameter_values.empty());
-  EXPECT_EQ(array_job_name(next, next.sets[0]), "mm-scaling-r1-set0");
+  EXPECT_EQ(array_job_name(next, next.sets[0]), "mm-scaling-0a1b2c3d-r1-set0");
 
   // The round's tasks carry their own repetitions.
   const auto tasks = array_tasks(next);
@@ -130,12 +160,12 @@ TEST(ResubmittedRound, RunsOnlyTheMissingRepetitionsAsTheNextRound) {
   const std::string script = render_set_script(next, next.sets[0], {});
   EXPECT_NE(script.find("  1) N=400 repetitions=\"1\" ;;\n"), std::string::npos) << script;
   EXPECT_NE(script.find("for repetition in $repetitions; do"), std::string::npos) << script;
-  EXPECT_NE(script.find("#SBATCH --job-name=mm-scaling-r1-set0"), std::string::npos) << script;
+  EXPECT_NE(script.find("#SBATCH --job-name=mm-scaling-0a1b2c3d-r1-set0"), std::string::npos) << script;
 }
 
 TEST(ResubmittedRound, RefusesWhileAJobIsPendingOrRunning) {
   const Round first = two_set_round();
-  const std::vector<SlurmJobState> jobs = {task_job(21, "mm-scaling-set1", 20, 0, "RUNNING")};
+  const std::vector<SlurmJobState> jobs = {task_job(21, "mm-scaling-0a1b2c3d-set1", 20, 0, "RUNNING")};
   try {
     resubmitted_round(first, task_statuses(array_tasks(first), jobs, {}));
     FAIL() << "no error";

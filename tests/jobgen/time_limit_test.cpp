@@ -10,6 +10,8 @@
 namespace hetscale::jobgen {
 namespace {
 
+const std::string study_token = "0a1b2c3d";  // fixed: the same job names on every run
+
 std::string site_text(const std::string& unit) {
   return "[site]\nname = \"t\"\nspeed_unit = \"" + unit +
          "\"\nbenchmark = \"dgemm\"\n\n[[group]]\nname = \"a\"\nmarked_speed = 100.0\n\n"
@@ -21,7 +23,7 @@ Round one_set(const std::string& slurm = "", const std::string& unit = "Mflops")
   const std::string spec =
       "[experiment]\nname = \"t\"\ntarget_efficiency = 0.5\nrepetitions = 3\n\n[code]\nkernel = \"mm\"\n\n"
       "[parameter]\nvalues = [100, 2000]\n\n[machine_sets]\nstart = 2\nmax = 2\n" + slurm;
-  return plan_round(parse_experiment_spec(spec, "spec.toml"), parse_site_table(site_text(unit), "site.toml"));
+  return plan_round(parse_experiment_spec(spec, "spec.toml"), parse_site_table(site_text(unit), "site.toml"), study_token);
 }
 
 TEST(TimeLimit, EstimatedFromTheWorkOfTheLargestSize) {

@@ -54,12 +54,14 @@ nlohmann::json with_round() {
   j["round"] = 2;
   j["experiment"]["spec"] = {{"path", "/home/u/mm.toml"}, {"text", "name = \"mm-small\"\n"}};
   j["experiment"]["refine"] = {{"steps", {0.02, 0.04}}, {"tolerance", 0.05}, {"max_rounds", 3}};
+  j["study_token"] = "0a1b2c3d";
   return j;
 }
 
-TEST(RoundPlan, CarriesTheRoundTheSpecAndTheRefineSettings) {
+TEST(RoundPlan, CarriesTheRoundTheStudyTokenTheSpecAndTheRefineSettings) {
   const RoundPlan plan = round_plan_from_json(with_round());
   EXPECT_EQ(plan.round, 2u);
+  EXPECT_EQ(plan.study_token, "0a1b2c3d");
   ASSERT_TRUE(plan.experiment.spec.has_value());
   EXPECT_EQ(plan.experiment.spec->path, "/home/u/mm.toml");
   EXPECT_EQ(plan.experiment.spec->text, "name = \"mm-small\"\n");
@@ -77,10 +79,12 @@ TEST(RoundPlan, CarriesTheRoundTheSpecAndTheRefineSettings) {
 TEST(RoundPlan, OlderPlansHaveNoRound) {
   const RoundPlan plan = load_round_plan(fixture);
   EXPECT_FALSE(plan.round.has_value());
+  EXPECT_FALSE(plan.study_token.has_value());
   EXPECT_FALSE(plan.experiment.spec.has_value());
   EXPECT_FALSE(plan.experiment.refine.has_value());
   const nlohmann::json j = to_json(plan);
   EXPECT_FALSE(j.contains("round"));
+  EXPECT_FALSE(j.contains("study_token"));
   EXPECT_FALSE(j["experiment"].contains("spec"));
   EXPECT_FALSE(j["experiment"].contains("refine"));
 }
@@ -107,6 +111,19 @@ TEST(RoundPlan, NamesTheInvalidRefineField) {
   j = with_round();
   j["experiment"]["refine"]["rounds"] = 3;
   EXPECT_EQ(error_of(j), "unknown field 'experiment.refine.rounds'");
+}
+
+// The token goes into #SBATCH --job-name lines: nothing but its 8 hexadecimal digits.
+TEST(RoundPlan, NamesAnInvalidStudyToken) {
+  for (const std::string token : {"0A1B2C3D", "0a1b2c3", "0a1b2c3d4", "0a1b2c3\n", "0a1b 2c3", ""}) {
+    nlohmann::json j = with_round();
+    j["study_token"] = token;
+    EXPECT_EQ(error_of(j), "field 'study_token' must be 8 lowercase hexadecimal digits (got " + j["study_token"].dump() +
+                               ")");
+  }
+  nlohmann::json j = with_round();
+  j["study_token"] = 12345678;
+  EXPECT_EQ(error_of(j), "field 'study_token' must be a string");
 }
 
 TEST(RoundPlan, NamesTheInvalidField) {

@@ -11,6 +11,8 @@
 namespace hetscale::study {
 namespace {
 
+const std::string study_token = "0a1b2c3d";  // fixed: the same job names on every run
+
 using ::testing::ElementsAre;
 
 // Two groups of 3 nodes, b3 a little slower than its group; partition "batch".
@@ -18,7 +20,7 @@ const std::filesystem::path fixtures = std::filesystem::path(HETSCALE_FIXTURES_D
 const std::string spec_path = (fixtures / "spec.toml").string();
 
 jobgen::Round small_round() {  // sets {a1, b1} and {a1, b1, a2, b2}
-  return jobgen::plan_round(jobgen::load_experiment_spec(spec_path), load_site_table(fixtures / "site.toml"));
+  return jobgen::plan_round(jobgen::load_experiment_spec(spec_path), load_site_table(fixtures / "site.toml"), study_token);
 }
 
 slurm::NodeStatesQuery all_idle_but(const std::string& node, const std::string& state) {

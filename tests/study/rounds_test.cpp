@@ -20,6 +20,8 @@
 namespace hetscale::study {
 namespace {
 
+const std::string study_token = "0a1b2c3d";  // fixed: the same job names on every run
+
 namespace fs = std::filesystem;
 using ::testing::ElementsAre;
 using ::testing::StartsWith;
@@ -50,7 +52,7 @@ class Rounds : public ::testing::Test {
   // Round 0 of mm on the example site, written into `dir` as `hetscale jobgen` writes it.
   jobgen::Round first_round(const fs::path& dir, Said& said) const {
     const jobgen::Round planned =
-        jobgen::plan_round(jobgen::load_experiment_spec(spec_file), load_site_table(site_file));
+        jobgen::plan_round(jobgen::load_experiment_spec(spec_file), load_site_table(site_file), study_token);
     return write_new_round(planned, jobgen_round_check(planned, "", false), {dir, [] { return std::string("/opt/k"); }},
                            {{"experiment.toml", read_text_file(spec_file, "experiment spec"), false},
                             {"site.toml", read_text_file(site_file, "site table"), false}},
@@ -62,7 +64,7 @@ class Rounds : public ::testing::Test {
 };
 
 TEST_F(Rounds, RoundSummaryCountsTheSetsWithSizesToRun) {
-  jobgen::Round round = jobgen::plan_round(jobgen::load_experiment_spec(spec_file), load_site_table(site_file));
+  jobgen::Round round = jobgen::plan_round(jobgen::load_experiment_spec(spec_file), load_site_table(site_file), study_token);
   ASSERT_EQ(round.sets.size(), 3U);
   EXPECT_EQ(round_summary(round, "d"), "wrote d: 3 machine sets (2, 4, 8 nodes), 15 array tasks x 2 repetitions; "
                                        "submit with d/submit.sh\n");

@@ -1,6 +1,7 @@
 // What of the study's controller can be checked without Slurm and a database: the named
 // stages a step runs through, in order, each with its row in docs/architecture.md's stage
-// table, and the controller job's script.
+// table, the controller job's script, the study's lock, and a step by hand refused beside
+// a pending or running controller (squeue faked on PATH).
 #include "hetscale/study/study_run.hpp"
 
 #include <gmock/gmock.h>
@@ -8,13 +9,17 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 
 #include "hetscale/base/error.hpp"
 #include "hetscale/base/file_lock.hpp"
 #include "hetscale/base/text_file.hpp"
+#include "hetscale/slurm/queries.hpp"
 
 namespace hetscale::study {
 namespace {
@@ -62,6 +67,12 @@ TEST(ControllerScript, QuotesAnyPathSafely) {
       << script;
 }
 
+// The message of a step, a resume or a start refused because the study's lock is held.
+std::string lock_held(const fs::path& dir) {
+  return "a hetscale study run, step or resume of the study in " + dir.string() + " is already running (process " +
+         std::to_string(::getpid()) + ", lock " + (dir / "study.lock").string() + ")";
+}
+
 TEST(StudyStep, ASecondStepOfTheStudyIsRefusedWhileOneRuns) {
   const fs::path dir = fs::temp_directory_path() / ("study-lock-" + std::to_string(::getpid()));
   StudyState state;
@@ -73,11 +84,143 @@ TEST(StudyStep, ASecondStepOfTheStudyIsRefusedWhileOneRuns) {
     step_study(dir, out);
     FAIL() << "a second step ran";
   } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()), "a step of the study in " + dir.string() + " is already running (process " +
-                                         std::to_string(::getpid()) + ", lock " + (dir / "study.lock").string() + ")");
+    EXPECT_EQ(std::string(e.what()), lock_held(dir));
   }
   EXPECT_TRUE(out.str().empty()) << out.str();
   EXPECT_EQ(state_json(load_state(dir)), state_json(state));  // untouched
+  fs::remove_all(dir);
+}
+
+// `study run` holds the lock a step takes while it checks, writes and submits: with the lock
+// held (as by `study run` itself, or a step), a start is refused naming the holder, and the
+// other way round a step started while the study is being submitted is refused.
+TEST(StudyRun, IsRefusedWhileTheStudysLockIsHeld) {
+  const fs::path dir = fs::temp_directory_path() / ("study-run-lock-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const ExclusiveFileLock running(dir / "study.lock", "a step");
+  RunOptions options;
+  options.spec = dir / "no-such-study.toml";  // never read: the lock comes first
+  options.dir = dir;
+  std::ostringstream out;
+  try {
+    (void)run_study(options, out);
+    FAIL() << "the study was started";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), lock_held(dir));
+  }
+  EXPECT_TRUE(out.str().empty()) << out.str();
+  EXPECT_FALSE(fs::exists(state_path(dir)));
+  fs::remove_all(dir);
+}
+
+// While it lives: `squeue` on PATH is a script that prints `listed` (the job ids it would
+// list) and appends its arguments to `args`; SLURM_CONF names an existing file; SLURM_JOB_ID
+// is `own_job` (unset for none). Everything comes back at the end.
+class FakeSqueue {
+ public:
+  FakeSqueue(const fs::path& dir, const std::string& listed, std::optional<std::uint64_t> own_job) : dir_(dir) {
+    fs::create_directories(dir_);
+    std::ofstream(dir_ / "squeue.out") << listed;
+    std::ofstream(dir_ / "squeue") << "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '" << (dir_ / "squeue.args").string()
+                                   << "'\ncat '" << (dir_ / "squeue.out").string() << "'\n";
+    fs::permissions(dir_ / "squeue", fs::perms::owner_all);
+    std::ofstream(dir_ / "slurm.conf") << "";
+    set("PATH", dir_.string() + ":" + saved("PATH").value_or("/usr/bin:/bin"));
+    set("SLURM_CONF", (dir_ / "slurm.conf").string());
+    own_job ? set("SLURM_JOB_ID", std::to_string(*own_job)) : unset("SLURM_JOB_ID");
+  }
+  FakeSqueue(const FakeSqueue&) = delete;
+  FakeSqueue& operator=(const FakeSqueue&) = delete;
+  ~FakeSqueue() {
+    for (const auto& [name, value] : saved_) value ? ::setenv(name.c_str(), value->c_str(), 1) : ::unsetenv(name.c_str());
+  }
+
+  // What squeue was asked, one line per call; empty when it never was.
+  [[nodiscard]] std::string asked() const {
+    return fs::exists(dir_ / "squeue.args") ? read_text_file(dir_ / "squeue.args", "squeue arguments") : "";
+  }
+
+ private:
+  static std::optional<std::string> saved(const char* name) {
+    const char* value = std::getenv(name);
+    return value ? std::optional<std::string>(value) : std::nullopt;
+  }
+  void keep(const char* name) {
+    for (const auto& entry : saved_)
+      if (entry.first == name) return;
+    saved_.emplace_back(name, saved(name));
+  }
+  void set(const char* name, const std::string& value) {
+    keep(name);
+    ::setenv(name, value.c_str(), 1);
+  }
+  void unset(const char* name) {
+    keep(name);
+    ::unsetenv(name);
+  }
+
+  fs::path dir_;
+  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+};
+
+// A study waiting for its controller job 4242 (submitted, its arrays ended or not).
+StudyState waiting_for_controller() {
+  StudyState state;
+  state.phase = Phase::measure;
+  state.controller = 4242;
+  record(state, "controller", "controller job 4242 submitted");
+  return state;
+}
+
+TEST(StudyStep, ByHandIsRefusedWhileTheControllerIsPendingOrRunning) {
+  const fs::path dir = fs::temp_directory_path() / ("study-by-hand-" + std::to_string(::getpid()));
+  const StudyState state = waiting_for_controller();
+  save_state(dir, state);
+  const FakeSqueue squeue(dir / "bin", "4242\n", std::nullopt);  // squeue lists it: pending or running
+  std::ostringstream out;
+  try {
+    step_study(dir, out);
+    FAIL() << "a step by hand ran beside the controller";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "controller job 4242 of the study in " + dir.string() +
+                  " is pending or running and takes the next step itself: wait for it (hetscale study status --dir " +
+                  dir.string() + "), or cancel it (scancel 4242) and run the step again");
+  }
+  EXPECT_TRUE(out.str().empty()) << out.str();
+  EXPECT_EQ(state_json(load_state(dir)), state_json(state));  // untouched
+  // The invoking user's job 4242, asked of squeue.
+  EXPECT_EQ(squeue.asked(), "--noheader --format=%F --user " + slurm::invoking_user_name() + " --jobs 4242\n");
+  // Run inside another job (an allocation of the user's, not the controller): by hand too.
+  {
+    const FakeSqueue in_other_job(dir / "bin-other", "4242\n", 99);
+    EXPECT_THROW(step_study(dir, out), Error);
+    EXPECT_EQ(state_json(load_state(dir)), state_json(state));
+  }
+  fs::remove_all(dir);
+}
+
+// The controller job's own step, and a step by hand once the controller has ended (in any
+// final state: squeue no longer lists it), go on. (Here they go on to the collect stage and
+// fail there: this test's state names no study spec.)
+TEST(StudyStep, TheControllersOwnStepAndAStepAfterItHasEndedGoOn) {
+  const fs::path dir = fs::temp_directory_path() / ("study-own-step-" + std::to_string(::getpid()));
+  for (const bool own : {true, false}) {
+    SCOPED_TRACE(own ? "the controller's own step" : "a step by hand after the controller ended");
+    save_state(dir, waiting_for_controller());
+    const FakeSqueue squeue(dir / (own ? "bin-own" : "bin-ended"), own ? "4242\n" : "",
+                            own ? std::optional<std::uint64_t>(4242) : std::nullopt);
+    std::ostringstream out;
+    try {
+      step_study(dir, out);
+      FAIL() << "the step went on and succeeded without a study spec";
+    } catch (const Error& e) {
+      EXPECT_TRUE(std::string(e.what()).starts_with("study failed in stage collect (measure round 0): ")) << e.what();
+    }
+    EXPECT_EQ(load_state(dir).phase, Phase::failed);  // the step went on
+    // The controller's own step does not ask about itself.
+    EXPECT_EQ(squeue.asked().empty(), own) << squeue.asked();
+  }
   fs::remove_all(dir);
 }
 

@@ -26,6 +26,7 @@ StudyState example() {
   s.round = 1;
   s.arrays = {{"mm", 0, 12, "/d/mm/round1"}, {"mm", 1, 13, "/d/mm/round1"}};
   s.controller = 14;
+  s.study_token = "5e7a90c2";
   record(s, "submitted", "round 1");
   return s;
 }
@@ -38,6 +39,7 @@ TEST(StudyState, RoundTripsThroughItsFile) {
   EXPECT_EQ(state_json(back), state_json(s));
   EXPECT_EQ(back.array_job_ids(), (std::vector<std::uint64_t>{12, 13}));
   EXPECT_EQ(back.controller, std::optional<std::uint64_t>(14));
+  EXPECT_EQ(back.study_token, "5e7a90c2");
   ASSERT_EQ(back.history.size(), 1u);
   EXPECT_EQ(back.history[0].stage, "submitted");
   fs::remove_all(dir);
@@ -63,6 +65,22 @@ TEST(StudyState, KeepsTheTwinNodesGivenOnlyWhenGiven) {
   EXPECT_FALSE(parse_state(state_json(s), "x").twin_nodes.has_value());
   s.twin_nodes = 0;  // --twin-nodes 0: no twin stage
   EXPECT_EQ(parse_state(state_json(s), "x").twin_nodes, std::optional<std::uint32_t>(0));
+}
+
+// A study begun without a token has jobs named without one: its state says none.
+TEST(StudyState, KeepsTheStudyTokenWhenItHasOne) {
+  StudyState s = example();
+  s.study_token.clear();
+  EXPECT_EQ(state_json(s).find("study_token"), std::string::npos);
+  EXPECT_EQ(parse_state(state_json(s), "x").study_token, "");
+  std::string text = state_json(example());
+  text.replace(text.find("\"5e7a90c2\""), 10, "\"5e7a90c2 && x\"");
+  try {
+    (void)parse_state(text, "x.json");
+    FAIL() << "a token that is none was read";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "x.json: study_token must be 8 lowercase hexadecimal digits");
+  }
 }
 
 TEST(StudyState, KeepsTheStageWhoseStepFailed) {
@@ -103,6 +121,15 @@ TEST(StudyStep, ResumeDecisions) {
   EXPECT_EQ(resume_action(s, false, false), ResumeAction::step_now);
   EXPECT_EQ(resume_action(s, false, true), ResumeAction::wait_for_arrays);
   EXPECT_EQ(resume_action(s, true, false), ResumeAction::controller_active);
+}
+
+TEST(StudyStep, RunsAsControllerOnlyInsideTheStatesControllerJob) {
+  StudyState s = example();  // controller 14
+  EXPECT_TRUE(runs_as_controller(s, 14));
+  EXPECT_FALSE(runs_as_controller(s, std::nullopt));  // outside any job: by hand
+  EXPECT_FALSE(runs_as_controller(s, 15));            // inside another job: by hand too
+  s.controller.reset();
+  EXPECT_FALSE(runs_as_controller(s, 14));
 }
 
 TEST(StudyStep, AfterARound) {

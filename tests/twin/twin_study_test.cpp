@@ -113,7 +113,7 @@ TEST_F(TwinStudyTest, PlansTheSetsJobgenPlansWithOneRunPerSetSizeAndRepetition) 
   const twin::SimulatedRound simulated = twin::plan_simulated_round(spec(), site_, platform_, {});
   jobgen::ExperimentSpec renamed = spec();
   renamed.name = "tw-twin";
-  const jobgen::Round jobgen_round = jobgen::plan_round(renamed, site_);
+  const jobgen::Round jobgen_round = jobgen::plan_round(renamed, site_, std::string());
   EXPECT_EQ(simulated.round.spec.name, "tw-twin");
   EXPECT_EQ(simulated.platform_hash, platform_.sha256);
   ASSERT_EQ(simulated.round.sets.size(), jobgen_round.sets.size());

@@ -80,7 +80,9 @@ SimulatedRound plan_simulated_round(jobgen::ExperimentSpec spec, const SiteTable
   }
   if (!is_name(spec.name))
     throw Error(fmt::format("experiment name '{}' may hold only letters, digits, '.', '_' and '-'", spec.name));
-  SimulatedRound out{jobgen::plan_round(spec, site), platform.sha256, options.compute_efficiency.value_or(1), {}};
+  // No study token: the twin's array runs simulations, no set's array (array_job_name).
+  SimulatedRound out{jobgen::plan_round(spec, site, std::string()), platform.sha256,
+                     options.compute_efficiency.value_or(1), {}};
   std::set<std::string> hosts;
   for (std::size_t begin = 0; begin < platform.hostfile.size();) {
     const auto end = platform.hostfile.find('\n', begin);

@@ -33,6 +33,11 @@ std::string read(const fs::path& path) {
   return text.str();
 }
 
+// The study token of the round jobgen wrote into `dir`: in its job names.
+std::string study_token_of(const fs::path& dir) {
+  return json::parse(read(dir / "plan.json")).at("study_token").get<std::string>();
+}
+
 using Jobs = std::vector<slurm::JobRecord>;
 
 // The jobs sacct reports with these names (every user, since yesterday), read as any
@@ -157,14 +162,15 @@ TEST_F(ProductionSite, TasksOfASetNeverOverlapAndNoForeignJobSharesTheirNodes) {
     EXPECT_EQ(script.find("#SBATCH --exclusive\n") != std::string::npos, clean) << script;
     r = run_command({(study / "submit.sh").string()}, 30s);
     ASSERT_TRUE(r.ok()) << r.describe();
+    const std::string set0 = name + "-" + study_token_of(study) + "-set0";
     for (const char* node : {"n1", "n2"}) {
       r = run_command({"sbatch", "--parsable", "--job-name=" + name + "-foreign", "--partition=shared",
                        "--oversubscribe", "--nodelist", node, "--ntasks=1", "--output=/dev/null", "--wrap", "sleep 2"},
                       30s);
       ASSERT_TRUE(r.ok()) << r.describe();
     }
-    const Jobs jobs = wait_for_jobs(name + "-set0," + name + "-foreign", 7, 120s);
-    const auto tasks = task_intervals(jobs, name + "-set0");
+    const Jobs jobs = wait_for_jobs(set0 + "," + name + "-foreign", 7, 120s);
+    const auto tasks = task_intervals(jobs, set0);
     ASSERT_EQ(tasks.size(), 5U) << dump(jobs);
     std::size_t overlaps = 0;
     for (std::size_t i = 0; i < tasks.size(); ++i)
@@ -221,7 +227,8 @@ TEST_F(ProductionSite, StatusMatchesSacctAndResubmitCompletesAKilledTask) {
   ASSERT_TRUE(running) << "array task 2 never ran: " << r.describe();
   r = run_command({"scancel", array_job + "_2"}, 30s);
   ASSERT_TRUE(r.ok()) << r.describe();
-  const Jobs jobs = wait_for_jobs("site-resubmit-set0", 3, 60s);
+  const std::string token = study_token_of(study);
+  const Jobs jobs = wait_for_jobs("site-resubmit-" + token + "-set0", 3, 60s);
 
   r = run_command({HETSCALE_EXECUTABLE, "collect", "--db", db.uri(), study.string()}, 60s);
   ASSERT_TRUE(r.ok()) << r.describe();
@@ -246,8 +253,10 @@ TEST_F(ProductionSite, StatusMatchesSacctAndResubmitCompletesAKilledTask) {
   ASSERT_TRUE(r.ok()) << r.describe();
   EXPECT_NE(r.out.find("round 0 set 0 array task 2 (N=1600): failed (CANCELLED, job"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("submitted set0.sbatch as job"), std::string::npos) << r.out;
-  EXPECT_NE(read(again / "set0.sbatch").find("#SBATCH --job-name=site-resubmit-r1-set0"), std::string::npos);
-  wait_for_jobs("site-resubmit-r1-set0", 1, 90s);
+  // The study's next round: its token, the next round's number.
+  EXPECT_NE(read(again / "set0.sbatch").find("#SBATCH --job-name=site-resubmit-" + token + "-r1-set0\n"),
+            std::string::npos);
+  wait_for_jobs("site-resubmit-" + token + "-r1-set0", 1, 90s);
   r = run_command({HETSCALE_EXECUTABLE, "collect", "--db", db.uri(), again.string()}, 60s);
   ASSERT_TRUE(r.ok()) << r.describe();
 

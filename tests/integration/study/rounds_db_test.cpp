@@ -17,6 +17,7 @@
 #include "hetscale/collector/pg.hpp"
 #include "hetscale/collector/slurm_jobs.hpp"
 #include "hetscale/jobgen/experiment_spec.hpp"
+#include "hetscale/jobgen/scripts.hpp"
 #include "hetscale/site/site_table.hpp"
 #include "hetscale/slurm/queries.hpp"
 #include "hetscale/study/rounds.hpp"
@@ -26,6 +27,8 @@
 
 namespace hetscale::test {
 namespace {
+
+const std::string study_token = "0a1b2c3d";  // fixed: the same job names on every run
 
 namespace fs = std::filesystem;
 
@@ -49,7 +52,7 @@ class RoundsFromDatabase : public ::testing::Test {
     if (const char* conf = std::getenv("SLURM_CONF")) saved_conf_ = conf;
     ::setenv("SLURM_CONF", (root_ / "no-slurm.conf").c_str(), 1);  // mm.toml names partition "batch"
     const jobgen::Round planned =
-        jobgen::plan_round(jobgen::load_experiment_spec(spec_file), load_site_table(site_file));
+        jobgen::plan_round(jobgen::load_experiment_spec(spec_file), load_site_table(site_file), study_token);
     round0_ = study::write_new_round(
         planned, study::jobgen_round_check(planned, "", false), {first_, [] { return std::string("/opt/k"); }},
         {{"experiment.toml", read_text_file(spec_file, "experiment spec"), false},
@@ -151,25 +154,30 @@ TEST_F(RoundsFromDatabase, AResubmissionNeedsSlurmsAccounting) {
   EXPECT_FALSE(fs::exists(root_ / "again"));
 }
 
+// A job of task 0 of an array of that name, collected from a jobcomp file (the job states
+// where no accounting answers).
+slurm::JobRecord stored_job(std::uint64_t id, const std::string& name, const std::string& user,
+                            const std::string& state) {
+  slurm::JobRecord job;
+  job.cluster = "hetscale";
+  job.job_id = id;
+  job.array_job_id = id;
+  job.array_task_id = 0;
+  job.job_name = name;
+  job.user_name = user;
+  job.state = state;
+  job.start_time = "2026-11-20T10:00:00";
+  job.end_time = "2026-11-20T10:05:00";
+  return job;
+}
+
 TEST_F(RoundsFromDatabase, TaskStatesComeFromTheInvokingUsersJobsOnly) {
   collect_first();
-  // Where no accounting answers, the collected jobs: the study's own task 0 of set 0 and a
-  // newer job of another user with the same name (job names are unique only per user).
-  const auto stored_job = [](std::uint64_t id, const std::string& user, const std::string& state) {
-    slurm::JobRecord job;
-    job.cluster = "hetscale";
-    job.job_id = id;
-    job.array_job_id = id;
-    job.array_task_id = 0;
-    job.job_name = "mm-scaling-set0";
-    job.user_name = user;
-    job.state = state;
-    job.start_time = "2026-11-20T10:00:00";
-    job.end_time = "2026-11-20T10:05:00";
-    return job;
-  };
-  const std::vector<slurm::JobRecord> jobs = {stored_job(100, slurm::invoking_user_name(), "COMPLETED"),
-                                              stored_job(200, "someone-else", "FAILED")};
+  // The study's own task 0 of set 0 and a newer job of another user with the same name
+  // (job names are unique only per user).
+  const std::string name = jobgen::array_job_name(round0_, round0_.sets[0]);
+  const std::vector<slurm::JobRecord> jobs = {stored_job(100, name, slurm::invoking_user_name(), "COMPLETED"),
+                                              stored_job(200, name, "someone-else", "FAILED")};
   auto conn = pg::Connection::open(db_.uri());
   (void)collector::load_slurm_jobs_batch(conn, jobs, "test");
   const study::ExperimentProgress progress =
@@ -183,6 +191,34 @@ TEST_F(RoundsFromDatabase, TaskStatesComeFromTheInvokingUsersJobsOnly) {
     EXPECT_EQ(t.slurm_state, "COMPLETED");
   }
   EXPECT_TRUE(seen);
+}
+
+// Another study of the same experiment by the same user (another directory, another study
+// token): its jobs, however new, are none of this study's tasks.
+TEST_F(RoundsFromDatabase, TaskStatesLeaveOutTheJobsOfAnotherStudyOfTheExperiment) {
+  collect_first();
+  jobgen::Round other = round0_;
+  other.study_token = "ffff0000";
+  const std::string user = slurm::invoking_user_name();
+  const std::vector<slurm::JobRecord> jobs = {
+      stored_job(100, jobgen::array_job_name(round0_, round0_.sets[0]), user, "COMPLETED"),
+      stored_job(200, jobgen::array_job_name(other, other.sets[0]), user, "FAILED")};
+  auto conn = pg::Connection::open(db_.uri());
+  (void)collector::load_slurm_jobs_batch(conn, jobs, "test");
+  const study::ExperimentProgress progress =
+      study::experiment_progress(db_.uri(), "mm-scaling", [](LineKind, const std::string&) {});
+  EXPECT_EQ(progress.job_source, "slurm_jobs");
+  std::size_t with_jobs = 0;
+  for (const auto& t : progress.tasks) {
+    if (!t.job_id) continue;
+    ++with_jobs;
+    EXPECT_EQ(t.task.round, 0U);
+    EXPECT_EQ(t.task.set_index, 0U);
+    EXPECT_EQ(t.task.array_index, 0U);
+    EXPECT_EQ(t.job_id, std::optional<std::uint64_t>(100));
+    EXPECT_EQ(t.slurm_state, "COMPLETED");
+  }
+  EXPECT_EQ(with_jobs, 1U);
 }
 
 }  // namespace

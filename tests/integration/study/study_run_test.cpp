@@ -2,8 +2,9 @@
 // a two-round study finishes with no command typed in between, the stage-by-stage path
 // gives the same plans, runs and report, a cancelled controller is resumed, a bad spec or
 // a drained member of round 0 is refused before anything is submitted (or the member
-// replaced on request), and a drained member of a later round fails the step until the
-// node is resumed.
+// replaced on request), a drained member of a later round fails the step until the
+// node is resumed, and a step by hand is refused while the study is being submitted or its
+// controller is pending.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -41,6 +42,26 @@ std::size_t queued(const std::string& name) {
   const auto r = run_command({"squeue", "--noheader", "--name", name}, 30s);
   if (!r.ok()) throw std::runtime_error(r.describe());
   return split_lines(r.out).size();
+}
+
+// The jobs sacct reports (every user, since yesterday) whose names start with `prefix`: an
+// experiment's, whatever study token its names carry.
+std::vector<slurm::JobRecord> sacct_jobs_named_from(const std::string& prefix) {
+  const auto r = run_command({"sacct", "--json", "--allusers", "--starttime", "now-1days"}, 60s);
+  if (!r.ok()) throw std::runtime_error(r.describe());
+  std::vector<slurm::JobRecord> jobs = slurm::read_sacct_json(r.out, "sacct --json");
+  std::erase_if(jobs, [&](const slurm::JobRecord& job) { return !job.job_name.starts_with(prefix); });
+  return jobs;
+}
+
+// The jobs in the queue whose names start with `prefix`.
+std::size_t queued_named_from(const std::string& prefix) {
+  const auto r = run_command({"squeue", "--noheader", "--format=%200j"}, 30s);
+  if (!r.ok()) throw std::runtime_error(r.describe());
+  std::size_t n = 0;
+  for (const std::string& line : split_lines(r.out))
+    if (line.starts_with(prefix)) ++n;
+  return n;
 }
 
 class StudyRun : public ::testing::Test {
@@ -86,19 +107,32 @@ class StudyRun : public ::testing::Test {
     return spec;
   }
 
-  // Cancels the study's jobs still queued (arrays of round 0 and controllers).
+  // The study's token, from its state.
+  [[nodiscard]] std::string study_token() const {
+    return json::parse(read(dir_ / "study" / "study.state")).at("study_token").get<std::string>();
+  }
+
+  // The job name of a set's array in a round of the study (docs/experiment-spec.md).
+  [[nodiscard]] std::string array_name(int set, int round = 0) const {
+    return experiment_ + "-" + study_token() + (round == 0 ? "" : "-r" + std::to_string(round)) + "-set" +
+           std::to_string(set);
+  }
+
+  // Cancels the study's jobs still queued (arrays and controllers), whatever their token.
   void cancel_jobs() {
-    for (const char* job : {"-set0", "-set1", "-controller"})
-      (void)run_command({"scancel", "--name", experiment_ + job}, 30s);
-    for (int i = 0; i < 60 && queued(experiment_ + "-set0") + queued(experiment_ + "-set1") +
-                                      queued(experiment_ + "-controller") > 0; ++i)
-      std::this_thread::sleep_for(500ms);
+    const auto r = run_command({"squeue", "--noheader", "--format=%F %200j"}, 30s);
+    for (const std::string& line : split_lines(r.out)) {
+      const auto space = line.find(' ');
+      if (space != std::string::npos && line.substr(space + 1).starts_with(experiment_ + "-"))
+        (void)run_command({"scancel", line.substr(0, space)}, 30s);
+    }
+    for (int i = 0; i < 60 && queued_named_from(experiment_ + "-") > 0; ++i) std::this_thread::sleep_for(500ms);
   }
 
   // Waits (up to `limit`) until round 0's arrays have left the queue.
   void wait_for_round_zero(std::chrono::seconds limit) {
     const auto deadline = std::chrono::steady_clock::now() + limit;
-    while (queued(experiment_ + "-set0") + queued(experiment_ + "-set1") > 0) {
+    while (queued(array_name(0)) + queued(array_name(1)) > 0) {
       ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "round 0's arrays still queued";
       std::this_thread::sleep_for(1s);
     }
@@ -308,9 +342,8 @@ TEST_F(StudyRun, BadSpecIsRefusedBeforeAnythingIsSubmitted) {
     EXPECT_NE(r.err.find(c.message), std::string::npos) << r.describe();
     EXPECT_FALSE(fs::exists(dir_ / "study" / "study.state"));
   }
-  EXPECT_EQ(queued(experiment_ + "-controller"), 0u);
-  EXPECT_TRUE(sacct_jobs(experiment_ + "-controller").empty());
-  EXPECT_TRUE(sacct_jobs(experiment_ + "-set0").empty());
+  EXPECT_EQ(queued_named_from(experiment_ + "-"), 0u);
+  EXPECT_TRUE(sacct_jobs_named_from(experiment_ + "-").empty());
 }
 
 // The sets are {n1, n2} and {n1, n2, n3, n4} (testbed: n1 head, n2-n3 full, n4-n5 half);
@@ -325,10 +358,8 @@ TEST_F(StudyRun, DrainedMemberOfRoundZeroIsRefusedOrReplacedOnRequest) {
             "their groups)\n");
   EXPECT_FALSE(fs::exists(dir_ / "study" / "study.state"));
   EXPECT_FALSE(fs::exists(dir_ / "study" / experiment_ / "round0"));
-  EXPECT_EQ(queued(experiment_ + "-set0") + queued(experiment_ + "-set1") + queued(experiment_ + "-controller"), 0u);
-  EXPECT_TRUE(sacct_jobs(experiment_ + "-set0").empty());
-  EXPECT_TRUE(sacct_jobs(experiment_ + "-set1").empty());
-  EXPECT_TRUE(sacct_jobs(experiment_ + "-controller").empty());
+  EXPECT_EQ(queued_named_from(experiment_ + "-"), 0u);
+  EXPECT_TRUE(sacct_jobs_named_from(experiment_ + "-").empty());
 
   fs::remove_all(dir_ / "study");
   const auto replaced = run_study(write_specs_replacing_unavailable(), db_.uri(), false);
@@ -341,8 +372,10 @@ TEST_F(StudyRun, DrainedMemberOfRoundZeroIsRefusedOrReplacedOnRequest) {
   const json plan = json::parse(read(round0 / "plan.json"));
   EXPECT_EQ(plan["machine_sets"][1]["nodes"], json::parse(R"(["n1", "n2", "n3", "n5"])"));
   EXPECT_NE(read(round0 / "set1.sbatch").find("#SBATCH --nodelist=n[1-3,5]\n"), std::string::npos);
-  // Submitted on the replacement: in the queue (pending on set 0), in the state.
-  EXPECT_GE(queued(experiment_ + "-set1"), 1u);
+  // Submitted on the replacement: in the queue (pending on set 0), by the study's name, in the
+  // state.
+  EXPECT_NE(read(round0 / "set1.sbatch").find("\n#SBATCH --job-name=" + array_name(1) + "\n"), std::string::npos);
+  EXPECT_GE(queued(array_name(1)), 1u);
   const json state = json::parse(read(dir_ / "study" / "study.state"));
   ASSERT_EQ(state["arrays"].size(), 2u) << state.dump();
   EXPECT_EQ(state["arrays"][1]["set"], 1);
@@ -369,7 +402,7 @@ TEST_F(StudyRun, DrainedMemberOfALaterRoundFailsTheStepUntilResumed) {
     EXPECT_EQ(state["stage"], "failed");
     EXPECT_EQ(state["failed_stage"], "measure");
     EXPECT_EQ(state["round"], 0);
-    EXPECT_TRUE(sacct_jobs(experiment_ + "-r1-set0").empty());
+    EXPECT_TRUE(sacct_jobs(array_name(0, 1)).empty());
   }
   // The node resumed: resume takes the failed step again, and the study finishes.
   const auto resumed = hetscale({"study", "resume", "--dir", (dir_ / "study").string(), "--wait"}, 480s);
@@ -377,6 +410,78 @@ TEST_F(StudyRun, DrainedMemberOfALaterRoundFailsTheStepUntilResumed) {
   EXPECT_NE(resumed.out.find("done: study done"), std::string::npos) << resumed.out;
   EXPECT_EQ(db_.scalar("SELECT max(round) FROM hetscale.plan_rounds"), "1");
   expect_each_run_once();
+}
+
+// `study run` holds the study's lock while it submits: a step started meanwhile is refused,
+// naming the process of `study run`, and the study is submitted all the same.
+TEST_F(StudyRun, AStepWhileTheStudyIsSubmittedIsRefused) {
+  const fs::path spec = write_specs();
+  const fs::path study = dir_ / "study";
+  fs::create_directories(study);
+  // `study run` with an sbatch that answers a second late (so that its submission takes a
+  // while); the step as soon as the lock file names the process of `study run` (it writes
+  // its pid once it holds the lock).
+  const fs::path slow = dir_ / "slow-sbatch";
+  fs::create_directories(slow);
+  const auto real = run_command({"sh", "-c", "command -v sbatch"}, 30s);
+  ASSERT_TRUE(real.ok()) << real.describe();
+  std::ofstream(slow / "sbatch") << "#!/bin/sh\nsleep 1\nexec '" << split_lines(real.out).at(0) << "' \"$@\"\n";
+  fs::permissions(slow / "sbatch", fs::perms::owner_all);
+  const auto r = run_command(
+      {"sh", "-c",
+       "PATH=\"$6:$PATH\" \"$0\" study run \"$1\" --site \"$2\" --db \"$3\" --dir \"$4\" --kernel-dir \"$5\" "
+       ">/dev/null & run=$!\n"
+       "echo \"run $run\"\n"
+       "for i in $(seq 3000); do grep -qx \"$run\" \"$4/study.lock\" 2>/dev/null && break; sleep 0.01; done\n"
+       "\"$0\" study step --dir \"$4\"; echo \"step $?\"\n"
+       "wait $run; echo \"run exit $?\"\n",
+       HETSCALE_EXECUTABLE, spec.string(), (dir_ / "site.toml").string(), db_.uri(), study.string(),
+       HETSCALE_KERNEL_DIR, slow.string()},
+      480s);
+  ASSERT_TRUE(r.ok()) << r.describe();
+  const auto lines = split_lines(r.out);
+  ASSERT_EQ(lines.size(), 3u) << r.describe();
+  ASSERT_TRUE(lines[0].starts_with("run ")) << r.describe();
+  const std::string run_pid = lines[0].substr(4);
+  EXPECT_EQ(lines[1], "step 1") << r.describe();
+  EXPECT_EQ(r.err, "hetscale study step: a hetscale study run, step or resume of the study in " + study.string() +
+                       " is already running (process " + run_pid + ", lock " + (study / "study.lock").string() + ")\n")
+      << r.describe();
+  EXPECT_EQ(lines[2], "run exit 0") << r.describe();
+  const json state = json::parse(read(study / "study.state"));
+  EXPECT_EQ(state["arrays"].size(), 2u) << state.dump();
+  EXPECT_EQ(queued(experiment_ + "-controller"), 1u);  // the study's own, no other
+  cancel_jobs();
+}
+
+// A step by hand while the study's controller job is pending (here on round 0's arrays) is
+// refused, naming the job, and changes nothing; once the controller is cancelled, the step
+// goes on (round 0's arrays still active: a controller that waits on them).
+TEST_F(StudyRun, AStepByHandWaitsForAPendingControllerAndGoesOnOnceItHasEnded) {
+  const auto r = run_study(write_specs(), db_.uri(), false);
+  ASSERT_TRUE(r.ok()) << r.describe();
+  const fs::path study = dir_ / "study";
+  const std::string submitted = read(study / "study.state");
+  const std::string controller = std::to_string(json::parse(submitted)["controller"].get<std::uint64_t>());
+  const auto refused = hetscale({"study", "step", "--dir", study.string()});
+  EXPECT_EQ(refused.exit_code, 1) << refused.describe();
+  EXPECT_EQ(refused.err, "hetscale study step: controller job " + controller + " of the study in " + study.string() +
+                             " is pending or running and takes the next step itself: wait for it (hetscale study "
+                             "status --dir " + study.string() + "), or cancel it (scancel " + controller +
+                             ") and run the step again\n")
+      << refused.describe();
+  EXPECT_EQ(read(study / "study.state"), submitted);
+  EXPECT_EQ(queued(experiment_ + "-controller"), 1u);  // no second controller
+
+  ASSERT_TRUE(run_command({"scancel", controller}, 30s).ok());
+  for (int i = 0; i < 60 && queued(experiment_ + "-controller") > 0; ++i) std::this_thread::sleep_for(500ms);
+  ASSERT_EQ(queued(experiment_ + "-controller"), 0u);
+  const auto step = hetscale({"study", "step", "--dir", study.string()}, 300s);
+  ASSERT_TRUE(step.ok()) << step.describe();
+  const json after = json::parse(read(study / "study.state"));
+  EXPECT_GT(after["history"].size(), json::parse(submitted)["history"].size()) << after.dump();
+  EXPECT_NE(after["controller"], json::parse(submitted)["controller"]) << after.dump();
+  cancel_jobs();
 }
 
 }  // namespace

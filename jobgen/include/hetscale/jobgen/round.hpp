@@ -46,19 +46,26 @@ struct Round {
   SiteTable site;        // restricted to the spec's `nodes` when given
   std::vector<RoundSet> sets;
   std::uint32_t number = 0;  // 0: the first round, k: the k-th refinement round
+  // The study's token (hetscale/site/study_token.hpp), the same in every round of a study:
+  // part of its array job names (array_job_name). Empty in a round of a plan without one
+  // (an older jobgen's) and in the twin's rounds, whose arrays are no sets' arrays.
+  std::string study_token;
 };
 
 /// Whether any set of the round has sizes to run (an array to submit).
 bool has_jobs(const Round& round);
 
-/// Round 0: the spec applied to the site. Throws ConfigError at the spec's key for a set larger
+/// Round 0 of the study whose token is `study_token` (new_study_token() for a new study;
+/// empty for the twin's rounds): the spec applied to the site. Throws Error for a token that
+/// is neither empty nor a study token, and ConfigError at the spec's key for a set larger
 /// than the eligible nodes, a node the site table does not know, more tasks per node than a
 /// node has processors, or sets that cannot be formed.
-Round plan_round(const ExperimentSpec& spec, const SiteTable& site);
+Round plan_round(const ExperimentSpec& spec, const SiteTable& site, const std::string& study_token);
 
 /// The round with each node named in `replacements` swapped for its replacement in every
 /// set (so the sets stay nested), and the members, C and sizes that follow from the new
-/// nodes. The replacements must be nodes of the round's site of the same group.
+/// nodes; its number and study token unchanged. The replacements must be nodes of the
+/// round's site of the same group.
 Round with_replaced_nodes(const Round& round, const std::map<std::string, std::string>& replacements);
 
 }  // namespace hetscale::jobgen

@@ -25,14 +25,14 @@ struct GeneratedFile {
 GeneratedFile spec_copy(std::filesystem::path path, const std::string& text);
 
 /// The round as the plan file records it (docs/plan-file.md; written with the site library's
-/// to_json, read by the collector), with the spec's text and [refine] settings and the
-/// round's number. `created` is the ISO 8601 UTC time to record.
+/// to_json, read by the collector), with the spec's text and [refine] settings, the
+/// round's number and the study's token. `created` is the ISO 8601 UTC time to record.
 RoundPlan plan_of_round(const Round& round, const std::string& created);
 
 /// The round a plan records, back: its site, sets, members (tasks per node as the plan's
-/// `processors`), parameter values and number, with `spec` (the one the plan was made
-/// from). plan_of_round(round_from_plan(spec, plan), created) gives the plan again. Throws
-/// Error when the plan is not of the spec's experiment.
+/// `processors`), parameter values, number and study token, with `spec` (the one the plan
+/// was made from). plan_of_round(round_from_plan(spec, plan), created) gives the plan
+/// again. Throws Error when the plan is not of the spec's experiment.
 Round round_from_plan(const ExperimentSpec& spec, const RoundPlan& plan);
 
 /// set<k>.sbatch, hosts/set<k>.txt where needed, submit.sh and plan.json.

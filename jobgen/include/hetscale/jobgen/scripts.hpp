@@ -16,8 +16,10 @@ struct RenderOptions {
   std::string kernel_dir = "/usr/local/bin";
 };
 
-/// The Slurm job name of a set's array: "<experiment>-set<k>" in the first round,
-/// "<experiment>-r<round>-set<k>" in a later round (how `hetscale status` finds its jobs).
+/// The Slurm job name of a set's array, the one home of its form: "<experiment>-<token>-set<k>"
+/// in the first round, "<experiment>-<token>-r<round>-set<k>" in a later round, <token> the
+/// study's (Round::study_token; a round without one has names without it). How `hetscale
+/// status` and `jobgen --resubmit` find the study's jobs, and only its own.
 std::string array_job_name(const Round& round, const RoundSet& set);
 
 /// "set<k>.sbatch".

@@ -62,6 +62,9 @@ struct RoundPlan {
   std::string created;                 // ISO 8601 UTC time the plan was written
   std::optional<std::uint32_t> round;  // 0: the first round, k: the k-th refinement; absent
                                        // in plans of older jobgens
+  std::optional<std::string> study_token;  // the study's (site/study_token.hpp), in its array
+                                           // job names; absent in plans of older jobgens and
+                                           // of the twin's rounds
   PlanExperiment experiment;
   PlanSite site;
   std::vector<PlannedSet> machine_sets;  // index i at position i

@@ -44,8 +44,13 @@ struct AccountingQuery {
 };
 
 /// The user this process runs as (the password database's name of the effective uid, else
-/// $USER): whose jobs `sacct --user` asks for. Throws Error when neither names one.
+/// $USER): whose jobs `sacct --user` and `squeue --user` ask for. Throws Error when neither
+/// names one.
 std::string invoking_user_name();
+
+/// The Slurm job this process runs in (SLURM_JOB_ID, as slurmstepd sets it in a job's
+/// environment), or none outside a job.
+std::optional<std::uint64_t> own_job_id();
 
 /// Runs `sacct --json` with the given arguments (no shell), in whatever data_parser
 /// version the release writes by default (read_sacct_json reads them all).
@@ -72,8 +77,9 @@ std::string submit_round(const std::string& directory);
 std::uint64_t submit_job(const std::string& script, const std::string& directory,
                          const std::vector<std::uint64_t>& after_any = {});
 
-/// Which of `job_ids` (array or single jobs) still have a task pending or running
-/// (`squeue`). Throws Error when Slurm cannot be asked.
+/// Which of `job_ids` (array or single jobs) of the invoking user still have a task pending
+/// or running (`squeue --user <invoking user> --jobs ...`). Throws Error when Slurm cannot
+/// be asked.
 std::vector<std::uint64_t> active_jobs(const std::vector<std::uint64_t>& job_ids);
 
 struct NodeStatesQuery {

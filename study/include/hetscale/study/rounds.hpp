@@ -36,9 +36,9 @@ RefinementInput refinement_from_database(const std::string& db, const std::strin
 
 /// From the round directories `dirs` (the first round's, then every round since, in
 /// order): the first one's spec and site table (planned again, and copied into the next
-/// round's directory), the number of the last; the runs from their records or, with `db`,
-/// from the database. Throws OptionValueError when the first directory holds another
-/// experiment than `experiment`.
+/// round's directory) and its plan's study token, the number of the last; the runs from
+/// their records or, with `db`, from the database. Throws OptionValueError when the first
+/// directory holds another experiment than `experiment`.
 RefinementInput refinement_from_directories(const std::string& experiment,
                                             const std::vector<std::filesystem::path>& dirs, const std::string& db);
 

@@ -34,12 +34,15 @@ struct RunOptions {
 /// Checks the spec, every experiment spec, the site table, the database (reachable and
 /// migrated) and every generated script (sbatch --test-only) before submitting anything;
 /// the first fault throws with nothing submitted. Then loads round 0's plans, submits the
-/// arrays and the controller, and writes the state.
+/// arrays and the controller, and writes the state. Holds the study's lock (DIR/study.lock)
+/// throughout, as a step does: a step started meanwhile is refused.
 StudyState run_study(const RunOptions& options, std::ostream& out);
 
 /// What a controller job does: collect the phase's arrays, then submit the next round (or
 /// re-run) with a successor controller, or finish the study. A failure marks the study
-/// failed (the stage named) and is thrown.
+/// failed (the stage named) and is thrown. Run by hand (not as the state's controller job,
+/// runs_as_controller), it is refused, the study untouched, while that controller is
+/// pending or running.
 StudyState step_study(const std::filesystem::path& dir, std::ostream& out);
 
 /// After a cancelled or crashed controller: nothing while a controller of the study is

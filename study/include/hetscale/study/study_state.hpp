@@ -42,6 +42,9 @@ struct StudyState {
   std::string partitions;  // where equalize writes its partition files (the plugin's partitions=)
   std::string hetscale;    // the executable the controller jobs run
   std::optional<std::uint32_t> twin_nodes;  // instead of the spec's [twin] nodes (0: no twin)
+  // The study's token (hetscale/site/study_token.hpp), drawn by `study run`: in every array
+  // job name of its rounds. Empty in the state of a study begun without one.
+  std::string study_token;
   Phase phase = Phase::measure;
   std::uint32_t round = 0;
   std::vector<SubmittedArray> arrays;       // of the current phase

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "hetscale/study/study_state.hpp"
 
@@ -16,6 +17,12 @@ enum class ResumeAction {
 };
 /// A failed study is resumed as the phase whose step failed (its failed_phase).
 ResumeAction resume_action(const StudyState& state, bool controller_active, bool arrays_active);
+
+/// Whether a step runs as the study's own controller job: the Slurm job it runs in
+/// (`own_job`, SLURM_JOB_ID; none outside a job) is the controller the state records. Any
+/// other step (one run by hand) must not run while that controller is pending or running:
+/// it takes the step itself when it starts, and two steps would have acted.
+bool runs_as_controller(const StudyState& state, std::optional<std::uint64_t> own_job);
 
 /// After round `round` of every experiment is collected: another refinement round while
 /// `round < max_rounds` (when it has sizes to run), then the equalized re-run when asked,
