@@ -58,7 +58,8 @@ TEST(Migrations, EmbedsTheNumberedFilesInOrder) {
   EXPECT_STREQ(all[12].name, "shared_rows");
   EXPECT_STREQ(all[13].name, "writer_logins");
   EXPECT_STREQ(all[14].name, "weights_digest");
-  EXPECT_EQ(latest_schema_version(), 15);
+  EXPECT_STREQ(all[15].name, "run_outcome");
+  EXPECT_EQ(latest_schema_version(), 16);
 }
 
 TEST(Migrations, FromEmptyAppliesAllAndRecordsTheVersion) {
@@ -67,13 +68,14 @@ TEST(Migrations, FromEmptyAppliesAllAndRecordsTheVersion) {
   EXPECT_EQ(collector::schema_version(conn), 0);
   const MigrationReport report = migrate(conn);
   EXPECT_EQ(report.from_version, 0);
-  EXPECT_EQ(report.to_version, 15);
-  EXPECT_EQ(report.applied, (std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}));
-  EXPECT_EQ(collector::schema_version(conn), 15);
+  EXPECT_EQ(report.to_version, 16);
+  EXPECT_EQ(report.applied, (std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}));
+  EXPECT_EQ(collector::schema_version(conn), 16);
   EXPECT_EQ(
       db.scalar("SELECT string_agg(name, ',' ORDER BY version) FROM hetscale.schema_migrations"),
       "tables,roles,views,partitions_predictions,within_tolerance,plan_rounds,explicit_grants,"
-      "run_engine,availability,slurm_cluster,owners,view_owners,shared_rows,writer_logins,weights_digest");
+      "run_engine,availability,slurm_cluster,owners,view_owners,shared_rows,writer_logins,weights_digest,"
+      "run_outcome");
   EXPECT_NO_THROW(collector::require_current_schema(conn));
 }
 
