@@ -299,8 +299,19 @@ TEST_F(ProductionSite, AProgramThatWritesNoRecordIsTimedFromOutside) {
       "command = 'sh -c \"sleep 0.{N}; [ {N} -ne 3 ] || exit 3\"'\nworkload = \"1000*N\"\n\n"
       "[parameter]\nvalues = [1, 2, 3]\n\n[machine_sets]\nstart = 2\nmax = 2\nnodes = \"n[1-2]\"\n\n"
       "[slurm]\ntime_limit = \"5\"\nmpi = \"none\"\n";
+  // The testbed's declared speeds are factors, which give no E_s: the same layout's site
+  // table with the factors read as Mflops (`hetscale groups --declared`) gives one.
+  const fs::path site = dir_ / "site-mflops.toml";
+  auto r = run_command({HETSCALE_EXECUTABLE, "groups", "--declared", (tb_.dir / "layout.txt").string(),
+                        "--site-name", "testbed-mflops", "--speed-unit", "Mflops", "-o", site.string()},
+                       60s);
+  ASSERT_TRUE(r.ok()) << r.describe();
+  std::ofstream(dir_ / "experiment.toml") << spec;
   const fs::path study = dir_ / "round0";
-  auto r = jobgen(spec, study);
+  r = run_command({HETSCALE_EXECUTABLE, "jobgen", "--site", site.string(), "--experiment",
+                   (dir_ / "experiment.toml").string(), "-o", study.string(), "--kernel-dir",
+                   HETSCALE_KERNEL_DIR},
+                  60s);
   ASSERT_TRUE(r.ok()) << r.describe();
   const std::string script = read(study / "set0.sbatch");
   EXPECT_NE(script.find("record step --code "), std::string::npos) << script;
@@ -348,8 +359,8 @@ TEST_F(ProductionSite, AProgramThatWritesNoRecordIsTimedFromOutside) {
 
   r = run_command({HETSCALE_EXECUTABLE, "collect", "--db", db.uri(), study.string()}, 60s);
   ASSERT_TRUE(r.ok()) << r.describe();
-  EXPECT_EQ(db.scalar("SELECT string_agg((parameters ->> 'N') || ' ' || timed_by || ' ' || "
-                      "coalesce(exit_status::text, 'NULL'), ', ' ORDER BY (parameters ->> 'N')::int) "
+  EXPECT_EQ(db.scalar("SELECT string_agg((parameters ->> 'N')::double precision || ' ' || timed_by || ' ' || "
+                      "coalesce(exit_status::text, 'NULL'), ', ' ORDER BY (parameters ->> 'N')::double precision) "
                       "FROM hetscale.runs"),
             "1 step 0, 2 step 0, 3 step 3");
   // E_s of the steps that exited 0, none of the failed one.
