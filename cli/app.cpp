@@ -27,6 +27,7 @@ void register_all(CLI::App& app, Context& context) {
   register_status(app, context);
   register_config(app, context);
   register_study(app, context);
+  register_record(app, context);
 }
 
 std::string command_path(const CLI::App& app) {
@@ -88,7 +89,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     err << command_path(app) << ": internal error: " << e.what() << '\n';
     return 1;
   }
-  return 0;
+  return context.exit_code;
 }
 
 }  // namespace hetscale::cli

@@ -39,14 +39,15 @@ Table set_table(const std::vector<jobgen::SetStatus>& sets) {
 }
 
 Table task_table(const std::vector<jobgen::TaskStatus>& tasks, const std::string& parameter) {
-  Table t{{"round", "set", "array_task", parameter, "state", "job_id", "slurm_state", "collected", "missing"}, {}};
+  Table t{{"round", "set", "array_task", parameter, "state", "job_id", "slurm_state", "collected", "missing", "note"},
+          {}};
   for (const auto& s : tasks) {
     const auto n = [](std::size_t v) { return static_cast<std::int64_t>(v); };
     t.rows.push_back({n(s.task.round), n(s.task.set_index), n(s.task.array_index), s.task.parameter,
                       std::string(jobgen::to_string(s.state)),
                       s.job_id ? Cell(static_cast<std::int64_t>(*s.job_id)) : Cell(),
                       s.slurm_state.empty() ? Cell() : Cell(s.slurm_state), repetitions_text(s.collected),
-                      repetitions_text(s.missing)});
+                      repetitions_text(s.missing), s.note.empty() ? Cell() : Cell(s.note)});
   }
   return t;
 }

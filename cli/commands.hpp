@@ -12,6 +12,7 @@ namespace hetscale::cli {
 struct Context {
   std::ostream& out;
   std::ostream& err;
+  int exit_code = 0;  // a subcommand that passes on another program's exit status sets it
 };
 
 /// Bad usage found after parsing (a malformed option value): exit code 2.
@@ -37,6 +38,7 @@ void register_twin(CLI::App& app, Context& context);
 void register_status(CLI::App& app, Context& context);
 void register_config(CLI::App& app, Context& context);
 void register_study(CLI::App& app, Context& context);
+void register_record(CLI::App& app, Context& context);
 
 /// Parses argv and runs the chosen subcommand. Returns the process exit code:
 /// 0 success, 1 a hetscale::Error (bad input file, failed computation), 2 bad usage.

@@ -66,7 +66,7 @@ constexpr const char* run_columns = R"sql(
   marked_speed, speed_unit, weights_source, set_index, repetition, slurm_job_id,
   slurm_array_job_id, slurm_array_task_id, slurm_step_id, node_list, start_time, end_time,
   verified, fingerprint, source_file, source_line, engine, platform_hash, slurm_cluster,
-  weights_digest)sql";
+  weights_digest, timed_by, exit_status)sql";
 
 std::string copy_runs(std::string_view table) {
   return fmt::format("COPY {} ({}) FROM STDIN", table, run_columns);
@@ -179,6 +179,12 @@ void run_row_rest(pg::CopyBuffer& out, const Keyed& keyed, const std::string& so
   }
   if (r.weights_digest) {
     out.text(*r.weights_digest);
+  } else {
+    out.null();
+  }
+  out.text(run_timed_by(r));
+  if (r.exit_status) {
+    out.integer(*r.exit_status);
   } else {
     out.null();
   }

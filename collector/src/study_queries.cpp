@@ -32,7 +32,7 @@ std::vector<TimeComparison> rerun_comparison(pg::Connection& conn, const std::st
 SELECT 'measured ' || r.weights_source, count(*), avg(r.wall_seconds)
 FROM hetscale.runs r JOIN hetscale.experiments e USING (experiment_id)
 WHERE e.name = $1 AND r.set_index = $2::int AND (r.parameters ->> e.parameter)::double precision = $3::double precision
-  AND r.slurm_array_job_id = ANY($4::bigint[])
+  AND r.slurm_array_job_id = ANY($4::bigint[]) AND coalesce(r.exit_status, 0) = 0
 GROUP BY r.weights_source
 UNION ALL
 SELECT DISTINCT 'simulated ' || method, NULL::bigint, simulated_tau

@@ -117,7 +117,7 @@ class SpecReader {
   }
 
   void read_code(const toml::table& t) {
-    toml_.check_keys(t, {"kernel", "command", "workload"}, "in [code]");
+    toml_.check_keys(t, {"kernel", "command", "workload", "record"}, "in [code]");
     const toml::node* kernel = t.get("kernel");
     const toml::node* command = t.get("command");
     if (kernel != nullptr && command != nullptr)
@@ -129,6 +129,16 @@ class SpecReader {
     else if (command != nullptr) toml_.fail(toml_.at(t), "missing key 'workload' in [code] (needed with 'command')");
     else set_kernel_workload(*kernel);
     if (command != nullptr) read_command(*command);
+    if (const toml::node* record = t.get("record")) read_record(*record, kernel != nullptr);
+  }
+
+  void read_record(const toml::node& value, bool kernel) {
+    const std::string writer = toml_.string(value, "record");
+    spec_.code.record_where = toml_.at(value);
+    if (kernel) toml_.fail(toml_.at(value), "'record' is for a 'command': the bundled kernels write their own records");
+    if (writer == "step") spec_.code.record = RecordWriter::step;
+    else if (writer == "program") spec_.code.record = RecordWriter::program;
+    else toml_.fail(toml_.at(value), fmt::format("unknown 'record' value '{}' (expected step or program)", writer));
   }
 
   void read_kernel(const toml::node& value) {

@@ -118,7 +118,7 @@ void environment(std::string& out, const Round& round, const RoundSet& set, cons
   out += fmt::format("export HETSCALE_MACHINE_SET={}\n", set.set.index);
   out += fmt::format("export HETSCALE_RECORD=\"$study_dir/records/set{}-${{SLURM_ARRAY_JOB_ID}}_${{SLURM_ARRAY_TASK_ID}}.jsonl\"\n",
                      set.set.index);
-  if (round.spec.code.kernel)
+  if (round.spec.code.kernel || round.spec.code.record == RecordWriter::step)
     out += fmt::format("bin_dir=${{HETSCALE_BIN_DIR:-{}}}\n", shell_quote(options.kernel_dir));
   if (!set.uniform_tasks()) {
     out += "# Nodes run different numbers of ranks (one per processor): srun places them in order.\n";
@@ -138,6 +138,22 @@ std::string user_command(const Round& round) {
   return cmd;
 }
 
+// A command's step timed from outside: `hetscale record step` appends its run record when
+// the program wrote none (docs/run-record.md), and exits with the step's exit status.
+std::string step_recorder(const Round& round, const RoundSet& set, std::string_view weights) {
+  const std::string& parameter = round.spec.parameter.name;
+  std::string out = fmt::format("\"$bin_dir/hetscale\" record step --code {} --workload {} --param \"{}=${}\" --weights {}",
+                                shell_quote(round.spec.code.command), shell_quote(round.spec.workload.text()),
+                                parameter, parameter, shell_quote(std::string(weights)));
+  out += fmt::format(" --marked-speed {} --speed-unit {}", number(set.set.marked_speed), shell_quote(round.site.speed_unit));
+  if (set.uniform_tasks()) {
+    out += fmt::format(" --nodes {} --tasks-per-node {}", shell_quote(compressed_nodes(set)), set.members.front().tasks);
+  } else {
+    out += fmt::format(" --host-file \"$study_dir/{}\"", host_file_name(set));
+  }
+  return out;
+}
+
 // `weights` is empty when the job's #SBATCH line asks for them.
 std::string launch_line(const Round& round, const RoundSet& set, std::string_view weights) {
   std::string srun = "srun --mpi=" + round.spec.slurm.mpi;
@@ -145,7 +161,9 @@ std::string launch_line(const Round& round, const RoundSet& set, std::string_vie
   if (!set.uniform_tasks()) srun += fmt::format(" --ntasks={} --distribution=arbitrary", set.total_tasks());
   if (round.spec.code.kernel)
     return fmt::format("{} \"$bin_dir/hetscale-{}\" -N \"$N\"", srun, to_string(*round.spec.code.kernel));
-  return srun + " " + user_command(round);
+  if (round.spec.code.record == RecordWriter::program) return srun + " " + user_command(round);
+  return step_recorder(round, set, weights.empty() ? round.spec.slurm.weights.front() : weights) + " -- " + srun +
+         " " + user_command(round);
 }
 
 void runs(std::string& out, const Round& round, const RoundSet& set) {

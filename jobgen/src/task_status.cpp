@@ -47,7 +47,8 @@ std::vector<ArrayTask> array_tasks(const Round& round) {
     for (std::size_t i = 0; i < set.parameter_values.size(); ++i) {
       out.push_back({round.number, set.set.index, set.members.size(), i, set.parameter_values[i],
                      set.repetitions.empty() ? every : set.repetitions.at(i), array_job_name(round, set),
-                     round.spec.slurm.weights.size()});
+                     round.spec.slurm.weights.size(),
+                     !round.spec.code.kernel && round.spec.code.record == RecordWriter::program});
     }
   }
   return out;
@@ -93,6 +94,8 @@ std::vector<TaskStatus> task_statuses(const std::vector<ArrayTask>& tasks, const
       status.state = TaskState::collected;
     } else if (latest != nullptr) {
       status.state = state_of_job(latest->state);
+      const bool ended = latest->state == "COMPLETED" || latest->state == "FAILED";
+      if (ended && status.collected.empty() && task.only_program_records) status.note = ran_without_record_note;
     }
     out.push_back(std::move(status));
   }
@@ -114,6 +117,7 @@ std::vector<SetStatus> set_statuses(const std::vector<TaskStatus>& tasks) {
       it = std::prev(out.end());
     }
     ++it->tasks;
+    if (!t.note.empty()) ++it->ran_without_record;
     switch (t.state) {
       case TaskState::collected: ++it->collected; break;
       case TaskState::pending: ++it->pending; break;
@@ -136,6 +140,8 @@ std::vector<SetStatus> set_statuses(const std::vector<TaskStatus>& tasks) {
     part(s.not_submitted, "not submitted");
     s.summary = fmt::format("round {} set {} ({} node{}): {} task{}: {}", s.round, s.set_index, s.nodes,
                             s.nodes == 1 ? "" : "s", s.tasks, s.tasks == 1 ? "" : "s", parts);
+    if (s.ran_without_record > 0)
+      s.summary += fmt::format(" ({} {})", s.ran_without_record, ran_without_record_note);
   }
   return out;
 }

@@ -4,7 +4,6 @@
 
 #include <mpi.h>
 
-#include <charconv>
 #include <ctime>
 #include <fstream>
 #include <thread>
@@ -17,19 +16,6 @@
 
 namespace hetscale::kernels {
 namespace {
-
-template <typename Int>
-std::optional<Int> integer_variable(const GetEnv& getenv, const char* name) {
-  const char* text = getenv(name);
-  if (text == nullptr || *text == '\0') return std::nullopt;
-  const std::string_view view(text);
-  Int value = 0;
-  const auto [ptr, ec] = std::from_chars(view.data(), view.data() + view.size(), value);
-  if (ec != std::errc() || ptr != view.data() + view.size() || value < 0) {
-    throw Error(std::string(name) + ": '" + text + "' is not a non-negative integer");
-  }
-  return value;
-}
 
 std::string cpu_model() {
   std::ifstream in("/proc/cpuinfo");
@@ -54,28 +40,12 @@ std::string mpi_library() {
 
 RunEnvironment read_run_environment(const KernelOptions& options, const GetEnv& getenv) {
   RunEnvironment env;
-  env.record_file = options.record;
-  if (!env.record_file) {
-    if (const char* file = getenv("HETSCALE_RECORD"); file != nullptr && *file != '\0') env.record_file = file;
-  }
-  if (options.experiment) {
-    env.experiment = *options.experiment;
-  } else if (const char* experiment = getenv("HETSCALE_EXPERIMENT"); experiment != nullptr) {
-    env.experiment = experiment;
-  }
-  env.machine_set = integer_variable<int>(getenv, "HETSCALE_MACHINE_SET");
-  env.repetition = integer_variable<int>(getenv, "HETSCALE_REPETITION").value_or(0);
-  env.slurm.job_id = integer_variable<std::uint64_t>(getenv, "SLURM_JOB_ID");
-  env.slurm.array_job_id = integer_variable<std::uint64_t>(getenv, "SLURM_ARRAY_JOB_ID");
-  env.slurm.array_task_id = integer_variable<std::uint64_t>(getenv, "SLURM_ARRAY_TASK_ID");
-  // The batch step's id is the word "batch" in some Slurm versions: not a number, left out.
-  if (const char* step = getenv("SLURM_STEP_ID"); step != nullptr && std::string_view(step) != "batch") {
-    env.slurm.step_id = integer_variable<std::uint64_t>(getenv, "SLURM_STEP_ID");
-  }
-  if (const char* nodes = getenv("SLURM_STEP_NODELIST"); nodes != nullptr) env.slurm.node_list = nodes;
-  if (const char* cluster = getenv("SLURM_CLUSTER_NAME"); cluster != nullptr && *cluster != '\0') {
-    env.slurm.cluster = cluster;
-  }
+  RecordEnvironment record = read_record_environment(getenv);
+  env.record_file = options.record ? options.record : record.record_file;
+  env.experiment = options.experiment ? *options.experiment : record.experiment;
+  env.machine_set = record.machine_set;
+  env.repetition = record.repetition;
+  env.slurm = std::move(record.slurm);
   if (options.site) {
     env.site = options.site;
   } else if (const char* site = getenv("HETSCALE_SITE"); site != nullptr && *site != '\0') {
@@ -96,19 +66,6 @@ RunEnvironment read_run_environment(const KernelOptions& options, const GetEnv& 
 
 std::string site_speed_unit(const std::optional<std::string>& site) {
   return site ? load_site_table(*site).speed_unit : std::string();
-}
-
-std::string utc_timestamp(std::chrono::system_clock::time_point when) {
-  const auto millis =
-      std::chrono::duration_cast<std::chrono::milliseconds>(when.time_since_epoch()).count() % 1000;
-  const std::time_t seconds = std::chrono::system_clock::to_time_t(when);
-  std::tm utc{};
-  gmtime_r(&seconds, &utc);
-  char text[40];
-  const std::size_t length = std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
-  char out[48];
-  std::snprintf(out, sizeof out, "%.*s.%03dZ", static_cast<int>(length), text, static_cast<int>(millis));
-  return out;
 }
 
 nlohmann::json fingerprint() {

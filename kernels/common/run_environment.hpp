@@ -13,11 +13,13 @@
 
 #include "common/kernel_options.hpp"
 #include "common/mpi_wait.hpp"
+#include "hetscale/site/record_environment.hpp"
 #include "hetscale/site/run_record.hpp"
 
 namespace hetscale::kernels {
 
-using GetEnv = std::function<const char*(const char*)>;
+using hetscale::GetEnv;
+using hetscale::utc_timestamp;
 
 struct RunEnvironment {
   std::optional<std::string> record_file;  // --record, else HETSCALE_RECORD
@@ -38,9 +40,6 @@ struct RunEnvironment {
 /// The site table's speed_unit, or "" when there is no site table; throws Error when
 /// the table cannot be loaded.
 [[nodiscard]] std::string site_speed_unit(const std::optional<std::string>& site);
-
-/// ISO 8601 UTC with milliseconds: "2026-11-21T06:10:00.123Z".
-[[nodiscard]] std::string utc_timestamp(std::chrono::system_clock::time_point when);
 
 /// {"software": {hetscale, mpi, blas, fftw, compiler}, "hardware": {cpu_model, cpus}}
 /// of the calling process's node.

@@ -84,6 +84,14 @@ std::string_view run_engine(const RunRecord& record) {
   return record.engine ? std::string_view(*record.engine) : std::string_view("slurm");
 }
 
+bool is_timed_by(std::string_view text) { return text == "program" || text == "step"; }
+
+std::string_view run_timed_by(const RunRecord& record) {
+  return record.timed_by ? std::string_view(*record.timed_by) : std::string_view("program");
+}
+
+bool run_failed(const RunRecord& record) { return record.exit_status && *record.exit_status != 0; }
+
 bool is_platform_hash(std::string_view text) {
   return !text.empty() &&
          text.find_first_not_of("0123456789abcdefABCDEF") == std::string_view::npos;
@@ -137,6 +145,8 @@ nlohmann::json to_json(const RunRecord& record) {
   if (record.engine) out["engine"] = *record.engine;
   if (record.platform_hash) out["platform_hash"] = *record.platform_hash;
   if (record.weights_digest) out["weights_digest"] = *record.weights_digest;
+  if (record.timed_by) out["timed_by"] = *record.timed_by;
+  if (record.exit_status) out["exit_status"] = *record.exit_status;
   return out;
 }
 

@@ -245,6 +245,20 @@ std::optional<std::string> optional_weights_digest(element value) {
   return digest;
 }
 
+std::optional<std::string> optional_timed_by(element value) {
+  if (value.is_null()) return std::nullopt;
+  std::string timed_by(text(value));
+  require(is_timed_by(timed_by));
+  return timed_by;
+}
+
+std::optional<int> optional_exit_status(element value) {
+  if (value.is_null()) return std::nullopt;
+  const int status = small_counter(value);
+  require(status <= max_exit_status);
+  return status;
+}
+
 RunRecord record(object o) {
   RunRecord r;
   std::bitset<32> seen;
@@ -293,6 +307,10 @@ RunRecord record(object o) {
       r.platform_hash = optional_platform_hash(once(seen, 19, v));
     else if (key == "weights_digest")
       r.weights_digest = optional_weights_digest(once(seen, 20, v));
+    else if (key == "timed_by")
+      r.timed_by = optional_timed_by(once(seen, 21, v));
+    else if (key == "exit_status")
+      r.exit_status = optional_exit_status(once(seen, 22, v));
     else
       throw Decline{};
   }

@@ -100,7 +100,7 @@ RunRecord run_record_from_json(const Json& object) {
                        "work",     "wall_seconds", "marked_speed", "speed_unit", "weights_source",
                        "ranks",    "slurm",        "machine_set",  "repetition", "start_time",
                        "end_time", "verified",     "fingerprint",  "engine",     "platform_hash",
-                       "weights_digest"});
+                       "weights_digest", "timed_by", "exit_status"});
   RunRecord record;
   record.experiment = optional_text(object, "", "experiment");
   record.code = non_empty_text(require(object, "", "code"), "code");
@@ -142,6 +142,17 @@ RunRecord run_record_from_json(const Json& object) {
     record.weights_digest = text(*digest, "weights_digest");
     if (!is_weights_digest(*record.weights_digest))
       fail("weights_digest", "must be 64 lower-case hexadecimal digits, or several joined by ','");
+  }
+  if (const Json* timed_by = find(object, "timed_by"); !absent(timed_by)) {
+    record.timed_by = text(*timed_by, "timed_by");
+    if (!is_timed_by(*record.timed_by)) fail("timed_by", "must be program or step");
+  }
+  if (const Json* status = find(object, "exit_status"); !absent(status)) {
+    const int value = small_counter(*status, "exit_status");
+    if (value > max_exit_status) {
+      fail("exit_status", "must be at most " + std::to_string(max_exit_status) + ", not " + std::to_string(value));
+    }
+    record.exit_status = value;
   }
   return record;
 }

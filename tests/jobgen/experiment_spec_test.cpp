@@ -215,6 +215,25 @@ sbatch_options = ["--mail-type=END", "--comment=hetscale"]
   EXPECT_EQ(error_of(base + "exclusive = \"yes\"\n"), "spec.toml:9:13: 'exclusive' must be a boolean, not a string");
 }
 
+TEST(ExperimentSpec, WhoWritesACommandsRecords) {
+  const std::string head = "[experiment]\nname = \"x\"\ntarget_efficiency = 0.3\n[code]\n";
+  const std::string command = head + "command = \"./a {N}\"\nworkload = \"N^2\"\n";
+  const std::string rest = "[parameter]\nvalues = [10, 20]\n";
+  const auto by_default = parse_experiment_spec(command + rest, "spec.toml");
+  EXPECT_EQ(by_default.code.record, RecordWriter::step);
+  EXPECT_EQ(by_default.code.record_where.str(), "<input>");  // not given
+  const auto program = parse_experiment_spec(command + "record = \"program\"\n" + rest, "spec.toml");
+  EXPECT_EQ(program.code.record, RecordWriter::program);
+  EXPECT_EQ(program.code.record_where.str(), "spec.toml:7:10");
+  EXPECT_EQ(parse_experiment_spec(command + "record = \"step\"\n" + rest, "spec.toml").code.record,
+            RecordWriter::step);
+  EXPECT_EQ(error_of(command + "record = \"wrapper\"\n" + rest),
+            "spec.toml:7:10: unknown 'record' value 'wrapper' (expected step or program)");
+  EXPECT_EQ(error_of(command + "record = true\n" + rest), "spec.toml:7:10: 'record' must be a string, not a boolean");
+  EXPECT_EQ(error_of(head + "kernel = \"mm\"\nrecord = \"step\"\n" + rest),
+            "spec.toml:6:10: 'record' is for a 'command': the bundled kernels write their own records");
+}
+
 TEST(ExperimentSpec, WeightsAreOneValueOrAList) {
   const std::string& base = slurm_base;
   const auto list = parse_experiment_spec(base + "weights = [\"equalized\", \"marked\", \"./part.toml\"]\n",
@@ -278,7 +297,7 @@ INSTANTIATE_TEST_SUITE_P(
                 "unknown-top-key.toml:13:2: unknown key 'slurmm' at top level (expected experiment, code, "
                 "parameter, machine_sets, slurm or refine)"},
         BadSpec{"unknown-key-code.toml",
-                "unknown-key-code.toml:6:1: unknown key 'kernal' in [code] (expected kernel, command or workload)"},
+                "unknown-key-code.toml:6:1: unknown key 'kernal' in [code] (expected kernel, command, workload or record)"},
         BadSpec{"wrong-type-repetitions.toml",
                 "wrong-type-repetitions.toml:4:15: 'repetitions' must be an integer, not a string"},
         BadSpec{"workload-syntax.toml", "workload-syntax.toml:7:17: bad workload formula: unexpected token '^'"},

@@ -126,6 +126,30 @@ TEST(TaskStatuses, JobsOfAnotherStudyOfTheExperimentAreLeftOut) {
   EXPECT_THROW((void)resubmitted_round(ours, status), Error);  // its own task still runs
 }
 
+TEST(TaskStatuses, AStepThatRanWithoutARecordOfAProgramThatWritesNoneSaysSo) {
+  Round s = two_set_round();
+  s.spec.code.command = "./heat {N}";
+  s.spec.code.record = RecordWriter::program;
+  const std::vector<SlurmJobState> jobs = {
+      task_job(11, array_job_name(s, s.sets[0]), 10, 0, "COMPLETED"),
+      task_job(12, array_job_name(s, s.sets[0]), 10, 1, "FAILED"),
+      task_job(13, array_job_name(s, s.sets[0]), 10, 2, "RUNNING"),
+  };
+  const std::vector<CollectedRun> runs = {{0, 200, 0}};  // task 1 left one record
+  auto status = task_statuses(array_tasks(s), jobs, runs);
+  EXPECT_EQ(status[0].state, TaskState::uncollected);
+  EXPECT_EQ(status[0].note, "ran, no record: the program does not write one; set [code] record = \"step\"");
+  EXPECT_EQ(status[1].note, "");  // a record came: the program writes them
+  EXPECT_EQ(status[2].note, "");  // still running
+  EXPECT_EQ(set_statuses(status)[0].summary,
+            "round 0 set 0 (2 nodes): 3 tasks: 1 running, 1 completed but not collected, 1 failed (1 ran, no record: "
+            "the program does not write one; set [code] record = \"step\")");
+  // Timed from outside, a step always leaves a record: no such note.
+  s.spec.code.record = RecordWriter::step;
+  status = task_statuses(array_tasks(s), jobs, runs);
+  EXPECT_EQ(status[0].note, "");
+}
+
 TEST(TaskStatuses, NoJobIsNotSubmitted) {
   const auto status = task_statuses(array_tasks(two_set_round()), {}, {});
   for (const TaskStatus& t : status) EXPECT_EQ(t.state, TaskState::not_submitted);

@@ -52,6 +52,8 @@ void expect_same(const RunRecord& a, const RunRecord& b) {
   EXPECT_EQ(a.slurm.step_id, b.slurm.step_id);
   EXPECT_EQ(a.slurm.node_list, b.slurm.node_list);
   EXPECT_EQ(a.machine_set, b.machine_set);
+  EXPECT_EQ(a.timed_by, b.timed_by);
+  EXPECT_EQ(a.exit_status, b.exit_status);
   EXPECT_EQ(a.repetition, b.repetition);
   EXPECT_EQ(a.start_time, b.start_time);
   EXPECT_EQ(a.end_time, b.end_time);
@@ -97,6 +99,26 @@ TEST(FastRunRecord, ReadsTheEngineKeys) {
   ASSERT_TRUE(nulls.has_value());
   EXPECT_FALSE(nulls->engine.has_value());
   expect_same(*nulls, run_record_from_json(j));
+}
+
+TEST(FastRunRecord, ReadsWhoTimedTheRunAndItsExitStatus) {
+  json j = valid();
+  j["timed_by"] = "step";
+  j["exit_status"] = 3;
+  const std::optional<RunRecord> fast = fast::run_record_from_text(j.dump());
+  ASSERT_TRUE(fast.has_value());
+  expect_same(*fast, run_record_from_json(j));
+  EXPECT_EQ(fast->timed_by, "step");
+  EXPECT_EQ(fast->exit_status, 3);
+  for (const json& bad : {json("someone"), json(1)}) {
+    j["timed_by"] = bad;
+    EXPECT_FALSE(fast::run_record_from_text(j.dump()).has_value()) << bad;
+  }
+  j["timed_by"] = "program";
+  for (const json& bad : {json(256), json(-1), json(1.5), json("0")}) {
+    j["exit_status"] = bad;
+    EXPECT_FALSE(fast::run_record_from_text(j.dump()).has_value()) << bad;
+  }
 }
 
 // Every record the reference reader refuses, the fast one declines.

@@ -139,6 +139,35 @@ TEST(RunRecordFromJson, WeightsDigestIsOptionalAndChecked) {
   }
 }
 
+TEST(RunRecordFromJson, TimedByAndExitStatusAreOptionalAndChecked) {
+  json j = valid();
+  const RunRecord old = run_record_from_json(j);  // a record written before either key
+  EXPECT_FALSE(old.timed_by.has_value());
+  EXPECT_EQ(run_timed_by(old), "program");
+  EXPECT_FALSE(old.exit_status.has_value());
+  EXPECT_FALSE(run_failed(old));
+  EXPECT_FALSE(to_json(old).contains("timed_by"));
+  EXPECT_FALSE(to_json(old).contains("exit_status"));
+
+  j["timed_by"] = "step";
+  j["exit_status"] = 0;
+  RunRecord r = run_record_from_json(j);
+  EXPECT_EQ(run_timed_by(r), "step");
+  EXPECT_EQ(r.exit_status, 0);
+  EXPECT_FALSE(run_failed(r));
+  j["exit_status"] = 137;  // killed by SIGKILL
+  r = run_record_from_json(j);
+  EXPECT_TRUE(run_failed(r));
+  EXPECT_EQ(to_json(r)["exit_status"], 137);
+  EXPECT_EQ(to_json(r)["timed_by"], "step");
+
+  j["exit_status"] = 256;
+  EXPECT_EQ(error_of(j), "field 'exit_status' must be at most 255, not 256");
+  j["exit_status"] = 0;
+  j["timed_by"] = "wrapper";
+  EXPECT_EQ(error_of(j), "field 'timed_by' must be program or step");
+}
+
 TEST(CombineWeightsDigests, OneWhenAllAgreeElseTheDistinctOnesSorted) {
   const std::string a(64, 'a'), b(64, 'b');
   EXPECT_EQ(combine_weights_digests(std::vector<std::string>{"", ""}), std::nullopt);

@@ -254,6 +254,21 @@ TEST_F(Analyze, ExportsTheSameSizesOnEverySetOverPAndN) {
   EXPECT_EQ(e.grid, read_text(golden / "mm-grid.jsonl"));
 }
 
+// A run whose step failed (exit status not 0) is stored, never modelled.
+TEST_F(Analyze, ExportLeavesFailedStepsOut) {
+  int serial = 0;
+  std::vector<nlohmann::json> all = runs(0, {10, 20}, serial);
+  std::vector<nlohmann::json> failed = runs(0, {40}, serial);
+  for (auto& r : failed) r["exit_status"] = 3;
+  for (auto& r : failed) all.push_back(r);
+  load(all);
+  pg::Connection conn = db_.connect();
+  const collector::ExtrapExport e = collector::export_extrap(conn, "mm-small");
+  ASSERT_EQ(e.sets.size(), 1u);
+  EXPECT_EQ(e.sets[0].runs, 4u);
+  for (const nlohmann::json& j : parse_lines(e.sets[0].lines)) EXPECT_NE(j.at("params").at("N"), 40);
+}
+
 TEST_F(Analyze, ExportNeedsFiveSizesOnEverySetForTheGrid) {
   int serial = 0;
   std::vector<nlohmann::json> all;

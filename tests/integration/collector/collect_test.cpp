@@ -261,6 +261,27 @@ TEST_F(Collect, StoresTheWeightsDigestAndShowsMixedSteps) {
   EXPECT_EQ(db_.scalar("SELECT count(*) FROM hetscale.runs WHERE weights_digest LIKE '%,%'"), "1");
 }
 
+TEST_F(Collect, StoresWhoTimedARunAndLeavesFailedStepsOutOfTheEfficiency) {
+  const nlohmann::json program = record_json("mm-small", 100, 0, 0, 2e6, 0.5, 100, 8, 1);
+  nlohmann::json step = record_json("mm-small", 200, 0, 0, 2e6, 0.5, 100, 8, 2);
+  step["timed_by"] = "step";
+  step["exit_status"] = 0;
+  nlohmann::json failed = record_json("mm-small", 300, 0, 0, 2e6, 0.5, 100, 8, 3);
+  failed["timed_by"] = "step";
+  failed["exit_status"] = 1;
+  const fs::path file = dir_ / "runs.jsonl";
+  write_lines(file, dump_all({program, step, failed}));
+  EXPECT_EQ(run(inputs({file.string()})).runs_added, 3);
+  EXPECT_EQ(db_.scalar("SELECT string_agg(timed_by || ' ' || coalesce(exit_status::text, 'NULL'), ', ' "
+                       "ORDER BY source_line) FROM hetscale.runs"),
+            "program NULL, step 0, step 1");
+  // The failed step is stored, and never an E_s.
+  EXPECT_EQ(db_.scalar("SELECT count(*) FROM hetscale.run_efficiency"), "2");
+  EXPECT_EQ(db_.scalar("SELECT count(*) FROM hetscale.run_efficiency re JOIN hetscale.runs r USING (run_id) "
+                       "WHERE r.exit_status = 1"),
+            "0");
+}
+
 TEST_F(Collect, RefusesAnUnmigratedDatabase) {
   TestDatabase empty;
   const fs::path file = records_file("runs.jsonl", 1);
@@ -270,7 +291,7 @@ TEST_F(Collect, RefusesAnUnmigratedDatabase) {
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_STREQ(e.what(),
-                 "database: schema version 0, this hetscale needs 15; run 'hetscale db migrate "
+                 "database: schema version 0, this hetscale needs 16; run 'hetscale db migrate "
                  "--db URI' first");
   }
 }

@@ -1,7 +1,9 @@
 // A study as a production site runs it, on the local cluster with slurmdbd: the array
 // tasks of a set never share its nodes with each other or with another job (sacct's start
 // and end times), `hetscale status` counts what sacct says, a task killed with scancel is
-// run again by `jobgen --resubmit`, and Slurm's refusals are shown at the spec's line.
+// run again by `jobgen --resubmit`, a program that writes no record is timed from outside
+// (a failed step stored, but neither an E_s nor collected), and Slurm's refusals are shown
+// at the spec's line.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -290,6 +292,117 @@ TEST_F(ProductionSite, StatusMatchesSacctAndResubmitCompletesAKilledTask) {
   ASSERT_TRUE(r.ok()) << r.describe();
   EXPECT_EQ(r.out, "nothing to resubmit: every array task's records are collected; no files written\n");
   EXPECT_FALSE(fs::exists(dir_ / "round2"));
+}
+
+// A program that knows nothing of hetscale (a shell sleeping 0.N s, which exits 3 at N = 3)
+// as a study's `command`: the generated script times each step from outside (`hetscale
+// record step`), so every array task leaves a record with timed_by "step" and the step's
+// exit status. Collected, the two steps that exited 0 have an E_s in run_efficiency (the
+// one `hetscale efficiency` gives for the record's W, T and C); the failed one is stored
+// with exit_status 3, has none, and is not collected for status and --resubmit.
+TEST_F(ProductionSite, AProgramThatWritesNoRecordIsTimedFromOutside) {
+  TestDatabase db;
+  db.migrate();
+  const std::string spec =
+      "[experiment]\nname = \"site-step\"\ntarget_efficiency = 0.3\n\n[code]\n"
+      "command = 'sh -c \"sleep 0.{N}; [ {N} -ne 3 ] || exit 3\"'\nworkload = \"1000*N\"\n\n"
+      "[parameter]\nvalues = [1, 2, 3]\n\n[machine_sets]\nstart = 2\nmax = 2\nnodes = \"n[1-2]\"\n\n"
+      "[slurm]\ntime_limit = \"5\"\nmpi = \"none\"\n";
+  // The testbed's declared speeds are factors, which give no E_s: the same layout's site
+  // table with the factors read as Mflops (`hetscale groups --declared`) gives one.
+  const fs::path site = dir_ / "site-mflops.toml";
+  auto r = run_command({HETSCALE_EXECUTABLE, "groups", "--declared", (tb_.dir / "layout.txt").string(),
+                        "--site-name", "testbed-mflops", "--speed-unit", "Mflops", "-o", site.string()},
+                       60s);
+  ASSERT_TRUE(r.ok()) << r.describe();
+  std::ofstream(dir_ / "experiment.toml") << spec;
+  const fs::path study = dir_ / "round0";
+  r = run_command({HETSCALE_EXECUTABLE, "jobgen", "--site", site.string(), "--experiment",
+                   (dir_ / "experiment.toml").string(), "-o", study.string(), "--kernel-dir",
+                   HETSCALE_KERNEL_DIR},
+                  60s);
+  ASSERT_TRUE(r.ok()) << r.describe();
+  const std::string script = read(study / "set0.sbatch");
+  EXPECT_NE(script.find("record step --code "), std::string::npos) << script;
+  r = run_command({(study / "submit.sh").string()}, 30s);
+  ASSERT_TRUE(r.ok()) << r.describe();
+  std::istringstream jobs_txt(read(study / "jobs.txt"));
+  int set = -1;
+  std::string array_job;
+  jobs_txt >> set >> array_job;
+  ASSERT_EQ(set, 0);
+  const Jobs jobs = wait_for_jobs("site-step-" + study_token_of(study) + "-set0", 3, 90s);
+  std::map<std::uint64_t, std::string> state_of_task;
+  for (const auto& job : jobs)
+    if (job.array_task_id) state_of_task[*job.array_task_id] = job.state;
+  EXPECT_EQ(state_of_task, (std::map<std::uint64_t, std::string>{{0, "COMPLETED"}, {1, "COMPLETED"}, {2, "FAILED"}}))
+      << dump(jobs);
+
+  // One record per task, written by the wrapper: the program wrote none.
+  const auto plan = json::parse(read(study / "plan.json"));
+  const double c = plan["machine_sets"][0]["marked_speed"].get<double>();
+  std::map<double, json> by_n;
+  for (int task = 0; task < 3; ++task) {
+    const fs::path file = study / "records" / fmt::format("set0-{}_{}.jsonl", array_job, task);
+    ASSERT_TRUE(fs::exists(file)) << file;
+    std::istringstream lines(read(file));
+    std::string line;
+    ASSERT_TRUE(std::getline(lines, line)) << file;
+    const json record = json::parse(line);
+    EXPECT_FALSE(std::getline(lines, line)) << "a second record in " << file << ": " << line;
+    by_n[record["parameters"]["N"].get<double>()] = record;
+  }
+  ASSERT_EQ(by_n.size(), 3U);
+  for (const auto& [n, record] : by_n) {
+    SCOPED_TRACE(record.dump());
+    EXPECT_EQ(record["timed_by"], "step");
+    EXPECT_EQ(record["exit_status"], n == 3 ? 3 : 0);
+    EXPECT_EQ(record["verified"], n != 3);
+    EXPECT_EQ(record["work"].get<double>(), 1000 * n);
+    EXPECT_EQ(record["marked_speed"].get<double>(), c);
+    EXPECT_EQ(record["experiment"], "site-step");
+    EXPECT_EQ(record["ranks"].size(), 2U);
+    EXPECT_GE(record["wall_seconds"].get<double>(), n / 10) << "the step sleeps 0.N s";
+    EXPECT_LT(record["wall_seconds"].get<double>(), 30);
+  }
+
+  r = run_command({HETSCALE_EXECUTABLE, "collect", "--db", db.uri(), study.string()}, 60s);
+  ASSERT_TRUE(r.ok()) << r.describe();
+  EXPECT_EQ(db.scalar("SELECT string_agg((parameters ->> 'N')::double precision || ' ' || timed_by || ' ' || "
+                      "coalesce(exit_status::text, 'NULL'), ', ' ORDER BY (parameters ->> 'N')::double precision) "
+                      "FROM hetscale.runs"),
+            "1 step 0, 2 step 0, 3 step 3");
+  // E_s of the steps that exited 0, none of the failed one.
+  EXPECT_EQ(db.scalar("SELECT string_agg(parameter_value::text, ',' ORDER BY parameter_value) "
+                      "FROM hetscale.run_efficiency WHERE experiment = 'site-step' AND speed_efficiency > 0"),
+            "1,2");
+  EXPECT_EQ(db.scalar("SELECT count(*) FROM hetscale.run_efficiency WHERE experiment = 'site-step'"), "2");
+  for (const double n : {1.0, 2.0}) {
+    const json& record = by_n.at(n);
+    r = run_command({HETSCALE_EXECUTABLE, "efficiency", "--workload", "1000*N", "--speed", fmt::format("{:.17g}", c),
+                     "--unit", record["speed_unit"].get<std::string>(), "--param", fmt::format("N={:g}", n),
+                     "--seconds", fmt::format("{:.17g}", record["wall_seconds"].get<double>()), "--format", "json"},
+                    30s);
+    ASSERT_TRUE(r.ok()) << r.describe();
+    const double expected = json::parse(r.out).at(0).at("speed_efficiency").get<double>();
+    const double stored = std::stod(db.scalar(
+        fmt::format("SELECT speed_efficiency FROM hetscale.run_efficiency WHERE parameter_value = {}", n)));
+    EXPECT_NEAR(stored, expected, 1e-9 * expected) << "N = " << n;
+  }
+
+  // The failed step's task is not collected: status calls it failed, --resubmit runs it again.
+  r = run_command({HETSCALE_EXECUTABLE, "status", "site-step", "--db", db.uri(), "--format", "json"}, 60s);
+  ASSERT_TRUE(r.ok()) << r.describe();
+  const json status = json::parse(r.out);
+  ASSERT_EQ(status["sets"].size(), 1U) << r.out;
+  EXPECT_EQ(status["sets"][0]["summary"], "round 0 set 0 (2 nodes): 3 tasks: 2 collected, 1 failed");
+  r = run_command({HETSCALE_EXECUTABLE, "jobgen", "--resubmit", "--no-submit", "--db", db.uri(), "--experiment",
+                   "site-step", "-o", (dir_ / "round1").string(), "--kernel-dir", HETSCALE_KERNEL_DIR},
+                  60s);
+  ASSERT_TRUE(r.ok()) << r.describe();
+  EXPECT_NE(r.out.find("round 0 set 0 array task 2 (N=3): failed (FAILED, job"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("array task 0 "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("array task 1 "), std::string::npos) << r.out;
 }
 
 TEST_F(ProductionSite, AnUnknownQosIsSlurmsRefusalAtTheSpecsLine) {

@@ -22,10 +22,17 @@ namespace hetscale::jobgen {
 enum class Kernel { mm, ge, conv2d, lu };
 std::string_view to_string(Kernel kernel);
 
+// Who writes a command's run records ([code] record): `step`, the generated script's
+// `hetscale record step` wrapper, whenever the step appended none itself; `program`, the
+// program alone (through jobgen/helpers/hetscale_record.h).
+enum class RecordWriter { step, program };
+
 struct CodeSpec {
   std::optional<Kernel> kernel;  // exactly one of kernel / command is set
   std::string command;           // the user's shell command line with {N}-style placeholders
   SourceLocation command_where;
+  RecordWriter record = RecordWriter::step;  // a command's; the kernels write their own
+  SourceLocation record_where;   // its value in the spec (unset when not given there)
 };
 
 struct ParameterSpec {

@@ -25,6 +25,7 @@ struct ArrayTask {
   std::vector<std::uint32_t> repetitions;  // the repetitions the task runs
   std::string job_name;                    // its array's Slurm job name
   std::size_t runs_per_repetition = 1;     // one per value of [slurm] weights
+  bool only_program_records = false;       // a command with [code] record = "program"
 };
 
 /// Every array task of one round, set by set.
@@ -66,7 +67,14 @@ struct TaskStatus {
   std::optional<std::uint64_t> job_id;   // its latest job
   std::vector<std::uint32_t> collected;  // repetitions with a record in the database
   std::vector<std::uint32_t> missing;    // repetitions without one
+  // Why records are missing when that is known: a task whose job ended (COMPLETED or
+  // FAILED) with no record collected, of a command that writes its own records only.
+  std::string note;
 };
+
+/// The note of a task whose step ran but left no record, because the program writes none.
+inline constexpr std::string_view ran_without_record_note =
+    "ran, no record: the program does not write one; set [code] record = \"step\"";
 
 /// The state of every task. A task's latest job is the one with the highest id among the
 /// jobs of its array's name that run its index (a round submitted twice has two). A
@@ -82,6 +90,7 @@ struct SetStatus {
   std::size_t nodes = 0;
   std::size_t tasks = 0;
   std::size_t collected = 0, pending = 0, running = 0, uncollected = 0, failed = 0, not_submitted = 0;
+  std::size_t ran_without_record = 0;  // tasks with ran_without_record_note
   std::string summary;  // one line: "round 0 set 1 (4 nodes): 5 tasks: 3 collected, 2 failed"
 };
 std::vector<SetStatus> set_statuses(const std::vector<TaskStatus>& tasks);

@@ -67,7 +67,26 @@ struct RunRecord {
   // their distinct digests in ascending order joined by ',' (a step whose nodes read
   // different versions of the site table or partition).
   std::optional<std::string> weights_digest;
+  // Who timed the run: "program" (the code itself, through the helpers or a kernel) or
+  // "step" (`hetscale record step`, from outside the step); absent means "program".
+  std::optional<std::string> timed_by;
+  // The step's exit status (0 to 255; 128 + the signal's number for a step killed by one),
+  // when known: a step-timed record always has it. Not 0: the run failed and never counts
+  // towards E_s. Absent: not known (a code that wrote its own record), and the run counts.
+  std::optional<int> exit_status;
 };
+
+/// The values `timed_by` may take.
+[[nodiscard]] bool is_timed_by(std::string_view text);
+
+/// Who timed the record's run: its `timed_by`, or "program" when it has none.
+[[nodiscard]] std::string_view run_timed_by(const RunRecord& record);
+
+/// A run failed when its step's exit status is known and not 0.
+[[nodiscard]] bool run_failed(const RunRecord& record);
+
+/// The largest exit status a record holds (a shell's range).
+inline constexpr int max_exit_status = 255;
 
 /// A weights digest as a record holds it: 64 lower-case hex digits, or several joined by ','.
 [[nodiscard]] bool is_weights_digest(std::string_view text);

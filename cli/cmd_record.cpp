@@ -1,0 +1,83 @@
+// hetscale record step: a job step timed from outside, and its run record appended when
+// the step wrote none (docs/run-record.md). The logic is hetscale::jobgen::record_step.
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "hetscale/jobgen/step_record.hpp"
+
+namespace hetscale::cli {
+namespace {
+
+struct RecordStepArgs {
+  jobgen::StepDescription step;
+  std::string param;  // NAME=VALUE
+  std::string nodes;
+  std::size_t tasks_per_node = 1;
+  std::string host_file;
+  std::vector<std::string> command;
+};
+
+void run_record_step(RecordStepArgs& args, Context& context) {
+  const auto equals = args.param.find('=');
+  if (equals == std::string::npos || equals == 0) {
+    throw UsageError("--param must be NAME=VALUE, not '" + args.param + "'");
+  }
+  args.step.parameter = args.param.substr(0, equals);
+  try {
+    std::size_t used = 0;
+    const std::string value = args.param.substr(equals + 1);
+    args.step.parameter_value = std::stod(value, &used);
+    if (used != value.size()) throw std::invalid_argument(value);
+  } catch (const std::exception&) {
+    throw UsageError("--param " + args.param + ": the value is not a number");
+  }
+  args.step.rank_hosts = args.host_file.empty() ? jobgen::rank_hosts_of(args.nodes, args.tasks_per_node)
+                                                : jobgen::rank_hosts_of_file(args.host_file);
+  const RecordEnvironment environment = read_record_environment([](const char* name) { return std::getenv(name); });
+  const jobgen::StepRecordResult result = jobgen::record_step(args.step, args.command, environment);
+  context.out << fmt::format("hetscale record step: exit status {} after {:.6g} s; {}\n", result.outcome.exit_status,
+                             result.outcome.wall_seconds,
+                             result.written ? "record appended to " + *environment.record_file
+                                            : "no record written: " + result.skipped_because.value_or(""));
+  context.exit_code = result.outcome.exit_status;
+}
+
+}  // namespace
+
+void register_record(CLI::App& app, Context& context) {
+  auto* record = app.add_subcommand("record", "Run records written from a job script");
+  record->require_subcommand(1);
+  auto args = std::make_shared<RecordStepArgs>();
+  auto* cmd = record->add_subcommand(
+      "step",
+      "Run a job step (everything after --), time it from outside and, unless the step appended a run record "
+      "to $HETSCALE_RECORD itself, append one (timed_by \"step\", the step's exit status); exit with the "
+      "step's exit status");
+  cmd->add_option("--code", args->step.code, "The code as the experiment spec names it ([code] command)")
+      ->required();
+  cmd->add_option("--workload", args->step.workload, "Workload formula W of the spec, e.g. '500*M^2'")->required();
+  cmd->add_option("--param", args->param, "The parameter's value in this step, NAME=VALUE")->required();
+  cmd->add_option("--weights", args->step.weights,
+                  "The weights the step asked for (--hetscale-weights): marked, equalized, FILE or off")
+      ->required();
+  cmd->add_option("--marked-speed", args->step.marked_speed, "Marked speed C of the machine set (0: not known)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--speed-unit", args->step.speed_unit, "Unit of --marked-speed (the site table's speed_unit)");
+  auto* nodes = cmd->add_option("--nodes", args->nodes, "The step's nodes as a host list, e.g. n[1-4]");
+  cmd->add_option("--tasks-per-node", args->tasks_per_node, "Ranks on each node of --nodes")
+      ->needs(nodes)
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  auto* hosts = cmd->add_option("--host-file", args->host_file, "A file with one host per rank, in rank order");
+  nodes->excludes(hosts);
+  hosts->excludes(nodes);
+  cmd->add_option("command", args->command, "The step: srun ... <command> (after --)")->required();
+  cmd->callback([args, nodes, hosts, &context] {
+    if (nodes->count() == 0 && hosts->count() == 0) throw UsageError("give the step's ranks: --nodes or --host-file");
+    run_record_step(*args, context);
+  });
+}
+
+}  // namespace hetscale::cli

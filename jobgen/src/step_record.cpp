@@ -1,0 +1,157 @@
+#include "hetscale/jobgen/step_record.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <set>
+
+#include "hetscale/base/error.hpp"
+#include "hetscale/base/number_limits.hpp"
+#include "hetscale/model/workload.hpp"
+#include "hetscale/site/hostlist.hpp"
+
+namespace hetscale::jobgen {
+namespace {
+
+// The record's weights_source for the weights the step asked for: the plugin's sources by
+// name, a partition file as "file", none ("off") as "" (not known).
+std::string weights_source(const std::string& weights) {
+  if (weights == "off" || weights.empty()) return "";
+  if (weights == "marked" || weights == "equalized") return weights;
+  return "file";
+}
+
+// The exit status a shell would give: the code, or 128 + the signal's number.
+int exit_status_of(int wait_status) {
+  if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
+  if (WIFSIGNALED(wait_status)) return std::min(128 + WTERMSIG(wait_status), max_exit_status);
+  return 1;
+}
+
+}  // namespace
+
+std::vector<std::string> rank_hosts_of(std::string_view nodes, std::size_t tasks_per_node) {
+  std::vector<std::string> out;
+  for (const std::string& node : expand_hostlist(nodes))
+    for (std::size_t t = 0; t < tasks_per_node; ++t) out.push_back(node);
+  if (out.empty()) throw Error(fmt::format("no ranks on nodes '{}' with {} tasks per node", nodes, tasks_per_node));
+  return out;
+}
+
+std::vector<std::string> rank_hosts_of_file(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) throw Error(file.string() + ": cannot read");
+  std::vector<std::string> out;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) out.push_back(line);
+  if (out.empty()) throw Error(file.string() + ": names no host");
+  return out;
+}
+
+RunRecord step_run_record(const StepDescription& step, const StepOutcome& outcome,
+                          const RecordEnvironment& environment) {
+  const Workload workload = Workload::parse(step.workload);
+  const ParameterValues parameters{{step.parameter, step.parameter_value}};
+  const double work = workload.evaluate(parameters);
+  if (!std::isfinite(work) || work <= 0 || work > kMaxWork) {
+    throw Error(fmt::format("the workload {} at {}={} is W = {}, not a number in (0, {:g}]", step.workload,
+                            step.parameter, step.parameter_value, work, kMaxWork));
+  }
+  if (step.rank_hosts.empty()) throw Error("a step record needs the step's ranks");
+  RunRecord record;
+  record.experiment = environment.experiment;
+  record.code = step.code;
+  record.workload = step.workload;
+  record.parameters = parameters;
+  record.work = work;
+  // The record's T is positive: a step shorter than the clock's resolution takes 1 ns.
+  record.wall_seconds = std::clamp(outcome.wall_seconds, 1e-9, kMaxSeconds);
+  record.marked_speed = step.marked_speed;
+  record.speed_unit = step.speed_unit;
+  record.weights_source = weights_source(step.weights);
+  // From outside, a rank's share and its own times are not known: every rank gets the
+  // nominal share 1/p and the step's wall time, no compute or communication time.
+  const double share = 1.0 / static_cast<double>(step.rank_hosts.size());
+  for (std::size_t i = 0; i < step.rank_hosts.size(); ++i) {
+    record.ranks.push_back(RankTiming{static_cast<int>(i), step.rank_hosts[i], share, 0, 0, 0, record.wall_seconds});
+  }
+  record.slurm = environment.slurm;
+  // The wrapper runs in the batch step: the srun step's id is not known to it, the
+  // step's nodes are the set's.
+  record.slurm.step_id.reset();
+  std::vector<std::string> nodes = step.rank_hosts;
+  std::sort(nodes.begin(), nodes.end());
+  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+  record.slurm.node_list = compress_hostlist(sort_hostnames(nodes));
+  record.machine_set = environment.machine_set;
+  record.repetition = environment.repetition;
+  record.start_time = utc_timestamp(outcome.start);
+  record.end_time = utc_timestamp(outcome.end);
+  record.verified = outcome.exit_status == 0;  // the only check known from outside
+  record.fingerprint = {{"software", {{"timed_until", "step_exit"}}}, {"hardware", nlohmann::json::object()}};
+  record.timed_by = "step";
+  record.exit_status = outcome.exit_status;
+  return record;
+}
+
+std::size_t count_record_lines(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return 0;
+  return static_cast<std::size_t>(
+      std::count(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>(), '\n'));
+}
+
+StepOutcome run_timed_step(std::span<const std::string> argv) {
+  if (argv.empty()) throw Error("no step to run: give it after --");
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  StepOutcome outcome;
+  outcome.start = std::chrono::system_clock::now();
+  const auto begin = std::chrono::steady_clock::now();
+  const pid_t child = ::fork();
+  if (child < 0) throw Error(std::string("cannot start the step: fork: ") + std::strerror(errno));
+  if (child == 0) {
+    ::execvp(args[0], args.data());
+    const std::string message = fmt::format("hetscale record step: cannot run {}: {}\n", argv[0], std::strerror(errno));
+    [[maybe_unused]] const ssize_t ignored = ::write(STDERR_FILENO, message.data(), message.size());
+    ::_exit(127);
+  }
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0) {
+    if (errno != EINTR) throw Error(std::string("cannot wait for the step: ") + std::strerror(errno));
+  }
+  outcome.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  outcome.end = std::chrono::system_clock::now();
+  outcome.exit_status = exit_status_of(status);
+  return outcome;
+}
+
+StepRecordResult record_step(const StepDescription& step, std::span<const std::string> argv,
+                             const RecordEnvironment& environment) {
+  // Checked before the step runs: a formula that gives no W must not cost a step.
+  if (environment.record_file) (void)step_run_record(step, StepOutcome{1, 0, {}, {}}, environment);
+  const std::size_t before = environment.record_file ? count_record_lines(*environment.record_file) : 0;
+  StepRecordResult result;
+  result.outcome = run_timed_step(argv);
+  if (!environment.record_file) {
+    result.skipped_because = "HETSCALE_RECORD is not set";
+  } else if (count_record_lines(*environment.record_file) > before) {
+    result.skipped_because = "the step wrote its own record";
+  } else {
+    append_run_record(*environment.record_file, step_run_record(step, result.outcome, environment));
+    result.written = true;
+  }
+  return result;
+}
+
+}  // namespace hetscale::jobgen

@@ -1,0 +1,173 @@
+// The step timed from outside: its record's values, a failed step, a step that wrote its
+// own record, weights off.
+#include "hetscale/jobgen/step_record.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "hetscale/base/error.hpp"
+#include "hetscale/site/run_record_reader.hpp"
+
+namespace hetscale::jobgen {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::ElementsAre;
+
+StepDescription heat_step(std::string weights = "marked") {
+  StepDescription step;
+  step.code = "./heat --grid {M}";
+  step.workload = "500*M^2";
+  step.parameter = "M";
+  step.parameter_value = 1000;
+  step.weights = std::move(weights);
+  step.marked_speed = 3000;
+  step.speed_unit = "Mflops";
+  step.rank_hosts = rank_hosts_of("n[2-3]", 2);
+  return step;
+}
+
+RecordEnvironment study_environment(const fs::path& file) {
+  const std::map<std::string, std::string> vars = {
+      {"HETSCALE_RECORD", file.string()}, {"HETSCALE_EXPERIMENT", "heat-solver"}, {"HETSCALE_MACHINE_SET", "1"},
+      {"HETSCALE_REPETITION", "2"},       {"SLURM_JOB_ID", "78"},                 {"SLURM_ARRAY_JOB_ID", "77"},
+      {"SLURM_ARRAY_TASK_ID", "1"},       {"SLURM_STEP_ID", "4294967294"}};
+  return read_record_environment([&vars](const char* name) -> const char* {
+    const auto it = vars.find(name);
+    return it == vars.end() ? nullptr : it->second.c_str();
+  });
+}
+
+class StepRecord : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("hetscale-step-record-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::vector<RunRecord> records() const {
+    std::vector<RunRecord> out;
+    for (auto& numbered : read_run_records(file(), OnInvalid::fail).records) out.push_back(numbered.record);
+    return out;
+  }
+  fs::path file() const { return dir_ / "set1.jsonl"; }
+  fs::path dir_;
+};
+
+TEST(RankHosts, EveryNodeItsTasksInOrder) {
+  EXPECT_THAT(rank_hosts_of("n[2-3]", 2), ElementsAre("n2", "n2", "n3", "n3"));
+  EXPECT_THROW((void)rank_hosts_of("n1", 0), Error);
+}
+
+TEST_F(StepRecord, HoldsTheStepsValuesAndReadsBack) {
+  const StepRecordResult result = record_step(heat_step(), {{"sh", "-c", "sleep 0.2"}}, study_environment(file()));
+  EXPECT_TRUE(result.written);
+  EXPECT_EQ(result.outcome.exit_status, 0);
+  const auto all = records();
+  ASSERT_EQ(all.size(), 1U);
+  const RunRecord& r = all[0];
+  EXPECT_EQ(r.timed_by, "step");
+  EXPECT_EQ(r.exit_status, 0);
+  EXPECT_FALSE(run_failed(r));
+  EXPECT_EQ(r.experiment, "heat-solver");
+  EXPECT_EQ(r.code, "./heat --grid {M}");
+  EXPECT_EQ(r.workload, "500*M^2");
+  EXPECT_EQ(r.parameters.at("M"), 1000);
+  EXPECT_DOUBLE_EQ(r.work, 5e8);  // the formula at M = 1000
+  EXPECT_GE(r.wall_seconds, 0.2);
+  EXPECT_LT(r.wall_seconds, 5);
+  EXPECT_EQ(r.marked_speed, 3000);
+  EXPECT_EQ(r.speed_unit, "Mflops");
+  EXPECT_EQ(r.weights_source, "marked");
+  ASSERT_EQ(r.ranks.size(), 4U);
+  EXPECT_EQ(r.ranks[3].rank, 3);
+  EXPECT_EQ(r.ranks[3].host, "n3");
+  EXPECT_DOUBLE_EQ(r.ranks[3].weight, 0.25);
+  EXPECT_EQ(r.ranks[3].wall_seconds, r.wall_seconds);
+  EXPECT_EQ(r.machine_set, 1);
+  EXPECT_EQ(r.repetition, 2);
+  EXPECT_EQ(r.slurm.job_id, 78U);
+  EXPECT_EQ(r.slurm.array_job_id, 77U);
+  EXPECT_EQ(r.slurm.array_task_id, 1U);
+  EXPECT_FALSE(r.slurm.step_id.has_value());  // the batch step's id is not the srun step's
+  EXPECT_EQ(r.slurm.node_list, "n[2-3]");
+  EXPECT_TRUE(r.verified);
+}
+
+TEST_F(StepRecord, AFailedStepIsRecordedAsFailedAndItsStatusPassedOn) {
+  const StepRecordResult result = record_step(heat_step(), {{"sh", "-c", "exit 3"}}, study_environment(file()));
+  EXPECT_EQ(result.outcome.exit_status, 3);
+  const auto all = records();
+  ASSERT_EQ(all.size(), 1U);
+  EXPECT_EQ(all[0].exit_status, 3);
+  EXPECT_TRUE(run_failed(all[0]));
+  EXPECT_FALSE(all[0].verified);
+}
+
+TEST_F(StepRecord, AStepKilledByASignalHas128PlusItsNumber) {
+  const StepRecordResult result = record_step(heat_step(), {{"sh", "-c", "kill -9 $$"}}, study_environment(file()));
+  EXPECT_EQ(result.outcome.exit_status, 137);
+  EXPECT_EQ(records().at(0).exit_status, 137);
+}
+
+TEST_F(StepRecord, AProgramThatCannotBeStartedIs127) {
+  const StepRecordResult result =
+      record_step(heat_step(), {{"/nonexistent/heat"}}, study_environment(file()));
+  EXPECT_EQ(result.outcome.exit_status, 127);
+  EXPECT_TRUE(run_failed(records().at(0)));
+}
+
+TEST_F(StepRecord, NothingIsAddedWhenTheStepWroteItsOwnRecord) {
+  // An earlier step's record is in the file already: only what this step adds counts.
+  ASSERT_TRUE(record_step(heat_step(), {{"true"}}, study_environment(file())).written);
+  const std::string own = R"({"schema":1,"code":"heat","workload":"500*M^2","parameters":{"M":1000},)"
+                          R"("work":5e8,"wall_seconds":1.5,"ranks":[{"rank":0,"host":"n2","weight":1,)"
+                          R"("wall_seconds":1.5}]})";
+  const fs::path line = dir_ / "own.jsonl";
+  std::ofstream(line) << own << '\n';
+  const StepRecordResult result =
+      record_step(heat_step(), {{"sh", "-c", "cat \"$0\" >> \"$1\"", line.string(), file().string()}},
+                  study_environment(file()));
+  EXPECT_FALSE(result.written);
+  EXPECT_EQ(result.skipped_because, "the step wrote its own record");
+  const auto all = records();
+  ASSERT_EQ(all.size(), 2U);
+  EXPECT_EQ(run_timed_by(all[1]), "program");
+  EXPECT_EQ(all[1].wall_seconds, 1.5);
+}
+
+TEST_F(StepRecord, WeightsOffLeaveTheSourceUnknown) {
+  ASSERT_TRUE(record_step(heat_step("off"), {{"true"}}, study_environment(file())).written);
+  EXPECT_EQ(records().at(0).weights_source, "");
+  ASSERT_TRUE(record_step(heat_step("./part.toml"), {{"true"}}, study_environment(file())).written);
+  EXPECT_EQ(records().at(1).weights_source, "file");
+}
+
+TEST_F(StepRecord, WithoutARecordFileTheStepOnlyRuns) {
+  RecordEnvironment outside = study_environment(file());
+  outside.record_file.reset();
+  const StepRecordResult result = record_step(heat_step(), {{"sh", "-c", "exit 4"}}, outside);
+  EXPECT_EQ(result.outcome.exit_status, 4);
+  EXPECT_FALSE(result.written);
+  EXPECT_FALSE(fs::exists(file()));
+}
+
+TEST_F(StepRecord, AFormulaWithoutAValueFailsBeforeTheStepRuns) {
+  StepDescription step = heat_step();
+  step.workload = "500*M^2 - 1e12";  // negative W at M = 1000
+  const fs::path marker = dir_ / "ran";
+  EXPECT_THROW((void)record_step(step, {{"touch", marker.string()}}, study_environment(file())), Error);
+  EXPECT_FALSE(fs::exists(marker));
+  step.workload = "500*K^2";  // not the parameter's name
+  EXPECT_THROW((void)record_step(step, {{"touch", marker.string()}}, study_environment(file())), Error);
+  EXPECT_FALSE(fs::exists(marker));
+}
+
+}  // namespace
+}  // namespace hetscale::jobgen
