@@ -3,7 +3,8 @@
 #                                                snippet, its cache directory, hetscale-spank(8);
 #                                                needs Slurm and libc only (compute nodes)
 #   hetscale             (component hetscale)    the CLI (with the collector), the kernels, the
-#                                                run-record headers, man pages, bash completion
+#                                                run-record headers, db/add_login.sql, man
+#                                                pages, bash completion
 #   hetscale-dashboards  (component dashboards)  the Grafana dashboards and example specs
 #   cd build/default && cpack -G DEB    (or -G RPM; rpmbuild comes with Debian's `rpm`)
 # Include it at the end of the top-level CMakeLists.txt, after every install() rule.

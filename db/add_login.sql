@@ -1,7 +1,8 @@
 -- A database login for one user or service (docs/admin.md, "Database users"). Run by the
--- PostgreSQL superuser in the migrated hetscale database:
+-- PostgreSQL superuser in the migrated hetscale database (the package hetscale installs
+-- this file as /usr/share/hetscale/db/add_login.sql):
 --
---   psql -X -v ON_ERROR_STOP=1 -d hetscale -v login=bob -v kind=writer -f db/add_login.sql
+--   psql -X -v ON_ERROR_STOP=1 -d hetscale -v login=bob -v kind=writer -f add_login.sql
 --
 -- kind writer: a user who runs `hetscale collect`, `analyze`, `equalize --db`, `predict`.
 --   The login is a member of no role: it is listed in hetscale.writer_logins and gets

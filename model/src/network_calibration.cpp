@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "hetscale/base/error.hpp"
+#include "hetscale/base/number_limits.hpp"
+#include "hetscale/base/number_text.hpp"
 
 namespace hetscale {
 namespace {
@@ -59,6 +61,16 @@ CommModels fit_comm_models(const CommMeasurements& measured) {
   out.network.topology = NetworkTopology::star;
   out.network.latency_us = std::max(0.0, out.send.intercept / 2) * 1e6;
   out.network.bandwidth_MBps = 1.0 / out.send.slope / 1e6;
+  // The figures a site table's reader accepts, so that the [network] written is read back.
+  if (out.network.latency_us > kMaxLatencyMicroseconds)
+    throw Error("the fitted latency " + detail::shortest_text(out.network.latency_us) +
+                " us is more than the " + detail::shortest_text(kMaxLatencyMicroseconds) +
+                " us a site table allows");
+  if (out.network.bandwidth_MBps > kMaxBandwidthMBps)
+    throw Error("the fitted bandwidth " + detail::shortest_text(out.network.bandwidth_MBps) +
+                " MBps is more than the " + detail::shortest_text(kMaxBandwidthMBps) +
+                " MBps a site table allows: message times hardly grow with the size "
+                "(measure larger messages)");
   return out;
 }
 

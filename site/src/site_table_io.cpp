@@ -72,14 +72,11 @@ class SiteReader : private TomlSource {
     Network network;
     network.where = at(*entry);
     network.topology = topology(required(*entry, "topology", "[network]"));
-    network.latency_us = non_negative(required(*entry, "latency_us", "[network]"), "latency_us");
-    network.bandwidth_MBps =
-        positive(required(*entry, "bandwidth_MBps", "[network]"), "bandwidth_MBps");
+    network.latency_us = latency(*entry, "latency_us");
+    network.bandwidth_MBps = bandwidth(*entry, "bandwidth_MBps");
     if (network.topology == NetworkTopology::switch_per_group) {
-      network.backbone_latency_us =
-          non_negative(required(*entry, "backbone_latency_us", "[network]"), "backbone_latency_us");
-      network.backbone_bandwidth_MBps = positive(
-          required(*entry, "backbone_bandwidth_MBps", "[network]"), "backbone_bandwidth_MBps");
+      network.backbone_latency_us = latency(*entry, "backbone_latency_us");
+      network.backbone_bandwidth_MBps = bandwidth(*entry, "backbone_bandwidth_MBps");
     } else {
       for (std::string_view key : {"backbone_latency_us", "backbone_bandwidth_MBps"})
         if (const toml::node* value = entry->get(key))
@@ -87,6 +84,14 @@ class SiteReader : private TomlSource {
                                        key, to_string(network.topology)));
     }
     table.network = network;
+  }
+
+  // A link's latency (>= 0) and bandwidth (> 0), each within number_limits.hpp's range.
+  double latency(const toml::table& network, std::string_view key) const {
+    return non_negative(required(network, key, "[network]"), key, kMaxLatencyMicroseconds);
+  }
+  double bandwidth(const toml::table& network, std::string_view key) const {
+    return positive(required(network, key, "[network]"), key, kMaxBandwidthMBps);
   }
 
   NetworkTopology topology(const toml::node& node) const {

@@ -59,5 +59,31 @@ TEST(NetworkCalibration, NoBandwidthIsAClearError) {
   EXPECT_THROW(fit_comm_models(m), Error);
 }
 
+// A fit whose [network] a site table would refuse (number_limits.hpp) is an error, not a
+// table hetscale-commbench writes and nothing reads back.
+TEST(NetworkCalibration, FiguresBeyondTheSiteTableRangeAreErrors) {
+  CommMeasurements m;
+  m.bcast = {{2, 1}, {3, 2}};
+  m.barrier = {{2, 1}, {3, 2}};
+  // Powers of two, so that the fit is exact: 2^-50 s per byte, 2^50 bytes/s.
+  m.send = {{0, 0}, {0x1p20, 0x1p-30}};
+  try {
+    fit_comm_models(m);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "the fitted bandwidth 1125899906.842624 MBps is more than the 1e+09 MBps a site table "
+              "allows: message times hardly grow with the size (measure larger messages)");
+  }
+  m.send = {{0, 32}, {0x1p20, 32 + 0x1p-10}};  // 32 s a message: 16 s per link
+  try {
+    fit_comm_models(m);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "the fitted latency 1.6e+07 us is more than the 1e+07 us a site table allows");
+  }
+}
+
 }  // namespace
 }  // namespace hetscale

@@ -64,6 +64,26 @@ TEST(SiteTableCache, SpeedsOutsideTheTablesRangeAreMalformed) {
   EXPECT_FALSE(parse_site_cache(no_cpus, kStamp).has_value());
 }
 
+// The cache keeps what a job step needs and no [network] figure: a table's network is left
+// out, and a cache line that would carry one (inf, NaN or any value) is malformed, so that
+// the network figures have one reader, the site table's, with its ranges.
+TEST(SiteTableCache, HoldsNoNetworkFigures) {
+  SiteTable table = sample();
+  table.network = Network{NetworkTopology::star, 7.25, 4321.5, 1.5, 1250, {}};
+  const std::string text = format_site_cache(table, kStamp).value();
+  EXPECT_EQ(text.find("7.25"), std::string::npos) << text;
+  EXPECT_EQ(text.find("4321.5"), std::string::npos) << text;
+  const std::optional<SiteTable> back = parse_site_cache(text, kStamp);
+  ASSERT_TRUE(back.has_value());
+  EXPECT_FALSE(back->network.has_value());
+  for (const char* line : {"network\tstar\t1.5\t1250\n", "latency_us\tinf\n",
+                           "bandwidth_MBps\tnan\n"}) {
+    std::string bad = text;
+    bad.insert(bad.find("group\t"), line);
+    EXPECT_FALSE(parse_site_cache(bad, kStamp).has_value()) << line;
+  }
+}
+
 TEST(SiteTableCache, NamesWithTabsAreNotCached) {
   SiteTable table = sample();
   table.nodes[0].group = "a\tb";

@@ -414,6 +414,34 @@ TEST(ParseSiteTableNetwork, MissingAndOutOfRange) {
   EXPECT_EQ(table.network->bandwidth_MBps, 100.0);
 }
 
+// The ranges of number_limits.hpp: latency at most 1e7 us (10 s), bandwidth at most
+// 1e9 MBps (1 PB/s), for the host links and the backbone alike; the limits themselves are
+// allowed.
+TEST(LoadSiteTableNetworkErrors, FiguresBeyondTheirRange) {
+  EXPECT_EQ(load_error("bad-network-huge-latency.toml"),
+            ":6:14: 'latency_us' must be at most 1e+07, not 2e+07");
+  EXPECT_EQ(load_error("bad-network-huge-backbone-bandwidth.toml"),
+            ":9:27: 'backbone_bandwidth_MBps' must be at most 1e+09, not 1e+10");
+  const std::string star = "[site]\nname = \"s\"\n[network]\ntopology = \"star\"\n";
+  EXPECT_EQ(parse_error(star + "latency_us = 1\nbandwidth_MBps = 1e300\n"),
+            "site.toml:6:18: 'bandwidth_MBps' must be at most 1e+09, not 1e+300");
+  const std::string switches =
+      "[site]\nname = \"s\"\n[network]\ntopology = \"switch-per-group\"\nlatency_us = 1\n"
+      "bandwidth_MBps = 1\nbackbone_bandwidth_MBps = 1\n";
+  EXPECT_EQ(parse_error(switches + "backbone_latency_us = 10000000.5\n"),
+            "site.toml:8:23: 'backbone_latency_us' must be at most 1e+07, not 10000000.5");
+  const SiteTable limits = parse_site_table(
+      switches.substr(0, switches.find("latency_us")) +
+          "latency_us = 1e7\nbandwidth_MBps = 1e9\nbackbone_latency_us = 1e7\n"
+          "backbone_bandwidth_MBps = 1e9\n",
+      "site.toml");
+  ASSERT_TRUE(limits.network.has_value());
+  EXPECT_EQ(limits.network->latency_us, 1e7);
+  EXPECT_EQ(limits.network->bandwidth_MBps, 1e9);
+  EXPECT_EQ(limits.network->backbone_latency_us, 1e7);
+  EXPECT_EQ(limits.network->backbone_bandwidth_MBps, 1e9);
+}
+
 TEST(FormatSiteTable, RoundTripsTheNetwork) {
   for (const char* name : {"good-network-star.toml", "good-network-switch-per-group.toml"}) {
     SiteTable table = load_site_table(fixture(name));

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Checks the packages build_packages.sh made against tests/fixtures/packaging:
-#   check_packages.sh OUT_DIR FIXTURES_DIR SLURM_RELEASE NEXT_RELEASE TWIN_KERNELS(ON|OFF)
+#   check_packages.sh OUT_DIR FIXTURES_DIR SLURM_RELEASE NEXT_RELEASE TWIN_KERNELS(ON|OFF) SOURCE_DIR
 # - each package's file list (list_package.sh) equals FIXTURES_DIR/<package>.<deb|rpm>.txt
 #   (its lines but the # comments), without /usr/bin/hetscale-twin-* when the build has no
 #   twin kernels;
@@ -9,12 +9,14 @@
 #   runtime, breaks the other releases, says `optional` in its plugstack.conf.d snippet, a
 #   conffile (%config), and has the maintainer scripts that take the snippet out of
 #   plugstack.conf.d on removal;
-# - hetscale needs the libraries of the collector and the kernels (libpq, MPI);
+# - hetscale needs the libraries of the collector and the kernels (libpq, MPI), and holds
+#   SOURCE_DIR/db/add_login.sql, byte for byte, at the path docs/admin.md names;
 # - hetscale-dashboards is architecture-independent.
 set -u
-out=$1 fixtures=$2 release=$3 next=$4 twin=$5
+out=$1 fixtures=$2 release=$3 next=$4 twin=$5 source=$6
 here=$(cd "$(dirname "$0")" && pwd)
 snippet=/etc/slurm/plugstack.conf.d/hetscale.conf
+add_login=/usr/share/hetscale/db/add_login.sql
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
@@ -69,6 +71,9 @@ if [ -n "$deb" ]; then
   for library in libpq5 libopenmpi3 libfftw3-double3; do
     case "$depends" in *"$library "*|*"$library,"*|*"$library") ;; *) fail "hetscale.deb does not depend on $library" ;; esac
   done
+  dpkg-deb --fsys-tarfile "$deb" | tar -xO ".$add_login" 2>/dev/null | cmp -s - "$source/db/add_login.sql" ||
+    fail "hetscale.deb: $add_login is missing or not db/add_login.sql of the source tree"
+  grep -q "$add_login" "$source/docs/admin.md" || fail "docs/admin.md does not name $add_login"
 fi
 deb=$(package_file deb hetscale-dashboards)
 [ -z "$deb" ] || [ "$(dpkg-deb -f "$deb" Architecture)" = all ] || fail "hetscale-dashboards.deb is not Architecture: all"
@@ -96,6 +101,11 @@ if [ -n "$rpm_file" ]; then
   for library in 'libpq\.so\.5' 'libmpi\.so' 'libfftw3\.so\.3'; do
     rpm -qp --requires "$rpm_file" | grep -q "^$library" || fail "hetscale.rpm does not require $library"
   done
+  # The file's SHA-256 as rpm records it (file digest algorithm 8), against the source's.
+  digest=$(rpm -qp --qf '[%{FILENAMES} %{=FILEDIGESTALGO} %{FILEDIGESTS}\n]' "$rpm_file" |
+           awk -v f="$add_login" '$1 == f && $2 == 8 { print $3 }')
+  [ -n "$digest" ] && [ "$digest" = "$(sha256sum <"$source/db/add_login.sql" | cut -d' ' -f1)" ] ||
+    fail "hetscale.rpm: $add_login is missing or not db/add_login.sql of the source tree"
 fi
 rpm_file=$(package_file rpm hetscale-dashboards)
 [ -z "$rpm_file" ] || [ "$(rpm -qp --qf '%{ARCH}' "$rpm_file")" = noarch ] || fail "hetscale-dashboards.rpm is not noarch"

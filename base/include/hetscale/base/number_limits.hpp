@@ -22,6 +22,10 @@ inline constexpr double kMaxSpeed = 1e30;
 inline constexpr double kMaxWeight = 1;
 /// The magnitude of a workload parameter (N).
 inline constexpr double kMaxParameter = 1e15;
+/// [network] latency_us (and the backbone's): 10 s, 30 times a geostationary satellite hop.
+inline constexpr double kMaxLatencyMicroseconds = 1e7;
+/// [network] bandwidth_MBps (and the backbone's): 1 PB/s, 500 times the fastest link (2 TB/s).
+inline constexpr double kMaxBandwidthMBps = 1e9;
 /// No bound beyond finiteness (the default of the readers that take a maximum).
 inline constexpr double kUnbounded = std::numeric_limits<double>::infinity();
 

@@ -34,7 +34,8 @@ struct CommMeasurements {
 /// T_barrier(p) = a3 + b3 p (all in seconds), and the star [network] they imply: a
 /// message crosses two host links (up and down), so each link's latency is half of a2,
 /// and the bandwidth is 1 / b2. Throws Error when the send fit gives no positive
-/// bandwidth (b2 <= 0), which means the sizes were too small to see it.
+/// bandwidth (b2 <= 0), which means the sizes were too small to see it, or a latency or
+/// bandwidth beyond what a site table allows (number_limits.hpp).
 struct CommModels {
   LineFit send;
   LineFit bcast;

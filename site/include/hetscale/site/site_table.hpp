@@ -82,7 +82,9 @@ struct SiteTable {
 /// Throws ConfigError naming file:line:col for syntax errors, unknown keys, wrong types,
 /// missing keys, non-positive speeds or processors, unknown groups, unknown states, a
 /// node listed twice (also across host-list expressions) and, in [network], an unknown
-/// topology, a negative latency, a non-positive bandwidth or a backbone key for `star`.
+/// topology, a latency or bandwidth out of its range (number_limits.hpp: latency from 0 to
+/// kMaxLatencyMicroseconds, bandwidth above 0 up to kMaxBandwidthMBps) or a backbone key for
+/// `star`.
 SiteTable parse_site_table(std::string_view text, const std::string& source_name);
 
 /// Reads and parses a site table file; an unreadable file is a ConfigError too.
