@@ -120,5 +120,6 @@ if [ "$asan" = 1 ]; then
   cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DHETSCALE_SANITIZE=ON \
     -DHETSCALE_INTEGRATION_TESTS=OFF >/dev/null
   cmake --build build/asan -j "$(nproc)"
-  ctest --test-dir build/asan --output-on-failure --no-tests=error -LE integration
+  # Unit tests are independent of each other (no testbed): side by side, on every processor.
+  ctest --test-dir build/asan --output-on-failure --no-tests=error -LE integration -j "$(nproc)"
 fi
