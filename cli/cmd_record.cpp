@@ -4,6 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <tuple>
+
+#include "arguments.hpp"
 #include "commands.hpp"
 #include "hetscale/jobgen/step_record.hpp"
 
@@ -20,19 +23,7 @@ struct RecordStepArgs {
 };
 
 void run_record_step(RecordStepArgs& args, Context& context) {
-  const auto equals = args.param.find('=');
-  if (equals == std::string::npos || equals == 0) {
-    throw UsageError("--param must be NAME=VALUE, not '" + args.param + "'");
-  }
-  args.step.parameter = args.param.substr(0, equals);
-  try {
-    std::size_t used = 0;
-    const std::string value = args.param.substr(equals + 1);
-    args.step.parameter_value = std::stod(value, &used);
-    if (used != value.size()) throw std::invalid_argument(value);
-  } catch (const std::exception&) {
-    throw UsageError("--param " + args.param + ": the value is not a number");
-  }
+  std::tie(args.step.parameter, args.step.parameter_value) = parse_assignment(args.param, "--param");
   args.step.rank_hosts = args.host_file.empty() ? jobgen::rank_hosts_of(args.nodes, args.tasks_per_node)
                                                 : jobgen::rank_hosts_of_file(args.host_file);
   const RecordEnvironment environment = read_record_environment([](const char* name) { return std::getenv(name); });

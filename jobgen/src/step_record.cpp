@@ -57,15 +57,24 @@ std::vector<std::string> rank_hosts_of_file(const std::filesystem::path& file) {
   return out;
 }
 
-RunRecord step_run_record(const StepDescription& step, const StepOutcome& outcome,
-                          const RecordEnvironment& environment) {
-  const Workload workload = Workload::parse(step.workload);
-  const ParameterValues parameters{{step.parameter, step.parameter_value}};
-  const double work = workload.evaluate(parameters);
+namespace {
+
+// W of the step, from the spec's formula at the step's parameter value.
+double step_work(const StepDescription& step) {
+  const double work = Workload::parse(step.workload).evaluate({{step.parameter, step.parameter_value}});
   if (!std::isfinite(work) || work <= 0 || work > kMaxWork) {
     throw Error(fmt::format("the workload {} at {}={} is W = {}, not a number in (0, {:g}]", step.workload,
                             step.parameter, step.parameter_value, work, kMaxWork));
   }
+  return work;
+}
+
+}  // namespace
+
+RunRecord step_run_record(const StepDescription& step, const StepOutcome& outcome,
+                          const RecordEnvironment& environment) {
+  const double work = step_work(step);
+  const ParameterValues parameters{{step.parameter, step.parameter_value}};
   if (step.rank_hosts.empty()) throw Error("a step record needs the step's ranks");
   RunRecord record;
   record.experiment = environment.experiment;
@@ -88,10 +97,9 @@ RunRecord step_run_record(const StepDescription& step, const StepOutcome& outcom
   // The wrapper runs in the batch step: the srun step's id is not known to it, the
   // step's nodes are the set's.
   record.slurm.step_id.reset();
-  std::vector<std::string> nodes = step.rank_hosts;
-  std::sort(nodes.begin(), nodes.end());
+  std::vector<std::string> nodes = sort_hostnames(step.rank_hosts);
   nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
-  record.slurm.node_list = compress_hostlist(sort_hostnames(nodes));
+  record.slurm.node_list = compress_hostlist(nodes);
   record.machine_set = environment.machine_set;
   record.repetition = environment.repetition;
   record.start_time = utc_timestamp(outcome.start);
@@ -139,7 +147,7 @@ StepOutcome run_timed_step(std::span<const std::string> argv) {
 StepRecordResult record_step(const StepDescription& step, std::span<const std::string> argv,
                              const RecordEnvironment& environment) {
   // Checked before the step runs: a formula that gives no W must not cost a step.
-  if (environment.record_file) (void)step_run_record(step, StepOutcome{1, 0, {}, {}}, environment);
+  if (environment.record_file) (void)step_work(step);
   const std::size_t before = environment.record_file ? count_record_lines(*environment.record_file) : 0;
   StepRecordResult result;
   result.outcome = run_timed_step(argv);
