@@ -168,17 +168,29 @@ void Connection::fail(std::string_view what) {
                 lost);
 }
 
+// A failed result (or none: libpq's own failure) as the DbError to throw.
+DbError Connection::error_of(pg_result* raw, std::string_view what) const {
+  const char* state = raw == nullptr ? nullptr : PQresultErrorField(raw, PG_DIAG_SQLSTATE);
+  const std::string message =
+      trimmed(raw == nullptr ? PQerrorMessage(conn_.get()) : PQresultErrorMessage(raw));
+  const bool lost = PQstatus(conn_.get()) != CONNECTION_OK;
+  return DbError("database: " + std::string(what) + ": " + message, state ? state : "", lost);
+}
+
 Result Connection::check(pg_result* raw, std::string_view what) {
   Result result(raw);
   const ExecStatusType status = raw == nullptr ? PGRES_FATAL_ERROR : PQresultStatus(raw);
   if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK || status == PGRES_COPY_IN) {
     return result;
   }
-  const char* state = raw == nullptr ? nullptr : PQresultErrorField(raw, PG_DIAG_SQLSTATE);
-  const std::string message =
-      trimmed(raw == nullptr ? PQerrorMessage(conn_.get()) : PQresultErrorMessage(raw));
-  const bool lost = PQstatus(conn_.get()) != CONNECTION_OK;
-  throw DbError("database: " + std::string(what) + ": " + message, state ? state : "", lost);
+  throw error_of(raw, what);
+}
+
+// A pipeline that cannot be sent or read to its end leaves the connection in no state to
+// use again: the session drops it like a lost one and runs the unit of work again.
+void Connection::fail_lost(std::string_view what) {
+  throw DbError("database: " + std::string(what) + ": " + trimmed(PQerrorMessage(conn_.get())),
+                "", true);
 }
 
 Result Connection::exec(std::string_view sql) {
@@ -192,6 +204,47 @@ Result Connection::exec(const std::string& sql, const Params& params) {
   return check(PQexecParams(conn_.get(), sql.c_str(), static_cast<int>(values.size()), nullptr,
                             values.data(), nullptr, nullptr, 0),
                "query failed");
+}
+
+std::vector<Result> Connection::exec_pipeline(std::span<const Statement> statements) {
+  pg_conn* conn = conn_.get();
+  if (PQenterPipelineMode(conn) != 1) fail("cannot enter pipeline mode");
+  std::vector<const char*> values;
+  for (const Statement& statement : statements) {
+    values.clear();
+    for (const auto& p : statement.params) values.push_back(p ? p->c_str() : nullptr);
+    if (PQsendQueryParams(conn, statement.sql.c_str(), static_cast<int>(values.size()), nullptr,
+                          values.data(), nullptr, nullptr, 0) != 1)
+      fail_lost("query failed");
+  }
+  if (PQpipelineSync(conn) != 1) fail_lost("query failed");
+  // Each statement's result, then a null pointer; after a failure the server skips the
+  // rest (PGRES_PIPELINE_ABORTED); the sync's own result ends the pipeline.
+  std::vector<Result> results;
+  results.reserve(statements.size());
+  std::optional<DbError> error;
+  for (std::size_t i = 0; i < statements.size(); ++i) {
+    pg_result* raw = PQgetResult(conn);
+    if (raw == nullptr || PQstatus(conn) != CONNECTION_OK) {
+      Result dropped(raw);
+      fail_lost("query failed");
+    }
+    const ExecStatusType status = PQresultStatus(raw);
+    if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK &&
+        status != PGRES_PIPELINE_ABORTED && !error)
+      error = error_of(raw, "query failed");
+    results.emplace_back(raw);
+    if (pg_result* more = PQgetResult(conn); more != nullptr) {
+      Result dropped(more);
+      fail_lost("query failed: more than one result of a statement in a pipeline");
+    }
+  }
+  pg_result* sync = PQgetResult(conn);
+  const Result sync_result(sync);
+  if (PQresultStatus(sync) != PGRES_PIPELINE_SYNC || PQexitPipelineMode(conn) != 1)
+    fail_lost("query failed: the pipeline did not end");
+  if (error) throw *error;
+  return results;
 }
 
 void Connection::copy_in(const std::string& copy_sql, std::string_view data) {
@@ -219,23 +272,36 @@ int Connection::backend_pid() const noexcept {
   return PQbackendPID(conn_.get());
 }
 
-Transaction::Transaction(Connection& conn, TransactionMode mode) : conn_(conn) {
+void Connection::trace(std::FILE* out) noexcept {
+  if (out == nullptr) {
+    PQuntrace(conn_.get());
+    return;
+  }
+  PQtrace(conn_.get(), out);
+  PQsetTraceFlags(conn_.get(), PQTRACE_SUPPRESS_TIMESTAMPS);
+}
+
+std::vector<Statement> begin_statements(TransactionMode mode) {
   switch (mode) {
     case TransactionMode::read_write:
-      conn_.exec("BEGIN");
-      break;
+      return {{"BEGIN", {}}};
     case TransactionMode::load:
-      conn_.exec(
-          "BEGIN; SET LOCAL lock_timeout = '30s'; "
-          "SET LOCAL idle_in_transaction_session_timeout = '60s'");
-      break;
+      return {{"BEGIN", {}},
+              {"SET LOCAL lock_timeout = '30s'", {}},
+              {"SET LOCAL idle_in_transaction_session_timeout = '60s'", {}}};
     case TransactionMode::snapshot:
-      conn_.exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
-      break;
+      return {{"BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", {}}};
     case TransactionMode::repeatable_read:
-      conn_.exec("BEGIN ISOLATION LEVEL REPEATABLE READ");
-      break;
+      return {{"BEGIN ISOLATION LEVEL REPEATABLE READ", {}}};
   }
+  throw Error("pg: unknown transaction mode");
+}
+
+Transaction::Transaction(Connection& conn, TransactionMode mode) : conn_(conn) {
+  std::string sql;  // one round trip: the statements as one simple query
+  for (const Statement& statement : begin_statements(mode))
+    sql.append(sql.empty() ? "" : "; ").append(statement.sql);
+  conn_.exec(sql);
 }
 
 Transaction::~Transaction() {

@@ -47,19 +47,28 @@ WHERE owner = current_user
   AND name IN (SELECT value FROM jsonb_array_elements_text($1::jsonb))
 ORDER BY name, cluster COLLATE "C")sql";
 
-// Run keys are unique per experiment: another user's experiment of the same name may hold
-// a run of the same key.
-constexpr const char* select_present = R"sql(
-SELECT encode(run_key, 'hex') FROM hetscale.runs
-WHERE run_key IN (SELECT decode(value, 'hex') FROM jsonb_array_elements_text($1::jsonb))
-  AND experiment_id = ANY($2::bigint[]))sql";
-
-// The identity's sequence by name (migration 1 fixes it): a constant regclass. Written as
+// In one statement, what the batch needs to know before its COPYs: the keys of the batch
+// already stored, then a run id for each run not stored yet, reserved from the identity's
+// sequence ($3 is the number of the batch's keys). Run keys are unique per experiment, and
+// only the current user's experiments of the batch's names count: another user's
+// experiment of the same name may hold a run of the same key. No ids under row-level
+// security: such a user cannot choose them (migration 13), the identity gives them. The
+// sequence is named (migration 1 fixes its name), a constant regclass: written as
 // nextval(pg_get_serial_sequence(...)) the name was looked up again for every row, which
 // took 30-70 ms per 5,000 ids, as long as the COPY of the runs themselves.
-constexpr const char* reserve_run_ids = R"sql(
-SELECT nextval('hetscale.runs_run_id_seq'::regclass)
-FROM generate_series(1, $1::integer))sql";
+constexpr const char* present_and_ids = R"sql(
+WITH present AS MATERIALIZED (
+  SELECT run_key FROM hetscale.runs
+  WHERE run_key IN (SELECT decode(value, 'hex') FROM jsonb_array_elements_text($1::jsonb))
+    AND experiment_id = ANY (ARRAY(
+          SELECT experiment_id FROM hetscale.experiments
+          WHERE owner = current_user
+            AND name IN (SELECT value FROM jsonb_array_elements_text($2::jsonb)))))
+SELECT encode(run_key, 'hex'), NULL::bigint FROM present
+UNION ALL
+SELECT NULL, nextval('hetscale.runs_run_id_seq'::regclass)
+FROM generate_series(1, $3::integer - (SELECT count(*) FROM present)::integer)
+WHERE NOT row_security_active('hetscale.runs'))sql";
 
 constexpr const char* run_columns = R"sql(
   run_id, experiment_id, run_key, code, workload, parameters, work, wall_seconds,
@@ -295,11 +304,8 @@ void experiment_rows(const std::vector<Keyed>& runs, PreparedBatch& out) {
   out.experiment_names = names.dump();
 }
 
-std::map<std::string, std::string, std::less<>> experiment_ids(pg::Connection& conn,
-                                                               const PreparedBatch& batch) {
-  conn.exec(insert_experiments, {batch.experiment_rows});
-  conn.exec(fill_clusters, {batch.experiment_rows});
-  const pg::Result r = conn.exec(select_experiments, {batch.experiment_names});
+// The current user's experiments of the batch's names (select_experiments), by name.
+std::map<std::string, std::string, std::less<>> experiment_ids(const pg::Result& r) {
   std::map<std::string, std::string, std::less<>> ids;
   for (int i = 0; i < r.rows(); ++i) {
     if (!ids.emplace(r.text(i, 0), r.text(i, 1)).second)
@@ -311,20 +317,35 @@ std::map<std::string, std::string, std::less<>> experiment_ids(pg::Connection& c
   return ids;
 }
 
-// Indexes into batch.runs of the runs not stored yet, in key order.
-std::vector<std::size_t> not_present(
-    pg::Connection& conn, const PreparedBatch& batch,
-    const std::map<std::string, std::string, std::less<>>& experiments) {
-  std::string ids = "{";
-  for (const auto& [name, id] : experiments) ids.append(ids.size() > 1 ? "," : "").append(id);
-  ids += '}';
-  const pg::Result r = conn.exec(select_present, {batch.keys, ids});
+// The runs of the batch not stored yet (present_and_ids), in key order: their indexes into
+// batch.runs and their ids, reserved, or (staged) their places in this list.
+struct FreshRuns {
+  std::vector<std::size_t> at;
+  std::vector<long long> ids;
+};
+
+FreshRuns fresh_runs_of(const PreparedBatch& batch, const pg::Result& r, bool staged) {
   std::unordered_set<std::string_view> present;
-  for (int i = 0; i < r.rows(); ++i) present.emplace(r.text(i, 0));
-  std::vector<std::size_t> out;
-  out.reserve(batch.runs.size());
+  std::vector<long long> reserved;
+  for (int row = 0; row < r.rows(); ++row) {
+    if (r.is_null(row, 0)) {
+      reserved.push_back(r.integer(row, 1));
+    } else {
+      present.emplace(r.text(row, 0));
+    }
+  }
+  FreshRuns out;
+  out.at.reserve(batch.runs.size() - std::min(present.size(), batch.runs.size()));
   for (std::size_t i = 0; i < batch.runs.size(); ++i) {
-    if (present.count(batch.runs[i].key) == 0) out.push_back(i);
+    if (present.count(batch.runs[i].key) == 0) out.at.push_back(i);
+  }
+  if (staged) {
+    for (std::size_t i = 0; i < out.at.size(); ++i) out.ids.push_back(static_cast<long long>(i));
+  } else if (reserved.size() == out.at.size()) {
+    out.ids = std::move(reserved);
+  } else {
+    throw Error(fmt::format("collect: the database reserved {} run ids for {} new runs",
+                            reserved.size(), out.at.size()));
   }
   return out;
 }
@@ -370,12 +391,25 @@ PreparedBatch prepare_run_batch(std::span<const NumberedRunRecord> records,
 // that another loader stored meanwhile, and the batch is retried. Only the ids and
 // experiment ids are put in here; the rest of each row was prepared.
 BatchCounts load_prepared_batch(pg::Connection& conn, const PreparedBatch& batch) {
-  pg::Transaction tx(conn, pg::TransactionMode::load);
-  const auto experiments = experiment_ids(conn, batch);
-  const std::vector<std::size_t> fresh = not_present(conn, batch, experiments);
+  // Everything before the COPYs in one round trip: the transaction begins, the batch's
+  // experiments are created, completed and read, whether row-level security applies, the
+  // keys already stored and the ids of the runs not stored yet.
+  std::vector<pg::Statement> statements = pg::begin_statements(pg::TransactionMode::load);
+  const std::size_t first = statements.size();
+  statements.push_back({insert_experiments, {batch.experiment_rows}});
+  statements.push_back({fill_clusters, {batch.experiment_rows}});
+  statements.push_back({select_experiments, {batch.experiment_names}});
+  statements.push_back({row_security_active, {}});
+  statements.push_back(
+      {present_and_ids, {batch.keys, batch.experiment_names, std::to_string(batch.runs.size())}});
+  pg::Transaction tx(conn, pg::BeganInPipeline{});
+  const std::vector<pg::Result> results = conn.exec_pipeline(statements);
+  const auto experiments = experiment_ids(results[first + 2]);
+  const bool staged = results[first + 3].text(0, 0) == "t";
+  const FreshRuns fresh_runs = fresh_runs_of(batch, results[first + 4], staged);
+  const std::vector<std::size_t>& fresh = fresh_runs.at;
   BatchCounts out;
   if (!fresh.empty()) {
-    const bool staged = conn.exec(row_security_active).text(0, 0) == "t";
     const std::string_view run_rows = batch.run_rows.data();
     const std::string_view rank_rows = batch.rank_rows.data();
     const auto run_begin = [&](std::size_t at) {
@@ -412,9 +446,8 @@ BatchCounts load_prepared_batch(pg::Connection& conn, const PreparedBatch& batch
       ranks_copy.append(pg::BinaryCopyBuffer::trailer());
       return ranks_copy;
     };
-    std::vector<long long> ids(fresh.size());
+    std::vector<long long> ids = fresh_runs.ids;
     if (staged) {
-      for (std::size_t i = 0; i < fresh.size(); ++i) ids[i] = static_cast<long long>(i);
       conn.exec(create_staging);
       conn.copy_in(copy_runs("runs_staging"), runs_copy_with(ids));
       const pg::Result inserted = conn.exec(insert_staged_runs());
@@ -431,9 +464,6 @@ BatchCounts load_prepared_batch(pg::Connection& conn, const PreparedBatch& batch
       conn.copy_in(copy_ranks("rank_timings_staging"), ranks_copy_with(ids));
       conn.exec(insert_staged_ranks());
     } else {
-      const pg::Result reserved = conn.exec(reserve_run_ids, {std::to_string(fresh.size())});
-      for (std::size_t i = 0; i < fresh.size(); ++i)
-        ids[i] = reserved.integer(static_cast<int>(i), 0);
       conn.copy_in(copy_runs("hetscale.runs"), runs_copy_with(ids));
       conn.copy_in(copy_ranks("hetscale.rank_timings"), ranks_copy_with(ids));
     }

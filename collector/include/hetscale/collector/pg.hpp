@@ -2,8 +2,10 @@
 // PGconn and PGresult, values only as parameters, COPY for bulk data.
 #pragma once
 
+#include <cstdio>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -58,6 +60,13 @@ class Result {
 /// Query parameters; std::nullopt is SQL NULL. Every value is sent as text.
 using Params = std::vector<std::optional<std::string>>;
 
+/// One statement of a pipeline (Connection::exec_pipeline): a single SQL statement and its
+/// parameters.
+struct Statement {
+  std::string sql;
+  Params params;
+};
+
 /// libpq connection options (keyword, value) as given by a URI or key=value string,
 /// plus the defaults below for each one the string (or, for connect_timeout, the
 /// environment's PGCONNECT_TIMEOUT) does not give, so that no connection waits forever
@@ -83,6 +92,13 @@ class Connection {
   Result exec(std::string_view sql);
   /// Runs one statement with values as parameters ($1, $2...).
   Result exec(const std::string& sql, const Params& params);
+  /// Runs `statements` in order in one round trip (libpq's pipeline mode: all are sent,
+  /// then every answer is read) and returns their results in the same order. The first
+  /// statement that fails throws its DbError; the server skips those after it. Each is one
+  /// statement, not COPY; in a transaction begun before, or by the first statements
+  /// (begin_statements), a failure leaves that transaction aborted. The connection is out
+  /// of pipeline mode again when this returns or throws, unless the connection was lost.
+  std::vector<Result> exec_pipeline(std::span<const Statement> statements);
   /// COPY ... FROM STDIN with `data` in COPY text format.
   void copy_in(const std::string& copy_sql, std::string_view data);
 
@@ -90,6 +106,9 @@ class Connection {
   [[nodiscard]] bool ok() const noexcept;
   /// The server's process id for this session (pg_terminate_backend in tests).
   [[nodiscard]] int backend_pid() const noexcept;
+  /// libpq's trace of every protocol message (PQtrace, without timestamps) into `out`, one
+  /// a line, "F" sent and "B" received; nullptr ends it. For tests and debugging.
+  void trace(std::FILE* out) noexcept;
 
  private:
   struct Finish {
@@ -97,7 +116,9 @@ class Connection {
   };
   explicit Connection(pg_conn* conn) noexcept : conn_(conn) {}
   Result check(pg_result* result, std::string_view what);
+  DbError error_of(pg_result* raw, std::string_view what) const;
   [[noreturn]] void fail(std::string_view what);
+  [[noreturn]] void fail_lost(std::string_view what);
   std::unique_ptr<pg_conn, Finish> conn_;
 };
 
@@ -114,10 +135,21 @@ enum class TransactionMode {
   repeatable_read,
 };
 
+/// The statements that begin a transaction of `mode`, one statement each (so that they can
+/// open a pipeline).
+std::vector<Statement> begin_statements(TransactionMode mode);
+
+/// Tag of a Transaction whose begin_statements the caller sends itself, first in a pipeline.
+struct BeganInPipeline {};
+
 /// BEGIN on construction, ROLLBACK on destruction unless commit() was called.
 class Transaction {
  public:
   explicit Transaction(Connection& conn, TransactionMode mode = TransactionMode::read_write);
+  /// Sends nothing: the caller begins the transaction (begin_statements) in the pipeline it
+  /// runs next. Rolled back on destruction all the same (a ROLLBACK where no transaction
+  /// began, because the pipeline failed before, is harmless).
+  Transaction(Connection& conn, BeganInPipeline) noexcept : conn_(conn) {}
   Transaction(const Transaction&) = delete;
   Transaction& operator=(const Transaction&) = delete;
   ~Transaction();
