@@ -72,10 +72,12 @@ std::string_view BinaryCopyBuffer::trailer() noexcept {
   return "\377\377";  // a field count of -1
 }
 
+// The low `bytes` bytes of `value`, most significant first, appended at once (a character
+// at a time was a tenth of a batch's preparation).
 void BinaryCopyBuffer::raw(std::uint64_t value, int bytes) {
-  for (int shift = 8 * (bytes - 1); shift >= 0; shift -= 8) {
-    data_ += static_cast<char>((value >> shift) & 0xff);
-  }
+  char out[8];
+  for (int i = bytes - 1; i >= 0; --i, value >>= 8) out[i] = static_cast<char>(value & 0xff);
+  data_.append(out, static_cast<std::size_t>(bytes));
 }
 
 void BinaryCopyBuffer::start_row(int fields) {
