@@ -93,6 +93,10 @@ void register_collect(CLI::App& app, Context& context) {
   cmd->add_option("--batch-size", args->options.batch_size, "Records per transaction")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--connections", args->options.connections,
+                  "Batches loaded at once, each over its own connection (1: one after the other)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 64));
   cmd->add_option("--jobcomp", args->options.jobcomp,
                   "Slurm job completion file (jobcomp/filetxt) to load into slurm_jobs; "
                   "may be repeated")

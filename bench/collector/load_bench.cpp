@@ -109,9 +109,11 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-double time_collector(const std::string& uri, const fs::path& jsonl) {
+double time_collector(const std::string& uri, const fs::path& jsonl,
+                      std::size_t connections = collector::CollectOptions{}.connections) {
   collector::CollectOptions options;
   options.inputs = {jsonl.string()};
+  options.connections = connections;
   std::istringstream no_stdin;
   std::ostringstream log;
   const auto start = Clock::now();
@@ -212,6 +214,7 @@ int main(int argc, char** argv) {
     const fs::path runs_csv = dir / "runs.csv";
     std::printf("%-34s %10s %10s %14s\n", "loader", "rows", "seconds", "rank rows/s");
     double best_collector = 1e300;
+    double best_collector_one = 1e300;
     double best_psql = 1e300;
     double best_psql_both = 1e300;
     double best_collector_writer = 1e300;
@@ -223,13 +226,18 @@ int main(int argc, char** argv) {
       const double p = time_psql(db.uri, dir / "ranks.csv", nullptr);
       Database fresh(server, "hetscale_bench_psql_" + std::to_string(::getpid()));
       const double both = time_psql(fresh.uri, dir / "ranks.csv", &runs_csv);
+      Database single(server, "hetscale_bench_single_" + std::to_string(::getpid()));
+      const double one = time_collector(single.uri, dir / "runs.jsonl", 1);
       const double r = time_parse(dir / "runs.jsonl");
       std::printf("%-34s %10lld %10.3f %14.0f\n", "  of which reading JSONL", rows, r, rows / r);
       std::printf("%-34s %10lld %10.3f %14.0f\n", "hetscale collect (JSONL, 8 ranks)", rows, c,
                   rows / c);
       std::printf("%-34s %10lld %10.3f %14.0f\n", "psql \\copy (CSV, rank rows only)", rows, p,
                   rows / p);
+      std::printf("%-34s %10lld %10.3f %14.0f\n", "  the same over one connection", rows, one,
+                  rows / one);
       best_collector = std::min(best_collector, c);
+      best_collector_one = std::min(best_collector_one, one);
       std::printf("%-34s %10lld %10.3f %14.0f\n", "psql \\copy (CSV, runs + rank rows)", rows, both,
                   rows / both);
       best_psql = std::min(best_psql, p);
@@ -255,6 +263,8 @@ int main(int argc, char** argv) {
         "runs + rank rows %.0f/s (ratio %.2f)\n",
         rows / best_collector, rows / best_psql, best_psql / best_collector, rows / best_psql_both,
         best_psql_both / best_collector);
+    std::printf("best of 3 over one connection: collect %.0f rank rows/s (ratio %.2f to runs + rank rows)\n",
+                rows / best_collector_one, best_psql_both / best_collector_one);
     std::printf(
         "best of 3 as a writer: collect %.0f rank rows/s; psql \\copy (staged, runs + rank "
         "rows) %.0f/s (ratio %.2f)\n",

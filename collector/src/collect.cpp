@@ -3,7 +3,13 @@
 
 #include <algorithm>
 #include <fstream>
+#include <atomic>
+#include <exception>
+#include <functional>
 #include <future>
+#include <latch>
+#include <mutex>
+#include <thread>
 #include <ostream>
 
 #include "hetscale/base/input_files.hpp"
@@ -91,44 +97,121 @@ struct RecordBatch {
   std::span<const NumberedRunRecord> records;
 };
 
+// Each file's records in batches of at most batch_size: as many as the connections or a
+// multiple of them, of sizes that differ by one record at most, so that the connections
+// finish together instead of one loading a short last batch alone. A file whose records
+// split into such a number of batches of batch_size gets exactly those.
 std::vector<RecordBatch> record_batches(const std::vector<RecordInput>& inputs,
-                                        std::size_t batch_size) {
+                                        std::size_t batch_size, std::size_t connections) {
   std::vector<RecordBatch> out;
   for (const RecordInput& input : inputs) {
-    const std::vector<NumberedRunRecord>& records = input.file.records;
-    for (std::size_t at = 0; at < records.size(); at += batch_size) {
-      out.push_back({&input.source, std::span<const NumberedRunRecord>(records).subspan(
-                                        at, std::min(batch_size, records.size() - at))});
+    const std::span<const NumberedRunRecord> records(input.file.records);
+    if (records.empty()) continue;
+    const std::size_t needed = (records.size() + batch_size - 1) / batch_size;
+    const std::size_t count =
+        std::min(records.size(), (needed + connections - 1) / connections * connections);
+    const std::size_t size = records.size() / count;
+    const std::size_t larger = records.size() % count;  // the first ones get one more
+    std::size_t at = 0;
+    for (std::size_t b = 0; b < count; ++b) {
+      const std::size_t n = size + (b < larger ? 1 : 0);
+      out.push_back({&input.source, records.subspan(at, n)});
+      at += n;
     }
   }
   return out;
 }
 
-std::future<PreparedBatch> prepare_async(const RecordBatch& batch) {
-  return std::async(std::launch::async,
-                    [batch] { return prepare_run_batch(batch.records, *batch.source); });
-}
-
-// Two threads, one batch apart: while this thread loads batch k (the server COPYs it, the
-// client mostly waits), a worker prepares batch k+1 (natural keys, sorting, COPY rows; no
-// database), so that the server seldom waits for the client. The batches and their
-// transactions are the same as without the worker: batch k+1 is loaded only after batch k
-// committed, each in its own transaction, retried on its own by the session with the same
-// prepared rows; an error in batch k stops the load there, and the worker's batch k+1 is
-// thrown away. `first` is batch 0, started by the caller before connecting.
-void load_records(Session& session, const std::vector<RecordBatch>& batches,
-                  std::future<PreparedBatch> first, CollectReport& report) {
-  std::future<PreparedBatch> next = std::move(first);
-  for (std::size_t k = 0; k < batches.size(); ++k) {
-    const PreparedBatch batch = next.get();
-    if (k + 1 < batches.size()) next = prepare_async(batches[k + 1]);
-    BatchCounts counts;
-    session.run([&](pg::Connection& conn) { counts = load_prepared_batch(conn, batch); });
-    report.runs_added += counts.runs_added;
-    report.runs_present += counts.runs_present;
-    report.rank_rows_added += counts.rank_rows_added;
+// Loads the batches over `connections` sessions at once, each a thread that takes the next
+// batch not taken yet, prepares it (natural keys, sorting, COPY rows; no database) and
+// loads it in its own transaction, retried on its own by its session with the same
+// prepared rows. While one session's batch is on the server, another prepares or loads the
+// next, so that the server seldom waits for the client and a server with cores to spare
+// COPYs two batches at once. Batches commit in the order they finish; each is all or
+// nothing. The first error stops the others from taking a new batch and is thrown once the
+// batches in flight have ended (committed or rolled back); the report counts what was
+// committed.
+//
+// The sessions but the first start at once and prepare their first batch while `first`
+// checks the schema and loads the plans (`before`); none loads a batch before that is done.
+// Each prepares the next batch it took while the server loads its current one.
+class RecordLoad {
+ public:
+  RecordLoad(const std::vector<RecordBatch>& batches, const std::string& uri,
+             const CollectOptions& options, const Session::RetryLog& log)
+      : batches_(batches) {
+    const std::size_t threads =
+        std::clamp<std::size_t>(options.connections, 1, std::max<std::size_t>(batches.size(), 1));
+    sessions_.reserve(threads - 1);
+    for (std::size_t i = 1; i < threads; ++i) sessions_.emplace_back(uri, options.backoff, log);
   }
-}
+
+  void run(Session& first, const std::function<void()>& before, CollectReport& report) {
+    report_ = &report;
+    {
+      std::vector<std::jthread> others;
+      others.reserve(sessions_.size());
+      for (Session& session : sessions_) others.emplace_back([this, &session] { work(session); });
+      try {
+        before();
+      } catch (...) {
+        fail();
+      }
+      go_.count_down();
+      work(first);
+    }  // joins
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  // Takes batches until none is left, preparing the next one it took while the server
+  // loads the one before.
+  void work(Session& session) {
+    try {
+      std::size_t k = next_++;
+      if (k >= batches_.size()) return;
+      PreparedBatch batch = prepare(k);
+      go_.wait();
+      while (!stop_) {
+        const std::size_t after = next_++;
+        std::future<PreparedBatch> following;
+        if (after < batches_.size())
+          following = std::async(std::launch::async, [this, after] { return prepare(after); });
+        BatchCounts counts;
+        session.run([&](pg::Connection& conn) { counts = load_prepared_batch(conn, batch); });
+        {
+          const std::lock_guard lock(mutex_);
+          report_->runs_added += counts.runs_added;
+          report_->runs_present += counts.runs_present;
+          report_->rank_rows_added += counts.rank_rows_added;
+        }
+        if (!following.valid()) return;
+        batch = following.get();
+      }
+    } catch (...) {
+      fail();
+    }
+  }
+
+  PreparedBatch prepare(std::size_t k) const {
+    return prepare_run_batch(batches_[k].records, *batches_[k].source);
+  }
+
+  void fail() {
+    stop_ = true;
+    const std::lock_guard lock(mutex_);
+    if (!error_) error_ = std::current_exception();
+  }
+
+  const std::vector<RecordBatch>& batches_;
+  std::vector<Session> sessions_;  // the others than `first`
+  std::atomic<std::size_t> next_{0};
+  std::atomic<bool> stop_{false};
+  std::latch go_{1};
+  std::mutex mutex_;  // guards error_ and report_
+  std::exception_ptr error_;
+  CollectReport* report_ = nullptr;
+};
 
 void load_jobcomp(Session& session, const JobcompInput& input, std::size_t batch_size,
                   CollectReport& report) {
@@ -166,19 +249,21 @@ CollectReport collect(const std::string& uri, const CollectOptions& options,
     ++report.held_back;
   }
 
-  const std::vector<RecordBatch> batches = record_batches(inputs.records, options.batch_size);
-  std::future<PreparedBatch> first;  // prepared while connecting and loading plans
-  if (!batches.empty()) first = prepare_async(batches.front());
-
-  Session session(uri, options.backoff,
-                  [&log](const pg::DbError& e, std::chrono::milliseconds delay) {
-                    log << "collect: " << e.what() << "; retrying in " << delay.count() << " ms\n";
-                  });
-  session.run([](pg::Connection& conn) { require_current_schema(conn); });
-  for (const RoundPlan& plan : inputs.plans) {
-    session.run([&plan](pg::Connection& conn) { load_plan(conn, plan); });
-  }
-  load_records(session, batches, std::move(first), report);
+  const std::vector<RecordBatch> batches =
+      record_batches(inputs.records, options.batch_size, std::max<std::size_t>(options.connections, 1));
+  std::mutex log_mutex;  // sessions of several threads report retries
+  const Session::RetryLog retry_log = [&log, &log_mutex](const pg::DbError& e,
+                                                          std::chrono::milliseconds delay) {
+    const std::lock_guard lock(log_mutex);
+    log << "collect: " << e.what() << "; retrying in " << delay.count() << " ms\n";
+  };
+  Session session(uri, options.backoff, retry_log);
+  RecordLoad(batches, uri, options, retry_log).run(session, [&] {
+    session.run([](pg::Connection& conn) { require_current_schema(conn); });
+    for (const RoundPlan& plan : inputs.plans) {
+      session.run([&plan](pg::Connection& conn) { load_plan(conn, plan); });
+    }
+  }, report);
   for (const JobcompInput& input : inputs.jobcomp) {
     load_jobcomp(session, input, options.batch_size, report);
   }

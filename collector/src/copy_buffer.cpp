@@ -4,6 +4,7 @@
 #include "hetscale/collector/copy_buffer.hpp"
 
 #include <bit>
+#include <array>
 #include <charconv>
 
 namespace hetscale::pg {
@@ -13,29 +14,30 @@ void CopyBuffer::separator() {
   row_started_ = true;
 }
 
+namespace {
+
+// Whether COPY's text format escapes the character: backslash, tab, newline, return.
+constexpr std::array<bool, 256> escaped_in_copy = [] {
+  std::array<bool, 256> table{};
+  for (const unsigned char c : {'\\', '\t', '\n', '\r'}) table[c] = true;
+  return table;
+}();
+
+}  // namespace
+
 void CopyBuffer::text(std::string_view value) {
   separator();
   // Runs of ordinary characters are appended whole: most values have nothing to escape.
-  while (!value.empty()) {
-    const std::size_t plain = value.find_first_of("\\\t\n\r");
-    data_.append(value.substr(0, plain));
-    if (plain == std::string_view::npos) return;
+  std::size_t plain = 0;
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    const char c = value[i];
+    if (!escaped_in_copy[static_cast<unsigned char>(c)]) continue;
+    data_.append(value.substr(plain, i - plain));
     data_ += '\\';
-    switch (value[plain]) {
-      case '\t':
-        data_ += 't';
-        break;
-      case '\n':
-        data_ += 'n';
-        break;
-      case '\r':
-        data_ += 'r';
-        break;
-      default:
-        data_ += '\\';
-    }
-    value.remove_prefix(plain + 1);
+    data_ += c == '\t' ? 't' : c == '\n' ? 'n' : c == '\r' ? 'r' : '\\';
+    plain = i + 1;
   }
+  data_.append(value.substr(plain));
 }
 
 void CopyBuffer::number(double value) {

@@ -391,22 +391,29 @@ PreparedBatch prepare_run_batch(std::span<const NumberedRunRecord> records,
 // that another loader stored meanwhile, and the batch is retried. Only the ids and
 // experiment ids are put in here; the rest of each row was prepared.
 BatchCounts load_prepared_batch(pg::Connection& conn, const PreparedBatch& batch) {
-  // Everything before the COPYs in one round trip: the transaction begins, the batch's
-  // experiments are created, completed and read, whether row-level security applies, the
-  // keys already stored and the ids of the runs not stored yet.
+  // Everything before the COPYs in one round trip: the batch's experiments are created
+  // and completed in a transaction of their own, committed at once, so that loaders of
+  // batches naming the same new experiment (other sessions of this collect, or another
+  // collect) wait for that short transaction only, not for a whole batch; an experiment
+  // without runs is harmless (plans create them too). Then the batch's transaction begins,
+  // reads the experiments, whether row-level security applies, the keys already stored
+  // and the ids of the runs not stored yet.
   std::vector<pg::Statement> statements = pg::begin_statements(pg::TransactionMode::load);
-  const std::size_t first = statements.size();
   statements.push_back({insert_experiments, {batch.experiment_rows}});
   statements.push_back({fill_clusters, {batch.experiment_rows}});
+  statements.push_back({"COMMIT", {}});
+  for (pg::Statement& begin : pg::begin_statements(pg::TransactionMode::load))
+    statements.push_back(std::move(begin));
+  const std::size_t first = statements.size();
   statements.push_back({select_experiments, {batch.experiment_names}});
   statements.push_back({row_security_active, {}});
   statements.push_back(
       {present_and_ids, {batch.keys, batch.experiment_names, std::to_string(batch.runs.size())}});
   pg::Transaction tx(conn, pg::BeganInPipeline{});
   const std::vector<pg::Result> results = conn.exec_pipeline(statements);
-  const auto experiments = experiment_ids(results[first + 2]);
-  const bool staged = results[first + 3].text(0, 0) == "t";
-  const FreshRuns fresh_runs = fresh_runs_of(batch, results[first + 4], staged);
+  const auto experiments = experiment_ids(results[first]);
+  const bool staged = results[first + 1].text(0, 0) == "t";
+  const FreshRuns fresh_runs = fresh_runs_of(batch, results[first + 2], staged);
   const std::vector<std::size_t>& fresh = fresh_runs.at;
   BatchCounts out;
   if (!fresh.empty()) {

@@ -4,11 +4,11 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <bitset>
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <set>
 
 #include "hetscale/base/json_depth.hpp"
 #include "hetscale/base/json_fields.hpp"
@@ -144,11 +144,14 @@ std::vector<RankTiming> ranks(element value) {
   require(a.size() > 0);
   std::vector<RankTiming> out;
   out.reserve(a.size());
-  std::set<int> numbers;
+  std::vector<int> numbers;
+  numbers.reserve(a.size());
   for (element e : a) {
     out.push_back(rank_timing(e));
-    require(numbers.insert(out.back().rank).second);
+    numbers.push_back(out.back().rank);
   }
+  std::sort(numbers.begin(), numbers.end());
+  require(std::adjacent_find(numbers.begin(), numbers.end()) == numbers.end());  // no rank twice
   return out;
 }
 
@@ -194,12 +197,46 @@ SlurmIds slurm_ids(element value) {
   return ids;
 }
 
-// Small: handed to nlohmann so that RunRecord holds the same value as on the slow path.
+// The nlohmann value that parsing the element's minified text would give (so that
+// RunRecord holds the same value as on the slow path): a non-negative integer is unsigned
+// there, a negative one signed; a string holding a NUL, even escaped, is declined. The
+// parser's depth limit bounds the recursion.
+nlohmann::json as_nlohmann(element value) {
+  switch (value.type()) {
+    case element_type::OBJECT: {
+      nlohmann::json out = nlohmann::json::object();
+      for (auto field : object(value)) {
+        require(field.key.find('\0') == std::string_view::npos);
+        out[std::string(field.key)] = as_nlohmann(field.value);
+      }
+      return out;
+    }
+    case element_type::ARRAY: {
+      nlohmann::json out = nlohmann::json::array();
+      for (element e : simdjson::dom::array(value)) out.push_back(as_nlohmann(e));
+      return out;
+    }
+    case element_type::STRING:
+      return std::string(text(value));
+    case element_type::INT64: {
+      const std::int64_t n = int64_t(value);
+      return n >= 0 ? nlohmann::json(static_cast<std::uint64_t>(n)) : nlohmann::json(n);
+    }
+    case element_type::UINT64:
+      return uint64_t(value);
+    case element_type::DOUBLE:
+      return double(value);
+    case element_type::BOOL:
+      return bool(value);
+    case element_type::NULL_VALUE:
+      return nullptr;
+  }
+  throw Decline{};
+}
+
 nlohmann::json fingerprint(element value) {
   require(value.type() == element_type::OBJECT);
-  const std::string minified = simdjson::minify(value);
-  require(minified.find("\\u0000") == std::string::npos);  // declines even an escaped one
-  return nlohmann::json::parse(minified);
+  return as_nlohmann(value);
 }
 
 void check_schema(element value) {
@@ -318,13 +355,22 @@ RunRecord record(object o) {
   return r;
 }
 
+constexpr std::size_t kParserDepth = kMaxJsonNesting - 2;
+
+simdjson::dom::parser depth_limited_parser() {
+  simdjson::dom::parser parser;
+  if (parser.allocate(simdjson::SIMDJSON_PADDING, kParserDepth) != simdjson::SUCCESS)
+    throw std::bad_alloc();
+  return parser;
+}
+
 }  // namespace
 
 std::optional<RunRecord> run_record_from_text(std::string_view text) {
-  // Declined, like the reference path (which refuses it): simdjson alone would take
-  // up to 1024 levels.
-  if (json_nesting_beyond(text, kMaxJsonNesting)) return std::nullopt;
-  thread_local simdjson::dom::parser parser;
+  // The parser refuses a text nested deeper than kParserDepth (below kMaxJsonNesting, so
+  // that whatever it takes is within the limit, whatever its own way of counting levels);
+  // the reference path decides on those.
+  thread_local simdjson::dom::parser parser = depth_limited_parser();
   try {
     element root;
     if (parser.parse(text.data(), text.size(), true).get(root) != simdjson::SUCCESS)

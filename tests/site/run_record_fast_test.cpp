@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "hetscale/base/error.hpp"
+#include "hetscale/base/json_depth.hpp"
 
 namespace hetscale {
 namespace {
@@ -177,6 +178,42 @@ TEST(FastRunRecord, DeclinesWhatItCannotBeSureOf) {
   std::string huge = valid().dump();
   huge.replace(huge.find("3456000000.0"), 12, "1e400");
   EXPECT_FALSE(fast::run_record_from_text(huge).has_value());
+}
+
+// The fast reader has no nesting check of its own: its parser stops at a depth below the
+// limit, so whatever it takes is nested no deeper than kMaxJsonNesting, and a record close
+// to the limit is left to the reference path, which refuses what is beyond.
+TEST(FastRunRecord, TakesNothingNestedBeyondTheLimit) {
+  bool took_any = false;
+  for (std::size_t depth = 1; depth <= kMaxJsonNesting + 8; ++depth) {
+    json j = valid();
+    json inner = 1;
+    for (std::size_t i = 0; i < depth; ++i) inner = json{{"a", inner}};
+    j["fingerprint"] = inner;
+    const std::string text = j.dump();
+    if (!fast::run_record_from_text(text)) continue;
+    took_any = true;
+    EXPECT_FALSE(json_nesting_beyond(text, kMaxJsonNesting).has_value()) << "depth " << depth;
+  }
+  EXPECT_TRUE(took_any);
+  json shallow = valid();
+  shallow["fingerprint"] = json{{"a", json{{"b", json{{"c", 1}}}}}};
+  EXPECT_TRUE(fast::run_record_from_text(shallow.dump()).has_value());
+}
+
+// The fingerprint is stored as nlohmann writes it: the fast reader's value must dump to the
+// very text the reference reader's does, whatever the kind of each value.
+TEST(FastRunRecord, AFingerprintDumpsAsTheReferenceReadersDoes) {
+  json j = valid();
+  j["fingerprint"] = "FINGERPRINT";
+  std::string with = j.dump();
+  const std::string fingerprint =
+      R"({"n":[0,7,-3,18446744073709551615,-9223372036854775808,1.5,1e2,-0.0,2.5e-300],)"
+      R"("b":[true,false,null],"s":"caf\u00e9 \"q\" \\ \t","o":{"z":{},"a":[]},"a":{"b":1},"a":{"c":2}})";
+  with.replace(with.find("\"FINGERPRINT\""), 13, fingerprint);
+  const std::optional<RunRecord> fast = fast::run_record_from_text(with);
+  ASSERT_TRUE(fast.has_value()) << with;
+  EXPECT_EQ(fast->fingerprint.dump(), run_record_from_json(json::parse(with)).fingerprint.dump());
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -147,6 +148,46 @@ TEST(ReadRunRecords, AnUnterminatedBlankLastLineIsNothingToHoldBack) {
   const RunRecordFile file = read_run_records(in, "runs.jsonl", OnInvalid::fail);
   EXPECT_EQ(file.records.size(), 1u);
   EXPECT_EQ(file.held_back_line, 0u);
+}
+
+// An input of several MiB is parsed by several threads (one per core), each a share of the
+// lines: the records come out in line order, and the first invalid line is the one named,
+// whichever share it is in.
+std::string many_lines(int count, const std::vector<int>& bad) {
+  std::string text;
+  for (int n = 1; n <= count; ++n)
+    text += (std::find(bad.begin(), bad.end(), n) != bad.end() ? std::string("not json")
+                                                                : record_line(n)) + "\n";
+  return text;
+}
+
+TEST(ReadRunRecords, ALargeInputReadsInLineOrderWhateverTheThreads) {
+  constexpr int count = 70000;  // about 10 MiB
+  std::istringstream in(many_lines(count, {5, 60000}));
+  const RunRecordFile file = read_run_records(in, "runs.jsonl", OnInvalid::skip);
+  ASSERT_EQ(file.records.size(), std::size_t{count - 2});
+  std::uint32_t expected = 0;
+  for (const NumberedRunRecord& r : file.records) {
+    ++expected;
+    if (expected == 5 || expected == 60000) ++expected;
+    ASSERT_EQ(r.line, expected);
+    ASSERT_EQ(r.record.parameters.at("N"), double(expected));
+  }
+  ASSERT_EQ(file.rejected.size(), 2u);
+  EXPECT_EQ(file.rejected[0].where.line, 5u);
+  EXPECT_EQ(file.rejected[1].where.line, 60000u);
+}
+
+TEST(ReadRunRecords, ALargeInputNamesItsFirstInvalidLine) {
+  for (const std::vector<int>& bad : {std::vector<int>{60000}, std::vector<int>{7, 60000}}) {
+    std::istringstream in(many_lines(70000, bad));
+    try {
+      read_run_records(in, "runs.jsonl", OnInvalid::fail);
+      FAIL() << "no error";
+    } catch (const ConfigError& e) {
+      EXPECT_EQ(e.where().line, std::uint32_t(bad.front()));
+    }
+  }
 }
 
 }  // namespace

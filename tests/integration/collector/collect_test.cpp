@@ -119,6 +119,31 @@ TEST_F(Collect, ARecordRepeatedInOneFileCountsOnce) {
   EXPECT_EQ(count("hetscale.rank_timings"), "8");
 }
 
+// Batches go out over several connections at once: a new experiment named by all of them
+// is created once, a run found in two batches that load at the same moment is stored once
+// (the later one retries and finds it), and the report counts every record.
+TEST_F(Collect, BatchesOverSeveralConnectionsStoreEachRunOnce) {
+  std::vector<nlohmann::json> records;
+  for (int i = 0; i < 300; ++i)
+    records.push_back(record_json("mm-new", 100 + i, 0, 0, 2e6, 0.5, 100, 4, i));
+  std::vector<std::string> lines = dump_all(records);
+  const std::vector<std::string> again = lines;
+  lines.insert(lines.end(), again.begin(), again.end());  // every run twice, 300 lines apart
+  write_lines(dir_ / "twice.jsonl", lines);
+  CollectOptions options = inputs({(dir_ / "twice.jsonl").string()});
+  options.batch_size = 50;
+  options.connections = 3;
+  options.backoff.attempts = 20;
+  const CollectReport report = run(options);
+  EXPECT_EQ(report.records, 600u);
+  EXPECT_EQ(report.runs_added, 300);
+  EXPECT_EQ(report.runs_present, 300);
+  EXPECT_EQ(report.rank_rows_added, 1200);
+  EXPECT_EQ(count("hetscale.runs"), "300");
+  EXPECT_EQ(count("hetscale.rank_timings"), "1200");
+  EXPECT_EQ(db_.scalar("SELECT count(*) FROM hetscale.experiments WHERE name = 'mm-new'"), "1");
+}
+
 TEST_F(Collect, ACorruptLineInTheMiddleLoadsNothing) {
   std::vector<std::string> lines = dump_all({record_json("mm-small", 1, 0, 0, 1, 1, 1, 2, 1),
                                              record_json("mm-small", 2, 0, 0, 1, 1, 1, 2, 2)});

@@ -67,7 +67,7 @@ TEST(Crash, ADurableServerKilledMidLoadKeepsEveryCommittedBatchOnceAndTheLoadRes
   }
   constexpr int records = 20000;
   constexpr int ranks = 8;
-  constexpr int batch = 250;
+  constexpr int batch = 250;  // 80 batches: the collector keeps that size (docs/collector.md)
   const fs::path file = write_records(
       fs::temp_directory_path() / ("hetscale-crash-" + std::to_string(::getpid()) + ".jsonl"),
       "crash", records, ranks);
@@ -222,7 +222,9 @@ TEST(Soak, TwentyKillsOfTheCollectorWhileLoadingAMillionRankRowsThenEveryRowOnce
   db.migrate();
   constexpr int records = 31250;
   constexpr int ranks = 32;  // 1,000,000 rank rows
-  constexpr int batch = 250;
+  // 250 batches of exactly 125 records: a number of batches that the collector's two
+  // connections divide, so that it keeps the size asked for (docs/collector.md).
+  constexpr int batch = 125;
   constexpr int kills_wanted = 20;
   const fs::path dir = fs::temp_directory_path() / ("hetscale-soak-" + std::to_string(::getpid()));
   fs::create_directories(dir);

@@ -27,6 +27,7 @@ struct CollectOptions {
   bool skip_invalid = false;         // reject bad lines instead of failing
   std::filesystem::path rejects = "hetscale-rejects.jsonl";  // appended to when skipping
   std::size_t batch_size = 5000;                             // records per transaction
+  std::size_t connections = 2;  // sessions loading batches at once (1: one after the other)
   Backoff backoff;
 };
 
