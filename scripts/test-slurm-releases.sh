@@ -89,10 +89,6 @@ recording_check() {
 # The tests that start MPI ranks with `srun --mpi=pmix`: on a release whose Slurm has no
 # PMIx plugin (Debian's 26.05) they cannot run, and fail saying so; they are left out there.
 PMIX_TESTS='PluginKernel\.MmRecordsTheInjectedWeights|ProductionSite\.StatusMatchesSacctAndResubmitCompletesAKilledTask|WeightsInTurn\.'
-# On the same release (Debian's 26.05), every array task of the study timed from outside
-# ends FAILED, where 22.05 and 24.11 run it; the cause is not known yet (docs/testbed.md):
-# the test is left out there, and named each run.
-NOT_YET_ON_26_05='ProductionSite\.AProgramThatWritesNoRecordIsTimedFromOutside'
 
 total=$SECONDS
 for release in "${RELEASES[@]}"; do
@@ -101,8 +97,7 @@ for release in "${RELEASES[@]}"; do
   without_pmix=()
   if ! compgen -G "$root/usr/lib/*/slurm-wlm/mpi_pmix*.so" >/dev/null; then
     echo "Slurm $release has no mpi/pmix plugin: the tests that need it are left out"
-    echo "Left out on Slurm $release too, cause not known yet: $NOT_YET_ON_26_05"
-    without_pmix=(-E "$PMIX_TESTS|$NOT_YET_ON_26_05")
+    without_pmix=(-E "$PMIX_TESTS")
   fi
   if [ "$mode" = record ]; then
     phase "$release: recording (record-slurm-outputs.sh)" record "$release"

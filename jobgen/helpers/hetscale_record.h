@@ -102,13 +102,38 @@ static inline void hetscale_put_string_(hetscale_buffer_ *b, const char *s) {
   hetscale_put_(b, "\"");
 }
 
-/* An unsigned integer from the environment, or JSON null when unset or not a number. */
-static inline void hetscale_put_env_integer_(hetscale_buffer_ *b, const char *name) {
+/* A variable's value when it is all decimal digits (strtoull alone would take "-5" as a
+ * huge number); *ok = 0 otherwise. */
+static inline unsigned long long hetscale_env_counter_(const char *name, int *ok) {
   const char *text = getenv(name);
   char *end = NULL;
-  unsigned long long v = text ? strtoull(text, &end, 10) : 0;
-  if (text == NULL || end == text || *end != '\0') hetscale_put_(b, "null");
-  else hetscale_put_(b, "%llu", v);
+  unsigned long long v;
+  int saved = errno;
+  *ok = 0;
+  if (text == NULL || *text < '0' || *text > '9') return 0;
+  errno = 0;
+  v = strtoull(text, &end, 10);
+  *ok = *end == '\0' && errno == 0;
+  errno = saved;
+  return v;
+}
+
+/* An unsigned integer from the environment, or JSON null when unset or not a number. */
+static inline void hetscale_put_env_integer_(hetscale_buffer_ *b, const char *name) {
+  int ok;
+  unsigned long long v = hetscale_env_counter_(name, &ok);
+  if (ok) hetscale_put_(b, "%llu", v);
+  else hetscale_put_(b, "null");
+}
+
+/* SLURM_STEP_ID of a numbered step; null for the steps Slurm gives no number: the batch
+ * step (unset in Slurm 22.05 and 24.11, "-5" in 26.05), the extern and interactive ones
+ * (ids above SLURM_MAX_NORMAL_STEP_ID, 0xfffffff0). */
+static inline void hetscale_put_env_step_id_(hetscale_buffer_ *b) {
+  int ok;
+  unsigned long long v = hetscale_env_counter_("SLURM_STEP_ID", &ok);
+  if (ok && v <= 0xfffffff0ULL) hetscale_put_(b, "%llu", v);
+  else hetscale_put_(b, "null");
 }
 
 static inline double hetscale_env_number_(const char *name) {
@@ -172,7 +197,7 @@ static inline int hetscale_write_record(const hetscale_run *run, const hetscale_
   hetscale_put_(&b, ",\"array_task_id\":");
   hetscale_put_env_integer_(&b, "SLURM_ARRAY_TASK_ID");
   hetscale_put_(&b, ",\"step_id\":");
-  hetscale_put_env_integer_(&b, "SLURM_STEP_ID");
+  hetscale_put_env_step_id_(&b);
   hetscale_put_(&b, ",\"node_list\":");
   hetscale_put_string_(&b, getenv("SLURM_STEP_NODELIST") ? getenv("SLURM_STEP_NODELIST")
                            : getenv("SLURM_JOB_NODELIST") ? getenv("SLURM_JOB_NODELIST") : "");

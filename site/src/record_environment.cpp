@@ -1,6 +1,7 @@
 #include "hetscale/site/record_environment.hpp"
 
 #include <charconv>
+#include <cstdint>
 #include <ctime>
 #include <string_view>
 
@@ -24,6 +25,28 @@ std::optional<Int> integer_variable(const GetEnv& getenv, const char* name) {
   return value;
 }
 
+// SLURM_STEP_ID as a numbered step's id, or none for Slurm's steps that have no number:
+// the batch step (unset in 22.05 and 24.11, `-5` in 26.05: SLURM_BATCH_SCRIPT,
+// 0xfffffffb, printed signed; the word "batch" in some versions), the extern and the
+// interactive step. Their ids are the 15 above SLURM_MAX_NORMAL_STEP_ID (0xfffffff0),
+// taken in either form: -15 to -1 or 4294967281 to 4294967295.
+std::optional<std::uint64_t> slurm_step_id(const GetEnv& getenv) {
+  constexpr std::int64_t max_normal_step_id = 0xfffffff0;
+  constexpr std::int64_t special_step_ids = 0xffffffff - max_normal_step_id;
+  const char* text = getenv("SLURM_STEP_ID");
+  if (text == nullptr || *text == '\0' || std::string_view(text) == "batch") return std::nullopt;
+  const std::string_view view(text);
+  std::int64_t value = 0;
+  const auto [ptr, ec] = std::from_chars(view.data(), view.data() + view.size(), value);
+  if (ec == std::errc() && ptr == view.data() + view.size()) {
+    if (value >= 0 && value <= max_normal_step_id) return static_cast<std::uint64_t>(value);
+    if ((value >= -special_step_ids && value < 0) || (value > max_normal_step_id && value <= 0xffffffff)) {
+      return std::nullopt;
+    }
+  }
+  throw Error(std::string("SLURM_STEP_ID: '") + text + "' is not a job step's id");
+}
+
 }  // namespace
 
 RecordEnvironment read_record_environment(const GetEnv& getenv) {
@@ -35,10 +58,7 @@ RecordEnvironment read_record_environment(const GetEnv& getenv) {
   env.slurm.job_id = integer_variable<std::uint64_t>(getenv, "SLURM_JOB_ID");
   env.slurm.array_job_id = integer_variable<std::uint64_t>(getenv, "SLURM_ARRAY_JOB_ID");
   env.slurm.array_task_id = integer_variable<std::uint64_t>(getenv, "SLURM_ARRAY_TASK_ID");
-  // The batch step's id is the word "batch" in some Slurm versions: not a number, left out.
-  if (const char* step = getenv("SLURM_STEP_ID"); step != nullptr && std::string_view(step) != "batch") {
-    env.slurm.step_id = integer_variable<std::uint64_t>(getenv, "SLURM_STEP_ID");
-  }
+  env.slurm.step_id = slurm_step_id(getenv);
   if (const char* nodes = getenv("SLURM_STEP_NODELIST"); nodes != nullptr) env.slurm.node_list = nodes;
   if (const char* cluster = getenv("SLURM_CLUSTER_NAME"); cluster != nullptr && *cluster != '\0') {
     env.slurm.cluster = cluster;

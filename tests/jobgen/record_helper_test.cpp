@@ -39,7 +39,7 @@ class RecordHelper : public ::testing::Test {
     for (const char* name : {"HETSCALE_RECORD", "HETSCALE_EXPERIMENT", "HETSCALE_MACHINE_SET", "HETSCALE_REPETITION",
                              "HETSCALE_SYSTEM_SPEED", "HETSCALE_WEIGHTS_SOURCE", "HETSCALE_WEIGHT", "SLURM_JOB_ID",
                              "HETSCALE_WEIGHTS_DIGEST",
-                             "SLURM_ARRAY_JOB_ID", "SLURM_ARRAY_TASK_ID", "SLURM_STEP_NODELIST"})
+                             "SLURM_ARRAY_JOB_ID", "SLURM_ARRAY_TASK_ID", "SLURM_STEP_ID", "SLURM_STEP_NODELIST"})
       ::unsetenv(name);
   }
   [[nodiscard]] std::vector<nlohmann::json> lines() const {
@@ -77,6 +77,25 @@ TEST_F(RecordHelper, CWritesOneContractLine) {
   EXPECT_FALSE(r.contains("end_time"));
   EXPECT_EQ(r["verified"], true);
   EXPECT_FALSE(r.contains("weights_digest"));  // no plugin digest in the environment
+}
+
+// A numbered step's id is kept; the batch step's (Slurm 26.05: -5), the other steps
+// without a number and anything not a number are null.
+TEST_F(RecordHelper, StepIdOnlyOfANumberedStep) {
+  const char* values[] = {"3", "4294967280", "-5", "4294967291", "batch", "+3", " 3", "18446744073709551616"};
+  for (const char* value : values) {
+    ::setenv("SLURM_STEP_ID", value, 1);
+    ASSERT_EQ(write_record_from_c(), 0);
+  }
+  ::setenv("SLURM_JOB_ID", "-17", 1);
+  ASSERT_EQ(write_record_from_c(), 0);
+  const auto records = lines();
+  ASSERT_EQ(records.size(), std::size(values) + 1);
+  EXPECT_EQ(records[0]["slurm"]["step_id"], 3);
+  EXPECT_EQ(records[1]["slurm"]["step_id"], 4294967280U);
+  for (std::size_t i = 2; i < std::size(values); ++i) EXPECT_EQ(records[i]["slurm"]["step_id"], nullptr) << values[i];
+  EXPECT_EQ(records.back()["slurm"]["job_id"], nullptr);
+  EXPECT_EQ(hetscale::run_record_from_json(records[2]).slurm.step_id, std::nullopt);
 }
 
 TEST_F(RecordHelper, RecordsThePluginsWeightsDigest) {
