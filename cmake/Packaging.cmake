@@ -3,7 +3,8 @@
 #                                                snippet, its cache directory, hetscale-spank(8);
 #                                                needs Slurm and libc only (compute nodes)
 #   hetscale             (component hetscale)    the CLI (with the collector), the kernels, the
-#                                                run-record headers, db/add_login.sql, man
+#                                                run-record helpers (C, C++, Fortran, Python,
+#                                                libhetscale_record), db/add_login.sql, man
 #                                                pages, bash completion
 #   hetscale-dashboards  (component dashboards)  the Grafana dashboards and example specs
 #   cd build/default && cpack -G DEB    (or -G RPM; rpmbuild comes with Debian's `rpm`)
@@ -60,6 +61,11 @@ foreach(script preinst postrm)
 endforeach()
 set(CPACK_DEBIAN_SPANK_PACKAGE_CONTROL_EXTRA
     ${_spank_control}/conffiles ${_spank_control}/preinst ${_spank_control}/postrm)
+# libhetscale_record (package hetscale, the Fortran and Python record helpers' library): its
+# shlibs file, and the ldconfig trigger that refreshes the loader's cache.
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
+file(CONFIGURE OUTPUT ${PROJECT_BINARY_DIR}/packaging/deb-hetscale/triggers CONTENT "activate-noawait ldconfig\n")
+set(CPACK_DEBIAN_HETSCALE_PACKAGE_CONTROL_EXTRA ${PROJECT_BINARY_DIR}/packaging/deb-hetscale/triggers)
 # Maintainer scripts keep their modes (0755).
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 # `hetscale jobgen` asks scontrol about partitions; the kernels run under srun.
@@ -89,6 +95,7 @@ set(CPACK_RPM_DASHBOARDS_PACKAGE_ARCHITECTURE noarch)
 # Directories the packages put files in but do not own (Slurm's, the system's).
 set(CPACK_RPM_EXCLUDE_FROM_AUTO_FILELIST_ADDITION
     ${HETSCALE_SLURM_CONF_DIR} ${HETSCALE_SLURM_PLUGIN_DIR} /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}
+    /usr/lib/python3 /usr/${HETSCALE_INSTALL_PYTHONDIR}
     /var /var/cache /usr/share/man /usr/share/man/man1 /usr/share/man/man8
     /usr/share/bash-completion /usr/share/bash-completion/completions)
 

@@ -11,6 +11,7 @@ PACKAGES=(
   libhwloc-dev hwloc
   libopenblas-dev libfftw3-dev libsimgrid-dev
   openmpi-bin libopenmpi-dev libpmix-dev
+  gfortran python3-mpi4py  # the Fortran and Python record helpers' tests (jobgen/helpers)
   slurm-wlm slurmctld slurmd slurm-client munge libslurm-dev
   slurmdbd mariadb-server
   postgresql postgresql-client libpq-dev

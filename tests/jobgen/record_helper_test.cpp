@@ -10,6 +10,7 @@
 
 #include "hetscale/site/run_record.hpp"
 #include "hetscale_record.hpp"
+#include "hetscale_record_shim.h"
 
 extern "C" int write_record_from_c(void);
 
@@ -127,6 +128,43 @@ TEST_F(RecordHelper, CppAppendsAndReportsBadInput) {
     EXPECT_EQ(e.code().value(), EINVAL);
   }
   EXPECT_EQ(lines().size(), 2U);
+}
+
+// libhetscale_record (the Fortran and Python modules' way in) writes exactly what the C
+// helper writes for the same figures: hosts as blank- or NUL-padded fields, one array a figure.
+TEST_F(RecordHelper, LibraryWritesWhatTheHeaderWrites) {
+  ASSERT_EQ(write_record_from_c(), 0);
+  const char hosts[] = "n1   n\"2\0\0";  // two fields of 5: blank-padded, NUL-padded
+  const double weights[] = {0.75, 0.25}, speeds[] = {30.0, 10.0}, compute[] = {1.5, 1.4},
+               communication[] = {0.25, 0.5}, walls[] = {2.0, 2.0};
+  ASSERT_EQ(hetscale_record_append("heat", "500*M^2", "M", 1000.0, 5e8, 2.5, 1, "2026-11-21T06:10:00Z", "", 2,
+                                   hosts, 5, weights, speeds, compute, communication, walls),
+            0);
+  std::ifstream in(file_);
+  std::string from_header, from_library;
+  std::getline(in, from_header);
+  std::getline(in, from_library);
+  EXPECT_EQ(from_library, from_header);
+  EXPECT_EQ(hetscale::run_record_from_json(nlohmann::json::parse(from_library)).ranks.at(1).host, "n\"2");
+
+  // Without marked speeds every rank has 0; bad figures are the C helper's EINVAL.
+  ASSERT_EQ(hetscale_record_append("heat", "500*M^2", "M", 1000.0, 5e8, 2.5, 0, nullptr, nullptr, 1, "n1", 2,
+                                   weights, nullptr, compute, communication, walls),
+            0);
+  EXPECT_EQ(lines().at(2)["ranks"][0]["marked_speed"], 0.0);
+  EXPECT_EQ(hetscale_record_append("heat", "500*M^2", "M", 1000.0, -1.0, 2.5, 0, nullptr, nullptr, 1, "n1", 2,
+                                   weights, nullptr, compute, communication, walls),
+            EINVAL);
+  EXPECT_EQ(hetscale_record_append("heat", "500*M^2", "M", 1000.0, 5e8, 2.5, 0, nullptr, nullptr, 0, "", 1,
+                                   weights, nullptr, compute, communication, walls),
+            EINVAL);
+  EXPECT_EQ(lines().size(), 3U);
+  ::unsetenv("HETSCALE_RECORD");  // outside a study nothing is checked or written
+  EXPECT_EQ(hetscale_record_append("heat", "500*M^2", "M", 1000.0, -1.0, 2.5, 0, nullptr, nullptr, 0, "", 1,
+                                   weights, nullptr, compute, communication, walls),
+            0);
+  ::setenv("HETSCALE_WEIGHT", "0.125", 1);
+  EXPECT_EQ(hetscale_record_weight(3, 4), 0.125);
 }
 
 TEST_F(RecordHelper, NothingIsWrittenOutsideAStudy) {
