@@ -21,6 +21,15 @@ namespace {
 // the user does not own yet are created (with the code, workload and, when there is only
 // one, the parameter of their first record, and the first cluster a record names; a plan
 // file fills in the rest), in name order: concurrent loaders lock rows in the same order.
+// Loaders that create the same experiment at once (batches of one collect over several
+// connections, or two collects) take its name's lock first, in name order, for the short
+// transaction that creates it: the second then sees the first's experiment (a statement
+// reads what was committed before the statement began) instead of creating one of its own
+// on another cluster.
+constexpr const char* lock_experiment_names = R"sql(
+SELECT pg_advisory_xact_lock(hashtextextended('hetscale.experiments ' || current_user || ' ' || name, 0))
+FROM (SELECT DISTINCT value ->> 0 AS name FROM jsonb_array_elements($1::jsonb) ORDER BY 1) names)sql";
+
 constexpr const char* insert_experiments = R"sql(
 INSERT INTO hetscale.experiments (name, code, workload, parameter, cluster)
 SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, coalesce(value ->> 4, '')
@@ -392,13 +401,14 @@ PreparedBatch prepare_run_batch(std::span<const NumberedRunRecord> records,
 // experiment ids are put in here; the rest of each row was prepared.
 BatchCounts load_prepared_batch(pg::Connection& conn, const PreparedBatch& batch) {
   // Everything before the COPYs in one round trip: the batch's experiments are created
-  // and completed in a transaction of their own, committed at once, so that loaders of
+  // and completed in a transaction of their own (under their names' locks), committed at once, so that loaders of
   // batches naming the same new experiment (other sessions of this collect, or another
   // collect) wait for that short transaction only, not for a whole batch; an experiment
   // without runs is harmless (plans create them too). Then the batch's transaction begins,
   // reads the experiments, whether row-level security applies, the keys already stored
   // and the ids of the runs not stored yet.
   std::vector<pg::Statement> statements = pg::begin_statements(pg::TransactionMode::load);
+  statements.push_back({lock_experiment_names, {batch.experiment_rows}});
   statements.push_back({insert_experiments, {batch.experiment_rows}});
   statements.push_back({fill_clusters, {batch.experiment_rows}});
   statements.push_back({"COMMIT", {}});

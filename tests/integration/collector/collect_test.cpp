@@ -144,6 +144,26 @@ TEST_F(Collect, BatchesOverSeveralConnectionsStoreEachRunOnce) {
   EXPECT_EQ(db_.scalar("SELECT count(*) FROM hetscale.experiments WHERE name = 'mm-new'"), "1");
 }
 
+// Two batches loading at once, each the first to name a new experiment, on two clusters:
+// one experiment is created (the first cluster's), as when they load one after the other.
+TEST_F(Collect, TwoBatchesCreatingOneNewExperimentAtOnceMakeOneExperiment) {
+  for (int i = 0; i < 10; ++i) {
+    const std::string name = "race-" + std::to_string(i);
+    nlohmann::json here = record_json(name, 100, 0, 0, 2e6, 1, 100, 2, 1);
+    here["slurm"]["cluster"] = "hetscale";
+    nlohmann::json there = record_json(name, 100, 0, 1, 2e6, 1, 100, 2, 2);
+    there["slurm"]["cluster"] = "other";
+    const fs::path file = dir_ / (name + ".jsonl");
+    write_lines(file, dump_all({here, there}));
+    CollectOptions options = inputs({file.string()});
+    options.connections = 2;  // one batch of one record each
+    const CollectReport report = run(options);
+    EXPECT_EQ(report.runs_added, 2);
+    EXPECT_EQ(db_.scalar("SELECT count(*) FROM hetscale.experiments WHERE name = '" + name + "'"),
+              "1");
+  }
+}
+
 TEST_F(Collect, ACorruptLineInTheMiddleLoadsNothing) {
   std::vector<std::string> lines = dump_all({record_json("mm-small", 1, 0, 0, 1, 1, 1, 2, 1),
                                              record_json("mm-small", 2, 0, 0, 1, 1, 1, 2, 2)});
