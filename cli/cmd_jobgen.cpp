@@ -5,11 +5,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <string_view>
 
 #include "commands.hpp"
 #include "configured_settings.hpp"
 #include "hetscale/base/text_file.hpp"
+#include "hetscale/jobgen/record_program.hpp"
 #include "hetscale/site/site_table.hpp"
 #include "hetscale/site/study_token.hpp"
 #include "hetscale/slurm/queries.hpp"
@@ -56,6 +58,10 @@ study::RoundOutput round_output(const JobgenArgs& args) {
 void generate(const JobgenArgs& args, Context& context) {
   auto spec = jobgen::load_experiment_spec(args.experiment);
   const std::string option = partition_option(args, spec);
+  // The job runs in the study directory, with the environment of the shell that submits it.
+  if (const auto warning = jobgen::record_program_warning(
+          spec, {std::filesystem::absolute(args.output), jobgen::environment_variable}))
+    context.err << "hetscale jobgen: " << *warning << '\n' << std::flush;
   const jobgen::Round planned = jobgen::plan_round(spec, load_site_table(args.site), new_study_token());
   // Copies of the inputs make the round's directory self-contained (and refinable).
   study::write_new_round(planned, study::jobgen_round_check(planned, option, args.replace_unavailable),

@@ -130,6 +130,24 @@ TEST_F(Jobgen, ASetLargerThanTheSiteWritesNothing) {
   EXPECT_TRUE(fs::is_empty(root_));
 }
 
+// record = "program" with a program the job will not find: a warning, and the round is written.
+TEST_F(Jobgen, WarnsWhenTheProgramMayWriteNoRecord) {
+  const fs::path spec = root_ / "heat.toml";
+  std::ofstream(spec) << replaced(replaced(read(examples + "heat.toml"), "$HOME/bin/heat", "./heat"),
+                                  "workload = \"500*M^2\"\n", "workload = \"500*M^2\"\nrecord = \"program\"\n");
+  const fs::path dir = root_ / "heat";
+  const auto r = run_cli({"jobgen", "--site", site, "--experiment", spec.string(), "-o", dir.string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto lines = split_lines(r.err);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines[0], "hetscale jobgen: " + spec.string() + ":10:10: warning: [code] record = \"program\" but the "
+                      "command's program './heat' does not exist (" + (dir / "heat").string() + ": a relative path "
+                      "starts in the study directory, where the job runs), so it is not checked for a sign of writing "
+                      "a run record; if it writes none, its tasks would run and record nothing: set [code] record = "
+                      "\"step\" to have each step timed from outside");
+  EXPECT_TRUE(fs::exists(dir / "set0.sbatch"));
+}
+
 TEST_F(Jobgen, RefuseToOverwriteAStudy) {
   fs::create_directories(root_ / "out");
   std::ofstream(root_ / "out" / "jobs.txt") << "0 17 set0.sbatch\n";
