@@ -33,6 +33,7 @@
 #include "hetscale/site/study_token.hpp"
 #include "hetscale/slurm/queries.hpp"
 #include "hetscale/slurm/sacct.hpp"
+#include "hetscale/jobgen/record_program.hpp"
 #include "hetscale/study/round_check.hpp"
 #include "hetscale/study/rounds.hpp"
 #include "hetscale/study/study_step.hpp"
@@ -546,6 +547,11 @@ StudyState run_study(const RunOptions& options, std::ostream& out) {
     throw Error(fmt::format("{} already holds a study: hetscale study resume --dir {}", dir.string(), dir.string()));
   // Everything checked before anything is submitted.
   const StudySpec spec = load_study_spec(options.spec);
+  // A command that writes its records itself but shows no sign of it: said, not refused.
+  for (const auto& e : spec.experiments)
+    if (const auto warning = jobgen::record_program_warning(
+            e.spec, {round_directory(dir, e.spec.name, 0), jobgen::environment_variable}))
+      out << *warning << '\n';
   const SiteTable site = load_site_table(options.site);
   if (spec.equalize.enabled && options.partitions.empty())
     throw Error(fmt::format("{}: [equalize] writes the equalized partition where the SPANK plugin reads it: give "

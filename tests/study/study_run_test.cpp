@@ -113,6 +113,49 @@ TEST(StudyRun, IsRefusedWhileTheStudysLockIsHeld) {
   fs::remove_all(dir);
 }
 
+// A command that writes its records itself (record = "program") and whose program shows no
+// sign of it gets jobgen's warning from `study run` too, before anything else is checked.
+TEST(StudyRun, WarnsWhenAProgramMayWriteNoRecord) {
+  const fs::path dir = fs::temp_directory_path() / ("study-run-warn-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "plain.toml") << R"([experiment]
+name = "plain"
+target_efficiency = 0.4
+
+[code]
+command = "/bin/true --grid {M}"
+workload = "500*M^2"
+record = "program"
+
+[parameter]
+name = "M"
+min = 1000
+max = 8000
+points = 2
+
+[machine_sets]
+start = 2
+max = 4
+)";
+  std::ofstream(dir / "study.toml") << "[study]\nname = \"s\"\nmax_rounds = 1\n\n[[experiment]]\nspec = \"plain.toml\"\n";
+  RunOptions options;
+  options.spec = dir / "study.toml";
+  options.site = dir / "no-such-site.toml";
+  options.dir = dir / "study";
+  std::ostringstream out;
+  try {
+    (void)run_study(options, out);
+    FAIL() << "the study ran without a site table";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no-such-site.toml"), std::string::npos) << e.what();
+  }
+  EXPECT_NE(out.str().find((dir / "plain.toml").string() + ":8:10: warning: [code] record = \"program\" but "),
+            std::string::npos)
+      << out.str();
+  EXPECT_NE(out.str().find("/bin/true"), std::string::npos) << out.str();
+  fs::remove_all(dir);
+}
+
 // While it lives: `squeue` on PATH is a script that prints `listed` (the job ids it would
 // list) and appends its arguments to `args`; SLURM_CONF names an existing file; SLURM_JOB_ID
 // is `own_job` (unset for none). Everything comes back at the end.
