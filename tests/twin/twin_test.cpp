@@ -256,6 +256,18 @@ TEST_F(Twin, MessagesOf2GiBOrMoreGoInFoldedPieces) {
   EXPECT_GT(above.record.ranks[1].communication_seconds, below.record.ranks[1].communication_seconds * 1.05);
 }
 
+// What still cannot work is said at once: a folded region beyond the address space
+// (N = 5,000,000: 2e14 bytes, more than the 128 TiB a process can map on x86-64).
+TEST_F(Twin, AFoldedBufferTheMachineCannotMapIsAClearError) {
+  const TwinRun r = run("mm", 2, "hosts-8", "-N 5000000");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("hetscale-twin-mm: error: the twin cannot map a folded buffer of 200000000000000 bytes "
+                          "on this machine"),
+            std::string::npos)
+      << r.output;
+  EXPECT_TRUE(r.record.ranks.empty()) << "no record";
+}
+
 // Two hosts of 1 Gflop/s from a generated platform; "half" has a speed profile of constant
 // availability 0.5 when `half_available`: the same charge takes it twice as long.
 TEST_F(Twin, AvailabilityHalfDoublesTheTime) {
