@@ -1,5 +1,5 @@
-// The kernels' messages. Every collective and point-to-point message goes through here,
-// cut as layout.hpp plans: counts and displacements in items of any size (std::size_t),
+// The kernels' messages. Every message of a kernel's data (collective or point to point)
+// goes through here, cut as layout.hpp plans: counts and displacements in items of any size (std::size_t),
 // each MPI call's counts and displacements ints, and no message above the message limits'
 // piece_bytes (1 GiB), so that problems of any size run and, in the twin, every message
 // stays in the folded buffers (docs/kernels.md, "Messages of any size"). When a message

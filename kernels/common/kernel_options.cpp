@@ -112,6 +112,7 @@ std::string kernel_usage(std::string_view program, bool simgrid) {
       "usage: " + std::string(program) +
       " -N <n> [--seed S] [--record FILE] [--weights equal|marked|w1,w2,...|FILE]\n"
       "       [--fft-planning estimate|measure] [--fft-wisdom FILE|none]\n"
+      "       [--message-piece-bytes B] [--mpi-count-limit C]\n"
       "       [--weights-file FILE] [--site FILE] [--experiment NAME] [--compute real" +
       (simgrid ? "|flops] [--platform-hash HEX]\n       [--compute-efficiency E]\n" : "]\n") +
       "  -N <n>             problem size (N x N)\n"
