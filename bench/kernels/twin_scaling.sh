@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
-# Prints what a charged run of the twin mm costs the simulating machine: simulation wall
-# time and peak memory for 2, 4, ..., 1024 ranks (docs/kernels.md, "The twin build").
-#   bench/kernels/twin_scaling.sh [--bin build/default/bin] [-N 8192] [--max-ranks 1024]
+# Prints what a charged run of a twin kernel (default mm) costs the simulating machine:
+# simulation wall time and peak memory for 2, 4, ..., 1024 ranks (docs/kernels.md, "The
+# twin build"). Sizes whose messages exceed 2 GiB (N > 16383 for mm) show what the
+# pieces cost (docs/kernels.md, "Messages of any size").
+#   bench/kernels/twin_scaling.sh [--bin build/default/bin] [--kernel mm|ge|lu|conv2d] [-N 8192]
+#                                 [--min-ranks 2] [--max-ranks 1024]
 # The platform is a star of identical hosts written on the fly (a SimGrid <cluster>:
 # 20 Gflop/s per host, 1.25 GB/s and 5 us per link). Needs smpirun and /usr/bin/time.
 set -euo pipefail
-bin=build/default/bin n=8192 max=1024
+bin=build/default/bin kernel=mm n=8192 min=2 max=1024
 while [ $# -gt 0 ]; do
   case "$1" in
     --bin) bin=$2; shift 2 ;;
     -N) n=$2; shift 2 ;;
+    --kernel) kernel=$2; shift 2 ;;
+    --min-ranks) min=$2; shift 2 ;;
     --max-ranks) max=$2; shift 2 ;;
     *) echo "twin_scaling.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
@@ -24,14 +29,35 @@ cat >"$work/platform.xml" <<XML
 </platform>
 XML
 seq 0 $((max - 1)) | sed 's/^/h/' >"$work/hosts"
-echo "# hetscale-twin-mm -N $n --compute flops, $(nproc) processors, load $(cut -d' ' -f1 /proc/loadavg)"
-printf '%6s %12s %12s %14s\n' ranks wall_s peak_MiB simulated_T_s
-for ((p = 2; p <= max; p *= 2)); do
+echo "# hetscale-twin-$kernel -N $n --compute flops, $(nproc) processors, load $(cut -d' ' -f1 /proc/loadavg)"
+printf '%6s %12s %12s %12s %14s\n' ranks wall_s peak_MiB real_MiB simulated_T_s
+# Peak RSS counts every mapping of the folded region's one block, so it reads about the
+# size of the largest folded buffer; real_MiB is the largest proportional set size (Pss,
+# /proc/PID/smaps_rollup) sampled every 200 ms: the memory the simulation really holds.
+peak_pss() {  # of the processes whose command line names this run's record
+  local most=0 kib pid
+  while [ -e "$work/running" ]; do
+    for pid in $(pgrep -f -- "$work/runs.jsonl"); do
+      kib=$(awk '/^Pss:/ {print $2}' "/proc/$pid/smaps_rollup" 2>/dev/null) || true
+      [ -n "$kib" ] && [ "$kib" -gt "$most" ] && most=$kib
+    done
+    sleep 0.2
+  done
+  echo "$most" >"$work/pss"
+}
+for ((p = min; p <= max; p *= 2)); do
+  touch "$work/running"
+  peak_pss &
+  sampler=$!
   /usr/bin/time -f '%e %M' -o "$work/time" \
     smpirun -no-privatize -platform "$work/platform.xml" -hostfile "$work/hosts" -np "$p" \
     --cfg=smpi/coll-selector:ompi --cfg=smpi/bcast:binomial_tree --log=root.thres:warning \
-    "$bin/hetscale-twin-mm" -N "$n" --weights equal --record "$work/runs.jsonl" >/dev/null
+    "$bin/hetscale-twin-$kernel" -N "$n" --weights equal --record "$work/runs.jsonl" >/dev/null
+  rm "$work/running"
+  wait "$sampler"
   read -r wall kib <"$work/time"
+  read -r pss <"$work/pss"
   simulated=$(tail -n 1 "$work/runs.jsonl" | python3 -c 'import json, sys; print(json.load(sys.stdin)["wall_seconds"])')
-  printf '%6d %12s %12d %14.6f\n' "$p" "$wall" $((kib / 1024)) "$simulated"
+  real=$((pss / 1024)); [ "$pss" -gt 0 ] || real=-  # - : over before the first sample
+  printf '%6d %12s %12d %12s %14.6f\n' "$p" "$wall" $((kib / 1024)) "$real" "$simulated"
 done

@@ -5,38 +5,54 @@
 
 namespace hetscale::kernels {
 
-#ifdef HETSCALE_SIMGRID
+namespace {
 
-void barrier(MPI_Comm comm, WaitMode /*mode*/) {
-  check_mpi(MPI_Barrier(comm), "MPI_Barrier");
+// Written once before the ranks communicate (the same value on every rank), read by all.
+MessageLimits limits_in_use;
+
+std::size_t item_bytes(MPI_Datatype type) {
+  int size = 0;
+  check_mpi(MPI_Type_size(type, &size), "MPI_Type_size");
+  return static_cast<std::size_t>(size);
 }
 
-void broadcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
-               WaitMode /*mode*/) {
+const char* at(const void* buffer, std::size_t items, std::size_t bytes) {
+  return buffer == nullptr ? nullptr : static_cast<const char*>(buffer) + items * bytes;
+}
+char* at(void* buffer, std::size_t items, std::size_t bytes) {
+  return buffer == nullptr ? nullptr : static_cast<char*>(buffer) + items * bytes;
+}
+
+// One MPI call each, blocking in the SimGrid build, non-blocking and completed as `mode`
+// says otherwise.
+#ifdef HETSCALE_SIMGRID
+
+void one_barrier(MPI_Comm comm, WaitMode /*mode*/) { check_mpi(MPI_Barrier(comm), "MPI_Barrier"); }
+
+void one_broadcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm, WaitMode /*mode*/) {
   check_mpi(MPI_Bcast(buffer, count, type, root, comm), "MPI_Bcast");
 }
 
-void scatterv(const void* send, const int* counts, const int* displacements, MPI_Datatype type,
-              void* receive, int receive_count, int root, MPI_Comm comm, WaitMode /*mode*/) {
-  check_mpi(
-      MPI_Scatterv(send, counts, displacements, type, receive, receive_count, type, root, comm),
-      "MPI_Scatterv");
+void one_scatterv(const void* send, const int* counts, const int* displacements, MPI_Datatype type,
+                  void* receive, int receive_count, int root, MPI_Comm comm, WaitMode /*mode*/) {
+  check_mpi(MPI_Scatterv(send, counts, displacements, type, receive, receive_count, type, root, comm),
+            "MPI_Scatterv");
 }
 
-void gatherv(const void* send, int send_count, MPI_Datatype type, void* receive, const int* counts,
-             const int* displacements, int root, MPI_Comm comm, WaitMode /*mode*/) {
+void one_gatherv(const void* send, int send_count, MPI_Datatype type, void* receive, const int* counts,
+                 const int* displacements, int root, MPI_Comm comm, WaitMode /*mode*/) {
   check_mpi(MPI_Gatherv(send, send_count, type, receive, counts, displacements, type, root, comm),
             "MPI_Gatherv");
 }
 
-void allreduce(const void* send, void* receive, int count, MPI_Datatype type, MPI_Op op,
-               MPI_Comm comm, WaitMode /*mode*/) {
+void one_allreduce(const void* send, void* receive, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                   WaitMode /*mode*/) {
   check_mpi(MPI_Allreduce(send, receive, count, type, op, comm), "MPI_Allreduce");
 }
 
-void alltoallv(const void* send, const int* send_counts, const int* send_displacements,
-               void* receive, const int* receive_counts, const int* receive_displacements,
-               MPI_Datatype type, MPI_Comm comm, WaitMode /*mode*/) {
+void one_alltoallv(const void* send, const int* send_counts, const int* send_displacements, void* receive,
+                   const int* receive_counts, const int* receive_displacements, MPI_Datatype type,
+                   MPI_Comm comm, WaitMode /*mode*/) {
   check_mpi(MPI_Alltoallv(send, send_counts, send_displacements, type, receive, receive_counts,
                           receive_displacements, type, comm),
             "MPI_Alltoallv");
@@ -44,46 +60,45 @@ void alltoallv(const void* send, const int* send_counts, const int* send_displac
 
 #else
 
-void barrier(MPI_Comm comm, WaitMode mode) {
+void one_barrier(MPI_Comm comm, WaitMode mode) {
   MPI_Request request = MPI_REQUEST_NULL;
   check_mpi(MPI_Ibarrier(comm, &request), "MPI_Ibarrier");
   complete(request, mode, "MPI_Ibarrier");
 }
 
-void broadcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm, WaitMode mode) {
+void one_broadcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm, WaitMode mode) {
   MPI_Request request = MPI_REQUEST_NULL;
   check_mpi(MPI_Ibcast(buffer, count, type, root, comm, &request), "MPI_Ibcast");
   complete(request, mode, "MPI_Ibcast");
 }
 
-void scatterv(const void* send, const int* counts, const int* displacements, MPI_Datatype type,
-              void* receive, int receive_count, int root, MPI_Comm comm, WaitMode mode) {
+void one_scatterv(const void* send, const int* counts, const int* displacements, MPI_Datatype type,
+                  void* receive, int receive_count, int root, MPI_Comm comm, WaitMode mode) {
   MPI_Request request = MPI_REQUEST_NULL;
-  check_mpi(MPI_Iscatterv(send, counts, displacements, type, receive, receive_count, type, root,
-                          comm, &request),
+  check_mpi(MPI_Iscatterv(send, counts, displacements, type, receive, receive_count, type, root, comm,
+                          &request),
             "MPI_Iscatterv");
   complete(request, mode, "MPI_Iscatterv");
 }
 
-void gatherv(const void* send, int send_count, MPI_Datatype type, void* receive, const int* counts,
-             const int* displacements, int root, MPI_Comm comm, WaitMode mode) {
+void one_gatherv(const void* send, int send_count, MPI_Datatype type, void* receive, const int* counts,
+                 const int* displacements, int root, MPI_Comm comm, WaitMode mode) {
   MPI_Request request = MPI_REQUEST_NULL;
-  check_mpi(MPI_Igatherv(send, send_count, type, receive, counts, displacements, type, root, comm,
-                         &request),
+  check_mpi(MPI_Igatherv(send, send_count, type, receive, counts, displacements, type, root, comm, &request),
             "MPI_Igatherv");
   complete(request, mode, "MPI_Igatherv");
 }
 
-void allreduce(const void* send, void* receive, int count, MPI_Datatype type, MPI_Op op,
-               MPI_Comm comm, WaitMode mode) {
+void one_allreduce(const void* send, void* receive, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                   WaitMode mode) {
   MPI_Request request = MPI_REQUEST_NULL;
   check_mpi(MPI_Iallreduce(send, receive, count, type, op, comm, &request), "MPI_Iallreduce");
   complete(request, mode, "MPI_Iallreduce");
 }
 
-void alltoallv(const void* send, const int* send_counts, const int* send_displacements,
-               void* receive, const int* receive_counts, const int* receive_displacements,
-               MPI_Datatype type, MPI_Comm comm, WaitMode mode) {
+void one_alltoallv(const void* send, const int* send_counts, const int* send_displacements, void* receive,
+                   const int* receive_counts, const int* receive_displacements, MPI_Datatype type,
+                   MPI_Comm comm, WaitMode mode) {
   MPI_Request request = MPI_REQUEST_NULL;
   check_mpi(MPI_Ialltoallv(send, send_counts, send_displacements, type, receive, receive_counts,
                            receive_displacements, type, comm, &request),
@@ -92,5 +107,90 @@ void alltoallv(const void* send, const int* send_counts, const int* send_displac
 }
 
 #endif
+
+int my_rank(MPI_Comm comm) {
+  int rank = 0;
+  check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+  return rank;
+}
+
+}  // namespace
+
+void set_message_limits(const MessageLimits& limits) { limits_in_use = limits; }
+
+const MessageLimits& message_limits() { return limits_in_use; }
+
+void barrier(MPI_Comm comm, WaitMode mode) { one_barrier(comm, mode); }
+
+void broadcast(void* buffer, std::size_t count, MPI_Datatype type, int root, MPI_Comm comm, WaitMode mode) {
+  const std::size_t bytes = item_bytes(type);
+  for (const Piece& piece : split_message(count, bytes, limits_in_use))
+    one_broadcast(at(buffer, piece.offset, bytes), static_cast<int>(piece.count), type, root, comm, mode);
+}
+
+void scatterv(const void* send, const Layout& layout, MPI_Datatype type, void* receive, int root,
+              MPI_Comm comm, WaitMode mode) {
+  const std::size_t bytes = item_bytes(type);
+  const auto me = static_cast<std::size_t>(my_rank(comm));
+  for (const VectorCall& call : split_vector(layout, bytes, limits_in_use)) {
+    const std::size_t mine = call.base + static_cast<std::size_t>(call.displacements[me]) - layout.displacements[me];
+    one_scatterv(at(send, call.base, bytes), call.counts.data(), call.displacements.data(), type,
+                 call.counts[me] == 0 ? receive : at(receive, mine, bytes), call.counts[me], root, comm, mode);
+  }
+}
+
+void gatherv(const void* send, MPI_Datatype type, void* receive, const Layout& layout, int root,
+             MPI_Comm comm, WaitMode mode) {
+  const std::size_t bytes = item_bytes(type);
+  const auto me = static_cast<std::size_t>(my_rank(comm));
+  for (const VectorCall& call : split_vector(layout, bytes, limits_in_use)) {
+    const std::size_t mine = call.base + static_cast<std::size_t>(call.displacements[me]) - layout.displacements[me];
+    one_gatherv(call.counts[me] == 0 ? send : at(send, mine, bytes), call.counts[me], type,
+                at(receive, call.base, bytes), call.counts.data(), call.displacements.data(), root, comm, mode);
+  }
+}
+
+void allreduce(const void* send, void* receive, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+               WaitMode mode) {
+  one_allreduce(send, receive, count, type, op, comm, mode);
+}
+
+void alltoallv(const void* send, const Layout& send_layout, void* receive, const Layout& receive_layout,
+               std::size_t largest_segment, MPI_Datatype type, MPI_Comm comm, WaitMode mode) {
+  const std::size_t bytes = item_bytes(type);
+  for (const ExchangeCall& call :
+       split_exchange(send_layout, receive_layout, my_rank(comm), largest_segment, bytes, limits_in_use)) {
+    one_alltoallv(at(send, call.send_base, bytes), call.send_counts.data(), call.send_displacements.data(),
+                  at(receive, call.receive_base, bytes), call.receive_counts.data(),
+                  call.receive_displacements.data(), type, comm, mode);
+  }
+}
+
+void start_send(const void* buffer, std::size_t count, MPI_Datatype type, int destination, int tag,
+                MPI_Comm comm, std::vector<MPI_Request>& requests) {
+  const std::size_t bytes = item_bytes(type);
+  for (const Piece& piece : split_message(count, bytes, limits_in_use)) {
+    requests.push_back(MPI_REQUEST_NULL);
+    check_mpi(MPI_Isend(at(buffer, piece.offset, bytes), static_cast<int>(piece.count), type, destination, tag,
+                        comm, &requests.back()),
+              "MPI_Isend");
+  }
+}
+
+void start_receive(void* buffer, std::size_t count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                   std::vector<MPI_Request>& requests) {
+  const std::size_t bytes = item_bytes(type);
+  for (const Piece& piece : split_message(count, bytes, limits_in_use)) {
+    requests.push_back(MPI_REQUEST_NULL);
+    check_mpi(MPI_Irecv(at(buffer, piece.offset, bytes), static_cast<int>(piece.count), type, source, tag, comm,
+                        &requests.back()),
+              "MPI_Irecv");
+  }
+}
+
+void complete_all(std::vector<MPI_Request>& requests, WaitMode mode, const char* what) {
+  for (MPI_Request& request : requests) complete(request, mode, what);
+  requests.clear();
+}
 
 }  // namespace hetscale::kernels

@@ -1,28 +1,56 @@
-// The timed collectives of the kernels. In the ordinary build each is the non-blocking
-// call completed as HETSCALE_MPI_WAIT says (mpi_wait.hpp). In the SimGrid build each is
-// the blocking call: SMPI's non-blocking collectives are linear (the root sends to every
-// rank in turn) and their completion costs the simulator O(ranks^2) work per call, while
-// its blocking ones use tree algorithms (chosen by smpi/coll-selector, e.g. ompi) and
-// scale to thousands of simulated ranks. Waiting is the same either way in simulated
-// time. Every function throws Error naming the MPI call when it fails.
+// The kernels' messages. Every message of a kernel's data (collective or point to point)
+// goes through here, cut as layout.hpp plans: counts and displacements in items of any size (std::size_t),
+// each MPI call's counts and displacements ints, and no message above the message limits'
+// piece_bytes (1 GiB), so that problems of any size run and, in the twin, every message
+// stays in the folded buffers (docs/kernels.md, "Messages of any size"). When a message
+// fits, it is exactly the one call it always was.
+//
+// In the ordinary build each collective is the non-blocking call completed as
+// HETSCALE_MPI_WAIT says (mpi_wait.hpp). In the SimGrid build each is the blocking call:
+// SMPI's non-blocking collectives are linear (the root sends to every rank in turn) and
+// their completion costs the simulator O(ranks^2) work per call, while its blocking ones
+// use tree algorithms (chosen by smpi/coll-selector, e.g. ompi) and scale to thousands of
+// simulated ranks. Waiting is the same either way in simulated time. Every function
+// throws Error naming the MPI call when it fails. The types are basic types (size = extent).
 #pragma once
 
 #include <mpi.h>
 
+#include <cstddef>
+#include <vector>
+
+#include "common/layout.hpp"
 #include "common/mpi_wait.hpp"
 
 namespace hetscale::kernels {
 
+/// Once, before the run, the same on every rank (--message-piece-bytes and
+/// --mpi-count-limit shrink them for tests); the defaults otherwise.
+void set_message_limits(const MessageLimits& limits);
+[[nodiscard]] const MessageLimits& message_limits();
+
 void barrier(MPI_Comm comm, WaitMode mode);
-void broadcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm, WaitMode mode);
-void scatterv(const void* send, const int* counts, const int* displacements, MPI_Datatype type,
-              void* receive, int receive_count, int root, MPI_Comm comm, WaitMode mode);
-void gatherv(const void* send, int send_count, MPI_Datatype type, void* receive, const int* counts,
-             const int* displacements, int root, MPI_Comm comm, WaitMode mode);
+void broadcast(void* buffer, std::size_t count, MPI_Datatype type, int root, MPI_Comm comm, WaitMode mode);
+/// Rank r receives layout.counts[r] items of the root's `send` at layout.displacements[r].
+void scatterv(const void* send, const Layout& layout, MPI_Datatype type, void* receive, int root,
+              MPI_Comm comm, WaitMode mode);
+/// The inverse: rank r's layout.counts[r] items land at layout.displacements[r] of the root's `receive`.
+void gatherv(const void* send, MPI_Datatype type, void* receive, const Layout& layout, int root,
+             MPI_Comm comm, WaitMode mode);
+/// Small: one call.
 void allreduce(const void* send, void* receive, int count, MPI_Datatype type, MPI_Op op,
                MPI_Comm comm, WaitMode mode);
-void alltoallv(const void* send, const int* send_counts, const int* send_displacements,
-               void* receive, const int* receive_counts, const int* receive_displacements,
-               MPI_Datatype type, MPI_Comm comm, WaitMode mode);
+/// `largest_segment` bounds every segment of every rank (the same on every rank).
+void alltoallv(const void* send, const Layout& send_layout, void* receive, const Layout& receive_layout,
+               std::size_t largest_segment, MPI_Datatype type, MPI_Comm comm, WaitMode mode);
+
+/// Point to point: the message's pieces posted in order (MPI keeps them in order between
+/// two ranks on one tag), their requests appended to `requests`.
+void start_send(const void* buffer, std::size_t count, MPI_Datatype type, int destination, int tag,
+                MPI_Comm comm, std::vector<MPI_Request>& requests);
+void start_receive(void* buffer, std::size_t count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                   std::vector<MPI_Request>& requests);
+/// Completes every request (mpi_wait.hpp) and empties `requests`.
+void complete_all(std::vector<MPI_Request>& requests, WaitMode mode, const char* what);
 
 }  // namespace hetscale::kernels

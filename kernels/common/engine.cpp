@@ -1,6 +1,7 @@
 #include "common/engine.hpp"
 
 #include <mpi.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <array>
@@ -114,14 +115,11 @@ void* allocate_bytes(std::size_t count, std::size_t size, ComputeMode mode) {
   if (count > std::numeric_limits<std::size_t>::max() / size) throw std::bad_alloc();
   const std::size_t bytes = count * size;
   if (mode == ComputeMode::real) return std::memset(::operator new(bytes), 0, bytes);
-  // SMPI moves a message of 2 GiB or more through copies of real memory instead of the
-  // folded region (measured: mm at N = 16500 on 8 ranks takes 10 GiB and 14 s, at N =
-  // 16000 2 GiB and 0.5 s), so a buffer that large could only be sent at a cost that
-  // grows with the ranks until the machine runs out of memory: refuse it.
-  if (bytes > folded_buffer_max_bytes)
-    throw Error("a buffer of " + std::to_string(bytes) + " bytes is more than the twin can fold (" +
-                std::to_string(folded_buffer_max_bytes) +
-                "): SMPI copies messages of 2 GiB or more; choose a smaller problem size");
+  // A folded buffer may be of any size: no message is larger than the message limits'
+  // piece (collectives.hpp), below the 2 GiB from which SMPI copies messages through real
+  // memory. What remains is the mapping: SMPI reserves the region's whole size at once
+  // (untouched, it costs no memory) and aborts the simulation when the kernel refuses,
+  // so try the same reservation first and say so.
   std::lock_guard lock(regions_mutex());
   for (SharedRegion& region : regions()) {
     if (region.bytes >= bytes) {
@@ -129,6 +127,12 @@ void* allocate_bytes(std::size_t count, std::size_t size, ComputeMode mode) {
       return region.data;
     }
   }
+  void* probe = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (probe == MAP_FAILED)
+    throw Error("the twin cannot map a folded buffer of " + std::to_string(bytes) +
+                " bytes on this machine (the kernel refuses a mapping larger than its memory and swap "
+                "unless vm.overcommit_memory is 1); choose a smaller problem size");
+  munmap(probe, bytes);
   void* data = SMPI_SHARED_MALLOC(bytes);
   if (data == nullptr) throw std::bad_alloc();
   regions().push_back({data, bytes, 1});

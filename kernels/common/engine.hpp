@@ -85,12 +85,10 @@ void when_computing(ComputeMode mode, F&& step) {
 /// SimGrid's version ("3.32.0") in the SimGrid build, none otherwise.
 [[nodiscard]] std::optional<std::string> simulator_version();
 
-/// The largest buffer a charged run folds: 2 GiB - 1 byte (SMPI copies larger messages).
-inline constexpr std::size_t folded_buffer_max_bytes = (std::size_t{1} << 31) - 1;
-
 namespace detail {
-/// Zeroed memory (real) or SMPI shared memory, whose contents are undefined (flops);
-/// Error for a charged buffer larger than folded_buffer_max_bytes.
+/// Zeroed memory (real) or SMPI shared memory, whose contents are undefined (flops), of any
+/// size (collectives.hpp sends it in pieces); Error naming the size when a charged buffer
+/// cannot be mapped (beyond the address space or the kernel's overcommit limit).
 [[nodiscard]] void* allocate_bytes(std::size_t count, std::size_t size, ComputeMode mode);
 void release_bytes(void* data, ComputeMode mode) noexcept;
 }  // namespace detail

@@ -125,6 +125,7 @@ int run(const MpiSession& mpi, int argc, char** argv, const KernelDefinition& de
   }
   prepare_engine(options.compute);
   set_compute_efficiency(options.compute_efficiency);
+  set_message_limits(options.message_limits);
   RankWeights weights;
   const WeightsChoice choice{options.weights, options.weights_file, env.site};
   if (!all_succeed(mpi, program, [&] { weights = resolve_weights(mpi, choice); })) return 2;

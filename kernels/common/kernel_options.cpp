@@ -1,6 +1,7 @@
 #include "common/kernel_options.hpp"
 
 #include <charconv>
+#include <climits>
 #include <cstdlib>
 
 #include "hetscale/base/error.hpp"
@@ -85,6 +86,14 @@ KernelOptions parse_kernel_options(std::span<const std::string_view> args, bool 
       } catch (const Error& e) {
         throw Error(std::string("--fft-planning: ") + e.what());
       }
+    } else if (name == "--message-piece-bytes") {
+      options.message_limits.piece_bytes = parse_integer<std::size_t>(value(), "--message-piece-bytes");
+      if (options.message_limits.piece_bytes == 0 || options.message_limits.piece_bytes > message_piece_bytes)
+        throw Error("--message-piece-bytes: must be in [1, " + std::to_string(message_piece_bytes) + "]");
+    } else if (name == "--mpi-count-limit") {
+      options.message_limits.max_count = parse_integer<std::size_t>(value(), "--mpi-count-limit");
+      if (options.message_limits.max_count == 0 || options.message_limits.max_count > INT_MAX)
+        throw Error("--mpi-count-limit: must be in [1, " + std::to_string(INT_MAX) + "]");
     } else if (name == "--fft-wisdom") {
       options.fft_wisdom = std::string(value());
       if (options.fft_wisdom->empty()) throw Error("--fft-wisdom: empty file name");
@@ -103,6 +112,7 @@ std::string kernel_usage(std::string_view program, bool simgrid) {
       "usage: " + std::string(program) +
       " -N <n> [--seed S] [--record FILE] [--weights equal|marked|w1,w2,...|FILE]\n"
       "       [--fft-planning estimate|measure] [--fft-wisdom FILE|none]\n"
+      "       [--message-piece-bytes B] [--mpi-count-limit C]\n"
       "       [--weights-file FILE] [--site FILE] [--experiment NAME] [--compute real" +
       (simgrid ? "|flops] [--platform-hash HEX]\n       [--compute-efficiency E]\n" : "]\n") +
       "  -N <n>             problem size (N x N)\n"
@@ -119,7 +129,11 @@ std::string kernel_usage(std::string_view program, bool simgrid) {
       "                     before the timed region) or 'estimate' (FFTW's model)\n"
       "  --fft-wisdom FILE  conv2d: FFTW wisdom read before planning and saved after (default:\n"
       "                     $HETSCALE_FFTW_WISDOM, else /var/tmp/hetscale-fftw-wisdom.<uid>;\n"
-      "                     'none': plan from scratch, save nothing)\n";
+      "                     'none': plan from scratch, save nothing)\n"
+      "  --message-piece-bytes B  for tests: no message larger than B bytes (default and\n"
+      "                     maximum 1 GiB); larger ones go in pieces\n"
+      "  --mpi-count-limit C  for tests: no MPI count or displacement above C (default and\n"
+      "                     maximum INT_MAX); larger layouts go in several calls\n";
   if (simgrid) {
     usage +=
         "  --compute M        flops (default): charge each rank's operations to its simulated\n"

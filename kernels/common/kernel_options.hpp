@@ -1,7 +1,8 @@
 // Command line shared by the kernels: -N <n> [--seed S] [--record FILE]
 // [--weights equal|marked|w1,w2,...|FILE] [--weights-file FILE] [--site FILE]
 // [--experiment NAME] [--compute real|flops] [--platform-hash HEX]
-// [--fft-planning estimate|measure] [--fft-wisdom FILE|none]. Pure: every rank
+// [--fft-planning estimate|measure] [--fft-wisdom FILE|none]
+// [--message-piece-bytes B] [--mpi-count-limit C]. Pure: every rank
 // parses the same argv and reaches the same verdict, so a bad argument never leaves a
 // rank waiting.
 #pragma once
@@ -14,6 +15,7 @@
 #include <string_view>
 
 #include "common/engine.hpp"
+#include "common/layout.hpp"
 #include "serial/fft.hpp"
 
 namespace hetscale::kernels {
@@ -31,6 +33,7 @@ struct KernelOptions {
   double compute_efficiency = 1;  // --compute-efficiency (SimGrid build): charged = ops / this
   FftPlanning fft_planning = FftPlanning::measure;  // --fft-planning (conv2d)
   std::optional<std::string> fft_wisdom;  // --fft-wisdom (conv2d); "none": no saved wisdom
+  MessageLimits message_limits;  // --message-piece-bytes, --mpi-count-limit (tests)
   bool help = false;
 };
 

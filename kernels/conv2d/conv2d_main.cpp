@@ -41,7 +41,7 @@ class Convolution2d final : public Kernel {
         offsets_(block_offsets(counts_)),
         rows_(counts_[static_cast<std::size_t>(mpi_.rank())]),
         first_row_(offsets_[static_cast<std::size_t>(mpi_.rank())]) {
-    (void)int_layout(counts_, 2 * n_);  // throws when the transposes exceed MPI's int counts
+    for (std::size_t c : counts_) largest_rows_ = std::max(largest_rows_, c);
     images_ = Buffer<Complex>(2 * rows_ * n_, compute_);  // X rows then Y rows
     columns_ = Buffer<Complex>(
         2 * rows_ * n_, compute_);  // X columns then Y columns (my column block = my row block)
@@ -121,13 +121,10 @@ class Convolution2d final : public Kernel {
   // rows restricted to my columns, stored transposed: columns_[c][row].
   void transpose_forward() {
     const std::size_t ranks = counts_.size();
-    std::vector<int> send_counts(ranks), send_displs(ranks), recv_counts(ranks), recv_displs(ranks);
     Buffer<Complex> send(2 * rows_ * n_, compute_), recv(2 * rows_ * n_, compute_);
-    for (std::size_t s = 0, at = 0; s < ranks; ++s) {
-      send_displs[s] = static_cast<int>(at);
-      send_counts[s] = static_cast<int>(2 * rows_ * counts_[s]);
-      at += 2 * rows_ * counts_[s];
-    }
+    // To rank s: my 2 rows_ rows restricted to its counts_[s] columns; from it the same.
+    const Layout sent = row_layout(counts_, 2 * rows_);
+    const Layout received = row_layout(counts_, 2 * rows_);
     when_computing(compute_, [&] {
       std::size_t at = 0;
       for (std::size_t s = 0; s < ranks; ++s) {
@@ -140,14 +137,10 @@ class Convolution2d final : public Kernel {
         }
       }
     });
-    for (std::size_t s = 0, r = 0; s < ranks; r += 2 * counts_[s] * rows_, ++s) {
-      recv_displs[s] = static_cast<int>(r);
-      recv_counts[s] = static_cast<int>(2 * counts_[s] * rows_);
-    }
-    alltoallv(send, send_counts, send_displs, recv, recv_counts, recv_displs);
+    alltoallv(send, sent, recv, received, 2 * largest_rows_ * largest_rows_);
     when_computing(compute_, [&] {
       for (std::size_t s = 0; s < ranks; ++s) {
-        const Complex* from = recv.data() + recv_displs[s];
+        const Complex* from = recv.data() + received.displacements[s];
         for (std::size_t image = 0; image < 2; ++image) {
           for (std::size_t i = 0; i < counts_[s]; ++i) {
             for (std::size_t c = 0; c < rows_; ++c)
@@ -161,13 +154,9 @@ class Convolution2d final : public Kernel {
   // The product (first rows_ columns) goes back to row layout in images_.
   void transpose_backward() {
     const std::size_t ranks = counts_.size();
-    std::vector<int> send_counts(ranks), send_displs(ranks), recv_counts(ranks), recv_displs(ranks);
     Buffer<Complex> send(rows_ * n_, compute_), recv(rows_ * n_, compute_);
-    for (std::size_t s = 0, at = 0; s < ranks; ++s) {
-      send_displs[s] = static_cast<int>(at);
-      send_counts[s] = static_cast<int>(rows_ * counts_[s]);
-      at += rows_ * counts_[s];
-    }
+    const Layout sent = row_layout(counts_, rows_);
+    const Layout received = row_layout(counts_, rows_);
     when_computing(compute_, [&] {
       std::size_t at = 0;
       for (std::size_t s = 0; s < ranks; ++s) {
@@ -178,14 +167,10 @@ class Convolution2d final : public Kernel {
         }
       }
     });
-    for (std::size_t s = 0, r = 0; s < ranks; r += counts_[s] * rows_, ++s) {
-      recv_displs[s] = static_cast<int>(r);
-      recv_counts[s] = static_cast<int>(counts_[s] * rows_);
-    }
-    alltoallv(send, send_counts, send_displs, recv, recv_counts, recv_displs);
+    alltoallv(send, sent, recv, received, largest_rows_ * largest_rows_);
     when_computing(compute_, [&] {
       for (std::size_t s = 0; s < ranks; ++s) {
-        const Complex* from = recv.data() + recv_displs[s];
+        const Complex* from = recv.data() + received.displacements[s];
         for (std::size_t c = 0; c < counts_[s]; ++c) {
           for (std::size_t i = 0; i < rows_; ++i) row(images_, i)[offsets_[s] + c] = *from++;
         }
@@ -193,22 +178,16 @@ class Convolution2d final : public Kernel {
     });
   }
 
-  void alltoallv(const Buffer<Complex>& send, const std::vector<int>& send_counts,
-                 const std::vector<int>& send_displs, Buffer<Complex>& recv,
-                 const std::vector<int>& recv_counts, const std::vector<int>& recv_displs) const {
-    kernels::alltoallv(send.data(), send_counts.data(), send_displs.data(), recv.data(),
-                       recv_counts.data(), recv_displs.data(), MPI_C_DOUBLE_COMPLEX, mpi_.comm(),
-                       wait_);
+  // `largest` bounds every rank's segments (the same on every rank).
+  void alltoallv(const Buffer<Complex>& send, const Layout& sent, Buffer<Complex>& recv, const Layout& received,
+                 std::size_t largest) const {
+    kernels::alltoallv(send.data(), sent, recv.data(), received, largest, MPI_C_DOUBLE_COMPLEX, mpi_.comm(), wait_);
   }
 
   // Rank 0 gathers Z and compares it with the definition.
   Verification check_direct() {
-    const IntLayout layout = int_layout(counts_, n_);
     std::vector<Complex> z(mpi_.rank() == 0 ? n_ * n_ : 0);
-    check_mpi(MPI_Gatherv(images_.data(), layout.counts[static_cast<std::size_t>(mpi_.rank())], MPI_C_DOUBLE_COMPLEX,
-                          z.data(), layout.counts.data(), layout.displacements.data(), MPI_C_DOUBLE_COMPLEX, 0,
-                          mpi_.comm()),
-              "MPI_Gatherv");
+    gatherv(images_.data(), MPI_C_DOUBLE_COMPLEX, z.data(), row_layout(counts_, n_), 0, mpi_.comm(), wait_);
     double error = 0;
     if (mpi_.rank() == 0) {
       std::vector<Complex> x(n_ * n_), y(n_ * n_);
@@ -259,6 +238,7 @@ class Convolution2d final : public Kernel {
   double factor_;  // declared-work factor of the charges (serial/operation_counts.hpp)
   std::vector<std::size_t> counts_, offsets_;  // rows per rank = columns per rank after the transpose
   std::size_t rows_, first_row_;
+  std::size_t largest_rows_ = 0;  // of any rank
   Buffer<Complex> images_, columns_;
   FftRows rows_forward_{0, 0, nullptr, FftDirection::forward};
   FftRows columns_forward_{0, 0, nullptr, FftDirection::forward};

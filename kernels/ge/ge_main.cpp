@@ -51,7 +51,7 @@ class GaussianElimination final : public Kernel {
       }
       ++rows_of[owner];
     }
-    layout_ = int_layout(rows_of, stride_);
+    layout_ = row_layout(rows_of, stride_);
     local_ = Buffer<double>(positions_.size() * stride_, compute_);
     pivot_.resize(stride_);
     if (mpi_.rank() == 0) {
@@ -90,9 +90,7 @@ class GaussianElimination final : public Kernel {
         pack_rows_by_owner(original_.data(), stride_, std::span(owners_).first(n_), layout_, packed.data());
       });
     }
-    check_mpi(MPI_Scatterv(packed.data(), layout_.counts.data(), layout_.displacements.data(), MPI_DOUBLE,
-                           local_.data(), static_cast<int>(local_.size()), MPI_DOUBLE, 0, mpi_.comm()),
-              "MPI_Scatterv");
+    scatterv(packed.data(), layout_, MPI_DOUBLE, local_.data(), 0, mpi_.comm(), wait_);
   }
 
   // Local rows at positions >= k start at first_local_.
@@ -135,20 +133,18 @@ class GaussianElimination final : public Kernel {
   // at position k moves to position p.
   void share_pivot_row(std::size_t k, std::size_t p) {
     const std::size_t length = stride_ - k;
-    const int len = static_cast<int>(length);
     if (mine(p)) std::copy_n(row_at(p) + k, length, pivot_.data());
-    broadcast(pivot_.data(), len, MPI_DOUBLE, owners_[p], mpi_.comm(), wait_);
-    MPI_Request request = MPI_REQUEST_NULL;
+    broadcast(pivot_.data(), length, MPI_DOUBLE, owners_[p], mpi_.comm(), wait_);
     if (p != k) {
       const int tag = static_cast<int>(k % 32768);
       if (mine(k) && mine(p)) {
         std::copy_n(row_at(k) + k, length, row_at(p) + k);
       } else if (mine(k)) {
-        check_mpi(MPI_Isend(row_at(k) + k, len, MPI_DOUBLE, owners_[p], tag, mpi_.comm(), &request), "MPI_Isend");
-        complete(request, wait_, "MPI_Isend");
+        start_send(row_at(k) + k, length, MPI_DOUBLE, owners_[p], tag, mpi_.comm(), requests_);
+        complete_all(requests_, wait_, "MPI_Isend");
       } else if (mine(p)) {
-        check_mpi(MPI_Irecv(row_at(p) + k, len, MPI_DOUBLE, owners_[k], tag, mpi_.comm(), &request), "MPI_Irecv");
-        complete(request, wait_, "MPI_Irecv");
+        start_receive(row_at(p) + k, length, MPI_DOUBLE, owners_[k], tag, mpi_.comm(), requests_);
+        complete_all(requests_, wait_, "MPI_Irecv");
       }
     }
     if (mine(k)) std::copy_n(pivot_.data(), length, row_at(k) + k);
@@ -157,9 +153,7 @@ class GaussianElimination final : public Kernel {
   // Rank 0 gathers every rank's (now final) rows and puts them back in position order.
   void collect() {
     Buffer<double> packed(mpi_.rank() == 0 ? n_ * stride_ : 0, compute_);
-    check_mpi(MPI_Gatherv(local_.data(), static_cast<int>(local_.size()), MPI_DOUBLE, packed.data(),
-                          layout_.counts.data(), layout_.displacements.data(), MPI_DOUBLE, 0, mpi_.comm()),
-              "MPI_Gatherv");
+    gatherv(local_.data(), MPI_DOUBLE, packed.data(), layout_, 0, mpi_.comm(), wait_);
     if (mpi_.rank() != 0) return;
     when_computing(compute_, [&] {
       unpack_rows_by_owner(packed.data(), stride_, std::span(owners_).first(n_), layout_, upper_.data());
@@ -177,9 +171,10 @@ class GaussianElimination final : public Kernel {
   std::vector<long> local_index_;     // position -> local row, -1 when not mine
   std::vector<std::size_t> positions_;  // my positions, ascending
   std::size_t first_local_ = 0;
-  IntLayout layout_;
+  Layout layout_;
   Buffer<double> local_;
   std::vector<double> pivot_;
+  std::vector<MPI_Request> requests_;  // a row exchange's pieces
   Buffer<double> original_, upper_;  // rank 0 only
   std::vector<double> x_;            // rank 0 only
 };

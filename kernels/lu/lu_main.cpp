@@ -58,7 +58,7 @@ class BlockedLu final : public Kernel {
       ++rows_of[static_cast<std::size_t>(owners_[g])];
     }
     first_local_[n_] = positions_.size();
-    layout_ = int_layout(rows_of, stride_);
+    layout_ = row_layout(rows_of, stride_);
     local_ = Buffer<double>(positions_.size() * stride_, compute_);
     pivots_.resize(block_);
     if (mpi_.size() > 1) {
@@ -144,10 +144,10 @@ class BlockedLu final : public Kernel {
     // Rank r's rows in the panel, and its part of the scatter: the pivots, then its rows.
     std::vector<std::size_t> panel_rows(ranks, 0);
     for (std::size_t g = k0; g < n_; ++g) ++panel_rows[static_cast<std::size_t>(owners_[g])];
-    const IntLayout gathered = int_layout(panel_rows, b);
+    const Layout gathered = row_layout(panel_rows, b);
     std::vector<std::size_t> with_pivots(ranks);
     for (std::size_t r = 0; r < ranks; ++r) with_pivots[r] = panel_rows[r] * b + b;
-    const IntLayout scattered = int_layout(with_pivots, 1);
+    const Layout scattered = row_layout(with_pivots, 1);
     const std::size_t mine_rows = rows_from(k0);
     Buffer<double>& send = panel_part_;
     Buffer<double>& all = panel_parts_;
@@ -157,8 +157,7 @@ class BlockedLu final : public Kernel {
         for (std::size_t i = 0; i < mine_rows; ++i)
           std::copy_n(local_.data() + (first_local_[k0] + i) * stride_ + k0, b, send.data() + i * b);
       });
-      gatherv(send.data(), static_cast<int>(mine_rows * b), MPI_DOUBLE, all.data(), gathered.counts.data(),
-              gathered.displacements.data(), diagonal, mpi_.comm(), wait_);
+      gatherv(send.data(), MPI_DOUBLE, all.data(), gathered, diagonal, mpi_.comm(), wait_);
       if (owner) when_computing(compute_, [&] { reorder_panel(all.data(), gathered, panel.data(), true); });
     });
     timer.compute([&] {
@@ -171,12 +170,11 @@ class BlockedLu final : public Kernel {
         when_computing(compute_, [&] {
           for (std::size_t r = 0; r < ranks; ++r)
             for (std::size_t j = 0; j < b; ++j)
-              all[static_cast<std::size_t>(scattered.displacements[r]) + j] = static_cast<double>(pivots_[j]);
+              all[scattered.displacements[r] + j] = static_cast<double>(pivots_[j]);
           reorder_panel(all.data(), scattered, panel.data(), false);
         });
       }
-      scatterv(all.data(), scattered.counts.data(), scattered.displacements.data(), MPI_DOUBLE, send.data(),
-               static_cast<int>(mine_rows * b + b), diagonal, mpi_.comm(), wait_);
+      scatterv(all.data(), scattered, MPI_DOUBLE, send.data(), diagonal, mpi_.comm(), wait_);
       // A charged run factorises nothing: ge's stand-in pivots on every rank, so that the
       // row exchanges still cost their messages.
       for (std::size_t j = 0; j < b; ++j) {
@@ -195,11 +193,11 @@ class BlockedLu final : public Kernel {
 
   // Between the owners' parts (layout, each part starting after `skip` numbers: none when
   // gathered, the pivots when scattered) and the panel in position order.
-  void reorder_panel(double* parts, const IntLayout& layout, double* panel, bool into_panel) const {
+  void reorder_panel(double* parts, const Layout& layout, double* panel, bool into_panel) const {
     const std::size_t k0 = panel_first_, b = panel_width_;
     const std::size_t skip = into_panel ? 0 : b;
     std::vector<std::size_t> next(layout.displacements.size());
-    for (std::size_t r = 0; r < next.size(); ++r) next[r] = static_cast<std::size_t>(layout.displacements[r]) + skip;
+    for (std::size_t r = 0; r < next.size(); ++r) next[r] = layout.displacements[r] + skip;
     for (std::size_t g = k0; g < n_; ++g) {
       std::size_t& at = next[static_cast<std::size_t>(owners_[g])];
       double* row = panel + (g - k0) * b;
@@ -251,10 +249,7 @@ class BlockedLu final : public Kernel {
     for (std::size_t r = 0; r < ranks; ++r) {
       if (received[r] > 0) {
         in[r] = Buffer<double>(received[r] * length, compute_);
-        requests.push_back(MPI_REQUEST_NULL);
-        check_mpi(MPI_Irecv(in[r].data(), static_cast<int>(in[r].size()), MPI_DOUBLE, static_cast<int>(r), tag,
-                            mpi_.comm(), &requests.back()),
-                  "MPI_Irecv");
+        start_receive(in[r].data(), in[r].size(), MPI_DOUBLE, static_cast<int>(r), tag, mpi_.comm(), requests);
       }
     }
     for (std::size_t r = 0; r < ranks; ++r) {
@@ -265,17 +260,14 @@ class BlockedLu final : public Kernel {
         for (const auto& [q, o] : origin)
           if (q != o && mine(o) && static_cast<std::size_t>(owners_[q]) == r) pack(o, out[r].data() + length * at++);
       });
-      requests.push_back(MPI_REQUEST_NULL);
-      check_mpi(MPI_Isend(out[r].data(), static_cast<int>(out[r].size()), MPI_DOUBLE, static_cast<int>(r), tag,
-                          mpi_.comm(), &requests.back()),
-                "MPI_Isend");
+      start_send(out[r].data(), out[r].size(), MPI_DOUBLE, static_cast<int>(r), tag, mpi_.comm(), requests);
     }
     when_computing(compute_, [&] {  // local moves: all sources read before any is written
       std::vector<double> moved(local.size() * length);
       for (std::size_t i = 0; i < local.size(); ++i) pack(origin[local[i]], moved.data() + i * length);
       for (std::size_t i = 0; i < local.size(); ++i) unpack(moved.data() + i * length, local[i]);
     });
-    for (MPI_Request& request : requests) complete(request, wait_, "MPI_Isend/MPI_Irecv");
+    complete_all(requests, wait_, "MPI_Isend/MPI_Irecv");
     when_computing(compute_, [&] {
       std::vector<std::size_t> next(ranks, 0);
       for (const auto& [q, o] : origin) {
@@ -311,7 +303,7 @@ class BlockedLu final : public Kernel {
             for (std::size_t i = 0; i < w; ++i) std::copy_n(row_at(s + i) + c, cols, u_.data() + i * cols);
           });
         }
-        broadcast(u_.data(), static_cast<int>(w * cols), MPI_DOUBLE, diagonal, mpi_.comm(), wait_);
+        broadcast(u_.data(), w * cols, MPI_DOUBLE, diagonal, mpi_.comm(), wait_);
       });
       u = u_.data();
       ldu = cols;
@@ -339,8 +331,7 @@ class BlockedLu final : public Kernel {
         pack_rows_by_owner(original_.data(), stride_, std::span(owners_).first(n_), layout_, packed.data());
       });
     }
-    scatterv(packed.data(), layout_.counts.data(), layout_.displacements.data(), MPI_DOUBLE, local_.data(),
-             static_cast<int>(local_.size()), 0, mpi_.comm(), wait_);
+    scatterv(packed.data(), layout_, MPI_DOUBLE, local_.data(), 0, mpi_.comm(), wait_);
   }
 
   // Rank 0 gathers every rank's rows of the factors and puts them back in position order.
@@ -350,8 +341,7 @@ class BlockedLu final : public Kernel {
       return;
     }
     Buffer<double> packed(mpi_.rank() == 0 ? n_ * stride_ : 0, compute_);
-    gatherv(local_.data(), static_cast<int>(local_.size()), MPI_DOUBLE, packed.data(), layout_.counts.data(),
-            layout_.displacements.data(), 0, mpi_.comm(), wait_);
+    gatherv(local_.data(), MPI_DOUBLE, packed.data(), layout_, 0, mpi_.comm(), wait_);
     if (mpi_.rank() != 0) return;
     when_computing(compute_, [&] {
       unpack_rows_by_owner(packed.data(), stride_, std::span(owners_).first(n_), layout_, factors_.data());
@@ -370,7 +360,7 @@ class BlockedLu final : public Kernel {
   std::vector<long> local_index_;         // position -> local row, -1 when not mine
   std::vector<std::size_t> first_local_;  // position g -> my first local row at a position >= g
   std::vector<std::size_t> positions_;    // my positions, ascending
-  IntLayout layout_;
+  Layout layout_;
   Buffer<double> local_;
   // More than one rank: a block row of U as broadcast; my part of a panel (with the
   // pivots when scattered), all parts and the panel itself on the diagonal block's owner.

@@ -29,7 +29,7 @@ class MatrixMultiply final : public Kernel {
         n_(context.n),
         seed_(context.seed) {
     const std::vector<std::size_t> rows = block_counts(n_, context.weights);
-    layout_ = int_layout(rows, n_);
+    layout_ = row_layout(rows, n_);
     rows_ = rows[static_cast<std::size_t>(mpi_.rank())];
     b_ = Buffer<double>(n_ * n_, compute_);
     local_a_ = Buffer<double>(rows_ * n_, compute_);
@@ -45,20 +45,16 @@ class MatrixMultiply final : public Kernel {
   }
 
   void run(PhaseTimer& timer) override {
-    const int rank = mpi_.rank();
-    const int my_count = layout_.counts[static_cast<std::size_t>(rank)];
     timer.communicate([&] {
-      scatterv(a_.data(), layout_.counts.data(), layout_.displacements.data(), MPI_DOUBLE,
-               local_a_.data(), my_count, 0, mpi_.comm(), wait_);
-      broadcast(b_.data(), static_cast<int>(b_.size()), MPI_DOUBLE, 0, mpi_.comm(), wait_);
+      scatterv(a_.data(), layout_, MPI_DOUBLE, local_a_.data(), 0, mpi_.comm(), wait_);
+      broadcast(b_.data(), b_.size(), MPI_DOUBLE, 0, mpi_.comm(), wait_);
     });
     timer.compute([&] {
       compute_or_charge(compute_, mm_multiply_operations(rows_, n_),
                         [&] { multiply(rows_, n_, local_a_.data(), b_.data(), local_c_.data()); });
     });
     timer.communicate([&] {
-      gatherv(local_c_.data(), my_count, MPI_DOUBLE, c_.data(), layout_.counts.data(),
-              layout_.displacements.data(), 0, mpi_.comm(), wait_);
+      gatherv(local_c_.data(), MPI_DOUBLE, c_.data(), layout_, 0, mpi_.comm(), wait_);
     });
   }
 
@@ -82,7 +78,7 @@ class MatrixMultiply final : public Kernel {
   ComputeMode compute_;
   std::size_t n_;
   std::uint64_t seed_;
-  IntLayout layout_;
+  Layout layout_;
   std::size_t rows_ = 0;
   Buffer<double> a_, b_, c_;  // a_ and c_ on rank 0 only
   Buffer<double> local_a_, local_c_;

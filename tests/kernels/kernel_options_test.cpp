@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <vector>
 
 #include "hetscale/base/error.hpp"
@@ -62,6 +63,19 @@ TEST(KernelOptions, FftPlanningAndWisdom) {
   EXPECT_EQ(error_of({"-N", "4", "--fft-planning", "patient"}),
             "--fft-planning: 'patient' is not an FFT planning (estimate or measure)");
   EXPECT_EQ(error_of({"-N", "4", "--fft-wisdom", ""}), "--fft-wisdom: empty file name");
+}
+
+TEST(KernelOptions, MessageLimitsForTests) {
+  const KernelOptions defaults = parse({"-N", "4"});
+  EXPECT_EQ(defaults.message_limits.piece_bytes, message_piece_bytes);
+  EXPECT_EQ(defaults.message_limits.max_count, static_cast<std::size_t>(INT_MAX));
+  const KernelOptions o = parse({"-N", "4", "--message-piece-bytes", "64", "--mpi-count-limit=100"});
+  EXPECT_EQ(o.message_limits.piece_bytes, 64u);
+  EXPECT_EQ(o.message_limits.max_count, 100u);
+  EXPECT_EQ(error_of({"-N", "4", "--message-piece-bytes", "0"}), "--message-piece-bytes: must be in [1, 1073741824]");
+  EXPECT_EQ(error_of({"-N", "4", "--message-piece-bytes", "1073741825"}),
+            "--message-piece-bytes: must be in [1, 1073741824]");
+  EXPECT_EQ(error_of({"-N", "4", "--mpi-count-limit", "2147483648"}), "--mpi-count-limit: must be in [1, 2147483647]");
 }
 
 TEST(KernelOptions, ComputeModeDependsOnTheBuild) {
