@@ -16,6 +16,7 @@
 #include <initializer_list>
 #include <vector>
 
+#include "hetscale/base/executable_search.hpp"
 #include "hetscale/base/regular_file.hpp"
 
 namespace hetscale::jobgen {
@@ -269,16 +270,9 @@ void find_program(const std::string& value, const ProgramLookup& lookup, Resolve
     out.problem = "is not found: PATH is not set here";
     return;
   }
-  for (std::size_t at = 0; at <= dirs->size();) {
-    const std::size_t end = std::min(dirs->find(':', at), dirs->size());
-    const fs::path dir = lookup.run_dir / dirs->substr(at, end - at);  // an empty or relative entry: the run directory
-    if (is_executable_file(dir / value)) {
-      out.path = dir / value;
-      return;
-    }
-    at = end + 1;
-  }
-  out.problem = "is not on the PATH";
+  // An empty or relative entry: the run directory.
+  if (auto found = find_on_path(value, *dirs, lookup.run_dir)) out.path = std::move(*found);
+  else out.problem = "is not on the PATH";
 }
 
 }  // namespace

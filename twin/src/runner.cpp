@@ -18,6 +18,7 @@
 
 #include "hetscale/base/atomic_file.hpp"
 #include "hetscale/base/error.hpp"
+#include "hetscale/base/executable_search.hpp"
 #include "hetscale/jobgen/experiment_spec.hpp"
 #include "hetscale/site/run_record_reader.hpp"
 #include "hetscale/twin/simulated_round.hpp"
@@ -43,12 +44,7 @@ std::optional<fs::path> find_executable(const std::string& name) {
   if (name.find('/') != std::string::npos)
     return ::access(name.c_str(), X_OK) == 0 ? std::optional<fs::path>(name) : std::nullopt;
   const char* path = std::getenv("PATH");
-  std::istringstream dirs(path != nullptr ? path : "/usr/bin:/bin");
-  for (std::string d; std::getline(dirs, d, ':');) {
-    const fs::path candidate = fs::path(d.empty() ? "." : d) / name;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return std::nullopt;
+  return find_on_path(name, path != nullptr ? path : "/usr/bin:/bin", {});
 }
 
 fs::path kernel_program(const SimulatedRound& simulated, const TwinRunnerOptions& options) {
