@@ -83,6 +83,14 @@ if [ "$fuzz" = 1 ]; then
   timeout 600 scripts/fuzz.sh --seconds "$fuzz_seconds"
 fi
 
+# The background preparation runs clusters of its own (the recordings): it ends before the
+# testbed tests start, so that their nodes' CPU quotas get the cores they are promised.
+if [ "$legs" = 1 ]; then
+  step "the other Slurm releases' roots, plugins and recordings (made in the background)"
+  wait "$legs_prepare" || { cat build/slurm-releases-prepare.log; echo "test.sh: preparing the Slurm releases failed"; exit 1; }
+  cat build/slurm-releases-prepare.log
+fi
+
 # The integration tests run the real cluster, MPI and PostgreSQL. Correctness tests run
 # once: one that fails has failed. The tests labelled `timing` assert a sanity bound on a
 # speed or time measured on a machine that shares its host; one that fails is run once
@@ -105,9 +113,6 @@ if [ -n "$retried" ]; then
 fi
 
 if [ "$legs" = 1 ]; then
-  step "the other Slurm releases' roots, plugins and recordings (made in the background)"
-  wait "$legs_prepare" || { cat build/slurm-releases-prepare.log; echo "test.sh: preparing the Slurm releases failed"; exit 1; }
-  cat build/slurm-releases-prepare.log
   step "Slurm releases: plugin suite, cross-release loading, recordings, production site (scripts/test-slurm-releases.sh --ci)"
   scripts/test-slurm-releases.sh --ci --recorded --build build/test
 fi

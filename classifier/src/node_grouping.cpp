@@ -116,13 +116,16 @@ double relative_gap(double slower, double faster) {
 // One speed class: a run of records of one fingerprint, sorted by speed (ascending).
 using SpeedClass = std::vector<const NodeRecord*>;
 
-// Cuts the sorted records where the gap between neighbours is larger than noise.
+// Cuts the sorted records where the gap between neighbours is larger than noise. The
+// records' own noise widens the band up to clear_gap only: one disturbed repetition (a CV
+// of 25%) must not hide a gap as large as the one that makes a small class a group.
 std::vector<SpeedClass> cut_at_gaps(const SpeedClass& sorted, const GroupingOptions& o) {
   std::vector<SpeedClass> classes{{sorted.front()}};
   for (std::size_t i = 1; i < sorted.size(); ++i) {
     const NodeRecord& a = *sorted[i - 1];
     const NodeRecord& b = *sorted[i];
-    const double noise = std::max(o.noise_gap, o.noise_sigmas * std::hypot(a.cv, b.cv));
+    const double noise =
+        std::max(o.noise_gap, std::min(o.clear_gap, o.noise_sigmas * std::hypot(a.cv, b.cv)));
     if (relative_gap(a.marked_speed, b.marked_speed) > noise) classes.emplace_back();
     classes.back().push_back(&b);
   }

@@ -148,6 +148,23 @@ TEST(Grouping, NoisyRecordsNeedALargerGapToSplit) {
   EXPECT_EQ(group_nodes(noisy, {}).groups.size(), 1u);
 }
 
+TEST(Grouping, ANoisyRecordDoesNotHideAGapAsLargeAsAGroupsClearGap) {
+  // The testbed under load: three full-speed nodes, one of them disturbed in one of its
+  // five repetitions (CV 25%), beside two half-speed nodes measured at 64% and 58% of it.
+  std::vector<LocatedNodeRecord> records = {record("n1", 16829), record("n2", 16775),
+                                            record("n3", 15027), record("n4", 9566),
+                                            record("n5", 8680)};
+  records[2].record.cv = 0.249;
+  const GroupingResult r = group_nodes(records, {});
+  ASSERT_EQ(r.groups.size(), 2u);
+  EXPECT_EQ(r.groups[0].ok + r.groups[0].degraded, 3u);
+  EXPECT_EQ(r.groups[1].ok + r.groups[1].degraded, 2u);
+  // Below the clear gap, the same record's noise still keeps neighbours together.
+  records[3].record.marked_speed = 12500;  // 16.8% below n3
+  records[4].record.marked_speed = 12400;
+  EXPECT_EQ(group_nodes(records, {}).groups.size(), 1u);
+}
+
 TEST(Grouping, DifferentFingerprintsNeverShareAGroup) {
   const GroupingResult r =
       group_nodes({record("a1", 1000, "aaaa000000000001"), record("b1", 1000, "bbbb000000000002"),

@@ -17,7 +17,8 @@ struct GroupingOptions {
   double degraded_threshold = 0.10;
   /// Two neighbouring speeds (sorted) closer than this relative gap are noise...
   double noise_gap = 0.05;
-  /// ...and so is any gap within this many standard deviations of the two records' CVs.
+  /// ...and so is any gap within this many standard deviations of the two records' CVs,
+  /// up to clear_gap: a gap of clear_gap or more is never noise.
   double noise_sigmas = 3.0;
   /// A speed class with fewer nodes than min_class_nodes, or than min_class_fraction of
   /// its hardware twins, is an outlier of the nearer neighbour class (then degraded if
