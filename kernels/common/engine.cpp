@@ -37,6 +37,17 @@ const char* to_string(ComputeMode mode) noexcept {
   return mode == ComputeMode::real ? "real" : "flops";
 }
 
+std::size_t folded_block_bytes(std::size_t n) {
+  constexpr std::size_t smpi_default = std::size_t{1} << 20;
+  const double side = static_cast<double>(n) + 1;
+  const double largest = side * side * 16;  // bytes of (n + 1)^2 complex numbers
+  std::size_t block = smpi_default;
+  while (static_cast<double>(block) * static_cast<double>(folded_blocks_per_buffer) < largest &&
+         block < (std::size_t{1} << 40))
+    block *= 2;
+  return block;
+}
+
 #ifdef HETSCALE_SIMGRID
 
 namespace {
@@ -52,10 +63,15 @@ void begin_engine() {
   sg_cfg_set_boolean("smpi/simulate-computation", "no");
 }
 
-void prepare_engine(ComputeMode mode) {
+void prepare_engine(ComputeMode mode, std::size_t n) {
   if (mode == ComputeMode::real && benchmarking().value_or(true)) {
     sg_cfg_set_boolean("smpi/simulate-computation", "yes");
   }
+  // Read by SMPI at every shared allocation, and the size of the one file every block
+  // maps, made at the first: set by every rank (the same value) before any allocates.
+  const auto block = static_cast<double>(folded_block_bytes(n));
+  if (sg_cfg_get_double("smpi/shared-malloc-blocksize") != block)
+    sg_cfg_set_double("smpi/shared-malloc-blocksize", block);
 }
 
 namespace {
@@ -130,8 +146,9 @@ void* allocate_bytes(std::size_t count, std::size_t size, ComputeMode mode) {
   void* probe = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (probe == MAP_FAILED)
     throw Error("the twin cannot map a folded buffer of " + std::to_string(bytes) +
-                " bytes on this machine (the kernel refuses a mapping larger than its memory and swap "
-                "unless vm.overcommit_memory is 1); choose a smaller problem size");
+                " bytes on this machine: Linux refuses a mapping larger than its memory and swap "
+                "unless vm.overcommit_memory is 1 (as root: sysctl vm.overcommit_memory=1; the "
+                "folded buffer itself holds only its blocks' memory); or choose a smaller problem size");
   munmap(probe, bytes);
   void* data = SMPI_SHARED_MALLOC(bytes);
   if (data == nullptr) throw std::bad_alloc();
@@ -162,7 +179,7 @@ void release_bytes(void* data, ComputeMode mode) noexcept {
 
 void begin_engine() {}
 
-void prepare_engine(ComputeMode /*mode*/) {}
+void prepare_engine(ComputeMode /*mode*/, std::size_t /*n*/) {}
 
 void charge_operations(double /*operations*/) {
   throw Error("--compute flops: only the SimGrid build (hetscale-twin-*) charges operations");

@@ -42,10 +42,19 @@ enum class ComputeMode { real, flops };
 /// known, so that not even option parsing takes simulated time in a charged run.
 void begin_engine();
 
-/// Once the mode is known. In the SimGrid build, `flops` leaves the benchmarking off: only
-/// the charged operations take simulated time, and identical runs give bit-identical
-/// times; `real` turns it back on as the command line had it.
-void prepare_engine(ComputeMode mode);
+/// Once the mode and the problem size are known. In the SimGrid build, `flops` leaves the
+/// benchmarking off: only the charged operations take simulated time, and identical runs
+/// give bit-identical times; `real` turns it back on as the command line had it. `n` sizes
+/// the blocks folded buffers are made of (folded_block_bytes), before any is allocated.
+void prepare_engine(ComputeMode mode, std::size_t n);
+
+/// The size of the blocks SMPI folds a shared buffer into (smpi/shared-malloc-blocksize)
+/// for problem size `n`: SMPI's 1 MiB, or the power of two that keeps the largest buffer
+/// of any kernel, (n + 1)^2 complex numbers, within folded_blocks_per_buffer blocks. Each
+/// block is a mapping of its own and Linux allows 65530 by default (vm.max_map_count):
+/// an mm of N = 100,000 folds its 80 GB matrix into 4,769 blocks of 16 MiB, not 76,294 of 1 MiB.
+inline constexpr std::size_t folded_blocks_per_buffer = 16384;
+[[nodiscard]] std::size_t folded_block_bytes(std::size_t n);
 
 /// Charges `operations` floating-point operations to the calling rank's simulated host
 /// (SimGrid build), divided by the compute efficiency; throws Error in the ordinary build,

@@ -123,7 +123,7 @@ int run(const MpiSession& mpi, int argc, char** argv, const KernelDefinition& de
     if (mpi.rank() == 0) std::fputs(kernel_usage(program).c_str(), stdout);
     return 0;
   }
-  prepare_engine(options.compute);
+  prepare_engine(options.compute, options.n);
   set_compute_efficiency(options.compute_efficiency);
   set_message_limits(options.message_limits);
   RankWeights weights;
