@@ -4,11 +4,14 @@
 # twin build"). Sizes whose messages exceed 2 GiB (N > 16383 for mm) show what the
 # pieces cost (docs/kernels.md, "Messages of any size").
 #   bench/kernels/twin_scaling.sh [--bin build/default/bin] [--kernel mm|ge|lu|conv2d] [-N 8192]
-#                                 [--min-ranks 2] [--max-ranks 1024]
+#                                 [--min-ranks 2] [--max-ranks 1024] [--overcommit]
+# --overcommit (as root) sets vm.overcommit_memory to 1 for the runs and puts the old value
+# back at the end: a folded buffer larger than memory and swap (mm's 80 GB at N = 100,000)
+# is a mapping Linux's default heuristic refuses (docs/twin.md, "Problem sizes").
 # The platform is a star of identical hosts written on the fly (a SimGrid <cluster>:
 # 20 Gflop/s per host, 1.25 GB/s and 5 us per link). Needs smpirun and /usr/bin/time.
 set -euo pipefail
-bin=build/default/bin kernel=mm n=8192 min=2 max=1024
+bin=build/default/bin kernel=mm n=8192 min=2 max=1024 overcommit=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --bin) bin=$2; shift 2 ;;
@@ -16,11 +19,14 @@ while [ $# -gt 0 ]; do
     --kernel) kernel=$2; shift 2 ;;
     --min-ranks) min=$2; shift 2 ;;
     --max-ranks) max=$2; shift 2 ;;
+    --overcommit) overcommit=1; shift ;;
     *) echo "twin_scaling.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+overcommit_before=$(cat /proc/sys/vm/overcommit_memory)
+trap 'rm -rf "$work"; [ "$overcommit" = 0 ] || sysctl -qw vm.overcommit_memory="$overcommit_before"' EXIT
+[ "$overcommit" = 0 ] || sysctl -qw vm.overcommit_memory=1
 cat >"$work/platform.xml" <<XML
 <?xml version="1.0"?>
 <!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
@@ -29,7 +35,7 @@ cat >"$work/platform.xml" <<XML
 </platform>
 XML
 seq 0 $((max - 1)) | sed 's/^/h/' >"$work/hosts"
-echo "# hetscale-twin-$kernel -N $n --compute flops, $(nproc) processors, load $(cut -d' ' -f1 /proc/loadavg)"
+echo "# hetscale-twin-$kernel -N $n --compute flops, $(nproc) processors, load $(cut -d' ' -f1 /proc/loadavg), vm.overcommit_memory $(cat /proc/sys/vm/overcommit_memory)"
 printf '%6s %12s %12s %12s %14s\n' ranks wall_s peak_MiB real_MiB simulated_T_s
 # Peak RSS counts every mapping of the folded region's one block, so it reads about the
 # size of the largest folded buffer; real_MiB is the largest proportional set size (Pss,
