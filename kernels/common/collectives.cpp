@@ -1,5 +1,7 @@
 #include "common/collectives.hpp"
 
+#include <cstring>
+
 #include "common/engine.hpp"
 #include "common/mpi_session.hpp"
 
@@ -33,16 +35,68 @@ void one_broadcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Com
   check_mpi(MPI_Bcast(buffer, count, type, root, comm), "MPI_Bcast");
 }
 
+// Scatterv and gatherv have one algorithm in SMPI, blocking or not: the root's message to
+// or from every rank, completed by MPI_Waitall, which SMPI runs as a waitany per request
+// over all the requests still pending, O(ranks^2) work of the simulator at the root per
+// call (most of lu's simulation on 1024 ranks). The same messages are sent here, each
+// rank's in rank order, zero-length ones included, and completed one by one: the same
+// simulated time for O(ranks) work. The root's own part is copied as SMPI copies it,
+// never for a folded buffer.
+void root_copy(const void* from, void* to, int count, MPI_Datatype type) {
+  if (count == 0 || from == to || is_folded(from) || is_folded(to)) return;
+  std::memcpy(to, from, static_cast<std::size_t>(count) * item_bytes(type));
+}
+
+int comm_size(MPI_Comm comm) {
+  int size = 0;
+  check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+  return size;
+}
+
+void wait_each(std::vector<MPI_Request>& requests, const char* what) {
+  for (MPI_Request& request : requests) check_mpi(MPI_Wait(&request, MPI_STATUS_IGNORE), what);
+}
+
 void one_scatterv(const void* send, const int* counts, const int* displacements, MPI_Datatype type,
                   void* receive, int receive_count, int root, MPI_Comm comm, WaitMode /*mode*/) {
-  check_mpi(MPI_Scatterv(send, counts, displacements, type, receive, receive_count, type, root, comm),
-            "MPI_Scatterv");
+  int me = 0;
+  check_mpi(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
+  if (me != root) {
+    check_mpi(MPI_Recv(receive, receive_count, type, root, collective_tag, comm, MPI_STATUS_IGNORE), "MPI_Recv");
+    return;
+  }
+  const int ranks = comm_size(comm);
+  const std::size_t bytes = item_bytes(type);
+  std::vector<MPI_Request> requests(static_cast<std::size_t>(ranks) - 1, MPI_REQUEST_NULL);
+  for (int r = 0, i = 0; r < ranks; ++r) {
+    if (r == root) continue;
+    check_mpi(MPI_Isend(at(send, static_cast<std::size_t>(displacements[r]), bytes), counts[r], type, r,
+                        collective_tag, comm, &requests[static_cast<std::size_t>(i++)]),
+              "MPI_Isend");
+  }
+  root_copy(at(send, static_cast<std::size_t>(displacements[root]), bytes), receive, receive_count, type);
+  wait_each(requests, "MPI_Wait (scatterv)");
 }
 
 void one_gatherv(const void* send, int send_count, MPI_Datatype type, void* receive, const int* counts,
                  const int* displacements, int root, MPI_Comm comm, WaitMode /*mode*/) {
-  check_mpi(MPI_Gatherv(send, send_count, type, receive, counts, displacements, type, root, comm),
-            "MPI_Gatherv");
+  int me = 0;
+  check_mpi(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
+  if (me != root) {
+    check_mpi(MPI_Send(send, send_count, type, root, collective_tag, comm), "MPI_Send");
+    return;
+  }
+  const int ranks = comm_size(comm);
+  const std::size_t bytes = item_bytes(type);
+  root_copy(send, at(receive, static_cast<std::size_t>(displacements[root]), bytes), send_count, type);
+  std::vector<MPI_Request> requests(static_cast<std::size_t>(ranks) - 1, MPI_REQUEST_NULL);
+  for (int r = 0, i = 0; r < ranks; ++r) {
+    if (r == root) continue;
+    check_mpi(MPI_Irecv(at(receive, static_cast<std::size_t>(displacements[r]), bytes), counts[r], type, r,
+                        collective_tag, comm, &requests[static_cast<std::size_t>(i++)]),
+              "MPI_Irecv");
+  }
+  wait_each(requests, "MPI_Wait (gatherv)");
 }
 
 void one_allreduce(const void* send, void* receive, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,

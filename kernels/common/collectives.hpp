@@ -10,7 +10,9 @@
 // SMPI's non-blocking collectives are linear (the root sends to every rank in turn) and
 // their completion costs the simulator O(ranks^2) work per call, while its blocking ones
 // use tree algorithms (chosen by smpi/coll-selector, e.g. ompi) and scale to thousands of
-// simulated ranks. Waiting is the same either way in simulated time. Every function
+// simulated ranks. Waiting is the same either way in simulated time. Scatterv and gatherv,
+// whose only algorithm in SMPI is linear and completed in O(ranks^2), are the same linear
+// messages sent point to point on collective_tag and completed one by one. Every function
 // throws Error naming the MPI call when it fails. The types are basic types (size = extent).
 #pragma once
 
@@ -23,6 +25,11 @@
 #include "common/mpi_wait.hpp"
 
 namespace hetscale::kernels {
+
+/// The tag of the SimGrid build's scatterv and gatherv messages: a kernel's own point to
+/// point messages take tags below it (the smallest upper bound MPI promises is 32767).
+inline constexpr int collective_tag = 32767;
+inline constexpr int kernel_tags = collective_tag;
 
 /// Once, before the run, the same on every rank (--message-piece-bytes and
 /// --mpi-count-limit shrink them for tests); the defaults otherwise.

@@ -125,6 +125,16 @@ std::vector<SharedRegion>& regions() {
 
 }  // namespace
 
+bool is_folded(const void* data) noexcept {
+  const auto* at = static_cast<const char*>(data);
+  std::lock_guard lock(regions_mutex());
+  for (const SharedRegion& region : regions()) {
+    const auto* begin = static_cast<const char*>(region.data);
+    if (at >= begin && at < begin + region.bytes) return true;
+  }
+  return false;
+}
+
 namespace detail {
 
 void* allocate_bytes(std::size_t count, std::size_t size, ComputeMode mode) {
@@ -200,6 +210,8 @@ std::optional<std::string> record_engine() {
 std::optional<std::string> simulator_version() {
   return std::nullopt;
 }
+
+bool is_folded(const void* /*data*/) noexcept { return false; }
 
 namespace detail {
 

@@ -94,6 +94,10 @@ void when_computing(ComputeMode mode, F&& step) {
 /// SimGrid's version ("3.32.0") in the SimGrid build, none otherwise.
 [[nodiscard]] std::optional<std::string> simulator_version();
 
+/// Whether `data` lies in a folded buffer (SimGrid build, charged runs), whose contents are
+/// never read: nothing need be copied into or out of it. Always false in the ordinary build.
+[[nodiscard]] bool is_folded(const void* data) noexcept;
+
 namespace detail {
 /// Zeroed memory (real) or SMPI shared memory, whose contents are undefined (flops), of any
 /// size (collectives.hpp sends it in pieces); Error naming the size when a charged buffer

@@ -136,7 +136,7 @@ class GaussianElimination final : public Kernel {
     if (mine(p)) std::copy_n(row_at(p) + k, length, pivot_.data());
     broadcast(pivot_.data(), length, MPI_DOUBLE, owners_[p], mpi_.comm(), wait_);
     if (p != k) {
-      const int tag = static_cast<int>(k % 32768);
+      const int tag = static_cast<int>(k % kernel_tags);
       if (mine(k) && mine(p)) {
         std::copy_n(row_at(k) + k, length, row_at(p) + k);
       } else if (mine(k)) {

@@ -58,6 +58,7 @@ class BlockedLu final : public Kernel {
       ++rows_of[static_cast<std::size_t>(owners_[g])];
     }
     first_local_[n_] = positions_.size();
+    rows_left_ = rows_of;
     layout_ = row_layout(rows_of, stride_);
     local_ = Buffer<double>(positions_.size() * stride_, compute_);
     pivots_.resize(block_);
@@ -111,6 +112,7 @@ class BlockedLu final : public Kernel {
         timer.communicate([&] { apply_deferred_swaps(); });
       }
       update(timer, k0, panel_width_, n_);
+      for (std::size_t g = k0; g < k0 + panel_width_; ++g) --rows_left_[static_cast<std::size_t>(owners_[g])];
     }
   }
 
@@ -142,8 +144,7 @@ class BlockedLu final : public Kernel {
     const bool owner = diagonal == mpi_.rank();
     const auto ranks = static_cast<std::size_t>(mpi_.size());
     // Rank r's rows in the panel, and its part of the scatter: the pivots, then its rows.
-    std::vector<std::size_t> panel_rows(ranks, 0);
-    for (std::size_t g = k0; g < n_; ++g) ++panel_rows[static_cast<std::size_t>(owners_[g])];
+    const std::vector<std::size_t>& panel_rows = rows_left_;
     const Layout gathered = row_layout(panel_rows, b);
     std::vector<std::size_t> with_pivots(ranks);
     for (std::size_t r = 0; r < ranks; ++r) with_pivots[r] = panel_rows[r] * b + b;
@@ -245,7 +246,7 @@ class BlockedLu final : public Kernel {
     }
     std::vector<Buffer<double>> out(ranks), in(ranks);
     std::vector<MPI_Request> requests;
-    const int tag = static_cast<int>((k0 / block_) % 32768);
+    const int tag = static_cast<int>((k0 / block_) % kernel_tags);
     for (std::size_t r = 0; r < ranks; ++r) {
       if (received[r] > 0) {
         in[r] = Buffer<double>(received[r] * length, compute_);
@@ -360,6 +361,7 @@ class BlockedLu final : public Kernel {
   std::vector<long> local_index_;         // position -> local row, -1 when not mine
   std::vector<std::size_t> first_local_;  // position g -> my first local row at a position >= g
   std::vector<std::size_t> positions_;    // my positions, ascending
+  std::vector<std::size_t> rows_left_;    // rank -> its rows at positions >= the panel's first
   Layout layout_;
   Buffer<double> local_;
   // More than one rank: a block row of U as broadcast; my part of a panel (with the
