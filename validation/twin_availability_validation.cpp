@@ -115,7 +115,7 @@ double twin_time(const Paths& paths, const fs::path& platform_dir, std::size_t r
                  const std::string& weights, const fs::path& record) {
   fs::remove(record);
   run(fmt::format("{} -no-privatize -platform {} -hostfile {} -np {} "
-                  "--cfg=smpi/coll-selector:ompi --cfg=smpi/bcast:binomial_tree "
+                  "--cfg=smpi/coll-selector:ompi --cfg=smpi/bcast:binomial_tree --cfg=smpi/wtime:0 "
                   "--log=root.thres:warning {} -N {} {} --record {}",
                   paths.smpirun, quoted(platform_dir / "platform.xml"),
                   quoted(platform_dir / "hostfile"), ranks, paths.kernel, n, weights,

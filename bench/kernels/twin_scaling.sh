@@ -57,7 +57,7 @@ for ((p = min; p <= max; p *= 2)); do
   sampler=$!
   /usr/bin/time -f '%e %M' -o "$work/time" \
     smpirun -no-privatize -platform "$work/platform.xml" -hostfile "$work/hosts" -np "$p" \
-    --cfg=smpi/coll-selector:ompi --cfg=smpi/bcast:binomial_tree --log=root.thres:warning \
+    --cfg=smpi/coll-selector:ompi --cfg=smpi/bcast:binomial_tree --cfg=smpi/wtime:0 --log=root.thres:warning \
     "$bin/hetscale-twin-$kernel" -N "$n" --weights equal --record "$work/runs.jsonl" >/dev/null
   rm "$work/running"
   wait "$sampler"

@@ -63,7 +63,7 @@ class Twin : public ::testing::Test {
     const std::string command =
         std::string(HETSCALE_SMPIRUN) + " -no-privatize -platform " + platform + " -hostfile " +
         hostfile + " -np " + std::to_string(ranks) +
-        " --cfg=smpi/coll-selector:ompi --cfg=smpi/bcast:binomial_tree --log=root.thres:warning " +
+        " --cfg=smpi/coll-selector:ompi --cfg=smpi/bcast:binomial_tree --cfg=smpi/wtime:0 --log=root.thres:warning " +
         programs.at(kernel) + " " + args + " --record " + record_file_.string() + " 2>&1";
     TwinRun out;
     FILE* pipe = popen(command.c_str(), "r");
