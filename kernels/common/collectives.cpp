@@ -12,7 +12,10 @@ namespace {
 // Written once before the ranks communicate (the same value on every rank), read by all.
 MessageLimits limits_in_use;
 
+// The kernels' types without an MPI call (each is a simulator call in the twin).
 std::size_t item_bytes(MPI_Datatype type) {
+  if (type == MPI_DOUBLE) return sizeof(double);
+  if (type == MPI_C_DOUBLE_COMPLEX) return 2 * sizeof(double);
   int size = 0;
   check_mpi(MPI_Type_size(type, &size), "MPI_Type_size");
   return static_cast<std::size_t>(size);
@@ -58,9 +61,7 @@ void wait_each(std::vector<MPI_Request>& requests, const char* what) {
 }
 
 void one_scatterv(const void* send, const int* counts, const int* displacements, MPI_Datatype type,
-                  void* receive, int receive_count, int root, MPI_Comm comm, WaitMode /*mode*/) {
-  int me = 0;
-  check_mpi(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
+                  void* receive, int receive_count, int root, int me, MPI_Comm comm, WaitMode /*mode*/) {
   if (me != root) {
     check_mpi(MPI_Recv(receive, receive_count, type, root, collective_tag, comm, MPI_STATUS_IGNORE), "MPI_Recv");
     return;
@@ -79,9 +80,7 @@ void one_scatterv(const void* send, const int* counts, const int* displacements,
 }
 
 void one_gatherv(const void* send, int send_count, MPI_Datatype type, void* receive, const int* counts,
-                 const int* displacements, int root, MPI_Comm comm, WaitMode /*mode*/) {
-  int me = 0;
-  check_mpi(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
+                 const int* displacements, int root, int me, MPI_Comm comm, WaitMode /*mode*/) {
   if (me != root) {
     check_mpi(MPI_Send(send, send_count, type, root, collective_tag, comm), "MPI_Send");
     return;
@@ -127,7 +126,7 @@ void one_broadcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Com
 }
 
 void one_scatterv(const void* send, const int* counts, const int* displacements, MPI_Datatype type,
-                  void* receive, int receive_count, int root, MPI_Comm comm, WaitMode mode) {
+                  void* receive, int receive_count, int root, int /*me*/, MPI_Comm comm, WaitMode mode) {
   MPI_Request request = MPI_REQUEST_NULL;
   check_mpi(MPI_Iscatterv(send, counts, displacements, type, receive, receive_count, type, root, comm,
                           &request),
@@ -136,7 +135,7 @@ void one_scatterv(const void* send, const int* counts, const int* displacements,
 }
 
 void one_gatherv(const void* send, int send_count, MPI_Datatype type, void* receive, const int* counts,
-                 const int* displacements, int root, MPI_Comm comm, WaitMode mode) {
+                 const int* displacements, int root, int /*me*/, MPI_Comm comm, WaitMode mode) {
   MPI_Request request = MPI_REQUEST_NULL;
   check_mpi(MPI_Igatherv(send, send_count, type, receive, counts, displacements, type, root, comm, &request),
             "MPI_Igatherv");
@@ -182,25 +181,50 @@ void broadcast(void* buffer, std::size_t count, MPI_Datatype type, int root, MPI
     one_broadcast(at(buffer, piece.offset, bytes), static_cast<int>(piece.count), type, root, comm, mode);
 }
 
+// Whether `layout` is one call of split_vector: every part ends within one piece of the
+// buffer's start. Then only the root needs the call's counts and displacements (MPI reads
+// them there alone), and the other ranks skip building them: on a thousand simulated
+// ranks, a thousand plans of a thousand ranks per call.
+bool one_call(const Layout& layout, std::size_t bytes) {
+  const std::size_t step = piece_items(bytes, limits_in_use);
+  for (std::size_t r = 0; r < layout.counts.size(); ++r)
+    if (layout.displacements[r] > step || layout.counts[r] > step - layout.displacements[r]) return false;
+  return true;
+}
+
 void scatterv(const void* send, const Layout& layout, MPI_Datatype type, void* receive, int root,
               MPI_Comm comm, WaitMode mode) {
   const std::size_t bytes = item_bytes(type);
-  const auto me = static_cast<std::size_t>(my_rank(comm));
+  const int rank = my_rank(comm);
+  const auto me = static_cast<std::size_t>(rank);
+  if (rank != root && one_call(layout, bytes)) {
+    one_scatterv(nullptr, nullptr, nullptr, type, receive, static_cast<int>(layout.counts[me]), root, rank, comm,
+                 mode);
+    return;
+  }
   for (const VectorCall& call : split_vector(layout, bytes, limits_in_use)) {
     const std::size_t mine = call.base + static_cast<std::size_t>(call.displacements[me]) - layout.displacements[me];
     one_scatterv(at(send, call.base, bytes), call.counts.data(), call.displacements.data(), type,
-                 call.counts[me] == 0 ? receive : at(receive, mine, bytes), call.counts[me], root, comm, mode);
+                 call.counts[me] == 0 ? receive : at(receive, mine, bytes), call.counts[me], root, rank, comm,
+                 mode);
   }
 }
 
 void gatherv(const void* send, MPI_Datatype type, void* receive, const Layout& layout, int root,
              MPI_Comm comm, WaitMode mode) {
   const std::size_t bytes = item_bytes(type);
-  const auto me = static_cast<std::size_t>(my_rank(comm));
+  const int rank = my_rank(comm);
+  const auto me = static_cast<std::size_t>(rank);
+  if (rank != root && one_call(layout, bytes)) {
+    one_gatherv(send, static_cast<int>(layout.counts[me]), type, nullptr, nullptr, nullptr, root, rank, comm,
+                mode);
+    return;
+  }
   for (const VectorCall& call : split_vector(layout, bytes, limits_in_use)) {
     const std::size_t mine = call.base + static_cast<std::size_t>(call.displacements[me]) - layout.displacements[me];
     one_gatherv(call.counts[me] == 0 ? send : at(send, mine, bytes), call.counts[me], type,
-                at(receive, call.base, bytes), call.counts.data(), call.displacements.data(), root, comm, mode);
+                at(receive, call.base, bytes), call.counts.data(), call.displacements.data(), root, rank, comm,
+                mode);
   }
 }
 
