@@ -28,6 +28,12 @@ char* at(void* buffer, std::size_t items, std::size_t bytes) {
   return buffer == nullptr ? nullptr : static_cast<char*>(buffer) + items * bytes;
 }
 
+int my_rank(MPI_Comm comm) {
+  int rank = 0;
+  check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+  return rank;
+}
+
 // One MPI call each, blocking in the SimGrid build, non-blocking and completed as `mode`
 // says otherwise.
 #ifdef HETSCALE_SIMGRID
@@ -45,7 +51,7 @@ void one_broadcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Com
 // rank's in rank order, zero-length ones included, and completed one by one: the same
 // simulated time for O(ranks) work. The root's own part is copied as SMPI copies it,
 // never for a folded buffer.
-void root_copy(const void* from, void* to, int count, MPI_Datatype type) {
+void local_copy(const void* from, void* to, int count, MPI_Datatype type) {
   if (count == 0 || from == to || is_folded(from) || is_folded(to)) return;
   std::memcpy(to, from, static_cast<std::size_t>(count) * item_bytes(type));
 }
@@ -75,7 +81,7 @@ void one_scatterv(const void* send, const int* counts, const int* displacements,
                         collective_tag, comm, &requests[static_cast<std::size_t>(i++)]),
               "MPI_Isend");
   }
-  root_copy(at(send, static_cast<std::size_t>(displacements[root]), bytes), receive, receive_count, type);
+  local_copy(at(send, static_cast<std::size_t>(displacements[root]), bytes), receive, receive_count, type);
   wait_each(requests, "MPI_Wait (scatterv)");
 }
 
@@ -87,7 +93,7 @@ void one_gatherv(const void* send, int send_count, MPI_Datatype type, void* rece
   }
   const int ranks = comm_size(comm);
   const std::size_t bytes = item_bytes(type);
-  root_copy(send, at(receive, static_cast<std::size_t>(displacements[root]), bytes), send_count, type);
+  local_copy(send, at(receive, static_cast<std::size_t>(displacements[root]), bytes), send_count, type);
   std::vector<MPI_Request> requests(static_cast<std::size_t>(ranks) - 1, MPI_REQUEST_NULL);
   for (int r = 0, i = 0; r < ranks; ++r) {
     if (r == root) continue;
@@ -103,12 +109,34 @@ void one_allreduce(const void* send, void* receive, int count, MPI_Datatype type
   check_mpi(MPI_Allreduce(send, receive, count, type, op, comm), "MPI_Allreduce");
 }
 
+// SMPI's Open MPI selection takes the pairwise exchange for 3 ranks, 64 to 127 and 256 to
+// 1023, as Open MPI does; but SMPI's pairwise pairs ranks by exclusive or and refuses any
+// number of ranks that is not a power of two, where Open MPI's pairs them by distance and
+// takes any. For those the twin build exchanges as Open MPI's pairwise does: at step s,
+// send to rank + s and receive from rank - s (mod ranks).
 void one_alltoallv(const void* send, const int* send_counts, const int* send_displacements, void* receive,
                    const int* receive_counts, const int* receive_displacements, MPI_Datatype type,
                    MPI_Comm comm, WaitMode /*mode*/) {
-  check_mpi(MPI_Alltoallv(send, send_counts, send_displacements, type, receive, receive_counts,
-                          receive_displacements, type, comm),
-            "MPI_Alltoallv");
+  const int ranks = comm_size(comm);
+  if ((ranks & (ranks - 1)) == 0) {
+    check_mpi(MPI_Alltoallv(send, send_counts, send_displacements, type, receive, receive_counts,
+                            receive_displacements, type, comm),
+              "MPI_Alltoallv");
+    return;
+  }
+  const int me = my_rank(comm);
+  const std::size_t bytes = item_bytes(type);
+  const auto offset = [](const int* displacements, int r) { return static_cast<std::size_t>(displacements[r]); };
+  local_copy(at(send, offset(send_displacements, me), bytes), at(receive, offset(receive_displacements, me), bytes),
+             send_counts[me], type);
+  for (int step = 1; step < ranks; ++step) {
+    const int to = (me + step) % ranks;
+    const int from = (me - step + ranks) % ranks;
+    check_mpi(MPI_Sendrecv(at(send, offset(send_displacements, to), bytes), send_counts[to], type, to,
+                           collective_tag, at(receive, offset(receive_displacements, from), bytes),
+                           receive_counts[from], type, from, collective_tag, comm, MPI_STATUS_IGNORE),
+              "MPI_Sendrecv (alltoallv)");
+  }
 }
 
 #else
@@ -160,12 +188,6 @@ void one_alltoallv(const void* send, const int* send_counts, const int* send_dis
 }
 
 #endif
-
-int my_rank(MPI_Comm comm) {
-  int rank = 0;
-  check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
-  return rank;
-}
 
 }  // namespace
 

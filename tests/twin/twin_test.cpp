@@ -117,6 +117,27 @@ TEST_F(Twin, RealModeVerifiesEveryKernel) {
   }
 }
 
+// 3 ranks: SMPI's own pairwise alltoallv (its Open MPI selection's choice there) refuses a
+// number of ranks that is not a power of two; 7 ranks: the point-to-point scatterv and
+// gatherv with ranks whose parts differ in size. Each answer is checked.
+TEST_F(Twin, RealModeVerifiesEveryKernelOnRanksThatAreNoPowerOfTwo) {
+  for (const std::string kernel : {"mm", "ge", "conv2d", "lu"}) {
+    for (int ranks : {3, 7}) {
+      const TwinRun r = run(kernel, ranks, "hosts-8",
+                            "-N 40 --compute real --weights equal --platform-hash " + std::string(hash));
+      ASSERT_EQ(r.status, 0) << kernel << " on " << ranks << ": " << r.output;
+      EXPECT_NE(r.output.find(" verified ("), std::string::npos) << r.output;
+      EXPECT_TRUE(r.record.verified) << kernel << " on " << ranks;
+      EXPECT_EQ(r.record.ranks.size(), static_cast<std::size_t>(ranks));
+    }
+  }
+  // Charged, the exchange of conv2d on 3 ranks takes simulated time like any other.
+  const TwinRun charged =
+      run("conv2d", 3, "hosts-8", "-N 64 --compute flops --weights equal --platform-hash " + std::string(hash));
+  ASSERT_EQ(charged.status, 0) << charged.output;
+  EXPECT_GT(charged.record.wall_seconds, 0);
+}
+
 TEST_F(Twin, ChargedRunsMatchTheFlopModel) {
   for (const std::string kernel : {"mm", "ge", "conv2d", "lu"}) {
     const TwinRun r = run(kernel, 8, "hosts-8", "-N 300 --weights equal");
