@@ -39,7 +39,9 @@ echo "# hetscale-twin-$kernel -N $n --compute flops, $(nproc) processors, load $
 printf '%6s %12s %12s %12s %14s\n' ranks wall_s peak_MiB real_MiB simulated_T_s
 # Peak RSS counts every mapping of the folded region's one block, so it reads about the
 # size of the largest folded buffer; real_MiB is the largest proportional set size (Pss,
-# /proc/PID/smaps_rollup) sampled every 200 ms: the memory the simulation really holds.
+# /proc/PID/smaps_rollup) sampled every 2 s (reading it walks every mapping: at 80 GB of
+# folded mappings a reading every 200 ms took a quarter of the machine): the memory the
+# simulation really holds.
 peak_pss() {  # of the processes whose command line names this run's record
   local most=0 kib pid
   while [ -e "$work/running" ]; do
@@ -47,7 +49,7 @@ peak_pss() {  # of the processes whose command line names this run's record
       kib=$(awk '/^Pss:/ {print $2}' "/proc/$pid/smaps_rollup" 2>/dev/null) || true
       [ -n "$kib" ] && [ "$kib" -gt "$most" ] && most=$kib
     done
-    sleep 0.2
+    sleep 2
   done
   echo "$most" >"$work/pss"
 }
