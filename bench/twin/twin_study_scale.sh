@@ -48,9 +48,11 @@ db=$(cat "$run/pg/uri")
 "$hetscale" db migrate --db "$db" >/dev/null
 
 echo "# twin study of $spec on $site grown to $nodes nodes, sets up to $max_set, $(nproc) processors, load $(cut -d' ' -f1 /proc/loadavg), $(date -u +%FT%TZ)"
-printf '%-7s %6s %8s %14s %14s\n' round runs wall_s slowest_run_s peak_MiB
+printf '%-7s %6s %8s %14s %14s\n' round runs wall_s slowest_run_s peak_RSS_MiB
 # One round: its runs (status.tsv), wall time, the longest simulation and the peak RSS
-# of the largest process (/usr/bin/time over the round's command).
+# of the largest process (/usr/bin/time over the round's command), which counts every
+# mapping of a folded buffer's blocks: about the largest folded buffer, not memory held
+# (bench/kernels/twin_scaling.sh measures that, as Pss).
 report() {  # ROUND DIR SECONDS KIB
   local slowest runs
   runs=$(($(wc -l <"$2/status.tsv") - 1))
