@@ -248,28 +248,38 @@ TimeModel TimeModel::fit(const std::vector<TimingSample>& samples, const Workloa
 }
 
 // T = W/(C eta) + sum c_i term_i(N, p), non-negative least squares on the wall times: the
-// first column W/C has the coefficient 1/eta.
+// first column W/C has the coefficient 1/eta. When T0's terms that grow with N take all of
+// the growth (few runs, W and a term alike over the sizes), they are left out and T0 keeps
+// the terms of p alone.
 TimeModel TimeModel::fit_wall_times(const std::vector<TimingSample>& samples, const Workload& workload,
                                     CommunicationPattern pattern) {
   TimeModel model(workload);
   model.wall_times_only_ = true;
   model.min_parameter_ = samples.front().parameter;
   model.max_parameter_ = samples.front().parameter;
-  model.communication_.terms_ = terms_for(pattern);
-  const std::size_t columns = 1 + model.communication_.terms_.size();
-  std::vector<double> a;
-  std::vector<double> b;
   for (const auto& s : samples) {
     if (!(s.parameter > 0) || !(s.marked_speed > 0) || !(s.wall_seconds > 0))
       throw Error("a timing sample needs positive parameter, marked speed and wall seconds");
     model.min_parameter_ = std::min(model.min_parameter_, s.parameter);
     model.max_parameter_ = std::max(model.max_parameter_, s.parameter);
-    a.push_back(workload.evaluate(std::vector<double>{s.parameter}) / s.marked_speed);
-    for (const auto& term : model.communication_.terms_)
-      a.push_back(term.basis(s.parameter, static_cast<double>(s.processes)));
-    b.push_back(s.wall_seconds);
   }
-  std::vector<double> x = non_negative_least_squares(a, samples.size(), columns, b);
+  auto solve = [&](const std::vector<CommunicationTerm>& terms) {
+    std::vector<double> a;
+    std::vector<double> b;
+    for (const auto& s : samples) {
+      a.push_back(workload.evaluate(std::vector<double>{s.parameter}) / s.marked_speed);
+      for (const auto& term : terms) a.push_back(term.basis(s.parameter, static_cast<double>(s.processes)));
+      b.push_back(s.wall_seconds);
+    }
+    return non_negative_least_squares(a, samples.size(), 1 + terms.size(), b);
+  };
+  model.communication_.terms_ = terms_for(pattern);
+  std::vector<double> x = solve(model.communication_.terms_);
+  if (!(x[0] > 0)) {
+    std::erase_if(model.communication_.terms_,
+                  [](const CommunicationTerm& t) { return t.basis(1, 4) != t.basis(2, 4); });
+    x = solve(model.communication_.terms_);
+  }
   if (!(x[0] > 0))
     throw Error("the runs' wall times have no part that grows with W/C: the compute time cannot be told apart");
   model.eta_coefficients_ = {1.0 / x[0]};
