@@ -1,5 +1,7 @@
 // hetscale record step: a job step timed from outside, and its run record appended when
 // the step wrote none (docs/run-record.md). The logic is hetscale::jobgen::record_step.
+// hetscale record hpcc: one task of a step running Debian's HPC Challenge, its record
+// timed by HPL itself (docs/workload.md). The logic is hetscale::jobgen::run_hpcc_task.
 #include <cstdlib>
 
 #include <fmt/format.h>
@@ -8,6 +10,7 @@
 
 #include "arguments.hpp"
 #include "commands.hpp"
+#include "hetscale/jobgen/hpcc_step.hpp"
 #include "hetscale/jobgen/step_record.hpp"
 
 namespace hetscale::cli {
@@ -33,6 +36,42 @@ void run_record_step(RecordStepArgs& args, Context& context) {
                              result.written ? "record appended to " + *environment.record_file
                                             : "no record written: " + result.skipped_because.value_or(""));
   context.exit_code = result.outcome.exit_status;
+}
+
+struct RecordHpccArgs {
+  jobgen::HpccStep step;
+  std::string param;  // NAME=VALUE
+  std::vector<std::string> command;
+};
+
+void run_record_hpcc(RecordHpccArgs& args, Context& context) {
+  std::tie(args.step.parameter, args.step.parameter_value) = parse_assignment(args.param, "--param");
+  if (!args.command.empty()) args.step.hpcc = args.command;
+  const jobgen::HpccTaskResult result =
+      jobgen::run_hpcc_task(args.step, [](const char* name) { return std::getenv(name); });
+  context.out << "hetscale record hpcc: " << result.message << "\n";
+  context.exit_code = result.exit_status;
+}
+
+void register_record_hpcc(CLI::App& record, Context& context) {
+  auto args = std::make_shared<RecordHpccArgs>();
+  auto* cmd = record.add_subcommand(
+      "hpcc",
+      "Run as every task of a job step (srun ... hetscale record hpcc ...): write hpccinf.txt for HPL's N and "
+      "the step's P x Q into the step's directory, run hpcc there and, on rank 0, append a run record with "
+      "HPL's own wall time (HPL_time of hpccoutf.txt); exit with hpcc's status");
+  cmd->add_option("--workload", args->step.workload, "Workload formula W of the spec, e.g. '2/3*N^3 + 3/2*N^2'")
+      ->required();
+  cmd->add_option("--param", args->param, "HPL's problem size in this step, NAME=VALUE")->required();
+  cmd->add_option("--block-size", args->step.block_size, "HPL's block size NB")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  args->step.base = ".";
+  cmd->add_option("--dir", args->step.base,
+                  "Where the step's directory hpcc-<job>.<step> is made (shared by the step's nodes)")
+      ->capture_default_str();
+  cmd->add_option("command", args->command, "The hpcc program and its arguments (after --; default: hpcc)");
+  cmd->callback([args, &context] { run_record_hpcc(*args, context); });
 }
 
 }  // namespace
@@ -69,6 +108,7 @@ void register_record(CLI::App& app, Context& context) {
     if (nodes->count() == 0 && hosts->count() == 0) throw UsageError("give the step's ranks: --nodes or --host-file");
     run_record_step(*args, context);
   });
+  register_record_hpcc(*record, context);
 }
 
 }  // namespace hetscale::cli

@@ -12,6 +12,7 @@ PACKAGES=(
   libopenblas-dev libfftw3-dev libsimgrid-dev
   openmpi-bin libopenmpi-dev libpmix-dev
   gfortran python3-mpi4py  # the Fortran and Python record helpers' tests (jobgen/helpers)
+  hpcc lammps  # the applications of examples/studies/apps.toml (HPL through hpcc, LAMMPS's lmp)
   slurm-wlm slurmctld slurmd slurm-client munge libslurm-dev
   slurmdbd mariadb-server
   postgresql postgresql-client libpq-dev

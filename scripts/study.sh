@@ -25,6 +25,9 @@ LAYOUT=$REPO/site-configs/testbed-layout.txt STUDY= TWIN_NODES=
 # testbed's CPU-quota nodes a polling rank spends its quota while it waits and is then
 # throttled for the rest of the period (docs/kernels.md). sbatch passes it on to the jobs.
 export HETSCALE_MPI_WAIT=sleep
+# The LAMMPS input deck of examples/experiments/lammps-melt.toml, from this tree (its
+# default is the packages' copy under /usr/share/hetscale/examples).
+export LAMMPS_MELT_DECK=$REPO/examples/experiments/lammps-melt.lmp
 
 usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "study.sh: $*" >&2; exit 1; }

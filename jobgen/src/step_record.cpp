@@ -118,7 +118,7 @@ std::size_t count_record_lines(const std::filesystem::path& file) {
       std::count(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>(), '\n'));
 }
 
-StepOutcome run_timed_step(std::span<const std::string> argv) {
+StepOutcome run_timed_step(std::span<const std::string> argv, const std::filesystem::path& directory) {
   if (argv.empty()) throw Error("no step to run: give it after --");
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -129,6 +129,12 @@ StepOutcome run_timed_step(std::span<const std::string> argv) {
   const pid_t child = ::fork();
   if (child < 0) throw Error(std::string("cannot start the step: fork: ") + std::strerror(errno));
   if (child == 0) {
+    if (!directory.empty() && ::chdir(directory.c_str()) != 0) {
+      const std::string message =
+          fmt::format("hetscale: cannot change to {}: {}\n", directory.string(), std::strerror(errno));
+      [[maybe_unused]] const ssize_t ignored = ::write(STDERR_FILENO, message.data(), message.size());
+      ::_exit(127);
+    }
     ::execvp(args[0], args.data());
     const std::string message = fmt::format("hetscale record step: cannot run {}: {}\n", argv[0], std::strerror(errno));
     [[maybe_unused]] const ssize_t ignored = ::write(STDERR_FILENO, message.data(), message.size());

@@ -206,6 +206,9 @@ double CommunicationModel::seconds(double parameter, std::size_t processes) cons
 TimeModel TimeModel::fit(const std::vector<TimingSample>& samples, const Workload& workload,
                          CommunicationPattern pattern) {
   if (samples.size() < 2) throw Error("the time model needs at least 2 measured runs");
+  const bool no_compute_times =
+      std::all_of(samples.begin(), samples.end(), [](const TimingSample& s) { return s.compute_seconds == 0; });
+  if (no_compute_times) return fit_wall_times(samples, workload, pattern);
   TimeModel model(workload);
   model.min_parameter_ = samples.front().parameter;
   model.max_parameter_ = samples.front().parameter;
@@ -244,6 +247,50 @@ TimeModel TimeModel::fit(const std::vector<TimingSample>& samples, const Workloa
   return model;
 }
 
+// T = W/(C eta) + sum c_i term_i(N, p), non-negative least squares on the wall times: the
+// first column W/C has the coefficient 1/eta. When T0's terms that grow with N take all of
+// the growth (few runs, W and a term alike over the sizes), they are left out and T0 keeps
+// the terms of p alone.
+TimeModel TimeModel::fit_wall_times(const std::vector<TimingSample>& samples, const Workload& workload,
+                                    CommunicationPattern pattern) {
+  TimeModel model(workload);
+  model.wall_times_only_ = true;
+  model.min_parameter_ = samples.front().parameter;
+  model.max_parameter_ = samples.front().parameter;
+  for (const auto& s : samples) {
+    if (!(s.parameter > 0) || !(s.marked_speed > 0) || !(s.wall_seconds > 0))
+      throw Error("a timing sample needs positive parameter, marked speed and wall seconds");
+    model.min_parameter_ = std::min(model.min_parameter_, s.parameter);
+    model.max_parameter_ = std::max(model.max_parameter_, s.parameter);
+  }
+  auto solve = [&](const std::vector<CommunicationTerm>& terms) {
+    std::vector<double> a;
+    std::vector<double> b;
+    for (const auto& s : samples) {
+      a.push_back(workload.evaluate(std::vector<double>{s.parameter}) / s.marked_speed);
+      for (const auto& term : terms) a.push_back(term.basis(s.parameter, static_cast<double>(s.processes)));
+      b.push_back(s.wall_seconds);
+    }
+    return non_negative_least_squares(a, samples.size(), 1 + terms.size(), b);
+  };
+  model.communication_.terms_ = terms_for(pattern);
+  std::vector<double> x = solve(model.communication_.terms_);
+  if (!(x[0] > 0)) {
+    std::erase_if(model.communication_.terms_,
+                  [](const CommunicationTerm& t) { return t.basis(1, 4) != t.basis(2, 4); });
+    x = solve(model.communication_.terms_);
+  }
+  if (!(x[0] > 0))
+    throw Error("the runs' wall times have no part that grows with W/C: the compute time cannot be told apart");
+  model.eta_coefficients_ = {1.0 / x[0]};
+  model.communication_.coefficients_.assign(x.begin() + 1, x.end());
+  double error = 0;
+  for (const auto& s : samples)
+    error += std::abs(model.seconds(s.parameter, s.marked_speed, s.processes) - s.wall_seconds) / s.wall_seconds;
+  model.mean_fit_error_ = error / static_cast<double>(samples.size());
+  return model;
+}
+
 std::string TimeModel::describe() const {
   static const char* degrees[] = {"constant", "linear", "quadratic"};
   std::string t0;
@@ -252,9 +299,10 @@ std::string TimeModel::describe() const {
     t0 += fmt::format("{}{:.4g}*{}", t0.empty() ? "" : " + ", communication_.coefficients()[i],
                       communication_.terms()[i].name);
   }
-  return fmt::format("T = W/(C eta) + T0; eta(N) {} in ln N on N in [{:g}, {:g}]; T0 = {}",
+  return fmt::format("T = W/(C eta) + T0; eta(N) {} in ln N on N in [{:g}, {:g}]; T0 = {}{}",
                      degrees[std::min<std::size_t>(2, eta_coefficients_.size() - 1)],
-                     min_parameter_, max_parameter_, t0.empty() ? "0" : t0);
+                     min_parameter_, max_parameter_, t0.empty() ? "0" : t0,
+                     wall_times_only_ ? "; fitted on wall times alone (the runs have no compute times)" : "");
 }
 
 double TimeModel::compute_efficiency(double parameter) const {

@@ -1,4 +1,5 @@
-// hetscale record step: the CLI over jobgen::record_step (options, exit status passed on).
+// hetscale record step: the CLI over jobgen::record_step (options, exit status passed on);
+// hetscale record hpcc: the CLI over jobgen::run_hpcc_task.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -48,6 +49,45 @@ TEST_F(RecordStep, AParameterThatIsNoFiniteNumberIsRefusedBeforeTheStepRuns) {
     EXPECT_NE(r.err.find("--param"), std::string::npos) << r.err;
   }
   EXPECT_FALSE(fs::exists(dir_ / "ran"));
+  EXPECT_FALSE(fs::exists(dir_ / "records.jsonl"));
+}
+
+// One task of a step as srun starts it (the Slurm variables set by hand), with a stand-in
+// for hpcc that leaves the output recorded from Debian's hpcc behind (N = 400 on 2 ranks).
+class RecordHpcc : public RecordStep {
+ protected:
+  void SetUp() override {
+    RecordStep::SetUp();
+    for (const auto& [name, value] : slurm_) ::setenv(name, value, 1);
+  }
+  void TearDown() override {
+    for (const auto& [name, value] : slurm_) ::unsetenv(name);
+    RecordStep::TearDown();
+  }
+  Result record_hpcc(const std::string& param) {
+    const fs::path output = fs::path(HETSCALE_FIXTURES_DIR) / "jobgen" / "hpcc" / "hpccoutf.txt";
+    return run_cli({"record", "hpcc", "--workload", "2/3*N^3 + 3/2*N^2", "--param", param, "--dir", dir_.string(),
+                    "--", "cp", output.string(), "hpccoutf.txt"});
+  }
+  static constexpr std::pair<const char*, const char*> slurm_[] = {
+      {"SLURM_PROCID", "0"},    {"SLURM_NTASKS", "2"},           {"SLURM_JOB_ID", "7"},
+      {"SLURM_STEP_ID", "0"},   {"SLURM_STEP_NODELIST", "n[1-2]"}, {"SLURM_STEP_TASKS_PER_NODE", "1(x2)"}};
+};
+
+TEST_F(RecordHpcc, RankZeroAppendsHplsRecord) {
+  const Result r = record_hpcc("N=400");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("hetscale record hpcc: HPL_time "), std::string::npos) << r.out;
+  const std::string text = read_file(dir_ / "records.jsonl");
+  EXPECT_NE(text.find("\"timed_until\":\"hpl_time\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"timed_by\":\"program\""), std::string::npos) << text;
+  EXPECT_TRUE(fs::exists(dir_ / "hpcc-7.0" / "hpccinf.txt"));
+}
+
+TEST_F(RecordHpcc, AnotherSizeThanHplSolvedIsAnError) {
+  const Result r = record_hpcc("N=500");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.err.find("hpcc solved N = 400, not the step's N = 500"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir_ / "records.jsonl"));
 }
 

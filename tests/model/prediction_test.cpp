@@ -62,6 +62,19 @@ TEST(TimeModel, FitsTheSyntheticCodeExactly) {
   EXPECT_NEAR(model.communication().seconds(1000, 8), true_comm(1000, 8), 1e-9);
 }
 
+// The same code's runs timed from outside: wall times only, no compute times. The sets'
+// different C and p separate W/(C eta) from T0.
+TEST(TimeModel, FitsWallTimesAloneWhenNoRunHasComputeTimes) {
+  const auto workload = Workload::parse("mm");
+  auto samples = measured({1, 2, 4});
+  for (auto& s : samples) s.compute_seconds = s.communication_seconds = 0;
+  const auto model = TimeModel::fit(samples, workload, CommunicationPattern::mm);
+  EXPECT_NEAR(model.compute_efficiency(500), 0.8, 1e-6);
+  EXPECT_LT(model.mean_fit_error(), 1e-6);
+  EXPECT_NEAR(model.seconds(3000, 8e9, 8), true_compute(3000, 8e9) + true_comm(3000, 8), 1e-6);
+  EXPECT_NE(model.describe().find("fitted on wall times alone"), std::string::npos) << model.describe();
+}
+
 TEST(TimeModel, PredictsTheParameterOnLargerSetsInClosedForm) {
   const auto workload = Workload::parse("mm");
   const auto model = TimeModel::fit(measured({2, 4}), workload, CommunicationPattern::mm);

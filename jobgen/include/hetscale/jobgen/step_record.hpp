@@ -53,9 +53,11 @@ struct StepOutcome {
 /// Complete records (lines ending in '\n') in a run record file; 0 when it does not exist.
 [[nodiscard]] std::size_t count_record_lines(const std::filesystem::path& file);
 
-/// Runs argv as a child process (PATH searched), waits for it and times it. Throws
-/// Error when it cannot be started (the exit status is then 127, as a shell gives).
-[[nodiscard]] StepOutcome run_timed_step(std::span<const std::string> argv);
+/// Runs argv as a child process (PATH searched), in `directory` when one is given, waits
+/// for it and times it. Throws Error when it cannot be started (the exit status is then
+/// 127, as a shell gives).
+[[nodiscard]] StepOutcome run_timed_step(std::span<const std::string> argv,
+                                         const std::filesystem::path& directory = {});
 
 /// What `record step` did.
 struct StepRecordResult {

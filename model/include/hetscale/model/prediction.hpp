@@ -47,12 +47,17 @@ class CommunicationModel {
   [[nodiscard]] const std::vector<double>& coefficients() const { return coefficients_; }
 
  private:
+  friend class TimeModel;
   std::vector<CommunicationTerm> terms_;
   std::vector<double> coefficients_;
 };
 
 class TimeModel {
  public:
+  /// Fits eta(N) to the samples' compute times and T0 to the rest. When no sample has a
+  /// compute time (all 0: runs timed from outside, or by a program that reports one time
+  /// only), fits T = W/(C eta) + T0(N, p) to the wall times alone, eta constant: the sets'
+  /// different C and p separate the two parts.
   static TimeModel fit(const std::vector<TimingSample>& samples, const Workload& workload,
                        CommunicationPattern pattern);
 
@@ -72,12 +77,15 @@ class TimeModel {
 
  private:
   explicit TimeModel(Workload workload) : workload_(std::move(workload)) {}
+  static TimeModel fit_wall_times(const std::vector<TimingSample>& samples, const Workload& workload,
+                                  CommunicationPattern pattern);
   Workload workload_;
   CommunicationModel communication_;
   std::vector<double> eta_coefficients_;  // polynomial in ln N
   double min_parameter_ = 0;
   double max_parameter_ = 0;
   double mean_fit_error_ = 0;
+  bool wall_times_only_ = false;  // fitted on wall times alone (no compute times)
 };
 
 struct ParameterPrediction {
