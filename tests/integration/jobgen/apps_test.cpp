@@ -16,6 +16,7 @@
 #include <sstream>
 #include <thread>
 
+#include "hetscale/base/text_file.hpp"
 #include "support/process.hpp"
 #include "support/testbed.hpp"
 #include "test_database.hpp"
@@ -27,12 +28,7 @@ namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using nlohmann::json;
 
-std::string read(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+std::string read(const fs::path& path) { return read_text_file(path, "a file of the test"); }
 
 // `text` with its one occurrence of `from` replaced by `to`.
 std::string replaced(std::string text, const std::string& from, const std::string& to) {
