@@ -8,7 +8,6 @@
 
 #include "hetscale/base/atomic_file.hpp"
 #include "hetscale/base/error.hpp"
-#include "hetscale/base/number_limits.hpp"
 #include "hetscale/base/number_text.hpp"
 #include "hetscale/base/text_file.hpp"
 #include "hetscale/jobgen/step_record.hpp"
@@ -164,31 +163,16 @@ RunRecord hpcc_run_record(const HpccStep& step, const HpccResult& result, const 
   if (result.p * result.q != rank_hosts.size())
     throw Error(fmt::format("hpcc ran HPL on a {} x {} grid, not on the step's {} ranks", result.p, result.q,
                             rank_hosts.size()));
-  const double work = Workload::parse(step.workload).evaluate({{step.parameter, step.parameter_value}});
-  if (!std::isfinite(work) || work <= 0 || work > kMaxWork)
-    throw Error(fmt::format("the workload {} at {}={} is W = {}, not a number in (0, {:g}]", step.workload,
-                            step.parameter, step.parameter_value, work, kMaxWork));
-  RunRecord record;
-  record.experiment = environment.experiment;
-  record.code = "hpcc";
-  record.workload = step.workload;
-  record.parameters = {{step.parameter, step.parameter_value}};
-  record.work = work;
-  record.wall_seconds = std::min(result.hpl_seconds, kMaxSeconds);
+  // A step's record (W, the ranks' nominal shares, the nodes, set and repetition) with
+  // HPL's own time in place of the step's, then what HPL itself says.
+  StepDescription described{"hpcc", step.workload, step.parameter, step.parameter_value, "off", 0, "", rank_hosts};
   if (const char* speed = getenv("HETSCALE_SYSTEM_SPEED"); speed != nullptr && *speed != '\0')
-    record.marked_speed = parse_number(speed, "HETSCALE_SYSTEM_SPEED");
+    described.marked_speed = parse_number(speed, "HETSCALE_SYSTEM_SPEED");
   if (const char* site = getenv("HETSCALE_SITE"); site != nullptr && *site != '\0')
-    record.speed_unit = load_site_table(site).speed_unit;
+    described.speed_unit = load_site_table(site).speed_unit;
+  RunRecord record = step_run_record(described, StepOutcome{result.hpl_seconds, 0, {}, {}}, environment);
   record.weights_source = "equal";  // HPL's blocks are dealt out evenly over the grid
-  const double share = 1.0 / static_cast<double>(rank_hosts.size());
-  for (std::size_t i = 0; i < rank_hosts.size(); ++i)
-    record.ranks.push_back(RankTiming{static_cast<int>(i), rank_hosts[i], share, 0, 0, 0, record.wall_seconds});
-  record.slurm = environment.slurm;
-  std::vector<std::string> nodes = sort_hostnames(rank_hosts);
-  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
-  record.slurm.node_list = compress_hostlist(nodes);
-  record.machine_set = environment.machine_set;
-  record.repetition = environment.repetition;
+  record.slurm.step_id = environment.slurm.step_id;  // run in the srun step itself
   record.verified = result.passed;
   record.fingerprint = {{"software",
                          {{"timed_until", "hpl_time"},
@@ -197,6 +181,7 @@ RunRecord hpcc_run_record(const HpccStep& step, const HpccResult& result, const 
                           {"hpl_nb", result.nb}}},
                         {"hardware", nlohmann::json::object()}};
   record.timed_by = "program";
+  record.exit_status.reset();
   return record;
 }
 
