@@ -36,6 +36,7 @@ CommunicationPattern communication_pattern_for(const std::string& code);
 struct CommunicationTerm {
   std::string name;
   double (*basis)(double parameter, double processes);
+  bool grows_with_parameter;  // the basis depends on N, not on p alone
 };
 
 class CommunicationModel {
