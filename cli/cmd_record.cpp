@@ -35,6 +35,9 @@ void run_record_step(RecordStepArgs& args, Context& context) {
                              result.outcome.wall_seconds,
                              result.written ? "record appended to " + *environment.record_file
                                             : "no record written: " + result.skipped_because.value_or(""));
+  if (result.nominal_because) {
+    context.out << "hetscale record step: the ranks' times are the step's (nominal): " << *result.nominal_because << "\n";
+  }
   context.exit_code = result.outcome.exit_status;
 }
 

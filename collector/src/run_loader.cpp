@@ -84,7 +84,7 @@ constexpr const char* run_columns = R"sql(
   marked_speed, speed_unit, weights_source, set_index, repetition, slurm_job_id,
   slurm_array_job_id, slurm_array_task_id, slurm_step_id, node_list, start_time, end_time,
   verified, fingerprint, source_file, source_line, engine, platform_hash, slurm_cluster,
-  weights_digest, timed_by, exit_status)sql";
+  weights_digest, timed_by, exit_status, ranks_timed_by, node_times)sql";
 
 std::string copy_runs(std::string_view table) {
   return fmt::format("COPY {} ({}) FROM STDIN", table, run_columns);
@@ -205,6 +205,12 @@ void run_row_rest(pg::CopyBuffer& out, const Keyed& keyed, const std::string& so
     out.integer(*r.exit_status);
   } else {
     out.null();
+  }
+  optional_text(out, r.ranks_timed_by.value_or(""));
+  if (r.node_times.empty()) {
+    out.null();
+  } else {
+    out.text(node_times_json(r.node_times).dump());
   }
   out.end_row();
 }

@@ -16,6 +16,7 @@
 
 #include "hetscale/base/error.hpp"
 #include "hetscale/base/number_limits.hpp"
+#include "hetscale/base/regular_file.hpp"
 #include "hetscale/model/workload.hpp"
 #include "hetscale/site/hostlist.hpp"
 
@@ -28,13 +29,6 @@ std::string weights_source(const std::string& weights) {
   if (weights == "off" || weights.empty()) return "";
   if (weights == "marked" || weights == "equalized") return weights;
   return "file";
-}
-
-// The exit status a shell would give: the code, or 128 + the signal's number.
-int exit_status_of(int wait_status) {
-  if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
-  if (WIFSIGNALED(wait_status)) return std::min(128 + WTERMSIG(wait_status), max_exit_status);
-  return 1;
 }
 
 }  // namespace
@@ -107,6 +101,7 @@ RunRecord step_run_record(const StepDescription& step, const StepOutcome& outcom
   record.verified = outcome.exit_status == 0;  // the only check known from outside
   record.fingerprint = {{"software", {{"timed_until", "step_exit"}}}, {"hardware", nlohmann::json::object()}};
   record.timed_by = "step";
+  record.ranks_timed_by = "step";
   record.exit_status = outcome.exit_status;
   return record;
 }
@@ -118,7 +113,65 @@ std::size_t count_record_lines(const std::filesystem::path& file) {
       std::count(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>(), '\n'));
 }
 
-StepOutcome run_timed_step(std::span<const std::string> argv, const std::filesystem::path& directory) {
+std::optional<std::string> apply_task_times(RunRecord& record,
+                                            const std::map<std::string, std::vector<TaskTime>>& by_host) {
+  const std::size_t ranks = record.ranks.size();
+  std::vector<const TaskTime*> of_rank(ranks, nullptr);
+  std::size_t tasks = 0;
+  for (const auto& [host, times] : by_host) {
+    for (const TaskTime& time : times) {
+      ++tasks;
+      if (time.task >= ranks) return fmt::format("the plugin timed task {}, but the step has {} ranks", time.task, ranks);
+      if (of_rank[time.task]) return fmt::format("the plugin timed task {} on two nodes", time.task);
+      of_rank[time.task] = &time;
+    }
+  }
+  if (tasks != ranks) {
+    return tasks == 0 ? std::string("no task times (is the SPANK plugin hetscale.so loaded on the step's nodes?)")
+                      : fmt::format("the plugin timed {} of the step's {} tasks", tasks, ranks);
+  }
+  for (std::size_t i = 0; i < ranks; ++i) {
+    record.ranks[i].wall_seconds =
+        std::min(static_cast<double>(of_rank[i]->exit_ns - of_rank[i]->start_ns) * 1e-9, kMaxSeconds);
+  }
+  record.ranks_timed_by = "spank";
+  record.node_times.clear();
+  std::vector<std::string> hosts;
+  for (const auto& [host, times] : by_host)
+    if (!times.empty()) hosts.push_back(host);
+  for (const std::string& host : sort_hostnames(hosts)) {
+    const std::vector<TaskTime>& times = by_host.at(host);
+    std::int64_t start = times.front().start_ns;
+    std::int64_t end = times.front().exit_ns;
+    for (const TaskTime& time : times) {
+      start = std::min(start, time.start_ns);
+      end = std::max(end, time.exit_ns);
+    }
+    using std::chrono::nanoseconds;
+    using std::chrono::system_clock;
+    const auto at = [](std::int64_t ns) {
+      return utc_timestamp(system_clock::time_point(std::chrono::duration_cast<system_clock::duration>(nanoseconds(ns))));
+    };
+    record.node_times.push_back(NodeTime{host, static_cast<int>(times.size()), at(start), at(end),
+                                         std::min(static_cast<double>(end - start) * 1e-9, kMaxSeconds)});
+  }
+  return std::nullopt;
+}
+
+std::map<std::string, std::vector<TaskTime>> read_task_times(const std::filesystem::path& dir) {
+  std::map<std::string, std::vector<TaskTime>> out;
+  for (const std::filesystem::directory_entry& entry : std::filesystem::directory_iterator(dir)) {
+    const std::filesystem::path& path = entry.path();
+    if (path.extension() != ".tasks") continue;
+    const std::string host = path.stem().string();
+    (void)task_times_file(dir, host);  // refuses a name no node could have written
+    out[host] = parse_task_times(read_regular_file(path, kMaxTaskTimesFileBytes), path.string());
+  }
+  return out;
+}
+
+StepOutcome run_timed_step(std::span<const std::string> argv, const std::filesystem::path& directory,
+                           std::span<const std::string> environment) {
   if (argv.empty()) throw Error("no step to run: give it after --");
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -129,6 +182,7 @@ StepOutcome run_timed_step(std::span<const std::string> argv, const std::filesys
   const pid_t child = ::fork();
   if (child < 0) throw Error(std::string("cannot start the step: fork: ") + std::strerror(errno));
   if (child == 0) {
+    for (const std::string& assignment : environment) ::putenv(const_cast<char*>(assignment.c_str()));
     if (!directory.empty() && ::chdir(directory.c_str()) != 0) {
       const std::string message =
           fmt::format("hetscale: cannot change to {}: {}\n", directory.string(), std::strerror(errno));
@@ -146,9 +200,36 @@ StepOutcome run_timed_step(std::span<const std::string> argv, const std::filesys
   }
   outcome.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   outcome.end = std::chrono::system_clock::now();
-  outcome.exit_status = exit_status_of(status);
+  outcome.exit_status = shell_exit_status(status);
   return outcome;
 }
+
+namespace {
+
+// The step's empty directory of task times beside the record file, removed with this.
+struct TaskTimesDir {
+  std::optional<std::filesystem::path> path;
+  std::string error;
+
+  explicit TaskTimesDir(const std::optional<std::string>& record_file) {
+    if (!record_file) return;
+    std::filesystem::path parent = std::filesystem::absolute(*record_file).parent_path();
+    std::string pattern = (parent / ".hetscale-task-times.XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      error = fmt::format("cannot make a directory for the task times in {}: {}", parent.string(), std::strerror(errno));
+      return;
+    }
+    path = pattern;
+  }
+  TaskTimesDir(const TaskTimesDir&) = delete;
+  TaskTimesDir& operator=(const TaskTimesDir&) = delete;
+  ~TaskTimesDir() {
+    std::error_code ignored;
+    if (path) std::filesystem::remove_all(*path, ignored);
+  }
+};
+
+}  // namespace
 
 StepRecordResult record_step(const StepDescription& step, std::span<const std::string> argv,
                              const RecordEnvironment& environment) {
@@ -156,13 +237,26 @@ StepRecordResult record_step(const StepDescription& step, std::span<const std::s
   if (environment.record_file) (void)step_work(step);
   const std::size_t before = environment.record_file ? count_record_lines(*environment.record_file) : 0;
   StepRecordResult result;
-  result.outcome = run_timed_step(argv);
+  TaskTimesDir times(environment.record_file);
+  std::vector<std::string> child_environment;
+  if (times.path) child_environment.push_back(std::string(kTaskTimesDirEnv) + "=" + times.path->string());
+  result.outcome = run_timed_step(argv, {}, child_environment);
   if (!environment.record_file) {
     result.skipped_because = "HETSCALE_RECORD is not set";
   } else if (count_record_lines(*environment.record_file) > before) {
     result.skipped_because = "the step wrote its own record";
   } else {
-    append_run_record(*environment.record_file, step_run_record(step, result.outcome, environment));
+    RunRecord record = step_run_record(step, result.outcome, environment);
+    if (!times.path) {
+      result.nominal_because = times.error;
+    } else {
+      try {
+        result.nominal_because = apply_task_times(record, read_task_times(*times.path));
+      } catch (const Error& error) {
+        result.nominal_because = error.what();
+      }
+    }
+    append_run_record(*environment.record_file, record);
     result.written = true;
   }
   return result;

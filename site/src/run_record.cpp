@@ -30,6 +30,14 @@ nlohmann::json rank_json(const RankTiming& rank) {
           {"wall_seconds", rank.wall_seconds}};
 }
 
+nlohmann::json node_time_json(const NodeTime& node) {
+  return {{"host", node.host},
+          {"tasks", node.tasks},
+          {"start_time", node.start_time},
+          {"end_time", node.end_time},
+          {"wall_seconds", node.wall_seconds}};
+}
+
 nlohmann::json slurm_json(const SlurmIds& ids) {
   nlohmann::json out = {{"job_id", optional_json(ids.job_id)},
           {"array_job_id", optional_json(ids.array_job_id)},
@@ -85,6 +93,8 @@ std::string_view run_engine(const RunRecord& record) {
 }
 
 bool is_timed_by(std::string_view text) { return text == "program" || text == "step"; }
+
+bool is_ranks_timed_by(std::string_view text) { return text == "step" || text == "spank"; }
 
 std::string_view run_timed_by(const RunRecord& record) {
   return record.timed_by ? std::string_view(*record.timed_by) : std::string_view("program");
@@ -147,6 +157,14 @@ nlohmann::json to_json(const RunRecord& record) {
   if (record.weights_digest) out["weights_digest"] = *record.weights_digest;
   if (record.timed_by) out["timed_by"] = *record.timed_by;
   if (record.exit_status) out["exit_status"] = *record.exit_status;
+  if (record.ranks_timed_by) out["ranks_timed_by"] = *record.ranks_timed_by;
+  if (!record.node_times.empty()) out["node_times"] = node_times_json(record.node_times);
+  return out;
+}
+
+nlohmann::json node_times_json(std::span<const NodeTime> nodes) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const NodeTime& node : nodes) out.push_back(node_time_json(node));
   return out;
 }
 

@@ -348,8 +348,8 @@ RunRecord record(object o) {
       r.timed_by = optional_timed_by(once(seen, 21, v));
     else if (key == "exit_status")
       r.exit_status = optional_exit_status(once(seen, 22, v));
-    else
-      throw Decline{};
+    else  // any other key, node_times and ranks_timed_by too (steps timed from outside,
+      throw Decline{};  // few): the reference path reads them
   }
   for (std::size_t required : {0, 2, 3, 4, 5, 6, 10}) require(seen[required]);
   return r;

@@ -47,6 +47,35 @@ std::vector<RankTiming> ranks(const Json& object) {
   return out;
 }
 
+NodeTime node_time(const Json& value, const std::string& field) {
+  if (!value.is_object()) fail(field, "must be an object");
+  reject_unknown_keys(value, field, {"host", "tasks", "start_time", "end_time", "wall_seconds"});
+  NodeTime node;
+  node.host = non_empty_text(require(value, field, "host"), field + ".host");
+  node.tasks = small_counter(require(value, field, "tasks"), field + ".tasks");
+  if (node.tasks == 0) fail(field + ".tasks", "must be at least 1");
+  node.start_time = optional_timestamp(value, field, "start_time");
+  node.end_time = optional_timestamp(value, field, "end_time");
+  node.wall_seconds =
+      non_negative(require(value, field, "wall_seconds"), field + ".wall_seconds", kMaxSeconds);
+  return node;
+}
+
+// Absent or null: not known. One entry per node: a host twice is refused.
+std::vector<NodeTime> node_times(const Json& object) {
+  const Json* value = find(object, "node_times");
+  if (absent(value)) return {};
+  if (!value->is_array() || value->empty()) fail("node_times", "must be a non-empty array");
+  std::vector<NodeTime> out;
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < value->size(); ++i) {
+    const std::string field = "node_times[" + std::to_string(i) + "]";
+    out.push_back(node_time((*value)[i], field));
+    if (!seen.insert(out.back().host).second) fail(field + ".host", "repeats host " + out.back().host);
+  }
+  return out;
+}
+
 ParameterValues parameters(const Json& object) {
   const Json& value = require(object, "", "parameters");
   if (!value.is_object()) fail("parameters", "must be an object of numbers");
@@ -100,7 +129,7 @@ RunRecord run_record_from_json(const Json& object) {
                        "work",     "wall_seconds", "marked_speed", "speed_unit", "weights_source",
                        "ranks",    "slurm",        "machine_set",  "repetition", "start_time",
                        "end_time", "verified",     "fingerprint",  "engine",     "platform_hash",
-                       "weights_digest", "timed_by", "exit_status"});
+                       "weights_digest", "timed_by", "exit_status", "ranks_timed_by", "node_times"});
   RunRecord record;
   record.experiment = optional_text(object, "", "experiment");
   record.code = non_empty_text(require(object, "", "code"), "code");
@@ -154,6 +183,11 @@ RunRecord run_record_from_json(const Json& object) {
     }
     record.exit_status = value;
   }
+  if (const Json* by = find(object, "ranks_timed_by"); !absent(by)) {
+    record.ranks_timed_by = text(*by, "ranks_timed_by");
+    if (!is_ranks_timed_by(*record.ranks_timed_by)) fail("ranks_timed_by", "must be step or spank");
+  }
+  record.node_times = node_times(object);
   return record;
 }
 

@@ -12,6 +12,7 @@
 #include "plugin_args.hpp"
 #include "site_cache_store.hpp"
 #include "slurm_api.hpp"
+#include "task_times_writer.hpp"
 
 namespace hetscale::spank {
 
@@ -88,6 +89,10 @@ class Plugin {
   /// What a hook returns when something unexpected escaped: -1 only for a job that asked.
   [[nodiscard]] int failure_code() const;
 
+  /// The step's task times (user_init, task_post_fork, task_exit, exit), independent of
+  /// weights: a step runs with weights off and is still timed.
+  TaskTimesWriter& task_times() { return task_times_; }
+
  private:
   [[nodiscard]] bool step_wants_weights(const SlurmApi& slurm);
   StepWeights compute(SlurmApi& slurm, const StepLayout& layout);
@@ -107,6 +112,7 @@ class Plugin {
   std::optional<StepWeights> weights_;
   std::string site_path_;
   std::optional<std::string> step_error_;
+  TaskTimesWriter task_times_;
 };
 
 }  // namespace hetscale::spank

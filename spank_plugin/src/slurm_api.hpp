@@ -22,6 +22,7 @@ enum class Item {
   total_task_count,
   task_global_id,  // only inside a task hook
   cpus_per_task,
+  task_exit_status,  // the task's wait status, only at its exit (S_TASK_EXIT_STATUS)
 };
 
 class SlurmApi {
@@ -39,6 +40,11 @@ class SlurmApi {
   /// only a regular file of at most kMaxPartitionFileBytes (read_regular_file). Throws
   /// Error with a one-line reason.
   [[nodiscard]] virtual std::string read_user_file(const std::filesystem::path& path) const = 0;
+
+  /// Creates a new file the job's user may write (never following a symbolic link, never
+  /// an existing file), with that user's privileges, for appending, close-on-exec; returns
+  /// its descriptor. Throws Error with a one-line reason.
+  [[nodiscard]] virtual int create_user_file(const std::filesystem::path& path) = 0;
 
   /// In slurmstepd (remote context) an info line goes to slurmd's log only; the step's
   /// output shows it only at `srun -v`. In srun it prints on the user's terminal.

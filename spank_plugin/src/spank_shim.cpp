@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <exception>
 #include <memory>
 #include <string>
@@ -77,6 +78,11 @@ class SpankApi final : public SlurmApi {
       case Item::cpus_per_task:
         rc = spank_get_item(sp_, S_STEP_CPUS_PER_TASK, &value);
         break;
+      case Item::task_exit_status: {
+        int status = 0;
+        if (spank_get_item(sp_, S_TASK_EXIT_STATUS, &status) != ESPANK_SUCCESS) return std::nullopt;
+        return static_cast<std::uint32_t>(status);
+      }
     }
     if (rc != ESPANK_SUCCESS) return std::nullopt;
     return value;
@@ -119,6 +125,17 @@ class SpankApi final : public SlurmApi {
       throw Error("refusing to read " + path.string() + " without the job user's privileges");
     }
     return read_regular_file(path, kMaxPartitionFileBytes);
+  }
+
+  // As read_user_file: only with the job user's effective ids (slurm_spank_user_init).
+  int create_user_file(const std::filesystem::path& path) override {
+    std::optional<std::uint64_t> uid = item(Item::job_uid);
+    if (!uid || geteuid() != static_cast<uid_t>(*uid)) {
+      throw Error("refusing to create " + path.string() + " without the job user's privileges");
+    }
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) throw Error("cannot create " + path.string() + ": " + std::strerror(errno));
+    return fd;
   }
 
   void info(const std::string& message) override { slurm_info("%s", message.c_str()); }
@@ -171,12 +188,38 @@ int guarded(const char* hook, Body&& body) noexcept {
   }
 }
 
+// The task times (task_times_writer.hpp) never fail a step: these hooks return 0 whatever
+// happens, and TaskTimesWriter logs and stops on any problem.
+std::int64_t now_ns() {
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME, &now);
+  return static_cast<std::int64_t>(now.tv_sec) * 1000000000 + now.tv_nsec;
+}
+
+int untimed_on_error(const char* hook, spank_t sp, void (*body)(SlurmApi&)) noexcept {
+  try {
+    if (!plugin().task_times().active()) return 0;
+    SpankApi slurm(sp);
+    body(slurm);
+  } catch (const std::exception& error) {
+    slurm_info("hetscale: internal: %s: %s (the step runs untimed)", hook, error.what());
+    try {
+      plugin().task_times().close();
+    } catch (...) {
+    }
+  } catch (...) {
+  }
+  return 0;
+}
+
 }  // namespace
 }  // namespace hetscale::spank
 
 using hetscale::spank::guarded;
 using hetscale::spank::plugin;
 using hetscale::spank::SpankApi;
+using hetscale::spank::now_ns;
+using hetscale::spank::untimed_on_error;
 
 extern "C" {
 
@@ -223,8 +266,29 @@ int slurm_spank_init_post_opt(spank_t sp, int, char**) {
 int slurm_spank_user_init(spank_t sp, int, char**) {
   return guarded("user_init", [&] {
     SpankApi slurm(sp);
+    plugin().task_times().open(slurm);
     return plugin().prepare_step(slurm);
   });
+}
+
+int slurm_spank_task_post_fork(spank_t sp, int, char**) {
+  return untimed_on_error("task_post_fork", sp, [](hetscale::spank::SlurmApi& slurm) {
+    plugin().task_times().task_started(slurm, now_ns());
+  });
+}
+
+int slurm_spank_task_exit(spank_t sp, int, char**) {
+  return untimed_on_error("task_exit", sp, [](hetscale::spank::SlurmApi& slurm) {
+    plugin().task_times().task_exited(slurm, now_ns());
+  });
+}
+
+int slurm_spank_exit(spank_t, int, char**) {
+  try {
+    plugin().task_times().close();
+  } catch (...) {
+  }
+  return 0;
 }
 
 int slurm_spank_task_init(spank_t sp, int, char**) {

@@ -42,6 +42,13 @@ RecordEnvironment study_environment(const fs::path& file) {
   });
 }
 
+std::string read_line(const fs::path& file) {
+  std::ifstream in(file);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
 class StepRecord : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -90,6 +97,9 @@ TEST_F(StepRecord, HoldsTheStepsValuesAndReadsBack) {
   EXPECT_EQ(r.ranks[3].host, "n3");
   EXPECT_DOUBLE_EQ(r.ranks[3].weight, 0.25);
   EXPECT_EQ(r.ranks[3].wall_seconds, r.wall_seconds);
+  EXPECT_EQ(r.ranks_timed_by, "step");  // no SPANK plugin wrote task times here: nominal
+  EXPECT_TRUE(r.node_times.empty());
+  EXPECT_THAT(result.nominal_because.value_or(""), ::testing::HasSubstr("no task times"));
   EXPECT_EQ(r.machine_set, 1);
   EXPECT_EQ(r.repetition, 2);
   EXPECT_EQ(r.slurm.job_id, 78U);
@@ -98,6 +108,58 @@ TEST_F(StepRecord, HoldsTheStepsValuesAndReadsBack) {
   EXPECT_FALSE(r.slurm.step_id.has_value());  // the batch step's id is not the srun step's
   EXPECT_EQ(r.slurm.node_list, "n[2-3]");
   EXPECT_TRUE(r.verified);
+}
+
+// The step writes what the SPANK plugin writes in slurmstepd (task_times.hpp): the record
+// takes every rank's own time and each node's start and end from it.
+TEST_F(StepRecord, TheTasksOwnTimesComeFromTheTaskTimesDirectory) {
+  const std::string plugin_like =
+      "printf '0 1000000000 1500000000 0\\n1 1000000000 2000000000 0\\n' > \"$HETSCALE_TASK_TIMES_DIR/n2.tasks\"; "
+      "printf '3 1200000000 1450000000 0\\n2 1100000000 3100000000 0\\n' > \"$HETSCALE_TASK_TIMES_DIR/n3.tasks\"; "
+      "echo \"$HETSCALE_TASK_TIMES_DIR\" > \"$0\"";
+  const fs::path seen = dir_ / "times-dir";
+  const StepRecordResult result =
+      record_step(heat_step(), {{"sh", "-c", plugin_like, seen.string()}}, study_environment(file()));
+  ASSERT_TRUE(result.written);
+  EXPECT_FALSE(result.nominal_because) << *result.nominal_because;
+  const RunRecord r = records().at(0);
+  EXPECT_EQ(r.ranks_timed_by, "spank");
+  ASSERT_EQ(r.ranks.size(), 4U);
+  EXPECT_DOUBLE_EQ(r.ranks[0].wall_seconds, 0.5);
+  EXPECT_DOUBLE_EQ(r.ranks[1].wall_seconds, 1.0);
+  EXPECT_DOUBLE_EQ(r.ranks[2].wall_seconds, 2.0);
+  EXPECT_DOUBLE_EQ(r.ranks[3].wall_seconds, 0.25);
+  ASSERT_EQ(r.node_times.size(), 2U);
+  EXPECT_EQ(r.node_times[0].host, "n2");
+  EXPECT_EQ(r.node_times[0].tasks, 2);
+  EXPECT_EQ(r.node_times[0].start_time, "1970-01-01T00:00:01.000Z");
+  EXPECT_EQ(r.node_times[0].end_time, "1970-01-01T00:00:02.000Z");
+  EXPECT_DOUBLE_EQ(r.node_times[0].wall_seconds, 1.0);
+  EXPECT_EQ(r.node_times[1].host, "n3");
+  EXPECT_EQ(r.node_times[1].start_time, "1970-01-01T00:00:01.100Z");
+  EXPECT_DOUBLE_EQ(r.node_times[1].wall_seconds, 2.0);
+  EXPECT_DOUBLE_EQ(r.wall_seconds, r.wall_seconds);  // T stays the step's own
+  // The directory was beside the record file, and is gone.
+  const fs::path times_dir = fs::path(read_line(seen));
+  EXPECT_EQ(times_dir.parent_path(), dir_);
+  EXPECT_FALSE(fs::exists(times_dir));
+}
+
+TEST_F(StepRecord, TaskTimesOfSomeRanksOnlyLeaveTheRecordNominal) {
+  const std::string one_node = "printf '0 1000000000 1500000000 0\\n' > \"$HETSCALE_TASK_TIMES_DIR/n2.tasks\"";
+  const StepRecordResult result = record_step(heat_step(), {{"sh", "-c", one_node}}, study_environment(file()));
+  EXPECT_EQ(result.nominal_because, "the plugin timed 1 of the step's 4 tasks");
+  const RunRecord r = records().at(0);
+  EXPECT_EQ(r.ranks_timed_by, "step");
+  EXPECT_TRUE(r.node_times.empty());
+  EXPECT_EQ(r.ranks[0].wall_seconds, r.wall_seconds);
+}
+
+TEST_F(StepRecord, AMalformedTaskTimesFileLeavesTheRecordNominalAndSaysWhere) {
+  const std::string bad = "printf '0 x 1 0\\n' > \"$HETSCALE_TASK_TIMES_DIR/n2.tasks\"";
+  const StepRecordResult result = record_step(heat_step(), {{"sh", "-c", bad}}, study_environment(file()));
+  EXPECT_THAT(result.nominal_because.value_or(""), ::testing::HasSubstr("n2.tasks:1: the start is not an integer"));
+  EXPECT_EQ(records().at(0).ranks_timed_by, "step");
 }
 
 TEST_F(StepRecord, AFailedStepIsRecordedAsFailedAndItsStatusPassedOn) {

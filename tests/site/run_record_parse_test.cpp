@@ -251,6 +251,30 @@ TEST(RunRecordFromJson, RefusesEmptyOrRepeatedRanks) {
   EXPECT_EQ(error_of(j), "field 'ranks[1].rank' repeats rank 0");
 }
 
+TEST(RunRecordFromJson, NodeTimesAreOneObjectPerNode) {
+  json j = valid();
+  j["ranks_timed_by"] = "spank";
+  j["node_times"] = json::array({{{"host", "n1"}, {"tasks", 2}, {"start_time", "2026-11-21T06:10:00.123Z"},
+                                  {"end_time", "2026-11-21T06:10:01.123Z"}, {"wall_seconds", 1.0}}});
+  const RunRecord r = run_record_from_json(j);
+  ASSERT_EQ(r.node_times.size(), 1U);
+  EXPECT_EQ(r.node_times[0].tasks, 2);
+  EXPECT_EQ(r.ranks_timed_by, "spank");
+  j["ranks_timed_by"] = "program";
+  EXPECT_EQ(error_of(j), "field 'ranks_timed_by' must be step or spank");
+  j["ranks_timed_by"] = "spank";
+  j["node_times"].push_back(j["node_times"][0]);
+  EXPECT_EQ(error_of(j), "field 'node_times[1].host' repeats host n1");
+  j["node_times"] = json::array();
+  EXPECT_EQ(error_of(j), "field 'node_times' must be a non-empty array");
+  j["node_times"] = json::array({{{"host", "n1"}, {"tasks", 0}, {"wall_seconds", 1.0}}});
+  EXPECT_EQ(error_of(j), "field 'node_times[0].tasks' must be at least 1");
+  j["node_times"] = json::array({{{"host", "n1"}, {"tasks", 1}, {"wall_seconds", -1.0}}});
+  EXPECT_EQ(error_of(j), "field 'node_times[0].wall_seconds' must be a non-negative number");
+  j["node_times"] = json::array({{{"host", "n1"}, {"tasks", 1}, {"wall_seconds", 1.0}, {"pid", 7}}});
+  EXPECT_EQ(error_of(j), "unknown field 'node_times[0].pid'");
+}
+
 TEST(RunRecordFromJson, RefusesTimesWithoutZone) {
   json j = valid();
   j["start_time"] = "2026-11-21 06:10:00";

@@ -57,6 +57,24 @@ TEST(RunRecordRoundTrip, NullSlurmIdsAndMachineSet) {
   expect_equal(*read, written);
 }
 
+// A step timed from outside with the SPANK plugin's task times: the reference reader
+// reads them back; the fast reader leaves such a record to it.
+TEST(RunRecordRoundTrip, NodeTimesAndRanksTimedBy) {
+  RunRecord written = sample();
+  written.timed_by = "step";
+  written.exit_status = 0;
+  written.ranks_timed_by = "spank";
+  written.node_times = {{"n1", 1, "2026-11-21T06:10:00.123Z", "2026-11-21T06:10:00.456Z", 0.333},
+                        {"n2", 1, "2026-11-21T06:10:00.124Z", "2026-11-21T06:10:00.455Z", 1.0 / 3}};
+  const nlohmann::json j = to_json(written);
+  EXPECT_EQ(j.at("node_times").size(), 2U);
+  EXPECT_EQ(j.at("node_times")[1].at("host"), "n2");
+  expect_equal(run_record_from_json(nlohmann::json::parse(j.dump())), written);
+  EXPECT_FALSE(fast::run_record_from_text(j.dump()).has_value());
+  EXPECT_FALSE(to_json(sample()).contains("node_times"));
+  EXPECT_FALSE(to_json(sample()).contains("ranks_timed_by"));
+}
+
 TEST(RunRecordRoundTrip, EngineAndPlatformHash) {
   RunRecord written = sample();
   written.engine = "simgrid";

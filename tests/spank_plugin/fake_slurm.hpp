@@ -1,6 +1,10 @@
 // A SlurmApi that records what the plugin does, for the unit tests.
 #pragma once
 
+#include <fcntl.h>
+
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -19,6 +23,7 @@ class FakeSlurm final : public SlurmApi {
   std::vector<std::string> step_hosts;                        // of the last step()
   std::map<std::string, std::string> user_files;              // path -> content
   bool refuse_setenv = false;
+  std::vector<std::string> created_files;
 
   std::optional<std::uint64_t> item(Item which) const override {
     auto it = items.find(which);
@@ -38,6 +43,13 @@ class FakeSlurm final : public SlurmApi {
     if (it == user_files.end())
       throw Error("cannot read " + path.string() + ": No such file or directory");
     return it->second;
+  }
+  // A real file (the tests' directory), created as the real one is: never an existing one.
+  int create_user_file(const std::filesystem::path& path) override {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) throw Error("cannot create " + path.string() + ": " + std::strerror(errno));
+    created_files.push_back(path.string());
+    return fd;
   }
   void info(const std::string& message) override { infos.push_back(message); }
   void error(const std::string& message) override { errors.push_back(message); }

@@ -327,6 +327,29 @@ TEST_F(Collect, StoresWhoTimedARunAndLeavesFailedStepsOutOfTheEfficiency) {
             "0");
 }
 
+TEST_F(Collect, StoresWhereAStepTimedRunsRankTimesCameFromAndItsNodeTimes) {
+  nlohmann::json spank = record_json("mm-small", 100, 0, 0, 2e6, 0.5, 100, 8, 1);
+  spank["timed_by"] = "step";
+  spank["exit_status"] = 0;
+  spank["ranks_timed_by"] = "spank";
+  spank["node_times"] = nlohmann::json::array(
+      {{{"host", "n1"}, {"tasks", 2}, {"start_time", "2026-11-21T06:10:00.100Z"},
+        {"end_time", "2026-11-21T06:10:00.600Z"}, {"wall_seconds", 0.5}}});
+  nlohmann::json nominal = record_json("mm-small", 200, 0, 0, 2e6, 0.5, 100, 8, 2);
+  nominal["timed_by"] = "step";
+  nominal["ranks_timed_by"] = "step";
+  const nlohmann::json program = record_json("mm-small", 300, 0, 0, 2e6, 0.5, 100, 8, 3);
+  const fs::path file = dir_ / "runs.jsonl";
+  write_lines(file, dump_all({spank, nominal, program}));
+  EXPECT_EQ(run(inputs({file.string()})).runs_added, 3);
+  EXPECT_EQ(db_.scalar("SELECT string_agg(coalesce(ranks_timed_by, 'NULL') || ' ' || "
+                       "coalesce(jsonb_array_length(node_times)::text, 'NULL'), ', ' ORDER BY source_line) "
+                       "FROM hetscale.runs"),
+            "spank 1, step NULL, NULL NULL");
+  EXPECT_EQ(db_.scalar("SELECT node_times -> 0 ->> 'wall_seconds' FROM hetscale.runs WHERE ranks_timed_by = 'spank'"),
+            "0.5");
+}
+
 TEST_F(Collect, RefusesAnUnmigratedDatabase) {
   TestDatabase empty;
   const fs::path file = records_file("runs.jsonl", 1);
@@ -336,7 +359,7 @@ TEST_F(Collect, RefusesAnUnmigratedDatabase) {
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_STREQ(e.what(),
-                 "database: schema version 0, this hetscale needs 16; run 'hetscale db migrate "
+                 "database: schema version 0, this hetscale needs 17; run 'hetscale db migrate "
                  "--db URI' first");
   }
 }

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstddef>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -15,6 +16,7 @@
 
 #include "hetscale/site/record_environment.hpp"
 #include "hetscale/site/run_record.hpp"
+#include "hetscale/site/task_times.hpp"
 
 namespace hetscale::jobgen {
 
@@ -50,24 +52,42 @@ struct StepOutcome {
 [[nodiscard]] RunRecord step_run_record(const StepDescription& step, const StepOutcome& outcome,
                                         const RecordEnvironment& environment);
 
+/// Puts the tasks' own times the SPANK plugin wrote (task_times.hpp; host -> its tasks) into
+/// a step record: every rank's wall_seconds from its task's start to its exit,
+/// `ranks_timed_by` "spank" and `node_times` per host. Only when there is exactly one task
+/// time for every rank of the record; otherwise the record stays nominal and the reason
+/// is returned.
+std::optional<std::string> apply_task_times(RunRecord& record,
+                                            const std::map<std::string, std::vector<TaskTime>>& by_host);
+
+/// The task times files of a directory (`<host>.tasks`), read and parsed. Throws Error for
+/// a file that cannot be read or parsed.
+[[nodiscard]] std::map<std::string, std::vector<TaskTime>> read_task_times(const std::filesystem::path& dir);
+
 /// Complete records (lines ending in '\n') in a run record file; 0 when it does not exist.
 [[nodiscard]] std::size_t count_record_lines(const std::filesystem::path& file);
 
 /// Runs argv as a child process (PATH searched), in `directory` when one is given, waits
 /// for it and times it. Throws Error when it cannot be started (the exit status is then
 /// 127, as a shell gives).
+/// `environment`: NAME=VALUE set in the child's environment only.
 [[nodiscard]] StepOutcome run_timed_step(std::span<const std::string> argv,
-                                         const std::filesystem::path& directory = {});
+                                         const std::filesystem::path& directory = {},
+                                         std::span<const std::string> environment = {});
 
 /// What `record step` did.
 struct StepRecordResult {
   StepOutcome outcome;
   bool written = false;                       // a record was appended
   std::optional<std::string> skipped_because; // why none was
+  std::optional<std::string> nominal_because; // a written record's ranks are nominal: why
 };
 
 /// Runs the step and appends its record to environment.record_file unless the step
-/// appended one itself. With no record file (outside a study) the step only runs.
+/// appended one itself. With no record file (outside a study) the step only runs. The step
+/// gets an empty directory beside the record file in kTaskTimesDirEnv, where the SPANK
+/// plugin writes its tasks' times (removed afterwards); the record has them when every
+/// rank's time is there.
 StepRecordResult record_step(const StepDescription& step, std::span<const std::string> argv,
                              const RecordEnvironment& environment);
 

@@ -29,6 +29,16 @@ struct RankTiming {
   double wall_seconds = 0;
 };
 
+/// One node's part of a job step as slurmstepd saw it (the SPANK plugin's task times,
+/// task_times.hpp): from its first task's start to its last task's exit.
+struct NodeTime {
+  std::string host;
+  int tasks = 0;
+  std::string start_time;    // ISO 8601 UTC
+  std::string end_time;
+  double wall_seconds = 0;   // end - start, on the node's own clock
+};
+
 /// Slurm identifiers, taken from the task's environment; absent outside Slurm.
 struct SlurmIds {
   std::optional<std::uint64_t> job_id;
@@ -74,10 +84,20 @@ struct RunRecord {
   // when known: a step-timed record always has it. Not 0: the run failed and never counts
   // towards E_s. Absent: not known (a code that wrote its own record), and the run counts.
   std::optional<int> exit_status;
+  // Who timed ranks[i].wall_seconds when the code did not: "step" (nominal: every rank the
+  // step's T) or "spank" (each task's own, from its start to its exit in slurmstepd, the
+  // SPANK plugin's task times). Absent: the program timed its ranks itself.
+  std::optional<std::string> ranks_timed_by;
+  // The step's start to end on every node, from the SPANK plugin's task times, in the
+  // order of the ranks' hosts; empty when not known.
+  std::vector<NodeTime> node_times;
 };
 
 /// The values `timed_by` may take.
 [[nodiscard]] bool is_timed_by(std::string_view text);
+
+/// The values `ranks_timed_by` may take.
+[[nodiscard]] bool is_ranks_timed_by(std::string_view text);
 
 /// Who timed the record's run: its `timed_by`, or "program" when it has none.
 [[nodiscard]] std::string_view run_timed_by(const RunRecord& record);
@@ -106,6 +126,9 @@ inline constexpr int max_exit_status = 255;
 
 /// Serialises to the contract's JSON object (stable keys; see docs/run-record.md).
 nlohmann::json to_json(const RunRecord& record);
+
+/// The record's `node_times` array (as the collector stores it in runs.node_times).
+nlohmann::json node_times_json(std::span<const NodeTime> nodes);
 
 /// Appends one line to a JSON Lines file atomically with respect to other writers
 /// (single write(2) on an O_APPEND descriptor). Throws Error on I/O failure.
