@@ -10,10 +10,6 @@
 namespace hetscale::spank {
 namespace {
 
-// Step ids Slurm 22.05 gives to the batch script and the extern container (slurm.h).
-constexpr std::uint64_t kBatchStep = 0xfffffffb;
-constexpr std::uint64_t kExternStep = 0xfffffffc;
-
 // Runs `work`, turning any hetscale::Error into one "hetscale: <phase>: ..." Error.
 template <typename Work>
 auto in_phase(const char* phase, Work&& work) {

@@ -11,6 +11,10 @@
 
 namespace hetscale::spank {
 
+/// Step ids Slurm gives to the batch script and the extern container (slurm.h).
+inline constexpr std::uint64_t kBatchStep = 0xfffffffb;
+inline constexpr std::uint64_t kExternStep = 0xfffffffc;
+
 /// The spank items the plugin reads (a subset of spank.h's spank_item_t).
 enum class Item {
   job_uid,

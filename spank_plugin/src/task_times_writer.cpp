@@ -10,14 +10,6 @@
 #include "step_reader.hpp"
 
 namespace hetscale::spank {
-namespace {
-
-// Step ids Slurm gives to the batch script and the extern container (slurm.h).
-constexpr std::uint64_t kBatchStep = 0xfffffffb;
-constexpr std::uint64_t kExternStep = 0xfffffffc;
-
-}  // namespace
-
 void TaskTimesWriter::open(SlurmApi& slurm) {
   if (fd_ >= 0) return;
   const std::optional<std::string> dir = slurm.getenv(kTaskTimesDirEnv);
