@@ -325,6 +325,9 @@ ParameterPrediction predict_parameter(const TimeModel& model, const Workload& wo
                                       double marked_speed, std::size_t processes, double target,
                                       double low, double high) {
   ParameterPrediction out;
+  // The search starts where the workload gives a positive W: conv2d's W = 66 N^2 lg N + ...
+  // is negative below N = 1, and no run has such a size.
+  while (low < high && !(workload.evaluate(std::vector<double>{low}) > 0)) low *= 2;
   auto gap = [&](double n) { return model.speed_efficiency(n, marked_speed, processes) - target; };
   if (gap(low) > 0) {
     out.note = "the target is already exceeded at the smallest size searched";

@@ -106,6 +106,25 @@ TEST(TimeModel, UnreachableTargetsAreSaid) {
   EXPECT_THROW(TimeModel::fit({}, workload, CommunicationPattern::mm), Error);
 }
 
+// A workload that is negative below N = 1 (conv2d's N^2 lg N): the search starts where
+// W is positive instead of failing on W < 0.
+TEST(TimeModel, TheSearchStartsWhereTheWorkloadIsPositive) {
+  const auto workload = Workload::parse("100*N^2*lg(N)");
+  std::vector<TimingSample> samples;
+  for (std::size_t p : {2u, 4u})
+    for (double n : {64.0, 128.0, 256.0, 512.0}) {
+      const double c = 1e9 * static_cast<double>(p);
+      TimingSample s{n, p, c, 0, 100 * n * n * std::log2(n) / (c * 0.8), true_comm(n, p)};
+      s.wall_seconds = s.compute_seconds + s.communication_seconds;
+      samples.push_back(s);
+    }
+  const auto model = TimeModel::fit(samples, workload, CommunicationPattern::conv2d);
+  const auto predicted = predict_parameter(model, workload, 8e9, 8, 0.5, 0.5, 1e6);
+  ASSERT_TRUE(predicted.found) << predicted.note;
+  EXPECT_GT(predicted.work, 0);
+  EXPECT_NEAR(model.speed_efficiency(predicted.parameter, 8e9, 8), 0.5, 1e-6);
+}
+
 TEST(TimeModel, PatternsByCodeName) {
   EXPECT_EQ(communication_pattern_for("ge"), CommunicationPattern::ge);
   EXPECT_EQ(communication_pattern_for("conv2d"), CommunicationPattern::conv2d);
