@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The twin's validation figures (docs/validation-twin.md), on the twin of
 # validation/twin/mixed72.toml (72 nodes in three groups):
-#   1. held-out prediction: for mm and ge, a twin study of sets of 2 to 64 nodes and one
+#   1. held-out prediction: for mm, ge, lu and conv2d (--kernels), a twin study of sets of 2 to 64 nodes and one
 #      refinement round (twin refine) around each set's estimate, collected and analysed;
 #      `hetscale predict` fitted on sets 0-2 (2, 4, 8 nodes) predicts the required size at
 #      the target on sets 3-5 (16, 32, 64 nodes); its summary line gives the mean
@@ -14,15 +14,19 @@
 #      (validation/twin_analytic.sh on the same database).
 # It starts its own PostgreSQL (scripts/pg.sh) and stops it at the end.
 #   validation/twin_validation.sh [--bin build/default/bin] [--run-dir DIR] [--port P]
+#                                 [--kernels "mm ge lu conv2d"] [--heldout-only]
+# --kernels: the held-out section's kernels; --heldout-only: that section alone.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
-bin=build/default/bin run=build/twin-validation port=16951
+bin=build/default/bin run=build/twin-validation port=16951 kernels="mm ge lu conv2d" heldout_only=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --bin) bin=$2; shift 2 ;;
     --run-dir) run=$2; shift 2 ;;
     --port) port=$2; shift 2 ;;
+    --kernels) kernels=$2; shift 2 ;;
+    --heldout-only) heldout_only=1; shift ;;
     *) echo "twin_validation.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -38,7 +42,7 @@ db=$(cat "$run/pg/uri")
 "$hetscale" db migrate --db "$db" >/dev/null
 
 echo "# twin validation on $(nproc) processors, load $(cut -d' ' -f1 /proc/loadavg), $(date -u +%FT%TZ)"
-for kernel in mm ge; do
+for kernel in $kernels; do
   echo
   echo "## held-out prediction, $kernel"
   "$hetscale" twin study "$here/heldout-$kernel.toml" --site "$site" -o "$run/heldout-$kernel" --kernel-dir "$bin" \
@@ -53,6 +57,7 @@ for kernel in mm ge; do
   "$hetscale" analyze --db "$db" --experiment "heldout-$kernel-twin"
   "$hetscale" predict --db "$db" --experiment "heldout-$kernel-twin" --fit-sets 0,1,2 --doublings 0
 done
+[ "$heldout_only" = 0 ] || exit 0
 
 echo
 echo "## determinism: the held-out mm study again, one simulation at a time"
