@@ -35,6 +35,7 @@ const Target targets[] = {
     {"site_table", hetscale_fuzz_site_table},
     {"round_plan", hetscale_fuzz_round_plan},
     {"workload", hetscale_fuzz_workload},
+    {"task_times", hetscale_fuzz_task_times},
 };
 
 const fs::path fuzz_dir = HETSCALE_FUZZ_DIR;
