@@ -250,9 +250,11 @@ StepRecordResult record_step(const StepDescription& step, std::span<const std::s
     if (!times.path) {
       result.nominal_because = times.error;
     } else {
+      // Whatever goes wrong with the times (a bad file, the directory gone: filesystem
+      // errors are not hetscale::Error), the step's record is still written.
       try {
         result.nominal_because = apply_task_times(record, read_task_times(*times.path));
-      } catch (const Error& error) {
+      } catch (const std::exception& error) {
         result.nominal_because = error.what();
       }
     }

@@ -162,6 +162,18 @@ TEST_F(StepRecord, AMalformedTaskTimesFileLeavesTheRecordNominalAndSaysWhere) {
   EXPECT_EQ(records().at(0).ranks_timed_by, "step");
 }
 
+// A step that removes the directory (or a file system that loses it) costs the times,
+// never the record.
+TEST_F(StepRecord, ATaskTimesDirectoryThatIsGoneStillGivesTheRecord) {
+  const StepRecordResult result =
+      record_step(heat_step(), {{"sh", "-c", "rm -rf \"$HETSCALE_TASK_TIMES_DIR\""}}, study_environment(file()));
+  ASSERT_TRUE(result.written);
+  EXPECT_THAT(result.nominal_because.value_or(""), ::testing::HasSubstr("No such file or directory"));
+  const RunRecord r = records().at(0);
+  EXPECT_EQ(r.ranks_timed_by, "step");
+  EXPECT_EQ(r.exit_status, 0);
+}
+
 TEST_F(StepRecord, AFailedStepIsRecordedAsFailedAndItsStatusPassedOn) {
   const StepRecordResult result = record_step(heat_step(), {{"sh", "-c", "exit 3"}}, study_environment(file()));
   EXPECT_EQ(result.outcome.exit_status, 3);
