@@ -15,6 +15,12 @@ std::string_view to_string(NodeState state) {
   return "unknown";
 }
 
+double CollectiveOverhead::seconds(int ranks) const {
+  const int counted = max_ranks > 0 && ranks > max_ranks ? max_ranks : ranks;
+  const double total = us + us_per_rank * counted;
+  return total > 0 ? total * 1e-6 : 0.0;
+}
+
 std::string_view to_string(NetworkTopology topology) {
   switch (topology) {
     case NetworkTopology::star:

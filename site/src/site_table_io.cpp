@@ -67,7 +67,10 @@ class SiteReader : private TomlSource {
       fail(at(*node), "'network' must be a table, not " + toml_type_name(*node));
     check_keys(*entry,
                {"topology", "latency_us", "bandwidth_MBps", "backbone_latency_us",
-                "backbone_bandwidth_MBps"},
+                "backbone_bandwidth_MBps", "barrier_overhead_us", "barrier_overhead_us_per_rank",
+                "broadcast_overhead_us", "broadcast_overhead_us_per_rank", "allreduce_overhead_us",
+                "allreduce_overhead_us_per_rank", "barrier_overhead_max_ranks",
+                "broadcast_overhead_max_ranks", "allreduce_overhead_max_ranks"},
                "in [network]");
     Network network;
     network.where = at(*entry);
@@ -83,7 +86,26 @@ class SiteReader : private TomlSource {
           fail(at(*value), fmt::format("'{}' applies only to topology 'switch-per-group', not '{}'",
                                        key, to_string(network.topology)));
     }
+    network.barrier_overhead = overhead(*entry, "barrier");
+    network.broadcast_overhead = overhead(*entry, "broadcast");
+    network.allreduce_overhead = overhead(*entry, "allreduce");
     table.network = network;
+  }
+
+  // A collective's optional overhead: KIND_overhead_us, any finite number (a fitted line
+  // may start below zero) and KIND_overhead_us_per_rank, >= 0, both within a latency's
+  // range, and KIND_overhead_max_ranks, 1 to 2^30; each 0 when absent.
+  CollectiveOverhead overhead(const toml::table& network, std::string_view kind) const {
+    CollectiveOverhead out;
+    const std::string us = std::string(kind) + "_overhead_us";
+    const std::string per_rank = us + "_per_rank";
+    if (const toml::node* value = network.get(us)) out.us = number(*value, us, kMaxLatencyMicroseconds);
+    if (const toml::node* value = network.get(per_rank))
+      out.us_per_rank = non_negative(*value, per_rank, kMaxLatencyMicroseconds);
+    const std::string max_ranks = std::string(kind) + "_overhead_max_ranks";
+    if (const toml::node* value = network.get(max_ranks))
+      out.max_ranks = static_cast<int>(integer(*value, max_ranks, 1, std::int64_t{1} << 30));
+    return out;
   }
 
   // A link's latency (>= 0) and bandwidth (> 0), each within number_limits.hpp's range.
@@ -218,6 +240,16 @@ void write_network(std::string& out, const Network& network) {
   if (network.topology == NetworkTopology::switch_per_group) {
     out += "backbone_latency_us = " + float_text(network.backbone_latency_us) + "\n";
     out += "backbone_bandwidth_MBps = " + float_text(network.backbone_bandwidth_MBps) + "\n";
+  }
+  const std::pair<const char*, const CollectiveOverhead*> overheads[] = {
+      {"barrier", &network.barrier_overhead},
+      {"broadcast", &network.broadcast_overhead},
+      {"allreduce", &network.allreduce_overhead}};
+  for (const auto& [kind, overhead] : overheads) {
+    if (overhead->none()) continue;
+    out += fmt::format("{}_overhead_us = {}\n", kind, float_text(overhead->us));
+    out += fmt::format("{}_overhead_us_per_rank = {}\n", kind, float_text(overhead->us_per_rank));
+    if (overhead->max_ranks > 0) out += fmt::format("{}_overhead_max_ranks = {}\n", kind, overhead->max_ranks);
   }
 }
 

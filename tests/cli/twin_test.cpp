@@ -62,8 +62,11 @@ TEST_F(TwinPlatformCommand, BadSiteTableIsAnErrorWithItsPlaceAndWritesNothing) {
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.err, "hetscale twin platform: " + site +
                        ":7:1: unknown key 'bandwidth_Mbps' in [network] (expected topology, "
-                       "latency_us, bandwidth_MBps, backbone_latency_us or "
-                       "backbone_bandwidth_MBps)\n");
+                       "latency_us, bandwidth_MBps, backbone_latency_us, backbone_bandwidth_MBps, "
+                       "barrier_overhead_us, barrier_overhead_us_per_rank, broadcast_overhead_us, "
+                       "broadcast_overhead_us_per_rank, allreduce_overhead_us, "
+                       "allreduce_overhead_us_per_rank, barrier_overhead_max_ranks, "
+                       "broadcast_overhead_max_ranks or allreduce_overhead_max_ranks)\n");
   EXPECT_EQ(r.out, "");
   EXPECT_FALSE(fs::exists(dir_));
 }

@@ -69,7 +69,7 @@ TEST(SiteTableCache, SpeedsOutsideTheTablesRangeAreMalformed) {
 // the network figures have one reader, the site table's, with its ranges.
 TEST(SiteTableCache, HoldsNoNetworkFigures) {
   SiteTable table = sample();
-  table.network = Network{NetworkTopology::star, 7.25, 4321.5, 1.5, 1250, {}};
+  table.network = Network{NetworkTopology::star, 7.25, 4321.5, 1.5, 1250, {}, {}, {}, {}};
   const std::string text = format_site_cache(table, kStamp).value();
   EXPECT_EQ(text.find("7.25"), std::string::npos) << text;
   EXPECT_EQ(text.find("4321.5"), std::string::npos) << text;

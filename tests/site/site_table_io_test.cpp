@@ -59,6 +59,12 @@ void expect_same_table(const SiteTable& a, const SiteTable& b) {
     EXPECT_EQ(a.network->bandwidth_MBps, b.network->bandwidth_MBps);
     EXPECT_EQ(a.network->backbone_latency_us, b.network->backbone_latency_us);
     EXPECT_EQ(a.network->backbone_bandwidth_MBps, b.network->backbone_bandwidth_MBps);
+    for (auto member : {&Network::barrier_overhead, &Network::broadcast_overhead,
+                        &Network::allreduce_overhead}) {
+      EXPECT_EQ(((*a.network).*member).us, ((*b.network).*member).us);
+      EXPECT_EQ(((*a.network).*member).us_per_rank, ((*b.network).*member).us_per_rank);
+      EXPECT_EQ(((*a.network).*member).max_ranks, ((*b.network).*member).max_ranks);
+    }
   }
   ASSERT_EQ(a.nodes.size(), b.nodes.size());
   for (std::size_t i = 0; i < a.nodes.size(); ++i) {
@@ -376,7 +382,10 @@ TEST(LoadSiteTableNetwork, Defaults) {
 TEST(LoadSiteTableNetworkErrors, EveryMistakeHasItsPlace) {
   EXPECT_EQ(load_error("bad-network-unknown-key.toml"),
             ":7:1: unknown key 'bandwidth_Mbps' in [network] (expected topology, latency_us, "
-            "bandwidth_MBps, backbone_latency_us or backbone_bandwidth_MBps)");
+            "bandwidth_MBps, backbone_latency_us, backbone_bandwidth_MBps, barrier_overhead_us, "
+            "barrier_overhead_us_per_rank, broadcast_overhead_us, broadcast_overhead_us_per_rank, "
+            "allreduce_overhead_us, allreduce_overhead_us_per_rank, barrier_overhead_max_ranks, "
+            "broadcast_overhead_max_ranks or allreduce_overhead_max_ranks)");
   EXPECT_EQ(load_error("bad-network-wrong-type.toml"),
             ":6:14: 'latency_us' must be a number, not a string");
   EXPECT_EQ(load_error("bad-network-negative-latency.toml"),
@@ -440,6 +449,53 @@ TEST(LoadSiteTableNetworkErrors, FiguresBeyondTheirRange) {
   EXPECT_EQ(limits.network->bandwidth_MBps, 1e9);
   EXPECT_EQ(limits.network->backbone_latency_us, 1e7);
   EXPECT_EQ(limits.network->backbone_bandwidth_MBps, 1e9);
+}
+
+// Each collective's overhead: optional, 0 when absent; the intercept any finite number,
+// the per-rank figure zero or more; the charge never below zero.
+TEST(ParseSiteTableNetwork, CollectiveOverheads) {
+  const std::string star =
+      "[site]\nname = \"s\"\n[network]\ntopology = \"star\"\nlatency_us = 1\nbandwidth_MBps = 1\n";
+  const SiteTable plain = parse_site_table(star, "site.toml");
+  ASSERT_TRUE(plain.network.has_value());
+  EXPECT_TRUE(plain.network->barrier_overhead.none());
+  EXPECT_TRUE(plain.network->allreduce_overhead.none());
+  const SiteTable table = parse_site_table(
+      star + "barrier_overhead_us = -8100\nbarrier_overhead_us_per_rank = 6680\nbarrier_overhead_max_ranks = 5\n"
+             "broadcast_overhead_us = 250\nallreduce_overhead_us_per_rank = 3\n",
+      "site.toml");
+  ASSERT_TRUE(table.network.has_value());
+  const Network& n = *table.network;
+  EXPECT_EQ(n.barrier_overhead.us, -8100.0);
+  EXPECT_EQ(n.barrier_overhead.us_per_rank, 6680.0);
+  EXPECT_EQ(n.broadcast_overhead.us, 250.0);
+  EXPECT_EQ(n.broadcast_overhead.us_per_rank, 0.0);
+  EXPECT_EQ(n.allreduce_overhead.us, 0.0);
+  EXPECT_EQ(n.allreduce_overhead.us_per_rank, 3.0);
+  // -8100 + 6680 p us: 5.26 ms on 2 ranks, nothing on 1 (never below zero).
+  EXPECT_DOUBLE_EQ(n.barrier_overhead.seconds(2), 5.26e-3);
+  EXPECT_EQ(n.barrier_overhead.seconds(1), 0.0);
+  // Measured up to 5 ranks: 64 ranks cost what 5 did, -8100 + 5 x 6680 = 25300 us.
+  EXPECT_EQ(n.barrier_overhead.max_ranks, 5);
+  EXPECT_DOUBLE_EQ(n.barrier_overhead.seconds(64), 25.3e-3);
+  EXPECT_EQ(n.broadcast_overhead.max_ranks, 0);
+  EXPECT_DOUBLE_EQ(n.broadcast_overhead.seconds(64), 250e-6);
+  EXPECT_EQ(parse_error(star + "barrier_overhead_us_per_rank = -1\n"),
+            "site.toml:7:32: 'barrier_overhead_us_per_rank' must be zero or more and finite, not -1");
+  EXPECT_EQ(parse_error(star + "allreduce_overhead_us = -2e7\n"),
+            "site.toml:7:25: 'allreduce_overhead_us' must be at most 1e+07, not -2e+07");
+  EXPECT_EQ(parse_error(star + "allreduce_overhead_max_ranks = 0\n"),
+            "site.toml:7:32: 'allreduce_overhead_max_ranks' must be between 1 and 1073741824, got 0");
+  EXPECT_EQ(parse_error(star + "broadcast_overhead_us = \"1\"\n"),
+            "site.toml:7:25: 'broadcast_overhead_us' must be a number, not a string");
+  // Written back only where set, and read back the same.
+  const std::string text = format_site_table(table);
+  EXPECT_NE(text.find("barrier_overhead_us = -8100.0\nbarrier_overhead_us_per_rank = 6680.0\n"
+                      "barrier_overhead_max_ranks = 5\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(format_site_table(plain).find("overhead"), std::string::npos);
+  expect_same_table(parse_site_table(text, "formatted.toml"), table);
 }
 
 TEST(FormatSiteTable, RoundTripsTheNetwork) {

@@ -24,6 +24,27 @@ enum class NetworkTopology { star, switch_per_group };
 /// "star" or "switch-per-group", as written in a site table.
 std::string_view to_string(NetworkTopology topology);
 
+/// What one collective call costs on a cluster beyond what its messages cost on the links
+/// (the time a rank waits for the others to be scheduled, a slow progress engine): on a
+/// communicator of p ranks, max(0, us + us_per_rank x min(p, max_ranks)) microseconds
+/// (max_ranks 0: no limit; on more ranks than were measured, what the largest measured
+/// count cost, not an extrapolation), charged by the twin after each call. Zero (the
+/// default) adds nothing.
+struct CollectiveOverhead {
+  double us = 0;
+  double us_per_rank = 0;
+  int max_ranks = 0;
+  [[nodiscard]] double seconds(int ranks) const;
+  [[nodiscard]] bool none() const { return us == 0 && us_per_rank == 0; }
+};
+
+/// The twin platform's properties (of its root zone) that carry each overhead to the
+/// simulated kernels, as "US US_PER_RANK MAX_RANKS" (written by make_twin_platform when not
+/// zero, read by the twin build of the kernels' collectives; MAX_RANKS 0 for no limit).
+inline constexpr const char* kBarrierOverheadProperty = "hetscale.overhead.barrier";
+inline constexpr const char* kBroadcastOverheadProperty = "hetscale.overhead.broadcast";
+inline constexpr const char* kAllreduceOverheadProperty = "hetscale.overhead.allreduce";
+
 /// The optional [network] table: the interconnect the twin models. Units are those the
 /// keys name: microseconds and megabytes (1e6 bytes) per second. The member defaults are
 /// the documented defaults for a table without [network] (a 10 Gb/s-class Ethernet).
@@ -34,6 +55,10 @@ struct Network {
   double backbone_latency_us = 1.5;       // switch-per-group only
   double backbone_bandwidth_MBps = 1250;  // switch-per-group only
   SourceLocation where;                   // the [network] table (empty for the defaults)
+  // Each collective's overhead (barrier_overhead_us, barrier_overhead_us_per_rank, ...).
+  CollectiveOverhead barrier_overhead;
+  CollectiveOverhead broadcast_overhead;
+  CollectiveOverhead allreduce_overhead;
 };
 
 struct Group {
