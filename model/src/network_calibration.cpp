@@ -1,6 +1,7 @@
 #include "hetscale/model/network_calibration.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "hetscale/base/error.hpp"
 #include "hetscale/base/number_limits.hpp"
@@ -22,7 +23,41 @@ LineFit fit_pairs(const std::vector<std::pair<double, double>>& points, const ch
   }
 }
 
+// An overhead's figures within the range a site table's reader accepts.
+void check_overhead(const CollectiveOverhead& overhead, const char* kind) {
+  if (std::abs(overhead.us) > kMaxLatencyMicroseconds ||
+      overhead.us_per_rank > kMaxLatencyMicroseconds)
+    throw Error(std::string("the fitted ") + kind + " overhead " +
+                detail::shortest_text(overhead.us) + " + " +
+                detail::shortest_text(overhead.us_per_rank) + " p us is beyond the " +
+                detail::shortest_text(kMaxLatencyMicroseconds) + " us a site table allows");
+}
+
 }  // namespace
+
+CollectiveOverhead collective_overhead(const std::vector<std::pair<double, double>>& times,
+                                       double latency_seconds) {
+  std::vector<double> x, y;
+  for (const auto& [p, seconds] : times) {
+    const double rounds = p > 1 ? std::ceil(std::log2(p)) : 0.0;
+    x.push_back(p);
+    y.push_back(seconds - rounds * std::max(0.0, latency_seconds));
+  }
+  CollectiveOverhead out;
+  if (y.empty()) return out;
+  out.max_ranks = static_cast<int>(*std::max_element(x.begin(), x.end()));
+  double mean = 0;
+  for (double v : y) mean += v / static_cast<double>(y.size());
+  const bool one_count = std::all_of(x.begin(), x.end(), [&](double p) { return p == x.front(); });
+  const LineFit line = one_count ? LineFit{mean, 0, 1} : fit_line(x, y);
+  if (line.slope > 0) {
+    out.us = line.intercept * 1e6;
+    out.us_per_rank = line.slope * 1e6;
+  } else {
+    out.us = mean * 1e6;
+  }
+  return out;
+}
 
 LineFit fit_line(std::span<const double> x, std::span<const double> y) {
   if (x.size() != y.size()) throw Error("fit_line: x and y differ in size");
@@ -54,12 +89,18 @@ CommModels fit_comm_models(const CommMeasurements& measured) {
   out.send = fit_pairs(measured.send, "message times");
   out.bcast = fit_pairs(measured.bcast, "broadcast times");
   out.barrier = fit_pairs(measured.barrier, "barrier times");
+  if (measured.allreduce.size() >= 2) out.allreduce = fit_pairs(measured.allreduce, "all-reduce times");
   if (out.send.slope <= 0) {
     throw Error("message times do not grow with the size: no bandwidth can be fitted "
                 "(measure larger messages)");
   }
   out.network.topology = NetworkTopology::star;
-  out.network.latency_us = std::max(0.0, out.send.intercept / 2) * 1e6;
+  // The latency from the smallest message, less its transfer at the fitted bandwidth: the
+  // least-squares intercept over sizes spanning decades is set by the largest messages'
+  // scatter, and can be many times what a small message takes.
+  const auto smallest = std::min_element(measured.send.begin(), measured.send.end());
+  const double one_way = smallest->second - out.send.slope * smallest->first;
+  out.network.latency_us = std::max(0.0, one_way / 2) * 1e6;
   out.network.bandwidth_MBps = 1.0 / out.send.slope / 1e6;
   // The figures a site table's reader accepts, so that the [network] written is read back.
   if (out.network.latency_us > kMaxLatencyMicroseconds)
@@ -71,6 +112,13 @@ CommModels fit_comm_models(const CommMeasurements& measured) {
                 " MBps is more than the " + detail::shortest_text(kMaxBandwidthMBps) +
                 " MBps a site table allows: message times hardly grow with the size "
                 "(measure larger messages)");
+  const double latency = 2e-6 * out.network.latency_us;
+  out.network.barrier_overhead = collective_overhead(measured.barrier, latency);
+  out.network.broadcast_overhead = collective_overhead(measured.bcast, latency);
+  out.network.allreduce_overhead = collective_overhead(measured.allreduce, latency);
+  check_overhead(out.network.barrier_overhead, "barrier");
+  check_overhead(out.network.broadcast_overhead, "broadcast");
+  check_overhead(out.network.allreduce_overhead, "all-reduce");
   return out;
 }
 

@@ -42,6 +42,67 @@ TEST(NetworkCalibration, StarNetworkFromMessageTimes) {
   EXPECT_NEAR(models.barrier.intercept, 0, 1e-15);
 }
 
+// By hand: a one-way message of 4 us; a collective over p ranks takes ceil(log2 p) of
+// them on the links (1, 2, 2, 3 rounds at p = 2..5), and the rest is its overhead.
+TEST(NetworkCalibration, CollectiveOverheadIsWhatTheLinksDoNotCharge) {
+  const double latency = 4e-6;
+  const int rounds[] = {0, 0, 1, 2, 2, 3};
+  std::vector<std::pair<double, double>> barrier;
+  for (int p = 2; p <= 5; ++p)
+    barrier.emplace_back(p, rounds[p] * latency + (-8.1e-3 + 6.68e-3 * p));
+  const CollectiveOverhead growing = collective_overhead(barrier, latency);
+  EXPECT_NEAR(growing.us, -8100, 1e-6);
+  EXPECT_NEAR(growing.us_per_rank, 6680, 1e-6);
+  // Measured up to 5 ranks: beyond, what 5 cost.
+  EXPECT_EQ(growing.max_ranks, 5);
+  EXPECT_DOUBLE_EQ(growing.seconds(1024), growing.seconds(5));
+  EXPECT_NEAR(growing.seconds(5), 25.3e-3, 1e-12);
+  // Excesses of 1 ms at 2 ranks and 0.5 ms at 4: a falling line becomes their mean.
+  const CollectiveOverhead falling =
+      collective_overhead({{2, 1e-3 + latency}, {4, 0.5e-3 + 2 * latency}}, latency);
+  EXPECT_NEAR(falling.us, 750, 1e-9);
+  EXPECT_EQ(falling.us_per_rank, 0);
+  // One process count: a constant, 2 ms less two rounds of 4 us.
+  const CollectiveOverhead one = collective_overhead({{3, 2e-3}, {3, 2e-3}}, latency);
+  EXPECT_NEAR(one.us, 1992, 1e-9);
+  EXPECT_EQ(one.us_per_rank, 0);
+  EXPECT_TRUE(collective_overhead({}, latency).none());
+  // Faster than the links: the line lies below zero, and the twin charges nothing.
+  const CollectiveOverhead faster = collective_overhead({{2, 1e-6}, {4, 2e-6}}, latency);
+  EXPECT_EQ(faster.seconds(2), 0);
+  EXPECT_EQ(faster.seconds(4), 0);
+  // fit_comm_models puts each into [network], the all-reduce's when it was measured.
+  CommMeasurements m;
+  for (double n : {1.0, 1024.0, 65536.0}) m.send.emplace_back(n, latency + n / 1.25e9);
+  m.barrier = barrier;
+  m.bcast = {{2, 0.5e-3 + latency}, {3, 1e-3 + 2 * latency}};
+  const CommModels models = fit_comm_models(m);
+  EXPECT_NEAR(models.network.barrier_overhead.us_per_rank, 6680, 1e-6);
+  EXPECT_NEAR(models.network.broadcast_overhead.us, -500, 1e-6);
+  EXPECT_NEAR(models.network.broadcast_overhead.us_per_rank, 500, 1e-6);
+  EXPECT_TRUE(models.network.allreduce_overhead.none());
+  m.allreduce = {{2, 3e-3 + latency}, {3, 3e-3 + 2 * latency}};
+  const CommModels with = fit_comm_models(m);
+  EXPECT_NEAR(with.network.allreduce_overhead.us, 3000, 1e-6);
+  EXPECT_NEAR(with.allreduce.intercept, 3e-3 - 4e-6, 1e-12);
+}
+
+// The latency is the smallest message's, not the intercept of a fit over decades of
+// sizes, which the largest messages' scatter sets. The one-way times hetscale-commbench
+// measured on the testbed (sleep waiting, 1 byte to 64 MiB): 8.6 us for 1 byte, while
+// the least-squares intercept is 0.28 ms.
+TEST(NetworkCalibration, LatencyIsTheSmallestMessagesTime) {
+  CommMeasurements m;
+  m.send = {{1, 8.6e-6},          {1024, 58.8e-6},       {65536, 317.0e-6},  {1048576, 708.4e-6},
+            {4194304, 3152.7e-6}, {16777216, 9365.0e-6}, {67108864, 36327.4e-6}};
+  m.bcast = {{2, 1e-5}, {3, 2e-5}};
+  m.barrier = {{2, 1e-5}, {3, 2e-5}};
+  const CommModels models = fit_comm_models(m);
+  EXPECT_GT(models.send.intercept, 1e-4);
+  EXPECT_NEAR(models.network.latency_us, (8.6e-6 - models.send.slope) / 2 * 1e6, 1e-9);
+  EXPECT_NEAR(models.network.latency_us, 4.3, 0.01);
+}
+
 TEST(NetworkCalibration, NoBandwidthIsAClearError) {
   CommMeasurements m;
   m.send = {{1, 5e-6}, {8, 5e-6}};
