@@ -1,19 +1,24 @@
 // hetscale-commbench: the network calibration of a real cluster, run through srun like the
-// kernels (one rank per node): ping-pong between two nodes over message sizes, broadcast
-// and barrier over process counts. Rank 0 fits T_send(N), T_bcast(p) and T_barrier(p)
-// (hetscale/network_calibration.hpp), prints everything as JSON and can write the site
-// table again with the [network] table the fit implies (docs/twin.md, "Calibration").
+// kernels (one rank per node): ping-pong between two nodes over message sizes, broadcast,
+// barrier and all-reduce over process counts, every message sent and waited for as the
+// kernels do (their collectives, HETSCALE_MPI_WAIT). Rank 0 fits T_send(N), T_bcast(p),
+// T_barrier(p) and T_allreduce(p) (hetscale/network_calibration.hpp), prints everything
+// as JSON and can write the site table again with the [network] table the fit implies,
+// the collectives' overheads included (docs/twin.md, "Calibration").
 //   srun --mpi=pmix -N4 --ntasks-per-node=1 hetscale-commbench [--site F --site-out F]
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "common/collectives.hpp"
+#include "common/mpi_wait.hpp"
 #include "hetscale/base/atomic_file.hpp"
 #include "hetscale/base/error.hpp"
 #include "hetscale/model/network_calibration.hpp"
@@ -24,6 +29,7 @@ namespace {
 
 using hetscale::CommMeasurements;
 using hetscale::CommModels;
+using hetscale::kernels::WaitMode;
 
 struct Options {
   std::vector<long> sizes{1, 64, 1024, 16384, 262144, 1048576, 4194304};
@@ -46,54 +52,82 @@ std::vector<std::string> host_names(int size) {
   return hosts;
 }
 
+// One message of `bytes` sent or received and waited for as the kernels do.
+void send(std::vector<char>& buffer, long bytes, int to, WaitMode mode) {
+  std::vector<MPI_Request> requests;
+  hetscale::kernels::start_send(buffer.data(), static_cast<std::size_t>(bytes), MPI_CHAR, to, 0,
+                                MPI_COMM_WORLD, requests);
+  hetscale::kernels::complete_all(requests, mode, "MPI_Isend");
+}
+void receive(std::vector<char>& buffer, long bytes, int from, WaitMode mode) {
+  std::vector<MPI_Request> requests;
+  hetscale::kernels::start_receive(buffer.data(), static_cast<std::size_t>(bytes), MPI_CHAR, from, 0,
+                                   MPI_COMM_WORLD, requests);
+  hetscale::kernels::complete_all(requests, mode, "MPI_Irecv");
+}
+
 // One-way time of a message of `bytes` between rank 0 and `peer` (half a round trip),
 // the median over the repetitions after two warm-up round trips; 0 on other ranks.
-double ping_pong(int rank, int peer, long bytes, int repetitions) {
+double ping_pong(int rank, int peer, long bytes, int repetitions, WaitMode mode) {
   std::vector<char> buffer(static_cast<std::size_t>(std::max(bytes, 1L)));
   std::vector<double> times;
   MPI_Barrier(MPI_COMM_WORLD);
   for (int i = 0; i < repetitions + 2; ++i) {
     if (rank == 0) {
       const double start = MPI_Wtime();
-      MPI_Send(buffer.data(), static_cast<int>(bytes), MPI_CHAR, peer, 0, MPI_COMM_WORLD);
-      MPI_Recv(buffer.data(), static_cast<int>(bytes), MPI_CHAR, peer, 0, MPI_COMM_WORLD,
-               MPI_STATUS_IGNORE);
+      send(buffer, bytes, peer, mode);
+      receive(buffer, bytes, peer, mode);
       if (i >= 2) times.push_back((MPI_Wtime() - start) / 2);
     } else if (rank == peer) {
-      MPI_Recv(buffer.data(), static_cast<int>(bytes), MPI_CHAR, 0, 0, MPI_COMM_WORLD,
-               MPI_STATUS_IGNORE);
-      MPI_Send(buffer.data(), static_cast<int>(bytes), MPI_CHAR, 0, 0, MPI_COMM_WORLD);
+      receive(buffer, bytes, 0, mode);
+      send(buffer, bytes, 0, mode);
     }
   }
   return rank == 0 ? hetscale::median(times) : 0;
 }
 
-// Times of a broadcast of `bytes` and of a barrier among the first `p` ranks: per
-// repetition the slowest rank's time, then the median; 0 on ranks other than 0.
-std::pair<double, double> collectives(int rank, int p, int bytes, int repetitions) {
+struct CollectiveTimes {
+  double bcast = 0;
+  double barrier = 0;
+  double allreduce = 0;
+};
+
+// Times of a broadcast of `bytes`, a barrier and an all-reduce of one (value, rank) pair
+// (ge's pivot search) among the first `p` ranks, each called and waited for as the
+// kernels do: per repetition the slowest rank's time, then the median; 0 on ranks other
+// than 0.
+CollectiveTimes collectives(int rank, int p, int bytes, int repetitions, WaitMode mode) {
+  namespace k = hetscale::kernels;
   MPI_Comm sub = MPI_COMM_NULL;
   MPI_Comm_split(MPI_COMM_WORLD, rank < p ? 0 : MPI_UNDEFINED, rank, &sub);
-  std::vector<double> bcast, barrier;
+  std::vector<double> bcast, barrier, allreduce;
   if (sub != MPI_COMM_NULL) {
     std::vector<char> buffer(static_cast<std::size_t>(std::max(bytes, 1)));
+    // The slowest rank's time of one call, recorded after the warm-up repetitions.
+    auto timed = [&](int i, std::vector<double>& times, auto&& call) {
+      MPI_Barrier(sub);
+      const double start = MPI_Wtime();
+      call();
+      const double mine = MPI_Wtime() - start;
+      double slowest = 0;
+      MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, sub);
+      if (i >= 2) times.push_back(slowest);
+    };
+    struct {
+      double value;
+      int rank;
+    } candidate{static_cast<double>(rank), rank}, pivot{};
     for (int i = 0; i < repetitions + 2; ++i) {
-      MPI_Barrier(sub);
-      double start = MPI_Wtime();
-      MPI_Bcast(buffer.data(), bytes, MPI_CHAR, 0, sub);
-      double mine = MPI_Wtime() - start, slowest = 0;
-      MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, sub);
-      if (i >= 2) bcast.push_back(slowest);
-      MPI_Barrier(sub);
-      start = MPI_Wtime();
-      MPI_Barrier(sub);
-      mine = MPI_Wtime() - start;
-      MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, sub);
-      if (i >= 2) barrier.push_back(slowest);
+      timed(i, bcast, [&] { k::broadcast(buffer.data(), static_cast<std::size_t>(bytes), MPI_CHAR, 0, sub, mode); });
+      timed(i, barrier, [&] { k::barrier(sub, mode); });
+      timed(i, allreduce,
+            [&] { k::allreduce(&candidate, &pivot, 1, MPI_DOUBLE_INT, MPI_MAXLOC, sub, mode); });
     }
     MPI_Comm_free(&sub);
   }
   MPI_Barrier(MPI_COMM_WORLD);
-  return rank == 0 ? std::pair{hetscale::median(bcast), hetscale::median(barrier)} : std::pair{0.0, 0.0};
+  if (rank != 0) return {};
+  return {hetscale::median(bcast), hetscale::median(barrier), hetscale::median(allreduce)};
 }
 
 // The process counts the collectives are timed at: 2..size when that is at most 16,
@@ -131,8 +165,11 @@ int main(int argc, char** argv) {
   app.add_option("--site-out", options.site_out, "where to write it (default: no site table)")
       ->needs("--site");
   int code = 0;
+  WaitMode mode = WaitMode::spin;
   try {
     app.parse(argc, argv);
+    if (const char* wait = std::getenv("HETSCALE_MPI_WAIT"); wait != nullptr && *wait != '\0')
+      mode = hetscale::kernels::parse_wait_mode(wait);
     if (size < 2) throw hetscale::Error("needs at least 2 ranks (one per node)");
     for (long bytes : options.sizes)
       if (bytes < 0 || bytes > (1L << 30)) throw hetscale::Error("--sizes: out of range");
@@ -157,14 +194,15 @@ int main(int argc, char** argv) {
   }
   CommMeasurements measured;
   for (long bytes : options.sizes) {
-    const double t = ping_pong(rank, peer, bytes, options.repetitions);
+    const double t = ping_pong(rank, peer, bytes, options.repetitions, mode);
     if (rank == 0) measured.send.emplace_back(static_cast<double>(bytes), t);
   }
   for (int p : process_counts(size)) {
-    const auto [bcast, barrier] = collectives(rank, p, options.bcast_bytes, options.repetitions);
+    const CollectiveTimes t = collectives(rank, p, options.bcast_bytes, options.repetitions, mode);
     if (rank == 0) {
-      measured.bcast.emplace_back(p, bcast);
-      measured.barrier.emplace_back(p, barrier);
+      measured.bcast.emplace_back(p, t.bcast);
+      measured.barrier.emplace_back(p, t.barrier);
+      measured.allreduce.emplace_back(p, t.allreduce);
     }
   }
 
@@ -172,6 +210,7 @@ int main(int argc, char** argv) {
     try {
       nlohmann::json out;
       out["hosts"] = hosts;
+      out["wait"] = mode == WaitMode::spin ? "spin" : "sleep";
       out["peer"] = {{"rank", peer}, {"host", hosts[static_cast<std::size_t>(peer)]},
                      {"other_node", hosts[static_cast<std::size_t>(peer)] != hosts[0]}};
       if (hosts[static_cast<std::size_t>(peer)] == hosts[0])
@@ -183,24 +222,43 @@ int main(int argc, char** argv) {
         out["bcast"].push_back({{"processes", p}, {"bytes", options.bcast_bytes}, {"seconds", seconds}});
       for (const auto& [p, seconds] : measured.barrier)
         out["barrier"].push_back({{"processes", p}, {"seconds", seconds}});
+      for (const auto& [p, seconds] : measured.allreduce)
+        out["allreduce"].push_back({{"processes", p}, {"seconds", seconds}});
       const CommModels models = hetscale::fit_comm_models(measured);
       out["models"] = {{"units", "seconds; N in bytes, p in processes"},
                        {"send", line_json(models.send)},
                        {"bcast", line_json(models.bcast)},
-                       {"barrier", line_json(models.barrier)}};
+                       {"barrier", line_json(models.barrier)},
+                       {"allreduce", line_json(models.allreduce)}};
+      const hetscale::Network& network = models.network;
       out["network"] = {{"topology", "star"},
-                        {"latency_us", models.network.latency_us},
-                        {"bandwidth_MBps", models.network.bandwidth_MBps}};
+                        {"latency_us", network.latency_us},
+                        {"bandwidth_MBps", network.bandwidth_MBps}};
+      for (const auto& [kind, overhead] :
+           {std::pair{"barrier", network.barrier_overhead}, std::pair{"broadcast", network.broadcast_overhead},
+            std::pair{"allreduce", network.allreduce_overhead}}) {
+        out["network"][std::string(kind) + "_overhead_us"] = overhead.us;
+        out["network"][std::string(kind) + "_overhead_us_per_rank"] = overhead.us_per_rank;
+        out["network"][std::string(kind) + "_overhead_max_ranks"] = overhead.max_ranks;
+      }
       std::printf("%s\n", out.dump(2).c_str());
       std::fprintf(stderr,
                    "T_send(N)    = %.4g + %.4g N ms (N bytes; r2 %.3f)\n"
                    "T_bcast(p)   = %.4g + %.4g p ms (%d bytes; r2 %.3f)\n"
                    "T_barrier(p) = %.4g + %.4g p ms (r2 %.3f)\n"
-                   "[network] topology = \"star\", latency_us = %.4g, bandwidth_MBps = %.6g\n",
+                   "T_allreduce(p) = %.4g + %.4g p ms (r2 %.3f)\n"
+                   "[network] topology = \"star\", latency_us = %.4g, bandwidth_MBps = %.6g\n"
+                   "overheads (us + us_per_rank p): barrier %.4g + %.4g p, broadcast %.4g + %.4g p, "
+                   "allreduce %.4g + %.4g p (waiting: %s)\n",
                    1e3 * models.send.intercept, 1e3 * models.send.slope, models.send.r2,
                    1e3 * models.bcast.intercept, 1e3 * models.bcast.slope, options.bcast_bytes,
                    models.bcast.r2, 1e3 * models.barrier.intercept, 1e3 * models.barrier.slope,
-                   models.barrier.r2, models.network.latency_us, models.network.bandwidth_MBps);
+                   models.barrier.r2, 1e3 * models.allreduce.intercept, 1e3 * models.allreduce.slope,
+                   models.allreduce.r2, network.latency_us, network.bandwidth_MBps,
+                   network.barrier_overhead.us, network.barrier_overhead.us_per_rank,
+                   network.broadcast_overhead.us, network.broadcast_overhead.us_per_rank,
+                   network.allreduce_overhead.us, network.allreduce_overhead.us_per_rank,
+                   mode == WaitMode::spin ? "spin" : "sleep");
       if (!options.site_out.empty()) {
         hetscale::SiteTable table = hetscale::load_site_table(options.site);
         table.network = models.network;

@@ -3,6 +3,8 @@
 // computation here, and the site table it writes carries that [network].
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -45,7 +47,9 @@ TEST(Commbench, CalibratesTheNetworkAndWritesItIntoTheSiteTable) {
   // Messages up to 64 MiB: on this cluster (CPU quotas with 20 ms periods, ranks on two
   // shared cores) a few MiB take less time than the quota's jitter, and the fitted
   // bandwidth term can come out negative; 64 MiB takes tens of ms on any link here.
-  const auto r = run_command({"srun", "--mpi=pmix", "-N" + n, "-n" + n, "--ntasks-per-node=1", commbench,
+  // Waiting as the study's kernels wait (sleep between tests of a pending message).
+  const auto r = run_command({"srun", "--mpi=pmix", "-N" + n, "-n" + n, "--ntasks-per-node=1",
+                              "--export=ALL,HETSCALE_MPI_WAIT=sleep", commbench,
                               "--repetitions", "5", "--sizes", "1,1024,65536,1048576,4194304,16777216,67108864",
                               "--site", tb.site_table().string(), "--site-out", site_out.string()},
                              120s);
@@ -57,7 +61,9 @@ TEST(Commbench, CalibratesTheNetworkAndWritesItIntoTheSiteTable) {
   EXPECT_GT(out.at("send").back().at("seconds").get<double>(), out.at("send").front().at("seconds").get<double>());
   ASSERT_EQ(out.at("bcast").size(), std::stoul(n) - 1);
   ASSERT_EQ(out.at("barrier").size(), std::stoul(n) - 1);
-  for (const char* c : {"bcast", "barrier"})
+  ASSERT_EQ(out.at("allreduce").size(), std::stoul(n) - 1);
+  EXPECT_EQ(out.at("wait"), "sleep");
+  for (const char* c : {"bcast", "barrier", "allreduce"})
     for (const auto& s : out.at(c)) EXPECT_GT(s.at("seconds").get<double>(), 0) << c << " " << s;
 
   const auto [slope, intercept] = least_squares(out.at("send"), "bytes");
@@ -68,6 +74,34 @@ TEST(Commbench, CalibratesTheNetworkAndWritesItIntoTheSiteTable) {
   const double bandwidth = out.at("network").at("bandwidth_MBps").get<double>();
   EXPECT_NEAR(bandwidth, 1 / slope / 1e6, 1e-6 * bandwidth);
   EXPECT_GE(out.at("network").at("latency_us").get<double>(), 0);
+  // The latency: the smallest message's one-way time less its transfer, over two links.
+  const nlohmann::json& smallest = out.at("send").front();
+  const double one_way = std::max(0.0, smallest.at("seconds").get<double>() - slope * smallest.at("bytes").get<double>());
+  EXPECT_NEAR(out.at("network").at("latency_us").get<double>(), one_way / 2 * 1e6, 1e-6 + 1e-6 * one_way * 1e6);
+  // Each collective's overhead, again here: the excess over ceil(log2 p) one-way
+  // latencies at each p, a line in p (or the mean when it falls), up to the largest p.
+  for (const auto& [samples, kind] : {std::pair{"barrier", "barrier"}, std::pair{"bcast", "broadcast"},
+                                      std::pair{"allreduce", "allreduce"}}) {
+    nlohmann::json excess = nlohmann::json::array();
+    double mean = 0;
+    for (const auto& s : out.at(samples)) {
+      const double p = s.at("processes").get<double>();
+      const double e = s.at("seconds").get<double>() - std::ceil(std::log2(p)) * one_way;
+      excess.push_back({{"processes", p}, {"seconds", e}});
+      mean += e / static_cast<double>(out.at(samples).size());
+    }
+    const auto [e_slope, e_intercept] = least_squares(excess, "processes");
+    const double us = out.at("network").at(std::string(kind) + "_overhead_us").get<double>();
+    const double per_rank = out.at("network").at(std::string(kind) + "_overhead_us_per_rank").get<double>();
+    EXPECT_EQ(out.at("network").at(std::string(kind) + "_overhead_max_ranks").get<int>(), std::stoi(n)) << kind;
+    if (e_slope > 0) {
+      EXPECT_NEAR(per_rank, 1e6 * e_slope, 1e-3 + 1e-6 * 1e6 * e_slope) << kind;
+      EXPECT_NEAR(us, 1e6 * e_intercept, 1e-3 + 1e-6 * std::abs(1e6 * e_intercept)) << kind;
+    } else {
+      EXPECT_EQ(per_rank, 0) << kind;
+      EXPECT_NEAR(us, 1e6 * mean, 1e-3 + 1e-6 * std::abs(1e6 * mean)) << kind;
+    }
+  }
 
   const SiteTable written = load_site_table(site_out);
   const SiteTable original = load_site_table(tb.site_table());
@@ -75,6 +109,10 @@ TEST(Commbench, CalibratesTheNetworkAndWritesItIntoTheSiteTable) {
   EXPECT_EQ(written.network->topology, NetworkTopology::star);
   EXPECT_DOUBLE_EQ(written.network->bandwidth_MBps, bandwidth);
   EXPECT_DOUBLE_EQ(written.network->latency_us, out.at("network").at("latency_us").get<double>());
+  EXPECT_DOUBLE_EQ(written.network->barrier_overhead.us_per_rank,
+                   out.at("network").at("barrier_overhead_us_per_rank").get<double>());
+  EXPECT_DOUBLE_EQ(written.network->allreduce_overhead.us,
+                   out.at("network").at("allreduce_overhead_us").get<double>());
   ASSERT_EQ(written.nodes.size(), original.nodes.size());
   for (std::size_t i = 0; i < written.nodes.size(); ++i) {
     EXPECT_EQ(written.nodes[i].name, original.nodes[i].name);
