@@ -34,6 +34,20 @@ int my_rank(MPI_Comm comm) {
   return rank;
 }
 
+int comm_size(MPI_Comm comm) {
+  int size = 0;
+  check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+  return size;
+}
+
+// After each collective of the kernels: in the twin, the wait the site's [network] gives
+// for it beyond its messages (engine.hpp). Scatterv and gatherv, rooted like a broadcast,
+// take the broadcast's; the all-to-all exchange, where every rank waits for every other,
+// the barrier's.
+void charge_overhead(CollectiveKind kind, MPI_Comm comm) {
+  if constexpr (simgrid_build) charge_collective_overhead(kind, comm_size(comm));
+}
+
 // One MPI call each, blocking in the SimGrid build, non-blocking and completed as `mode`
 // says otherwise.
 #ifdef HETSCALE_SIMGRID
@@ -54,12 +68,6 @@ void one_broadcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Com
 void local_copy(const void* from, void* to, int count, MPI_Datatype type) {
   if (count == 0 || from == to || is_folded(from) || is_folded(to)) return;
   std::memcpy(to, from, static_cast<std::size_t>(count) * item_bytes(type));
-}
-
-int comm_size(MPI_Comm comm) {
-  int size = 0;
-  check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
-  return size;
 }
 
 void wait_each(std::vector<MPI_Request>& requests, const char* what) {
@@ -195,12 +203,16 @@ void set_message_limits(const MessageLimits& limits) { limits_in_use = limits; }
 
 const MessageLimits& message_limits() { return limits_in_use; }
 
-void barrier(MPI_Comm comm, WaitMode mode) { one_barrier(comm, mode); }
+void barrier(MPI_Comm comm, WaitMode mode) {
+  one_barrier(comm, mode);
+  charge_overhead(CollectiveKind::barrier, comm);
+}
 
 void broadcast(void* buffer, std::size_t count, MPI_Datatype type, int root, MPI_Comm comm, WaitMode mode) {
   const std::size_t bytes = item_bytes(type);
   for (const Piece& piece : split_message(count, bytes, limits_in_use))
     one_broadcast(at(buffer, piece.offset, bytes), static_cast<int>(piece.count), type, root, comm, mode);
+  charge_overhead(CollectiveKind::broadcast, comm);
 }
 
 // Whether `layout` is one call of split_vector: every part ends within one piece of the
@@ -222,6 +234,7 @@ void scatterv(const void* send, const Layout& layout, MPI_Datatype type, void* r
   if (rank != root && one_call(layout, bytes)) {
     one_scatterv(nullptr, nullptr, nullptr, type, receive, static_cast<int>(layout.counts[me]), root, rank, comm,
                  mode);
+    charge_overhead(CollectiveKind::broadcast, comm);
     return;
   }
   for (const VectorCall& call : split_vector(layout, bytes, limits_in_use)) {
@@ -230,6 +243,7 @@ void scatterv(const void* send, const Layout& layout, MPI_Datatype type, void* r
                  call.counts[me] == 0 ? receive : at(receive, mine, bytes), call.counts[me], root, rank, comm,
                  mode);
   }
+  charge_overhead(CollectiveKind::broadcast, comm);
 }
 
 void gatherv(const void* send, MPI_Datatype type, void* receive, const Layout& layout, int root,
@@ -240,6 +254,7 @@ void gatherv(const void* send, MPI_Datatype type, void* receive, const Layout& l
   if (rank != root && one_call(layout, bytes)) {
     one_gatherv(send, static_cast<int>(layout.counts[me]), type, nullptr, nullptr, nullptr, root, rank, comm,
                 mode);
+    charge_overhead(CollectiveKind::broadcast, comm);
     return;
   }
   for (const VectorCall& call : split_vector(layout, bytes, limits_in_use)) {
@@ -248,11 +263,13 @@ void gatherv(const void* send, MPI_Datatype type, void* receive, const Layout& l
                 at(receive, call.base, bytes), call.counts.data(), call.displacements.data(), root, rank, comm,
                 mode);
   }
+  charge_overhead(CollectiveKind::broadcast, comm);
 }
 
 void allreduce(const void* send, void* receive, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
                WaitMode mode) {
   one_allreduce(send, receive, count, type, op, comm, mode);
+  charge_overhead(CollectiveKind::allreduce, comm);
 }
 
 void alltoallv(const void* send, const Layout& send_layout, void* receive, const Layout& receive_layout,
@@ -264,6 +281,7 @@ void alltoallv(const void* send, const Layout& send_layout, void* receive, const
                   at(receive, call.receive_base, bytes), call.receive_counts.data(),
                   call.receive_displacements.data(), type, comm, mode);
   }
+  charge_overhead(CollectiveKind::barrier, comm);
 }
 
 void start_send(const void* buffer, std::size_t count, MPI_Datatype type, int destination, int tag,

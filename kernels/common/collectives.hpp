@@ -5,6 +5,9 @@
 // stays in the folded buffers (docs/kernels.md, "Messages of any size"). When a message
 // fits, it is exactly the one call it always was.
 //
+// In the twin, each collective is followed by the wait its overhead in the site's [network]
+// gives (engine.hpp, charge_collective_overhead; none by default).
+//
 // In the ordinary build each collective is the non-blocking call completed as
 // HETSCALE_MPI_WAIT says (mpi_wait.hpp). In the SimGrid build each is the blocking call:
 // SMPI's non-blocking collectives are linear (the root sends to every rank in turn) and

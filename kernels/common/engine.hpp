@@ -61,6 +61,16 @@ inline constexpr std::size_t folded_blocks_per_buffer = 16384;
 /// which never charges.
 void charge_operations(double operations);
 
+/// The collectives whose cost beyond their messages a site's [network] may give
+/// (CollectiveOverhead in the site table).
+enum class CollectiveKind { barrier, broadcast, allreduce };
+
+/// After each collective call on `ranks` ranks, in the SimGrid build: the calling rank
+/// waits the overhead of `kind` the twin's platform carries (its root zone's
+/// hetscale.overhead.* properties; none, nothing). Nothing in the ordinary build. Throws
+/// Error naming the property when its text is not two numbers.
+void charge_collective_overhead(CollectiveKind kind, int ranks);
+
 /// The fraction of a host's speed the code attains (--compute-efficiency, default 1):
 /// charging X operations costs X / efficiency flops of simulated time. Once, before the run.
 void set_compute_efficiency(double efficiency);

@@ -60,6 +60,22 @@ TEST(TwinPlatform, StarHasOneHostPerNodeNotExcluded) {
   EXPECT_TRUE(contains(p.xml, R"(<prop id="hetscale.network" value="site table"/>)")) << p.xml;
 }
 
+// The collectives' overheads travel to the twin kernels as properties of the root zone,
+// only those that are set (a platform without them is the same text as before).
+TEST(TwinPlatform, CollectiveOverheadsAreRootZoneProperties) {
+  SiteTable table = load_site_table(fixture("good-network-star.toml"));
+  EXPECT_FALSE(contains(make_twin_platform(table).xml, "hetscale.overhead")) << make_twin_platform(table).xml;
+  table.network->barrier_overhead = {-8100, 6680, 5};
+  table.network->allreduce_overhead = {2.5, 0, 0};
+  const TwinPlatform p = make_twin_platform(table);
+  EXPECT_TRUE(contains(p.xml, R"(<prop id="hetscale.overhead.barrier" value="-8100 6680 5"/>)")) << p.xml;
+  EXPECT_TRUE(contains(p.xml, R"(<prop id="hetscale.overhead.allreduce" value="2.5 0 0"/>)")) << p.xml;
+  EXPECT_FALSE(contains(p.xml, "hetscale.overhead.broadcast")) << p.xml;
+  // Inside the site's zone, before its first host.
+  EXPECT_LT(p.xml.find("hetscale.overhead.barrier"), p.xml.find("<host "));
+  EXPECT_GT(p.xml.find("hetscale.overhead.barrier"), p.xml.find("<zone id=\"zone:site\""));
+}
+
 TEST(TwinPlatform, SwitchPerGroupHasAZoneAndASwitchPerGroup) {
   const SiteTable table = load_site_table(fixture("good-network-switch-per-group.toml"));
   const TwinPlatform p = make_twin_platform(table);

@@ -289,6 +289,54 @@ TEST_F(Twin, AFoldedBufferTheMachineCannotMapIsAClearError) {
   EXPECT_TRUE(r.record.ranks.empty()) << "no record";
 }
 
+// The collectives' overheads of a site's [network]: every rank waits after each call, so
+// a 2-rank run is longer by exactly the calls' overheads on its critical path. mm calls
+// three rooted collectives in its timed region (scatterv, broadcast, gatherv: the
+// broadcast's overhead), ge an all-reduce and a broadcast per column. The broadcast's is
+// a line in the ranks, -1000 + 1000 p us: 1 ms on 2 ranks.
+TEST_F(Twin, CollectiveOverheadsAreWaitedAfterEachCall) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("hetscale_twin_overheads_" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path site = dir / "site.toml";
+  {
+    std::ofstream out(site);
+    out << "[site]\nname = \"two\"\nspeed_unit = \"Mflops\"\n"
+           "[network]\ntopology = \"star\"\nlatency_us = 5\nbandwidth_MBps = 1000\n"
+           "[[group]]\nname = \"g\"\nmarked_speed = 1000.0\n"
+           "[[node]]\nname = \"h[1-2]\"\ngroup = \"g\"\n";
+  }
+  SiteTable table = load_site_table(site);
+  const TwinPlatformFiles plain = write_twin_platform(make_twin_platform(table), dir / "plain");
+  table.network->broadcast_overhead = {-1000, 1000, 0};
+  table.network->allreduce_overhead = {250, 0, 0};
+  table.network->barrier_overhead = {100000, 0, 0};  // before the timed region only
+  const TwinPlatformFiles slowed = write_twin_platform(make_twin_platform(table), dir / "slowed");
+  std::map<std::string, std::pair<double, double>> walls;
+  for (const std::string kernel : {"mm", "ge"}) {
+    SCOPED_TRACE(kernel);
+    const TwinRun a = run_on(plain.platform.string(), plain.hostfile.string(), kernel, 2, "-N 64 --weights equal");
+    const TwinRun b = run_on(slowed.platform.string(), slowed.hostfile.string(), kernel, 2, "-N 64 --weights equal");
+    ASSERT_EQ(a.status, 0) << a.output;
+    ASSERT_EQ(b.status, 0) << b.output;
+    walls[kernel] = {a.record.wall_seconds, b.record.wall_seconds};
+    // The compute charges do not move (up to the rounding of clock readings later in time).
+    EXPECT_NEAR(a.record.ranks[1].compute_seconds, b.record.ranks[1].compute_seconds, 1e-12);
+  }
+  EXPECT_NEAR(walls["mm"].second - walls["mm"].first, 3 * 1e-3, 1e-9);
+  // ge: 64 columns of (all-reduce + broadcast), and the scatter and gather around them
+  // where they fall within the timed region.
+  const double per_column = 64 * (250e-6 + 1e-3);
+  const double ge_added = walls["ge"].second - walls["ge"].first;
+  EXPECT_GE(ge_added, per_column - 1e-9);
+  EXPECT_LE(ge_added, per_column + 2e-3 + 1e-9);
+  // Deterministic like every charged run.
+  const TwinRun again = run_on(slowed.platform.string(), slowed.hostfile.string(), "mm", 2, "-N 64 --weights equal");
+  EXPECT_EQ(again.record.wall_seconds, walls["mm"].second);
+  std::filesystem::remove_all(dir);
+}
+
 // Two hosts of 1 Gflop/s from a generated platform; "half" has a speed profile of constant
 // availability 0.5 when `half_available`: the same charge takes it twice as long.
 TEST_F(Twin, AvailabilityHalfDoublesTheTime) {
