@@ -107,7 +107,7 @@ install_deps() {
 build() {
   stage "build (preset default: hetscale, kernels, SPANK plugin)"
   local k targets=(hetscale hetscale_spank hetscale-commbench) programs=()
-  for k in mm ge; do
+  for k in mm ge lu; do
     targets+=("hetscale-$k" "hetscale-twin-$k")
     programs+=("$BIN/hetscale-$k")
   done

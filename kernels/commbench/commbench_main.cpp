@@ -1,7 +1,8 @@
 // hetscale-commbench: the network calibration of a real cluster, run through srun like the
 // kernels (one rank per node): ping-pong between two nodes over message sizes, broadcast,
 // barrier and all-reduce over process counts, every message sent and waited for as the
-// kernels do (their collectives, HETSCALE_MPI_WAIT). Rank 0 fits T_send(N), T_bcast(p),
+// kernels do (their collectives, HETSCALE_MPI_WAIT) and the collectives timed as the
+// kernels meet them, one rank arriving late. Rank 0 fits T_send(N), T_bcast(p),
 // T_barrier(p) and T_allreduce(p) (hetscale/network_calibration.hpp), prints everything
 // as JSON and can write the site table again with the [network] table the fit implies,
 // the collectives' overheads included (docs/twin.md, "Calibration").
@@ -35,6 +36,7 @@ struct Options {
   std::vector<long> sizes{1, 64, 1024, 16384, 262144, 1048576, 4194304};
   int repetitions = 20;
   int bcast_bytes = 8;
+  double skew_us = 1000;
   std::string site;
   std::string site_out;
 };
@@ -94,31 +96,37 @@ struct CollectiveTimes {
 
 // Times of a broadcast of `bytes`, a barrier and an all-reduce of one (value, rank) pair
 // (ge's pivot search) among the first `p` ranks, each called and waited for as the
-// kernels do: per repetition the slowest rank's time, then the median; 0 on ranks other
-// than 0.
-CollectiveTimes collectives(int rank, int p, int bytes, int repetitions, WaitMode mode) {
+// kernels do, and each timed as a kernel meets it: the ranks do not arrive together. The
+// last rank (the broadcast's root) arrives `skew` seconds after the others, which wait
+// as HETSCALE_MPI_WAIT says (sleeping ranks must wake up); a call's time is from that
+// arrival to the end of the call on the slowest rank. Per repetition that time, then the
+// median; 0 on ranks other than 0.
+CollectiveTimes collectives(int rank, int p, int bytes, int repetitions, double skew, WaitMode mode) {
   namespace k = hetscale::kernels;
   MPI_Comm sub = MPI_COMM_NULL;
   MPI_Comm_split(MPI_COMM_WORLD, rank < p ? 0 : MPI_UNDEFINED, rank, &sub);
   std::vector<double> bcast, barrier, allreduce;
   if (sub != MPI_COMM_NULL) {
     std::vector<char> buffer(static_cast<std::size_t>(std::max(bytes, 1)));
-    // The slowest rank's time of one call, recorded after the warm-up repetitions.
+    const int late = p - 1;
     auto timed = [&](int i, std::vector<double>& times, auto&& call) {
       MPI_Barrier(sub);
       const double start = MPI_Wtime();
+      if (rank == late)
+        while (MPI_Wtime() - start < skew) {
+        }
       call();
-      const double mine = MPI_Wtime() - start;
+      const double mine = MPI_Wtime() - start - skew;
       double slowest = 0;
       MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, sub);
-      if (i >= 2) times.push_back(slowest);
+      if (i >= 2) times.push_back(std::max(0.0, slowest));
     };
     struct {
       double value;
       int rank;
     } candidate{static_cast<double>(rank), rank}, pivot{};
     for (int i = 0; i < repetitions + 2; ++i) {
-      timed(i, bcast, [&] { k::broadcast(buffer.data(), static_cast<std::size_t>(bytes), MPI_CHAR, 0, sub, mode); });
+      timed(i, bcast, [&] { k::broadcast(buffer.data(), static_cast<std::size_t>(bytes), MPI_CHAR, late, sub, mode); });
       timed(i, barrier, [&] { k::barrier(sub, mode); });
       timed(i, allreduce,
             [&] { k::allreduce(&candidate, &pivot, 1, MPI_DOUBLE_INT, MPI_MAXLOC, sub, mode); });
@@ -161,6 +169,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 100000));
   app.add_option("--bcast-bytes", options.bcast_bytes, "bytes of each broadcast")
       ->check(CLI::Range(0, 1 << 30));
+  app.add_option("--skew-us", options.skew_us,
+                 "how late the last rank arrives at each timed collective, microseconds")
+      ->check(CLI::Range(0.0, 1e6));
   app.add_option("--site", options.site, "site table to write again with the fitted [network]");
   app.add_option("--site-out", options.site_out, "where to write it (default: no site table)")
       ->needs("--site");
@@ -198,7 +209,7 @@ int main(int argc, char** argv) {
     if (rank == 0) measured.send.emplace_back(static_cast<double>(bytes), t);
   }
   for (int p : process_counts(size)) {
-    const CollectiveTimes t = collectives(rank, p, options.bcast_bytes, options.repetitions, mode);
+    const CollectiveTimes t = collectives(rank, p, options.bcast_bytes, options.repetitions, 1e-6 * options.skew_us, mode);
     if (rank == 0) {
       measured.bcast.emplace_back(p, t.bcast);
       measured.barrier.emplace_back(p, t.barrier);
@@ -211,6 +222,7 @@ int main(int argc, char** argv) {
       nlohmann::json out;
       out["hosts"] = hosts;
       out["wait"] = mode == WaitMode::spin ? "spin" : "sleep";
+      out["skew_us"] = options.skew_us;
       out["peer"] = {{"rank", peer}, {"host", hosts[static_cast<std::size_t>(peer)]},
                      {"other_node", hosts[static_cast<std::size_t>(peer)] != hosts[0]}};
       if (hosts[static_cast<std::size_t>(peer)] == hosts[0])

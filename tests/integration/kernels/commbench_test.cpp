@@ -63,6 +63,7 @@ TEST(Commbench, CalibratesTheNetworkAndWritesItIntoTheSiteTable) {
   ASSERT_EQ(out.at("barrier").size(), std::stoul(n) - 1);
   ASSERT_EQ(out.at("allreduce").size(), std::stoul(n) - 1);
   EXPECT_EQ(out.at("wait"), "sleep");
+  EXPECT_EQ(out.at("skew_us"), 1000.0);
   for (const char* c : {"bcast", "barrier", "allreduce"})
     for (const auto& s : out.at(c)) EXPECT_GT(s.at("seconds").get<double>(), 0) << c << " " << s;
 
