@@ -179,8 +179,7 @@ int main(int argc, char** argv) {
   WaitMode mode = WaitMode::spin;
   try {
     app.parse(argc, argv);
-    if (const char* wait = std::getenv("HETSCALE_MPI_WAIT"); wait != nullptr && *wait != '\0')
-      mode = hetscale::kernels::parse_wait_mode(wait);
+    mode = hetscale::kernels::wait_mode_from_variable(std::getenv("HETSCALE_MPI_WAIT"));
     if (size < 2) throw hetscale::Error("needs at least 2 ranks (one per node)");
     for (long bytes : options.sizes)
       if (bytes < 0 || bytes > (1L << 30)) throw hetscale::Error("--sizes: out of range");
@@ -221,7 +220,7 @@ int main(int argc, char** argv) {
     try {
       nlohmann::json out;
       out["hosts"] = hosts;
-      out["wait"] = mode == WaitMode::spin ? "spin" : "sleep";
+      out["wait"] = hetscale::kernels::to_string(mode);
       out["skew_us"] = options.skew_us;
       out["peer"] = {{"rank", peer}, {"host", hosts[static_cast<std::size_t>(peer)]},
                      {"other_node", hosts[static_cast<std::size_t>(peer)] != hosts[0]}};
@@ -246,12 +245,12 @@ int main(int argc, char** argv) {
       out["network"] = {{"topology", "star"},
                         {"latency_us", network.latency_us},
                         {"bandwidth_MBps", network.bandwidth_MBps}};
-      for (const auto& [kind, overhead] :
-           {std::pair{"barrier", network.barrier_overhead}, std::pair{"broadcast", network.broadcast_overhead},
-            std::pair{"allreduce", network.allreduce_overhead}}) {
-        out["network"][std::string(kind) + "_overhead_us"] = overhead.us;
-        out["network"][std::string(kind) + "_overhead_us_per_rank"] = overhead.us_per_rank;
-        out["network"][std::string(kind) + "_overhead_max_ranks"] = overhead.max_ranks;
+      for (const hetscale::CollectiveOverheadField& field : hetscale::kCollectiveOverheadFields) {
+        const std::string key = std::string(field.kind) + "_overhead_";
+        const hetscale::CollectiveOverhead& overhead = network.*field.member;
+        out["network"][key + "us"] = overhead.us;
+        out["network"][key + "us_per_rank"] = overhead.us_per_rank;
+        out["network"][key + "max_ranks"] = overhead.max_ranks;
       }
       std::printf("%s\n", out.dump(2).c_str());
       std::fprintf(stderr,
@@ -270,7 +269,7 @@ int main(int argc, char** argv) {
                    network.barrier_overhead.us, network.barrier_overhead.us_per_rank,
                    network.broadcast_overhead.us, network.broadcast_overhead.us_per_rank,
                    network.allreduce_overhead.us, network.allreduce_overhead.us_per_rank,
-                   mode == WaitMode::spin ? "spin" : "sleep");
+                   hetscale::kernels::to_string(mode));
       if (!options.site_out.empty()) {
         hetscale::SiteTable table = hetscale::load_site_table(options.site);
         table.network = models.network;

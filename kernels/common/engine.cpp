@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <array>
-#include <cmath>
 #include <cstring>
 #include <limits>
 #include <mutex>
@@ -19,8 +18,6 @@
 #include <simgrid/version.h>
 #include <simgrid/zone.h>
 #include <xbt/config.h>
-
-#include <cstdlib>
 
 #include "hetscale/site/site_table.hpp"
 #endif
@@ -92,39 +89,19 @@ void charge_operations(double operations) {
   if (operations > 0) smpi_execute_flops(operations / compute_efficiency);
 }
 
-namespace {
-
-// One hetscale.overhead.* property of the platform's root zone: "US US_PER_RANK MAX_RANKS".
-CollectiveOverhead platform_overhead(const char* property) {
-  CollectiveOverhead out;
-  const char* text = sg_zone_get_property_value(sg_zone_get_root(), property);
-  if (text == nullptr) return out;
-  std::array<double, 3> figures{};
-  const char* rest = text;
-  for (double& figure : figures) {
-    char* end = nullptr;
-    figure = std::strtod(rest, &end);
-    if (end == rest || !std::isfinite(figure))
-      throw Error(std::string("the platform's ") + property + " is '" + text +
-                  "', not three numbers (microseconds, microseconds per rank, largest ranks)");
-    rest = end;
-  }
-  if (*rest != '\0')
-    throw Error(std::string("the platform's ") + property + " is '" + text + "', not three numbers");
-  if (figures[2] < 0 || figures[2] > std::numeric_limits<int>::max() || figures[2] != std::floor(figures[2]))
-    throw Error(std::string("the platform's ") + property + " is '" + text + "': its largest ranks is no count");
-  out = {figures[0], figures[1], static_cast<int>(figures[2])};
-  return out;
-}
-
-}  // namespace
-
 void charge_collective_overhead(CollectiveKind kind, int ranks) {
   // Read once, by the first rank that calls (the same platform for all).
-  static const std::array<CollectiveOverhead, 3> overheads{
-      platform_overhead(kBarrierOverheadProperty), platform_overhead(kBroadcastOverheadProperty),
-      platform_overhead(kAllreduceOverheadProperty)};
-  const double seconds = overheads[static_cast<std::size_t>(kind)].seconds(ranks);
+  static const Network platform = [] {
+    Network read;
+    for (const CollectiveOverheadField& field : kCollectiveOverheadFields)
+      read.*field.member =
+          parse_overhead_property(field.property, sg_zone_get_property_value(sg_zone_get_root(), field.property));
+    return read;
+  }();
+  const CollectiveOverhead& overhead = kind == CollectiveKind::barrier     ? platform.barrier_overhead
+                                       : kind == CollectiveKind::broadcast ? platform.broadcast_overhead
+                                                                           : platform.allreduce_overhead;
+  const double seconds = overhead.seconds(ranks);
   if (seconds > 0) sg_actor_sleep_for(seconds);
 }
 

@@ -17,6 +17,12 @@ WaitMode parse_wait_mode(std::string_view text) {
   throw Error("HETSCALE_MPI_WAIT: expected spin or sleep, not '" + std::string(text) + "'");
 }
 
+WaitMode wait_mode_from_variable(const char* value) {
+  return value == nullptr || *value == '\0' ? WaitMode::spin : parse_wait_mode(value);
+}
+
+const char* to_string(WaitMode mode) noexcept { return mode == WaitMode::spin ? "spin" : "sleep"; }
+
 void complete(MPI_Request& request, WaitMode mode, const char* what) {
   // Under SMPI a waiting rank spends no CPU quota, and every MPI_Test would add simulated
   // time (smpi/test) and simulation work: the SimGrid build waits with MPI_Wait in both modes.

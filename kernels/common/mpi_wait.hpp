@@ -17,6 +17,12 @@ enum class WaitMode { spin, sleep };
 /// "spin" or "sleep" (HETSCALE_MPI_WAIT); throws Error naming the variable otherwise.
 [[nodiscard]] WaitMode parse_wait_mode(std::string_view text);
 
+/// The mode HETSCALE_MPI_WAIT's value gives (`value` as getenv returns it): spin when the
+/// variable is unset or empty, else parse_wait_mode's.
+[[nodiscard]] WaitMode wait_mode_from_variable(const char* value);
+
+[[nodiscard]] const char* to_string(WaitMode mode) noexcept;
+
 /// Completes `request` in the given mode; throws Error naming `what` when it fails.
 void complete(MPI_Request& request, WaitMode mode, const char* what);
 

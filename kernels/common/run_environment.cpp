@@ -59,8 +59,7 @@ RunEnvironment read_run_environment(const KernelOptions& options, const GetEnv& 
     // Node-local and per user: wisdom is only good for the processor it was measured on.
     env.fft_wisdom = "/var/tmp/hetscale-fftw-wisdom." + std::to_string(::getuid());
   }
-  if (const char* wait = getenv("HETSCALE_MPI_WAIT"); wait != nullptr && *wait != '\0')
-    env.wait = parse_wait_mode(wait);
+  env.wait = wait_mode_from_variable(getenv("HETSCALE_MPI_WAIT"));
   return env;
 }
 

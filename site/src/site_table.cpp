@@ -1,6 +1,12 @@
 // In-memory lookups of the site table; parsing and writing live in site_table_io.cpp.
 #include "hetscale/site/site_table.hpp"
 
+#include <fmt/format.h>
+
+#include <array>
+#include <cmath>
+#include <cstdlib>
+
 namespace hetscale {
 
 std::string_view to_string(NodeState state) {
@@ -19,6 +25,30 @@ double CollectiveOverhead::seconds(int ranks) const {
   const int counted = max_ranks > 0 && ranks > max_ranks ? max_ranks : ranks;
   const double total = us + us_per_rank * counted;
   return total > 0 ? total * 1e-6 : 0.0;
+}
+
+std::string overhead_property_text(const CollectiveOverhead& overhead) {
+  return fmt::format("{} {} {}", overhead.us, overhead.us_per_rank, overhead.max_ranks);
+}
+
+CollectiveOverhead parse_overhead_property(const char* property, const char* text) {
+  if (text == nullptr) return {};
+  const auto wrong = [&](std::string_view why) {
+    return Error(fmt::format("the platform's {} is '{}': {}", property, text, why));
+  };
+  std::array<double, 3> figures{};
+  const char* rest = text;
+  for (double& figure : figures) {
+    char* end = nullptr;
+    figure = std::strtod(rest, &end);
+    if (end == rest || !std::isfinite(figure))
+      throw wrong("not three numbers (microseconds, microseconds per rank, largest ranks)");
+    rest = end;
+  }
+  if (*rest != '\0') throw wrong("more than three numbers");
+  if (figures[2] < 0 || figures[2] > double(1 << 30) || figures[2] != std::floor(figures[2]))
+    throw wrong("its largest ranks is no count from 0 to 2^30");
+  return {figures[0], figures[1], static_cast<int>(figures[2])};
 }
 
 std::string_view to_string(NetworkTopology topology) {

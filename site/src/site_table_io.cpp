@@ -86,9 +86,8 @@ class SiteReader : private TomlSource {
           fail(at(*value), fmt::format("'{}' applies only to topology 'switch-per-group', not '{}'",
                                        key, to_string(network.topology)));
     }
-    network.barrier_overhead = overhead(*entry, "barrier");
-    network.broadcast_overhead = overhead(*entry, "broadcast");
-    network.allreduce_overhead = overhead(*entry, "allreduce");
+    for (const CollectiveOverheadField& field : kCollectiveOverheadFields)
+      network.*field.member = overhead(*entry, field.kind);
     table.network = network;
   }
 
@@ -241,15 +240,12 @@ void write_network(std::string& out, const Network& network) {
     out += "backbone_latency_us = " + float_text(network.backbone_latency_us) + "\n";
     out += "backbone_bandwidth_MBps = " + float_text(network.backbone_bandwidth_MBps) + "\n";
   }
-  const std::pair<const char*, const CollectiveOverhead*> overheads[] = {
-      {"barrier", &network.barrier_overhead},
-      {"broadcast", &network.broadcast_overhead},
-      {"allreduce", &network.allreduce_overhead}};
-  for (const auto& [kind, overhead] : overheads) {
-    if (overhead->none()) continue;
-    out += fmt::format("{}_overhead_us = {}\n", kind, float_text(overhead->us));
-    out += fmt::format("{}_overhead_us_per_rank = {}\n", kind, float_text(overhead->us_per_rank));
-    if (overhead->max_ranks > 0) out += fmt::format("{}_overhead_max_ranks = {}\n", kind, overhead->max_ranks);
+  for (const CollectiveOverheadField& field : kCollectiveOverheadFields) {
+    const CollectiveOverhead& overhead = network.*field.member;
+    if (overhead.none()) continue;
+    out += fmt::format("{}_overhead_us = {}\n", field.kind, float_text(overhead.us));
+    out += fmt::format("{}_overhead_us_per_rank = {}\n", field.kind, float_text(overhead.us_per_rank));
+    if (overhead.max_ranks > 0) out += fmt::format("{}_overhead_max_ranks = {}\n", field.kind, overhead.max_ranks);
   }
 }
 

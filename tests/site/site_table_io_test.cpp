@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include <string>
 
 #include "hetscale/base/error.hpp"
@@ -496,6 +498,41 @@ TEST(ParseSiteTableNetwork, CollectiveOverheads) {
       << text;
   EXPECT_EQ(format_site_table(plain).find("overhead"), std::string::npos);
   expect_same_table(parse_site_table(text, "formatted.toml"), table);
+}
+
+// The text a twin platform carries each overhead in, and the twin kernels' reading of it.
+TEST(OverheadProperty, RoundTripsAndRefusesWhatIsNotThreeNumbers) {
+  const CollectiveOverhead overhead{-8100.5, 6680, 5};
+  EXPECT_EQ(overhead_property_text(overhead), "-8100.5 6680 5");
+  const CollectiveOverhead back = parse_overhead_property("p", overhead_property_text(overhead).c_str());
+  EXPECT_EQ(back.us, overhead.us);
+  EXPECT_EQ(back.us_per_rank, overhead.us_per_rank);
+  EXPECT_EQ(back.max_ranks, overhead.max_ranks);
+  EXPECT_TRUE(parse_overhead_property("p", nullptr).none());
+  const auto error = [](const char* text) {
+    try {
+      (void)parse_overhead_property("hetscale.overhead.barrier", text);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error("1 2"), "the platform's hetscale.overhead.barrier is '1 2': not three numbers "
+                          "(microseconds, microseconds per rank, largest ranks)");
+  EXPECT_EQ(error("1 inf 3"), "the platform's hetscale.overhead.barrier is '1 inf 3': not three numbers "
+                              "(microseconds, microseconds per rank, largest ranks)");
+  EXPECT_EQ(error("1 2 3 4"), "the platform's hetscale.overhead.barrier is '1 2 3 4': more than three numbers");
+  EXPECT_EQ(error("1 2 3.5"),
+            "the platform's hetscale.overhead.barrier is '1 2 3.5': its largest ranks is no count from 0 to 2^30");
+  // Every overhead of a [network] has its own keys' prefix and property.
+  std::set<std::string_view> kinds;
+  std::set<std::string> properties;
+  for (const CollectiveOverheadField& field : kCollectiveOverheadFields) {
+    kinds.insert(field.kind);
+    properties.insert(field.property);
+  }
+  EXPECT_EQ(kinds.size(), 3u);
+  EXPECT_EQ(properties.size(), 3u);
 }
 
 TEST(FormatSiteTable, RoundTripsTheNetwork) {

@@ -290,13 +290,9 @@ TwinPlatform make_twin_platform(const SiteTable& table, const TwinPlatformOption
   prop(out, "    ", "hetscale.flops_per_unit", number(platform.flops_per_unit));
   prop(out, "    ", "hetscale.topology", to_string(network.topology));
   prop(out, "    ", "hetscale.network", platform.default_network ? "defaults" : "site table");
-  for (const auto& [property, overhead] :
-       {std::pair{kBarrierOverheadProperty, &network.barrier_overhead},
-        std::pair{kBroadcastOverheadProperty, &network.broadcast_overhead},
-        std::pair{kAllreduceOverheadProperty, &network.allreduce_overhead}})
-    if (!overhead->none())
-      prop(out, "    ", property,
-           fmt::format("{} {} {}", number(overhead->us), number(overhead->us_per_rank), overhead->max_ranks));
+  for (const CollectiveOverheadField& field : kCollectiveOverheadFields)
+    if (!(network.*field.member).none())
+      prop(out, "    ", field.property, overhead_property_text(network.*field.member));
   HostSettings settings;
   if (const auto& availability = options.availability) {
     settings = host_settings(table, hosts, *availability);

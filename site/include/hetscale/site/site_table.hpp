@@ -38,13 +38,6 @@ struct CollectiveOverhead {
   [[nodiscard]] bool none() const { return us == 0 && us_per_rank == 0; }
 };
 
-/// The twin platform's properties (of its root zone) that carry each overhead to the
-/// simulated kernels, as "US US_PER_RANK MAX_RANKS" (written by make_twin_platform when not
-/// zero, read by the twin build of the kernels' collectives; MAX_RANKS 0 for no limit).
-inline constexpr const char* kBarrierOverheadProperty = "hetscale.overhead.barrier";
-inline constexpr const char* kBroadcastOverheadProperty = "hetscale.overhead.broadcast";
-inline constexpr const char* kAllreduceOverheadProperty = "hetscale.overhead.allreduce";
-
 /// The optional [network] table: the interconnect the twin models. Units are those the
 /// keys name: microseconds and megabytes (1e6 bytes) per second. The member defaults are
 /// the documented defaults for a table without [network] (a 10 Gb/s-class Ethernet).
@@ -60,6 +53,28 @@ struct Network {
   CollectiveOverhead broadcast_overhead;
   CollectiveOverhead allreduce_overhead;
 };
+
+/// Each collective overhead of a [network]: its keys' prefix in a site table (`barrier`:
+/// barrier_overhead_us, ..._us_per_rank, ..._max_ranks), the twin platform's root-zone
+/// property that carries it to the simulated kernels, and its member. The one list the
+/// site table's reader and writer, the twin platform, the calibration's output and the
+/// twin kernels go through.
+struct CollectiveOverheadField {
+  std::string_view kind;
+  const char* property;
+  CollectiveOverhead Network::*member;
+};
+inline constexpr CollectiveOverheadField kCollectiveOverheadFields[] = {
+    {"barrier", "hetscale.overhead.barrier", &Network::barrier_overhead},
+    {"broadcast", "hetscale.overhead.broadcast", &Network::broadcast_overhead},
+    {"allreduce", "hetscale.overhead.allreduce", &Network::allreduce_overhead}};
+
+/// An overhead as its platform property's text, "US US_PER_RANK MAX_RANKS" (shortest
+/// numbers that read back the same), and back. Reading `text` null gives no overhead;
+/// anything but three finite numbers, the last a count from 0 to 2^30, throws Error naming
+/// `property`.
+std::string overhead_property_text(const CollectiveOverhead& overhead);
+CollectiveOverhead parse_overhead_property(const char* property, const char* text);
 
 struct Group {
   std::string name;
