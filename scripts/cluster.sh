@@ -31,7 +31,7 @@ source "$REPO/scripts/lib/testbed-common.sh"
 PATH=$(tr ':' '\n' <<<"$PATH" | while IFS= read -r d; do [ -e "$d/.slurm-leg" ] || printf '%s:' "$d"; done)
 PATH=${PATH%:}
 
-PERIOD_US=20000       # CFS period: short, so that short timed runs see a smooth quota
+PERIOD_US=${HETSCALE_TESTBED_PERIOD_US:-20000}  # CFS period: short, so that short timed runs see a smooth quota
 # Share of the real cores the node quotas add up to: the rest is headroom for the
 # scheduler's imperfect packing of throttled tasks on cores, for slurmctld, srun, munged
 # and whatever else runs (docs/testbed.md, "Speed factors").
@@ -272,6 +272,8 @@ compute_quotas() {
   for n in "${NODES[@]}"; do total=$(awk "BEGIN{print $total + ${SPEED[$n]} * ${CPUS[$n]}}"); done
   awk "BEGIN{exit !($CPU_BUDGET > 0 && $CPU_BUDGET <= 1)}" ||
     die "HETSCALE_TESTBED_CPU_BUDGET must be in (0, 1], got '$CPU_BUDGET'"
+  [[ $PERIOD_US =~ ^[0-9]+$ ]] && [ "$PERIOD_US" -ge 1000 ] && [ "$PERIOD_US" -le 1000000 ] ||
+    die "HETSCALE_TESTBED_PERIOD_US must be microseconds in [1000, 1000000], got '$PERIOD_US'"
   CORE_PER_SPEED=$(awk "BEGIN{u = $CPU_BUDGET * $REAL_CORES / $total; if (u > 1) u = 1; printf \"%.6f\", u}")
   for n in "${NODES[@]}"; do
     QUOTA[$n]=$(awk "BEGIN{q = int(${SPEED[$n]} * ${CPUS[$n]} * $CORE_PER_SPEED * $PERIOD_US); if (q < 1000) q = 1000; print q}")
