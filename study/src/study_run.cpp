@@ -5,6 +5,7 @@
 #include "hetscale/study/study_run.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -71,6 +72,11 @@ struct WrittenRound {
 
 fs::path round_directory(const fs::path& dir, const std::string& experiment, std::uint32_t round) {
   return dir / experiment / fmt::format("round{}", round);
+}
+
+// The twin's refinement round `round` (its first round is <experiment>/twin).
+fs::path twin_refined_directory(const fs::path& dir, const std::string& experiment, std::uint32_t round) {
+  return dir / experiment / fmt::format("twin-round{}", round);
 }
 
 // What the study's library calls say goes to the controller's log, results and notes alike.
@@ -383,16 +389,28 @@ After predict_stage(Step& step) {
 // it) grown to twice `twin_nodes` nodes of the same mix, up to sets of `twin_nodes` (one
 // repetition: the twin's runs are deterministic; psi floor 0.7 so that the largest sets'
 // sizes stay within what the twin folds), the kernel's compute efficiency calibrated from
-// its first round's runs; collected as <experiment>-twin.
+// its first round's runs; collected as <experiment>-twin, refined for up to its
+// `twin_rounds` ([twin] rounds unless the experiment has its own) rounds more as
+// `hetscale twin refine` refines (each round planned from the twin's runs
+// collected so far), then analyzed at the experiment's target as the measured ones are:
+// its sets' required parameter and work stored, so that the report puts them beside the
+// measured psi and, past the largest measured set, beside the forecasts.
 After twin_stage(Step& step) {
   const StudySpec& spec = step.spec;
   StudyState& state = step.state;
   const fs::path& dir = step.dir;
   std::ostream& out = step.out;
-  collector::CollectOptions twins;
+  std::istringstream no_stdin;
+  auto collect_round = [&](const fs::path& round_dir) {
+    collector::CollectOptions twins;
+    twins.inputs.push_back(round_dir.string());
+    twins.rejects = dir / "rejects.jsonl";
+    collector::collect(state.db, twins, no_stdin, out);
+  };
   for (const auto& e : spec.experiments) {
     const fs::path twin_dir = dir / e.spec.name / "twin";
     fs::remove_all(twin_dir);
+    for (std::uint32_t r = 1; r <= kMaxTwinRounds; ++r) fs::remove_all(twin_refined_directory(dir, e.spec.name, r));
     twin::TwinStudyRequest request;
     request.spec = e.path;
     request.site = state.site;
@@ -406,19 +424,50 @@ After twin_stage(Step& step) {
     request.runner.kernel_dir = state.kernel_dir;
     request.runner.jobs = 0;  // one per processor
     std::string progress;
-    const twin::SimulatedRoundOutcome outcome =
-        twin::conduct_twin_study(request, [&](LineKind, const std::string& line) {
-          out << line << std::flush;
-          progress += line;
-        });
+    const Say say = [&](LineKind, const std::string& line) {
+      out << line << std::flush;
+      progress += line;
+    };
+    const twin::SimulatedRoundOutcome outcome = twin::conduct_twin_study(request, say);
     write_file_atomically(twin_dir / "progress.txt", progress);
     record(state, "twin", fmt::format("{}: {}", e.spec.name, twin::to_string(*outcome.counts)));
     twin::require_no_failed_runs(outcome);
-    twins.inputs.push_back(twin_dir.string());
+    collect_round(twin_dir);
+    fs::path previous_dir = twin_dir;
+    const std::uint32_t rounds = e.twin_rounds.value_or(spec.twin_rounds);
+    for (std::uint32_t r = 1; r <= rounds; ++r) {
+      study::RefinementInput input = study::refinement_from_database(state.db, outcome.experiment);
+      input.latest.spec.refine.max_rounds = rounds;  // the twin's bound, not the measured rounds'
+      progress.clear();
+      const auto next = twin::next_simulated_round(twin::load_simulated_round(previous_dir),
+                                                   study::next_round(input.latest, input.runs, say), say);
+      if (!next) {
+        record(state, "twin", fmt::format("{}: refinement round {}: nothing to refine", e.spec.name, r));
+        break;
+      }
+      const fs::path round_dir = twin_refined_directory(dir, e.spec.name, r);
+      twin::SimulatedRoundOptions options;
+      options.bin_dir = state.kernel_dir;
+      const twin::SimulatedRoundOutcome refined =
+          twin::write_and_run_later_round(round_dir, *next, previous_dir, options, request.runner, say);
+      write_file_atomically(round_dir / "progress.txt", progress);
+      record(state, "twin", fmt::format("{}: refinement round {}: {}", e.spec.name, r, twin::to_string(*refined.counts)));
+      twin::require_no_failed_runs(refined);
+      collect_round(round_dir);
+      previous_dir = round_dir;
+    }
+    collector::Analysis a;
+    quick_session(state.db).run([&](pg::Connection& conn) {
+      a = collector::analyze(conn, outcome.experiment, e.spec.target_efficiency, e.spec.refine.tolerance);
+    });
+    std::vector<std::string> reached;
+    for (const auto& set : a.sets)
+      if (set.work)
+        reached.push_back(fmt::format("{} nodes at {} = {:.0f}", set.node_count, a.parameter, set.reading.parameter));
+    record(state, "twin",
+           fmt::format("{} at E_s {:g}: {} of {} sets reach it{}{}", outcome.experiment, e.spec.target_efficiency,
+                       reached.size(), a.sets.size(), reached.empty() ? "" : ": ", fmt::join(reached, ", ")));
   }
-  twins.rejects = dir / "rejects.jsonl";
-  std::istringstream no_stdin;
-  collector::collect(state.db, twins, no_stdin, out);
   record(state, "twin", fmt::format("{} experiment(s) on {} simulated nodes, collected as <experiment>-twin",
                                     spec.experiments.size(), 2 * spec.twin_nodes));
   return After::next_stage;

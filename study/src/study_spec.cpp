@@ -69,7 +69,7 @@ class StudySpecReader {
       toml_.fail(toml_.at(*node), "'experiment' must be an array of tables ([[experiment]] with spec = \"FILE\")");
     for (const toml::node& e : *node->as_array()) {
       const toml::table& t = *e.as_table();
-      toml_.check_keys(t, {"spec"}, "in [[experiment]]");
+      toml_.check_keys(t, {"spec", "twin_rounds"}, "in [[experiment]]");
       StudyExperiment x;
       const std::string path = toml_.required_string(t, "spec", "[[experiment]]");
       x.where = toml_.at(*t.get("spec"));
@@ -77,6 +77,7 @@ class StudySpecReader {
       if (!fs::is_regular_file(x.path))
         toml_.fail(x.where, fmt::format("no experiment spec at '{}'", x.path.string()));
       x.spec = jobgen::load_experiment_spec(x.path);  // its own errors name its own file
+      if (const toml::node* r = t.get("twin_rounds")) x.twin_rounds = count(*r, "twin_rounds", 0, kMaxTwinRounds);
       for (const auto& other : spec_.experiments)
         if (other.spec.name == x.spec.name)
           toml_.fail(x.where, fmt::format("experiment '{}' is already in the study ({})", x.spec.name,
@@ -116,10 +117,11 @@ class StudySpecReader {
   }
 
   void read_twin(const toml::table& t) {
-    toml_.check_keys(t, {"nodes"}, "in [twin]");
+    toml_.check_keys(t, {"nodes", "rounds"}, "in [twin]");
     const toml::node* n = t.get("nodes");
     if (n == nullptr) toml_.fail(toml_.at(t), "missing key 'nodes' in [twin] (the twin's largest set; leave [twin] out for none)");
     spec_.twin_nodes = count(*n, "nodes", 1, 1 << 20);
+    if (const toml::node* r = t.get("rounds")) spec_.twin_rounds = count(*r, "rounds", 0, kMaxTwinRounds);
   }
 
   TomlSource toml_;

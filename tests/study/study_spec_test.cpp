@@ -34,6 +34,7 @@ TEST(StudySpec, ReadsEveryKey) {
   const auto spec = parse_study_spec(head + R"(
 [[experiment]]
 spec = "../experiments/study-ge-quick.toml"
+twin_rounds = 0
 
 [equalize]
 experiment = "study-mm-quick"
@@ -48,6 +49,7 @@ speed_of_fastest = 1.5
 
 [twin]
 nodes = 32
+rounds = 3
 )", "study.toml", examples / "studies");
   EXPECT_EQ(spec.name, "s");
   EXPECT_EQ(spec.title, "hetscale study s");
@@ -63,6 +65,9 @@ nodes = 32
   EXPECT_EQ(spec.predict.what_if[0].nodes, 4u);
   EXPECT_DOUBLE_EQ(spec.predict.what_if[0].speed_of_fastest, 1.5);
   EXPECT_EQ(spec.twin_nodes, 32u);
+  EXPECT_EQ(spec.twin_rounds, 3u);
+  EXPECT_FALSE(spec.experiments[0].twin_rounds);
+  EXPECT_EQ(spec.experiments[1].twin_rounds, 0u);
   EXPECT_EQ(&spec.experiment("study-ge-quick"), &spec.experiments[1]);
 }
 
@@ -70,8 +75,18 @@ TEST(StudySpec, DefaultsWithoutOptionalTables) {
   const auto spec = parse_study_spec(head, "study.toml", examples / "studies");
   EXPECT_FALSE(spec.equalize.enabled);
   EXPECT_EQ(spec.twin_nodes, 0u);
+  EXPECT_EQ(spec.twin_rounds, 0u);
   EXPECT_TRUE(spec.predict.what_if.empty());
   EXPECT_FALSE(spec.replace_unavailable);
+}
+
+TEST(StudySpec, TheTwinsRoundsDefaultToNoneAndAreBounded) {
+  EXPECT_EQ(parse_study_spec(head + "[twin]\nnodes = 64\n", "study.toml", examples / "studies").twin_rounds, 0u);
+  EXPECT_EQ(error_of(head + "[twin]\nnodes = 64\nrounds = 9\n"),
+            "study.toml:9:10: 'rounds' must be between 0 and 8, got 9");
+  EXPECT_EQ(error_of(head + "[twin]\nnodes = 64\nround = 2\n"),
+            "study.toml:9:1: unknown key 'round' in [twin] (expected nodes or rounds)");
+  EXPECT_EQ(error_of(head + "twin_rounds = -1\n"), "study.toml:7:15: 'twin_rounds' must be between 0 and 8, got -1");
 }
 
 TEST(StudySpec, ReadsReplaceUnavailable) {

@@ -75,5 +75,13 @@ charts=$(grep -o '<svg' "$report" | wc -l)
 for e in study-mm-quick study-ge-quick; do
   [ "$(cut -f5 "$study/$e/twin/status.tsv" | sort -n | tail -n 1)" -eq 64 ] || fail "$e: no twin set of 64 ranks"
 done
+# mm's twin refined once (testbed-quick.toml: [twin] rounds = 1; ge's twin_rounds = 0), and
+# each twin analyzed at its experiment's target.
+grep -qE "twin: study-mm-quick: refinement round 1: (runs: [0-9]+ simulated, 0 kept, 0 failed|nothing to refine)" \
+  "$log" || fail "study-mm-quick: no refinement round of its twin"
+! grep -q "twin: study-ge-quick: refinement round" "$log" || fail "study-ge-quick: its twin was refined"
+for e in study-mm-quick study-ge-quick; do
+  grep -qE "twin: $e-twin at E_s [0-9.e-]+: [0-9]+ of 6 sets reach it" "$log" || fail "$e: its twin was not analyzed"
+done
 grep -q '<h2[^>]*>Measured and twin' "$report" || fail "the report has no section Measured and twin"
 echo "check_study: later stages ok (partition, re-run, 2 forecasts, twin to 64 nodes, report with $charts charts)"

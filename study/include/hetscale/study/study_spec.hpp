@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +19,7 @@ struct StudyExperiment {
   std::filesystem::path path;  // the experiment spec, relative paths resolved from the study spec's directory
   jobgen::ExperimentSpec spec;
   SourceLocation where;        // its `spec` value in the study spec
+  std::optional<std::uint32_t> twin_rounds;  // its own `twin_rounds`, instead of [twin] rounds
 };
 
 // Equalize the largest set of one experiment from its repeated runs, then run that set again
@@ -41,6 +43,9 @@ struct PredictSpec {
   std::vector<WhatIfSet> what_if;
 };
 
+/// The most refinement rounds `[twin] rounds` may ask for.
+inline constexpr std::uint32_t kMaxTwinRounds = 8;
+
 struct StudySpec {
   std::filesystem::path source;
   std::string name;   // names the controller jobs: <name>-controller
@@ -54,6 +59,7 @@ struct StudySpec {
   EqualizeSpec equalize;
   PredictSpec predict;
   std::uint32_t twin_nodes = 0;  // 0: no twin
+  std::uint32_t twin_rounds = 0;  // refinement rounds of the twin after its first (at most kMaxTwinRounds)
 
   [[nodiscard]] const StudyExperiment& experiment(std::string_view experiment_name) const;
 };
