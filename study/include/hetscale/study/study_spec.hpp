@@ -43,7 +43,7 @@ struct PredictSpec {
   std::vector<WhatIfSet> what_if;
 };
 
-/// The most refinement rounds `[twin] rounds` may ask for.
+/// The most refinement rounds `[twin] rounds` or an experiment's `twin_rounds` may ask for.
 inline constexpr std::uint32_t kMaxTwinRounds = 8;
 
 struct StudySpec {
