@@ -780,40 +780,6 @@ ReportSection heterogeneity_section(const ReportData& data) {
   return section;
 }
 
-ReportSection capacity_section(const ReportData& data) {
-  ReportSection section{"capacity",
-                        "Capacity planning",
-                        "Forecasts of hetscale predict: required work and psi for the measured "
-                        "sets, the next doublings of the site and what-if sets, with the error "
-                        "of the prediction where the set was measured.",
-                        {},
-                        {},
-                        {},
-                        {}};
-  for (const auto& e : data.experiments) {
-    for (double target : targets_of(e)) {
-      const std::string note = forecast_error_note(e, target);
-      if (!note.empty()) section.notes.push_back(note);
-      const std::string heading =
-          fmt::format("{} at {}", experiment_label(e), target_label(target));
-      const BarChart psi = forecast_psi_chart(e, target);
-      if (has_marks(psi))
-        add_figure(section, heading, render_svg(psi), {forecast_psi_table(e, target)});
-      const LineChart work = forecast_work_chart(e, target);
-      if (has_marks(work))
-        add_figure(section, has_marks(psi) ? "" : heading, render_svg(work),
-                   {forecast_table(e, target)});
-      else
-        section.tables.push_back(forecast_table(e, target));
-    }
-  }
-  if (section.figures.empty() && section.tables.empty())
-    section.notes.push_back(
-        "no forecasts stored: run hetscale predict --db URI --experiment NAME (next doublings "
-        "and what-if sets)");
-  return section;
-}
-
 // --- measured and twin --------------------------------------------------------------
 
 double TwinEfficiencyRow::relative_difference() const {
@@ -825,9 +791,24 @@ double TwinPsiRow::relative_difference() const {
   return measured && twin ? (*twin - *measured) / *measured : kNaN;
 }
 
-double BeyondMachineRow::relative_error() const {
-  if (!forecast || !forecast->predicted_parameter || !twin.parameter_value) return kNaN;
-  return (*forecast->predicted_parameter - *twin.parameter_value) / *twin.parameter_value;
+namespace {
+double forecast_error(const OptionalNumber& forecast, const OptionalNumber& twin) {
+  return forecast && twin ? (*forecast - *twin) / *twin : kNaN;
+}
+}  // namespace
+
+double CapacityTwinRow::parameter_error() const {
+  if (!forecast || !twin) return kNaN;
+  return forecast_error(forecast->predicted_parameter, twin->parameter_value);
+}
+
+double CapacityTwinRow::work_error() const {
+  if (!forecast || !twin) return kNaN;
+  return forecast_error(forecast->predicted_work, twin->work);
+}
+
+double CapacityTwinRow::psi_error() const {
+  return forecast ? forecast_error(forecast->predicted_psi, twin_psi) : kNaN;
 }
 
 std::vector<TwinEfficiencyRow> twin_efficiency_rows(const ExperimentData& measured,
@@ -897,23 +878,43 @@ std::vector<TwinPsiRow> twin_psi_rows(const ExperimentData& measured, const Expe
   return out;
 }
 
-std::vector<BeyondMachineRow> beyond_machine_rows(const ExperimentData& measured,
-                                                  const ExperimentData& twin) {
-  std::optional<int> largest;
-  for (const auto& p : measured.curve)
-    largest = std::max(largest.value_or(p.set_index), p.set_index);
-  for (const auto& w : measured.required_work)
-    largest = std::max(largest.value_or(w.set_index), w.set_index);
-  std::vector<BeyondMachineRow> out;
+std::vector<CapacityTwinRow> capacity_twin_rows(const ExperimentData& measured,
+                                                const ExperimentData& twin) {
+  // The nodes of the largest measured set: from its analysis or forecast rows, else from the
+  // twin's set of the same index (the twin's sets are the measured ones, then more).
+  std::optional<int> largest_set;
+  for (const auto& p : measured.curve) largest_set = std::max(largest_set.value_or(p.set_index), p.set_index);
+  int largest = 0;
+  for (const auto& w : measured.required_work) largest = std::max(largest, w.node_count);
+  for (const auto& f : measured.forecasts)
+    if (f.kind == "measured") largest = std::max(largest, f.node_count);
+  for (const auto& w : twin.required_work)
+    if (largest_set && w.set_index <= *largest_set) largest = std::max(largest, w.node_count);
+  std::map<std::pair<double, int>, CapacityTwinRow> rows;
+  auto row = [&](double target, int nodes) -> CapacityTwinRow& {
+    CapacityTwinRow& r = rows[{target, nodes}];
+    r.target_efficiency = target;
+    r.node_count = nodes;
+    return r;
+  };
+  std::set<double> twin_targets;
   for (const auto& w : twin.required_work) {
-    if (largest && w.set_index <= *largest) continue;
-    BeyondMachineRow row{w, std::nullopt};
-    for (const auto& f : measured.forecasts)
-      if (f.target_efficiency == w.target_efficiency && f.node_count == w.node_count &&
-          (!row.forecast || (row.forecast->kind != "doubling" && f.kind == "doubling")))
-        row.forecast = f;
-    out.push_back(std::move(row));
+    twin_targets.insert(w.target_efficiency);
+    if (w.node_count <= largest) continue;
+    CapacityTwinRow& r = row(w.target_efficiency, w.node_count);
+    r.twin = w;
+    for (const auto& p : twin.psi)
+      if (p.target_efficiency == w.target_efficiency && p.next_set_index == w.set_index)
+        r.twin_psi = p.psi;
   }
+  for (const auto& f : measured.forecasts) {
+    if (f.node_count <= largest || !twin_targets.contains(f.target_efficiency)) continue;
+    if (f.kind != "doubling" && !rows.contains({f.target_efficiency, f.node_count})) continue;
+    CapacityTwinRow& r = row(f.target_efficiency, f.node_count);
+    if (!r.forecast || (r.forecast->kind != "doubling" && f.kind == "doubling")) r.forecast = f;
+  }
+  std::vector<CapacityTwinRow> out;
+  for (auto& [key, r] : rows) out.push_back(std::move(r));
   return out;
 }
 
@@ -963,25 +964,57 @@ ReportTable twin_psi_table(const TwinPair& pair, const ExperimentData& measured)
       rows);
 }
 
-ReportTable beyond_machine_table(const TwinPair& pair, const std::vector<BeyondMachineRow>& rows) {
+ReportTable capacity_twin_table(const TwinPair& pair, const ExperimentData& measured,
+                                const std::vector<CapacityTwinRow>& rows) {
   std::vector<std::vector<Cell>> cells;
   for (const auto& r : rows) {
     const OptionalNumber none;
     const auto& f = r.forecast;
-    cells.push_back({number(r.twin.target_efficiency), integer(r.twin.set_index),
-                     integer(r.twin.node_count), number(r.twin.marked_speed), text(r.twin.status),
-                     number(r.twin.parameter_value), number(r.twin.work),
+    const auto& t = r.twin;
+    cells.push_back({number(r.target_efficiency), integer(r.node_count),
                      text(f ? f->kind + ": " + f->label : "no forecast"),
                      number(f ? f->marked_speed : kNaN), number(f ? f->predicted_parameter : none),
-                     number(f ? f->predicted_work : none), percent(r.relative_error())});
+                     number(f ? f->predicted_work : none), number(f ? f->predicted_psi : none),
+                     t ? integer(t->set_index) : number(kNaN), text(t ? t->status : "not simulated"),
+                     number(t ? t->marked_speed : kNaN), number(t ? t->parameter_value : none),
+                     number(t ? t->work : none), number(r.twin_psi), percent(r.parameter_error()),
+                     percent(r.work_error()), percent(r.psi_error())});
   }
   return make_table(
-      twin_id(pair) + "-beyond",
-      "Twin sets beyond the measured ones and the forecast of hetscale predict, " + pair.measured,
-      {"target_efficiency", "set_index", "node_count", "twin_marked_speed", "twin_status",
-       "twin_parameter_value", "twin_work", "forecast", "forecast_marked_speed",
-       "predicted_parameter", "predicted_work", "relative_error"},
+      twin_id(pair) + "-capacity",
+      fmt::format("Forecast and twin on the sets beyond the measured ones, {} and {}",
+                  experiment_label(measured), experiment_label(pair.twin)),
+      {"target_efficiency", "node_count", "forecast", "forecast_marked_speed",
+       "predicted_parameter", "predicted_work", "predicted_psi", "twin_set_index", "twin_status",
+       "twin_marked_speed", "twin_parameter_value", "twin_work", "twin_psi", "parameter_error",
+       "work_error", "psi_error"},
       cells);
+}
+
+/// The twin beside the forecasts of `measured`, with notes on the sets only one side has.
+void add_capacity_twin(const TwinPair& pair, const ExperimentData& measured,
+                       ReportSection& section) {
+  const std::vector<CapacityTwinRow> rows = capacity_twin_rows(measured, pair.twin);
+  std::vector<int> unsimulated;
+  for (const auto& r : rows) {
+    if (!r.twin && std::find(unsimulated.begin(), unsimulated.end(), r.node_count) == unsimulated.end())
+      unsimulated.push_back(r.node_count);
+    if (r.twin && !r.forecast)
+      section.notes.push_back(fmt::format(
+          "{}, twin set {} ({} nodes) at {}: no forecast of hetscale predict for {} nodes from "
+          "{}",
+          experiment_label(pair.twin), r.twin->set_index, r.node_count,
+          target_label(r.target_efficiency), r.node_count, pair.measured));
+  }
+  if (!unsimulated.empty())
+    section.notes.push_back(fmt::format(
+        "{}: forecasts for {} nodes have no twin set beside them: the twin's site or study "
+        "stops short of them",
+        experiment_label(pair.twin), fmt::join(unsimulated, ", ")));
+  if (!rows.empty())
+    add_figure(section, fmt::format("{} and its twin {}", experiment_label(measured),
+                                    experiment_label(pair.twin)),
+               "", {capacity_twin_table(pair, measured, rows)});
 }
 
 void add_twin_figures(const TwinPair& pair, const ExperimentData& measured,
@@ -1004,15 +1037,6 @@ void add_twin_figures(const TwinPair& pair, const ExperimentData& measured,
         "{}: no psi of both: run hetscale analyze --db URI --experiment NAME --target E_s for "
         "each",
         heading));
-  const std::vector<BeyondMachineRow> beyond = beyond_machine_rows(measured, pair.twin);
-  for (const auto& r : beyond)
-    if (!r.forecast)
-      section.notes.push_back(fmt::format(
-          "{}, twin set {} ({} nodes) at {}: no forecast of hetscale predict for {} nodes from "
-          "{}",
-          experiment_label(pair.twin), r.twin.set_index, r.twin.node_count,
-          target_label(r.twin.target_efficiency), r.twin.node_count, pair.measured));
-  if (!beyond.empty()) add_figure(section, "", "", {beyond_machine_table(pair, beyond)});
 }
 
 }  // namespace
@@ -1022,11 +1046,10 @@ ReportSection twin_section(const ReportData& data) {
                         "Measured and twin",
                         "Each experiment next to its twin, the experiment of the same name "
                         "with the suffix -twin simulated on the SimGrid model of the site "
-                        "(hetscale twin study): E_s per machine set in both, psi between "
-                        "consecutive sets, and for the twin's sets beyond the largest measured "
-                        "set its required parameter at the target next to the forecast of "
-                        "hetscale predict from the measurements. Differences are (twin - "
-                        "measured) / measured; errors (forecast - twin) / twin.",
+                        "(hetscale twin study): E_s per machine set in both and psi between "
+                        "consecutive sets. Differences are (twin - measured) / measured. The "
+                        "twin's sets beyond the measured ones are in Capacity planning, beside "
+                        "the forecasts.",
                         {},
                         {},
                         {},
@@ -1034,6 +1057,46 @@ ReportSection twin_section(const ReportData& data) {
   for (const auto& pair : data.twins)
     for (const auto& e : data.experiments)
       if (!e.from_files && shown_name(e) == pair.measured) add_twin_figures(pair, e, section);
+  return section;
+}
+
+ReportSection capacity_section(const ReportData& data) {
+  ReportSection section{"capacity",
+                        "Capacity planning",
+                        "Forecasts of hetscale predict: required work and psi for the measured "
+                        "sets, the next doublings of the site and what-if sets, with the error "
+                        "of the prediction where the set was measured. Where the experiment "
+                        "has a twin, the twin's sets beyond the measured ones beside the "
+                        "forecasts of as many nodes: required parameter, work and psi against "
+                        "the set before, each side, with the errors (forecast - twin) / twin.",
+                        {},
+                        {},
+                        {},
+                        {}};
+  for (const auto& e : data.experiments) {
+    for (double target : targets_of(e)) {
+      const std::string note = forecast_error_note(e, target);
+      if (!note.empty()) section.notes.push_back(note);
+      const std::string heading =
+          fmt::format("{} at {}", experiment_label(e), target_label(target));
+      const BarChart psi = forecast_psi_chart(e, target);
+      if (has_marks(psi))
+        add_figure(section, heading, render_svg(psi), {forecast_psi_table(e, target)});
+      const LineChart work = forecast_work_chart(e, target);
+      if (has_marks(work))
+        add_figure(section, has_marks(psi) ? "" : heading, render_svg(work),
+                   {forecast_table(e, target)});
+      else
+        section.tables.push_back(forecast_table(e, target));
+    }
+    if (e.from_files) continue;
+    for (const auto& pair : data.twins)
+      if (shown_name(e) == pair.measured) add_capacity_twin(pair, e, section);
+  }
+  if (!any_data(data, [](const ExperimentData& e) { return !e.forecasts.empty(); }))
+    section.notes.push_back(
+        "no forecasts stored: run hetscale predict --db URI --experiment NAME (next doublings "
+        "and what-if sets)");
   return section;
 }
 

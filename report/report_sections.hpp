@@ -113,17 +113,25 @@ struct TwinPsiRow {
 };
 std::vector<TwinPsiRow> twin_psi_rows(const ExperimentData& measured, const ExperimentData& twin);
 
-/// A twin set beyond the largest measured set at one target: the twin's required work and
-/// the measured experiment's forecast (hetscale predict) for a set of as many nodes at the
-/// same target, a doubling row first.
-struct BeyondMachineRow {
-  RequiredWork twin;
-  std::optional<Forecast> forecast;  // absent: no forecast for that many nodes
-  /// (predicted - twin) / twin of the parameter at the target; NaN unless both exist.
-  [[nodiscard]] double relative_error() const;
+/// A set beyond the largest measured one at one target at which the twin was analyzed:
+/// the measured experiment's forecast (hetscale predict) for a set of that many nodes, a
+/// doubling row first, and the twin's set of as many nodes, each with its required
+/// parameter, work and psi against the set before it. Either side may be absent: a forecast
+/// past the twin's largest set, a twin set no forecast reaches.
+struct CapacityTwinRow {
+  double target_efficiency = 0;
+  int node_count = 0;
+  std::optional<Forecast> forecast;
+  std::optional<RequiredWork> twin;
+  OptionalNumber twin_psi;  // psi from the twin's previous set to this one
+  /// (forecast - twin) / twin of the parameter, the work and psi; NaN unless both exist.
+  [[nodiscard]] double parameter_error() const;
+  [[nodiscard]] double work_error() const;
+  [[nodiscard]] double psi_error() const;
 };
-std::vector<BeyondMachineRow> beyond_machine_rows(const ExperimentData& measured,
-                                                  const ExperimentData& twin);
+/// By target, then node count.
+std::vector<CapacityTwinRow> capacity_twin_rows(const ExperimentData& measured,
+                                                const ExperimentData& twin);
 
 /// True when the chart would draw at least one mark.
 bool has_marks(const LineChart& chart);

@@ -402,35 +402,64 @@ TEST(TwinPsiRows, PairsOfEitherSideBySide) {
   EXPECT_TRUE(std::isnan(rows[1].relative_difference()));
 }
 
-TEST(BeyondMachineRows, TwinSetsAfterTheLargestMeasuredWithTheDoublingOfAsManyNodes) {
-  const auto rows = beyond_machine_rows(mm_forecast(), mm_twin());
-  ASSERT_EQ(rows.size(), 2u);
-  EXPECT_EQ(rows[0].twin.set_index, 2);
-  ASSERT_TRUE(rows[0].forecast);
+TEST(CapacityTwinRows, ForecastsAndTwinSetsBeyondTheMeasuredOnesByTargetAndNodes) {
+  ExperimentData measured = mm_forecast();
+  // A doubling of 32 nodes at E_s 0.5, past the twin's largest set.
+  measured.forecasts.push_back(
+      {5, 0.5, "doubling", "set 4", {}, 32, 1600, 700.0, 7e8, 0.1, {}, {}, {}, "isospeed-e fit"});
+  const auto rows = capacity_twin_rows(measured, mm_twin());
+  ASSERT_EQ(rows.size(), 3u);  // 8, 16 and 32 nodes at 0.5; not 16 nodes at 0.3 (no twin there)
+  EXPECT_EQ(rows[0].node_count, 8);
+  ASSERT_TRUE(rows[0].forecast && rows[0].twin);
   EXPECT_EQ(rows[0].forecast->kind, "doubling");  // before the what-if set of 8 nodes
-  EXPECT_DOUBLE_EQ(rows[0].relative_error(), (160.0 - 200) / 200);
-  EXPECT_EQ(rows[1].twin.node_count, 16);
+  EXPECT_EQ(rows[0].twin->set_index, 2);
+  EXPECT_DOUBLE_EQ(*rows[0].twin_psi, 0.18);  // twin set 1 -> set 2
+  EXPECT_DOUBLE_EQ(rows[0].parameter_error(), (160.0 - 200) / 200);
+  EXPECT_DOUBLE_EQ(rows[0].work_error(), (8.2e6 - 16e6) / 16e6);
+  EXPECT_DOUBLE_EQ(rows[0].psi_error(), (0.25 - 0.18) / 0.18);
+  EXPECT_EQ(rows[1].node_count, 16);
+  EXPECT_TRUE(rows[1].twin);
   EXPECT_FALSE(rows[1].forecast);  // the 16-node forecast is at another target
-  EXPECT_TRUE(std::isnan(rows[1].relative_error()));
+  EXPECT_FALSE(rows[1].twin_psi);  // no psi 2 -> 3 stored
+  EXPECT_TRUE(std::isnan(rows[1].parameter_error()));
+  EXPECT_EQ(rows[2].node_count, 32);
+  EXPECT_TRUE(rows[2].forecast);
+  EXPECT_FALSE(rows[2].twin);
+  EXPECT_TRUE(std::isnan(rows[2].work_error()));
+  EXPECT_TRUE(std::isnan(rows[2].psi_error()));
 }
 
-TEST(TwinSection, ChartsPerCommonSetPsiAndTheSetsBeyondWithNoForecastNoted) {
+TEST(TwinSection, ChartsPerCommonSetAndPsi) {
   const ReportSection s = twin_section(twin_data());
-  ASSERT_EQ(s.figures.size(), 4u);  // set 0, set 1, psi, the sets beyond (a table)
+  ASSERT_EQ(s.figures.size(), 3u);  // set 0, set 1, psi
   EXPECT_EQ(s.figures[0].heading, "mm-small and its twin mm-small-twin");
   EXPECT_EQ(s.figures[1].tables[0].cells.size(), 4u);
   EXPECT_EQ(s.figures[1].tables[0].cells[3][8], "n/a");  // no measured point at N = 160
   EXPECT_NE(s.figures[2].chart.find("mm-small-twin (E_s 0.5)"), std::string::npos);
-  EXPECT_TRUE(s.figures[3].chart.empty());
-  ASSERT_EQ(s.figures[3].tables.size(), 1u);
-  const ReportTable& beyond = s.figures[3].tables[0];
-  ASSERT_EQ(beyond.cells.size(), 2u);
-  EXPECT_EQ(beyond.cells[0][7], "doubling: set 2");
-  EXPECT_EQ(beyond.cells[0][11], "-20.00 %");
-  EXPECT_EQ(beyond.cells[1][7], "no forecast");
+}
+
+TEST(CapacitySection, TheTwinBesideTheForecastsWithEitherSideMissingNoted) {
+  ReportData data = twin_data();
+  data.experiments[0].forecasts.push_back(
+      {5, 0.5, "doubling", "set 4", {}, 32, 1600, 700.0, 7e8, 0.1, {}, {}, {}, "isospeed-e fit"});
+  const ReportSection s = capacity_section(data);
+  const ReportTable* table = nullptr;
+  for (const auto& f : s.figures)
+    for (const auto& t : f.tables)
+      if (t.id == "mm-small-twin-capacity") table = &t;
+  ASSERT_NE(table, nullptr);
+  ASSERT_EQ(table->cells.size(), 3u);
+  EXPECT_EQ(table->cells[0][2], "doubling: set 2");
+  EXPECT_EQ(table->cells[0][13], "-20.00 %");   // parameter
+  EXPECT_EQ(table->cells[0][14], "-48.75 %");   // work
+  EXPECT_EQ(table->cells[0][15], "38.89 %");    // psi 0.25 against 0.18
+  EXPECT_EQ(table->cells[1][2], "no forecast");
+  EXPECT_EQ(table->cells[2][8], "not simulated");
   EXPECT_TRUE(mentions(s,
                        "twin set 3 (16 nodes) at E_s 0.5: no forecast of hetscale predict "
                        "for 16 nodes from mm-small"));
+  EXPECT_TRUE(mentions(s, "forecasts for 32 nodes have no twin set beside them"));
+  EXPECT_FALSE(mentions(s, "no forecasts stored"));
 }
 
 TEST(BuildReport, TheTwinSectionOnlyWithTwinsAfterPsi) {

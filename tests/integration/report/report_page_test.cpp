@@ -279,24 +279,30 @@ TEST_F(Report, PairsAnExperimentWithItsTwinSideBySide) {
     EXPECT_FALSE(std::isnan(raw_number(psi, i, "twin_psi")));
   }
 
-  // (d) the twin's sets beyond the machine: set 2 (8 nodes) against the forecast's doubling
-  // of 8 nodes (N = 160), set 3 (16 nodes) without a forecast.
-  const ReportTable& beyond = twin_table(section, "mm-small-twin-beyond");
+  // (d) the twin's sets beyond the machine, in Capacity planning: set 2 (8 nodes) against
+  // the forecast's doubling of 8 nodes (N = 160), set 3 (16 nodes) without a forecast.
+  const report::ReportSection capacity = report::capacity_section(data);
+  const ReportTable& beyond = twin_table(capacity, "mm-small-twin-capacity");
   ASSERT_EQ(beyond.cells.size(), 2u);
   const pg::Result stored = conn.exec(
-      "SELECT parameter_value FROM hetscale.set_required_work "
+      "SELECT parameter_value, work FROM hetscale.set_required_work "
       "WHERE experiment = 'mm-small-twin' AND set_index = 2");
   const double twin_parameter = stored.number(0, 0);
+  const double twin_work = stored.number(0, 1);
   EXPECT_NEAR(twin_parameter, 25.0 * 8, 20);
   EXPECT_EQ(raw_number(beyond, 0, "node_count"), 8);
+  EXPECT_EQ(raw_number(beyond, 0, "twin_set_index"), 2);
   EXPECT_DOUBLE_EQ(raw_number(beyond, 0, "twin_parameter_value"), twin_parameter);
-  EXPECT_EQ(beyond.cells[0][7], "doubling: set 2");
+  EXPECT_EQ(beyond.cells[0][2], "doubling: set 2");
   EXPECT_EQ(raw_number(beyond, 0, "predicted_parameter"), 160);
-  EXPECT_NEAR(raw_number(beyond, 0, "relative_error"), (160 - twin_parameter) / twin_parameter,
+  EXPECT_NEAR(raw_number(beyond, 0, "parameter_error"), (160 - twin_parameter) / twin_parameter,
               1e-12);
+  const double predicted_work = raw_number(beyond, 0, "predicted_work");
+  EXPECT_NEAR(raw_number(beyond, 0, "work_error"), (predicted_work - twin_work) / twin_work, 1e-12);
+  EXPECT_FALSE(std::isnan(raw_number(beyond, 0, "twin_psi")));
   EXPECT_EQ(raw_number(beyond, 1, "node_count"), 16);
-  EXPECT_EQ(beyond.cells[1][7], "no forecast");
-  EXPECT_TRUE(std::isnan(raw_number(beyond, 1, "relative_error")));
+  EXPECT_EQ(beyond.cells[1][2], "no forecast");
+  EXPECT_TRUE(std::isnan(raw_number(beyond, 1, "parameter_error")));
 }
 
 TEST_F(Report, PairsTheTwinOfANamedExperimentAndShowsATwinNamedAloneAsItself) {
