@@ -386,8 +386,8 @@ After predict_stage(Step& step) {
 }
 
 // Every experiment simulated on the twin of the site (its network as the site table gives
-// it) grown to twice `twin_nodes` nodes of the same mix, up to sets of `twin_nodes` (one
-// repetition: the twin's runs are deterministic; psi floor 0.7 so that the largest sets'
+// it) grown to twice `twin_nodes` nodes of the same mix, up to sets of `twin_nodes` or the
+// experiment's own smaller `twin_nodes` (one repetition: the twin's runs are deterministic; psi floor 0.7 so that the largest sets'
 // sizes stay within what the twin folds), the kernel's compute efficiency calibrated from
 // its first round's runs; collected as <experiment>-twin, refined for up to its
 // `twin_rounds` ([twin] rounds unless the experiment has its own) rounds more as
@@ -417,7 +417,7 @@ After twin_stage(Step& step) {
     request.output_dir = twin_dir;
     request.nodes = 2 * spec.twin_nodes;
     request.calibrate_from = {round_directory(dir, e.spec.name, 0) / "records"};
-    request.options.max_set_nodes = spec.twin_nodes;
+    request.options.max_set_nodes = std::min(e.twin_nodes.value_or(spec.twin_nodes), spec.twin_nodes);
     request.options.repetitions = 1;
     request.options.psi_floor = 0.7;
     request.options.bin_dir = state.kernel_dir;

@@ -31,6 +31,7 @@ class StudySpecReader {
     if (const toml::table* t = toml_.optional_table_of(root, "equalize")) read_equalize(*t);
     if (const toml::table* t = toml_.optional_table_of(root, "predict")) read_predict(*t);
     if (const toml::table* t = toml_.optional_table_of(root, "twin")) read_twin(*t);
+    check_twin_nodes(root);
     return std::move(spec_);
   }
 
@@ -69,7 +70,7 @@ class StudySpecReader {
       toml_.fail(toml_.at(*node), "'experiment' must be an array of tables ([[experiment]] with spec = \"FILE\")");
     for (const toml::node& e : *node->as_array()) {
       const toml::table& t = *e.as_table();
-      toml_.check_keys(t, {"spec", "twin_rounds"}, "in [[experiment]]");
+      toml_.check_keys(t, {"spec", "twin_rounds", "twin_nodes"}, "in [[experiment]]");
       StudyExperiment x;
       const std::string path = toml_.required_string(t, "spec", "[[experiment]]");
       x.where = toml_.at(*t.get("spec"));
@@ -78,6 +79,7 @@ class StudySpecReader {
         toml_.fail(x.where, fmt::format("no experiment spec at '{}'", x.path.string()));
       x.spec = jobgen::load_experiment_spec(x.path);  // its own errors name its own file
       if (const toml::node* r = t.get("twin_rounds")) x.twin_rounds = count(*r, "twin_rounds", 0, kMaxTwinRounds);
+      if (const toml::node* n = t.get("twin_nodes")) x.twin_nodes = count(*n, "twin_nodes", 1, 1 << 20);
       for (const auto& other : spec_.experiments)
         if (other.spec.name == x.spec.name)
           toml_.fail(x.where, fmt::format("experiment '{}' is already in the study ({})", x.spec.name,
@@ -122,6 +124,21 @@ class StudySpecReader {
     if (n == nullptr) toml_.fail(toml_.at(t), "missing key 'nodes' in [twin] (the twin's largest set; leave [twin] out for none)");
     spec_.twin_nodes = count(*n, "nodes", 1, 1 << 20);
     if (const toml::node* r = t.get("rounds")) spec_.twin_rounds = count(*r, "rounds", 0, kMaxTwinRounds);
+  }
+
+  // An experiment's twin_nodes bounds its twin within the study's: [twin] nodes at most.
+  void check_twin_nodes(const toml::table& root) {
+    const toml::array& experiments = *root.get("experiment")->as_array();
+    for (std::size_t i = 0; i < spec_.experiments.size(); ++i) {
+      const auto& x = spec_.experiments[i];
+      if (!x.twin_nodes) continue;
+      const toml::node& at = *experiments.at(i).as_table()->get("twin_nodes");
+      if (spec_.twin_nodes == 0)
+        toml_.fail(toml_.at(at), "'twin_nodes' needs a [twin] table (the study's twin)");
+      if (*x.twin_nodes > spec_.twin_nodes)
+        toml_.fail(toml_.at(at), fmt::format("'twin_nodes' must be at most [twin] nodes ({}), got {}",
+                                             spec_.twin_nodes, *x.twin_nodes));
+    }
   }
 
   TomlSource toml_;

@@ -35,6 +35,7 @@ TEST(StudySpec, ReadsEveryKey) {
 [[experiment]]
 spec = "../experiments/study-ge-quick.toml"
 twin_rounds = 0
+twin_nodes = 8
 
 [equalize]
 experiment = "study-mm-quick"
@@ -68,6 +69,8 @@ rounds = 3
   EXPECT_EQ(spec.twin_rounds, 3u);
   EXPECT_FALSE(spec.experiments[0].twin_rounds);
   EXPECT_EQ(spec.experiments[1].twin_rounds, 0u);
+  EXPECT_FALSE(spec.experiments[0].twin_nodes);
+  EXPECT_EQ(spec.experiments[1].twin_nodes, 8u);
   EXPECT_EQ(&spec.experiment("study-ge-quick"), &spec.experiments[1]);
 }
 
@@ -87,6 +90,18 @@ TEST(StudySpec, TheTwinsRoundsDefaultToNoneAndAreBounded) {
   EXPECT_EQ(error_of(head + "[twin]\nnodes = 64\nround = 2\n"),
             "study.toml:9:1: unknown key 'round' in [twin] (expected nodes or rounds)");
   EXPECT_EQ(error_of(head + "twin_rounds = -1\n"), "study.toml:7:15: 'twin_rounds' must be between 0 and 8, got -1");
+}
+
+TEST(StudySpec, AnExperimentsTwinNodesAreWithinTheStudysTwin) {
+  EXPECT_EQ(parse_study_spec(head + "twin_nodes = 64\n[twin]\nnodes = 64\n", "study.toml", examples / "studies")
+                .experiments[0]
+                .twin_nodes,
+            64u);
+  EXPECT_EQ(error_of(head + "twin_nodes = 128\n[twin]\nnodes = 64\n"),
+            "study.toml:7:14: 'twin_nodes' must be at most [twin] nodes (64), got 128");
+  EXPECT_EQ(error_of(head + "twin_nodes = 8\n"), "study.toml:7:14: 'twin_nodes' needs a [twin] table (the study's twin)");
+  EXPECT_EQ(error_of(head + "twin_nodes = 0\n[twin]\nnodes = 64\n"),
+            "study.toml:7:14: 'twin_nodes' must be between 1 and 1048576, got 0");
 }
 
 TEST(StudySpec, ReadsReplaceUnavailable) {

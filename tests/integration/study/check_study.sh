@@ -84,4 +84,8 @@ for e in study-mm-quick study-ge-quick; do
   grep -qE "twin: $e-twin at E_s [0-9.e-]+: [0-9]+ of 6 sets reach it" "$log" || fail "$e: its twin was not analyzed"
 done
 grep -q '<h2[^>]*>Measured and twin' "$report" || fail "the report has no section Measured and twin"
+# Capacity planning sets the twins' sets beyond the measured ones beside the forecasts.
+for e in study-mm-quick study-ge-quick; do
+  grep -q "id=\"$e-twin-capacity\"" "$report" || fail "$e: no table of its twin beside the forecasts"
+done
 echo "check_study: later stages ok (partition, re-run, 2 forecasts, twin to 64 nodes, report with $charts charts)"

@@ -20,6 +20,7 @@ struct StudyExperiment {
   jobgen::ExperimentSpec spec;
   SourceLocation where;        // its `spec` value in the study spec
   std::optional<std::uint32_t> twin_rounds;  // its own `twin_rounds`, instead of [twin] rounds
+  std::optional<std::uint32_t> twin_nodes;   // its own `twin_nodes`: its twin's largest set, at most [twin] nodes
 };
 
 // Equalize the largest set of one experiment from its repeated runs, then run that set again
