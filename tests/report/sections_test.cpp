@@ -46,6 +46,14 @@ bool mentions(const ReportSection& section, const std::string& what) {
   return false;
 }
 
+/// The table of the section's figures with that id; nullptr when there is none.
+const ReportTable* table_of(const ReportSection& section, const std::string& id) {
+  for (const auto& f : section.figures)
+    for (const auto& t : f.tables)
+      if (t.id == id) return &t;
+  return nullptr;
+}
+
 TEST(EfficiencyChart, OneCurvePerSetSortedWithTargetAndReadOff) {
   const LineChart chart = efficiency_chart(mm());
   ASSERT_EQ(chart.series.size(), 2u);
@@ -187,10 +195,7 @@ TEST(Partitions, SharesPerMethodTauPerSetAndTheChangeAgainstProportional) {
   ReportData data;
   data.experiments = {e};
   const ReportSection s = heterogeneity_section(data);
-  const ReportTable* partitions = nullptr;
-  for (const auto& f : s.figures)
-    for (const auto& t : f.tables)
-      if (t.id == "partitions") partitions = &t;
+  const ReportTable* partitions = table_of(s, "partitions");
   ASSERT_NE(partitions, nullptr);
   ASSERT_EQ(partitions->cells.size(), 2u);
   EXPECT_EQ(partitions->cells[1].back(), "-10.00 %");
@@ -443,10 +448,7 @@ TEST(CapacitySection, TheTwinBesideTheForecastsWithEitherSideMissingNoted) {
   data.experiments[0].forecasts.push_back(
       {5, 0.5, "doubling", "set 4", {}, 32, 1600, 700.0, 7e8, 0.1, {}, {}, {}, "isospeed-e fit"});
   const ReportSection s = capacity_section(data);
-  const ReportTable* table = nullptr;
-  for (const auto& f : s.figures)
-    for (const auto& t : f.tables)
-      if (t.id == "mm-small-twin-capacity") table = &t;
+  const ReportTable* table = table_of(s, "mm-small-twin-capacity");
   ASSERT_NE(table, nullptr);
   ASSERT_EQ(table->cells.size(), 3u);
   EXPECT_EQ(table->cells[0][2], "doubling: set 2");
