@@ -387,8 +387,8 @@ After predict_stage(Step& step) {
 
 // Every experiment simulated on the twin of the site (its network as the site table gives
 // it) grown to twice `twin_nodes` nodes of the same mix, up to sets of `twin_nodes` or the
-// experiment's own smaller `twin_nodes` (one repetition: the twin's runs are deterministic; psi floor 0.7 so that the largest sets'
-// sizes stay within what the twin folds), the kernel's compute efficiency calibrated from
+// experiment's own smaller `twin_nodes` (one repetition: the twin's runs are deterministic;
+// psi floor 0.7 so that the largest sets' sizes stay within what the twin folds), the kernel's compute efficiency calibrated from
 // its first round's runs; collected as <experiment>-twin, refined for up to its
 // `twin_rounds` ([twin] rounds unless the experiment has its own) rounds more as
 // `hetscale twin refine` refines (each round planned from the twin's runs
