@@ -31,7 +31,7 @@ class StudySpecReader {
     if (const toml::table* t = toml_.optional_table_of(root, "equalize")) read_equalize(*t);
     if (const toml::table* t = toml_.optional_table_of(root, "predict")) read_predict(*t);
     if (const toml::table* t = toml_.optional_table_of(root, "twin")) read_twin(*t);
-    check_twin_nodes(root);
+    check_twin_nodes();
     return std::move(spec_);
   }
 
@@ -79,7 +79,11 @@ class StudySpecReader {
         toml_.fail(x.where, fmt::format("no experiment spec at '{}'", x.path.string()));
       x.spec = jobgen::load_experiment_spec(x.path);  // its own errors name its own file
       if (const toml::node* r = t.get("twin_rounds")) x.twin_rounds = count(*r, "twin_rounds", 0, kMaxTwinRounds);
-      if (const toml::node* n = t.get("twin_nodes")) x.twin_nodes = count(*n, "twin_nodes", 1, 1 << 20);
+      twin_nodes_at_.emplace_back();
+      if (const toml::node* n = t.get("twin_nodes")) {
+        x.twin_nodes = count(*n, "twin_nodes", 1, 1 << 20);
+        twin_nodes_at_.back() = toml_.at(*n);
+      }
       for (const auto& other : spec_.experiments)
         if (other.spec.name == x.spec.name)
           toml_.fail(x.where, fmt::format("experiment '{}' is already in the study ({})", x.spec.name,
@@ -127,23 +131,22 @@ class StudySpecReader {
   }
 
   // An experiment's twin_nodes bounds its twin within the study's: [twin] nodes at most.
-  void check_twin_nodes(const toml::table& root) {
-    const toml::array& experiments = *root.get("experiment")->as_array();
+  void check_twin_nodes() const {
     for (std::size_t i = 0; i < spec_.experiments.size(); ++i) {
       const auto& x = spec_.experiments[i];
       if (!x.twin_nodes) continue;
-      const toml::node& at = *experiments.at(i).as_table()->get("twin_nodes");
-      if (spec_.twin_nodes == 0)
-        toml_.fail(toml_.at(at), "'twin_nodes' needs a [twin] table (the study's twin)");
+      const SourceLocation& at = *twin_nodes_at_[i];
+      if (spec_.twin_nodes == 0) toml_.fail(at, "'twin_nodes' needs a [twin] table (the study's twin)");
       if (*x.twin_nodes > spec_.twin_nodes)
-        toml_.fail(toml_.at(at), fmt::format("'twin_nodes' must be at most [twin] nodes ({}), got {}",
-                                             spec_.twin_nodes, *x.twin_nodes));
+        toml_.fail(at, fmt::format("'twin_nodes' must be at most [twin] nodes ({}), got {}", spec_.twin_nodes,
+                                   *x.twin_nodes));
     }
   }
 
   TomlSource toml_;
   fs::path base_dir_;
   StudySpec spec_;
+  std::vector<std::optional<SourceLocation>> twin_nodes_at_;  // per experiment: where its twin_nodes is
 };
 
 }  // namespace
