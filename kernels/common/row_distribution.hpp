@@ -31,10 +31,10 @@ void validate_weights(std::span<const double> weights);
 /// rows of rank i, so every suffix (the rows still to eliminate) stays balanced too.
 [[nodiscard]] std::vector<int> cyclic_owners(std::size_t n, std::span<const double> weights);
 
-/// Weighted block-row-cyclic owner map for the blocked LU factorisation: the rows are cut
-/// into blocks of `block` rows (the last one shorter), the blocks are dealt as
-/// cyclic_owners deals rows, and owners[r] is the rank of row r's block. Throws Error
-/// when `block` is 0.
+/// Weighted block-cyclic owner map (the blocked LU factorisation deals its columns by it):
+/// the n rows or columns are cut into blocks of `block` (the last one shorter), the blocks
+/// are dealt as cyclic_owners deals rows, and owners[r] is the rank of r's block. Throws
+/// Error when `block` is 0.
 [[nodiscard]] std::vector<int> block_cyclic_owners(std::size_t n, std::size_t block,
                                                    std::span<const double> weights);
 

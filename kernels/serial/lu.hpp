@@ -9,7 +9,7 @@
 
 namespace hetscale::kernels {
 
-/// The largest block of rows (and of columns of a panel) of `lu`.
+/// The largest block of columns (a panel's width) of `lu`.
 inline constexpr std::size_t lu_max_block = 128;
 /// The smallest: a block narrower than this makes the updates too thin for dgemm.
 inline constexpr std::size_t lu_min_block = 8;
@@ -17,7 +17,7 @@ inline constexpr std::size_t lu_min_block = 8;
 inline constexpr std::size_t lu_inner_block = 16;
 
 /// NB of `lu` at size n on `ranks` ranks: n / (8 ranks), clamped to [lu_min_block,
-/// lu_max_block], so that every rank gets several blocks of rows whenever n allows it.
+/// lu_max_block], so that every rank gets several blocks of columns whenever n allows it.
 [[nodiscard]] std::size_t lu_block_size(std::size_t n, std::size_t ranks) noexcept;
 
 /// LU factorisation with partial pivoting of a `rows` x `width` panel (rows >= width;

@@ -37,9 +37,9 @@ const std::vector<CommunicationTerm>& terms_for(CommunicationPattern pattern) {
   static const std::vector<CommunicationTerm> ge{step, tree_n, ranks_n, tree_n2, spread_n2};
   // conv2d: two all-to-all transposes: p - 1 messages each, N^2 (p-1)/p words.
   static const std::vector<CommunicationTerm> conv2d{step, ranks, spread_n2};
-  // lu: per column a max-loc allreduce, a short broadcast and a row swap (N log2 p
-  // latency); per block the broadcast of a block row of U (N^2 log2 p volume in all);
-  // the initial scatter and the final gather.
+  // lu: per panel of NB columns (N / NB of them, NB = N / (8 p)) a broadcast of the panel
+  // from its owner (N log2 p latency, N^2 log2 p volume in all); the initial scatter and
+  // the final gather.
   static const std::vector<CommunicationTerm> lu{step, tree_n, tree_n2, spread_n2};
   static const std::vector<CommunicationTerm> generic{step, tree, tree_n, tree_n2};
   switch (pattern) {

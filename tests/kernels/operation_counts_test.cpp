@@ -69,9 +69,9 @@ TEST(OperationCounts, GeCountIsTheCodesOwn) {
   EXPECT_NEAR(declared_work_factor("ge", 10000), 1.0, 4e-4);
 }
 
-// As lu_main.cpp charges: each panel of NB columns on the owner of its diagonal block
-// (rows N - k0), its block row of U on the same owner, the dgemm on every rank's rows
-// below the panel; then rank 0 the solve. All times the declared-work factor.
+// As lu_main.cpp charges: each panel of NB columns on its owner (rows N - k0), then on
+// every rank its columns right of the panel: their part of the block row of U and the
+// dgemm below it; then rank 0 the solve. All times the declared-work factor.
 TEST(OperationCounts, LuPanelsAndUpdatesSumToTheWorkloadFormula) {
   for (const auto& weights : weight_sets) {
     for (std::size_t n : sizes) {
@@ -80,12 +80,12 @@ TEST(OperationCounts, LuPanelsAndUpdatesSumToTheWorkloadFormula) {
       const double factor = declared_work_factor("lu", n);
       std::vector<double> per_rank(weights.size(), 0.0);
       for (std::size_t k0 = 0; k0 < n; k0 += nb) {
-        const std::size_t b = std::min(nb, n - k0), cols = n - k0 - b;
-        const auto diagonal = static_cast<std::size_t>(owners[k0]);
-        per_rank[diagonal] += factor * (lu_panel_operations(n - k0, b) + lu_triangular_operations(b, cols));
-        std::vector<std::size_t> below(weights.size(), 0);
-        for (std::size_t g = k0 + b; g < n; ++g) ++below[static_cast<std::size_t>(owners[g])];
-        for (std::size_t r = 0; r < weights.size(); ++r) per_rank[r] += factor * lu_update_operations(below[r], b, cols);
+        const std::size_t b = std::min(nb, n - k0), below = n - k0 - b;
+        per_rank[static_cast<std::size_t>(owners[k0])] += factor * lu_panel_operations(n - k0, b);
+        std::vector<std::size_t> right(weights.size(), 0);
+        for (std::size_t g = k0 + b; g < n; ++g) ++right[static_cast<std::size_t>(owners[g])];
+        for (std::size_t r = 0; r < weights.size(); ++r)
+          per_rank[r] += factor * (lu_triangular_operations(b, right[r]) + lu_update_operations(below, b, right[r]));
       }
       per_rank[0] += factor * lu_solve_operations(n);
       double total = 0;
