@@ -11,10 +11,7 @@
 // go through common/engine.hpp (computed, or charged in the SimGrid build, where a
 // charged run swaps nothing: the row swaps are local and send no message).
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
 #include <memory>
-#include <string>
 #include <utility>
 #include <vector>
 
@@ -22,7 +19,6 @@
 #include "common/kernel_driver.hpp"
 #include "common/layout.hpp"
 #include "common/row_distribution.hpp"
-#include "hetscale/base/error.hpp"
 #include "serial/blas.hpp"
 #include "serial/elimination.hpp"
 #include "serial/lu.hpp"
