@@ -155,13 +155,15 @@ class BlockedLu final : public Kernel {
   void pack_columns(const double* augmented, double* packed) {
     std::vector<std::size_t> next = layout_.displacements;
     for (std::size_t i = 0; i < n_; ++i)
-      for (std::size_t g = 0; g < n_; ++g) packed[next[static_cast<std::size_t>(owners_[g])]++] = augmented[i * (n_ + 1) + g];
+      for (std::size_t g = 0; g < n_; ++g)
+        packed[next[static_cast<std::size_t>(owners_[g])]++] = augmented[i * (n_ + 1) + g];
     for (std::size_t i = 0; i < n_; ++i) rhs_[i] = augmented[i * (n_ + 1) + n_];
   }
   void unpack_columns(const double* packed, double* augmented) {
     std::vector<std::size_t> next = layout_.displacements;
     for (std::size_t i = 0; i < n_; ++i)
-      for (std::size_t g = 0; g < n_; ++g) augmented[i * (n_ + 1) + g] = packed[next[static_cast<std::size_t>(owners_[g])]++];
+      for (std::size_t g = 0; g < n_; ++g)
+        augmented[i * (n_ + 1) + g] = packed[next[static_cast<std::size_t>(owners_[g])]++];
     for (std::size_t i = 0; i < n_; ++i) augmented[i * (n_ + 1) + n_] = rhs_[i];
   }
 
