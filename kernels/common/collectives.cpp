@@ -1,5 +1,6 @@
 #include "common/collectives.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "common/engine.hpp"
@@ -26,6 +27,15 @@ const char* at(const void* buffer, std::size_t items, std::size_t bytes) {
 }
 char* at(void* buffer, std::size_t items, std::size_t bytes) {
   return buffer == nullptr ? nullptr : static_cast<char*>(buffer) + items * bytes;
+}
+
+// Where the root's message of scatterv or gatherv at `items` starts: there, or for every
+// message the start of a folded buffer (root_items).
+const char* root_message_at(const void* buffer, std::size_t items, std::size_t bytes) {
+  return is_folded(buffer) ? static_cast<const char*>(buffer) : at(buffer, items, bytes);
+}
+char* root_message_at(void* buffer, std::size_t items, std::size_t bytes) {
+  return is_folded(buffer) ? static_cast<char*>(buffer) : at(buffer, items, bytes);
 }
 
 int my_rank(MPI_Comm comm) {
@@ -85,11 +95,12 @@ void one_scatterv(const void* send, const int* counts, const int* displacements,
   std::vector<MPI_Request> requests(static_cast<std::size_t>(ranks) - 1, MPI_REQUEST_NULL);
   for (int r = 0, i = 0; r < ranks; ++r) {
     if (r == root) continue;
-    check_mpi(MPI_Isend(at(send, static_cast<std::size_t>(displacements[r]), bytes), counts[r], type, r,
-                        collective_tag, comm, &requests[static_cast<std::size_t>(i++)]),
+    const char* from = root_message_at(send, static_cast<std::size_t>(displacements[r]), bytes);
+    check_mpi(MPI_Isend(from, counts[r], type, r, collective_tag, comm, &requests[static_cast<std::size_t>(i++)]),
               "MPI_Isend");
   }
-  local_copy(at(send, static_cast<std::size_t>(displacements[root]), bytes), receive, receive_count, type);
+  local_copy(root_message_at(send, static_cast<std::size_t>(displacements[root]), bytes), receive, receive_count,
+             type);
   wait_each(requests, "MPI_Wait (scatterv)");
 }
 
@@ -101,12 +112,13 @@ void one_gatherv(const void* send, int send_count, MPI_Datatype type, void* rece
   }
   const int ranks = comm_size(comm);
   const std::size_t bytes = item_bytes(type);
-  local_copy(send, at(receive, static_cast<std::size_t>(displacements[root]), bytes), send_count, type);
+  local_copy(send, root_message_at(receive, static_cast<std::size_t>(displacements[root]), bytes), send_count,
+             type);
   std::vector<MPI_Request> requests(static_cast<std::size_t>(ranks) - 1, MPI_REQUEST_NULL);
   for (int r = 0, i = 0; r < ranks; ++r) {
     if (r == root) continue;
-    check_mpi(MPI_Irecv(at(receive, static_cast<std::size_t>(displacements[r]), bytes), counts[r], type, r,
-                        collective_tag, comm, &requests[static_cast<std::size_t>(i++)]),
+    char* into = root_message_at(receive, static_cast<std::size_t>(displacements[r]), bytes);
+    check_mpi(MPI_Irecv(into, counts[r], type, r, collective_tag, comm, &requests[static_cast<std::size_t>(i++)]),
               "MPI_Irecv");
   }
   wait_each(requests, "MPI_Wait (gatherv)");
@@ -239,7 +251,7 @@ void scatterv(const void* send, const Layout& layout, MPI_Datatype type, void* r
   }
   for (const VectorCall& call : split_vector(layout, bytes, limits_in_use)) {
     const std::size_t mine = call.base + static_cast<std::size_t>(call.displacements[me]) - layout.displacements[me];
-    one_scatterv(at(send, call.base, bytes), call.counts.data(), call.displacements.data(), type,
+    one_scatterv(root_message_at(send, call.base, bytes), call.counts.data(), call.displacements.data(), type,
                  call.counts[me] == 0 ? receive : at(receive, mine, bytes), call.counts[me], root, rank, comm,
                  mode);
   }
@@ -260,10 +272,16 @@ void gatherv(const void* send, MPI_Datatype type, void* receive, const Layout& l
   for (const VectorCall& call : split_vector(layout, bytes, limits_in_use)) {
     const std::size_t mine = call.base + static_cast<std::size_t>(call.displacements[me]) - layout.displacements[me];
     one_gatherv(call.counts[me] == 0 ? send : at(send, mine, bytes), call.counts[me], type,
-                at(receive, call.base, bytes), call.counts.data(), call.displacements.data(), root, rank, comm,
-                mode);
+                root_message_at(receive, call.base, bytes), call.counts.data(), call.displacements.data(), root,
+                rank, comm, mode);
   }
   charge_overhead(CollectiveKind::broadcast, comm);
+}
+
+std::size_t root_items(const Layout& layout, ComputeMode mode) {
+  if (mode == ComputeMode::real)
+    return layout.counts.empty() ? 0 : layout.displacements.back() + layout.counts.back();
+  return layout.counts.empty() ? 0 : *std::max_element(layout.counts.begin(), layout.counts.end());
 }
 
 void allreduce(const void* send, void* receive, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,

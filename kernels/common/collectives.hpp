@@ -24,6 +24,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "common/engine.hpp"
 #include "common/layout.hpp"
 #include "common/mpi_wait.hpp"
 
@@ -42,11 +43,20 @@ void set_message_limits(const MessageLimits& limits);
 void barrier(MPI_Comm comm, WaitMode mode);
 void broadcast(void* buffer, std::size_t count, MPI_Datatype type, int root, MPI_Comm comm, WaitMode mode);
 /// Rank r receives layout.counts[r] items of the root's `send` at layout.displacements[r].
+/// A folded buffer at the root (a charged run, engine.hpp) is where every message from or
+/// to it starts: its contents are never read, so it need only hold the largest part
+/// (root_items).
 void scatterv(const void* send, const Layout& layout, MPI_Datatype type, void* receive, int root,
               MPI_Comm comm, WaitMode mode);
 /// The inverse: rank r's layout.counts[r] items land at layout.displacements[r] of the root's `receive`.
 void gatherv(const void* send, MPI_Datatype type, void* receive, const Layout& layout, int root,
              MPI_Comm comm, WaitMode mode);
+/// The items of the root's buffer of scatterv or gatherv over `layout`: all of them when
+/// computing; when charging, the largest part alone. A charged root's whole matrix then
+/// adds nothing to the one folded region, which stays as large as the largest buffer a
+/// rank holds: lu at N = 420,000 on 1,024 ranks maps about 4 GB, not the matrix's 1.4 TB,
+/// whose every page SMPI maps (and Linux populates) when the buffer is made.
+[[nodiscard]] std::size_t root_items(const Layout& layout, ComputeMode mode);
 /// Small: one call.
 void allreduce(const void* send, void* receive, int count, MPI_Datatype type, MPI_Op op,
                MPI_Comm comm, WaitMode mode);

@@ -108,6 +108,12 @@ void when_computing(ComputeMode mode, F&& step) {
 /// never read: nothing need be copied into or out of it. Always false in the ordinary build.
 [[nodiscard]] bool is_folded(const void* data) noexcept;
 
+/// The items of a buffer only the arithmetic reads, never a message (the matrix rank 0
+/// generates, its factors): `items` when computing, none when charging.
+[[nodiscard]] constexpr std::size_t computed_items(std::size_t items, ComputeMode mode) noexcept {
+  return mode == ComputeMode::real ? items : 0;
+}
+
 namespace detail {
 /// Zeroed memory (real) or SMPI shared memory, whose contents are undefined (flops), of any
 /// size (collectives.hpp sends it in pieces); Error naming the size when a charged buffer

@@ -55,9 +55,9 @@ class GaussianElimination final : public Kernel {
     local_ = Buffer<double>(positions_.size() * stride_, compute_);
     pivot_.resize(stride_);
     if (mpi_.rank() == 0) {
-      original_ = Buffer<double>(n_ * stride_, compute_);
+      original_ = Buffer<double>(computed_items(n_ * stride_, compute_), compute_);
       when_computing(compute_, [&] { fill_uniform(original_, context.seed, 3); });
-      upper_ = Buffer<double>(n_ * stride_, compute_);
+      upper_ = Buffer<double>(computed_items(n_ * stride_, compute_), compute_);
     }
   }
 
@@ -85,7 +85,7 @@ class GaussianElimination final : public Kernel {
   void distribute() {
     Buffer<double> packed;
     if (mpi_.rank() == 0) {
-      packed = Buffer<double>(n_ * stride_, compute_);
+      packed = Buffer<double>(root_items(layout_, compute_), compute_);
       when_computing(compute_, [&] {
         pack_rows_by_owner(original_.data(), stride_, std::span(owners_).first(n_), layout_, packed.data());
       });
@@ -152,7 +152,7 @@ class GaussianElimination final : public Kernel {
 
   // Rank 0 gathers every rank's (now final) rows and puts them back in position order.
   void collect() {
-    Buffer<double> packed(mpi_.rank() == 0 ? n_ * stride_ : 0, compute_);
+    Buffer<double> packed(mpi_.rank() == 0 ? root_items(layout_, compute_) : 0, compute_);
     gatherv(local_.data(), MPI_DOUBLE, packed.data(), layout_, 0, mpi_.comm(), wait_);
     if (mpi_.rank() != 0) return;
     when_computing(compute_, [&] {

@@ -51,12 +51,12 @@ class BlockedLu final : public Kernel {
     pivots_.resize(block_);
     if (mpi_.size() > 1) panel_ = Buffer<double>(n_ * block_ + block_, compute_);
     if (mpi_.rank() == 0) {
-      original_ = Buffer<double>(n_ * (n_ + 1), compute_);
+      original_ = Buffer<double>(computed_items(n_ * (n_ + 1), compute_), compute_);
       when_computing(compute_, [&] {
         fill_uniform(original_, context.seed, 7);
         rhs_.resize(n_);
       });
-      factors_ = Buffer<double>(n_ * (n_ + 1), compute_);
+      factors_ = Buffer<double>(computed_items(n_ * (n_ + 1), compute_), compute_);
     }
   }
 
@@ -175,7 +175,7 @@ class BlockedLu final : public Kernel {
     }
     Buffer<double> packed;
     if (mpi_.rank() == 0) {
-      packed = Buffer<double>(n_ * n_, compute_);
+      packed = Buffer<double>(root_items(layout_, compute_), compute_);
       when_computing(compute_, [&] { pack_columns(original_.data(), packed.data()); });
     }
     scatterv(packed.data(), layout_, MPI_DOUBLE, local_.data(), 0, mpi_.comm(), wait_);
@@ -187,7 +187,7 @@ class BlockedLu final : public Kernel {
       when_computing(compute_, [&] { unpack_columns(local_.data(), factors_.data()); });
       return;
     }
-    Buffer<double> packed(mpi_.rank() == 0 ? n_ * n_ : 0, compute_);
+    Buffer<double> packed(mpi_.rank() == 0 ? root_items(layout_, compute_) : 0, compute_);
     gatherv(local_.data(), MPI_DOUBLE, packed.data(), layout_, 0, mpi_.comm(), wait_);
     if (mpi_.rank() != 0) return;
     when_computing(compute_, [&] { unpack_columns(packed.data(), factors_.data()); });

@@ -3,6 +3,7 @@
 // verify; charged mode (--compute flops) must match the flop model, be deterministic, and
 // follow the weights; every run record is read back by the site library's reader.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -276,6 +277,25 @@ TEST_F(Twin, MessagesOf2GiBOrMoreGoInFoldedPieces) {
   // The pieces still take the whole message's simulated time: B's broadcast and the
   // scatter and gather of N^2 doubles grow with N^2.
   EXPECT_GT(above.record.ranks[1].communication_seconds, below.record.ranks[1].communication_seconds * 1.05);
+}
+
+// Rank 0's whole matrix (what it generates, scatters, gathers and solves with) is not
+// made in a charged run: the folded region stays as large as the largest buffer a rank
+// holds, here an eighth of the matrix. Peak RSS counts every page of the region's mappings
+// (SMPI maps them populated), so it reads the region's size: with the whole matrix it was
+// above N^2 doubles (1.15 GB at N = 12,000), now it must stay below half of that.
+TEST_F(Twin, ARootHoldsNoWholeMatrixWhenCharging) {
+  // ge first: RUSAGE_CHILDREN holds the largest of the runs so far.
+  for (const std::string kernel : {"ge", "lu"}) {
+    const double n = kernel == "lu" ? 12000 : 8000;
+    const TwinRun r = run(kernel, 8, "hosts-8", "-N " + std::to_string(static_cast<int>(n)) + " --weights equal");
+    ASSERT_EQ(r.status, 0) << r.output;
+    rusage children{};
+    ASSERT_EQ(getrusage(RUSAGE_CHILDREN, &children), 0);
+    const double peak_bytes = static_cast<double>(children.ru_maxrss) * 1024;  // ru_maxrss is in KiB
+    EXPECT_LT(peak_bytes, 0.5 * 8 * n * n) << kernel;
+    EXPECT_GT(peak_bytes, 8 * n * n / 8) << kernel << ": the ranks' own parts are folded and counted";
+  }
 }
 
 // What still cannot work is said at once: a folded region beyond the address space
