@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 #include <numeric>
 #include <string>
 
@@ -75,12 +76,18 @@ std::vector<int> cyclic_owners(std::size_t n, std::span<const double> weights) {
   return owners;
 }
 
-std::vector<int> block_cyclic_owners(std::size_t n, std::size_t block, std::span<const double> weights) {
-  if (block == 0) throw Error("the block size must be at least 1");
-  const std::vector<int> block_owners = cyclic_owners((n + block - 1) / block, weights);
-  std::vector<int> owners(n);
-  for (std::size_t row = 0; row < n; ++row) owners[row] = block_owners[row / block];
-  return owners;
+std::shared_ptr<const std::vector<int>> shared_cyclic_owners(std::size_t n, std::span<const double> weights) {
+  static std::mutex mutex;
+  static std::size_t last_n = 0;
+  static std::vector<double> last_weights;
+  static std::shared_ptr<const std::vector<int>> last;
+  std::lock_guard lock(mutex);
+  if (last == nullptr || last_n != n || !std::ranges::equal(last_weights, weights)) {
+    last = std::make_shared<const std::vector<int>>(cyclic_owners(n, weights));
+    last_n = n;
+    last_weights.assign(weights.begin(), weights.end());
+  }
+  return last;
 }
 
 }  // namespace hetscale

@@ -40,12 +40,12 @@ class GaussianElimination final : public Kernel {
         stride_(context.n + 1),
         seed_(context.seed),
         factor_(declared_work_factor("ge", context.n)),
-        owners_(cyclic_owners(context.n, context.weights)),
+        owners_(shared_cyclic_owners(context.n, context.weights)),
         local_index_(context.n, -1) {
     std::vector<std::size_t> rows_of(static_cast<std::size_t>(mpi_.size()), 0);
     for (std::size_t g = 0; g < n_; ++g) {
-      const auto owner = static_cast<std::size_t>(owners_[g]);
-      if (owners_[g] == mpi_.rank()) {
+      const auto owner = static_cast<std::size_t>((*owners_)[g]);
+      if ((*owners_)[g] == mpi_.rank()) {
         local_index_[g] = static_cast<long>(positions_.size());
         positions_.push_back(g);
       }
@@ -79,7 +79,7 @@ class GaussianElimination final : public Kernel {
 
  private:
   double* row_at(std::size_t position) { return local_.data() + static_cast<std::size_t>(local_index_[position]) * stride_; }
-  bool mine(std::size_t position) const { return owners_[position] == mpi_.rank(); }
+  bool mine(std::size_t position) const { return (*owners_)[position] == mpi_.rank(); }
 
   // Rank 0 packs the rows owner by owner and scatters them.
   void distribute() {
@@ -87,7 +87,7 @@ class GaussianElimination final : public Kernel {
     if (mpi_.rank() == 0) {
       packed = Buffer<double>(root_items(layout_, compute_), compute_);
       when_computing(compute_, [&] {
-        pack_rows_by_owner(original_.data(), stride_, std::span(owners_).first(n_), layout_, packed.data());
+        pack_rows_by_owner(original_.data(), stride_, std::span(*owners_).first(n_), layout_, packed.data());
       });
     }
     scatterv(packed.data(), layout_, MPI_DOUBLE, local_.data(), 0, mpi_.comm(), wait_);
@@ -134,16 +134,16 @@ class GaussianElimination final : public Kernel {
   void share_pivot_row(std::size_t k, std::size_t p) {
     const std::size_t length = stride_ - k;
     if (mine(p)) std::copy_n(row_at(p) + k, length, pivot_.data());
-    broadcast(pivot_.data(), length, MPI_DOUBLE, owners_[p], mpi_.comm(), wait_);
+    broadcast(pivot_.data(), length, MPI_DOUBLE, (*owners_)[p], mpi_.comm(), wait_);
     if (p != k) {
       const int tag = static_cast<int>(k % kernel_tags);
       if (mine(k) && mine(p)) {
         std::copy_n(row_at(k) + k, length, row_at(p) + k);
       } else if (mine(k)) {
-        start_send(row_at(k) + k, length, MPI_DOUBLE, owners_[p], tag, mpi_.comm(), requests_);
+        start_send(row_at(k) + k, length, MPI_DOUBLE, (*owners_)[p], tag, mpi_.comm(), requests_);
         complete_all(requests_, wait_, "MPI_Isend");
       } else if (mine(p)) {
-        start_receive(row_at(p) + k, length, MPI_DOUBLE, owners_[k], tag, mpi_.comm(), requests_);
+        start_receive(row_at(p) + k, length, MPI_DOUBLE, (*owners_)[k], tag, mpi_.comm(), requests_);
         complete_all(requests_, wait_, "MPI_Irecv");
       }
     }
@@ -156,7 +156,7 @@ class GaussianElimination final : public Kernel {
     gatherv(local_.data(), MPI_DOUBLE, packed.data(), layout_, 0, mpi_.comm(), wait_);
     if (mpi_.rank() != 0) return;
     when_computing(compute_, [&] {
-      unpack_rows_by_owner(packed.data(), stride_, std::span(owners_).first(n_), layout_, upper_.data());
+      unpack_rows_by_owner(packed.data(), stride_, std::span(*owners_).first(n_), layout_, upper_.data());
     });
   }
 
@@ -167,7 +167,7 @@ class GaussianElimination final : public Kernel {
   std::size_t stride_;  // n coefficients + right-hand side
   std::uint64_t seed_;
   double factor_;  // declared-work factor of the charges (serial/operation_counts.hpp)
-  std::vector<int> owners_;
+  std::shared_ptr<const std::vector<int>> owners_;  // row -> its rank, shared by all ranks
   std::vector<long> local_index_;     // position -> local row, -1 when not mine
   std::vector<std::size_t> positions_;  // my positions, ascending
   std::size_t first_local_ = 0;

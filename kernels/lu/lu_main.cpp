@@ -1,6 +1,6 @@
 // hetscale-lu: solves A x = b by blocked right-looking LU factorisation with partial
 // pivoting (docs/kernels.md). Columns are dealt out in blocks of NB columns, the blocks in
-// the weighted cyclic pattern of `ge`'s rows (block_cyclic_owners), and every rank holds
+// the weighted cyclic pattern of `ge`'s rows (cyclic_owners), and every rank holds
 // all N rows of its columns. For each panel of NB columns, its owner factorises it
 // (factor_panel: partial pivoting, sub-panels updated by dgemm) and broadcasts its rows
 // below the diagonal with the pivots: the panel's one message tree. Every rank then swaps
@@ -37,15 +37,17 @@ class BlockedLu final : public Kernel {
         n_(context.n),
         factor_(declared_work_factor("lu", context.n)),
         block_(lu_block_size(context.n, static_cast<std::size_t>(context.mpi.size()))),
-        owners_(block_cyclic_owners(context.n, block_, context.weights)),
-        first_local_(context.n + 1, 0) {
+        block_owners_(shared_cyclic_owners((context.n + block_ - 1) / block_, context.weights)),
+        first_local_(block_owners_->size() + 1, 0) {
     std::vector<std::size_t> columns_of(static_cast<std::size_t>(mpi_.size()), 0);
-    for (std::size_t g = 0; g < n_; ++g) {
-      first_local_[g] = width_;
-      if (owners_[g] == mpi_.rank()) ++width_;
-      ++columns_of[static_cast<std::size_t>(owners_[g])];
+    for (std::size_t k = 0; k < block_owners_->size(); ++k) {
+      const std::size_t columns = std::min(block_, n_ - k * block_);
+      const int rank = (*block_owners_)[k];
+      first_local_[k] = width_;
+      if (rank == mpi_.rank()) width_ += columns;
+      columns_of[static_cast<std::size_t>(rank)] += columns;
     }
-    first_local_[n_] = width_;
+    first_local_.back() = width_;
     layout_ = row_layout(columns_of, n_);
     local_ = Buffer<double>(n_ * width_, compute_);
     pivots_.resize(block_);
@@ -79,13 +81,16 @@ class BlockedLu final : public Kernel {
  private:
   bool alone() const { return mpi_.size() == 1; }
   // Row i of my columns, from my first column at a position >= g.
-  double* at(std::size_t i, std::size_t g) { return local_.data() + i * width_ + first_local_[g]; }
+  double* at(std::size_t i, std::size_t g) { return local_.data() + i * width_ + first_local(g); }
+  int owner(std::size_t g) const { return (*block_owners_)[g / block_]; }
+  // My first local column at a position >= g, g the first column of a block or n.
+  std::size_t first_local(std::size_t g) const { return first_local_[(g + block_ - 1) / block_]; }
 
   // Right-looking, panel by panel of NB columns.
   void factor(PhaseTimer& timer) {
     for (std::size_t k0 = 0; k0 < n_; k0 += block_) {
       const std::size_t b = std::min(block_, n_ - k0), rows = n_ - k0;
-      const int diagonal = owners_[k0];
+      const int diagonal = owner(k0);
       const bool owner = diagonal == mpi_.rank();
       // Only the owner factorises: the others skip the phase and its two clock readings,
       // which on a thousand simulated ranks are a simulator call each.
@@ -123,7 +128,7 @@ class BlockedLu final : public Kernel {
   // right-hand side), then my part of its block row of U and my columns right of it.
   void update(PhaseTimer& timer, std::size_t k0, std::size_t b, const double* l, std::size_t ldl) {
     const std::size_t c = k0 + b, rows = n_ - c;
-    const std::size_t cols = width_ - first_local_[c];
+    const std::size_t cols = width_ - first_local(c);
     // A charged run swaps nothing; a rank with no column right of the panel has no more.
     if (cols == 0 && compute_ != ComputeMode::real) return;
     timer.compute([&] {
@@ -138,7 +143,7 @@ class BlockedLu final : public Kernel {
 
   // The panel's pivots, in order, on my columns outside the panel and on the right-hand side.
   void swap_rows(std::size_t k0, std::size_t b) {
-    const std::size_t left = first_local_[k0], right = first_local_[k0 + b];
+    const std::size_t left = first_local(k0), right = first_local(k0 + b);
     for (std::size_t j = 0; j < b; ++j) {
       const std::size_t p = pivots_[j];
       if (p == j) continue;
@@ -156,14 +161,14 @@ class BlockedLu final : public Kernel {
     std::vector<std::size_t> next = layout_.displacements;
     for (std::size_t i = 0; i < n_; ++i)
       for (std::size_t g = 0; g < n_; ++g)
-        packed[next[static_cast<std::size_t>(owners_[g])]++] = augmented[i * (n_ + 1) + g];
+        packed[next[static_cast<std::size_t>(owner(g))]++] = augmented[i * (n_ + 1) + g];
     for (std::size_t i = 0; i < n_; ++i) rhs_[i] = augmented[i * (n_ + 1) + n_];
   }
   void unpack_columns(const double* packed, double* augmented) {
     std::vector<std::size_t> next = layout_.displacements;
     for (std::size_t i = 0; i < n_; ++i)
       for (std::size_t g = 0; g < n_; ++g)
-        augmented[i * (n_ + 1) + g] = packed[next[static_cast<std::size_t>(owners_[g])]++];
+        augmented[i * (n_ + 1) + g] = packed[next[static_cast<std::size_t>(owner(g))]++];
     for (std::size_t i = 0; i < n_; ++i) augmented[i * (n_ + 1) + n_] = rhs_[i];
   }
 
@@ -199,8 +204,10 @@ class BlockedLu final : public Kernel {
   std::size_t n_;
   double factor_;  // declared-work factor of the charges (serial/operation_counts.hpp)
   std::size_t block_;  // NB
-  std::vector<int> owners_;               // column -> its rank
-  std::vector<std::size_t> first_local_;  // column g -> my first local column at a position >= g
+  // Per block of NB columns (N / NB of them, not N: on a thousand simulated ranks in one
+  // process, per-column maps at N = 500,000 were 6 GB).
+  std::shared_ptr<const std::vector<int>> block_owners_;  // block -> its rank, shared by all ranks
+  std::vector<std::size_t> first_local_;  // block k -> my first local column in block k or after
   std::size_t width_ = 0;                 // my columns: local_ is n rows of them
   Layout layout_;                         // rank -> its n rows of columns, for the scatter and gather
   Buffer<double> local_;

@@ -76,14 +76,14 @@ TEST(OperationCounts, LuPanelsAndUpdatesSumToTheWorkloadFormula) {
   for (const auto& weights : weight_sets) {
     for (std::size_t n : sizes) {
       const std::size_t nb = lu_block_size(n, weights.size());
-      const std::vector<int> owners = block_cyclic_owners(n, nb, weights);
+      const std::vector<int> block_owners = cyclic_owners((n + nb - 1) / nb, weights);
       const double factor = declared_work_factor("lu", n);
       std::vector<double> per_rank(weights.size(), 0.0);
       for (std::size_t k0 = 0; k0 < n; k0 += nb) {
         const std::size_t b = std::min(nb, n - k0), below = n - k0 - b;
-        per_rank[static_cast<std::size_t>(owners[k0])] += factor * lu_panel_operations(n - k0, b);
+        per_rank[static_cast<std::size_t>(block_owners[k0 / nb])] += factor * lu_panel_operations(n - k0, b);
         std::vector<std::size_t> right(weights.size(), 0);
-        for (std::size_t g = k0 + b; g < n; ++g) ++right[static_cast<std::size_t>(owners[g])];
+        for (std::size_t g = k0 + b; g < n; ++g) ++right[static_cast<std::size_t>(block_owners[g / nb])];
         for (std::size_t r = 0; r < weights.size(); ++r)
           per_rank[r] += factor * (lu_triangular_operations(b, right[r]) + lu_update_operations(below, b, right[r]));
       }

@@ -115,21 +115,5 @@ TEST(CyclicOwners, EveryPrefixAndSuffixStaysCloseToTheWeights) {
   }
 }
 
-TEST(BlockCyclicOwners, DealsWholeBlocksAsCyclicOwnersDealsRows) {
-  // Blocks of 3 rows, 2:1: blocks 0, 1, 0, 0 (the last one a single row).
-  EXPECT_EQ(block_cyclic_owners(10, 3, std::vector<double>{2, 1}),
-            (std::vector<int>{0, 0, 0, 1, 1, 1, 0, 0, 0, 0}));
-  for (const std::size_t n : {0u, 1u, 7u, 64u, 130u}) {
-    const std::vector<double> w{3, 1, 0.5};
-    EXPECT_EQ(block_cyclic_owners(n, 1, w), cyclic_owners(n, w)) << n;
-    const auto owners = block_cyclic_owners(n, 16, w);
-    ASSERT_EQ(owners.size(), n);
-    const auto blocks = cyclic_owners((n + 15) / 16, w);
-    for (std::size_t r = 0; r < n; ++r) EXPECT_EQ(owners[r], blocks[r / 16]) << n << " row " << r;
-  }
-  EXPECT_THROW((void)block_cyclic_owners(4, 0, std::vector<double>{1}), Error);
-  EXPECT_THROW((void)block_cyclic_owners(4, 2, std::vector<double>{0}), Error);
-}
-
 }  // namespace
 }  // namespace hetscale
