@@ -115,5 +115,19 @@ TEST(CyclicOwners, EveryPrefixAndSuffixStaysCloseToTheWeights) {
   }
 }
 
+TEST(SharedCyclicOwners, IsCyclicOwnersDealtOnceForTheSameQuestion) {
+  const std::vector<double> w{3, 1, 0.5};
+  const auto first = shared_cyclic_owners(130, w);
+  const auto again = shared_cyclic_owners(130, std::vector<double>{3, 1, 0.5});
+  EXPECT_EQ(first.get(), again.get()) << "the same n and weights share one map";
+  EXPECT_EQ(*first, cyclic_owners(130, w));
+  const auto other_n = shared_cyclic_owners(131, w);
+  EXPECT_EQ(*other_n, cyclic_owners(131, w));
+  const auto other_weights = shared_cyclic_owners(131, std::vector<double>{1, 1});
+  EXPECT_EQ(*other_weights, cyclic_owners(131, std::vector<double>{1, 1}));
+  EXPECT_EQ(*first, cyclic_owners(130, w)) << "a map handed out stays as it was";
+  EXPECT_THROW((void)shared_cyclic_owners(4, std::vector<double>{0}), Error);
+}
+
 }  // namespace
 }  // namespace hetscale
