@@ -91,10 +91,10 @@ class BlockedLu final : public Kernel {
     for (std::size_t k0 = 0; k0 < n_; k0 += block_) {
       const std::size_t b = std::min(block_, n_ - k0), rows = n_ - k0;
       const int diagonal = owner(k0);
-      const bool owner = diagonal == mpi_.rank();
+      const bool mine = diagonal == mpi_.rank();
       // Only the owner factorises: the others skip the phase and its two clock readings,
       // which on a thousand simulated ranks are a simulator call each.
-      if (owner) {
+      if (mine) {
         timer.compute([&] {
           compute_or_charge(compute_, factor_ * lu_panel_operations(rows, b),
                             [&] { factor_panel(rows, b, at(k0, k0), width_, pivots_.data(), k0); });
