@@ -527,6 +527,31 @@ TEST_F(TwinStudyTest, ALaterRoundRunsOnThePlatformOfTheRoundBefore) {
   EXPECT_EQ(said[0].second, "nothing to refine: no files written\n");
 }
 
+// A study begun with one repetition of each size (`--repetitions 1`, the twin's runs being
+// deterministic) keeps one in its later rounds, although their planner reads the spec's two.
+TEST_F(TwinStudyTest, ALaterRoundKeepsTheRepetitionsOfTheRoundBefore) {
+  twin::SimulatedRoundOptions options;
+  options.sbatch = true;
+  options.bin_dir = "/opt/hetscale/bin";
+  options.repetitions = 1;
+  const twin::SimulatedRound first = write("round0", spec(), options);
+  ASSERT_EQ(first.round.spec.repetitions, 1u);
+  jobgen::Round planned = first.round;
+  planned.number = 1;
+  planned.spec.repetitions = 2;  // as study::next_round plans from the stored spec
+  const auto keep = [](LineKind, const std::string&) {};
+  const auto next = twin::next_simulated_round(first, planned, keep);
+  ASSERT_TRUE(next.has_value());
+  EXPECT_EQ(next->round.spec.repetitions, 1u);
+  std::size_t sizes = 0;
+  for (const auto& set : planned.sets) sizes += set.parameter_values.size();
+  EXPECT_EQ(next->runs.size(), sizes);
+  const fs::path dir = root_ / "round1";
+  twin::write_and_run_later_round(dir, *next, root_ / "round0", options, runner(), keep);
+  EXPECT_EQ(slurp(dir / twin::twin_repetitions_file), "1\n");
+  EXPECT_EQ(twin::load_simulated_round(dir).runs.size(), sizes);
+}
+
 // With sbatch the study is written and nothing runs; runs that fail are counted, and
 // require_no_failed_runs names their logs.
 TEST_F(TwinStudyTest, ConductedWithSbatchRunsNothingAndFailedRunsAreCounted) {
