@@ -388,11 +388,11 @@ After predict_stage(Step& step) {
 // Every experiment simulated on the twin of the site (its network as the site table gives
 // it) grown to twice `twin_nodes` nodes of the same mix, up to sets of `twin_nodes` or the
 // experiment's own smaller `twin_nodes` (one repetition: the twin's runs are deterministic;
-// psi floor 0.7 so that the largest sets' sizes stay within what the twin folds), the kernel's compute efficiency calibrated from
-// its first round's runs; collected as <experiment>-twin, refined for up to its
-// `twin_rounds` ([twin] rounds unless the experiment has its own) rounds more as
-// `hetscale twin refine` refines (each round planned from the twin's runs
-// collected so far), then analyzed at the experiment's target as the measured ones are:
+// the first round's sizes on the larger sets reaching as far as [twin] psi_floor allows),
+// the kernel's compute efficiency calibrated from its first round's runs; collected as
+// <experiment>-twin, refined for up to its `twin_rounds` ([twin] rounds unless the
+// experiment has its own) rounds more as `hetscale twin refine` refines (each round
+// planned from the twin's runs collected so far, with one repetition), then analyzed at the experiment's target as the measured ones are:
 // its sets' required parameter and work stored, so that the report puts them beside the
 // measured psi and, past the largest measured set, beside the forecasts.
 After twin_stage(Step& step) {
@@ -419,7 +419,7 @@ After twin_stage(Step& step) {
     request.calibrate_from = {round_directory(dir, e.spec.name, 0) / "records"};
     request.options.max_set_nodes = std::min(e.twin_nodes.value_or(spec.twin_nodes), spec.twin_nodes);
     request.options.repetitions = 1;
-    request.options.psi_floor = 0.7;
+    request.options.psi_floor = spec.twin_psi_floor;
     request.options.bin_dir = state.kernel_dir;
     request.runner.kernel_dir = state.kernel_dir;
     request.runner.jobs = 0;  // one per processor

@@ -123,11 +123,12 @@ class StudySpecReader {
   }
 
   void read_twin(const toml::table& t) {
-    toml_.check_keys(t, {"nodes", "rounds"}, "in [twin]");
+    toml_.check_keys(t, {"nodes", "rounds", "psi_floor"}, "in [twin]");
     const toml::node* n = t.get("nodes");
     if (n == nullptr) toml_.fail(toml_.at(t), "missing key 'nodes' in [twin] (the twin's largest set; leave [twin] out for none)");
     spec_.twin_nodes = count(*n, "nodes", 1, 1 << 20);
     if (const toml::node* r = t.get("rounds")) spec_.twin_rounds = count(*r, "rounds", 0, kMaxTwinRounds);
+    if (const toml::node* f = t.get("psi_floor")) spec_.twin_psi_floor = toml_.positive(*f, "psi_floor", 1);
   }
 
   // An experiment's twin_nodes bounds its twin within the study's: [twin] nodes at most.

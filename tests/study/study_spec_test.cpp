@@ -88,8 +88,22 @@ TEST(StudySpec, TheTwinsRoundsDefaultToNoneAndAreBounded) {
   EXPECT_EQ(error_of(head + "[twin]\nnodes = 64\nrounds = 9\n"),
             "study.toml:9:10: 'rounds' must be between 0 and 8, got 9");
   EXPECT_EQ(error_of(head + "[twin]\nnodes = 64\nround = 2\n"),
-            "study.toml:9:1: unknown key 'round' in [twin] (expected nodes or rounds)");
+            "study.toml:9:1: unknown key 'round' in [twin] (expected nodes, rounds or psi_floor)");
   EXPECT_EQ(error_of(head + "twin_rounds = -1\n"), "study.toml:7:15: 'twin_rounds' must be between 0 and 8, got -1");
+}
+
+TEST(StudySpec, TheTwinsPsiFloorDefaultsToSevenTenthsAndIsAFraction) {
+  EXPECT_EQ(parse_study_spec(head + "[twin]\nnodes = 64\n", "study.toml", examples / "studies").twin_psi_floor, 0.7);
+  EXPECT_EQ(parse_study_spec(head + "[twin]\nnodes = 64\npsi_floor = 0.35\n", "study.toml", examples / "studies")
+                .twin_psi_floor,
+            0.35);
+  EXPECT_EQ(parse_study_spec(head + "[twin]\nnodes = 64\npsi_floor = 1\n", "study.toml", examples / "studies")
+                .twin_psi_floor,
+            1.0);
+  EXPECT_EQ(error_of(head + "[twin]\nnodes = 64\npsi_floor = 0\n"),
+            "study.toml:9:13: 'psi_floor' must be positive and finite, not 0");
+  EXPECT_EQ(error_of(head + "[twin]\nnodes = 64\npsi_floor = 1.5\n"),
+            "study.toml:9:13: 'psi_floor' must be at most 1, not 1.5");
 }
 
 TEST(StudySpec, AnExperimentsTwinNodesAreWithinTheStudysTwin) {

@@ -61,6 +61,10 @@ struct StudySpec {
   PredictSpec predict;
   std::uint32_t twin_nodes = 0;  // 0: no twin
   std::uint32_t twin_rounds = 0;  // refinement rounds of the twin after its first (at most kMaxTwinRounds)
+  // The lowest psi expected between the twin's consecutive sets, in (0, 1]: how far the
+  // sizes of its first round reach on its larger sets (each experiment's [parameter]
+  // psi_floor is for the measured sets).
+  double twin_psi_floor = 0.7;
 
   [[nodiscard]] const StudyExperiment& experiment(std::string_view experiment_name) const;
 };
