@@ -3,7 +3,8 @@
 # install, build, cluster + SPANK plugin + PostgreSQL, classify every node, site table,
 # the twin's network calibration, then `hetscale study run examples/studies/testbed[-quick].toml
 # --wait`: the study as Slurm jobs (rounds, refinement, psi table, equalize and re-run,
-# forecasts, twin, report); tear everything down on exit (also on failure).
+# forecasts, twin, report); tear everything down on exit (also on failure). With the twin,
+# vm.overcommit_memory is 1 while the study runs (its old value put back on exit).
 #   scripts/study.sh [--quick] [--keep] [--run-dir DIR] [--port P] [--no-build] [--build-dir DIR]
 #     --quick      examples/studies/testbed-quick.toml: fewer sizes, one refinement round
 #     --keep       leave the cluster and PostgreSQL running at the end
@@ -17,6 +18,7 @@
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
+. scripts/lib/overcommit.sh
 
 QUICK=0 KEEP=0 BUILD=1 PORT=16901 RUN=$REPO/run/study
 BUILD_DIR=$REPO/build/default
@@ -29,7 +31,7 @@ export HETSCALE_MPI_WAIT=sleep
 # default is the packages' copy under /usr/share/hetscale/examples).
 export LAMMPS_MELT_DECK=$REPO/examples/experiments/lammps-melt.lmp
 
-usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "study.sh: $*" >&2; exit 1; }
 
 parse_args() {
@@ -92,6 +94,7 @@ teardown() {
     [ "$CLUSTER_UP" = 1 ] && { echo "teardown: cluster"; scripts/cluster.sh down --run-dir "$RUN/cluster" >/dev/null; }
     [ "$PG_UP" = 1 ] && { echo "teardown: PostgreSQL"; scripts/pg.sh down --run-dir "$RUN/pg" >/dev/null; }
   fi
+  overcommit_restore
   if [ $rc -ne 0 ]; then
     echo "study.sh: FAILED in stage [$STAGE_NO] (exit $rc) after $((SECONDS - STUDY_START)) s" >&2
   fi
@@ -188,6 +191,8 @@ run_study() {
   rm -rf "$RUN/study"
   local twin=()
   [ -z "$TWIN_NODES" ] || twin=(--twin-nodes "$TWIN_NODES")
+  # The twin's larger sets fold buffers larger than memory (mm's B at N = 80,000: 51 GB).
+  [ "$TWIN_NODES" = 0 ] || overcommit_allow
   "$HETSCALE" study run "$STUDY" "${twin[@]}" --site "$STUDY_SITE" --db "$DB" --dir "$RUN/study" --kernel-dir "$BIN" \
     --partitions "$RUN/partitions" --wait
 }

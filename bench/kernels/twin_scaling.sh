@@ -24,9 +24,9 @@ while [ $# -gt 0 ]; do
   esac
 done
 work=$(mktemp -d)
-overcommit_before=$(cat /proc/sys/vm/overcommit_memory)
-trap 'rm -rf "$work"; [ "$overcommit" = 0 ] || sysctl -qw vm.overcommit_memory="$overcommit_before"' EXIT
-[ "$overcommit" = 0 ] || sysctl -qw vm.overcommit_memory=1
+. "$(dirname "$0")/../../scripts/lib/overcommit.sh"
+trap 'rm -rf "$work"; overcommit_restore' EXIT
+[ "$overcommit" = 0 ] || overcommit_allow
 cat >"$work/platform.xml" <<XML
 <?xml version="1.0"?>
 <!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">

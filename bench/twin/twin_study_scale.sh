@@ -36,13 +36,13 @@ name=$(basename "$spec" .toml)-twin
 
 rm -rf "$run"
 mkdir -p "$run"
-overcommit_before=$(cat /proc/sys/vm/overcommit_memory)
+. scripts/lib/overcommit.sh
 cleanup() {
   scripts/pg.sh down --run-dir "$run/pg" >/dev/null || true
-  [ "$overcommit" = 0 ] || sysctl -qw vm.overcommit_memory="$overcommit_before"
+  overcommit_restore
 }
 trap cleanup EXIT
-[ "$overcommit" = 0 ] || sysctl -qw vm.overcommit_memory=1
+[ "$overcommit" = 0 ] || overcommit_allow
 scripts/pg.sh restart --run-dir "$run/pg" --port "$port" >/dev/null
 db=$(cat "$run/pg/uri")
 "$hetscale" db migrate --db "$db" >/dev/null
