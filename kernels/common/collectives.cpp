@@ -29,12 +29,13 @@ char* at(void* buffer, std::size_t items, std::size_t bytes) {
   return buffer == nullptr ? nullptr : static_cast<char*>(buffer) + items * bytes;
 }
 
-// Where the root's message of scatterv or gatherv at `items` starts: there, or for every
-// message the start of a folded buffer (root_items).
-const char* root_message_at(const void* buffer, std::size_t items, std::size_t bytes) {
+// Where a message at `items` of a collective's whole buffer starts (the root's buffer of
+// scatterv or gatherv, any rank's of a broadcast): there, or for every message the start
+// of a folded buffer, whose contents are never read (root_items, broadcast_items).
+const char* folded_message_at(const void* buffer, std::size_t items, std::size_t bytes) {
   return is_folded(buffer) ? static_cast<const char*>(buffer) : at(buffer, items, bytes);
 }
-char* root_message_at(void* buffer, std::size_t items, std::size_t bytes) {
+char* folded_message_at(void* buffer, std::size_t items, std::size_t bytes) {
   return is_folded(buffer) ? static_cast<char*>(buffer) : at(buffer, items, bytes);
 }
 
@@ -101,11 +102,11 @@ void one_scatterv(const void* send, const int* counts, const int* displacements,
   std::vector<MPI_Request> requests;
   for (int r = 0; r < ranks; ++r) {
     if (r == root || counts[r] == 0) continue;
-    const char* from = root_message_at(send, static_cast<std::size_t>(displacements[r]), bytes);
+    const char* from = folded_message_at(send, static_cast<std::size_t>(displacements[r]), bytes);
     check_mpi(MPI_Isend(from, counts[r], type, r, collective_tag, comm, &requests.emplace_back(MPI_REQUEST_NULL)),
               "MPI_Isend");
   }
-  local_copy(root_message_at(send, static_cast<std::size_t>(displacements[root]), bytes), receive, receive_count,
+  local_copy(folded_message_at(send, static_cast<std::size_t>(displacements[root]), bytes), receive, receive_count,
              type);
   wait_each(requests, "MPI_Wait (scatterv)");
 }
@@ -118,12 +119,12 @@ void one_gatherv(const void* send, int send_count, MPI_Datatype type, void* rece
   }
   const int ranks = comm_size(comm);
   const std::size_t bytes = item_bytes(type);
-  local_copy(send, root_message_at(receive, static_cast<std::size_t>(displacements[root]), bytes), send_count,
+  local_copy(send, folded_message_at(receive, static_cast<std::size_t>(displacements[root]), bytes), send_count,
              type);
   std::vector<MPI_Request> requests;
   for (int r = 0; r < ranks; ++r) {
     if (r == root || counts[r] == 0) continue;
-    char* into = root_message_at(receive, static_cast<std::size_t>(displacements[r]), bytes);
+    char* into = folded_message_at(receive, static_cast<std::size_t>(displacements[r]), bytes);
     check_mpi(MPI_Irecv(into, counts[r], type, r, collective_tag, comm, &requests.emplace_back(MPI_REQUEST_NULL)),
               "MPI_Irecv");
   }
@@ -229,7 +230,8 @@ void barrier(MPI_Comm comm, WaitMode mode) {
 void broadcast(void* buffer, std::size_t count, MPI_Datatype type, int root, MPI_Comm comm, WaitMode mode) {
   const std::size_t bytes = item_bytes(type);
   for (const Piece& piece : split_message(count, bytes, limits_in_use))
-    one_broadcast(at(buffer, piece.offset, bytes), static_cast<int>(piece.count), type, root, comm, mode);
+    one_broadcast(folded_message_at(buffer, piece.offset, bytes), static_cast<int>(piece.count), type, root, comm,
+                  mode);
   charge_overhead(CollectiveKind::broadcast, comm);
 }
 
@@ -257,7 +259,7 @@ void scatterv(const void* send, const Layout& layout, MPI_Datatype type, void* r
   }
   for (const VectorCall& call : split_vector(layout, bytes, limits_in_use)) {
     const std::size_t mine = call.base + static_cast<std::size_t>(call.displacements[me]) - layout.displacements[me];
-    one_scatterv(root_message_at(send, call.base, bytes), call.counts.data(), call.displacements.data(), type,
+    one_scatterv(folded_message_at(send, call.base, bytes), call.counts.data(), call.displacements.data(), type,
                  call.counts[me] == 0 ? receive : at(receive, mine, bytes), call.counts[me], root, rank, comm,
                  mode);
   }
@@ -278,7 +280,7 @@ void gatherv(const void* send, MPI_Datatype type, void* receive, const Layout& l
   for (const VectorCall& call : split_vector(layout, bytes, limits_in_use)) {
     const std::size_t mine = call.base + static_cast<std::size_t>(call.displacements[me]) - layout.displacements[me];
     one_gatherv(call.counts[me] == 0 ? send : at(send, mine, bytes), call.counts[me], type,
-                root_message_at(receive, call.base, bytes), call.counts.data(), call.displacements.data(), root,
+                folded_message_at(receive, call.base, bytes), call.counts.data(), call.displacements.data(), root,
                 rank, comm, mode);
   }
   charge_overhead(CollectiveKind::broadcast, comm);
@@ -288,6 +290,10 @@ std::size_t root_items(const Layout& layout, ComputeMode mode) {
   if (mode == ComputeMode::real)
     return layout.counts.empty() ? 0 : layout.displacements.back() + layout.counts.back();
   return layout.counts.empty() ? 0 : *std::max_element(layout.counts.begin(), layout.counts.end());
+}
+
+std::size_t broadcast_items(std::size_t count, std::size_t item_bytes, ComputeMode mode) {
+  return mode == ComputeMode::real ? count : std::min(count, piece_items(item_bytes, limits_in_use));
 }
 
 void allreduce(const void* send, void* receive, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,

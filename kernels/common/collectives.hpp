@@ -41,7 +41,14 @@ void set_message_limits(const MessageLimits& limits);
 [[nodiscard]] const MessageLimits& message_limits();
 
 void barrier(MPI_Comm comm, WaitMode mode);
+/// `count` items of the root's `buffer` into every rank's, in pieces. A folded buffer (a
+/// charged run, engine.hpp) is where every piece starts: its contents are never read, so
+/// it need only hold one piece (broadcast_items).
 void broadcast(void* buffer, std::size_t count, MPI_Datatype type, int root, MPI_Comm comm, WaitMode mode);
+/// The items of a buffer that only broadcast() moves `count` items of (mm's B): all of
+/// them when computing; when charging, one piece at most. mm's B of 271 GB at N = 184,089
+/// then adds nothing to the folded region the ranks' own rows already need.
+[[nodiscard]] std::size_t broadcast_items(std::size_t count, std::size_t item_bytes, ComputeMode mode);
 /// Rank r receives layout.counts[r] items of the root's `send` at layout.displacements[r].
 /// A folded buffer at the root (a charged run, engine.hpp) is where every message from or
 /// to it starts: its contents are never read, so it need only hold the largest part

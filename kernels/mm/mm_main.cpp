@@ -31,12 +31,14 @@ class MatrixMultiply final : public Kernel {
     const std::vector<std::size_t> rows = block_counts(n_, context.weights);
     layout_ = row_layout(rows, n_);
     rows_ = rows[static_cast<std::size_t>(mpi_.rank())];
-    b_ = Buffer<double>(n_ * n_, compute_);
+    // Charged, B holds one piece of its broadcast and rank 0's A and C the largest rank's
+    // rows: no buffer of N^2 items (collectives.hpp).
+    b_ = Buffer<double>(broadcast_items(n_ * n_, sizeof(double), compute_), compute_);
     local_a_ = Buffer<double>(rows_ * n_, compute_);
     local_c_ = Buffer<double>(rows_ * n_, compute_);
     if (mpi_.rank() == 0) {
-      a_ = Buffer<double>(n_ * n_, compute_);
-      c_ = Buffer<double>(n_ * n_, compute_);
+      a_ = Buffer<double>(root_items(layout_, compute_), compute_);
+      c_ = Buffer<double>(root_items(layout_, compute_), compute_);
       when_computing(compute_, [&] {
         fill_uniform(a_, seed_, 1);
         fill_uniform(b_, seed_, 2);
@@ -47,7 +49,7 @@ class MatrixMultiply final : public Kernel {
   void run(PhaseTimer& timer) override {
     timer.communicate([&] {
       scatterv(a_.data(), layout_, MPI_DOUBLE, local_a_.data(), 0, mpi_.comm(), wait_);
-      broadcast(b_.data(), b_.size(), MPI_DOUBLE, 0, mpi_.comm(), wait_);
+      broadcast(b_.data(), n_ * n_, MPI_DOUBLE, 0, mpi_.comm(), wait_);
     });
     timer.compute([&] {
       compute_or_charge(compute_, mm_multiply_operations(rows_, n_),
