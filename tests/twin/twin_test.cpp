@@ -280,16 +280,19 @@ TEST_F(Twin, MessagesOf2GiBOrMoreGoInFoldedPieces) {
 }
 
 // No whole matrix is made in a charged run: not rank 0's (what it generates, scatters,
-// gathers and solves with), nor mm's B on every rank (one piece of its broadcast). The
-// folded region stays as large as the largest buffer a rank holds, here an eighth of the
-// matrix. Peak RSS counts every page of the region's mappings (SMPI maps them populated),
-// so it reads the region's size: with a whole matrix it was above N^2 doubles (1.15 GB at
-// N = 12,000), now it must stay below half of that.
+// gathers and solves with), nor mm's B on every rank (one piece of its broadcast: here
+// pieces of 1 MiB, as B's 512 MB would otherwise be one piece). The folded region stays
+// as large as the largest buffer a rank holds, here an eighth of the matrix. Peak RSS
+// counts every page of the region's mappings (SMPI maps them populated), so it reads the
+// region's size: with a whole matrix it was above N^2 doubles (1.15 GB at N = 12,000), now
+// it must stay below half of that.
 TEST_F(Twin, NoRankHoldsAWholeMatrixWhenCharging) {
   // mm and ge first: RUSAGE_CHILDREN holds the largest of the runs so far.
   for (const std::string kernel : {"mm", "ge", "lu"}) {
     const double n = kernel == "lu" ? 12000 : 8000;
-    const TwinRun r = run(kernel, 8, "hosts-8", "-N " + std::to_string(static_cast<int>(n)) + " --weights equal");
+    const std::string pieces = kernel == "mm" ? " --message-piece-bytes 1048576" : "";
+    const TwinRun r =
+        run(kernel, 8, "hosts-8", "-N " + std::to_string(static_cast<int>(n)) + " --weights equal" + pieces);
     ASSERT_EQ(r.status, 0) << r.output;
     rusage children{};
     ASSERT_EQ(getrusage(RUSAGE_CHILDREN, &children), 0);
