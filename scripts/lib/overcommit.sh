@@ -1,4 +1,4 @@
-# vm.overcommit_memory for the twin's folded buffers (docs/twin.md, "Any problem size"):
+# vm.overcommit_memory for the twin's folded buffers (docs/twin.md, "Problem sizes"):
 # SMPI reserves a folded region's whole size in one mapping (untouched, it costs no
 # memory), which Linux's default heuristic refuses beyond memory and swap. Sourced by the
 # scripts that run the twin at capacity-planning sizes: overcommit_allow sets it to 1 (as

@@ -392,9 +392,10 @@ After predict_stage(Step& step) {
 // the kernel's compute efficiency calibrated from its first round's runs; collected as
 // <experiment>-twin, refined for up to its `twin_rounds` ([twin] rounds unless the
 // experiment has its own) rounds more as `hetscale twin refine` refines (each round
-// planned from the twin's runs collected so far, with one repetition), then analyzed at the experiment's target as the measured ones are:
-// its sets' required parameter and work stored, so that the report puts them beside the
-// measured psi and, past the largest measured set, beside the forecasts.
+// planned from the twin's runs collected so far, with one repetition), then analyzed at
+// the experiment's target as the measured ones are: its sets' required parameter and work
+// stored, so that the report puts them beside the measured psi and, past the largest
+// measured set, beside the forecasts.
 After twin_stage(Step& step) {
   const StudySpec& spec = step.spec;
   StudyState& state = step.state;

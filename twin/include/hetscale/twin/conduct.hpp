@@ -68,8 +68,8 @@ SimulatedRoundOutcome write_and_run_simulated_round(const std::filesystem::path&
 /// The next round of the twin study whose latest round is `previous`, as planned from the
 /// runs collected so far (e.g. study::next_round), on the same platform (its hash and
 /// compute efficiency kept) and with the same repetitions of each size as `previous` (a
-/// planner reading the spec from the database gives the spec's): its runs in order. None, and "nothing to refine: no files
-/// written" said as a result, when it has no runs.
+/// planner reading the spec from the database gives the spec's): its runs in order. None,
+/// and "nothing to refine: no files written" said as a result, when it has no runs.
 std::optional<SimulatedRound> next_simulated_round(const SimulatedRound& previous, jobgen::Round next,
                                                    const Say& say);
 
