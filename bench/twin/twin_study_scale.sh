@@ -10,7 +10,8 @@
 #                                  [--port P] [--overcommit]
 # --max-set: the largest machine set (default: --nodes).
 # --overcommit (as root) sets vm.overcommit_memory to 1 for the run and puts the old
-# value back: the largest sets' folded buffers are larger than memory and swap.
+# value back, for a spec whose folded buffers are larger than memory and swap (a charged
+# mm or lu folds one broadcast piece or one rank's part: scale-mm and scale-lu need not).
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$REPO"
