@@ -191,7 +191,7 @@ run_study() {
   rm -rf "$RUN/study"
   local twin=()
   [ -z "$TWIN_NODES" ] || twin=(--twin-nodes "$TWIN_NODES")
-  # A twin grown past 256 nodes (--twin-nodes) may fold regions larger than memory.
+  # A twin grown past the spec's (--twin-nodes) may fold regions larger than memory.
   [ "$TWIN_NODES" = 0 ] || overcommit_allow
   "$HETSCALE" study run "$STUDY" "${twin[@]}" --site "$STUDY_SITE" --db "$DB" --dir "$RUN/study" --kernel-dir "$BIN" \
     --partitions "$RUN/partitions" --wait
