@@ -1,21 +1,22 @@
 #!/usr/bin/env bash
 # A whole twin study at capacity-planning scale: the spec's doubling sets of 2 to 1024
-# nodes on validation/twin/mixed72.toml grown to 1024 nodes (docs/performance.md, "The
+# nodes on validation/twin/mixed72.toml grown to 1536 nodes (docs/performance.md, "The
 # twin: a study of 2 to 1024 nodes"), then refinement rounds (hetscale twin refine)
 # until no set needs more runs or --rounds is reached, each round collected into a
 # PostgreSQL of its own (scripts/pg.sh). Prints each round's runs, wall time and largest
 # simulation, then `hetscale analyze` of the experiment: the required work per set.
 #   bench/twin/twin_study_scale.sh [--bin build/default/bin] [--spec bench/twin/scale-mm.toml]
-#                                  [--nodes 1024] [--max-set NODES] [--rounds 3] [--run-dir DIR]
+#                                  [--nodes 1536] [--max-set NODES] [--rounds 3] [--run-dir DIR]
 #                                  [--port P] [--overcommit]
-# --max-set: the largest machine set (default: --nodes).
+# --nodes: the site's size; grown to 1536 its group-balanced sets reach 1024 nodes
+# (grown to 1024, the doubling stops at 512). --max-set: the largest set (default: --nodes).
 # --overcommit (as root) sets vm.overcommit_memory to 1 for the run and puts the old
 # value back, for a spec whose folded buffers are larger than memory and swap (a charged
 # mm or lu folds one broadcast piece or one rank's part: scale-mm and scale-lu need not).
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$REPO"
-bin=build/default/bin spec=bench/twin/scale-mm.toml nodes=1024 max_set= rounds=3 run=build/twin-scale port=16961
+bin=build/default/bin spec=bench/twin/scale-mm.toml nodes=1536 max_set= rounds=3 run=build/twin-scale port=16961
 overcommit=0
 while [ $# -gt 0 ]; do
   case "$1" in
