@@ -175,8 +175,11 @@ TEST_F(ProductionSite, TasksOfASetNeverOverlapAndNoForeignJobSharesTheirNodes) {
     const auto tasks = task_intervals(jobs, set0);
     ASSERT_EQ(tasks.size(), 5U) << dump(jobs);
     // A task that failed at once overlaps nothing: each must have run its 2 s.
-    for (const auto& job : jobs)
-      if (job.job_name == set0) EXPECT_EQ(job.state, "COMPLETED") << dump({job});
+    for (const auto& job : jobs) {
+      if (job.job_name == set0) {
+        EXPECT_EQ(job.state, "COMPLETED") << dump({job});
+      }
+    }
     std::size_t overlaps = 0;
     for (std::size_t i = 0; i < tasks.size(); ++i)
       for (std::size_t j = i + 1; j < tasks.size(); ++j) overlaps += overlap(tasks[i], tasks[j]) ? 1 : 0;
