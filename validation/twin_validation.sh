@@ -3,9 +3,9 @@
 # validation/twin/mixed72.toml (72 nodes in three groups):
 #   1. held-out prediction: for mm, ge, lu and conv2d (--kernels), a twin study of sets of 2 to 64 nodes and one
 #      refinement round (twin refine) around each set's estimate, collected and analysed;
-#      `hetscale predict` fitted on sets 0-2 (2, 4, 8 nodes) predicts the required size at
-#      the target on sets 3-5 (16, 32, 64 nodes); its summary line gives the mean
-#      |relative error| on the held-out sets;
+#      `hetscale predict` fitted on sets 0-2 (2, 4, 8 nodes; --fit-sets) predicts the
+#      required size at the target on the others (16, 32, 64 nodes); its summary line gives
+#      the mean |relative error| on the held-out sets;
 #   2. determinism: the held-out mm study simulated a second time, one run at a time; the
 #      simulated times of the two status.tsv files are compared;
 #   3. speed: a twin study of sets of 2 to 32 nodes, 5 sizes, 3 repetitions, mm then ge,
@@ -14,12 +14,13 @@
 #      (validation/twin_analytic.sh on the same database).
 # It starts its own PostgreSQL (scripts/pg.sh) and stops it at the end.
 #   validation/twin_validation.sh [--bin build/default/bin] [--run-dir DIR] [--port P]
-#                                 [--kernels "mm ge lu conv2d"] [--heldout-only]
-# --kernels: the held-out section's kernels; --heldout-only: that section alone.
+#                                 [--kernels "mm ge lu conv2d"] [--heldout-only] [--fit-sets 0,1,2]
+# --kernels: the held-out section's kernels; --heldout-only: that section alone;
+# --fit-sets: the sets the held-out section's model is fitted on (predict's --fit-sets).
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
-bin=build/default/bin run=build/twin-validation port=16951 kernels="mm ge lu conv2d" heldout_only=0
+bin=build/default/bin run=build/twin-validation port=16951 kernels="mm ge lu conv2d" heldout_only=0 fit_sets=0,1,2
 while [ $# -gt 0 ]; do
   case "$1" in
     --bin) bin=$2; shift 2 ;;
@@ -27,6 +28,7 @@ while [ $# -gt 0 ]; do
     --port) port=$2; shift 2 ;;
     --kernels) kernels=$2; shift 2 ;;
     --heldout-only) heldout_only=1; shift ;;
+    --fit-sets) fit_sets=$2; shift 2 ;;
     *) echo "twin_validation.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -55,7 +57,7 @@ for kernel in $kernels; do
     "$hetscale" collect --db "$db" "$run/heldout-$kernel-round1" >/dev/null
   fi
   "$hetscale" analyze --db "$db" --experiment "heldout-$kernel-twin"
-  "$hetscale" predict --db "$db" --experiment "heldout-$kernel-twin" --fit-sets 0,1,2 --doublings 0
+  "$hetscale" predict --db "$db" --experiment "heldout-$kernel-twin" --fit-sets "$fit_sets" --doublings 0
 done
 [ "$heldout_only" = 0 ] || exit 0
 
