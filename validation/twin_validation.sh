@@ -16,7 +16,8 @@
 #   validation/twin_validation.sh [--bin build/default/bin] [--run-dir DIR] [--port P]
 #                                 [--kernels "mm ge lu conv2d"] [--heldout-only] [--fit-sets 0,1,2]
 # --kernels: the held-out section's kernels; --heldout-only: that section alone;
-# --fit-sets: the sets the held-out section's model is fitted on (predict's --fit-sets).
+# --fit-sets: the sets the held-out section's model is fitted on (predict's --fit-sets; the
+# analytic comparison, section 4, fits on 0-2 whatever it says).
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
