@@ -787,6 +787,27 @@ double TwinEfficiencyRow::relative_difference() const {
   return (twin->speed_efficiency - measured->speed_efficiency) / measured->speed_efficiency;
 }
 
+namespace {
+/// (twin - measured) / measured of one field of both time splits; NaN unless both exist.
+double split_difference(const std::optional<TimeSplit>& measured,
+                        const std::optional<TimeSplit>& twin, double TimeSplit::*field) {
+  if (!measured || !twin || (*measured).*field == 0) return kNaN;
+  return ((*twin).*field - (*measured).*field) / (*measured).*field;
+}
+}  // namespace
+
+double TwinEfficiencyRow::wall_difference() const {
+  return split_difference(measured_split, twin_split, &TimeSplit::wall_seconds);
+}
+
+double TwinEfficiencyRow::compute_difference() const {
+  return split_difference(measured_split, twin_split, &TimeSplit::slowest_compute_seconds);
+}
+
+double TwinEfficiencyRow::outside_compute_difference() const {
+  return split_difference(measured_split, twin_split, &TimeSplit::outside_compute_seconds);
+}
+
 double TwinPsiRow::relative_difference() const {
   return measured && twin ? (*twin - *measured) / *measured : kNaN;
 }
@@ -828,8 +849,43 @@ std::vector<TwinEfficiencyRow> twin_efficiency_rows(const ExperimentData& measur
     if (twin_sets.contains(p.set_index)) row(p).measured = p;
   for (const auto& p : twin.curve)
     if (measured_sets.contains(p.set_index)) row(p).twin = p;
+  for (const auto* e : {&measured, &twin})
+    for (const auto& split : e->time_split)
+      if (const auto at = rows.find({split.set_index, split.parameter_value}); at != rows.end())
+        (e == &measured ? at->second.measured_split : at->second.twin_split) = split;
   std::vector<TwinEfficiencyRow> out;
   for (auto& [key, r] : rows) out.push_back(std::move(r));
+  return out;
+}
+
+std::vector<std::string> twin_misses(const ExperimentData& measured,
+                                     const std::vector<TwinEfficiencyRow>& rows) {
+  auto signed_percent = [](double fraction) { return fmt::format("{:+.1f}%", 100 * fraction); };
+  std::vector<std::string> out;
+  for (const auto& r : rows) {
+    const double difference = r.relative_difference();
+    if (!std::isfinite(difference) || std::abs(difference) <= kTwinTolerance) continue;
+    const bool within_runs = r.twin->speed_efficiency >= r.measured->min_speed_efficiency &&
+                             r.twin->speed_efficiency <= r.measured->max_speed_efficiency;
+    std::string where = "no compute times of both";
+    if (std::isfinite(r.wall_difference()))
+      where = fmt::format("T {}: the slowest rank's compute {}, the time beyond it {}",
+                          signed_percent(r.wall_difference()),
+                          std::isfinite(r.compute_difference())
+                              ? signed_percent(r.compute_difference())
+                              : std::string("n/a"),
+                          std::isfinite(r.outside_compute_difference())
+                              ? signed_percent(r.outside_compute_difference())
+                              : std::string("n/a"));
+    out.push_back(fmt::format("{}, {} = {:.6g}: E_s {} ({}, {} measured runs); {}",
+                              set_label(measured, r.set_index),
+                              measured.parameter.empty() ? std::string("parameter")
+                                                         : measured.parameter,
+                              r.parameter_value, signed_percent(difference),
+                              within_runs ? "within the measured runs' range"
+                                          : "outside the measured runs' range",
+                              r.measured->runs, where));
+  }
   return out;
 }
 
@@ -930,6 +986,9 @@ ReportTable twin_efficiency_table(const TwinPair& pair, const ExperimentData& me
   auto value = [](const std::optional<CurvePoint>& p, double CurvePoint::*field) {
     return p ? number((*p).*field) : number(kNaN);
   };
+  auto seconds = [](const std::optional<TimeSplit>& s, double TimeSplit::*field) {
+    return s ? number((*s).*field) : number(kNaN);
+  };
   for (const auto& r : twin_efficiency_rows(measured, pair.twin)) {
     if (r.set_index != set_index) continue;
     rows.push_back({integer(r.set_index), number(r.parameter_value),
@@ -939,7 +998,15 @@ ReportTable twin_efficiency_table(const TwinPair& pair, const ExperimentData& me
                     value(r.measured, &CurvePoint::max_speed_efficiency),
                     r.measured ? number(r.measured->stddev_speed_efficiency) : number(kNaN),
                     value(r.twin, &CurvePoint::speed_efficiency),
-                    percent(r.relative_difference())});
+                    percent(r.relative_difference()),
+                    seconds(r.measured_split, &TimeSplit::wall_seconds),
+                    seconds(r.measured_split, &TimeSplit::slowest_compute_seconds),
+                    seconds(r.measured_split, &TimeSplit::outside_compute_seconds),
+                    seconds(r.twin_split, &TimeSplit::wall_seconds),
+                    seconds(r.twin_split, &TimeSplit::slowest_compute_seconds),
+                    seconds(r.twin_split, &TimeSplit::outside_compute_seconds),
+                    percent(r.wall_difference()), percent(r.compute_difference()),
+                    percent(r.outside_compute_difference())});
   }
   return make_table(
       fmt::format("{}-efficiency-set-{}", twin_id(pair), set_index),
@@ -947,7 +1014,11 @@ ReportTable twin_efficiency_table(const TwinPair& pair, const ExperimentData& me
                   set_label(measured, set_index)),
       {"set_index", "parameter_value", "measured_runs", "measured_speed_efficiency",
        "measured_min_speed_efficiency", "measured_max_speed_efficiency",
-       "measured_stddev_speed_efficiency", "twin_speed_efficiency", "relative_difference"},
+       "measured_stddev_speed_efficiency", "twin_speed_efficiency", "relative_difference",
+       "measured_wall_seconds", "measured_slowest_compute_seconds",
+       "measured_outside_compute_seconds", "twin_wall_seconds", "twin_slowest_compute_seconds",
+       "twin_outside_compute_seconds", "wall_difference", "compute_difference",
+       "outside_compute_difference"},
       rows);
 }
 
@@ -1029,6 +1100,15 @@ void add_twin_figures(const TwinPair& pair, const ExperimentData& measured,
                {twin_efficiency_table(pair, measured, s)});
   if (sets.empty())
     section.notes.push_back(fmt::format("{}: no machine set has E_s points in both", heading));
+  const std::vector<TwinEfficiencyRow> rows = twin_efficiency_rows(measured, pair.twin);
+  const auto both = std::count_if(rows.begin(), rows.end(), [](const TwinEfficiencyRow& r) {
+    return std::isfinite(r.relative_difference());
+  });
+  if (const std::vector<std::string> misses = twin_misses(measured, rows); !misses.empty())
+    section.notes.push_back(fmt::format(
+        "{}: the twin's E_s differs from the measured mean by more than {:.0f}% at {} of {} "
+        "sizes. {}.",
+        heading, 100 * kTwinTolerance, misses.size(), both, fmt::join(misses, ". ")));
   const BarChart psi = psi_chart({measured, pair.twin});
   if (has_marks(psi))
     add_figure(section, "", render_svg(psi), {twin_psi_table(pair, measured)});
@@ -1047,7 +1127,10 @@ ReportSection twin_section(const ReportData& data) {
                         "Each experiment next to its twin, the experiment of the same name "
                         "with the suffix -twin simulated on the SimGrid model of the site "
                         "(hetscale twin study): E_s per machine set in both and psi between "
-                        "consecutive sets. Differences are (twin - measured) / measured. The "
+                        "consecutive sets. Differences are (twin - measured) / measured. Each "
+                        "size's run time T is split into the compute of its slowest rank and "
+                        "the time beyond it (communication and waiting), so that a difference "
+                        "of E_s shows which part of T it comes from. The "
                         "twin's sets beyond the measured ones are in Capacity planning, beside "
                         "the forecasts.",
                         {},

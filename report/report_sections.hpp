@@ -23,6 +23,7 @@ using collector::OptionalNumber;
 using collector::PartitionShare;
 using collector::ReportData;
 using collector::RequiredWork;
+using collector::TimeSplit;
 using collector::TwinPair;
 
 /// E_s against the problem parameter, one curve per set, the target lines and the
@@ -82,15 +83,34 @@ LineChart forecast_work_chart(const ExperimentData& experiment, double target);
 // --- measured and twin (ReportData::twins) ---------------------------------------------
 
 /// One parameter value of a set in a measured experiment and in its twin: the curve
-/// points (mean E_s and its spread) of each, either possibly absent.
+/// points (mean E_s and its spread) of each, either possibly absent, and where each one's
+/// run time goes (set_time_split), absent where the ranks timed no compute.
 struct TwinEfficiencyRow {
   int set_index = 0;
   double parameter_value = 0;
   std::optional<CurvePoint> measured;
   std::optional<CurvePoint> twin;
+  std::optional<TimeSplit> measured_split;
+  std::optional<TimeSplit> twin_split;
   /// (twin - measured) / measured of the mean E_s; NaN unless both exist.
   [[nodiscard]] double relative_difference() const;
+  /// (twin - measured) / measured of the mean T, of the slowest rank's compute and of the
+  /// time beyond it; NaN unless both splits exist (and the measured figure is not 0).
+  [[nodiscard]] double wall_difference() const;
+  [[nodiscard]] double compute_difference() const;
+  [[nodiscard]] double outside_compute_difference() const;
 };
+
+/// How far the twin's E_s may differ from the measured mean before the section names the
+/// size: 10%, the twin's calibration target.
+inline constexpr double kTwinTolerance = 0.10;
+
+/// One sentence per row of `rows` whose twin differs from the measured mean E_s by more
+/// than kTwinTolerance: the set, the size, the difference, whether the twin lies within the
+/// measured runs' range, and the differences of T, of its slowest rank's compute and of the
+/// time beyond it.
+std::vector<std::string> twin_misses(const ExperimentData& measured,
+                                     const std::vector<TwinEfficiencyRow>& rows);
 
 /// The rows of the sets with curve points in both experiments, by set and parameter value.
 std::vector<TwinEfficiencyRow> twin_efficiency_rows(const ExperimentData& measured,

@@ -24,6 +24,10 @@ constexpr int kTwinSchemaVersion = 8;
 /// (migration 0012): older databases key experiments by name alone.
 constexpr int kOwnerSchemaVersion = 12;
 
+/// Schema version from which set_time_split exists (migration 0018): older databases'
+/// reports show no split of the run time.
+constexpr int kTimeSplitSchemaVersion = 18;
+
 std::string text(const pg::Result& r, int row, int column) {
   return r.is_null(row, column) ? std::string() : std::string(r.text(row, column));
 }
@@ -128,6 +132,17 @@ void read_curves(const Views& views, const Chosen& chosen) {
       e->curve.push_back({small(r, i, k), r.number(i, k + 1), r.integer(i, k + 2),
                           r.number(i, k + 3), r.number(i, k + 4), r.number(i, k + 5),
                           r.number(i, k + 6), r.optional_number(i, k + 7)});
+}
+
+void read_time_split(const Views& views, const Chosen& chosen) {
+  const pg::Result r = views.exec(R"(
+      SELECT {key}, set_index, parameter_value, runs, wall_seconds, slowest_compute_seconds,
+             outside_compute_seconds
+      FROM hetscale.set_time_split ORDER BY 1, 2, 3, set_index, parameter_value)");
+  for (int i = 0; i < r.rows(); ++i)
+    if (ExperimentData* e = chosen(r, i))
+      e->time_split.push_back({small(r, i, k), r.number(i, k + 1), r.integer(i, k + 2),
+                               r.number(i, k + 3), r.number(i, k + 4), r.number(i, k + 5)});
 }
 
 void read_required_work(const Views& views, const Chosen& chosen) {
@@ -419,6 +434,7 @@ ReportData read_report_data(pg::Connection& conn, const std::vector<std::string>
   read_parameter_names(views, chosen);
   read_speed_units(views, chosen);
   read_curves(views, chosen);
+  if (version >= kTimeSplitSchemaVersion) read_time_split(views, chosen);
   read_required_work(views, chosen);
   read_psi(views, chosen);
   read_heterogeneity(views, chosen);

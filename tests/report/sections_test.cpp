@@ -443,6 +443,76 @@ TEST(TwinSection, ChartsPerCommonSetAndPsi) {
   EXPECT_NE(s.figures[2].chart.find("mm-small-twin (E_s 0.5)"), std::string::npos);
 }
 
+TEST(TwinEfficiencyRows, TheTimeSplitsOfBothSidesAndTheirDifferences) {
+  ExperimentData measured = mm();
+  ExperimentData twin = mm_twin();
+  measured.time_split.push_back({0, 10.0, 2, 4.0, 1.0, 3.0});
+  twin.time_split.push_back({0, 10.0, 1, 2.0, 1.2, 0.8});
+  twin.time_split.push_back({2, 80.0, 1, 9.0, 8.0, 1.0});  // a set not measured: no row
+  measured.time_split.push_back({1, 20.0, 2, 1.0, 0.5, 0.5});  // no twin split beside it
+  const auto rows = twin_efficiency_rows(measured, twin);
+  ASSERT_EQ(rows.size(), 7u);
+  ASSERT_TRUE(rows[0].measured_split && rows[0].twin_split);
+  EXPECT_DOUBLE_EQ(rows[0].measured_split->wall_seconds, 4.0);
+  EXPECT_DOUBLE_EQ(rows[0].twin_split->slowest_compute_seconds, 1.2);
+  EXPECT_DOUBLE_EQ(rows[0].wall_difference(), (2.0 - 4.0) / 4.0);
+  EXPECT_DOUBLE_EQ(rows[0].compute_difference(), (1.2 - 1.0) / 1.0);
+  EXPECT_DOUBLE_EQ(rows[0].outside_compute_difference(), (0.8 - 3.0) / 3.0);
+  EXPECT_FALSE(rows[1].measured_split || rows[1].twin_split);
+  EXPECT_TRUE(std::isnan(rows[1].compute_difference()));
+  ASSERT_EQ(rows[3].set_index, 1);
+  EXPECT_TRUE(rows[3].measured_split);
+  EXPECT_FALSE(rows[3].twin_split);
+  EXPECT_TRUE(std::isnan(rows[3].wall_difference()));
+}
+
+// Measured set 0: E_s 0.2, 0.333, 0.5 at N = 10, 20, 40 (runs from 0 to 1); set 1: 0.2,
+// 0.333, 0.5 at N = 20, 40, 80. Twin: 0.6 on set 0 but 0.52 at N = 40 (+4%), 0.4 on set 1.
+TEST(TwinSection, NamesTheSizesBeyondTheToleranceAndWhereTheirTimeGoes) {
+  ReportData data = twin_data();
+  ExperimentData& measured = data.experiments[0];
+  ExperimentData& twin = data.twins[0].twin;
+  for (auto& p : twin.curve)
+    if (p.set_index == 0 && p.parameter_value == 40) p.speed_efficiency = 0.52;
+  for (auto& p : measured.curve)
+    if (p.set_index == 1 && p.parameter_value == 80) {
+      p.min_speed_efficiency = 0.45;
+      p.max_speed_efficiency = 0.55;
+    }
+  measured.time_split.push_back({0, 10.0, 2, 4.0, 1.0, 3.0});
+  twin.time_split.push_back({0, 10.0, 1, 2.0, 1.2, 0.8});
+  const ReportSection s = twin_section(data);
+  EXPECT_TRUE(mentions(s,
+                       "mm-small and its twin mm-small-twin: the twin's E_s differs from the "
+                       "measured mean by more than 10% at 5 of 6 sizes. "));
+  EXPECT_TRUE(mentions(s,
+                       "set 0 (2 nodes), N = 10: E_s +200.0% (within the measured runs' range, 2 "
+                       "measured runs); T -50.0%: the slowest rank's compute +20.0%, the time "
+                       "beyond it -73.3%"));
+  EXPECT_TRUE(mentions(s, "set 0 (2 nodes), N = 20: E_s +80.0% (within the measured runs' "
+                          "range, 2 measured runs); no compute times of both"));
+  EXPECT_FALSE(mentions(s, "set 0 (2 nodes), N = 40"));  // +4%: within the tolerance
+  EXPECT_TRUE(mentions(s, "set 1 (4 nodes), N = 80: E_s -20.0% (outside the measured runs' "
+                          "range"));
+  const ReportTable* table = table_of(s, "mm-small-twin-efficiency-set-0");
+  ASSERT_NE(table, nullptr);
+  ASSERT_EQ(table->columns.size(), 18u);
+  EXPECT_EQ(table->columns[16], "compute_difference");
+  EXPECT_EQ(table->cells[0][9], "4");        // measured T at N = 10
+  EXPECT_EQ(table->cells[0][14], "0.8");     // twin's time beyond its slowest compute
+  EXPECT_EQ(table->cells[0][15], "-50.00 %");
+  EXPECT_EQ(table->cells[0][16], "20.00 %");
+  EXPECT_EQ(table->cells[0][17], "-73.33 %");
+  EXPECT_EQ(table->cells[1][15], "n/a");  // N = 20: no split
+}
+
+TEST(TwinSection, NoNoteWhenEverySizeIsWithinTheTolerance) {
+  ReportData data = twin_data();
+  data.twins[0].twin = data.experiments[0];  // the twin reads exactly what was measured
+  data.twins[0].twin.name = "mm-small-twin";
+  EXPECT_FALSE(mentions(twin_section(data), "differs from the measured mean"));
+}
+
 TEST(CapacitySection, TheTwinBesideTheForecastsWithEitherSideMissingNoted) {
   ReportData data = twin_data();
   data.experiments[0].forecasts.push_back(

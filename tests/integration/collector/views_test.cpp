@@ -78,6 +78,29 @@ TEST_F(Views, TheCurveAveragesRepetitions) {
       "2");
 }
 
+// Two repetitions whose slowest ranks compute 6 s and 3 s of T = 10 s and 5 s: the means
+// are 7.5 s of T, 4.5 s of compute and 3 s outside it; a third run whose ranks timed no
+// compute (all 0) is not counted, though the curve averages it.
+TEST_F(Views, TheTimeSplitTakesEachRunsSlowestRank) {
+  const double work = 2e6;
+  nlohmann::json a = record_json("mm-small", 100, 0, 0, work, 10, 100, 2, 1);
+  a["ranks"][0]["compute_seconds"] = 6;
+  a["ranks"][1]["compute_seconds"] = 2;
+  nlohmann::json b = record_json("mm-small", 100, 0, 1, work, 5, 100, 2, 2);
+  b["ranks"][0]["compute_seconds"] = 1;
+  b["ranks"][1]["compute_seconds"] = 3;
+  nlohmann::json untimed = record_json("mm-small", 100, 0, 2, work, 8, 100, 2, 3);
+  for (auto& rank : untimed["ranks"]) rank["compute_seconds"] = 0;
+  load({a, b, untimed});
+  EXPECT_EQ(db_.scalar("SELECT runs FROM hetscale.set_efficiency_curve"), "3");
+  EXPECT_EQ(db_.scalar("SELECT count(*) || ' ' || min(runs) FROM hetscale.set_time_split"), "1 2");
+  EXPECT_NEAR(number("SELECT wall_seconds FROM hetscale.set_time_split"), 7.5, 1e-12);
+  EXPECT_NEAR(number("SELECT slowest_compute_seconds FROM hetscale.set_time_split"), 4.5, 1e-12);
+  EXPECT_NEAR(number("SELECT outside_compute_seconds FROM hetscale.set_time_split"), 3, 1e-12);
+  EXPECT_EQ(db_.scalar("SELECT set_index || ' ' || parameter_value FROM hetscale.set_time_split"),
+            "0 100");
+}
+
 // With E_s(N) = N / (N + 50 p) on p nodes, the target E is reached at N = 50 p E / (1 - E);
 // from 2 to 4 nodes N doubles, W = 2 N^3 grows 8-fold while C doubles: psi = 2/8.
 TEST_F(Views, PsiBetweenConsecutiveSetsIsTheClosedForm) {
@@ -179,6 +202,7 @@ TEST_F(Views, EveryViewOfExperimentsEndsWithTheirOwnerAndCluster) {
                        views_with_experiment + ") v"),
             "capacity_forecast,latest_partitions,node_time_variability,run_efficiency,"
             "run_slurm_jobs,set_availability_sh,set_efficiency_curve,set_psi,set_required_work,"
+            "set_time_split,"
             "set_time_variability_spread,weights_comparison");
   // The last two columns of each, in order.
   EXPECT_EQ(db_.scalar(R"(
@@ -216,6 +240,7 @@ TEST_F(Views, TheOwnerAndClusterAreTheExperiments) {
             owner + "@views-cluster");
   for (const char* view : {"run_efficiency", "set_efficiency_curve", "set_required_work",
                            "set_psi", "node_time_variability", "set_time_variability_spread",
+                           "set_time_split",
                            "set_availability_sh", "weights_comparison", "run_slurm_jobs"}) {
     SCOPED_TRACE(view);
     EXPECT_EQ(db_.scalar(std::string("SELECT string_agg(DISTINCT experiment_owner || '@' || "

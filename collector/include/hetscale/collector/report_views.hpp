@@ -29,6 +29,18 @@ struct CurvePoint {
   OptionalNumber stddev_speed_efficiency;  // NULL for a single run
 };
 
+/// hetscale.set_time_split: where the run time of one point of a set's curve goes, over its
+/// runs whose ranks timed their compute: the mean T, the mean compute seconds of each run's
+/// slowest rank, and the mean of T beyond them (communication and waiting).
+struct TimeSplit {
+  int set_index = 0;
+  double parameter_value = 0;
+  long long runs = 0;
+  double wall_seconds = 0;
+  double slowest_compute_seconds = 0;
+  double outside_compute_seconds = 0;
+};
+
 /// hetscale.set_required_work: the parameter and work at which a set reaches a target.
 struct RequiredWork {
   int set_index = 0;
@@ -143,6 +155,7 @@ struct ExperimentData {
   std::string parameter;    // the problem parameter's name (e.g. "N"); may be empty
   std::string speed_unit;   // unit of the marked speeds; may be empty
   std::vector<CurvePoint> curve;
+  std::vector<TimeSplit> time_split;  // empty in a database before migration 18
   std::vector<RequiredWork> required_work;
   std::vector<PsiRow> psi;
   std::vector<NodeTimeVariability> node_time_variability;
