@@ -877,14 +877,14 @@ std::vector<std::string> twin_misses(const ExperimentData& measured,
                           std::isfinite(r.outside_compute_difference())
                               ? signed_percent(r.outside_compute_difference())
                               : std::string("n/a"));
-    out.push_back(fmt::format("{}, {} = {:.6g}: E_s {} ({}, {} measured runs); {}",
+    out.push_back(fmt::format("{}, {} = {:.6g}: E_s {} ({}, {} measured run{}); {}",
                               set_label(measured, r.set_index),
                               measured.parameter.empty() ? std::string("parameter")
                                                          : measured.parameter,
                               r.parameter_value, signed_percent(difference),
                               within_runs ? "within the measured runs' range"
                                           : "outside the measured runs' range",
-                              r.measured->runs, where));
+                              r.measured->runs, r.measured->runs == 1 ? "" : "s", where));
   }
   return out;
 }

@@ -492,6 +492,9 @@ TEST(TwinSection, NamesTheSizesBeyondTheToleranceAndWhereTheirTimeGoes) {
   EXPECT_TRUE(mentions(s, "set 0 (2 nodes), N = 20: E_s +80.0% (within the measured runs' "
                           "range, 2 measured runs); no compute times of both"));
   EXPECT_FALSE(mentions(s, "set 0 (2 nodes), N = 40"));  // +4%: within the tolerance
+  measured.curve[1].runs = 1;                              // N = 10 on set 0
+  EXPECT_TRUE(mentions(twin_section(data), "N = 10: E_s +200.0% (within the measured runs' "
+                                           "range, 1 measured run); T"));
   EXPECT_TRUE(mentions(s, "set 1 (4 nodes), N = 80: E_s -20.0% (outside the measured runs' "
                           "range"));
   const ReportTable* table = table_of(s, "mm-small-twin-efficiency-set-0");
