@@ -782,19 +782,25 @@ ReportSection heterogeneity_section(const ReportData& data) {
 
 // --- measured and twin --------------------------------------------------------------
 
-double TwinEfficiencyRow::relative_difference() const {
-  if (!measured || !twin) return kNaN;
-  return (twin->speed_efficiency - measured->speed_efficiency) / measured->speed_efficiency;
+namespace {
+/// (value - reference) / reference, the one relative difference of this section; NaN
+/// when either is absent or the reference is 0.
+double relative_change(const OptionalNumber& value, const OptionalNumber& reference) {
+  return value && reference && *reference != 0 ? (*value - *reference) / *reference : kNaN;
 }
 
-namespace {
 /// (twin - measured) / measured of one field of both time splits; NaN unless both exist.
 double split_difference(const std::optional<TimeSplit>& measured,
                         const std::optional<TimeSplit>& twin, double TimeSplit::*field) {
-  if (!measured || !twin || (*measured).*field == 0) return kNaN;
-  return ((*twin).*field - (*measured).*field) / (*measured).*field;
+  if (!measured || !twin) return kNaN;
+  return relative_change((*twin).*field, (*measured).*field);
 }
 }  // namespace
+
+double TwinEfficiencyRow::relative_difference() const {
+  if (!measured || !twin) return kNaN;
+  return relative_change(twin->speed_efficiency, measured->speed_efficiency);
+}
 
 double TwinEfficiencyRow::wall_difference() const {
   return split_difference(measured_split, twin_split, &TimeSplit::wall_seconds);
@@ -809,12 +815,12 @@ double TwinEfficiencyRow::outside_compute_difference() const {
 }
 
 double TwinPsiRow::relative_difference() const {
-  return measured && twin ? (*twin - *measured) / *measured : kNaN;
+  return relative_change(twin, measured);
 }
 
 namespace {
 double forecast_error(const OptionalNumber& forecast, const OptionalNumber& twin) {
-  return forecast && twin ? (*forecast - *twin) / *twin : kNaN;
+  return relative_change(forecast, twin);
 }
 }  // namespace
 
@@ -860,7 +866,9 @@ std::vector<TwinEfficiencyRow> twin_efficiency_rows(const ExperimentData& measur
 
 std::vector<std::string> twin_misses(const ExperimentData& measured,
                                      const std::vector<TwinEfficiencyRow>& rows) {
-  auto signed_percent = [](double fraction) { return fmt::format("{:+.1f}%", 100 * fraction); };
+  auto signed_percent = [](double fraction) {
+    return std::isfinite(fraction) ? fmt::format("{:+.1f}%", 100 * fraction) : std::string("n/a");
+  };
   std::vector<std::string> out;
   for (const auto& r : rows) {
     const double difference = r.relative_difference();
@@ -871,12 +879,8 @@ std::vector<std::string> twin_misses(const ExperimentData& measured,
     if (std::isfinite(r.wall_difference()))
       where = fmt::format("T {}: the slowest rank's compute {}, the time beyond it {}",
                           signed_percent(r.wall_difference()),
-                          std::isfinite(r.compute_difference())
-                              ? signed_percent(r.compute_difference())
-                              : std::string("n/a"),
-                          std::isfinite(r.outside_compute_difference())
-                              ? signed_percent(r.outside_compute_difference())
-                              : std::string("n/a"));
+                          signed_percent(r.compute_difference()),
+                          signed_percent(r.outside_compute_difference()));
     out.push_back(fmt::format("{}, {} = {:.6g}: E_s {} ({}, {} measured run{}); {}",
                               set_label(measured, r.set_index),
                               measured.parameter.empty() ? std::string("parameter")
@@ -1092,15 +1096,15 @@ void add_twin_figures(const TwinPair& pair, const ExperimentData& measured,
                       ReportSection& section) {
   const std::string heading =
       fmt::format("{} and its twin {}", experiment_label(measured), experiment_label(pair.twin));
+  const std::vector<TwinEfficiencyRow> rows = twin_efficiency_rows(measured, pair.twin);
   std::set<int> sets;
-  for (const auto& r : twin_efficiency_rows(measured, pair.twin)) sets.insert(r.set_index);
+  for (const auto& r : rows) sets.insert(r.set_index);
   for (int s : sets)
     add_figure(section, s == *sets.begin() ? heading : "",
                render_svg(twin_efficiency_chart(measured, pair.twin, s)),
                {twin_efficiency_table(pair, measured, s)});
   if (sets.empty())
     section.notes.push_back(fmt::format("{}: no machine set has E_s points in both", heading));
-  const std::vector<TwinEfficiencyRow> rows = twin_efficiency_rows(measured, pair.twin);
   const auto both = std::count_if(rows.begin(), rows.end(), [](const TwinEfficiencyRow& r) {
     return std::isfinite(r.relative_difference());
   });
