@@ -39,6 +39,29 @@ TEST(Refine, ReadsTheTargetOffTheFittedCurveAndStepsAroundIt) {
   EXPECT_EQ(r.set_index, 1U);
 }
 
+TEST(Refine, ASizeMeasuredAlreadyIsNotRunAgain) {
+  // 980 is short of the target by 2.6% (more than the 2% tolerance); the model still gives
+  // 1000, and of 960..1040 the follow-up leaves 980 out: its run is stored.
+  const auto r = refine_set(0, measured({400, 566, 980}), mm, settings());
+  ASSERT_EQ(r.status, Status::refine) << r.explanation;
+  EXPECT_THAT(r.parameter_values, ::testing::ElementsAre(960, 1000, 1020, 1040));
+}
+
+TEST(Refine, NoJobsWhenEverySizeAroundTheEstimateIsMeasured) {
+  // 1/E_s = 2 + k/N reaches 0.3 at N = 10.2; sizes are whole, so 10.2 +/- 2% is 10 alone,
+  // which is measured (0.8% short of the target, outside a 0.1% tolerance).
+  const Workload linear = Workload::parse("N");
+  const double k10 = (1 / 0.3 - 2) * 10.2;
+  std::vector<EfficiencyPoint> points;
+  for (double n : {4.0, 6.0, 10.0}) points.push_back({n, 1 / (2 + k10 / n)});
+  const auto r = refine_set(3, points, linear, {0.3, {0.02}, 0.001, 3, 0, true});
+  EXPECT_EQ(r.status, Status::already_measured);
+  EXPECT_TRUE(r.parameter_values.empty());
+  EXPECT_EQ(r.explanation,
+            "set 3: the target 0.3 lies outside the measured sizes; extrapolated to 10.2; every size around it is "
+            "measured already");
+}
+
 TEST(Refine, ExtrapolatesUpwardsWithTheOverheadModel) {
   // 400..800 are all short of 0.3; the model gives W = 2e9 exactly (N = 1000).
   EXPECT_NEAR(extrapolate_parameter(measured({400, 566, 800}), mm, 0.3), 1000, 1e-6);

@@ -31,9 +31,10 @@ struct RefineSettings {
 struct SetRefinement {
   enum class Status {
     reached,    // a measured size is within tolerance of the target: no new jobs
-    refine,     // parameter_values holds the follow-up sizes
+    refine,     // parameter_values holds the follow-up sizes, none of them measured yet
     exhausted,  // max_rounds spent without reaching the target: no new jobs
-    no_data     // nothing measured on this set: no new jobs (rerun the first round)
+    no_data,    // nothing measured on this set: no new jobs (rerun the first round)
+    already_measured  // every follow-up size is measured already: no new jobs
   };
   std::size_t set_index = 0;
   Status status = Status::no_data;
