@@ -10,9 +10,15 @@
 #   check_study.sh SOURCE_DIR BUILD_DIR RUN_DIR PG_PORT
 set -euo pipefail
 src=$1 build=$2 run=$3 port=$4
-rm -rf "$run"
-mkdir -p "$run"
 log=$run/../study-quick.log
+# The previous attempt's run dir and log are kept beside the new ones (one generation):
+# when a retried attempt passes, the failed one's cluster logs are still there to read.
+if [ -e "$run" ]; then
+  rm -rf "$run.previous" "$log.previous"
+  mv "$run" "$run.previous"
+  [ ! -e "$log" ] || mv "$log" "$log.previous"
+fi
+mkdir -p "$run"
 "$src/scripts/study.sh" --quick --no-build --build-dir "$build" --run-dir "$run" --port "$port" 2>&1 | tee "$log"
 study=$run/study
 [ -f "$study/psi.txt" ] || { echo "check_study: no psi table $study/psi.txt"; exit 1; }
