@@ -131,8 +131,8 @@ SetRefinement refine_set(std::size_t set_index, const std::vector<EfficiencyPoin
     out.explanation = fmt::format("set {}: the target {:g} lies outside the measured sizes; extrapolated to {:.6g}",
                                   set_index, settings.target, out.estimate);
   }
-  // A size measured already is not run again: its repetitions are stored, and a second
-  // run of repetition 0 at the same size would be the same run twice.
+  // A size the set has measured already is not run again: its repetitions are stored, and
+  // running them again would store each repetition of that size twice.
   for (double v : around(out.estimate, settings))
     if (!mean.contains(v)) out.parameter_values.push_back(v);
   if (out.parameter_values.empty()) {
