@@ -1,6 +1,7 @@
 #include "hetscale/jobgen/refine.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -133,11 +134,13 @@ SetRefinement refine_set(std::size_t set_index, const std::vector<EfficiencyPoin
   }
   // A size the set has measured already is not run again: its repetitions are stored, and
   // running them again would store each repetition of that size twice.
-  for (double v : around(out.estimate, settings))
-    if (!mean.contains(v)) out.parameter_values.push_back(v);
+  std::vector<double> left_out;
+  for (double v : around(out.estimate, settings)) (mean.contains(v) ? left_out : out.parameter_values).push_back(v);
   if (out.parameter_values.empty()) {
     out.status = SetRefinement::Status::already_measured;
     out.explanation += "; every size around it is measured already";
+  } else if (!left_out.empty()) {
+    out.explanation += fmt::format("; {:g} measured already, left out", fmt::join(left_out, ", "));
   }
   return out;
 }

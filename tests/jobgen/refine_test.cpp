@@ -45,6 +45,9 @@ TEST(Refine, ASizeMeasuredAlreadyIsNotRunAgain) {
   const auto r = refine_set(0, measured({400, 566, 980}), mm, settings());
   ASSERT_EQ(r.status, Status::refine) << r.explanation;
   EXPECT_THAT(r.parameter_values, ::testing::ElementsAre(960, 1000, 1020, 1040));
+  EXPECT_EQ(r.explanation,
+            "set 0: the target 0.3 lies outside the measured sizes; extrapolated to 1000; 980 measured already, left "
+            "out");
 }
 
 TEST(Refine, NoJobsWhenEverySizeAroundTheEstimateIsMeasured) {
