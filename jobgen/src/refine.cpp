@@ -135,7 +135,12 @@ SetRefinement refine_set(std::size_t set_index, const std::vector<EfficiencyPoin
   // A size the set has measured already is not run again: its repetitions are stored, and
   // running them again would store each repetition of that size twice.
   std::vector<double> left_out;
-  for (double v : around(out.estimate, settings)) (mean.contains(v) ? left_out : out.parameter_values).push_back(v);
+  for (double v : around(out.estimate, settings)) {
+    if (mean.contains(v))
+      left_out.push_back(v);
+    else
+      out.parameter_values.push_back(v);
+  }
   if (out.parameter_values.empty()) {
     out.status = SetRefinement::Status::already_measured;
     out.explanation += "; every size around it is measured already";
