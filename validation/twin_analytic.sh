@@ -13,23 +13,24 @@
 # sets' C / p falls from 45 to 38.75 Gflops per node as slower groups join).
 # Reads the held-out studies of a finished twin_validation.sh run directory; with --db it
 # uses that database (already collected and analysed), else it starts its own PostgreSQL.
-#   validation/twin_analytic.sh --run DIR [--bin build/default/bin] [--port P] [--db URI]
+# --site: the site the studies were simulated on (its [network] is the analytic model's).
+#   validation/twin_analytic.sh --run DIR [--bin build/default/bin] [--port P] [--db URI] [--site FILE]
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
-bin=build/default/bin run="" port=16952 db=""
+bin=build/default/bin run="" port=16952 db="" site=validation/twin/mixed72.toml
 while [ $# -gt 0 ]; do
   case "$1" in
     --bin) bin=$2; shift 2 ;;
     --run) run=$2; shift 2 ;;
     --port) port=$2; shift 2 ;;
     --db) db=$2; shift 2 ;;
+    --site) site=$2; shift 2 ;;
     *) echo "twin_analytic.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
 [ -n "$run" ] || { echo "twin_analytic.sh: --run DIR (a twin_validation.sh run directory) is required" >&2; exit 2; }
 hetscale=$bin/hetscale
-site=validation/twin/mixed72.toml
 work=$(mktemp -d)
 chmod 755 "$work"
 trap 'rm -rf "$work"' EXIT

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The twin's validation figures (docs/validation-twin.md), on the twin of
-# validation/twin/mixed72.toml (72 nodes in three groups):
+# validation/twin/mixed72.toml (72 nodes in three groups, one switch per group and a shared
+# backbone; --site validation/twin/mixed72-star.toml: the same nodes on a non-blocking star):
 #   1. held-out prediction: for mm, ge, lu and conv2d (--kernels), a twin study of sets of 2 to 64 nodes and one
 #      refinement round (twin refine) around each set's estimate, collected and analysed;
 #      `hetscale predict` fitted on sets 0-2 (2, 4, 8 nodes; --fit-sets) predicts the
@@ -13,7 +14,7 @@
 #   4. the held-out sets predicted analytically beside the regression
 #      (validation/twin_analytic.sh on the same database).
 # It starts its own PostgreSQL (scripts/pg.sh) and stops it at the end.
-#   validation/twin_validation.sh [--bin build/default/bin] [--run-dir DIR] [--port P]
+#   validation/twin_validation.sh [--bin build/default/bin] [--run-dir DIR] [--port P] [--site FILE]
 #                                 [--kernels "mm ge lu conv2d"] [--heldout-only] [--fit-sets 0,1,2]
 # --kernels: the held-out section's kernels; --heldout-only: that section alone;
 # --fit-sets: the sets the held-out section's model is fitted on (predict's --fit-sets; the
@@ -22,6 +23,8 @@ set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
 bin=build/default/bin run=build/twin-validation port=16951 kernels="mm ge lu conv2d" heldout_only=0 fit_sets=0,1,2
+here=validation/twin
+site=$here/mixed72.toml
 while [ $# -gt 0 ]; do
   case "$1" in
     --bin) bin=$2; shift 2 ;;
@@ -30,12 +33,11 @@ while [ $# -gt 0 ]; do
     --kernels) kernels=$2; shift 2 ;;
     --heldout-only) heldout_only=1; shift ;;
     --fit-sets) fit_sets=$2; shift 2 ;;
+    --site) site=$2; shift 2 ;;
     *) echo "twin_validation.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
 hetscale=$bin/hetscale
-here=validation/twin
-site=$here/mixed72.toml
 
 rm -rf "$run"
 mkdir -p "$run"
@@ -44,7 +46,7 @@ trap 'scripts/pg.sh down --run-dir "$run/pg" >/dev/null' EXIT
 db=$(cat "$run/pg/uri")
 "$hetscale" db migrate --db "$db" >/dev/null
 
-echo "# twin validation on $(nproc) processors, load $(cut -d' ' -f1 /proc/loadavg), $(date -u +%FT%TZ)"
+echo "# twin validation of $site on $(nproc) processors, load $(cut -d' ' -f1 /proc/loadavg), $(date -u +%FT%TZ)"
 for kernel in $kernels; do
   echo
   echo "## held-out prediction, $kernel"
@@ -82,4 +84,4 @@ cat "$run/speed.time"
 
 echo
 echo "## held-out sets: regression and analytic prediction"
-validation/twin_analytic.sh --run "$run" --bin "$bin" --db "$db"
+validation/twin_analytic.sh --run "$run" --bin "$bin" --db "$db" --site "$site"
