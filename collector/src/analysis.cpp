@@ -1,6 +1,8 @@
 // The scalability analysis: reading runs, fitting per set, storing required work, psi.
 #include "hetscale/collector/analysis.hpp"
 
+#include <fmt/format.h>
+
 #include <charconv>
 #include <cmath>
 #include <map>
@@ -60,6 +62,47 @@ std::map<int, std::vector<EfficiencyPoint>> points_by_set(pg::Connection& conn,
     out[static_cast<int>(r.integer(i, 0))].push_back({r.number(i, 1), r.number(i, 2)});
   }
   return out;
+}
+
+// Why an experiment has no E_s on any machine set, for `analyze`'s error: no run on a set
+// at all, or runs whose E_s = W / (T C) the view cannot compute, because their speed unit
+// is no rate that hetscale.speed_units converts to operations per second (a site table of
+// declared relative speeds, `speed-factor`), or because their unit or C is not known.
+std::string no_efficiency_reason(pg::Connection& conn, const std::string& id,
+                                 const std::string& name) {
+  const pg::Result r = conn.exec(R"sql(
+    SELECT coalesce(re.speed_unit, ''), u.unit IS NOT NULL, re.marked_speed IS NOT NULL,
+           count(*)
+    FROM hetscale.run_efficiency re
+    LEFT JOIN hetscale.speed_units u ON u.unit = re.speed_unit
+    WHERE re.experiment_id = $1 AND re.set_index IS NOT NULL AND re.parameter_value > 0
+    GROUP BY 1, 2, 3 ORDER BY 4 DESC, 1 LIMIT 1)sql",
+                                 {id});
+  const std::string experiment = "analyze: experiment '" + name + "'";
+  if (r.rows() == 0) return experiment + " has no runs on a machine set";
+  const std::string unit(r.text(0, 0));
+  const long long runs = r.integer(0, 3);
+  const std::string has =
+      fmt::format(" has {} run{} on machine sets, but ", runs, runs == 1 ? "" : "s");
+  if (unit.empty())
+    return experiment + has +
+           "their speed unit is not known: load the experiment's plan file (its site's "
+           "speed_unit), or record runs with speed_unit";
+  if (r.text(0, 1) != "t")
+    return experiment + has +
+           fmt::format(
+               "their speed unit '{0}' is no rate: E_s = W / (T C) needs the marked speed C in "
+               "operations per second, and hetscale.speed_units does not convert '{0}'; classify "
+               "the nodes (hetscale classify, then hetscale groups) for marked speeds in a rate "
+               "such as Mflops, or have an administrator declare the unit's rate: INSERT INTO "
+               "hetscale.speed_units (unit, ops_per_second) VALUES ('{0}', <operations per second "
+               "of one {0}>)",
+               unit);
+  if (r.text(0, 2) != "t")
+    return experiment + has +
+           "their marked speed C is not known: load the experiment's plan file (its sets' "
+           "marked_speed), or record runs with marked_speed";
+  return experiment + has + "none has E_s";
 }
 
 struct SetFacts {
@@ -201,8 +244,7 @@ Analysis analyze(pg::Connection& conn, const std::string& name, double target, d
   const Experiment e = experiment(conn, name);
   const Workload workload = Workload::parse(e.workload);
   const auto points = points_by_set(conn, e.id);
-  if (points.empty())
-    throw Error("analyze: experiment '" + name + "' has no runs on a machine set");
+  if (points.empty()) throw Error(no_efficiency_reason(conn, e.id, name));
   const auto facts = set_facts(conn, e.id);
   Analysis out{name, e.parameter, e.workload, e.speed_unit, target, tolerance, {}, {}};
   for (const auto& [index, set_points] : points) {

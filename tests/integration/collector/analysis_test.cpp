@@ -49,10 +49,10 @@ class Analyze : public ::testing::Test {
   }
   void TearDown() override { fs::remove(file_); }
 
-  void load(const std::vector<nlohmann::json>& records) {
+  void load(const std::vector<nlohmann::json>& records, const fs::path& plan = plan_fixture) {
     write_lines(file_, dump_all(records));
     collector::CollectOptions options;
-    options.inputs.push_back(plan_fixture.string());
+    options.inputs.push_back(plan.string());
     options.inputs.push_back(file_.string());
     std::istringstream no_stdin;
     std::ostringstream log;
@@ -298,6 +298,51 @@ TEST_F(Analyze, ExportNamesAnUnknownExperiment) {
   } catch (const Error& e) {
     EXPECT_STREQ(e.what(), "analyze: no experiment 'nope' in the database");
   }
+}
+
+std::string analyze_error(pg::Connection& conn, const std::string& experiment) {
+  try {
+    collector::analyze(conn, experiment, 0.5);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+// The testbed's site table declares relative speeds (unit speed-factor): E_s needs C in
+// operations per second, which such a unit does not give.
+TEST_F(Analyze, SaysWhyThereIsNoEfficiencyAndWhatToDo) {
+  nlohmann::json plan = nlohmann::json::parse(std::ifstream(plan_fixture));
+  plan["site"]["speed_unit"] = "speed-factor";
+  const fs::path plan_file = fs::path(file_).replace_extension(".json");
+  std::ofstream(plan_file) << plan.dump();
+  int serial = 0;
+  std::vector<nlohmann::json> records = runs(0, {10, 20}, serial);
+  for (auto& r : records) r["speed_unit"] = "speed-factor";
+  load(records, plan_file);
+  fs::remove(plan_file);
+  pg::Connection conn = db_.connect();
+  EXPECT_EQ(analyze_error(conn, "mm-small"),
+            "analyze: experiment 'mm-small' has 4 runs on machine sets, but their speed unit "
+            "'speed-factor' is no rate: E_s = W / (T C) needs the marked speed C in operations "
+            "per second, and hetscale.speed_units does not convert 'speed-factor'; classify the "
+            "nodes (hetscale classify, then hetscale groups) for marked speeds in a rate such as "
+            "Mflops, or have an administrator declare the unit's rate: INSERT INTO "
+            "hetscale.speed_units (unit, ops_per_second) VALUES ('speed-factor', <operations per "
+            "second of one speed-factor>)");
+  // Either fix gives E_s: here the unit's rate, declared as the message says.
+  conn.exec("INSERT INTO hetscale.speed_units (unit, ops_per_second) VALUES ('speed-factor', 1e6)");
+  EXPECT_EQ(collector::analyze(conn, "mm-small", 0.5).sets.size(), 1u);
+
+  // Runs on no machine set at all.
+  records = runs(0, {10, 20}, serial);
+  for (auto& r : records) {
+    r["experiment"] = "no-sets";
+    r.erase("machine_set");
+  }
+  load(records);
+  EXPECT_EQ(analyze_error(conn, "no-sets"),
+            "analyze: experiment 'no-sets' has no runs on a machine set");
 }
 
 TEST_F(Analyze, NamesAnUnknownExperiment) {

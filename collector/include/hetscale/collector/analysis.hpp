@@ -50,7 +50,9 @@ struct Analysis {
 /// Computes and stores (one transaction) the analysis of `experiment` at `target`; a set
 /// whose runs do not bracket the target but whose nearest measured mean E_s is within
 /// `tolerance` x target gets status within_tolerance at that measured parameter. Throws
-/// Error for an unknown experiment or one without runs on a machine set.
+/// Error for an unknown experiment or one without E_s on any machine set, saying why: no
+/// runs on a set, or runs whose speed unit is no rate in hetscale.speed_units (naming the
+/// unit and the fix), or whose unit or marked speed is not known.
 Analysis analyze(pg::Connection& conn, const std::string& experiment, double target,
                  double tolerance = default_efficiency_tolerance);
 
