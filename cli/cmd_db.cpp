@@ -31,6 +31,8 @@ void run_migrate(const MigrateArgs& args, Context& context) {
     context.out << fmt::format("database at schema version {} (was {}; applied {})\n",
                                report.to_version, report.from_version, joined(report.applied));
   }
+  for (const std::string& warning : report.warnings)
+    context.err << "hetscale db migrate: warning: " << warning << '\n';
 }
 
 }  // namespace

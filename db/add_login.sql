@@ -16,6 +16,11 @@
 -- The login is created when absent (without a password: peer or GSSAPI authentication;
 -- the dashboards' login gets one with ALTER ROLE ... PASSWORD). Run again for an existing
 -- login, it gives it the memberships of its kind and takes those of the other kinds.
+--
+-- Names resolve in pg_catalog only: run by the superuser, this script must never call a
+-- function or operator someone else created (a `public.format(text, text)` would be
+-- chosen over pg_catalog's format and run with the superuser's rights).
+SET search_path = pg_catalog, pg_temp;
 SELECT set_config('hetscale.add_login', :'login', false),
        set_config('hetscale.add_login_kind', :'kind', false);
 DO $$

@@ -1,6 +1,8 @@
 // Applying the embedded migrations in order, under an advisory lock.
 #include "hetscale/collector/migrations.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <string>
@@ -115,6 +117,62 @@ void apply(pg::Connection& conn, const Migration& m, const std::string& sum) {
   tx.commit();
 }
 
+// Who may create objects in the schema public besides its owner: PUBLIC, else those of
+// hetscale's roles and logins (the writer and reader roles, writer logins, members of the
+// reader role) that may; the direct grants a REVOKE must take to stop it; the owner (the
+// database's, where the schema belongs to pg_database_owner, PostgreSQL 15). A
+// superuser or a member of the owner may create anyway: not counted. {writer_logins}: the
+// writer logins' condition where the database lists them (migration 14).
+constexpr const char* public_schema_creators = R"sql(
+WITH s AS (SELECT oid, nspowner, nspacl FROM pg_namespace WHERE nspname = 'public'),
+logins AS (
+  SELECT r.oid, r.rolname FROM pg_roles r
+  WHERE r.rolname IN ('hetscale_writer', 'hetscale_reader')
+     OR r.oid IN (SELECT m.member FROM pg_auth_members m
+                  JOIN pg_roles g ON g.oid = m.roleid
+                  WHERE g.rolname = 'hetscale_reader')
+     {writer_logins}),
+creators AS (
+  SELECT 'PUBLIC' AS name, 0::oid AS oid FROM s
+  WHERE has_schema_privilege('public', s.oid, 'CREATE')
+  UNION ALL
+  SELECT quote_ident(l.rolname), l.oid FROM logins l, s
+  WHERE NOT has_schema_privilege('public', s.oid, 'CREATE')
+    AND has_schema_privilege(l.oid, s.oid, 'CREATE')
+    AND NOT pg_has_role(l.oid, s.nspowner, 'USAGE')
+    AND NOT (SELECT rolsuper FROM pg_roles WHERE oid = l.oid)),
+grants AS (
+  SELECT DISTINCT CASE a.grantee WHEN 0 THEN 'PUBLIC' ELSE a.grantee::regrole::text END AS name
+  FROM s, aclexplode(s.nspacl) a
+  WHERE a.privilege_type = 'CREATE' AND a.grantee <> s.nspowner
+    AND EXISTS (SELECT FROM creators c
+                WHERE c.oid = a.grantee
+                   OR (c.oid <> 0 AND a.grantee <> 0 AND pg_has_role(c.oid, a.grantee, 'USAGE'))))
+SELECT (SELECT string_agg(name, ', ' ORDER BY oid <> 0, name) FROM creators),
+       (SELECT string_agg(name, ', ' ORDER BY name <> 'PUBLIC', name) FROM grants),
+       (SELECT CASE WHEN s.nspowner = to_regrole('pg_database_owner')::oid
+                    THEN (SELECT d.datdba::regrole::text FROM pg_database d
+                          WHERE d.datname = current_database())
+                    ELSE s.nspowner::regrole::text END
+        FROM s))sql";
+
+// A warning when someone besides the owner may create objects in the schema public.
+std::optional<std::string> public_schema_warning(pg::Connection& conn) {
+  const bool logins =
+      conn.exec("SELECT to_regclass('hetscale.writer_logins') IS NOT NULL").text(0, 0) == "t";
+  const pg::Result r = conn.exec(fmt::format(
+      fmt::runtime(public_schema_creators),
+      fmt::arg("writer_logins",
+               logins ? "OR r.rolname IN (SELECT login FROM hetscale.writer_logins)" : "")));
+  if (r.is_null(0, 0)) return std::nullopt;
+  const std::string grantees = r.is_null(0, 1) ? "PUBLIC" : std::string(r.text(0, 1));
+  return fmt::format(
+      "{} may create objects in schema public, where a function or operator can take over a "
+      "name that other users' sessions call (docs/admin.md, \"PostgreSQL settings\"); as its "
+      "owner ({}) run: REVOKE CREATE ON SCHEMA public FROM {};",
+      r.text(0, 0), r.text(0, 2), grantees);
+}
+
 }  // namespace
 
 int latest_schema_version() {
@@ -152,6 +210,7 @@ MigrationReport migrate(pg::Connection& conn, std::span<const Migration> migrati
       conn.exec("SELECT to_regprocedure('hetscale.grant_writer_rights()') IS NOT NULL")
               .text(0, 0) == "t")
     conn.exec("SELECT hetscale.grant_writer_rights()");
+  if (auto warning = public_schema_warning(conn)) report.warnings.push_back(std::move(*warning));
   return report;
 }
 

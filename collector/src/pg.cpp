@@ -35,6 +35,10 @@ struct FreeOptions {
   void operator()(PQconninfoOption* options) const noexcept { PQconninfoFree(options); }
 };
 
+// Every session's settings, sent once right after connecting (Connection::open).
+constexpr const char* session_settings =
+    "SET client_encoding = 'UTF8'; SET search_path = pg_catalog, pg_temp";
+
 }  // namespace
 
 ConnectionOptions connection_options(const std::string& conninfo) {
@@ -158,7 +162,12 @@ Connection Connection::open(const std::string& uri) {
     throw DbError("database: cannot connect: " + message, "", transient);
   }
   PQsetNoticeProcessor(conn.conn_.get(), ignore_notice, nullptr);
-  if (PQsetClientEncoding(conn.conn_.get(), "UTF8") != 0) conn.fail("cannot set UTF8 encoding");
+  // One round trip, before any statement of ours: names resolve in pg_catalog, then in the
+  // session's own temporary tables, never in a schema that other roles can write (a
+  // function or operator there could be chosen over pg_catalog's). Set here, after the
+  // connection's own options, so that no libpq option, service file or role setting
+  // undoes it. libpq follows the encoding from the server's report, as PQsetClientEncoding.
+  conn.exec(session_settings);
   return conn;
 }
 

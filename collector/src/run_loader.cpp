@@ -109,8 +109,8 @@ std::string copy_ranks(std::string_view table) {
 // back for the rank rows.
 constexpr const char* row_security_active = "SELECT row_security_active('hetscale.runs')";
 constexpr const char* create_staging = R"sql(
-CREATE TEMPORARY TABLE runs_staging (LIKE hetscale.runs INCLUDING DEFAULTS) ON COMMIT DROP;
-CREATE TEMPORARY TABLE rank_timings_staging (LIKE hetscale.rank_timings) ON COMMIT DROP)sql";
+CREATE TEMPORARY TABLE pg_temp.runs_staging (LIKE hetscale.runs INCLUDING DEFAULTS) ON COMMIT DROP;
+CREATE TEMPORARY TABLE pg_temp.rank_timings_staging (LIKE hetscale.rank_timings) ON COMMIT DROP)sql";
 // The run columns but run_id.
 std::string_view run_columns_but_id() {
   std::string_view columns = run_columns;
@@ -118,13 +118,14 @@ std::string_view run_columns_but_id() {
 }
 std::string insert_staged_runs() {
   return fmt::format(
-      "INSERT INTO hetscale.runs ({0}) SELECT {0} FROM runs_staging ORDER BY run_id "
+      "INSERT INTO hetscale.runs ({0}) SELECT {0} FROM pg_temp.runs_staging ORDER BY run_id "
       "RETURNING encode(run_key, 'hex'), run_id",
       run_columns_but_id());
 }
 std::string insert_staged_ranks() {
-  return fmt::format("INSERT INTO hetscale.rank_timings ({0}) SELECT {0} FROM rank_timings_staging",
-                     rank_column_names);
+  return fmt::format(
+      "INSERT INTO hetscale.rank_timings ({0}) SELECT {0} FROM pg_temp.rank_timings_staging",
+      rank_column_names);
 }
 
 // A record with its natural key.
@@ -472,7 +473,7 @@ BatchCounts load_prepared_batch(pg::Connection& conn, const PreparedBatch& batch
     std::vector<long long> ids = fresh_runs.ids;
     if (staged) {
       conn.exec(create_staging);
-      conn.copy_in(copy_runs("runs_staging"), runs_copy_with(ids));
+      conn.copy_in(copy_runs("pg_temp.runs_staging"), runs_copy_with(ids));
       const pg::Result inserted = conn.exec(insert_staged_runs());
       std::unordered_map<std::string_view, long long> by_key;
       by_key.reserve(static_cast<std::size_t>(inserted.rows()));
@@ -484,7 +485,7 @@ BatchCounts load_prepared_batch(pg::Connection& conn, const PreparedBatch& batch
           throw Error("collect: the database returned no id for run " + batch.runs[fresh[i]].key);
         ids[i] = found->second;
       }
-      conn.copy_in(copy_ranks("rank_timings_staging"), ranks_copy_with(ids));
+      conn.copy_in(copy_ranks("pg_temp.rank_timings_staging"), ranks_copy_with(ids));
       conn.exec(insert_staged_ranks());
     } else {
       conn.copy_in(copy_runs("hetscale.runs"), runs_copy_with(ids));

@@ -61,9 +61,15 @@ TestLogin::TestLogin(const TestDatabase& db, const std::string& what, const std:
   uri_ = std::string(uri).replace(at, 12, "://" + name_ + "@");
   if (member_of == "hetscale_writer") {
     add_login(db_, name_, "writer");  // as docs/admin.md sets a user up
+  } else if (member_of.empty()) {
+    db_.connect().exec("CREATE ROLE " + name_ + " LOGIN");
   } else {
     db_.connect().exec("CREATE ROLE " + name_ + " LOGIN IN ROLE " + member_of);
   }
+}
+
+void TestLogin::add_as(const std::string& kind) const {
+  add_login(db_, name_, kind);
 }
 
 void add_login(const TestDatabase& db, const std::string& login, const std::string& kind) {

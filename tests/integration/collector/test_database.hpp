@@ -36,12 +36,14 @@ class TestDatabase {
 void add_login(const TestDatabase& db, const std::string& login, const std::string& kind);
 
 /// A LOGIN role of the test server, member of `member_of` (hetscale_reader, hetscale_admin;
-/// for hetscale_writer, a writer login set up by db/add_login.sql), named
-/// hetscale_test_<what>_<pid>; dropped (with what it owns in `db`) at the end. Roles belong
-/// to the whole server: the pid keeps test processes that run at once apart.
+/// for hetscale_writer, a writer login set up by db/add_login.sql; "" a member of no role),
+/// named hetscale_test_<what>_<pid>; dropped (with what it owns in `db`) at the end. Roles
+/// belong to the whole server: the pid keeps test processes that run at once apart.
 class TestLogin {
  public:
   TestLogin(const TestDatabase& db, const std::string& what, const std::string& member_of);
+  /// db/add_login.sql for this login as `kind` (writer, reader, admin).
+  void add_as(const std::string& kind) const;
   TestLogin(const TestLogin&) = delete;
   TestLogin& operator=(const TestLogin&) = delete;
   ~TestLogin();

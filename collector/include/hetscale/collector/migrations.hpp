@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "hetscale/collector/pg.hpp"
@@ -28,10 +29,15 @@ struct MigrationReport {
   int from_version = 0;      // before: 0 for an empty database
   int to_version = 0;        // after
   std::vector<int> applied;  // versions applied by this call, ascending
+  /// What the database's owner should change, one line each: a schema `public` in which
+  /// others than its owner may create objects (migration 19 takes that right away where
+  /// the migrating role can).
+  std::vector<std::string> warnings;
 };
 
-/// Applies pending migrations up to `up_to` (all when absent). Throws Error when the
-/// database is newer than `migrations` or when an applied migration's text changed.
+/// Applies pending migrations up to `up_to` (all when absent), then checks the schema
+/// `public` (MigrationReport::warnings). Throws Error when the database is newer than
+/// `migrations` or when an applied migration's text changed.
 MigrationReport migrate(pg::Connection& conn, std::span<const Migration> migrations,
                         std::optional<int> up_to = std::nullopt);
 MigrationReport migrate(pg::Connection& conn, std::optional<int> up_to = std::nullopt);

@@ -84,8 +84,11 @@ ConnectionOptions connection_options(const std::string& conninfo);
 /// Owns one PGconn.
 class Connection {
  public:
-  /// Connects to a libpq URI or key=value string with connection_options(uri); throws
-  /// DbError (connection_lost).
+  /// Connects to a libpq URI or key=value string with connection_options(uri), then sets
+  /// the session's client_encoding to UTF8 and its search_path to pg_catalog, pg_temp
+  /// (whatever the string, a service file or the role asked): every statement names
+  /// hetscale's objects `hetscale.` and temporary tables `pg_temp.`, and no function or
+  /// operator of another schema is ever chosen. Throws DbError (connection_lost).
   static Connection open(const std::string& uri);
 
   /// Runs trusted SQL text of ours (migrations, DDL); may hold several statements.
