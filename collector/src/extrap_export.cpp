@@ -105,11 +105,12 @@ void write_grid(const std::vector<Run>& runs, const std::string& parameter, Extr
 ExtrapExport export_extrap(pg::Connection& conn, const std::string& experiment) {
   const ExportedExperiment e = exported_experiment(conn, experiment);
   // p = the run's ranks (processes); runs without the parameter or a set, and runs whose
-  // step failed, are left out.
+  // step failed, are left out. The runs are the caller's own (own_runs: their code, a
+  // command line, is private; an administrator's: all).
   const pg::Result r = conn.exec(R"sql(
     SELECT r.set_index, r.code, (r.parameters ->> $2)::double precision, r.wall_seconds,
            (SELECT count(*) FROM hetscale.rank_timings t WHERE t.run_id = r.run_id)
-    FROM hetscale.runs r
+    FROM hetscale.own_runs r
     WHERE r.experiment_id = $1 AND r.parameters ? $2 AND r.set_index IS NOT NULL
       AND coalesce(r.exit_status, 0) = 0
     ORDER BY r.set_index, 3, r.repetition, r.run_id)sql",

@@ -166,7 +166,8 @@ long long add_availability(pg::Connection& conn, const std::string& node_id,
 
 // The current user's experiment of the plan's name (any cluster), else a new one of theirs
 // (cluster '' until a run record names one). Another user's experiment of the same name is
-// never touched.
+// never touched. The private columns (migration 20: code) are set from the parameters,
+// not EXCLUDED: reading EXCLUDED.code takes a SELECT right on it that a writer has not.
 std::string upsert_experiment(pg::Connection& conn, const std::string& site_id,
                               const RoundPlan& plan) {
   const PlanExperiment& e = plan.experiment;
@@ -198,7 +199,7 @@ std::string upsert_experiment(pg::Connection& conn, const std::string& site_id,
     INSERT INTO hetscale.experiments
       (name, code, workload, parameter, target_efficiency, site_id, plan_created)
     VALUES ($1, $2, $3, $4, $5, $6, $7)
-    ON CONFLICT (cluster, owner, name) DO UPDATE SET code = EXCLUDED.code,
+    ON CONFLICT (cluster, owner, name) DO UPDATE SET code = $2,
       workload = EXCLUDED.workload, parameter = EXCLUDED.parameter,
       target_efficiency = EXCLUDED.target_efficiency, site_id = EXCLUDED.site_id,
       plan_created = EXCLUDED.plan_created
@@ -246,7 +247,8 @@ void upsert_set(pg::Connection& conn, const std::string& experiment_id, const Pl
 }
 
 // The round's row (plan files of older jobgens have no round: no row). Loading a round
-// again replaces it, as the experiment's row is replaced.
+// again replaces it, as the experiment's row is replaced. The private columns (migration
+// 20: spec_path, spec_text, plan) are set from the parameters, as in upsert_experiment.
 void upsert_round(pg::Connection& conn, const std::string& experiment_id, RoundPlan plan) {
   if (!plan.round) return;
   if (plan.experiment.spec)
@@ -262,10 +264,9 @@ void upsert_round(pg::Connection& conn, const std::string& experiment_id, RoundP
     INSERT INTO hetscale.plan_rounds (experiment_id, round, spec_path, spec_text, refine_steps,
       refine_tolerance, refine_max_rounds, plan, plan_created)
     VALUES ($1, $2, $3, $4, $5::double precision[], $6, $7, $8::jsonb, $9)
-    ON CONFLICT (experiment_id, round) DO UPDATE SET spec_path = EXCLUDED.spec_path,
-      spec_text = EXCLUDED.spec_text, refine_steps = EXCLUDED.refine_steps,
-      refine_tolerance = EXCLUDED.refine_tolerance,
-      refine_max_rounds = EXCLUDED.refine_max_rounds, plan = EXCLUDED.plan,
+    ON CONFLICT (experiment_id, round) DO UPDATE SET spec_path = $3, spec_text = $4,
+      refine_steps = EXCLUDED.refine_steps, refine_tolerance = EXCLUDED.refine_tolerance,
+      refine_max_rounds = EXCLUDED.refine_max_rounds, plan = $8::jsonb,
       plan_created = EXCLUDED.plan_created, loaded_at = now())sql",
             {experiment_id, std::to_string(*plan.round),
              e.spec ? std::optional<std::string>(e.spec->path) : std::nullopt,

@@ -24,8 +24,9 @@ void read_experiment(pg::Connection& conn, const std::string& name, PredictionIn
   const std::optional<long long> id = find_experiment(conn, name);
   if (!id) throw Error("no experiment '" + name + "' in the database");
   const pg::Result r = conn.exec(R"sql(
-    SELECT experiment_id, coalesce(code, ''), workload, parameter FROM hetscale.experiments
-    WHERE experiment_id = $1)sql",
+    SELECT e.experiment_id, coalesce(o.code, ''), e.workload, e.parameter
+    FROM hetscale.experiments e LEFT JOIN hetscale.own_experiments o USING (experiment_id)
+    WHERE e.experiment_id = $1)sql",
                                  {std::to_string(*id)});
   if (r.is_null(0, 2) || r.is_null(0, 3))
     throw Error("experiment '" + name + "' has no workload or parameter: load its plan file");

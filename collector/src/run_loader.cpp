@@ -106,10 +106,13 @@ std::string copy_ranks(std::string_view table) {
 // columns, and INSERT ... SELECT moves the rows on through the policies. Such a user cannot
 // choose run ids (migration 13): its staged runs carry their place in the batch as run_id,
 // the identity gives each its id on the way into hetscale.runs, and RETURNING hands the ids
-// back for the rank rows.
+// back for the rank rows. The runs' staging table takes its columns from own_runs, which
+// has every column of runs (LIKE needs the right to read the whole relation, and the
+// writer may not read the private column code of runs: migration 20); the batch's COPY
+// gives every column it names, so no default of runs is needed there.
 constexpr const char* row_security_active = "SELECT row_security_active('hetscale.runs')";
 constexpr const char* create_staging = R"sql(
-CREATE TEMPORARY TABLE pg_temp.runs_staging (LIKE hetscale.runs INCLUDING DEFAULTS) ON COMMIT DROP;
+CREATE TEMPORARY TABLE pg_temp.runs_staging (LIKE hetscale.own_runs) ON COMMIT DROP;
 CREATE TEMPORARY TABLE pg_temp.rank_timings_staging (LIKE hetscale.rank_timings) ON COMMIT DROP)sql";
 // The run columns but run_id.
 std::string_view run_columns_but_id() {

@@ -24,11 +24,13 @@ std::vector<StoredSet> stored_sets(pg::Connection& conn, const std::string& expe
 
 // The most recently planned round (its plan's creation time), not the highest number: a
 // study planned again under the same name starts again from its round 0, and the rounds
-// of the older study left in the table must not win.
+// of the older study left in the table must not win. A round's spec and plan are private
+// (migration 20): the rounds read are those of the caller's own experiments
+// (own_plan_rounds; an administrator's: all).
 constexpr const char* round_columns = R"sql(
     SELECT round, spec_path, spec_text, refine_tolerance, plan::text,
            to_char(plan_created AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
-    FROM hetscale.plan_rounds WHERE experiment_id = $1 )sql";
+    FROM hetscale.own_plan_rounds WHERE experiment_id = $1 )sql";
 
 StoredRound stored_round(const pg::Result& r, int row) {
   auto optional_text = [&](int column) {
@@ -49,9 +51,9 @@ std::optional<StoredRound> latest_round(pg::Connection& conn, const std::string&
 // The latest round 0 (by creation) and the rounds created since, ascending by round.
 std::vector<StoredRound> current_rounds(pg::Connection& conn, const std::string& experiment_id) {
   const pg::Result r = conn.exec(std::string(round_columns) + R"sql(
-      AND (plan_created >= (SELECT max(plan_created) FROM hetscale.plan_rounds
+      AND (plan_created >= (SELECT max(plan_created) FROM hetscale.own_plan_rounds
                             WHERE experiment_id = $1 AND round = 0)
-           OR NOT EXISTS (SELECT 1 FROM hetscale.plan_rounds
+           OR NOT EXISTS (SELECT 1 FROM hetscale.own_plan_rounds
                           WHERE experiment_id = $1 AND round = 0 AND plan_created IS NOT NULL))
     ORDER BY round)sql",
                                  {experiment_id});

@@ -41,7 +41,7 @@ std::string sqlstate_of(pg::Connection& conn, const std::string& sql) {
 
 TEST(Migrations, EmbedsTheNumberedFilesInOrder) {
   const auto all = embedded_migrations();
-  ASSERT_EQ(all.size(), 19u);
+  ASSERT_EQ(all.size(), 20u);
   EXPECT_EQ(all[0].version, 1);
   EXPECT_STREQ(all[0].name, "tables");
   EXPECT_STREQ(all[1].name, "roles");
@@ -62,7 +62,8 @@ TEST(Migrations, EmbedsTheNumberedFilesInOrder) {
   EXPECT_STREQ(all[16].name, "task_times");
   EXPECT_STREQ(all[17].name, "set_time_split");
   EXPECT_STREQ(all[18].name, "public_schema");
-  EXPECT_EQ(latest_schema_version(), 19);
+  EXPECT_STREQ(all[19].name, "private_columns");
+  EXPECT_EQ(latest_schema_version(), 20);
 }
 
 TEST(Migrations, FromEmptyAppliesAllAndRecordsTheVersion) {
@@ -71,15 +72,15 @@ TEST(Migrations, FromEmptyAppliesAllAndRecordsTheVersion) {
   EXPECT_EQ(collector::schema_version(conn), 0);
   const MigrationReport report = migrate(conn);
   EXPECT_EQ(report.from_version, 0);
-  EXPECT_EQ(report.to_version, 19);
+  EXPECT_EQ(report.to_version, 20);
   EXPECT_EQ(report.applied,
-            (std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}));
-  EXPECT_EQ(collector::schema_version(conn), 19);
+            (std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}));
+  EXPECT_EQ(collector::schema_version(conn), 20);
   EXPECT_EQ(
       db.scalar("SELECT string_agg(name, ',' ORDER BY version) FROM hetscale.schema_migrations"),
       "tables,roles,views,partitions_predictions,within_tolerance,plan_rounds,explicit_grants,"
       "run_engine,availability,slurm_cluster,owners,view_owners,shared_rows,writer_logins,weights_digest,"
-      "run_outcome,task_times,set_time_split,public_schema");
+      "run_outcome,task_times,set_time_split,public_schema,private_columns");
   EXPECT_NO_THROW(collector::require_current_schema(conn));
 }
 
@@ -90,7 +91,7 @@ TEST(Migrations, StepByStep) {
   EXPECT_EQ(db.scalar("SELECT to_regclass('hetscale.runs') IS NOT NULL"), "t");
   EXPECT_EQ(db.scalar("SELECT to_regclass('hetscale.run_efficiency') IS NOT NULL"), "f");
   EXPECT_EQ(error_of([&] { collector::require_current_schema(conn); }),
-            "database: schema version 1, this hetscale needs 19; run 'hetscale db migrate --db "
+            "database: schema version 1, this hetscale needs 20; run 'hetscale db migrate --db "
             "URI' first");
   EXPECT_EQ(migrate(conn, 2).applied, (std::vector<int>{2}));
   EXPECT_EQ(db.scalar("SELECT count(*) FROM pg_roles WHERE rolname IN "
@@ -327,13 +328,20 @@ TEST(Roles, TheWriterLoginLoadsPlansRunsAndJobsAndAnalyzes) {
   // A login role that holds only hetscale_writer, as a deployment gives the collector.
   const TestLogin writer(db, "writer", "hetscale_writer");
   pg::Connection conn = writer.connect();
-  // What a load and a re-load do: upserts, appends, replaced results.
+  // What a load and a re-load do: upserts, appends, replaced results. The private column
+  // code (migration 20) is set from the value, as the collector does: EXCLUDED.code would
+  // read it.
   conn.exec(
       "INSERT INTO hetscale.experiments (name, code) VALUES ('e', 'mm') "
-      "ON CONFLICT (cluster, owner, name) DO UPDATE SET code = EXCLUDED.code");
+      "ON CONFLICT (cluster, owner, name) DO UPDATE SET code = 'mm'");
   conn.exec(
       "INSERT INTO hetscale.experiments (name, code) VALUES ('e', 'ge') "
-      "ON CONFLICT (cluster, owner, name) DO UPDATE SET code = EXCLUDED.code");
+      "ON CONFLICT (cluster, owner, name) DO UPDATE SET code = 'ge'");
+  EXPECT_EQ(sqlstate_of(conn,
+                        "INSERT INTO hetscale.experiments (name, code) VALUES ('e', 'lu') "
+                        "ON CONFLICT (cluster, owner, name) DO UPDATE SET code = EXCLUDED.code"),
+            "42501");
+  EXPECT_EQ(conn.exec("SELECT code FROM hetscale.own_experiments").text(0, 0), "ge");
   EXPECT_EQ(sqlstate_of(conn, "DELETE FROM hetscale.required_work"), "no error");
   EXPECT_EQ(sqlstate_of(conn, "DELETE FROM hetscale.partitions"), "no error");
 }
