@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "hetscale/base/one_line_text.hpp"
+
 namespace hetscale::spank {
 
 /// Step ids Slurm gives to the batch script and the extern container (slurm.h).
@@ -51,10 +53,18 @@ class SlurmApi {
   [[nodiscard]] virtual int create_user_file(const std::filesystem::path& path) = 0;
 
   /// In slurmstepd (remote context) an info line goes to slurmd's log only; the step's
-  /// output shows it only at `srun -v`. In srun it prints on the user's terminal.
-  virtual void info(const std::string& message) = 0;
-  /// An error line: in slurmstepd both slurmd's log and the step's output show it.
-  virtual void error(const std::string& message) = 0;
+  /// output shows it only at `srun -v`. In srun it prints on the user's terminal. The
+  /// message stays one line (one_line_text): a job's strings in it (a directory, a node
+  /// list, a file name) cannot forge log lines.
+  void info(const std::string& message) { write_info(one_line_text(message)); }
+  /// An error line: in slurmstepd both slurmd's log and the step's output show it. One
+  /// line, as info.
+  void error(const std::string& message) { write_error(one_line_text(message)); }
+
+ protected:
+  /// The line as it is logged (info and error make it one line first).
+  virtual void write_info(const std::string& line) = 0;
+  virtual void write_error(const std::string& line) = 0;
 };
 
 }  // namespace hetscale::spank

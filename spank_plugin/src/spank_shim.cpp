@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "hetscale/base/error.hpp"
+#include "hetscale/base/one_line_text.hpp"
 #include "hetscale/base/regular_file.hpp"
 #include "hetscale/site/site_table.hpp"
 #include "plugin.hpp"
@@ -138,8 +139,9 @@ class SpankApi final : public SlurmApi {
     return fd;
   }
 
-  void info(const std::string& message) override { slurm_info("%s", message.c_str()); }
-  void error(const std::string& message) override { slurm_error("%s", message.c_str()); }
+ protected:
+  void write_info(const std::string& line) override { slurm_info("%s", line.c_str()); }
+  void write_error(const std::string& line) override { slurm_error("%s", line.c_str()); }
 
  private:
   spank_t sp_;
@@ -154,7 +156,7 @@ Plugin& plugin() {
 int on_weights_option(int, const char* value, int) {
   try {
     std::optional<std::string> error = plugin().on_option(value);
-    if (error) slurm_error("%s", error->c_str());
+    if (error) slurm_error("%s", one_line_text(*error).c_str());
     return error ? -1 : 0;
   } catch (...) {
     return -1;
@@ -177,7 +179,7 @@ int guarded(const char* hook, Body&& body) noexcept {
   try {
     return body();
   } catch (const std::exception& error) {
-    slurm_error("hetscale: internal: %s: %s", hook, error.what());
+    slurm_error("hetscale: internal: %s: %s", hook, one_line_text(error.what()).c_str());
   } catch (...) {
     slurm_error("hetscale: internal: %s: unknown exception", hook);
   }
@@ -202,7 +204,7 @@ int untimed_on_error(const char* hook, spank_t sp, void (*body)(SlurmApi&)) noex
     SpankApi slurm(sp);
     body(slurm);
   } catch (const std::exception& error) {
-    slurm_info("hetscale: internal: %s: %s (the step runs untimed)", hook, error.what());
+    slurm_info("hetscale: internal: %s: %s (the step runs untimed)", hook, one_line_text(error.what()).c_str());
     try {
       plugin().task_times().close();
     } catch (...) {

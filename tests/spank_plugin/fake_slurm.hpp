@@ -51,8 +51,6 @@ class FakeSlurm final : public SlurmApi {
     created_files.push_back(path.string());
     return fd;
   }
-  void info(const std::string& message) override { infos.push_back(message); }
-  void error(const std::string& message) override { errors.push_back(message); }
 
   /// Sets up a remote-context step: node list (`hosts` is what it expands to), tasks per
   /// node, CPUs per task, Slurm's node count; this is its first node until on_node().
@@ -77,6 +75,10 @@ class FakeSlurm final : public SlurmApi {
     env["SLURMD_NODENAME"] = node;
     items[Item::task_global_id] = rank;
   }
+ protected:
+  // The lines as the plugin logs them (SlurmApi::info and error make them one line).
+  void write_info(const std::string& line) override { infos.push_back(line); }
+  void write_error(const std::string& line) override { errors.push_back(line); }
 };
 
 }  // namespace hetscale::spank

@@ -98,6 +98,20 @@ TEST_F(TaskTimesWriterTest, AnExistingFileIsNeverWrittenAndOnlySlurmdsLogSaysWhy
   EXPECT_EQ(read_regular_file(dir_ / "n2.tasks", 100), "someone else's\n");
 }
 
+// The directory is the job's to name: a line break in it cannot add a line to slurmd's log.
+TEST_F(TaskTimesWriterTest, TheDirectoryNeverForgesALogLine) {
+  slurm.env[kTaskTimesDirEnv] = dir_.string() + "/none\n[2026-01-01T00:00:00.000] error: forged";
+  TaskTimesWriter writer;
+  writer.open(slurm);
+  start(writer, 2, 1000);
+  start(writer, 3, 1100);
+  exit(writer, 3, 5000, 0);
+  exit(writer, 2, 7000, 0);
+  ASSERT_EQ(slurm.infos.size(), 1U);
+  EXPECT_EQ(slurm.infos[0].find('\n'), std::string::npos) << slurm.infos[0];
+  EXPECT_THAT(slurm.infos[0], HasSubstr("/none\\n[2026-01-01T00:00:00.000] error: forged/n2.tasks: No such file"));
+}
+
 TEST_F(TaskTimesWriterTest, ARelativeDirectoryOrABadStepIsDeclined) {
   slurm.env[kTaskTimesDirEnv] = "relative/dir";
   TaskTimesWriter relative;
