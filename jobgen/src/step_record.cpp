@@ -243,9 +243,15 @@ StepRecordResult record_step(const StepDescription& step, std::span<const std::s
   result.outcome = run_timed_step(argv, {}, child_environment);
   if (!environment.record_file) {
     result.skipped_because = "HETSCALE_RECORD is not set";
-  } else if (count_record_lines(*environment.record_file) > before) {
-    result.skipped_because = "the step wrote its own record";
-  } else {
+    return result;
+  }
+  // The step has run: from here on nothing may cost its exit status, which the caller
+  // passes on; a record that cannot be written (a full disk, a quota) is said so instead.
+  try {
+    if (count_record_lines(*environment.record_file) > before) {
+      result.skipped_because = "the step wrote its own record";
+      return result;
+    }
     RunRecord record = step_run_record(step, result.outcome, environment);
     if (!times.path) {
       result.nominal_because = times.error;
@@ -260,6 +266,8 @@ StepRecordResult record_step(const StepDescription& step, std::span<const std::s
     }
     append_run_record(*environment.record_file, record);
     result.written = true;
+  } catch (const std::exception& error) {
+    result.not_written_because = error.what();
   }
   return result;
 }

@@ -79,12 +79,15 @@ std::optional<std::string> apply_task_times(RunRecord& record,
 struct StepRecordResult {
   StepOutcome outcome;
   bool written = false;                       // a record was appended
-  std::optional<std::string> skipped_because; // why none was
+  std::optional<std::string> skipped_because; // why none was due
+  std::optional<std::string> not_written_because;  // one was due and could not be written: why
   std::optional<std::string> nominal_because; // a written record's ranks are nominal: why
 };
 
 /// Runs the step and appends its record to environment.record_file unless the step
-/// appended one itself. With no record file (outside a study) the step only runs. The step
+/// appended one itself. Throws only before the step runs (a workload without a W, a step
+/// that cannot be started); once it has run, a record that cannot be written (a full file
+/// system, a quota) is `not_written_because` and the outcome is kept. With no record file (outside a study) the step only runs. The step
 /// gets an empty directory beside the record file in kTaskTimesDirEnv, where the SPANK
 /// plugin writes its tasks' times (removed afterwards); the record has them when every
 /// rank's time is there.
