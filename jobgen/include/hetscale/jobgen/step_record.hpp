@@ -53,10 +53,12 @@ struct StepOutcome {
                                         const RecordEnvironment& environment);
 
 /// Puts the tasks' own times the SPANK plugin wrote (task_times.hpp; host -> its tasks) into
-/// a step record: every rank's wall_seconds from its task's start to its exit,
-/// `ranks_timed_by` "spank" and `node_times` per host. Only when there is exactly one task
-/// time for every rank of the record; otherwise the record stays nominal and the reason
-/// is returned.
+/// a step record: every rank's wall_seconds from its task's start to its exit and its host
+/// from the file that timed it (the task's global id is the rank: any placement, block or
+/// cyclic), `ranks_timed_by` "spank" and `node_times` per host. Only when there is exactly
+/// one task time for every rank of the record, on the record's hosts with as many tasks on
+/// each as the record's ranks there; otherwise the record stays nominal and the reason is
+/// returned.
 std::optional<std::string> apply_task_times(RunRecord& record,
                                             const std::map<std::string, std::vector<TaskTime>>& by_host);
 
