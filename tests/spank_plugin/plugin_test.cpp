@@ -13,6 +13,7 @@
 #include <functional>
 
 #include "hetscale/site/hostlist.hpp"
+#include "hetscale/site/partition_file.hpp"
 
 #include "fake_slurm.hpp"
 
@@ -298,9 +299,12 @@ TEST_F(PluginTest, APlantedEqualizedPartitionIsIgnored) {
                                      " ignored: it is writable by its group or others (mode 0666)");
   EXPECT_FALSE(slurm.env.contains("HETSCALE_WEIGHT"));
 
-  // Root's file, or the job's user's own, is believed.
+  // The job's user's own file is believed (root's job: the site's, root's).
   ASSERT_EQ(::chmod(file.c_str(), 0644), 0);
   slurm.items[Item::job_uid] = ::geteuid();
+  const std::filesystem::path own = equalized_partition_path(dir, std::vector<std::string>{"n1", "n2"}, ::geteuid());
+  std::filesystem::create_directories(own.parent_path());
+  if (own != file) std::filesystem::copy_file(file, own, std::filesystem::copy_options::overwrite_existing);
   Plugin trusted = make({"partitions=" + dir.string()});
   ASSERT_EQ(trusted.on_option("equalized"), std::nullopt);
   slurm.step("n[1-2]", {"n1", "n2"}, "1(x2)");
