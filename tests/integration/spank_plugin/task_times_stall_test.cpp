@@ -28,30 +28,48 @@ namespace {
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
-bool mounted(const fs::path& where) {
-  std::ifstream in("/proc/self/mountinfo");
+// Whether `pid` sees a mount at `where`.
+bool mounted(pid_t pid, const fs::path& where) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/mountinfo");
   for (std::string line; std::getline(in, line);)
     if (line.find(" " + where.string() + " ") != std::string::npos) return true;
   return false;
 }
 
-// The test's FUSE file system at `mnt`, for the length of the test: ended (and with it
-// every call waiting on it) in the destructor, also when the test fails.
+// The test's FUSE file system at `mnt` as slurmstepd sees it, for the length of the test:
+// ended (and with it every call waiting on it) in the destructor, also when the test fails.
+// On a cluster of another Slurm release the daemons run in the mount namespace of the
+// cluster's holder, inside the view of its Debian root (scripts/lib/slurm-leg.sh), which a
+// mount on the host does not reach: there the file system is mounted in that namespace,
+// under the view, where the same path leads. (A mount on the host under the repository
+// would also stop the unprivileged srun: its wrapper's non-recursive bind of the
+// repository, in a user namespace, may not uncover what that mount hides.)
 class StallFs {
  public:
-  explicit StallFs(fs::path mnt) : mnt_(std::move(mnt)) {
+  StallFs(const Testbed& tb, fs::path mnt) : mnt_(std::move(mnt)) {
     const std::string program = HETSCALE_STALL_FS;
     if (program.empty()) throw std::runtime_error("no stall_fs: install fuse3 and libfuse3-dev (scripts/install-deps.sh)");
     if (::access("/dev/fuse", R_OK | W_OK) != 0) throw std::runtime_error("/dev/fuse is not usable here");
     fs::create_directories(mnt_);
-    std::vector<char*> argv{const_cast<char*>(program.c_str()), const_cast<char*>(mnt_.c_str()), nullptr};
+    where_ = mnt_;
+    std::vector<std::string> argv{program, mnt_.string()};
+    if (!fixture_release(tb).empty()) {
+      const std::string holder = read_text(tb.dir / "pid" / "holder.pid");
+      where_ = tb.dir / "leg" / "view" / "root" / mnt_.relative_path();
+      argv = {"nsenter", "--target", holder.substr(0, holder.find_first_of(" \n")), "--mount", "--", program,
+              where_.string()};
+    }
+    std::vector<char*> args;
+    for (std::string& arg : argv) args.push_back(arg.data());
+    args.push_back(nullptr);
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-    if (::posix_spawn(&pid_, program.c_str(), &actions, nullptr, argv.data(), environ) != 0) pid_ = -1;
+    if (::posix_spawnp(&pid_, args[0], &actions, nullptr, args.data(), environ) != 0) pid_ = -1;
     posix_spawn_file_actions_destroy(&actions);
-    for (int i = 0; i < 500 && pid_ > 0 && !mounted(mnt_); ++i) std::this_thread::sleep_for(10ms);
-    if (!mounted(mnt_)) throw std::runtime_error("the stall file system did not mount on " + mnt_.string());
+    for (int i = 0; i < 500 && pid_ > 0 && !mounted(pid_, where_); ++i) std::this_thread::sleep_for(10ms);
+    if (pid_ <= 0 || !mounted(pid_, where_))
+      throw std::runtime_error("the stall file system did not mount on " + where_.string());
   }
   ~StallFs() {
     if (pid_ > 0) {
@@ -69,6 +87,7 @@ class StallFs {
 
  private:
   fs::path mnt_;
+  fs::path where_;  // the mount point as the file system's own process sees it
   pid_t pid_ = -1;
 };
 
@@ -86,7 +105,7 @@ TEST(PluginTaskTimesStall, AStepTimedOnAFileSystemThatNeverAnswersEndsWithinItsB
   const fs::path base = fs::path(HETSCALE_BINARY_DIR) / "testbed" / "plugin-files" / "stall-fs";
   ::umount2((base / "mnt").c_str(), MNT_DETACH);  // a run that died before its clean-up
   const fs::path dir = fresh_dir("stall-fs");
-  const StallFs stall(dir / "mnt");
+  const StallFs stall(tb, dir / "mnt");
   const fs::path times = dir / "mnt" / "stall";
 
   // The job's user runs the step (the unprivileged test user, as a user of a centre), with
