@@ -129,7 +129,8 @@ void register_equalize(CLI::App& app, Context& context) {
   cmd->add_option("--site", args->site, "Site name recorded in the partition file");
   cmd->add_option("-o,--output", args->output, "Write the partition file here");
   cmd->add_option("--partitions", args->partitions,
-                  "Write <DIR>/<node list>.toml, where --hetscale-weights=equalized looks");
+                  "Write the partition where --hetscale-weights=equalized looks: <DIR>/<node list>.toml "
+                  "run as root (the site's), else <DIR>/uid-<uid>/<node list>.toml (the user's own)");
   add_format_option(*cmd, args->format);
   cmd->callback([args, &context] {
     if (args->input.empty()) args->db = configured_database(args->db);

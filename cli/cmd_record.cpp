@@ -34,10 +34,14 @@ void run_record_step(RecordStepArgs& args, Context& context) {
   context.out << fmt::format("hetscale record step: exit status {} after {:.6g} s; {}\n", result.outcome.exit_status,
                              result.outcome.wall_seconds,
                              result.written ? "record appended to " + *environment.record_file
-                                            : "no record written: " + result.skipped_because.value_or(""));
+                                            : "no record written: " + result.skipped_because.value_or("it could not be written"));
   if (result.nominal_because) {
     context.out << "hetscale record step: the ranks' times are the step's (nominal): " << *result.nominal_because << "\n";
   }
+  if (result.not_written_because) {
+    context.err << "hetscale record step: the run record was not written: " << *result.not_written_because << "\n";
+  }
+  // The step's status whatever became of its record: the batch script goes on as after srun.
   context.exit_code = result.outcome.exit_status;
 }
 

@@ -17,6 +17,7 @@ PACKAGES=(
   slurmdbd mariadb-server
   postgresql postgresql-client libpq-dev
   iproute2 util-linux procps psmisc python3
+  fuse3 libfuse3-dev  # the plugin's test of a file system that never answers (tests/integration/spank_plugin)
   debootstrap  # the Debian roots of other Slurm releases (scripts/slurm-root.sh)
   rpm  # rpmbuild, for `cpack -G RPM`
   chromium

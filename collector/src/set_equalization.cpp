@@ -1,5 +1,7 @@
 #include "hetscale/collector/set_equalization.hpp"
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -189,10 +191,13 @@ std::filesystem::path write_equalized_partition(const EqualizationNodes& nodes,
                                                 const std::filesystem::path& output,
                                                 const std::filesystem::path& partitions) {
   if (output.empty() && partitions.empty()) return {};
-  // Where the plugin looks: the step's nodes are in node order, which for the usual names
-  // is the natural order.
+  // Where the plugin looks for the partitions of whoever runs this: root's are the site's,
+  // any other user's go to that user's own directory. The step's nodes are in node order,
+  // which for the usual names is the natural order.
+  const uid_t owner = ::geteuid();
+  if (output.empty() && owner != 0) make_user_partitions_dir(partitions, owner);
   const std::filesystem::path path =
-      !output.empty() ? output : equalized_partition_path(partitions, sort_hostnames(nodes.names));
+      !output.empty() ? output : equalized_partition_path(partitions, sort_hostnames(nodes.names), owner);
   // Replaced whole: the SPANK plugin reads the old partition or the new one, never half.
   write_file_atomically(path, equalized_partition_file(nodes, plan, site));
   return path;

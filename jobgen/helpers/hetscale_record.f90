@@ -54,7 +54,8 @@ contains
   !> is element i of hosts, weights and the three timings (all of one size, the number of ranks);
   !> marked_speeds are 0 when absent; start_time and end_time are ISO 8601 UTC. status is 0 or
   !> the errno value of the failure (EINVAL, 22 on Linux, for a missing field, arrays of
-  !> different sizes or a non-finite number); without status a failure is reported on stderr.
+  !> different sizes or a number that is not finite, a rank's too); without status a failure is
+  !> reported on stderr.
   subroutine hetscale_write_record(code, workload, parameter, parameter_value, work, wall_seconds, &
                                    verified, hosts, weights, compute_seconds, communication_seconds, &
                                    rank_wall_seconds, marked_speeds, start_time, end_time, status)

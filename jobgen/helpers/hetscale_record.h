@@ -9,8 +9,10 @@
  * hetscale_write_record appends one JSON line to the file named by HETSCALE_RECORD (set
  * by the scripts of `hetscale jobgen`); it does nothing when that variable is unset. The
  * experiment, machine set, repetition, marked speed C and Slurm ids come from the
- * environment. Returns 0 on success, -1 on error (errno set; EINVAL for a missing field
- * or a non-finite number). Numbers are printed with printf, so keep the "C" numeric locale.
+ * environment. Returns 0 on success, -1 on error (errno set; EINVAL, and nothing written,
+ * for a missing field or a number that is not finite: the run's, a rank's, or the marked
+ * speed C in HETSCALE_SYSTEM_SPEED). Numbers are printed with printf, so keep the "C"
+ * numeric locale.
  */
 #ifndef HETSCALE_RECORD_H
 #define HETSCALE_RECORD_H
@@ -156,15 +158,34 @@ static inline const char *hetscale_env_digest_(void) {
 /* JSON has no inf or nan: x - x is 0 only for finite x. */
 static inline int hetscale_finite_(double x) { return x - x == 0.0; }
 
+/* Every number the record would hold is finite (a JSON number): the run's, every rank's and
+ * the marked speed C from the environment. */
+static inline int hetscale_all_finite_(const hetscale_run *run, const hetscale_rank_timing *ranks, int count,
+                                       double system_speed) {
+  int i;
+  if (!hetscale_finite_(run->work) || !hetscale_finite_(run->wall_seconds) || !hetscale_finite_(run->parameter_value) ||
+      !hetscale_finite_(system_speed))
+    return 0;
+  for (i = 0; i < count; ++i) {
+    if (!hetscale_finite_(ranks[i].weight) || !hetscale_finite_(ranks[i].marked_speed) ||
+        !hetscale_finite_(ranks[i].compute_seconds) || !hetscale_finite_(ranks[i].communication_seconds) ||
+        !hetscale_finite_(ranks[i].wall_seconds))
+      return 0;
+  }
+  return 1;
+}
+
 static inline int hetscale_write_record(const hetscale_run *run, const hetscale_rank_timing *ranks, int count) {
   const char *file = getenv("HETSCALE_RECORD");
   const char *repetition = getenv("HETSCALE_REPETITION");
   hetscale_buffer_ b = {NULL, 0, 0, 0};
+  double system_speed;
   int i, fd, result = 0;
   if (file == NULL || *file == '\0') return 0;
+  system_speed = hetscale_env_number_("HETSCALE_SYSTEM_SPEED");
   if (run == NULL || ranks == NULL || count <= 0 || run->code == NULL || run->workload == NULL ||
-      run->parameter == NULL || !(run->work > 0) || !(run->wall_seconds > 0) || !hetscale_finite_(run->work) ||
-      !hetscale_finite_(run->wall_seconds) || !hetscale_finite_(run->parameter_value)) {
+      run->parameter == NULL || !(run->work > 0) || !(run->wall_seconds > 0) ||
+      !hetscale_all_finite_(run, ranks, count, system_speed)) {
     errno = EINVAL;
     return -1;
   }
@@ -178,7 +199,7 @@ static inline int hetscale_write_record(const hetscale_run *run, const hetscale_
   hetscale_put_string_(&b, run->parameter);
   hetscale_put_(&b, ":%.17g},\"work\":%.17g,\"wall_seconds\":%.17g", run->parameter_value, run->work,
                 run->wall_seconds);
-  hetscale_put_(&b, ",\"marked_speed\":%.17g,\"weights_source\":", hetscale_env_number_("HETSCALE_SYSTEM_SPEED"));
+  hetscale_put_(&b, ",\"marked_speed\":%.17g,\"weights_source\":", system_speed);
   hetscale_put_string_(&b, getenv("HETSCALE_WEIGHTS_SOURCE") ? getenv("HETSCALE_WEIGHTS_SOURCE") : "equal");
   hetscale_put_(&b, ",\"ranks\":[");
   for (i = 0; i < count; ++i) {

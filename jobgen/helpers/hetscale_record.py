@@ -13,7 +13,7 @@ docs/experiment-spec.md.
 gather_and_write is collective: rank 0 gathers every rank's figures and appends the record.
 write() appends a record whose ranks you gathered yourself. Both do nothing outside a study
 (HETSCALE_RECORD unset) and raise OSError when the record cannot be written (EINVAL for a
-missing field or a non-finite number).
+missing field or a number that is not finite, a rank's too).
 """
 
 import ctypes

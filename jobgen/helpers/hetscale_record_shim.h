@@ -16,7 +16,7 @@ double hetscale_record_weight(int rank, int size);
  * with blanks) and element i of each array; `marked_speeds` may be NULL (all 0), and an empty
  * or NULL start or end time is left out. Returns 0 (also outside a study, when HETSCALE_RECORD
  * is unset) or the errno value of the failure: EINVAL for a missing field, a count below 1 or
- * a non-finite number. */
+ * a number that is not finite (a rank's too). */
 int hetscale_record_append(const char *code, const char *workload, const char *parameter, double parameter_value,
                            double work, double wall_seconds, int verified, const char *start_time,
                            const char *end_time, int count, const char *hosts, int host_length,

@@ -116,21 +116,39 @@ std::size_t count_record_lines(const std::filesystem::path& file) {
 std::optional<std::string> apply_task_times(RunRecord& record,
                                             const std::map<std::string, std::vector<TaskTime>>& by_host) {
   const std::size_t ranks = record.ranks.size();
+  // Each node's file names its host and each line its task's global id, which is the rank:
+  // a rank's time and its host come from the same file, whatever the placement (block,
+  // cyclic, slurm.conf's node order).
   std::vector<const TaskTime*> of_rank(ranks, nullptr);
+  std::vector<const std::string*> host_of_rank(ranks, nullptr);
+  std::map<std::string, std::size_t> planned;  // the step's hosts and their ranks
+  for (const RankTiming& rank : record.ranks) ++planned[rank.host];
   std::size_t tasks = 0;
   for (const auto& [host, times] : by_host) {
+    if (!times.empty() && !planned.contains(host)) {
+      return fmt::format("the plugin timed tasks on {}, which is not one of the step's nodes", host);
+    }
     for (const TaskTime& time : times) {
       ++tasks;
       if (time.task >= ranks) return fmt::format("the plugin timed task {}, but the step has {} ranks", time.task, ranks);
       if (of_rank[time.task]) return fmt::format("the plugin timed task {} on two nodes", time.task);
       of_rank[time.task] = &time;
+      host_of_rank[time.task] = &host;
     }
   }
   if (tasks != ranks) {
     return tasks == 0 ? std::string("no task times (is the SPANK plugin hetscale.so loaded on the step's nodes?)")
                       : fmt::format("the plugin timed {} of the step's {} tasks", tasks, ranks);
   }
+  for (const auto& [host, count] : planned) {
+    const auto timed = by_host.find(host);
+    const std::size_t on_host = timed == by_host.end() ? 0 : timed->second.size();
+    if (on_host != count) {
+      return fmt::format("the plugin timed {} tasks on {}, where the step's layout has {}", on_host, host, count);
+    }
+  }
   for (std::size_t i = 0; i < ranks; ++i) {
+    record.ranks[i].host = *host_of_rank[i];
     record.ranks[i].wall_seconds =
         std::min(static_cast<double>(of_rank[i]->exit_ns - of_rank[i]->start_ns) * 1e-9, kMaxSeconds);
   }
@@ -243,9 +261,15 @@ StepRecordResult record_step(const StepDescription& step, std::span<const std::s
   result.outcome = run_timed_step(argv, {}, child_environment);
   if (!environment.record_file) {
     result.skipped_because = "HETSCALE_RECORD is not set";
-  } else if (count_record_lines(*environment.record_file) > before) {
-    result.skipped_because = "the step wrote its own record";
-  } else {
+    return result;
+  }
+  // The step has run: from here on nothing may cost its exit status, which the caller
+  // passes on; a record that cannot be written (a full disk, a quota) is said so instead.
+  try {
+    if (count_record_lines(*environment.record_file) > before) {
+      result.skipped_because = "the step wrote its own record";
+      return result;
+    }
     RunRecord record = step_run_record(step, result.outcome, environment);
     if (!times.path) {
       result.nominal_because = times.error;
@@ -260,6 +284,8 @@ StepRecordResult record_step(const StepDescription& step, std::span<const std::s
     }
     append_run_record(*environment.record_file, record);
     result.written = true;
+  } catch (const std::exception& error) {
+    result.not_written_because = error.what();
   }
   return result;
 }

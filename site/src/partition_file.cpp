@@ -1,9 +1,12 @@
 // Parser of partition files (docs/partition-file.md); every error names file:line:col.
 #include "hetscale/site/partition_file.hpp"
 
+#include <sys/stat.h>
+
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -12,6 +15,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "hetscale/base/file_trust.hpp"
 #include "hetscale/base/regular_file.hpp"
 #include "hetscale/base/sha256.hpp"
 #include "hetscale/base/toml_source.hpp"
@@ -206,22 +210,38 @@ std::pair<std::string, bool> partition_file_name(const std::string& node_list) {
 
 }  // namespace
 
-std::filesystem::path equalized_partition_path(const std::filesystem::path& partitions,
-                                               std::span<const std::string> hosts) {
-  return partitions / partition_file_name(compress_hostlist(hosts)).first;
+std::filesystem::path user_partitions_dir(const std::filesystem::path& partitions, uid_t uid) {
+  return partitions / ("uid-" + std::to_string(uid));
 }
 
-Partition read_equalized_partition(const std::filesystem::path& partitions,
-                                   std::span<const std::string> hosts,
-                                   std::span<const uid_t> owners) {
-  const std::string node_list = compress_hostlist(hosts);
-  const auto [name, digest] = partition_file_name(node_list);
-  const std::filesystem::path path = partitions / name;
-  std::error_code ec;
-  if (!std::filesystem::exists(std::filesystem::symlink_status(path, ec))) {
-    throw Error("no equalized partition for nodes " + node_list + " (expected " + path.string() +
-                ")");
+std::filesystem::path equalized_partition_path(const std::filesystem::path& partitions,
+                                               std::span<const std::string> hosts, uid_t owner) {
+  const std::filesystem::path dir = owner == 0 ? partitions : user_partitions_dir(partitions, owner);
+  return dir / partition_file_name(compress_hostlist(hosts)).first;
+}
+
+void make_user_partitions_dir(const std::filesystem::path& partitions, uid_t uid) {
+  const std::filesystem::path dir = user_partitions_dir(partitions, uid);
+  if (::mkdir(dir.c_str(), 0755) == 0) {
+    // Whatever the umask: the plugin reads it with the job user's privileges.
+    if (::chmod(dir.c_str(), 0755) != 0)
+      throw Error("cannot make " + dir.string() + " readable: " + std::strerror(errno));
+    return;
   }
+  if (errno != EEXIST) throw Error("cannot make the directory " + dir.string() + ": " + std::strerror(errno));
+  const uid_t owners[] = {uid};
+  if (std::optional<std::string> why = untrusted_reason(dir, owners)) {
+    throw Error("cannot write equalized partitions to " + dir.string() + ": it " + *why +
+                ", so the SPANK plugin would pass it over; its owner or an administrator must remove it");
+  }
+}
+
+namespace {
+
+// The partition file at `path` (named by `digest` or not) for the step on `hosts`, from one
+// of `owners`; Error says why it is not used.
+Partition read_trusted_partition(const std::filesystem::path& path, bool digest, const std::string& node_list,
+                                 std::span<const std::string> hosts, std::span<const uid_t> owners) {
   std::string text;
   try {
     text = read_trusted_file(path, kMaxPartitionFileBytes, owners);
@@ -238,6 +258,42 @@ Partition read_equalized_partition(const std::filesystem::path& partitions,
                 node_list.substr(0, 200));
   }
   return partition;
+}
+
+bool present(const std::filesystem::path& path) {
+  std::error_code ec;
+  return std::filesystem::exists(std::filesystem::symlink_status(path, ec));
+}
+
+}  // namespace
+
+Partition read_equalized_partition(const std::filesystem::path& partitions,
+                                   std::span<const std::string> hosts, uid_t job_uid) {
+  const std::string node_list = compress_hostlist(hosts);
+  const auto [name, digest] = partition_file_name(node_list);
+  std::string expected;
+  std::string passed_over;
+  if (job_uid != 0) {
+    // The job's user's own file first, in a directory that is theirs: another user's
+    // files, and a directory of that name someone else made, never count for this job.
+    const std::filesystem::path dir = user_partitions_dir(partitions, job_uid);
+    const std::filesystem::path path = dir / name;
+    const uid_t owners[] = {0, job_uid};
+    expected = path.string() + " or ";
+    if (present(path)) {
+      std::optional<std::string> why = untrusted_reason(dir, owners);
+      if (!why) return read_trusted_partition(path, digest, node_list, hosts, owners);
+      passed_over = "; " + dir.string() + " passed over: it " + *why;
+    }
+  }
+  // The site's file, root's, which every job may use.
+  const std::filesystem::path path = partitions / name;
+  if (present(path)) {
+    const uid_t root[] = {0};
+    return read_trusted_partition(path, digest, node_list, hosts, root);
+  }
+  throw Error("no equalized partition for nodes " + node_list + " (expected " + expected + path.string() + ")" +
+              passed_over);
 }
 
 }  // namespace hetscale

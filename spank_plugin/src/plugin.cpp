@@ -162,15 +162,13 @@ Partition Plugin::read_partition(SlurmApi& slurm) const {
   const std::size_t step_nodes = layout_->nodes.size();
   if (request.kind == WeightsRequest::Kind::equalized) {
     // The file is named by the step's node list in Slurm's compressed form, rebuilt from
-    // the checked host names (none holds '/' or ".."), never taken from the environment.
-    // Only root's files and the job's user's own are believed (the plugin runs as root).
+    // the checked host names (none holds '/' or ".."), never taken from the environment:
+    // the job's user's own, else the site's (root's); no other user's file is believed.
     std::vector<std::string> hosts;
     hosts.reserve(step_nodes);
     for (const StepNode& node : layout_->nodes) hosts.push_back(node.host);
-    std::vector<uid_t> owners{0};
-    if (std::optional<std::uint64_t> uid = slurm.item(Item::job_uid))
-      owners.push_back(static_cast<uid_t>(*uid));
-    return read_equalized_partition(args_.partitions, hosts, owners);
+    const uid_t job_uid = static_cast<uid_t>(slurm.item(Item::job_uid).value_or(0));
+    return read_equalized_partition(args_.partitions, hosts, job_uid);
   }
   std::filesystem::path path = request.file;
   if (path.is_relative()) {

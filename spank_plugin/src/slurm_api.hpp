@@ -1,6 +1,6 @@
 // The thin interface between the plugin's logic and Slurm: item lookup, the job's
-// environment, logging and reading a user's file. spank_shim.cpp implements it over
-// spank.h; tests use a fake.
+// environment, logging, reading a user's file and writing one with the user's ids.
+// spank_shim.cpp implements it over spank.h; tests use a fake.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +8,9 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "hetscale/base/one_line_text.hpp"
+#include "user_file_appender.hpp"
 
 namespace hetscale::spank {
 
@@ -45,16 +48,26 @@ class SlurmApi {
   /// Error with a one-line reason.
   [[nodiscard]] virtual std::string read_user_file(const std::filesystem::path& path) const = 0;
 
-  /// Creates a new file the job's user may write (never following a symbolic link, never
-  /// an existing file), with that user's privileges, for appending, close-on-exec; returns
-  /// its descriptor. Throws Error with a one-line reason.
-  [[nodiscard]] virtual int create_user_file(const std::filesystem::path& path) = 0;
+  /// Starts the process that creates a new file of the job's user (never an existing one,
+  /// never through a symbolic link) and appends the lines it is handed
+  /// (user_file_appender.hpp): with that user's ids, never root's, so only where the
+  /// caller runs with the job user's effective ids. Throws Error with a one-line reason.
+  [[nodiscard]] virtual UserFileAppender start_user_appender(const std::filesystem::path& path,
+                                                             std::size_t capacity) = 0;
 
   /// In slurmstepd (remote context) an info line goes to slurmd's log only; the step's
-  /// output shows it only at `srun -v`. In srun it prints on the user's terminal.
-  virtual void info(const std::string& message) = 0;
-  /// An error line: in slurmstepd both slurmd's log and the step's output show it.
-  virtual void error(const std::string& message) = 0;
+  /// output shows it only at `srun -v`. In srun it prints on the user's terminal. The
+  /// message stays one line (one_line_text): a job's strings in it (a directory, a node
+  /// list, a file name) cannot forge log lines.
+  void info(const std::string& message) { write_info(one_line_text(message)); }
+  /// An error line: in slurmstepd both slurmd's log and the step's output show it. One
+  /// line, as info.
+  void error(const std::string& message) { write_error(one_line_text(message)); }
+
+ protected:
+  /// The line as it is logged (info and error make it one line first).
+  virtual void write_info(const std::string& line) = 0;
+  virtual void write_error(const std::string& line) = 0;
 };
 
 }  // namespace hetscale::spank

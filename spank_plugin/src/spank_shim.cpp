@@ -1,7 +1,6 @@
 // The C ABI of the plugin: the only file that includes spank.h. It holds the option
 // table, a dispatcher on spank_context() and the real SlurmApi; the logic is in
 // plugin.cpp. No exception leaves an extern "C" function.
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -14,6 +13,7 @@
 #include <vector>
 
 #include "hetscale/base/error.hpp"
+#include "hetscale/base/one_line_text.hpp"
 #include "hetscale/base/regular_file.hpp"
 #include "hetscale/site/site_table.hpp"
 #include "plugin.hpp"
@@ -120,28 +120,28 @@ class SpankApi final : public SlurmApi {
   // slurmstepd runs slurm_spank_user_init with its effective ids switched to the job's
   // user (and the user's groups); we refuse to open anything if that is not so.
   std::string read_user_file(const std::filesystem::path& path) const override {
-    std::optional<std::uint64_t> uid = item(Item::job_uid);
-    if (!uid || geteuid() != static_cast<uid_t>(*uid)) {
-      throw Error("refusing to read " + path.string() + " without the job user's privileges");
-    }
+    require_job_user("read", path);
     return read_regular_file(path, kMaxPartitionFileBytes);
   }
 
-  // As read_user_file: only with the job user's effective ids (slurm_spank_user_init).
-  int create_user_file(const std::filesystem::path& path) override {
-    std::optional<std::uint64_t> uid = item(Item::job_uid);
-    if (!uid || geteuid() != static_cast<uid_t>(*uid)) {
-      throw Error("refusing to create " + path.string() + " without the job user's privileges");
-    }
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_APPEND | O_CLOEXEC, 0644);
-    if (fd < 0) throw Error("cannot create " + path.string() + ": " + std::strerror(errno));
-    return fd;
+  // Only with the job user's effective ids too, which the writer process takes for good.
+  UserFileAppender start_user_appender(const std::filesystem::path& path, std::size_t capacity) override {
+    require_job_user("create", path);
+    return UserFileAppender::start(path, capacity);
   }
 
-  void info(const std::string& message) override { slurm_info("%s", message.c_str()); }
-  void error(const std::string& message) override { slurm_error("%s", message.c_str()); }
+ protected:
+  void write_info(const std::string& line) override { slurm_info("%s", line.c_str()); }
+  void write_error(const std::string& line) override { slurm_error("%s", line.c_str()); }
 
  private:
+  void require_job_user(const char* what, const std::filesystem::path& path) const {
+    std::optional<std::uint64_t> uid = item(Item::job_uid);
+    if (!uid || geteuid() != static_cast<uid_t>(*uid)) {
+      throw Error(std::string("refusing to ") + what + " " + path.string() + " without the job user's privileges");
+    }
+  }
+
   spank_t sp_;
   bool remote_;
 };
@@ -154,7 +154,7 @@ Plugin& plugin() {
 int on_weights_option(int, const char* value, int) {
   try {
     std::optional<std::string> error = plugin().on_option(value);
-    if (error) slurm_error("%s", error->c_str());
+    if (error) slurm_error("%s", one_line_text(*error).c_str());
     return error ? -1 : 0;
   } catch (...) {
     return -1;
@@ -177,7 +177,7 @@ int guarded(const char* hook, Body&& body) noexcept {
   try {
     return body();
   } catch (const std::exception& error) {
-    slurm_error("hetscale: internal: %s: %s", hook, error.what());
+    slurm_error("hetscale: internal: %s: %s", hook, one_line_text(error.what()).c_str());
   } catch (...) {
     slurm_error("hetscale: internal: %s: unknown exception", hook);
   }
@@ -202,7 +202,7 @@ int untimed_on_error(const char* hook, spank_t sp, void (*body)(SlurmApi&)) noex
     SpankApi slurm(sp);
     body(slurm);
   } catch (const std::exception& error) {
-    slurm_info("hetscale: internal: %s: %s (the step runs untimed)", hook, error.what());
+    slurm_info("hetscale: internal: %s: %s (the step runs untimed)", hook, one_line_text(error.what()).c_str());
     try {
       plugin().task_times().close();
     } catch (...) {

@@ -1,17 +1,12 @@
 #include "task_times_writer.hpp"
 
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
-
 #include "hetscale/base/error.hpp"
 #include "hetscale/site/task_times.hpp"
 #include "step_reader.hpp"
 
 namespace hetscale::spank {
 void TaskTimesWriter::open(SlurmApi& slurm) {
-  if (fd_ >= 0) return;
+  if (writer_) return;
   const std::optional<std::string> dir = slurm.getenv(kTaskTimesDirEnv);
   if (!dir || dir->empty()) return;
   const std::uint64_t step = slurm.item(Item::step_id).value_or(kBatchStep);
@@ -23,21 +18,21 @@ void TaskTimesWriter::open(SlurmApi& slurm) {
     const std::filesystem::path file = task_times_file(*dir, host);
     file_ = file.string();
     local_tasks_ = slurm.item(Item::local_task_count).value_or(0);
-    fd_ = slurm.create_user_file(file);
+    writer_ = slurm.start_user_appender(file, local_tasks_ * kMaxTaskTimeLineBytes);
   } catch (const std::exception& error) {
     give_up(slurm, error.what());
   }
 }
 
 void TaskTimesWriter::task_started(SlurmApi& slurm, std::int64_t now_ns) {
-  if (fd_ < 0) return;
+  if (!writer_) return;
   const std::optional<std::uint64_t> task = slurm.item(Item::task_global_id);
   if (!task) return give_up(slurm, "Slurm gave no global task id at the task's start");
   started_[static_cast<std::uint32_t>(*task)] = now_ns;
 }
 
 void TaskTimesWriter::task_exited(SlurmApi& slurm, std::int64_t now_ns) {
-  if (fd_ < 0) return;
+  if (!writer_) return;
   const std::optional<std::uint64_t> task = slurm.item(Item::task_global_id);
   const std::optional<std::uint64_t> status = slurm.item(Item::task_exit_status);
   if (!task || !status) return give_up(slurm, "Slurm gave no global task id or exit status at the task's exit");
@@ -45,19 +40,14 @@ void TaskTimesWriter::task_exited(SlurmApi& slurm, std::int64_t now_ns) {
   if (started == started_.end()) return give_up(slurm, "a task exited that was not seen to start");
   const std::string line = task_time_line(
       TaskTime{started->first, started->second, std::max(now_ns, started->second), static_cast<int>(*status)});
-  const ssize_t written = ::write(fd_, line.data(), line.size());
-  if (written != static_cast<ssize_t>(line.size())) {
-    return give_up(slurm, std::string("cannot write: ") + (written < 0 ? std::strerror(errno) : "short write"));
-  }
-  if (++exited_ == local_tasks_ && ::fdatasync(fd_) != 0) {
-    give_up(slurm, std::string("cannot flush: ") + std::strerror(errno));
+  if (std::optional<std::string> why = writer_->append(line)) return give_up(slurm, *why);
+  if (++exited_ == local_tasks_) {
+    if (std::optional<std::string> why = writer_->finish(flush_bound_)) return give_up(slurm, *why);
+    close();
   }
 }
 
-void TaskTimesWriter::close() {
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = -1;
-}
+void TaskTimesWriter::close() { writer_.reset(); }
 
 void TaskTimesWriter::give_up(SlurmApi& slurm, const std::string& why) {
   // slurmd's log only: the step runs as if it had not asked, and `hetscale record step`

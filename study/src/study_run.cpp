@@ -16,6 +16,7 @@
 #include "hetscale/base/error.hpp"
 #include "hetscale/base/file_lock.hpp"
 #include "hetscale/base/redaction.hpp"
+#include "hetscale/base/one_line_text.hpp"
 #include "hetscale/base/shell_text.hpp"
 #include "hetscale/base/utc_time.hpp"
 #include "hetscale/collector/analysis.hpp"
@@ -553,7 +554,7 @@ StudyState step(const fs::path& dir, StudyState state, std::ostream& out) {
 std::string controller_script(const StudySpec& spec, const StudyState& state, const fs::path& dir) {
   std::string out = "#!/bin/sh\n";
   out += fmt::format("# Written by hetscale study: the controller of study '{}' (docs/study.md).\n",
-                     comment_text(spec.name));
+                     one_line_text(spec.name));
   out += fmt::format("#SBATCH --job-name={}-controller\n", spec.name);
   out += fmt::format("#SBATCH --ntasks=1\n#SBATCH --nodes=1\n#SBATCH --time={}\n", spec.controller_time_limit);
   out += "#SBATCH --output=logs/controller-%j.out\n";

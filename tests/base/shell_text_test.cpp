@@ -38,12 +38,5 @@ TEST(ShellQuote, EveryValueComesBackThroughTheShell) {
   }
 }
 
-TEST(CommentText, AValueNeverEndsItsCommentLine) {
-  EXPECT_EQ(comment_text("2*N^3"), "2*N^3");
-  EXPECT_EQ(comment_text("a\\b"), "a\\b");  // unchanged when nothing needs escaping
-  EXPECT_EQ(comment_text("2*N^3\nsrun rm -rf ~"), "2*N^3\\nsrun rm -rf ~");
-  EXPECT_EQ(comment_text("a\r\tb\x07\\"), "a\\r\\tb\\x07\\\\");
-}
-
 }  // namespace
 }  // namespace hetscale

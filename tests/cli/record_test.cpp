@@ -2,8 +2,14 @@
 // hetscale record hpcc: the CLI over jobgen::run_hpcc_task.
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/mount.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <vector>
 
 #include "cli_runner.hpp"
 
@@ -39,6 +45,35 @@ TEST_F(RecordStep, AppendsTheStepsRecordAndPassesItsExitStatusOn) {
   const std::string text = read_file(dir_ / "records.jsonl");
   EXPECT_NE(text.find("\"exit_status\":3"), std::string::npos) << text;
   EXPECT_NE(text.find("\"work\":4000"), std::string::npos) << text;
+}
+
+// A record that cannot be appended (a full file system, a quota) is said on stderr; the
+// wrapper still exits with the step's own status, as the batch script's bare srun would.
+TEST_F(RecordStep, AFullFileSystemCostsTheRecordButNeverTheStepsExitStatus) {
+  if (::geteuid() != 0) GTEST_SKIP() << "mounting the small file system needs root";
+  const fs::path full = dir_ / "full";
+  fs::create_directories(full);
+  ASSERT_EQ(::mount("hetscale-test", full.c_str(), "tmpfs", 0, "size=64k"), 0) << std::strerror(errno);
+  struct Unmount {
+    fs::path at;
+    ~Unmount() { ::umount2(at.c_str(), MNT_DETACH); }
+  } unmount{full};
+  {
+    std::ofstream filler(full / "filler", std::ios::binary);
+    const std::vector<char> block(4096, 'x');
+    for (int i = 0; i < 64 && filler.write(block.data(), static_cast<std::streamsize>(block.size())); ++i) {
+    }
+  }
+  ::setenv("HETSCALE_RECORD", (full / "records.jsonl").c_str(), 1);
+  const Result r = record("N=4", "exit 3");
+  EXPECT_EQ(r.code, 3) << r.out << r.err;
+  EXPECT_NE(r.err.find("hetscale record step: the run record was not written: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << r.err;
+  EXPECT_EQ(read_file(full / "records.jsonl"), "");
+
+  const Result ok = record("N=4", "true");
+  EXPECT_EQ(ok.code, 0) << ok.out << ok.err;
+  EXPECT_NE(ok.err.find("was not written"), std::string::npos) << ok.err;
 }
 
 // A value that is no finite number is bad usage, as in every other --param; the step never runs.

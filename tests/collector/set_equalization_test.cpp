@@ -1,6 +1,8 @@
 #include "hetscale/collector/set_equalization.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
@@ -168,7 +170,8 @@ TEST(SetEqualization, PartitionFileWhereThePluginLooks) {
   std::filesystem::remove_all(dir);
   EXPECT_TRUE(write_equalized_partition(nodes, plan, "lab", {}, {}).empty());
   const auto path = write_equalized_partition(nodes, plan, "lab", {}, dir);
-  EXPECT_EQ(path, dir / "n[1-2].toml");
+  // Root's is the site's partition; any other user's goes to their own directory.
+  EXPECT_EQ(path, equalized_partition_path(dir, std::vector<std::string>{"n1", "n2"}, ::geteuid()));
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();
@@ -182,6 +185,48 @@ TEST(SetEqualization, PartitionFileWhereThePluginLooks) {
   EXPECT_NEAR(partition.nodes[1].weight, 0.25, 1e-15);
   EXPECT_EQ(write_equalized_partition(nodes, plan, "lab", dir / "p.toml", dir), dir / "p.toml");
   EXPECT_TRUE(std::filesystem::exists(dir / "p.toml"));
+  std::filesystem::remove_all(dir);
+}
+
+// Two users equalizing the same nodes into one partitions directory (mode 1777, as a
+// study's equalize stage writes there): each gets a file of their own, never the other's,
+// and the site's file (root's) stays as it was.
+TEST(SetEqualization, TwoUsersEqualizingTheSameNodesEachWriteTheirOwn) {
+  if (::geteuid() != 0) GTEST_SKIP() << "acting as two users needs root";
+  const std::vector<VariableComputer> computers{{3, 0}, {1, 0}};
+  const auto plan = plan_equalization(computers, 1, "case", nullptr);
+  EqualizationNodes nodes{"by hand", {"n2", "n1"}, computers, {}, {}, {}, false};
+  const auto dir = std::filesystem::path(::testing::TempDir()) / "set-equalization-users";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  ASSERT_EQ(::chmod(dir.c_str(), 01777), 0);
+  const auto site = write_equalized_partition(nodes, plan, "lab", {}, dir);
+  EXPECT_EQ(site, dir / "n[1-2].toml");
+  const auto as = [&](uid_t uid) {
+    EXPECT_EQ(::seteuid(uid), 0);
+    std::filesystem::path path;
+    std::string error;
+    try {
+      path = write_equalized_partition(nodes, plan, "lab", {}, dir);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    EXPECT_EQ(::seteuid(0), 0);
+    EXPECT_EQ(error, "");
+    return path;
+  };
+  const auto a = as(60001);
+  const auto b = as(60002);
+  EXPECT_EQ(a, dir / "uid-60001" / "n[1-2].toml");
+  EXPECT_EQ(b, dir / "uid-60002" / "n[1-2].toml");
+  struct stat st {};
+  ASSERT_EQ(::stat(a.c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, 60001U);
+  ASSERT_EQ(::stat(b.c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, 60002U);
+  EXPECT_EQ(as(60001), a);  // replaced in place the next time
+  ASSERT_EQ(::stat(site.c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, 0U);
   std::filesystem::remove_all(dir);
 }
 

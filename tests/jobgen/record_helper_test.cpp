@@ -2,7 +2,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <limits>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -13,6 +15,7 @@
 #include "hetscale_record_shim.h"
 
 extern "C" int write_record_from_c(void);
+extern "C" int write_record_with_rank_figure_from_c(double figure);
 
 namespace {
 
@@ -112,6 +115,26 @@ TEST_F(RecordHelper, RecordsThePluginsWeightsDigest) {
   EXPECT_EQ(hetscale::run_record_from_json(records[0]).weights_digest, digest);
 }
 
+// JSON has no NaN or infinity: a record holding one is no record (the collector refuses the
+// line, and `hetscale record step` would take it for the step's own and write none).
+TEST_F(RecordHelper, CRefusesEveryNumberThatIsNotFiniteAndWritesNothing) {
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  for (const double figure : {std::numeric_limits<double>::quiet_NaN(), inf, -inf}) {
+    errno = 0;
+    EXPECT_EQ(write_record_with_rank_figure_from_c(figure), -1) << figure;
+    EXPECT_EQ(errno, EINVAL) << figure;
+  }
+  ::setenv("HETSCALE_SYSTEM_SPEED", "inf", 1);
+  errno = 0;
+  EXPECT_EQ(write_record_from_c(), -1);
+  EXPECT_EQ(errno, EINVAL);
+  EXPECT_FALSE(fs::exists(file_));
+  ::setenv("HETSCALE_SYSTEM_SPEED", "40", 1);
+  ASSERT_EQ(write_record_with_rank_figure_from_c(1.25), 0);
+  ASSERT_EQ(lines().size(), 1U);
+  EXPECT_EQ(lines()[0]["ranks"][1]["compute_seconds"], 1.25);
+}
+
 TEST_F(RecordHelper, CppAppendsAndReportsBadInput) {
   hetscale::record::Run run{"heat", "500*M^2", "M", 2000, 2e9, 4.0, false, "", ""};
   hetscale::record::write(run, {{0, "n1", 1.0, 40, 3.5, 0.5, 4.0}});
@@ -126,6 +149,15 @@ TEST_F(RecordHelper, CppAppendsAndReportsBadInput) {
     FAIL() << "no error";
   } catch (const std::system_error& e) {
     EXPECT_EQ(e.code().value(), EINVAL);
+  }
+  run.work = 2e9;
+  for (const double figure : {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
+    try {
+      hetscale::record::write(run, {{0, "n1", 1.0, 40, 3.5, 0.5, 4.0}, {1, "n2", 1.0, 40, 3.5, 0.5, figure}});
+      FAIL() << "no error for a rank's wall time " << figure;
+    } catch (const std::system_error& e) {
+      EXPECT_EQ(e.code().value(), EINVAL);
+    }
   }
   EXPECT_EQ(lines().size(), 2U);
 }
@@ -157,6 +189,10 @@ TEST_F(RecordHelper, LibraryWritesWhatTheHeaderWrites) {
             EINVAL);
   EXPECT_EQ(hetscale_record_append("heat", "500*M^2", "M", 1000.0, 5e8, 2.5, 0, nullptr, nullptr, 0, "", 1,
                                    weights, nullptr, compute, communication, walls),
+            EINVAL);
+  const double infinite[] = {1.5, std::numeric_limits<double>::infinity()};
+  EXPECT_EQ(hetscale_record_append("heat", "500*M^2", "M", 1000.0, 5e8, 2.5, 0, nullptr, nullptr, 2, hosts, 5,
+                                   weights, speeds, infinite, communication, walls),
             EINVAL);
   EXPECT_EQ(lines().size(), 3U);
   ::unsetenv("HETSCALE_RECORD");  // outside a study nothing is checked or written

@@ -145,6 +145,46 @@ TEST_F(StepRecord, TheTasksOwnTimesComeFromTheTaskTimesDirectory) {
   EXPECT_FALSE(fs::exists(times_dir));
 }
 
+// srun --distribution=cyclic (or slurm.conf's node order) puts ranks 0 and 2 on n2, 1 and 3
+// on n3, where the plan's block order says n2, n2, n3, n3: each rank's time and its host
+// come from the file of the node that timed it.
+TEST_F(StepRecord, TaskTimesOfACyclicLayoutLandOnTheHostsThatTimedThem) {
+  const std::string cyclic =
+      "printf '0 1000000000 1500000000 0\\n2 1000000000 3000000000 0\\n' > \"$HETSCALE_TASK_TIMES_DIR/n2.tasks\"; "
+      "printf '1 1000000000 2000000000 0\\n3 1000000000 1250000000 0\\n' > \"$HETSCALE_TASK_TIMES_DIR/n3.tasks\"";
+  const StepRecordResult result = record_step(heat_step(), {{"sh", "-c", cyclic}}, study_environment(file()));
+  EXPECT_FALSE(result.nominal_because) << *result.nominal_because;
+  const RunRecord r = records().at(0);
+  ASSERT_EQ(r.ranks.size(), 4U);
+  const std::pair<std::string, double> expected[] = {{"n2", 0.5}, {"n3", 1.0}, {"n2", 2.0}, {"n3", 0.25}};
+  for (std::size_t i = 0; i < 4; ++i) {
+    SCOPED_TRACE("rank " + std::to_string(i));
+    EXPECT_EQ(r.ranks[i].rank, static_cast<int>(i));
+    EXPECT_EQ(r.ranks[i].host, expected[i].first);
+    EXPECT_DOUBLE_EQ(r.ranks[i].wall_seconds, expected[i].second);
+  }
+  ASSERT_EQ(r.node_times.size(), 2U);
+  EXPECT_EQ(r.node_times[0].host, "n2");
+  EXPECT_DOUBLE_EQ(r.node_times[0].wall_seconds, 2.0);
+  EXPECT_EQ(r.node_times[1].host, "n3");
+  EXPECT_DOUBLE_EQ(r.node_times[1].wall_seconds, 1.0);
+  EXPECT_EQ(r.slurm.node_list, "n[2-3]");
+}
+
+// Times from nodes the step was not planned on, or another number of tasks on a node, do
+// not fit the record's ranks: it stays nominal and says why.
+TEST_F(StepRecord, TaskTimesOfAnotherLayoutLeaveTheRecordNominal) {
+  RunRecord record = step_run_record(heat_step(), StepOutcome{2.0, 0, {}, {}}, study_environment(file()));
+  const TaskTime t0{0, 1, 2, 0}, t1{1, 1, 2, 0}, t2{2, 1, 2, 0}, t3{3, 1, 2, 0};
+  EXPECT_EQ(apply_task_times(record, {{"n2", {t0, t1}}, {"n9", {t2, t3}}}),
+            "the plugin timed tasks on n9, which is not one of the step's nodes");
+  EXPECT_EQ(apply_task_times(record, {{"n2", {t0, t1, t2}}, {"n3", {t3}}}),
+            "the plugin timed 3 tasks on n2, where the step's layout has 2");
+  EXPECT_EQ(record.ranks_timed_by, "step");
+  EXPECT_EQ(record.ranks[2].host, "n3");
+  EXPECT_EQ(record.ranks[2].wall_seconds, 2.0);
+}
+
 TEST_F(StepRecord, TaskTimesOfSomeRanksOnlyLeaveTheRecordNominal) {
   const std::string one_node = "printf '0 1000000000 1500000000 0\\n' > \"$HETSCALE_TASK_TIMES_DIR/n2.tasks\"";
   const StepRecordResult result = record_step(heat_step(), {{"sh", "-c", one_node}}, study_environment(file()));

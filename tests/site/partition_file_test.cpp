@@ -1,5 +1,6 @@
 #include "hetscale/site/partition_file.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -266,15 +267,22 @@ namespace {
 
 TEST(EqualizedPartitionPath, NamedByTheCompressedNodeList) {
   const std::vector<std::string> hosts{"n1", "n2", "n3", "gpu7"};
-  EXPECT_EQ(equalized_partition_path("/etc/hetscale/partitions", hosts),
+  EXPECT_EQ(equalized_partition_path("/etc/hetscale/partitions", hosts, 0),
             std::filesystem::path("/etc/hetscale/partitions") / (compress_hostlist(hosts) + ".toml"));
-  EXPECT_EQ(equalized_partition_path("/p", std::vector<std::string>{"n1", "n2", "n3"}).string(),
+  EXPECT_EQ(equalized_partition_path("/p", std::vector<std::string>{"n1", "n2", "n3"}, 0).string(),
             "/p/n[1-3].toml");
 }
 
+// Root's file is the site's; every other user's lives in a directory of its own.
+TEST(EqualizedPartitionPath, AUsersFileIsInTheirOwnDirectory) {
+  EXPECT_EQ(equalized_partition_path("/p", std::vector<std::string>{"n1", "n2", "n3"}, 1000).string(),
+            "/p/uid-1000/n[1-3].toml");
+  EXPECT_EQ(user_partitions_dir("/p", 1000).string(), "/p/uid-1000");
+}
+
 TEST(EqualizedPartitionPath, KeepsTheStepsNodeOrder) {
-  EXPECT_NE(equalized_partition_path("/p", std::vector<std::string>{"n2", "n1"}),
-            equalized_partition_path("/p", std::vector<std::string>{"n1", "n2"}));
+  EXPECT_NE(equalized_partition_path("/p", std::vector<std::string>{"n2", "n1"}, 0),
+            equalized_partition_path("/p", std::vector<std::string>{"n1", "n2"}, 0));
 }
 
 }  // namespace
@@ -315,12 +323,19 @@ std::string partition_text(const std::vector<std::string>& hosts, const std::str
   return format_partition(p);
 }
 
-std::vector<uid_t> us() { return {0, ::geteuid()}; }
+// The test's own uid, as the job's: root's files are the site's, anyone else's their own.
+uid_t me() { return ::geteuid(); }
 
-std::string read_error(const fs::path& dir, const std::vector<std::string>& hosts,
-                       std::vector<uid_t> owners) {
+// Where the test's own partition for `hosts` goes (its directory made).
+fs::path mine(const fs::path& dir, const std::vector<std::string>& hosts) {
+  const fs::path path = equalized_partition_path(dir, hosts, me());
+  fs::create_directories(path.parent_path());
+  return path;
+}
+
+std::string read_error(const fs::path& dir, const std::vector<std::string>& hosts, uid_t job_uid) {
   try {
-    (void)read_equalized_partition(dir, hosts, owners);
+    (void)read_equalized_partition(dir, hosts, job_uid);
   } catch (const Error& e) {
     return e.what();
   }
@@ -329,7 +344,7 @@ std::string read_error(const fs::path& dir, const std::vector<std::string>& host
 
 TEST(EqualizedPartitionPath, ShortNodeListsNameTheFile) {
   const std::vector<std::string> hosts{"n1", "n2", "n3"};
-  EXPECT_EQ(equalized_partition_path("/p", hosts), fs::path("/p/n[1-3].toml"));
+  EXPECT_EQ(equalized_partition_path("/p", hosts, 0), fs::path("/p/n[1-3].toml"));
 }
 
 TEST(EqualizedPartitionPath, LongNodeListsAreNamedByDigestAndFit) {
@@ -337,7 +352,7 @@ TEST(EqualizedPartitionPath, LongNodeListsAreNamedByDigestAndFit) {
   const auto hosts = many_odd_hosts(40);
   const std::string list = compress_hostlist(hosts);
   ASSERT_GT(list.size(), 255u);
-  const fs::path path = equalized_partition_path("/p", hosts);
+  const fs::path path = equalized_partition_path("/p", hosts, 0);
   EXPECT_EQ(path, fs::path("/p/nodes-" + to_hex(sha256(list)) + ".toml"));
   EXPECT_LE(path.filename().string().size(), kMaxPartitionFileName);
 }
@@ -345,9 +360,8 @@ TEST(EqualizedPartitionPath, LongNodeListsAreNamedByDigestAndFit) {
 TEST(EqualizedPartition, ALongNodeListRoundTripsThroughItsFile) {
   const fs::path dir = partitions_dir("long");
   const auto hosts = many_odd_hosts(40);
-  std::ofstream(equalized_partition_path(dir, hosts))
-      << partition_text(hosts, compress_hostlist(hosts));
-  const Partition p = read_equalized_partition(dir, hosts, us());
+  std::ofstream(mine(dir, hosts)) << partition_text(hosts, compress_hostlist(hosts));
+  const Partition p = read_equalized_partition(dir, hosts, me());
   EXPECT_EQ(p.node_list, compress_hostlist(hosts));
   EXPECT_EQ(p.nodes.size(), 40u);
 }
@@ -355,12 +369,12 @@ TEST(EqualizedPartition, ALongNodeListRoundTripsThroughItsFile) {
 TEST(EqualizedPartition, TheNodeListInsideMustBeTheStep) {
   const fs::path dir = partitions_dir("mismatch");
   const auto hosts = many_odd_hosts(40);
-  const fs::path path = equalized_partition_path(dir, hosts);
+  const fs::path path = mine(dir, hosts);
   std::ofstream(path) << partition_text(hosts, "");
-  EXPECT_EQ(read_error(dir, hosts, us()),
+  EXPECT_EQ(read_error(dir, hosts, me()),
             "partition " + path.string() + " names no 'nodes' (a file named by digest must)");
   std::ofstream(path) << partition_text(hosts, "n[1-40]");
-  EXPECT_EQ(read_error(dir, hosts, us()),
+  EXPECT_EQ(read_error(dir, hosts, me()),
             "partition " + path.string() + " was made for nodes n[1-40], the step runs on " +
                 compress_hostlist(hosts).substr(0, 200));
 }
@@ -368,36 +382,110 @@ TEST(EqualizedPartition, TheNodeListInsideMustBeTheStep) {
 TEST(EqualizedPartition, AFileOthersMayWriteIsIgnored) {
   const fs::path dir = partitions_dir("mode");
   const std::vector<std::string> hosts{"n1", "n2"};
-  const fs::path path = dir / "n[1-2].toml";
+  const fs::path path = mine(dir, hosts);
   std::ofstream(path) << partition_text(hosts, "");
   ASSERT_EQ(::chmod(path.c_str(), 0664), 0);
-  EXPECT_EQ(read_error(dir, hosts, us()),
+  EXPECT_EQ(read_error(dir, hosts, me()),
             "equalized partition " + path.string() +
                 " ignored: it is writable by its group or others (mode 0664)");
   ASSERT_EQ(::chmod(path.c_str(), 0644), 0);
-  EXPECT_EQ(read_equalized_partition(dir, hosts, us()).nodes.size(), 2u);
-}
-
-TEST(EqualizedPartition, AFileOfAnotherUserIsIgnored) {
-  const fs::path dir = partitions_dir("owner");
-  const std::vector<std::string> hosts{"n1", "n2"};
-  const fs::path path = dir / "n[1-2].toml";
-  std::ofstream(path) << partition_text(hosts, "");
-  const uid_t me = ::geteuid();
-  const uid_t stranger = me + 4242;
-  EXPECT_EQ(read_error(dir, hosts, {stranger}),
-            "equalized partition " + path.string() + " ignored: it is owned by uid " +
-                std::to_string(me) + ", not uid " + std::to_string(stranger));
+  EXPECT_EQ(read_equalized_partition(dir, hosts, me()).nodes.size(), 2u);
 }
 
 TEST(EqualizedPartition, ASymbolicLinkIsIgnored) {
   const fs::path dir = partitions_dir("link");
   const std::vector<std::string> hosts{"n1", "n2"};
+  const fs::path path = mine(dir, hosts);
   std::ofstream(dir / "real.toml") << partition_text(hosts, "");
-  fs::create_symlink(dir / "real.toml", dir / "n[1-2].toml");
-  EXPECT_EQ(read_error(dir, hosts, us()),
-            "equalized partition " + (dir / "n[1-2].toml").string() +
-                " ignored: it is a symbolic link");
+  fs::create_symlink(dir / "real.toml", path);
+  EXPECT_EQ(read_error(dir, hosts, me()),
+            "equalized partition " + path.string() + " ignored: it is a symbolic link");
+}
+
+// Two users of one partitions directory (mode 1777, where a study's equalize stage writes):
+// each reads their own file, else the site's (root's); nothing user A leaves there, by
+// equalize or by hand, changes what user B's steps get.
+class TwoUsers : public ::testing::Test {
+ protected:
+  static constexpr uid_t kA = 60001;
+  static constexpr uid_t kB = 60002;
+  void SetUp() override {
+    if (::geteuid() != 0) GTEST_SKIP() << "files of two users need root to make";
+    dir_ = partitions_dir("two-users");
+    ASSERT_EQ(::chmod(dir_.c_str(), 01777), 0);
+  }
+  // A file of `owner`, giving n1 the share `n1` (n2 the rest), at `path`.
+  void write(const fs::path& path, uid_t owner, double n1) {
+    std::ofstream(path) << "[partition]\nby = \"node\"\n[[node]]\nname = \"n1\"\nweight = " << n1
+                        << "\n[[node]]\nname = \"n2\"\nweight = " << 1 - n1 << "\n";
+    ASSERT_EQ(::chown(path.c_str(), owner, owner), 0);
+    ASSERT_EQ(::chmod(path.c_str(), 0644), 0);
+  }
+  // A user's own directory, as make_user_partitions_dir makes it for them.
+  fs::path user_dir(uid_t owner, uid_t named_for) {
+    const fs::path dir = user_partitions_dir(dir_, named_for);
+    fs::create_directories(dir);
+    EXPECT_EQ(::chown(dir.c_str(), owner, owner), 0);
+    EXPECT_EQ(::chmod(dir.c_str(), 0755), 0);
+    return dir;
+  }
+  double n1_share(uid_t job_uid) {
+    for (const Partition::NodeShare& node : read_equalized_partition(dir_, hosts_, job_uid).nodes)
+      if (node.host == "n1") return node.weight;
+    return -1;
+  }
+  fs::path dir_;
+  const std::vector<std::string> hosts_{"n1", "n2"};
+};
+
+TEST_F(TwoUsers, EachReadsTheirOwnFileFirstThenTheSites) {
+  write(dir_ / "n[1-2].toml", 0, 0.5);
+  ASSERT_EQ(user_dir(kA, kA), fs::path(equalized_partition_path(dir_, hosts_, kA)).parent_path());
+  write(equalized_partition_path(dir_, hosts_, kA), kA, 0.9);
+  EXPECT_DOUBLE_EQ(n1_share(kA), 0.9);
+  EXPECT_DOUBLE_EQ(n1_share(kB), 0.5);  // A's file is not B's
+  user_dir(kB, kB);
+  write(equalized_partition_path(dir_, hosts_, kB), kB, 0.2);
+  EXPECT_DOUBLE_EQ(n1_share(kB), 0.2);
+  EXPECT_DOUBLE_EQ(n1_share(kA), 0.9);
+  EXPECT_DOUBLE_EQ(n1_share(0), 0.5);  // root's own job: the site's
+}
+
+TEST_F(TwoUsers, NothingOfUserAChangesWhatUserBGets) {
+  user_dir(kB, kB);
+  write(equalized_partition_path(dir_, hosts_, kB), kB, 0.2);
+  // A's own file, A's file where the site's goes, and A's file planted in B's directory
+  // (which A cannot write: made here as root, owned by A).
+  user_dir(kA, kA);
+  write(equalized_partition_path(dir_, hosts_, kA), kA, 0.9);
+  write(dir_ / "n[1-2].toml", kA, 0.7);
+  EXPECT_DOUBLE_EQ(n1_share(kB), 0.2);
+  const fs::path planted = equalized_partition_path(dir_, hosts_, kB).parent_path() / "n[1-2].toml.new";
+  write(planted, kA, 0.7);
+  EXPECT_DOUBLE_EQ(n1_share(kB), 0.2);
+  // A's file where the site's goes is nobody's site file: not even A's own job takes it.
+  EXPECT_EQ(read_error(dir_, hosts_, kB + 1),
+            "equalized partition " + (dir_ / "n[1-2].toml").string() + " ignored: it is owned by uid " +
+                std::to_string(kA) + ", not uid 0");
+}
+
+TEST_F(TwoUsers, ADirectoryNamedForBThatAMadeIsPassedOver) {
+  write(dir_ / "n[1-2].toml", 0, 0.5);
+  const fs::path planted = user_dir(kA, kB);  // A got there first
+  write(planted / "n[1-2].toml", kA, 0.9);
+  EXPECT_DOUBLE_EQ(n1_share(kB), 0.5);  // B gets the site's, never A's
+  fs::remove(dir_ / "n[1-2].toml");
+  EXPECT_EQ(read_error(dir_, hosts_, kB),
+            "no equalized partition for nodes n[1-2] (expected " + (planted / "n[1-2].toml").string() + " or " +
+                (dir_ / "n[1-2].toml").string() + "); " + planted.string() + " passed over: it is owned by uid " +
+                std::to_string(kA) + ", not uid 0 or " + std::to_string(kB));
+  // B's equalize refuses to write there, and says why.
+  try {
+    make_user_partitions_dir(dir_, kB);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("is owned by uid " + std::to_string(kA)));
+  }
 }
 
 }  // namespace

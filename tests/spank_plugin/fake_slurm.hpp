@@ -1,10 +1,6 @@
 // A SlurmApi that records what the plugin does, for the unit tests.
 #pragma once
 
-#include <fcntl.h>
-
-#include <cerrno>
-#include <cstring>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -44,15 +40,11 @@ class FakeSlurm final : public SlurmApi {
       throw Error("cannot read " + path.string() + ": No such file or directory");
     return it->second;
   }
-  // A real file (the tests' directory), created as the real one is: never an existing one.
-  int create_user_file(const std::filesystem::path& path) override {
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_APPEND | O_CLOEXEC, 0644);
-    if (fd < 0) throw Error("cannot create " + path.string() + ": " + std::strerror(errno));
+  // The real writer process (the tests' directory), with the test's own ids.
+  UserFileAppender start_user_appender(const std::filesystem::path& path, std::size_t capacity) override {
     created_files.push_back(path.string());
-    return fd;
+    return UserFileAppender::start(path, capacity);
   }
-  void info(const std::string& message) override { infos.push_back(message); }
-  void error(const std::string& message) override { errors.push_back(message); }
 
   /// Sets up a remote-context step: node list (`hosts` is what it expands to), tasks per
   /// node, CPUs per task, Slurm's node count; this is its first node until on_node().
@@ -77,6 +69,10 @@ class FakeSlurm final : public SlurmApi {
     env["SLURMD_NODENAME"] = node;
     items[Item::task_global_id] = rank;
   }
+ protected:
+  // The lines as the plugin logs them (SlurmApi::info and error make them one line).
+  void write_info(const std::string& line) override { infos.push_back(line); }
+  void write_error(const std::string& line) override { errors.push_back(line); }
 };
 
 }  // namespace hetscale::spank

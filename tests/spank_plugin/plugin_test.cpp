@@ -2,6 +2,7 @@
 // configure -> on_option -> prepare_step -> task_init per task.
 #include "plugin.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include <functional>
 
 #include "hetscale/site/hostlist.hpp"
+#include "hetscale/site/partition_file.hpp"
 
 #include "fake_slurm.hpp"
 
@@ -297,9 +299,12 @@ TEST_F(PluginTest, APlantedEqualizedPartitionIsIgnored) {
                                      " ignored: it is writable by its group or others (mode 0666)");
   EXPECT_FALSE(slurm.env.contains("HETSCALE_WEIGHT"));
 
-  // Root's file, or the job's user's own, is believed.
+  // The job's user's own file is believed (root's job: the site's, root's).
   ASSERT_EQ(::chmod(file.c_str(), 0644), 0);
   slurm.items[Item::job_uid] = ::geteuid();
+  const std::filesystem::path own = equalized_partition_path(dir, std::vector<std::string>{"n1", "n2"}, ::geteuid());
+  std::filesystem::create_directories(own.parent_path());
+  if (own != file) std::filesystem::copy_file(file, own, std::filesystem::copy_options::overwrite_existing);
   Plugin trusted = make({"partitions=" + dir.string()});
   ASSERT_EQ(trusted.on_option("equalized"), std::nullopt);
   slurm.step("n[1-2]", {"n1", "n2"}, "1(x2)");
@@ -516,6 +521,26 @@ TEST_F(PluginTest, StepLayoutIsCheckedAgainstSlurmsItems) {
   EXPECT_EQ(refusal([&] { slurm.step(deep, {"n1"}, "1"); }),
             "hetscale: step: bad SLURM_STEP_NODELIST '" + deep.substr(0, 200) +
                 "': column 26: more than 8 bracket groups in one host name");
+}
+
+// The step's environment is the job's to write: a line break in a node list cannot add a
+// line to slurmd's log (a step that did not ask) or to the step's output (one that asked).
+TEST_F(PluginTest, TheStepsStringsNeverForgeALogLine) {
+  const std::string forged = "n1\n[2026-01-01T00:00:00.000] error: Node n2 drained";
+  for (const bool ask : {false, true}) {
+    SCOPED_TRACE(ask ? "asked" : "site default");
+    slurm = FakeSlurm();
+    Plugin plugin = make({"default=marked"});
+    if (ask) {
+      ASSERT_EQ(plugin.on_option("marked"), std::nullopt);
+    }
+    slurm.step(forged, {"n1"}, "1");
+    EXPECT_EQ(plugin.prepare_step(slurm), 0);
+    const std::vector<std::string>& lines = ask ? slurm.errors : slurm.infos;
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_EQ(lines[0].find('\n'), std::string::npos) << lines[0];
+    EXPECT_THAT(lines[0], ::testing::HasSubstr("'n1\\n[2026-01-01T00:00:00.000] error: Node n2 drained'"));
+  }
 }
 
 // This node's place in the step is found once, in prepare_step; the tasks only look it up.

@@ -89,13 +89,31 @@ TEST_F(TaskTimesWriterTest, TheBatchAndExternStepsAreNeverTimed) {
 TEST_F(TaskTimesWriterTest, AnExistingFileIsNeverWrittenAndOnlySlurmdsLogSaysWhy) {
   { std::ofstream(dir_ / "n2.tasks") << "someone else's\n"; }
   TaskTimesWriter writer;
-  writer.open(slurm);
+  writer.open(slurm);  // the writer process finds the file taken; the step goes on
+  start(writer, 2, 1000);
+  start(writer, 3, 1100);
+  exit(writer, 3, 5000, 0);
+  exit(writer, 2, 7000, 0);
   EXPECT_FALSE(writer.active());
   ASSERT_EQ(slurm.infos.size(), 1U);
   EXPECT_THAT(slurm.infos[0], HasSubstr("File exists"));
   EXPECT_THAT(slurm.infos[0], HasSubstr("the step runs untimed"));
   EXPECT_THAT(slurm.errors, IsEmpty());  // nothing on the user's terminal
   EXPECT_EQ(read_regular_file(dir_ / "n2.tasks", 100), "someone else's\n");
+}
+
+// The directory is the job's to name: a line break in it cannot add a line to slurmd's log.
+TEST_F(TaskTimesWriterTest, TheDirectoryNeverForgesALogLine) {
+  slurm.env[kTaskTimesDirEnv] = dir_.string() + "/none\n[2026-01-01T00:00:00.000] error: forged";
+  TaskTimesWriter writer;
+  writer.open(slurm);
+  start(writer, 2, 1000);
+  start(writer, 3, 1100);
+  exit(writer, 3, 5000, 0);
+  exit(writer, 2, 7000, 0);
+  ASSERT_EQ(slurm.infos.size(), 1U);
+  EXPECT_EQ(slurm.infos[0].find('\n'), std::string::npos) << slurm.infos[0];
+  EXPECT_THAT(slurm.infos[0], HasSubstr("/none\\n[2026-01-01T00:00:00.000] error: forged/n2.tasks: No such file"));
 }
 
 TEST_F(TaskTimesWriterTest, ARelativeDirectoryOrABadStepIsDeclined) {
@@ -118,7 +136,9 @@ TEST_F(TaskTimesWriterTest, ATaskNotSeenToStartStopsTheTimesButNotTheStep) {
   exit(writer, 3, 5000, 0);
   EXPECT_FALSE(writer.active());
   EXPECT_THAT(slurm.infos.at(0), HasSubstr("not seen to start"));
-  EXPECT_THAT(written("n2"), IsEmpty());  // no line: record step finds the rank missing
+  // No line (the writer is let go, maybe before it made the file): record step finds the
+  // rank missing.
+  EXPECT_TRUE(!fs::exists(dir_ / "n2.tasks") || written("n2").empty());
 }
 
 }  // namespace

@@ -31,10 +31,11 @@ nlohmann::json only_record(const fs::path& file) {
 }
 
 CommandResult record_step(const Testbed& tb, const fs::path& record, const std::string& weights,
-                          const std::string& fail_rank) {
+                          const std::string& fail_rank, const std::string& distribution = "block") {
   std::vector<std::string> argv{HETSCALE_EXECUTABLE, "record", "step", "--code", "sleeper", "--workload", "1000*N",
                                 "--param", "N=1", "--weights", weights, "--nodes", "n[1-2]", "--tasks-per-node", "2",
-                                "--", "srun", "-w", "n1,n2", "-N2", "-n4", "--overcommit"};
+                                "--", "srun", "-w", "n1,n2", "-N2", "-n4", "--overcommit",
+                                "--distribution=" + distribution};
   if (weights != "off") argv.push_back("--hetscale-weights=" + weights);
   argv.insert(argv.end(), {"sh", "-c", kSleeper});
   return run_command(argv, 60s,
@@ -99,6 +100,32 @@ TEST(PluginTaskTimes, AFailedStepWithWeightsIsTimedAndRecordedAsFailed) {
   EXPECT_FALSE(rec.at("verified").get<bool>());
   EXPECT_EQ(rec.at("weights_source"), "marked");
   expect_task_times(rec, dir);
+}
+
+// srun --distribution=cyclic puts ranks 0 and 2 on n1, 1 and 3 on n2, where the record's
+// plan (--nodes n[1-2] --tasks-per-node 2) says n1, n1, n2, n2: every rank's time and host
+// are the ones of the node that timed it.
+TEST(PluginTaskTimes, ACyclicStepHasEachRanksTimeOnItsOwnHost) {
+  const Testbed tb = Testbed::from_env();
+  const fs::path dir = fresh_dir("task-times-cyclic");
+  const auto r = record_step(tb, dir / "records.jsonl", "off", "none", "cyclic");
+  ASSERT_TRUE(r.ok()) << r.describe();
+  const nlohmann::json rec = only_record(dir / "records.jsonl");
+  ASSERT_EQ(rec.value("ranks_timed_by", ""), "spank") << rec.dump();
+  const nlohmann::json& ranks = rec.at("ranks");
+  ASSERT_EQ(ranks.size(), 4U);
+  for (int i = 0; i < 4; ++i) {
+    SCOPED_TRACE("rank " + std::to_string(i));
+    EXPECT_EQ(ranks[i].at("host"), i % 2 == 0 ? "n1" : "n2");
+    EXPECT_GE(ranks[i].at("wall_seconds").get<double>(), kSleep[i]);
+  }
+  const nlohmann::json& nodes = rec.at("node_times");
+  ASSERT_EQ(nodes.size(), 2U) << rec.dump();
+  // n1 ran ranks 0 and 2 (0.2 and 0.8 s), n2 ranks 1 and 3 (0.5 and 1.1 s).
+  EXPECT_EQ(nodes[0].at("host"), "n1");
+  EXPECT_GE(nodes[0].at("wall_seconds").get<double>(), kSleep[2]);
+  EXPECT_EQ(nodes[1].at("host"), "n2");
+  EXPECT_GE(nodes[1].at("wall_seconds").get<double>(), kSleep[3]);
 }
 
 }  // namespace

@@ -106,8 +106,10 @@ std::string equalized_partition_file(const EqualizationNodes& nodes, const Equal
                                      const std::string& site);
 
 /// Writes equalized_partition_file, replaced whole, to `output`, or when that is empty to
-/// equalized_partition_path(partitions, the nodes in natural order), where the plugin
-/// looks. Returns the path written; empty (nothing written) when both are empty.
+/// equalized_partition_path(partitions, the nodes in natural order, the caller's uid),
+/// where the plugin looks for the caller's jobs: root writes the site's partition, any
+/// other user into their own directory (made when missing, make_user_partitions_dir).
+/// Returns the path written; empty (nothing written) when both are empty.
 std::filesystem::path write_equalized_partition(const EqualizationNodes& nodes,
                                                 const EqualizationPlan& plan,
                                                 const std::string& site,

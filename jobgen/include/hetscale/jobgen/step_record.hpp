@@ -53,10 +53,12 @@ struct StepOutcome {
                                         const RecordEnvironment& environment);
 
 /// Puts the tasks' own times the SPANK plugin wrote (task_times.hpp; host -> its tasks) into
-/// a step record: every rank's wall_seconds from its task's start to its exit,
-/// `ranks_timed_by` "spank" and `node_times` per host. Only when there is exactly one task
-/// time for every rank of the record; otherwise the record stays nominal and the reason
-/// is returned.
+/// a step record: every rank's wall_seconds from its task's start to its exit and its host
+/// from the file that timed it (the task's global id is the rank: any placement, block or
+/// cyclic), `ranks_timed_by` "spank" and `node_times` per host. Only when there is exactly
+/// one task time for every rank of the record, on the record's hosts with as many tasks on
+/// each as the record's ranks there; otherwise the record stays nominal and the reason is
+/// returned.
 std::optional<std::string> apply_task_times(RunRecord& record,
                                             const std::map<std::string, std::vector<TaskTime>>& by_host);
 
@@ -79,12 +81,15 @@ std::optional<std::string> apply_task_times(RunRecord& record,
 struct StepRecordResult {
   StepOutcome outcome;
   bool written = false;                       // a record was appended
-  std::optional<std::string> skipped_because; // why none was
+  std::optional<std::string> skipped_because; // why none was due
+  std::optional<std::string> not_written_because;  // one was due and could not be written: why
   std::optional<std::string> nominal_because; // a written record's ranks are nominal: why
 };
 
 /// Runs the step and appends its record to environment.record_file unless the step
-/// appended one itself. With no record file (outside a study) the step only runs. The step
+/// appended one itself. Throws only before the step runs (a workload without a W, a step
+/// that cannot be started); once it has run, a record that cannot be written (a full file
+/// system, a quota) is `not_written_because` and the outcome is kept. With no record file (outside a study) the step only runs. The step
 /// gets an empty directory beside the record file in kTaskTimesDirEnv, where the SPANK
 /// plugin writes its tasks' times (removed afterwards); the record has them when every
 /// rank's time is there.

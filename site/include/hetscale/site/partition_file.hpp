@@ -58,22 +58,34 @@ std::string format_partition(const Partition& partition);
 /// The longest file name a partition file gets (the limit of Linux file systems).
 inline constexpr std::size_t kMaxPartitionFileName = 255;
 
-/// Where the equalized partition of a step lives (docs/partition-file.md), for `hetscale
-/// equalize` to write and the SPANK plugin to read: `<partitions>/<node list>.toml`, the
-/// node list being compress_hostlist(hosts) (Slurm's SLURM_STEP_NODELIST form), `hosts` in
-/// the step's node order; when that name would be longer than kMaxPartitionFileName bytes,
-/// `<partitions>/nodes-<sha256 of the node list, hex>.toml`.
-std::filesystem::path equalized_partition_path(const std::filesystem::path& partitions,
-                                               std::span<const std::string> hosts);
+/// The directory of a user's own equalized partitions: `<partitions>/uid-<uid>`.
+std::filesystem::path user_partitions_dir(const std::filesystem::path& partitions, uid_t uid);
 
-/// The equalized partition of the step on `hosts` (equalized_partition_path), for the
-/// SPANK plugin (running as root). The file is believed only when owned by one of
-/// `owners` (root and the job's user) and writable by nobody else, and never through a
-/// symbolic link; its `nodes` must be the step's node list (and must be given when the
-/// file is named by digest). Throws Error naming the file and why it is not used; the
-/// caller decides what that means for the step.
+/// Where the equalized partition of a step lives (docs/partition-file.md), for `hetscale
+/// equalize` to write and the SPANK plugin to read, by the file's owner: root's, the site's,
+/// is `<partitions>/<node list>.toml`; any other user's is in their own directory,
+/// `user_partitions_dir(partitions, owner)/<node list>.toml`. The node list is
+/// compress_hostlist(hosts) (Slurm's SLURM_STEP_NODELIST form), `hosts` in the step's node
+/// order; when that name would be longer than kMaxPartitionFileName bytes, the file is
+/// `nodes-<sha256 of the node list, hex>.toml`.
+std::filesystem::path equalized_partition_path(const std::filesystem::path& partitions,
+                                               std::span<const std::string> hosts, uid_t owner);
+
+/// Makes `uid`'s directory of equalized partitions (mode 0755) when it is missing, for
+/// `hetscale equalize` run by that user. Throws Error when it cannot be made, or is there
+/// and not the user's own or writable by others (the plugin would pass it over).
+void make_user_partitions_dir(const std::filesystem::path& partitions, uid_t uid);
+
+/// The equalized partition of the step on `hosts`, for the SPANK plugin (running as root)
+/// and a job of `job_uid`: the user's own file (equalized_partition_path with owner
+/// `job_uid`) when there is one in a directory of theirs (owned by them or root, writable by
+/// nobody else; another's directory of that name is passed over), else the site's, root's.
+/// Either file is believed only when owned by one of the owners it may have (the user's:
+/// root or the user; the site's: root), writable by nobody else and not a symbolic link;
+/// its `nodes` must be the step's node list (and must be given when the file is named by
+/// digest). Throws Error naming the file and why it is not used, or both files expected;
+/// the caller decides what that means for the step.
 Partition read_equalized_partition(const std::filesystem::path& partitions,
-                                   std::span<const std::string> hosts,
-                                   std::span<const uid_t> owners);
+                                   std::span<const std::string> hosts, uid_t job_uid);
 
 }  // namespace hetscale

@@ -23,8 +23,10 @@ inline constexpr const char* kTaskTimesDirEnv = "HETSCALE_TASK_TIMES_DIR";
 
 /// Most tasks one node's file may hold (a line each); a longer file is refused.
 inline constexpr std::size_t kMaxTaskTimesPerNode = 1u << 16;
-/// Most bytes of one node's file: its lines at their longest (63 characters and '\n').
-inline constexpr std::size_t kMaxTaskTimesFileBytes = kMaxTaskTimesPerNode * 64;
+/// Most bytes of one line: 63 characters and '\n'.
+inline constexpr std::size_t kMaxTaskTimeLineBytes = 64;
+/// Most bytes of one node's file: its lines at their longest.
+inline constexpr std::size_t kMaxTaskTimesFileBytes = kMaxTaskTimesPerNode * kMaxTaskTimeLineBytes;
 
 struct TaskTime {
   std::uint32_t task = 0;       // global task id: the MPI rank under srun
