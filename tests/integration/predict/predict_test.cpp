@@ -42,6 +42,8 @@ TEST_F(Predict, MatchesTheClosedForm) {
   ASSERT_EQ(stored.rows(), static_cast<int>(expected.size()));
   double previous_c = 0;
   double previous_work = 0;
+  double base_c = 0;  // the largest measured set, the what-if's base
+  double base_work = 0;
   for (int i = 0; i < stored.rows(); ++i) {
     const auto& e = expected[static_cast<std::size_t>(i)];
     const double n = closed_form_parameter(e.marked_speed * 1e6, e.processes);
@@ -54,9 +56,17 @@ TEST_F(Predict, MatchesTheClosedForm) {
     EXPECT_NEAR(j["rows"][i]["predicted_parameter"].get<double>() / n, 1, 1e-6);
     if (i == 0) {
       EXPECT_TRUE(stored.is_null(i, 4));
+    } else if (e.kind == "what_if") {  // against the set it grows, not the previous row
+      EXPECT_NEAR(stored.number(i, 4), (e.marked_speed * base_work) / (base_c * work), 1e-5);
+      EXPECT_EQ(j["rows"][i]["label"], "group:300:4 on set 2");
+      EXPECT_EQ(j["rows"][i]["psi_against"], "set 2");
     } else {
       EXPECT_NEAR(stored.number(i, 4), (e.marked_speed * previous_work) / (previous_c * work),
                   1e-5);
+    }
+    if (e.kind == "measured") {
+      base_c = e.marked_speed;
+      base_work = work;
     }
     if (e.kind == "measured") {
       // The measured parameter is read off the fitted E_s curve of 7 sizes: close, not exact.
