@@ -63,6 +63,7 @@ std::string shown_number(double value, int digits) {
 
 std::string shown_percent(double fraction) {
   if (!std::isfinite(fraction)) return "n/a";
+  if (std::abs(100 * fraction) < 0.005) return "0%";  // rounding noise, not a difference
   const std::string number = shown_number(100 * fraction, 3);
   return (fraction > 0 ? "+" : "") + number + "%";
 }

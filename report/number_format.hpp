@@ -17,7 +17,7 @@ using collector::OptionalNumber;
 std::string shown_number(double value, int digits = 4);
 
 /// A fraction as a signed percentage of at most three significant digits: "+7.1%",
-/// "-16.7%", "+200%"; "n/a" when not finite.
+/// "-16.7%", "+200%"; "0%" below 0.005% either way; "n/a" when not finite.
 std::string shown_percent(double fraction);
 
 /// The one text of a figure that may carry an interval (docs/dashboards.md): the value

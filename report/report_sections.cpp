@@ -875,9 +875,8 @@ bool TwinEfficiencyRow::twin_within_measured_runs() const {
 std::string TwinEfficiencyRow::where_in_time() const {
   const double compute = compute_difference();
   const double beyond = outside_compute_difference();
-  if (!std::isfinite(compute) || !std::isfinite(beyond)) return "no compute times of both";
-  return std::abs(compute) >= std::abs(beyond) ? "the slowest rank's compute"
-                                               : "the time beyond it";
+  if (!std::isfinite(compute) || !std::isfinite(beyond)) return "no compute times";
+  return std::abs(compute) >= std::abs(beyond) ? "compute" : "beyond compute";
 }
 
 std::vector<TwinEfficiencyRow> twin_misses(const std::vector<TwinEfficiencyRow>& rows) {

@@ -123,8 +123,8 @@ struct TwinEfficiencyRow {
   [[nodiscard]] double outside_compute_difference() const;
   /// Whether the twin's E_s lies within the measured runs' smallest and largest.
   [[nodiscard]] bool twin_within_measured_runs() const;
-  /// The part of T whose difference is the larger: "the slowest rank's compute" or "the
-  /// time beyond it"; "no compute times of both" without both splits.
+  /// The part of T whose difference is the larger: "compute" (the slowest rank's) or
+  /// "beyond compute" (the time beyond it); "no compute times" without both splits.
   [[nodiscard]] std::string where_in_time() const;
 };
 

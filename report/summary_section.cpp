@@ -166,7 +166,10 @@ void judge_measured(const ExperimentData& e, const RequiredWork& w, ExperimentSu
                                   set_label(e, p->set_index)));
   else
     s.fails.push_back(fmt::format("no measured psi into {}: a set's required work is unknown", set));
-  for (const auto& why : {missing_interval("measured required " + parameter, w.parameter_interval)})
+  const PsiRow* psi = psi_into(e, w.target_efficiency, w.set_index);
+  for (const std::string& why :
+       {missing_interval("measured required " + parameter, w.parameter_interval),
+        missing_interval("measured psi", psi ? psi->psi_interval : OptionalInterval())})
     if (!why.empty()) s.fails.push_back(why);
   long long most = 0;
   bool points = false;
@@ -210,6 +213,11 @@ void judge_size(const ExperimentData& e, const ExperimentData* twin, double targ
     s.fails.push_back(fmt::format("the forecast finds no {} reaching the target {}",
                                   parameter_name(e), at));
     return;
+  } else if (const std::string why = missing_interval(
+                 fmt::format("the forecast's {} {}", parameter_name(e), at),
+                 f->predicted_parameter_interval);
+             !why.empty()) {
+    s.fails.push_back(why);
   }
   if (!twin) return;  // said once for the experiment
   if (!w) {

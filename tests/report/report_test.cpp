@@ -176,6 +176,8 @@ TEST(ShownPercent, SignedWithThreeSignificantDigits) {
   EXPECT_EQ(shown_percent(-1.0 / 6), "-16.7%");
   EXPECT_EQ(shown_percent(2), "+200%");
   EXPECT_EQ(shown_percent(0), "0%");
+  EXPECT_EQ(shown_percent(5.11e-15), "0%");  // rounding noise
+  EXPECT_EQ(shown_percent(1e-4), "+0.01%");
   EXPECT_EQ(shown_percent(NAN), "n/a");
 }
 

@@ -560,9 +560,9 @@ TEST(TwinSection, NamesTheSizesBeyondTheToleranceAndWhereTheirTimeGoes) {
   // compute +20%, the time beyond it -73.3%.
   EXPECT_EQ(misses->cells[0], (std::vector<std::string>{"0", "10", "2", "0.2", "0.6", "+200%",
                                                         "yes", "-50%", "+20%", "-73.3%",
-                                                        "the time beyond it"}));
+                                                        "beyond compute"}));
   EXPECT_EQ(misses->cells[1][1], "20");
-  EXPECT_EQ(misses->cells[1][10], "no compute times of both");
+  EXPECT_EQ(misses->cells[1][10], "no compute times");
   // Set 1, N = 80: 0.4 against 0.5, outside the runs (0.45 to 0.55).
   EXPECT_EQ(misses->cells[4][0], "1");
   EXPECT_EQ(misses->cells[4][1], "80");
@@ -745,6 +745,21 @@ TEST(Summary, AnIntervalIsShownAndJudgesTheTwinInsteadOfTheFixedShare) {
   EXPECT_EQ(t.cells[6][3], "n/a");
   EXPECT_EQ(t.cells[6][8], "not simulated");
   EXPECT_EQ(section.figures[0].verdict, s.verdict());
+}
+
+// A view that gives a reason instead of bounds (the measured psi, a forecast's parameter)
+// has the summary say which figure lacks its interval, and why.
+TEST(Summary, AFigureWhoseViewGivesAReasonForNoIntervalDoesNotHold) {
+  ReportData data = capacity_data();
+  ExperimentData& e = data.experiments[0];
+  e.psi[0].psi_interval = collector::Interval{0.95, {}, {}, "one run per size"};
+  for (auto& f : e.forecasts)
+    if (f.node_count == 1024)
+      f.predicted_parameter_interval = collector::Interval{0.9, {}, {}, "two sets only"};
+  const auto s = experiment_summaries(e, &data.twins[0].twin)[0];
+  for (const std::string why : {"measured psi: one run per size",
+                                "the forecast's N at 1024 nodes: two sets only"})
+    EXPECT_NE(std::find(s.fails.begin(), s.fails.end(), why), s.fails.end()) << why;
 }
 
 TEST(Summary, WithoutATwinNoTwinRowsAndOneLineSaysSo) {
