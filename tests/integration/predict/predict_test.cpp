@@ -189,7 +189,7 @@ processors = 2
                           (dir_.path() / "site.toml").string(), "--format", "csv"});
   ASSERT_EQ(r.code, 0) << r.err;
   // 8 slow nodes + 2 fast nodes of 2 processors at 250: C = 1800, p = 12.
-  EXPECT_NE(r.out.find("\nwhat_if,add:2:fast,10,12,1800,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nwhat_if,add:2:fast on set 2,10,12,1800,"), std::string::npos) << r.out;
   const double n = closed_form_parameter(1800e6, 12);
   EXPECT_NEAR(std::stod(db_.scalar("SELECT predicted_parameter FROM hetscale.capacity_forecast "
                                    "WHERE kind = 'what_if'")) / n,
