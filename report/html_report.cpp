@@ -31,7 +31,7 @@ td.long{min-width:16em}
 details>summary{cursor:pointer;font-size:13px;color:#1f3a5f;margin:4px 0}
 figure{margin:14px 0 22px}
 .note{background:#fff4e0;border-left:4px solid #e69f00;padding:6px 10px;margin:8px 0;font-size:14px}
-.verdict{background:#eef5ee;border-left:4px solid #009e73;padding:6px 10px;margin:6px 0;font-size:14px}
+.verdict{background:#eef2f7;border-left:4px solid #4a6fa5;padding:6px 10px;margin:6px 0;font-size:14px}
 @media print{
 @page{size:A4;margin:12mm}
 body{background:#fff;font-size:10pt}
