@@ -11,7 +11,10 @@ namespace hetscale::report {
 
 /// A table; `cells` are the texts shown, `raw` (same shape, optional) the values exported
 /// at full precision. In the JSON download a column marked in `numeric` holds numbers,
-/// with an empty value as null; other columns hold text.
+/// with an empty value as null; other columns hold text. The page shows a column's name
+/// with spaces for underscores and its unit after it; a text longer than kFootnoteChars as
+/// a footnote under the table (one per distinct text); the table in a box of its own that
+/// scrolls sideways when the table is wider than the page.
 struct ReportTable {
   std::string id;  // file name stem of the downloads, e.g. "psi-mm"
   std::string title;
@@ -19,14 +22,27 @@ struct ReportTable {
   std::vector<std::vector<std::string>> cells;
   std::vector<std::vector<std::string>> raw = {};
   std::vector<bool> numeric = {};
+  std::vector<std::string> units = {};  // by column, e.g. "s"; empty: none
+  std::vector<bool> hidden = {};        // columns in the downloads only
+  bool folded = false;                  // shown closed (<details>), e.g. one row per node
 };
+
+/// A text cell longer than this is shown as a footnote of its table.
+inline constexpr std::size_t kFootnoteChars = 60;
+/// A text cell longer than this keeps its column wide enough to read it (CSS min-width).
+inline constexpr std::size_t kLongCellChars = 24;
 
 /// A chart with the tables of its data right under it.
 struct Figure {
   std::string heading;  // optional sub-heading (e.g. the experiment)
-  std::string chart;    // rendered SVG
+  std::string chart;    // rendered SVG; may be empty
   std::vector<ReportTable> tables;
+  std::string verdict = {};  // optional conclusion shown under the heading (the summary's)
+  std::vector<std::string> beside = {};  // more charts in a row with `chart`, wrapping
 };
+
+/// The width of a chart drawn beside another: two fit a row of the page.
+inline constexpr int kHalfChartWidth = 560;
 
 struct ReportSection {
   std::string id;

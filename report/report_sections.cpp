@@ -1,5 +1,7 @@
 #include "report_sections.hpp"
 
+#include "section_parts.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -10,120 +12,18 @@
 #include <set>
 #include <tuple>
 
+#include "hetscale/site/hostlist.hpp"
+
 namespace hetscale::report {
+
+using namespace parts;
+
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-double or_nan(const OptionalNumber& v) {
-  return v ? *v : kNaN;
-}
-
-// --- table cells -------------------------------------------------------------------
-
-/// A cell as shown (4 significant digits) and as exported (round-trip precision).
-struct Cell {
-  std::string shown;
-  std::string raw;
-  bool numeric = false;
-};
-
-Cell text(const std::string& value) {
-  return {value, value, false};
-}
-
-Cell number(double value) {
-  if (!std::isfinite(value)) return {"n/a", "", true};
-  return {fmt::format("{:.4g}", value), fmt::format("{}", value), true};
-}
-
-Cell number(const OptionalNumber& value) {
-  return value ? number(*value) : Cell{"n/a", "", true};
-}
-
-Cell integer(long long value) {
-  return {std::to_string(value), std::to_string(value), true};
-}
-
-Cell percent(double fraction) {
-  if (!std::isfinite(fraction)) return {"n/a", "", true};
-  return {fmt::format("{:.2f} %", 100 * fraction), fmt::format("{}", fraction), true};
-}
-
-ReportTable make_table(const std::string& id, const std::string& title,
-                       std::vector<std::string> columns,
-                       const std::vector<std::vector<Cell>>& rows) {
-  ReportTable t{id, title, std::move(columns), {}, {}, {}};
-  t.numeric.assign(t.columns.size(), false);
-  for (const auto& row : rows) {
-    std::vector<std::string> shown;
-    std::vector<std::string> raw;
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      shown.push_back(row[i].shown);
-      raw.push_back(row[i].raw);
-      if (i < t.numeric.size() && row[i].numeric) t.numeric[i] = true;
-    }
-    t.cells.push_back(std::move(shown));
-    t.raw.push_back(std::move(raw));
-  }
-  return t;
-}
-
-// --- labels ------------------------------------------------------------------------
-
-/// A file-name-safe id part: lower-case letters, digits and '-'.
-std::string slug(const std::string& text) {
-  std::string out;
-  for (unsigned char c : text) {
-    if (std::isalnum(c)) {
-      out += static_cast<char>(std::tolower(c));
-    } else if (!out.empty() && out.back() != '-') {
-      out += '-';
-    }
-  }
-  while (!out.empty() && out.back() == '-') out.pop_back();
-  return out.empty() ? "x" : out;
-}
-
-std::string experiment_label(const ExperimentData& e) {
-  if (e.from_files) return "(input file)";
-  return shown_name(e).empty() ? "(unnamed experiment)" : shown_name(e);
-}
-
-std::string parameter_label(const ExperimentData& e) {
-  return e.parameter.empty() ? "problem parameter" : "problem parameter " + e.parameter;
-}
-
-std::string unit_of(const ExperimentData& e) {
-  return e.speed_unit.empty() ? "site speed unit" : e.speed_unit;
-}
-
-std::string target_label(double target) {
-  return fmt::format("E_s {:.4g}", target);
-}
-
-/// "set 1 (4 nodes)" when the node count is known from required work or forecasts.
-std::string set_label(const ExperimentData& e, int set_index) {
-  for (const auto& w : e.required_work)
-    if (w.set_index == set_index) return fmt::format("set {} ({} nodes)", set_index, w.node_count);
-  for (const auto& f : e.forecasts)
-    if (f.set_index == set_index) return fmt::format("set {} ({} nodes)", set_index, f.node_count);
-  return fmt::format("set {}", set_index);
-}
-
-std::string set_label(const std::optional<int>& set_index) {
-  return set_index ? fmt::format("set {}", *set_index) : std::string("no set");
-}
 
 std::vector<double> targets_of(const ExperimentData& e) {
   std::set<double> t;
   for (const auto& f : e.forecasts) t.insert(f.target_efficiency);
   return {t.begin(), t.end()};
-}
-
-void add_figure(ReportSection& section, std::string heading, std::string svg,
-                std::vector<ReportTable> tables) {
-  section.figures.push_back({std::move(heading), std::move(svg), std::move(tables)});
 }
 
 bool any_data(const ReportData& data, bool (*has)(const ExperimentData&)) {
@@ -136,11 +36,13 @@ ReportTable curve_table(const ExperimentData& e) {
   std::vector<std::vector<Cell>> rows;
   for (const auto& p : e.curve)
     rows.push_back({integer(p.set_index), number(p.parameter_value), integer(p.runs),
-                    number(p.work), number(p.speed_efficiency), number(p.min_speed_efficiency),
-                    number(p.max_speed_efficiency), number(p.stddev_speed_efficiency)});
+                    number(p.work), figure(p.speed_efficiency, p.speed_efficiency_interval),
+                    number(p.min_speed_efficiency), number(p.max_speed_efficiency),
+                    number(p.stddev_speed_efficiency)});
   return make_table("efficiency-" + slug(shown_name(e)), "E_s curve points, " + experiment_label(e),
-                    {"set_index", "parameter_value", "runs", "work", "speed_efficiency",
-                     "min_speed_efficiency", "max_speed_efficiency", "stddev_speed_efficiency"},
+                    {"set_index", "parameter_value", "runs", {"work", kWorkUnit},
+                     "speed_efficiency", "min_speed_efficiency", "max_speed_efficiency",
+                     "stddev_speed_efficiency"},
                     rows);
 }
 
@@ -148,49 +50,89 @@ ReportTable required_work_table(const ExperimentData& e) {
   std::vector<std::vector<Cell>> rows;
   for (const auto& w : e.required_work)
     rows.push_back({integer(w.set_index), integer(w.node_count), number(w.marked_speed),
-                    number(w.target_efficiency), text(w.status), number(w.parameter_value),
-                    number(w.work), number(w.nearest_efficiency), text(w.explanation)});
+                    number(w.target_efficiency), text(w.status),
+                    figure(w.parameter_value, w.parameter_interval), figure(w.work, w.work_interval),
+                    number(w.nearest_efficiency), text(w.explanation)});
   return make_table("required-work-" + slug(shown_name(e)),
                     "Required work at the target, " + experiment_label(e),
-                    {"set_index", "node_count", "marked_speed", "target_efficiency", "status",
-                     "parameter_value", "work", "nearest_efficiency", "explanation"},
+                    {"set_index", "node_count", {"marked_speed", unit_of(e)}, "target_efficiency",
+                     "status", "parameter_value", {"work", kWorkUnit}, "nearest_efficiency",
+                     "explanation"},
                     rows);
 }
 
 ReportTable psi_table(const std::vector<ExperimentData>& experiments) {
   std::vector<std::vector<Cell>> rows;
+  std::string unit;
   for (const auto& e : experiments)
-    for (const auto& p : e.psi)
+    for (const auto& p : e.psi) {
+      unit = unit.empty() || unit == unit_of(e) ? unit_of(e) : "site speed units";
       rows.push_back({text(shown_name(e)), number(p.target_efficiency), integer(p.set_index),
                       integer(p.next_set_index), number(p.marked_speed),
                       number(p.next_marked_speed), number(p.work), number(p.next_work),
-                      number(p.psi)});
+                      figure(p.psi, p.psi_interval)});
+    }
   return make_table("psi", "psi between consecutive sets",
                     {"experiment", "target_efficiency", "set_index", "next_set_index",
-                     "marked_speed", "next_marked_speed", "work", "next_work", "psi"},
+                     {"marked_speed", unit}, {"next_marked_speed", unit}, {"work", kWorkUnit},
+                     {"next_work", kWorkUnit}, "psi"},
                     rows);
 }
 
+/// Every node, in natural host order within its group (the per-node list, folded).
 ReportTable node_table(const std::string& site, const std::vector<NodeRow>& nodes) {
   std::vector<std::vector<Cell>> rows;
   for (const auto& n : nodes)
     rows.push_back({text(n.group), number(n.group_marked_speed), text(n.host),
                     integer(n.processors), number(n.marked_speed),
                     number(n.marked_speed * n.processors), text(n.speed_unit), text(n.state)});
-  return make_table("node-map-" + slug(site), "Nodes of site " + site,
-                    {"group", "group_marked_speed", "host", "processors", "marked_speed",
-                     "node_marked_speed", "speed_unit", "state"},
+  ReportTable t = make_table("node-map-" + slug(site), "Every node of site " + site,
+                             {"group", "group_marked_speed", "host", "processors", "marked_speed",
+                              "node_marked_speed", "speed_unit", "state"},
+                             rows);
+  t.folded = true;
+  return t;
+}
+
+/// "20" or "20 to 40": the range of a figure over some nodes.
+Cell speed_range(double low, double high) {
+  if (low == high) return number(low);
+  return {shown_number(low) + " to " + shown_number(high), fmt::format("{}", low), true};
+}
+
+ReportTable node_group_table(const std::string& site, const std::vector<NodeRow>& nodes) {
+  std::vector<std::vector<Cell>> rows;
+  const std::string unit = nodes.empty() ? "" : nodes.front().speed_unit;
+  for (const NodeGroup& g : node_groups(nodes)) {
+    rows.push_back({text(g.group), text(g.state), integer(static_cast<long long>(g.hosts.size())),
+                    text(compress_hostlist(g.hosts)),
+                    g.min_processors == g.max_processors
+                        ? integer(g.min_processors)
+                        : Cell{fmt::format("{} to {}", g.min_processors, g.max_processors),
+                               std::to_string(g.min_processors), true},
+                    speed_range(g.min_node_speed, g.max_node_speed), number(g.group_marked_speed)});
+  }
+  return make_table("node-groups-" + slug(site), "Nodes of site " + site + " by group and state",
+                    {"group", "state", "nodes", "hosts", "processors",
+                     {"node_marked_speed", unit}, {"group_marked_speed", unit}},
                     rows);
 }
 
 ReportTable time_variability_table(const ExperimentData& e) {
+  std::vector<const NodeTimeVariability*> sorted;
+  for (const auto& t : e.node_time_variability) sorted.push_back(&t);
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) {
+    return a->set_index != b->set_index ? a->set_index < b->set_index
+                                        : natural_host_less(a->host, b->host);
+  });
   std::vector<std::vector<Cell>> rows;
-  for (const auto& t : e.node_time_variability)
-    rows.push_back({integer(t.set_index), text(t.host), integer(t.configurations), integer(t.runs),
-                    number(t.per_sqrt_s)});
+  for (const auto* t : sorted)
+    rows.push_back({integer(t->set_index), text(t->host), integer(t->configurations),
+                    integer(t->runs), number(t->per_sqrt_s)});
   return make_table("time-variability-" + slug(shown_name(e)),
                     "Run-time variability per node, " + experiment_label(e),
-                    {"set_index", "host", "configurations", "runs", "time_variability_per_sqrt_s"},
+                    {"set_index", "host", "configurations", "runs",
+                     {"time_variability", "1/√s"}},
                     rows);
 }
 
@@ -207,16 +149,22 @@ ReportTable sh_table(const std::vector<ExperimentData>& experiments) {
 }
 
 ReportTable shares_table(const ExperimentData& e, const std::optional<int>& set_index) {
-  std::vector<std::vector<Cell>> rows;
+  std::vector<const PartitionShare*> sorted;
   for (const auto& p : e.partitions)
-    if (p.set_index == set_index)
-      rows.push_back({text(p.method), text(p.host), number(p.share), number(p.mean_seconds_per_op),
-                      number(p.sd_seconds_per_op), number(p.expected_seconds)});
-  return make_table(
-      "shares-" + slug(experiment_label(e)) + "-" + slug(set_label(set_index)),
-      "Shares, " + experiment_label(e) + ", " + set_label(set_index),
-      {"method", "host", "share", "mean_seconds_per_op", "sd_seconds_per_op", "expected_seconds"},
-      rows);
+    if (p.set_index == set_index) sorted.push_back(&p);
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) {
+    return a->method != b->method ? a->method < b->method : natural_host_less(a->host, b->host);
+  });
+  std::vector<std::vector<Cell>> rows;
+  for (const auto* p : sorted)
+    rows.push_back({text(p->method), text(p->host), number(p->share),
+                    number(p->mean_seconds_per_op), number(p->sd_seconds_per_op),
+                    number(p->expected_seconds)});
+  return make_table("shares-" + slug(experiment_label(e)) + "-" + slug(set_label(set_index)),
+                    "Shares, " + experiment_label(e) + ", " + set_label(set_index),
+                    {"method", "host", "share", {"mean_seconds_per_op", "s"},
+                     {"sd_seconds_per_op", "s"}, {"expected_seconds", "s"}},
+                    rows);
 }
 
 /// One row per partition (the shares' rows repeat the partition's figures).
@@ -252,11 +200,11 @@ ReportTable partitions_table(const std::vector<ExperimentData>& experiments) {
                     number(p->simulated_tau), number(p->simulated_sigma), number(p->simulated_risk),
                     percent(change)});
   }
-  return make_table(
-      "partitions", "Newest partitions (simulated)",
-      {"experiment", "set", "method", "seconds", "node_list", "degree_of_equalization",
-       "simulated_tau", "simulated_sigma", "simulated_risk", "tau_change_vs_proportional"},
-      rows);
+  return make_table("partitions", "Newest partitions (simulated)",
+                    {"experiment", "set", "method", {"seconds", "s"}, "node_list",
+                     "degree_of_equalization", {"simulated_tau", "s"}, {"simulated_sigma", "s"},
+                     "simulated_risk", "tau_change_vs_proportional"},
+                    rows);
 }
 
 ReportTable gain_table(const ExperimentData& e) {
@@ -267,40 +215,36 @@ ReportTable gain_table(const ExperimentData& e) {
                     number(g.equalized_seconds), percent(g.gain())});
   return make_table("gain-" + slug(shown_name(e)),
                     "Measured gain of equalized weights, " + experiment_label(e),
-                    {"set_index", "parameter_value", "marked_runs", "marked_mean_wall_seconds",
-                     "equalized_runs", "equalized_mean_wall_seconds", "gain"},
+                    {"set_index", "parameter_value", "marked_runs",
+                     {"marked_mean_wall_seconds", "s"}, "equalized_runs",
+                     {"equalized_mean_wall_seconds", "s"}, "gain"},
                     rows);
 }
 
+/// The forecast's rows at one target, with the measured figures beside the predicted ones.
+/// psi is against the row before, or for a what-if set against the set its label names.
 ReportTable forecast_table(const ExperimentData& e, double target) {
   std::vector<std::vector<Cell>> rows;
   for (const auto& f : e.forecasts) {
     if (f.target_efficiency != target) continue;
     rows.push_back({integer(f.position), text(f.kind), text(f.label),
                     f.set_index ? integer(*f.set_index) : Cell{"", "", true}, integer(f.node_count),
-                    number(f.marked_speed), number(f.predicted_parameter), number(f.predicted_work),
-                    number(f.predicted_psi), number(f.measured_parameter), number(f.measured_work),
+                    number(f.marked_speed),
+                    figure(f.predicted_parameter, f.predicted_parameter_interval),
+                    figure(f.predicted_work, f.predicted_work_interval),
+                    figure(f.predicted_psi, f.predicted_psi_interval), number(f.measured_parameter),
+                    number(f.measured_work),
                     f.relative_error ? percent(*f.relative_error) : Cell{"n/a", "", true},
                     text(f.model)});
   }
-  return make_table(fmt::format("forecast-{}-{}", slug(shown_name(e)), slug(fmt::format("{}", target))),
-                    fmt::format("Forecast, {} at {}", experiment_label(e), target_label(target)),
-                    {"position", "kind", "label", "set_index", "node_count", "marked_speed",
-                     "predicted_parameter", "predicted_work", "predicted_psi", "measured_parameter",
-                     "measured_work", "relative_error", "model"},
-                    rows);
-}
-
-ReportTable forecast_psi_table(const ExperimentData& e, double target) {
-  std::vector<std::vector<Cell>> rows;
-  for (const auto& f : e.forecasts)
-    if (f.target_efficiency == target)
-      rows.push_back({integer(f.position), text(f.kind), text(f.label), integer(f.node_count),
-                      number(f.marked_speed), number(f.predicted_psi)});
   return make_table(
-      fmt::format("forecast-psi-{}-{}", slug(shown_name(e)), slug(fmt::format("{}", target))),
-      fmt::format("Predicted psi, {} at {}", experiment_label(e), target_label(target)),
-      {"position", "kind", "label", "node_count", "marked_speed", "predicted_psi"}, rows);
+      fmt::format("forecast-{}-{}", slug(shown_name(e)), slug(fmt::format("{}", target))),
+      fmt::format("Forecast, {} at {}", experiment_label(e), target_label(target)),
+      {{"position", "", true}, "kind", "label", {"set_index", "", true}, "node_count",
+       {"marked_speed", unit_of(e)}, "predicted_parameter", {"predicted_work", kWorkUnit},
+       "predicted_psi", "measured_parameter", {"measured_work", kWorkUnit}, "relative_error",
+       "model"},
+      rows);
 }
 
 /// "prediction error where measured: mean |e| ..., max ..." or empty when none measured.
@@ -315,11 +259,14 @@ std::string forecast_error_note(const ExperimentData& e, double target) {
       ++n;
     }
   if (n == 0) return "";
+  auto size = [](double fraction) {  // |error| needs no sign
+    const std::string text = shown_percent(fraction);
+    return text.starts_with('+') ? text.substr(1) : text;
+  };
   return fmt::format(
       "{} at {}: prediction error of the parameter at the target where measured: mean |error| "
-      "{:.2f} %, "
-      "largest {:.2f} % ({} set{})",
-      experiment_label(e), target_label(target), 100 * sum / n, 100 * worst, n, n == 1 ? "" : "s");
+      "{}, largest {} ({} set{})",
+      experiment_label(e), target_label(target), size(sum / n), size(worst), n, n == 1 ? "" : "s");
 }
 
 // --- bar grids -----------------------------------------------------------------------
@@ -482,7 +429,8 @@ BarChart time_variability_chart(const ExperimentData& e) {
     hosts.insert(t.host);
     sets.insert(t.set_index);
   }
-  for (const auto& h : hosts) add_category(chart, h);
+  const std::vector<std::string> listed(hosts.begin(), hosts.end());
+  for (const auto& h : sort_hostnames(listed)) add_category(chart, h);
   for (int s : sets) add_series(chart, set_label(e, s));
   for (const auto& t : e.node_time_variability)
     set_bar(chart, t.host, set_label(e, t.set_index), t.per_sqrt_s);
@@ -509,6 +457,10 @@ BarChart shares_chart(const ExperimentData& e, const std::optional<int>& set_ind
   chart.title = "Partition shares, " + experiment_label(e) + ", " + set_label(set_index);
   chart.x_label = "node";
   chart.y_label = "share of the work (fraction)";
+  std::vector<std::string> hosts;
+  for (const auto& p : e.partitions)
+    if (p.set_index == set_index) hosts.push_back(p.host);
+  for (const auto& h : sort_hostnames(hosts)) add_category(chart, h);
   for (const auto& p : e.partitions)
     if (p.set_index == set_index) set_bar(chart, p.host, p.method, p.share);
   return chart;
@@ -555,19 +507,22 @@ BarChart gain_chart(const ExperimentData& e) {
   return chart;
 }
 
-BarChart forecast_psi_chart(const ExperimentData& e, double target) {
-  BarChart chart;
+LineChart forecast_psi_chart(const ExperimentData& e, double target) {
+  LineChart chart;
   chart.title = fmt::format("Predicted psi, {} at {}", experiment_label(e), target_label(target));
-  chart.x_label = "machine set (measured, next doublings, what-if)";
-  chart.y_label = "psi against the previous row (dimensionless)";
-  chart.series = {"predicted psi"};
-  chart.values.emplace_back();
+  chart.x_label = "nodes of the set (log scale)";
+  chart.y_label = "predicted psi (dimensionless, 1 = ideal)";
+  chart.log_x = true;
+  Series path{"measured sets, doublings: psi from the set before", {}, true, true, false};
+  Series what_if{"what-if sets: psi from the set each grows", {}, false, true, false};
   for (const auto& f : e.forecasts) {
     if (f.target_efficiency != target) continue;
-    chart.categories.push_back(fmt::format("{} ({} nodes)", f.label, f.node_count));
-    chart.category_notes.push_back(f.kind == "what_if" ? "what-if" : f.kind);
-    chart.values[0].push_back(or_nan(f.predicted_psi));
+    (f.kind == "what_if" ? what_if : path)
+        .points.push_back({static_cast<double>(f.node_count), or_nan(f.predicted_psi)});
   }
+  std::sort(path.points.begin(), path.points.end(), [](Point a, Point b) { return a.x < b.x; });
+  for (auto* s : {&path, &what_if})
+    if (!s->points.empty()) chart.series.push_back(*s);
   return chart;
 }
 
@@ -662,12 +617,43 @@ ReportSection psi_section(const ReportData& data) {
   return section;
 }
 
+std::vector<NodeGroup> node_groups(const std::vector<NodeRow>& nodes) {
+  auto state_rank = [](const std::string& state) {
+    return state == "ok" ? 0 : state == "degraded" ? 1 : state == "excluded" ? 2 : 3;
+  };
+  std::map<std::tuple<std::string, int, std::string>, NodeGroup> groups;
+  for (const auto& n : nodes) {
+    NodeGroup& g = groups[{n.group, state_rank(n.state), n.state}];
+    const double speed = n.marked_speed * n.processors;
+    if (g.hosts.empty()) {
+      g.group = n.group;
+      g.state = n.state;
+      g.group_marked_speed = n.group_marked_speed;
+      g.min_processors = g.max_processors = n.processors;
+      g.min_node_speed = g.max_node_speed = speed;
+    }
+    g.hosts.push_back(n.host);
+    g.min_processors = std::min(g.min_processors, n.processors);
+    g.max_processors = std::max(g.max_processors, n.processors);
+    g.min_node_speed = std::min(g.min_node_speed, speed);
+    g.max_node_speed = std::max(g.max_node_speed, speed);
+  }
+  std::vector<NodeGroup> out;
+  for (auto& [key, g] : groups) {
+    g.hosts = sort_hostnames(g.hosts);
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
 ReportSection node_map_section(const ReportData& data) {
   ReportSection section{"nodes",
                         "Node map",
-                        "Marked speed of every node (per-processor figure x processors) by "
-                        "group, from the plans loaded into the database. Degraded nodes are "
-                        "slower than their hardware twins; excluded nodes are not used.",
+                        "Marked speed of the nodes (per-processor figure x processors) by "
+                        "group, from the plans loaded into the database: one row per group and "
+                        "state with its hosts as a Slurm host list; every node in the folded "
+                        "table and its downloads. Degraded nodes are slower than their hardware "
+                        "twins; excluded nodes are not used.",
                         {},
                         {},
                         {},
@@ -676,21 +662,23 @@ ReportSection node_map_section(const ReportData& data) {
   for (const auto& n : data.nodes) by_site[n.site].push_back(n);
   for (auto& [site, nodes] : by_site) {
     std::stable_sort(nodes.begin(), nodes.end(), [](const NodeRow& a, const NodeRow& b) {
-      return std::tie(a.group, a.host) < std::tie(b.group, b.host);
+      return a.group != b.group ? a.group < b.group : natural_host_less(a.host, b.host);
     });
-    std::vector<std::string> marked;
+    // The nodes not ok, per state, as host lists.
+    std::map<std::string, std::vector<std::string>> by_state;
     for (const auto& n : nodes)
-      if (n.state != "ok") marked.push_back(fmt::format("{} ({}, {})", n.host, n.group, n.state));
-    constexpr std::size_t kListed = 24;  // the table under the chart has them all
-    const std::size_t more = marked.size() > kListed ? marked.size() - kListed : 0;
-    marked.resize(marked.size() - more);
-    if (!marked.empty())
-      section.notes.push_back(fmt::format("site {}: {} node(s) not ok: {}{}", site,
-                                          marked.size() + more, fmt::join(marked, ", "),
-                                          more ? fmt::format(" and {} more", more) : ""));
+      if (n.state != "ok") by_state[n.state].push_back(n.host);
+    std::vector<std::string> states;
+    for (auto& [state, hosts] : by_state)
+      states.push_back(fmt::format("{} {} ({})", hosts.size(), state,
+                                   compress_hostlist(sort_hostnames(hosts))));
+    if (!states.empty())
+      section.notes.push_back(
+          fmt::format("site {}: nodes not ok: {}", site, fmt::join(states, "; ")));
     const BarChart chart =
         nodes.size() > kMaxNodeBars ? group_speed_chart(site, nodes) : node_map_chart(site, nodes);
-    add_figure(section, "site " + site, render_svg(chart), {node_table(site, nodes)});
+    add_figure(section, "site " + site, render_svg(chart),
+               {node_group_table(site, nodes), node_table(site, nodes)});
   }
   if (by_site.empty())
     section.notes.push_back(
@@ -701,11 +689,26 @@ ReportSection node_map_section(const ReportData& data) {
 
 namespace {
 
+/// Charts in one row, two to a line at half width when there are several, with their
+/// tables under them.
+void add_chart_row(ReportSection& section, const std::vector<BarChart>& charts,
+                   std::vector<ReportTable> tables) {
+  if (charts.empty()) return;
+  const int width = charts.size() > 1 ? kHalfChartWidth : 720;
+  add_figure(section, "", render_svg(charts.front(), width), std::move(tables));
+  for (std::size_t i = 1; i < charts.size(); ++i)
+    section.figures.back().beside.push_back(render_svg(charts[i], width));
+}
+
 void add_heterogeneity_figures(const ReportData& data, ReportSection& section) {
-  for (const auto& e : data.experiments) {
-    const BarChart chart = time_variability_chart(e);
-    if (has_marks(chart)) add_figure(section, "", render_svg(chart), {time_variability_table(e)});
-  }
+  std::vector<BarChart> charts;
+  std::vector<ReportTable> tables;
+  for (const auto& e : data.experiments)
+    if (BarChart chart = time_variability_chart(e); has_marks(chart)) {
+      charts.push_back(std::move(chart));
+      tables.push_back(time_variability_table(e));
+    }
+  add_chart_row(section, charts, std::move(tables));
   if (!any_data(data, [](const ExperimentData& e) { return !e.node_time_variability.empty(); }))
     section.notes.push_back(
         "no run-time variability: needs per-rank timings of configurations repeated at least "
@@ -721,19 +724,23 @@ void add_heterogeneity_figures(const ReportData& data, ReportSection& section) {
 }
 
 void add_partition_figures(const ReportData& data, ReportSection& section) {
+  std::vector<BarChart> charts;
+  std::vector<ReportTable> tables;
   for (const auto& e : data.experiments) {
     std::vector<std::optional<int>> sets;
     for (const auto& p : e.partitions)
       if (std::find(sets.begin(), sets.end(), p.set_index) == sets.end())
         sets.push_back(p.set_index);
-    for (const auto& s : sets) {
-      const BarChart chart = shares_chart(e, s);
-      if (has_marks(chart)) add_figure(section, "", render_svg(chart), {shares_table(e, s)});
-    }
+    for (const auto& s : sets)
+      if (BarChart chart = shares_chart(e, s); has_marks(chart)) {
+        charts.push_back(std::move(chart));
+        tables.push_back(shares_table(e, s));
+      }
   }
   const BarChart tau = tau_chart(data.experiments);
   if (has_marks(tau)) {
-    add_figure(section, "", render_svg(tau), {partitions_table(data.experiments)});
+    charts.push_back(tau);
+    tables.push_back(partitions_table(data.experiments));
   } else if (!any_data(data, [](const ExperimentData& e) { return !e.partitions.empty(); })) {
     section.notes.push_back(
         "no partitions stored: run hetscale equalize --db URI --experiment NAME ...");
@@ -741,17 +748,19 @@ void add_partition_figures(const ReportData& data, ReportSection& section) {
     section.tables.push_back(partitions_table(data.experiments));
     section.notes.push_back("no simulated tau stored with the partitions");
   }
+  add_chart_row(section, charts, std::move(tables));
 }
 
 void add_gain_figures(const ReportData& data, ReportSection& section) {
-  bool gains = false;
-  for (const auto& e : data.experiments) {
-    const BarChart chart = gain_chart(e);
-    if (!has_marks(chart)) continue;
-    gains = true;
-    add_figure(section, "", render_svg(chart), {gain_table(e)});
-  }
-  if (!gains)
+  std::vector<BarChart> charts;
+  std::vector<ReportTable> tables;
+  for (const auto& e : data.experiments)
+    if (BarChart chart = gain_chart(e); has_marks(chart)) {
+      charts.push_back(std::move(chart));
+      tables.push_back(gain_table(e));
+    }
+  add_chart_row(section, charts, std::move(tables));
+  if (charts.empty())
     section.notes.push_back(
         "no measured gain: no set and size has runs with both weights_source 'marked' and "
         "'equalized'; run the same jobs with HETSCALE_WEIGHTS=equalized after hetscale equalize, "
@@ -783,12 +792,6 @@ ReportSection heterogeneity_section(const ReportData& data) {
 // --- measured and twin --------------------------------------------------------------
 
 namespace {
-/// (value - reference) / reference, the one relative difference of this section; NaN
-/// when either is absent or the reference is 0.
-double relative_change(const OptionalNumber& value, const OptionalNumber& reference) {
-  return value && reference && *reference != 0 ? (*value - *reference) / *reference : kNaN;
-}
-
 /// (twin - measured) / measured of one field of both time splits; NaN unless both exist.
 double split_difference(const std::optional<TimeSplit>& measured,
                         const std::optional<TimeSplit>& twin, double TimeSplit::*field) {
@@ -864,32 +867,23 @@ std::vector<TwinEfficiencyRow> twin_efficiency_rows(const ExperimentData& measur
   return out;
 }
 
-std::vector<std::string> twin_misses(const ExperimentData& measured,
-                                     const std::vector<TwinEfficiencyRow>& rows) {
-  auto signed_percent = [](double fraction) {
-    return std::isfinite(fraction) ? fmt::format("{:+.1f}%", 100 * fraction) : std::string("n/a");
-  };
-  std::vector<std::string> out;
-  for (const auto& r : rows) {
-    const double difference = r.relative_difference();
-    if (!std::isfinite(difference) || std::abs(difference) <= kTwinTolerance) continue;
-    const bool within_runs = r.twin->speed_efficiency >= r.measured->min_speed_efficiency &&
-                             r.twin->speed_efficiency <= r.measured->max_speed_efficiency;
-    std::string where = "no compute times of both";
-    if (std::isfinite(r.wall_difference()))
-      where = fmt::format("T {}: the slowest rank's compute {}, the time beyond it {}",
-                          signed_percent(r.wall_difference()),
-                          signed_percent(r.compute_difference()),
-                          signed_percent(r.outside_compute_difference()));
-    out.push_back(fmt::format("{}, {} = {:.6g}: E_s {} ({}, {} measured run{}); {}",
-                              set_label(measured, r.set_index),
-                              measured.parameter.empty() ? std::string("parameter")
-                                                         : measured.parameter,
-                              r.parameter_value, signed_percent(difference),
-                              within_runs ? "within the measured runs' range"
-                                          : "outside the measured runs' range",
-                              r.measured->runs, r.measured->runs == 1 ? "" : "s", where));
-  }
+bool TwinEfficiencyRow::twin_within_measured_runs() const {
+  return measured && twin && twin->speed_efficiency >= measured->min_speed_efficiency &&
+         twin->speed_efficiency <= measured->max_speed_efficiency;
+}
+
+std::string TwinEfficiencyRow::where_in_time() const {
+  const double compute = compute_difference();
+  const double beyond = outside_compute_difference();
+  if (!std::isfinite(compute) || !std::isfinite(beyond)) return "no compute times";
+  return std::abs(compute) >= std::abs(beyond) ? "compute" : "beyond compute";
+}
+
+std::vector<TwinEfficiencyRow> twin_misses(const std::vector<TwinEfficiencyRow>& rows) {
+  std::vector<TwinEfficiencyRow> out;
+  for (const auto& r : rows)
+    if (const double d = r.relative_difference(); std::isfinite(d) && std::abs(d) > kTwinTolerance)
+      out.push_back(r);
   return out;
 }
 
@@ -984,8 +978,7 @@ std::string twin_id(const TwinPair& pair) {
   return slug(pair.measured) + "-twin";
 }
 
-ReportTable twin_efficiency_table(const TwinPair& pair, const ExperimentData& measured,
-                                  int set_index) {
+ReportTable twin_efficiency_table(const TwinPair& pair, const ExperimentData& measured) {
   std::vector<std::vector<Cell>> rows;
   auto value = [](const std::optional<CurvePoint>& p, double CurvePoint::*field) {
     return p ? number((*p).*field) : number(kNaN);
@@ -994,7 +987,6 @@ ReportTable twin_efficiency_table(const TwinPair& pair, const ExperimentData& me
     return s ? number((*s).*field) : number(kNaN);
   };
   for (const auto& r : twin_efficiency_rows(measured, pair.twin)) {
-    if (r.set_index != set_index) continue;
     rows.push_back({integer(r.set_index), number(r.parameter_value),
                     r.measured ? integer(r.measured->runs) : Cell{"0", "0", true},
                     value(r.measured, &CurvePoint::speed_efficiency),
@@ -1013,9 +1005,8 @@ ReportTable twin_efficiency_table(const TwinPair& pair, const ExperimentData& me
                     percent(r.outside_compute_difference())});
   }
   return make_table(
-      fmt::format("{}-efficiency-set-{}", twin_id(pair), set_index),
-      fmt::format("Measured and twin E_s, {}, {}", experiment_label(measured),
-                  set_label(measured, set_index)),
+      twin_id(pair) + "-efficiency",
+      fmt::format("Measured and twin E_s per set and size, {}", experiment_label(measured)),
       {"set_index", "parameter_value", "measured_runs", "measured_speed_efficiency",
        "measured_min_speed_efficiency", "measured_max_speed_efficiency",
        "measured_stddev_speed_efficiency", "twin_speed_efficiency", "relative_difference",
@@ -1023,6 +1014,29 @@ ReportTable twin_efficiency_table(const TwinPair& pair, const ExperimentData& me
        "measured_outside_compute_seconds", "twin_wall_seconds", "twin_slowest_compute_seconds",
        "twin_outside_compute_seconds", "wall_difference", "compute_difference",
        "outside_compute_difference"},
+      rows);
+}
+
+/// The sizes at which the twin misses the measured mean E_s by more than kTwinTolerance:
+/// the difference, whether the twin lies within the measured runs, and where in T the
+/// difference lies.
+ReportTable twin_miss_table(const TwinPair& pair, const ExperimentData& measured,
+                            const std::vector<TwinEfficiencyRow>& misses) {
+  std::vector<std::vector<Cell>> rows;
+  for (const auto& r : misses)
+    rows.push_back({integer(r.set_index), number(r.parameter_value), integer(r.measured->runs),
+                    number(r.measured->speed_efficiency), number(r.twin->speed_efficiency),
+                    percent(r.relative_difference()),
+                    text(r.twin_within_measured_runs() ? "yes" : "no"),
+                    percent(r.wall_difference()), percent(r.compute_difference()),
+                    percent(r.outside_compute_difference()), text(r.where_in_time())});
+  return make_table(
+      twin_id(pair) + "-misses",
+      fmt::format("Sizes where the twin's E_s misses the measured mean by more than {:.0f}%, {}",
+                  100 * kTwinTolerance, experiment_label(measured)),
+      {"set_index", parameter_name(measured), "measured_runs", "measured_speed_efficiency",
+       "twin_speed_efficiency", "difference", "twin_within_measured_runs", "wall_difference",
+       "compute_difference", "outside_compute_difference", "larger_difference_in"},
       rows);
 }
 
@@ -1051,7 +1065,9 @@ ReportTable capacity_twin_table(const TwinPair& pair, const ExperimentData& meas
                      number(f ? f->marked_speed : kNaN), number(f ? f->predicted_parameter : none),
                      number(f ? f->predicted_work : none), number(f ? f->predicted_psi : none),
                      t ? integer(t->set_index) : number(kNaN), text(t ? t->status : "not simulated"),
-                     number(t ? t->marked_speed : kNaN), number(t ? t->parameter_value : none),
+                     number(t ? t->marked_speed : kNaN),
+                     t && t->parameter_value ? number(t->parameter_value)
+                                             : missing(t ? t->status : "not simulated"),
                      number(t ? t->work : none), number(r.twin_psi), percent(r.parameter_error()),
                      percent(r.work_error()), percent(r.psi_error())});
   }
@@ -1059,10 +1075,12 @@ ReportTable capacity_twin_table(const TwinPair& pair, const ExperimentData& meas
       twin_id(pair) + "-capacity",
       fmt::format("Forecast and twin on the sets beyond the measured ones, {} and {}",
                   experiment_label(measured), experiment_label(pair.twin)),
-      {"target_efficiency", "node_count", "forecast", "forecast_marked_speed",
-       "predicted_parameter", "predicted_work", "predicted_psi", "twin_set_index", "twin_status",
-       "twin_marked_speed", "twin_parameter_value", "twin_work", "twin_psi", "parameter_error",
-       "work_error", "psi_error"},
+      {"target_efficiency", "node_count", "forecast",
+       {"forecast_marked_speed", unit_of(measured), true}, "predicted_parameter",
+       {"predicted_work", kWorkUnit}, "predicted_psi", {"twin_set_index", "", true},
+       {"twin_status", "", true}, {"twin_marked_speed", unit_of(measured), true},
+       "twin_parameter_value",
+       {"twin_work", kWorkUnit}, "twin_psi", "parameter_error", "work_error", "psi_error"},
       cells);
 }
 
@@ -1099,20 +1117,27 @@ void add_twin_figures(const TwinPair& pair, const ExperimentData& measured,
   const std::vector<TwinEfficiencyRow> rows = twin_efficiency_rows(measured, pair.twin);
   std::set<int> sets;
   for (const auto& r : rows) sets.insert(r.set_index);
+  // The sets' charts two to a row, then one table of every set and size.
+  std::vector<std::string> charts;
   for (int s : sets)
-    add_figure(section, s == *sets.begin() ? heading : "",
-               render_svg(twin_efficiency_chart(measured, pair.twin, s)),
-               {twin_efficiency_table(pair, measured, s)});
-  if (sets.empty())
+    charts.push_back(render_svg(twin_efficiency_chart(measured, pair.twin, s), kHalfChartWidth));
+  if (!charts.empty()) {
+    add_figure(section, heading, charts.front(), {twin_efficiency_table(pair, measured)});
+    section.figures.back().beside.assign(charts.begin() + 1, charts.end());
+  } else {
     section.notes.push_back(fmt::format("{}: no machine set has E_s points in both", heading));
+  }
   const auto both = std::count_if(rows.begin(), rows.end(), [](const TwinEfficiencyRow& r) {
     return std::isfinite(r.relative_difference());
   });
-  if (const std::vector<std::string> misses = twin_misses(measured, rows); !misses.empty())
+  if (const std::vector<TwinEfficiencyRow> misses = twin_misses(rows); !misses.empty()) {
+    const ReportTable table = twin_miss_table(pair, measured, misses);
     section.notes.push_back(fmt::format(
         "{}: the twin's E_s differs from the measured mean by more than {:.0f}% at {} of {} "
-        "sizes. {}.",
-        heading, 100 * kTwinTolerance, misses.size(), both, fmt::join(misses, ". ")));
+        "sizes (table \"{}\")",
+        heading, 100 * kTwinTolerance, misses.size(), both, table.title));
+    add_figure(section, "", "", {table});
+  }
   const BarChart psi = psi_chart({measured, pair.twin});
   if (has_marks(psi))
     add_figure(section, "", render_svg(psi), {twin_psi_table(pair, measured)});
@@ -1152,10 +1177,13 @@ ReportSection capacity_section(const ReportData& data) {
                         "Capacity planning",
                         "Forecasts of hetscale predict: required work and psi for the measured "
                         "sets, the next doublings of the site and what-if sets, with the error "
-                        "of the prediction where the set was measured. Where the experiment "
-                        "has a twin, the twin's sets beyond the measured ones beside the "
-                        "forecasts of as many nodes: required parameter, work and psi against "
-                        "the set before, each side, with the errors (forecast - twin) / twin.",
+                        "of the prediction where the set was measured. psi of a measured set or "
+                        "a doubling is against the row before it; of a what-if set, against the "
+                        "measured set it grows (named in its label after 'on'). Where the "
+                        "experiment has a twin, the twin's sets beyond the measured ones beside "
+                        "the forecasts of as many nodes: required parameter, work and psi "
+                        "against the set before, each side, with the errors (forecast - twin) / "
+                        "twin.",
                         {},
                         {},
                         {},
@@ -1166,15 +1194,13 @@ ReportSection capacity_section(const ReportData& data) {
       if (!note.empty()) section.notes.push_back(note);
       const std::string heading =
           fmt::format("{} at {}", experiment_label(e), target_label(target));
-      const BarChart psi = forecast_psi_chart(e, target);
-      if (has_marks(psi))
-        add_figure(section, heading, render_svg(psi), {forecast_psi_table(e, target)});
-      const LineChart work = forecast_work_chart(e, target);
-      if (has_marks(work))
-        add_figure(section, has_marks(psi) ? "" : heading, render_svg(work),
-                   {forecast_table(e, target)});
-      else
-        section.tables.push_back(forecast_table(e, target));
+      // The required work and psi charts side by side, the forecast's table under them.
+      std::vector<std::string> charts;
+      for (const LineChart& chart : {forecast_work_chart(e, target), forecast_psi_chart(e, target)})
+        if (has_marks(chart)) charts.push_back(render_svg(chart, kHalfChartWidth));
+      add_figure(section, heading, charts.empty() ? "" : charts.front(),
+                 {forecast_table(e, target)});
+      if (charts.size() > 1) section.figures.back().beside = {charts.back()};
     }
     if (e.from_files) continue;
     for (const auto& pair : data.twins)
@@ -1188,7 +1214,8 @@ ReportSection capacity_section(const ReportData& data) {
 }
 
 Report build_report(const ReportData& data, const std::string& title, const std::string& subtitle) {
-  Report report{title, subtitle, {efficiency_section(data), psi_section(data)}};
+  Report report{title, subtitle,
+                {summary_section(data), efficiency_section(data), psi_section(data)}};
   if (!data.twins.empty()) report.sections.push_back(twin_section(data));
   for (auto* section : {&node_map_section, &heterogeneity_section, &capacity_section})
     report.sections.push_back(section(data));

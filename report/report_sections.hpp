@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,8 +20,11 @@ using collector::CurvePoint;
 using collector::ExperimentData;
 using collector::Forecast;
 using collector::NodeRow;
+using collector::NodeTimeVariability;
+using collector::OptionalInterval;
 using collector::OptionalNumber;
 using collector::PartitionShare;
+using collector::PsiRow;
 using collector::ReportData;
 using collector::RequiredWork;
 using collector::TimeSplit;
@@ -39,8 +43,24 @@ BarChart psi_chart(const std::vector<ExperimentData>& experiments);
 BarChart node_map_chart(const std::string& site, const std::vector<NodeRow>& nodes);
 
 /// Sites with more nodes than this get one bar group per node group instead of one bar
-/// per node (a bar per node of a 10,000-node site is neither readable nor small).
-inline constexpr std::size_t kMaxNodeBars = 96;
+/// per node: up to this many, every node's label fits under its bar.
+inline constexpr std::size_t kMaxNodeBars = 40;
+
+/// The nodes of one group in one state: their hosts in natural order (site/hostlist.hpp),
+/// the range of their processors and node speeds (marked speed x processors).
+struct NodeGroup {
+  std::string group;
+  std::string state;
+  std::vector<std::string> hosts;
+  int min_processors = 0;
+  int max_processors = 0;
+  double min_node_speed = 0;
+  double max_node_speed = 0;
+  double group_marked_speed = 0;
+};
+
+/// By group, then state: ok, degraded, excluded, then any other by name.
+std::vector<NodeGroup> node_groups(const std::vector<NodeRow>& nodes);
 
 /// Smallest, mean and largest node marked speed per group, with the count of nodes not ok.
 BarChart group_speed_chart(const std::string& site, const std::vector<NodeRow>& nodes);
@@ -73,8 +93,10 @@ std::vector<MeasuredGain> measured_gains(const ExperimentData& experiment);
 /// Mean wall time with marked and with equalized weights per configuration that has both.
 BarChart gain_chart(const ExperimentData& experiment);
 
-/// Predicted psi per forecast row (by position) of one target, the row's kind as a note.
-BarChart forecast_psi_chart(const ExperimentData& experiment, double target);
+/// Predicted psi of the forecast rows of one target against their node counts (log
+/// scale): measured sets and doublings joined (each against the row before), what-if sets
+/// as points (each against the set it grows).
+LineChart forecast_psi_chart(const ExperimentData& experiment, double target);
 
 /// Required work against marked speed (log-log): predicted along the measured sets and
 /// doublings, predicted what-if sets, and the measured work where there is one.
@@ -99,18 +121,21 @@ struct TwinEfficiencyRow {
   [[nodiscard]] double wall_difference() const;
   [[nodiscard]] double compute_difference() const;
   [[nodiscard]] double outside_compute_difference() const;
+  /// Whether the twin's E_s lies within the measured runs' smallest and largest.
+  [[nodiscard]] bool twin_within_measured_runs() const;
+  /// The part of T whose difference is the larger: "compute" (the slowest rank's) or
+  /// "beyond compute" (the time beyond it); "no compute times" without both splits.
+  [[nodiscard]] std::string where_in_time() const;
 };
 
 /// How far the twin's E_s may differ from the measured mean before the section names the
 /// size: 10%, the twin's calibration target.
 inline constexpr double kTwinTolerance = 0.10;
 
-/// One sentence per row of `rows` whose twin differs from the measured mean E_s by more
-/// than kTwinTolerance: the set, the size, the difference, whether the twin lies within the
-/// measured runs' range, and the differences of T, of its slowest rank's compute and of the
-/// time beyond it.
-std::vector<std::string> twin_misses(const ExperimentData& measured,
-                                     const std::vector<TwinEfficiencyRow>& rows);
+/// The rows of `rows` whose twin differs from the measured mean E_s by more than
+/// kTwinTolerance: the section's table of misses (set, size, measured, twin, difference,
+/// where in T).
+std::vector<TwinEfficiencyRow> twin_misses(const std::vector<TwinEfficiencyRow>& rows);
 
 /// The rows of the sets with curve points in both experiments, by set and parameter value.
 std::vector<TwinEfficiencyRow> twin_efficiency_rows(const ExperimentData& measured,
@@ -153,10 +178,63 @@ struct CapacityTwinRow {
 std::vector<CapacityTwinRow> capacity_twin_rows(const ExperimentData& measured,
                                                 const ExperimentData& twin);
 
+// --- summary ---------------------------------------------------------------------------
+
+/// The node counts at which the summary sets forecasts beside the twin (docs/dashboards.md).
+inline constexpr int kSummaryNodes[] = {64, 256, 1024};
+
+/// How far a forecast may lie from the measured figure or the twin's and still hold, when
+/// no interval of the forecast says more: 20%.
+inline constexpr double kSummaryAgreement = 0.20;
+
+/// One row of an experiment's summary at one target: the largest measured set, or a
+/// forecast or the twin at one node count. A figure without a value has a note saying why.
+struct SummaryRow {
+  int node_count = 0;
+  std::string source;  // measured | forecast | twin
+  std::string set;     // which set: "set 2", "doubling: set 7", "twin set 6"
+  OptionalNumber parameter;
+  OptionalInterval parameter_interval;
+  OptionalNumber work;
+  OptionalInterval work_interval;
+  OptionalNumber psi;
+  OptionalInterval psi_interval;
+  std::string psi_from;  // the set psi is against
+  /// Twin rows: (forecast - twin) / twin of the required parameter; NaN unless both exist.
+  double forecast_versus_twin = std::numeric_limits<double>::quiet_NaN();
+  std::string note;  // e.g. "not simulated", "above_range"
+};
+
+/// What the summary says of one experiment at one target: its rows and its verdict, the
+/// figures that hold and those that do not, each with why.
+struct ExperimentSummary {
+  std::string experiment;
+  double target = 0;
+  std::vector<SummaryRow> rows;
+  std::vector<std::string> holds;
+  std::vector<std::string> fails;
+  /// "Holds: a; b. Does not hold: c; d." (either part left out when empty).
+  [[nodiscard]] std::string verdict() const;
+};
+
+/// The node counts the summary shows at `target`: those of kSummaryNodes that a forecast or
+/// the twin reaches beyond the largest measured set; when none does, the largest node count
+/// either reaches beyond it.
+std::vector<int> summary_nodes(const ExperimentData& measured, const ExperimentData* twin,
+                               double target);
+
+/// The summary of `measured` (with its twin, if any: without one, no twin rows) at each of
+/// its targets.
+std::vector<ExperimentSummary> experiment_summaries(const ExperimentData& measured,
+                                                    const ExperimentData* twin);
+
 /// True when the chart would draw at least one mark.
 bool has_marks(const LineChart& chart);
 bool has_marks(const BarChart& chart);
 
+/// "Summary", the report's first section: per experiment and target, a table of its
+/// figures at the largest measured set and at the summary's node counts, and its verdict.
+ReportSection summary_section(const ReportData& data);
 ReportSection efficiency_section(const ReportData& data);
 ReportSection psi_section(const ReportData& data);
 ReportSection node_map_section(const ReportData& data);
@@ -165,8 +243,8 @@ ReportSection capacity_section(const ReportData& data);
 /// "Measured and twin": one part per pair of ReportData::twins.
 ReportSection twin_section(const ReportData& data);
 
-/// The whole report: the five sections above, in that order, with the section "Measured
-/// and twin" after psi when the data has twins.
+/// The whole report: the summary, then the five sections above in that order, with the
+/// section "Measured and twin" after psi when the data has twins.
 Report build_report(const ReportData& data, const std::string& title, const std::string& subtitle);
 
 }  // namespace hetscale::report

@@ -83,11 +83,15 @@ std::vector<ForecastSet> forecast_sets(const std::vector<ForecastSet>& measured,
                                        std::size_t doublings, const std::vector<WhatIf>& what_ifs,
                                        const SiteTable* site) {
   std::vector<ForecastSet> sets = measured;
-  const ForecastSet& largest = *std::max_element(
+  const auto largest = std::max_element(
       measured.begin(), measured.end(),
       [](const auto& a, const auto& b) { return a.marked_speed < b.marked_speed; });
-  for (auto& d : doubling_sets(largest, site, doublings)) sets.push_back(std::move(d));
-  for (const auto& w : what_ifs) sets.push_back(apply_what_if(w, largest, site));
+  for (auto& d : doubling_sets(*largest, site, doublings)) sets.push_back(std::move(d));
+  for (const auto& w : what_ifs) {
+    ForecastSet grown = apply_what_if(w, *largest, site);
+    grown.base = static_cast<std::size_t>(largest - measured.begin());
+    sets.push_back(std::move(grown));
+  }
   return sets;
 }
 
@@ -142,16 +146,19 @@ ExperimentForecast forecast_from_input(const PredictionInput& in, const Forecast
 
 Table forecast_table(const ExperimentForecast& forecast) {
   Table t{{"kind", "label", "nodes", "processes", "marked_speed", "predicted_parameter",
-           "predicted_work", "psi", "measured_parameter", "measured_work", "relative_error",
-           "fitted", "note"},
+           "predicted_work", "psi", "psi_against", "measured_parameter", "measured_work",
+           "relative_error", "fitted", "note"},
           {}};
   for (const auto& r : forecast.rows) {
     const bool found = r.prediction.found;
+    const Cell against = r.psi_against && *r.psi_against < forecast.rows.size()
+                             ? Cell(forecast.rows[*r.psi_against].set.label)
+                             : Cell(std::monostate{});
     t.rows.push_back(
         {std::string(to_string(r.set.kind)), r.set.label,
          static_cast<std::int64_t>(r.set.node_count), static_cast<std::int64_t>(r.set.processes),
          r.set.marked_speed, found ? Cell(r.prediction.parameter) : Cell(std::monostate{}),
-         found ? Cell(r.prediction.work) : Cell(std::monostate{}), optional_cell(r.psi),
+         found ? Cell(r.prediction.work) : Cell(std::monostate{}), optional_cell(r.psi), against,
          optional_cell(r.set.measured_parameter), optional_cell(r.set.measured_work),
          optional_cell(r.relative_error), fitted_cell(r, forecast.fit_sets), r.prediction.note});
   }

@@ -99,7 +99,7 @@ WhatIf parse_what_if(const std::string& spec) {
 ForecastSet apply_what_if(const WhatIf& what_if, const ForecastSet& base, const SiteTable* site) {
   ForecastSet out;
   out.kind = ForecastKind::what_if;
-  out.label = what_if.spec;
+  out.label = base.label.empty() ? what_if.spec : what_if.spec + " on " + base.label;
   out.node_count = base.node_count + what_if.count;
   const auto k = static_cast<double>(what_if.count);
   if (what_if.group.empty()) {
@@ -158,10 +158,13 @@ std::vector<ForecastRow> forecast(const TimeModel& model, const Workload& worklo
     if (row.prediction.found && set.measured_parameter)
       row.relative_error =
           (row.prediction.parameter - *set.measured_parameter) / *set.measured_parameter;
-    if (!rows.empty() && rows.back().prediction.found && row.prediction.found) {
-      const auto& previous = rows.back();
-      row.psi = (set.marked_speed * previous.prediction.work) /
-                (previous.set.marked_speed * row.prediction.work);
+    if (set.base && *set.base >= rows.size())
+      throw Error(fmt::format("forecast: the base of '{}' is not a set before it", set.label));
+    if (set.base || !rows.empty()) row.psi_against = set.base.value_or(rows.size() - 1);
+    if (row.psi_against && rows[*row.psi_against].prediction.found && row.prediction.found) {
+      const auto& against = rows[*row.psi_against];
+      row.psi = (set.marked_speed * against.prediction.work) /
+                (against.set.marked_speed * row.prediction.work);
     }
     rows.push_back(std::move(row));
   }

@@ -182,6 +182,46 @@ TEST(ForecastFromInput, HeldOutSetPredictedToTheClosedForm) {
   EXPECT_NEAR(*f.fitted_parameter_error, (expected_error(0) + expected_error(1)) / 2, 1e-12);
 }
 
+// A what-if set's psi is against the measured set it grows (the fastest, set 2 of 8 nodes),
+// not against the row before it (the last doubling, 32 nodes); a doubling's is against the
+// row before it.
+TEST(ForecastFromInput, WhatIfPsiIsAgainstItsBaseAndDoublingPsiAgainstThePreviousRow) {
+  ForecastOptions options;
+  options.experiment = "synthetic";
+  options.doublings = 2;
+  options.what_ifs = {parse_what_if("group:100:2")};
+  const auto f = forecast_from_input(synthetic_input(), options, 0.5);
+  ASSERT_EQ(f.rows.size(), 6u);
+  auto psi = [&](std::size_t row, std::size_t against) {
+    const auto& r = f.rows[row];
+    const auto& a = f.rows[against];
+    return (r.set.marked_speed * a.prediction.work) / (a.set.marked_speed * r.prediction.work);
+  };
+  EXPECT_FALSE(f.rows[0].psi_against);
+  EXPECT_FALSE(f.rows[0].psi);
+  for (std::size_t i = 1; i < 5; ++i) {  // measured sets and doublings
+    SCOPED_TRACE(i);
+    ASSERT_TRUE(f.rows[i].prediction.found);
+    EXPECT_EQ(f.rows[i].psi_against, i - 1);
+    EXPECT_NEAR(*f.rows[i].psi, psi(i, i - 1), 1e-12);
+  }
+  const auto& what_if = f.rows[5];
+  EXPECT_EQ(what_if.set.kind, ForecastKind::what_if);
+  EXPECT_EQ(what_if.set.label, "group:100:2 on set 2");
+  EXPECT_EQ(what_if.set.node_count, 10u);
+  ASSERT_EQ(what_if.psi_against, 2u);
+  EXPECT_NEAR(*what_if.psi, psi(5, 2), 1e-12);
+  // Ten nodes from eight: a psi near 1, as for the doublings, not the ratio to 32 nodes.
+  EXPECT_GT(*what_if.psi, 0.5);
+  EXPECT_LT(*what_if.psi, 1.01);
+  // The printed table names the row each psi is against.
+  const Table t = forecast_table(f);
+  EXPECT_EQ(t.columns[8], "psi_against");
+  EXPECT_EQ(t.rows[0][8], Cell(std::monostate{}));
+  EXPECT_EQ(t.rows[1][8], Cell(std::string("set 0")));
+  EXPECT_EQ(t.rows[5][8], Cell(std::string("set 2")));
+}
+
 TEST(ForecastFromInput, UnknownGroupOfAWhatIfIsAnError) {
   ForecastOptions options;
   options.what_ifs = {parse_what_if("add:2:gpu")};
@@ -223,18 +263,18 @@ ExperimentForecast small_forecast() {
 
 TEST(ForecastTable, FittedColumnAndEmptyCells) {
   const Table t = forecast_table(small_forecast());
-  ASSERT_EQ(t.columns.size(), 13u);
-  EXPECT_EQ(t.columns[11], "fitted");
+  ASSERT_EQ(t.columns.size(), 14u);
+  EXPECT_EQ(t.columns[12], "fitted");
   ASSERT_EQ(t.rows.size(), 3u);
-  EXPECT_EQ(t.rows[0][11], Cell(std::string("yes")));
-  EXPECT_EQ(t.rows[1][11], Cell(std::string("no")));
-  EXPECT_EQ(t.rows[2][11], Cell(std::monostate{}));
+  EXPECT_EQ(t.rows[0][12], Cell(std::string("yes")));
+  EXPECT_EQ(t.rows[1][12], Cell(std::string("no")));
+  EXPECT_EQ(t.rows[2][12], Cell(std::monostate{}));
   EXPECT_EQ(t.rows[0][3], Cell(std::int64_t{4}));
   EXPECT_EQ(t.rows[0][6], Cell(2 * 110.0 * 110 * 110));
   EXPECT_EQ(t.rows[0][7], Cell(std::monostate{}));  // no psi on the first row
   EXPECT_EQ(t.rows[1][7], Cell(0.5));
   EXPECT_EQ(t.rows[2][5], Cell(std::monostate{}));  // not found: no parameter
-  EXPECT_EQ(t.rows[2][12], Cell(std::string("target unreachable")));
+  EXPECT_EQ(t.rows[2][13], Cell(std::string("target unreachable")));
 }
 
 TEST(PrintForecast, SummaryTableAndBatch) {

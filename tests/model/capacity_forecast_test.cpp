@@ -40,6 +40,11 @@ TEST(WhatIf, AddsSiteOrSyntheticNodes) {
   EXPECT_EQ(grown.processes, 12u);
   EXPECT_DOUBLE_EQ(grown.marked_speed, 400 + 2 * 4 * 300);
   EXPECT_EQ(grown.kind, ForecastKind::what_if);
+  EXPECT_EQ(grown.label, "add:2:server");  // a base without a label
+  ForecastSet labelled = base_set();
+  labelled.label = "set 3";
+  EXPECT_EQ(apply_what_if(parse_what_if("add:2:server"), labelled, &site).label,
+            "add:2:server on set 3");
   const auto synthetic = apply_what_if(parse_what_if("group:50:3"), base_set(), nullptr);
   EXPECT_DOUBLE_EQ(synthetic.marked_speed, 550);
   EXPECT_EQ(synthetic.processes, 7u);

@@ -42,6 +42,8 @@ TEST_F(Predict, MatchesTheClosedForm) {
   ASSERT_EQ(stored.rows(), static_cast<int>(expected.size()));
   double previous_c = 0;
   double previous_work = 0;
+  double base_c = 0;  // the largest measured set, the what-if's base
+  double base_work = 0;
   for (int i = 0; i < stored.rows(); ++i) {
     const auto& e = expected[static_cast<std::size_t>(i)];
     const double n = closed_form_parameter(e.marked_speed * 1e6, e.processes);
@@ -54,9 +56,17 @@ TEST_F(Predict, MatchesTheClosedForm) {
     EXPECT_NEAR(j["rows"][i]["predicted_parameter"].get<double>() / n, 1, 1e-6);
     if (i == 0) {
       EXPECT_TRUE(stored.is_null(i, 4));
+    } else if (e.kind == "what_if") {  // against the set it grows, not the previous row
+      EXPECT_NEAR(stored.number(i, 4), (e.marked_speed * base_work) / (base_c * work), 1e-5);
+      EXPECT_EQ(j["rows"][i]["label"], "group:300:4 on set 2");
+      EXPECT_EQ(j["rows"][i]["psi_against"], "set 2");
     } else {
       EXPECT_NEAR(stored.number(i, 4), (e.marked_speed * previous_work) / (previous_c * work),
                   1e-5);
+    }
+    if (e.kind == "measured") {
+      base_c = e.marked_speed;
+      base_work = work;
     }
     if (e.kind == "measured") {
       // The measured parameter is read off the fitted E_s curve of 7 sizes: close, not exact.
@@ -179,7 +189,7 @@ processors = 2
                           (dir_.path() / "site.toml").string(), "--format", "csv"});
   ASSERT_EQ(r.code, 0) << r.err;
   // 8 slow nodes + 2 fast nodes of 2 processors at 250: C = 1800, p = 12.
-  EXPECT_NE(r.out.find("\nwhat_if,add:2:fast,10,12,1800,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nwhat_if,add:2:fast on set 2,10,12,1800,"), std::string::npos) << r.out;
   const double n = closed_form_parameter(1800e6, 12);
   EXPECT_NEAR(std::stod(db_.scalar("SELECT predicted_parameter FROM hetscale.capacity_forecast "
                                    "WHERE kind = 'what_if'")) / n,

@@ -56,12 +56,14 @@ std::vector<std::string> page_requests(const fs::path& net_log) {
 
 }  // namespace
 
-PageLoad load_page(const fs::path& page, const fs::path& work_dir) {
+PageLoad load_page(const fs::path& page, const fs::path& work_dir,
+                   const std::vector<std::string>& flags) {
   fs::create_directories(work_dir);
   const fs::path net_log = work_dir / "netlog.json";
   auto argv = chromium_command(work_dir);
   for (const char* flag : {"--enable-logging=stderr", "--v=0", "--dump-dom"})
     argv.emplace_back(flag);
+  argv.insert(argv.end(), flags.begin(), flags.end());
   argv.push_back("--log-net-log=" + net_log.string());
   argv.push_back(file_url(page));
   PageLoad load;

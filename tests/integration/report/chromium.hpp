@@ -18,8 +18,10 @@ struct PageLoad {
 };
 
 /// Loads `page` (a local file) with --dump-dom, console logging and a network log kept in
-/// `work_dir`. Throws std::runtime_error when chromium cannot be run.
-PageLoad load_page(const std::filesystem::path& page, const std::filesystem::path& work_dir);
+/// `work_dir`, and `flags` (e.g. a window size). Throws std::runtime_error when chromium
+/// cannot be run.
+PageLoad load_page(const std::filesystem::path& page, const std::filesystem::path& work_dir,
+                   const std::vector<std::string>& flags = {});
 
 /// Saves a screenshot of `page` at the given window size; returns the chromium run.
 CommandResult screenshot(const std::filesystem::path& page, const std::filesystem::path& png,

@@ -10,6 +10,7 @@
 #include "hetscale/collector/pg.hpp"
 #include "hetscale/collector/plan_loader.hpp"
 #include "hetscale/site/round_plan.hpp"
+#include "hetscale/twin/site_growth.hpp"
 #include "record_text.hpp"
 
 namespace hetscale::test {
@@ -73,15 +74,22 @@ void run_or_throw(const std::vector<std::string>& args, const std::string& step)
   if (hetscale_cli(args, out, err) != 0) throw std::runtime_error(step + " failed: " + err + out);
 }
 
-/// The twin's runs: one repetition per configuration (a simulation repeats itself).
-std::vector<std::string> twin_records(int& serial) {
-  const std::vector<std::vector<double>> sizes = {{10, 20, 40, 80, 160},
+/// The sizes of the twin's set `set`: around N = 25 p, where its E_s reaches 0.5.
+std::vector<double> twin_sizes(int set) {
+  const std::vector<std::vector<double>> first = {{10, 20, 40, 80, 160},
                                                   {20, 40, 80, 160, 320, 640},
                                                   {50, 100, 200, 400, 800},
                                                   {100, 200, 400, 800, 1600}};
+  if (set < 4) return first[static_cast<std::size_t>(set)];
+  const double at_target = 25.0 * synthetic_set_nodes(set);
+  return {at_target / 4, at_target / 2, at_target, 2 * at_target, 4 * at_target};
+}
+
+/// The twin's runs: one repetition per configuration (a simulation repeats itself).
+std::vector<std::string> twin_records(int& serial, int sets) {
   std::vector<std::string> lines;
-  for (int set = 0; set < 4; ++set)
-    for (double n : sizes[set]) {
+  for (int set = 0; set < sets; ++set)
+    for (double n : twin_sizes(set)) {
       const int nodes = synthetic_set_nodes(set);
       const double speed = synthetic_set_speed(set);
       const double work = 2 * n * n * n;
@@ -118,10 +126,10 @@ double synthetic_efficiency(const std::string& experiment, double n, int nodes) 
   return n / (n + overhead);
 }
 
-void load_twin_study(const std::string& db_uri, const fs::path& scratch) {
+void load_twin_study(const std::string& db_uri, const fs::path& scratch, int sets) {
   fs::create_directories(scratch);
   int serial = 10000;
-  write_lines(scratch / "twin-runs.jsonl", twin_records(serial));
+  write_lines(scratch / "twin-runs.jsonl", twin_records(serial, sets));
   run_or_throw({"collect", "--db", db_uri, (scratch / "twin-runs.jsonl").string()},
                "hetscale collect (twin)");
   run_or_throw({"analyze", "--db", db_uri, "--experiment", "mm-small-twin", "--target", "0.5"},
@@ -185,6 +193,34 @@ void load_synthetic_study(const std::string& db_uri, const fs::path& scratch) {
 }
 
 void insert_partitions_and_predictions(const std::string& db_uri) {
+  insert_partitions(db_uri);
+  insert_predictions(db_uri);
+}
+
+void load_capacity_study(const std::string& db_uri, const fs::path& scratch) {
+  load_synthetic_study(db_uri, scratch);
+  insert_partitions(db_uri);
+  PlanSite grown = load_round_plan(plan_fixture).site;
+  SiteTable table;
+  table.name = grown.name;
+  table.speed_unit = grown.speed_unit;
+  table.groups = grown.groups;
+  table.nodes = grown.nodes;
+  table.index();
+  table = grow_site_table(table, kGrownNodes);
+  grown.name += "-grown";
+  grown.nodes = table.nodes;
+  collector::store_site(db_uri, grown, {});
+  int sets = 0;
+  while (synthetic_set_nodes(sets) <= kGrownNodes) ++sets;
+  load_twin_study(db_uri, scratch, sets);
+  for (const auto& experiment : kSyntheticExperiments)
+    run_or_throw({"predict", "--db", db_uri, "--experiment", experiment, "--target", "0.5",
+                  "--doublings", "8", "--what-if", "add:2:server", "--what-if", "group:200:4"},
+                 "hetscale predict " + experiment);
+}
+
+void insert_partitions(const std::string& db_uri) {
   pg::Connection conn = pg::Connection::open(db_uri);
   // The two steps of docs/science.md section 3 for set 1 of mm-small: equalization moves work
   // to the steadier hosts and lowers the simulated tau.
@@ -216,6 +252,10 @@ void insert_partitions_and_predictions(const std::string& db_uri) {
       FROM hetscale.nodes n
       JOIN (VALUES ('b1', 0.02), ('b2', 0.04), ('s1', 0.06), ('s2', 0.08)) v(name, sd)
         USING (name))");
+}
+
+void insert_predictions(const std::string& db_uri) {
+  pg::Connection conn = pg::Connection::open(db_uri);
   // One forecast per experiment: the measured sets (with their errors), the next doubling
   // and a what-if set.
   for (const auto& experiment : kSyntheticExperiments) {
@@ -233,7 +273,7 @@ void insert_partitions_and_predictions(const std::string& db_uri) {
              (VALUES (0, 'measured', 'set 0', 0, 2, 100.0, 41.0, NULL::double precision, 40.0),
                      (1, 'measured', 'set 1', 1, 4, 200.0, 78.0, 0.26, 80.0),
                      (2, 'doubling', 'set 2', NULL, 8, 400.0, 160.0, 0.25, NULL),
-                     (3, 'what_if', '+16 blade', NULL, 20, 520.0, 210.0, 0.3, NULL))
+                     (3, 'what_if', 'add:16:blade on set 1', NULL, 20, 520.0, 210.0, 0.3, NULL))
                v(position, kind, label, set_index, node_count, marked_speed, parameter, psi,
                  measured)
         WHERE e.name = $2)",

@@ -28,15 +28,29 @@ inline const std::vector<std::string> kSyntheticExperiments = {"mm-small", "mm-s
 /// Throws std::runtime_error naming the step that failed.
 void load_synthetic_study(const std::string& db_uri, const std::filesystem::path& scratch);
 
-/// Adds a proportional and an equalized partition of mm-small's set 1, and a forecast
-/// (measured sets, a doubling, a what-if set) for each experiment.
+/// Adds a proportional and an equalized partition of mm-small's set 1 and the availability
+/// of every node (insert_partitions), and a forecast (measured sets, a doubling, a what-if
+/// set) for each experiment (insert_predictions).
 void insert_partitions_and_predictions(const std::string& db_uri);
+void insert_partitions(const std::string& db_uri);
+void insert_predictions(const std::string& db_uri);
 
 /// The twin of mm-small loaded as `hetscale twin study` results are: experiment
 /// "mm-small-twin", every run a twin run (engine simgrid, a platform hash, no Slurm ids, no
 /// plan), analyzed at E_s = 0.5. Its sets 0 and 1 are mm-small's (2 and 4 nodes) with one
-/// more parameter value in set 1; sets 2 and 3 (8 and 16 nodes) lie beyond the machine.
-void load_twin_study(const std::string& db_uri, const std::filesystem::path& scratch);
+/// more parameter value in set 1; sets 2 to `sets - 1` (8, 16, ... nodes) lie beyond the
+/// machine.
+void load_twin_study(const std::string& db_uri, const std::filesystem::path& scratch,
+                     int sets = 4);
+
+/// The nodes of the site grown as the twin grows it (twin/site_growth.hpp).
+inline constexpr int kGrownNodes = 1024;
+
+/// A study for capacity planning, as a main job leaves it: load_synthetic_study with its
+/// partitions, the plans' site grown to kGrownNodes nodes (stored as site "example-grown"),
+/// mm-small's twin on sets of 2 to kGrownNodes nodes, and `hetscale predict` of both
+/// experiments at E_s 0.5 with doublings to 1024 nodes and two what-if sets.
+void load_capacity_study(const std::string& db_uri, const std::filesystem::path& scratch);
 
 /// E_s of one user's runs of set 0 (2 nodes, 100 Mflops) by problem size N.
 using EfficiencyCurve = std::map<double, double>;

@@ -6,7 +6,8 @@
 # print n/a (a warning). Also: the study is done, its controllers ran as jobs, the
 # equalized partition was written and the re-run measured both weight sources, both
 # kernels got a stored forecast, the twin ran, and the report exists with a chart per
-# section. Every stage must succeed and every job complete (study.sh fails otherwise).
+# section and reads at 1280 px in Chromium (report_page_check). Every stage must succeed
+# and every job complete (study.sh fails otherwise).
 #   check_study.sh SOURCE_DIR BUILD_DIR RUN_DIR PG_PORT
 set -euo pipefail
 src=$1 build=$2 run=$3 port=$4
@@ -94,4 +95,9 @@ grep -q '<h2[^>]*>Measured and twin' "$report" || fail "the report has no sectio
 for e in study-mm-quick study-ge-quick; do
   grep -q "id=\"$e-twin-capacity\"" "$report" || fail "$e: no table of its twin beside the forecasts"
 done
+# The report as Chromium lays it out at 1280 px (tests/integration/report/page_geometry.hpp):
+# it opens with the summary naming both experiments, nothing is wider than its section
+# outside a box that scrolls, no two chart labels overlap, and it is under 15,000 px tall.
+"$build/bin/report_page_check" "$report" --max-height 15000 --experiment study-mm-quick \
+  --experiment study-ge-quick || fail "the report does not read at 1280 px"
 echo "check_study: later stages ok (partition, re-run, 2 forecasts, twin to 64 nodes, report with $charts charts)"

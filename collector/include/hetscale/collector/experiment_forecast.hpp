@@ -62,7 +62,7 @@ FittingSamples choose_fitting_samples(const std::vector<TimingSample>& samples,
                                       const std::string& experiment);
 
 /// The sets to forecast: `measured` (at least one), then `doublings` doublings of the
-/// fastest of them, then the what-ifs grown from it.
+/// fastest of them, then the what-ifs grown from it (each with the fastest as its base).
 std::vector<ForecastSet> forecast_sets(const std::vector<ForecastSet>& measured,
                                        std::size_t doublings, const std::vector<WhatIf>& what_ifs,
                                        const SiteTable* site);
@@ -105,8 +105,9 @@ ExperimentForecast forecast_from_input(const PredictionInput& in, const Forecast
                                        double target);
 
 /// The rows as a table: kind, label, nodes, processes, marked_speed, predicted_parameter,
-/// predicted_work, psi, measured_parameter, measured_work, relative_error, fitted (yes or
-/// no for measured sets, empty otherwise), note.
+/// predicted_work, psi, psi_against (the label of the row psi is against: a what-if's base,
+/// else the previous row), measured_parameter, measured_work, relative_error, fitted (yes
+/// or no for measured sets, empty otherwise), note.
 Table forecast_table(const ExperimentForecast& forecast);
 
 /// As `hetscale predict --db` prints it: in `table` format a summary (model, errors), the

@@ -17,6 +17,17 @@ namespace hetscale::collector {
 
 using OptionalNumber = std::optional<double>;
 
+/// The interval of a figure of a view: its bounds at `level` (e.g. 0.95), or the view's
+/// reason for having none (e.g. too few runs). A figure whose view gives no interval has
+/// none (std::nullopt): the report then shows the bare figure (docs/dashboards.md).
+struct Interval {
+  double level = 0;
+  OptionalNumber low;
+  OptionalNumber high;
+  std::string missing;  // why there are no bounds; empty when there are
+};
+using OptionalInterval = std::optional<Interval>;
+
 /// hetscale.set_efficiency_curve: one point of a set's E_s curve.
 struct CurvePoint {
   int set_index = 0;
@@ -27,6 +38,7 @@ struct CurvePoint {
   double min_speed_efficiency = 0;
   double max_speed_efficiency = 0;
   OptionalNumber stddev_speed_efficiency;  // NULL for a single run
+  OptionalInterval speed_efficiency_interval = {};  // of the mean; no view gives one yet
 };
 
 /// hetscale.set_time_split: where the run time of one point of a set's curve goes, over its
@@ -52,6 +64,8 @@ struct RequiredWork {
   OptionalNumber work;
   OptionalNumber nearest_efficiency;
   std::string explanation;
+  OptionalInterval parameter_interval = {};  // no view gives one yet
+  OptionalInterval work_interval = {};
 };
 
 /// hetscale.set_psi: psi between consecutive sets at one target.
@@ -64,6 +78,7 @@ struct PsiRow {
   OptionalNumber work;
   OptionalNumber next_work;
   OptionalNumber psi;
+  OptionalInterval psi_interval = {};  // no view gives one yet
 };
 
 /// hetscale.node_time_variability: run-time variability of a host within a set,
@@ -115,7 +130,9 @@ struct PartitionShare {
   OptionalNumber expected_seconds;
 };
 
-/// hetscale.capacity_forecast: one row of the newest prediction run.
+/// hetscale.capacity_forecast: one row of the newest prediction run. `predicted_psi` is
+/// against the row before it, or for a what-if set against the measured set it grows (its
+/// label names it after "on").
 struct Forecast {
   int position = 0;
   double target_efficiency = 0;
@@ -131,6 +148,9 @@ struct Forecast {
   OptionalNumber measured_work;
   OptionalNumber relative_error;
   std::string model;
+  OptionalInterval predicted_parameter_interval = {};  // no view gives one yet
+  OptionalInterval predicted_work_interval = {};
+  OptionalInterval predicted_psi_interval = {};
 };
 
 /// hetscale.node_map: a node of a site.

@@ -1,6 +1,7 @@
 // Capacity forecast (docs/science.md section 1 "Prediction"): with a fitted TimeModel, the
 // parameter and work that reach a target E_s on the measured sets (beside what was
-// measured), on the site's next doublings and on what-if sets, and psi between rows.
+// measured), on the site's next doublings and on what-if sets, and psi of each row against
+// the row before it or, for a what-if set, against the set it grows.
 #pragma once
 
 #include <cstddef>
@@ -26,6 +27,9 @@ struct ForecastSet {
   std::size_t processes = 0;
   std::optional<double> measured_parameter;  // at the target, from the measured E_s curve
   std::optional<double> measured_work;
+  /// A what-if set: the index, among the sets given to forecast(), of the set it grows
+  /// (its base), which its psi is taken against. Empty: psi against the previous set.
+  std::optional<std::size_t> base;
 };
 
 /// `add:K:GROUP` (the base set plus K nodes of a site group) or `group:SPEED:K` (plus K
@@ -40,8 +44,8 @@ struct WhatIf {
 /// Throws Error quoting the spec and the expected forms.
 WhatIf parse_what_if(const std::string& spec);
 
-/// `base` grown by the what-if. Throws Error when an `add:` group is unknown or no site
-/// table is given.
+/// `base` grown by the what-if, labelled `SPEC on BASE-LABEL` (e.g. `add:2:blade on set 3`).
+/// Throws Error when an `add:` group is unknown or no site table is given.
 ForecastSet apply_what_if(const WhatIf& what_if, const ForecastSet& base, const SiteTable* site);
 
 /// The next `doublings` sets after `largest`: the site's own nested, group-balanced sets
@@ -54,11 +58,16 @@ std::vector<ForecastSet> doubling_sets(const ForecastSet& largest, const SiteTab
 struct ForecastRow {
   ForecastSet set;
   ParameterPrediction prediction;
-  std::optional<double> psi;             // against the previous row, both predicted
+  /// (C' W) / (C W') against row `psi_against`, both predicted; empty when either is not found.
+  std::optional<double> psi;
+  /// The row psi is against: the set's base for a what-if, else the previous row; empty for
+  /// the first row.
+  std::optional<std::size_t> psi_against;
   std::optional<double> relative_error;  // (predicted - measured) / measured parameter
 };
 
-/// Predicts every set in order. `ops_per_unit` converts the site's speed unit to
+/// Predicts every set in order: psi of a set against its base (a what-if) or the previous
+/// set (a measured set or a doubling). `ops_per_unit` converts the site's speed unit to
 /// operations per second (the model's unit). The parameter is searched from 1/100 of the
 /// smallest to 10,000 times the largest fitted parameter.
 std::vector<ForecastRow> forecast(const TimeModel& model, const Workload& workload, double target,
