@@ -179,7 +179,7 @@ void collect_arrays(const StudyState& state, const fs::path& dir, std::ostream& 
   for (const auto id : state.array_job_ids()) ids += fmt::format("{}{}", ids.empty() ? "" : ",", id);
   const slurm::AccountingQuery q = slurm::query_accounting({"--allusers", "--jobs", ids});
   if (q.status == slurm::AccountingQuery::Status::answered) {
-    for (const auto& job : slurm::read_sacct_json(q.json, "sacct --json"))
+    for (const auto& job : slurm::read_sacct_json(q.json, "sacct --json").jobs)
       if (job.state != "COMPLETED")
         throw Error(fmt::format("job {} ({}) ended {}: see its log under {}", job.job_id, job.job_name, job.state,
                                 dir.string()));
