@@ -67,6 +67,10 @@ void run_collect(CollectArgs& args, Context& context) {
                                r.jobs_read, r.jobs_added,
                                static_cast<long long>(r.jobs_read) - r.jobs_added);
   }
+  if (r.jobs_set_aside > 0) {
+    context.out << fmt::format("{} job completion line(s) set aside, not stored: each is named above\n",
+                               r.jobs_set_aside);
+  }
   if (r.held_back > 0) {
     context.out << fmt::format(
         "{} unterminated last line(s) held back: collect again once they are complete\n",

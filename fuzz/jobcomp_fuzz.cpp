@@ -1,6 +1,7 @@
 // Slurm jobcomp/filetxt output (slurm/src/jobcomp.cpp), read by `hetscale collect
-// --jobcomp`. Any text gives completions or raises ConfigError; every line's fields have
-// names of letters and digits, and every completion has a positive job id and its line.
+// --jobcomp`. Any text gives completions (and lines set aside) or raises ConfigError; every
+// reading of a line has the format's fields in order, and every completion has a positive
+// job id and its line.
 #include <cctype>
 #include <sstream>
 
@@ -12,14 +13,21 @@ namespace {
 
 using hetscale::fuzz::require;
 
-void check_fields(std::string_view line) {
-  for (const auto& [name, value] : hetscale::slurm::jobcomp_fields(line)) {
-    require(!name.empty() && std::isalpha(static_cast<unsigned char>(name.front())) != 0,
-            "field name does not start with a letter");
-    for (char c : name) {
-      require(std::isalnum(static_cast<unsigned char>(c)) != 0, "field name not alphanumeric");
+// Every reading of a line has jobcomp/filetxt's fields in their order, each value a piece
+// of the line; never more readings than asked for.
+void check_readings(std::string_view line) {
+  const auto readings = hetscale::slurm::jobcomp_readings(line);
+  require(readings.size() <= 2, "more readings than the limit");
+  for (const auto& fields : readings) {
+    require(fields.size() >= 23 && fields.front().first == "JobId" && fields.back().first == "ExitCode",
+            "a reading without JobId first and ExitCode last");
+    std::size_t length = 0;
+    for (const auto& [name, value] : fields) {
+      require(!name.empty() && std::isupper(static_cast<unsigned char>(name.front())) != 0,
+              "field name does not start with a capital");
+      length += name.size() + 1 + value.size();
     }
-    require(value.size() <= line.size(), "field value longer than its line");
+    require(length + fields.size() - 1 <= line.size(), "fields longer than their line");
   }
 }
 
@@ -32,14 +40,14 @@ int hetscale_fuzz_jobcomp(const std::uint8_t* data, std::size_t size) {
   while (start <= text.size()) {
     std::size_t end = text.find('\n', start);
     if (end == std::string::npos) end = text.size();
-    check_fields(std::string_view(text).substr(start, end - start));
+    check_readings(std::string_view(text).substr(start, end - start));
     ++lines;
     start = end + 1;
   }
   std::istringstream in(text);
   std::vector<hetscale::slurm::JobRecord> jobs;
   try {
-    jobs = hetscale::slurm::read_jobcomp(in, "fuzz.log");
+    jobs = hetscale::slurm::read_jobcomp(in, "fuzz.log").jobs;
   } catch (const hetscale::ConfigError&) {
     return 0;
   }

@@ -10,7 +10,7 @@ int hetscale_fuzz_sacct(const std::uint8_t* data, std::size_t size) {
   const std::string text(hetscale::fuzz::text_of(data, size));
   std::vector<hetscale::slurm::JobRecord> jobs;
   try {
-    jobs = hetscale::slurm::read_sacct_json(text, "fuzz.json");
+    jobs = hetscale::slurm::read_sacct_json(text, "fuzz.json").jobs;
   } catch (const hetscale::ConfigError&) {
     return 0;
   }

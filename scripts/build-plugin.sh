@@ -43,7 +43,7 @@ if [ "$RELEASE" != "$HOST_RELEASE" ]; then
 fi
 
 if ! grep -qx 'HETSCALE_SPANK_TEST_PLUGIN:BOOL=ON' "$BUILD/CMakeCache.txt" 2>/dev/null; then
-  cmake -S "$REPO" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${args[@]}" >"$BUILD.configure.log" 2>&1 ||
+  cmake -S "$REPO" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHETSCALE_WERROR=ON "${args[@]}" >"$BUILD.configure.log" 2>&1 ||
     { tail -n 20 "$BUILD.configure.log" >&2; die "configuring $BUILD failed (log: $BUILD.configure.log)"; }
 fi
 built=$(sed -n 's/^HETSCALE_SLURM_RELEASE:INTERNAL=//p' "$BUILD/CMakeCache.txt")

@@ -52,7 +52,7 @@ max_len() {
 build=build/fuzz
 if [ ! -f "$build/CMakeCache.txt" ]; then
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
-    -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 -DHETSCALE_FUZZ=ON >/dev/null
+    -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 -DHETSCALE_FUZZ=ON -DHETSCALE_WERROR=ON >/dev/null
 fi
 build_targets=()
 for t in "${targets[@]}"; do build_targets+=("${t}_fuzz"); done

@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
 # Records, as test fixtures, what one Slurm release answers to every question hetscale
 # asks it (docs/testbed.md, "Recorded Slurm outputs").
-#   scripts/record-slurm-outputs.sh --slurm RELEASE [--out DIR] [--run-dir RUN] [--no-corpus]
+#   scripts/record-slurm-outputs.sh --slurm RELEASE [--out DIR] [--run-dir RUN] [--no-corpus] [--names-only]
 # Brings up a testbed cluster of RELEASE (scripts/cluster.sh, accounting on; no site
 # table, so no hetscale build is needed) in RUN (default /tmp/hetscale-record-RELEASE),
 # runs a completed job, a job that exits 3, a cancelled one, a timed-out one, an array
 # of 3 tasks and a batch job with an srun step, drains a node with a reason and a
 # comment, reserves nodes, and writes each command's output to DIR (default
 # tests/fixtures/slurm/RELEASE) with a README.md naming the command behind each file;
-# then the same cluster without accounting, for sacct's refusal. The outputs are
-# Slurm's, never edited. Unless --no-corpus, the outputs the fuzz targets read are
-# copied to their seed corpora (fuzz/corpus/<target>/slurm-RELEASE-*). Takes about two
-# minutes: a job's time limit is at least a minute, and slurmctld notices its end within
-# 30 s more. Runs as root (cluster.sh does).
+# then the same cluster without accounting, for sacct's refusal; then, on a fresh cluster,
+# the jobs' names phase into DIR/names: jobs whose names and working directory hold a
+# byte that is not UTF-8, text that reads as jobcomp fields, a line break, and a job
+# submitted with a comment (--names-only records this phase alone, the rest of DIR
+# untouched). The outputs are Slurm's, never edited. Unless --no-corpus, the outputs the
+# fuzz targets read are copied to their seed corpora (fuzz/corpus/<target>/slurm-RELEASE-*).
+# Takes about two minutes (--names-only: about 20 s): a job's time limit is at least a
+# minute, and slurmctld notices its end within 30 s more. Runs as root (cluster.sh does).
 set -euo pipefail
 
 SCRIPT=record-slurm-outputs.sh
@@ -20,11 +23,12 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=lib/testbed-common.sh
 source "$REPO/scripts/lib/testbed-common.sh"
 
-usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; }
 
-RELEASE="" OUT="" RUN="" CORPUS=1
+RELEASE="" OUT="" RUN="" CORPUS=1 NAMES_ONLY=0
 while [ $# -gt 0 ]; do
   case "$1" in
+    --names-only) NAMES_ONLY=1; shift ;;
     --slurm) RELEASE=${2:?--slurm needs a release}; shift 2 ;;
     --out) OUT=${2:?--out needs a directory}; shift 2 ;;
     --run-dir) RUN=${2:?--run-dir needs a directory}; shift 2 ;;
@@ -49,27 +53,36 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# A command as the README shows it: words with spaces or quotes in single quotes.
+# A command as the README shows it: words with spaces or quotes in single quotes, words
+# with bytes that do not print (a line break, a byte that is not UTF-8) as bash's $'...'.
 shown() {
   local word out=""
   for word in "$@"; do
-    if [[ "$word" =~ ^[A-Za-z0-9_./:=,%@+-]+$ ]]; then out+="$word "; else out+="'$word' "; fi
+    if [[ "$word" =~ ^[A-Za-z0-9_./:=,%@+-]+$ ]]; then
+      out+="$word "
+    elif LC_ALL=C bash -c '[[ "$1" =~ [^[:print:]] ]]' _ "$word"; then
+      out+="$(LC_ALL=C printf '%q' "$word") "
+    else
+      out+="'$word' "
+    fi
   done
   printf '%s' "${out% }"
 }
 
 # rec FILE MODE WHAT CMD...: runs CMD in the jobs directory. MODE stdout: its standard
 # output to FILE, its standard error (when there is any) to FILE.stderr; merged: both to
-# FILE, as hetscale reads that command. The README gets the command and its exit status.
+# FILE, as hetscale reads that command. FILE is in REC_DIR (the recording's directory, or
+# its names/). The README gets the command and its exit status.
 ROWS=()
+REC_DIR=$NEW
 rec() {
   local file=$1 mode=$2 what=$3 status=0
   shift 3
   case "$mode" in
     stdout)
-      "$@" >"$NEW/$file" 2>"$NEW/$file.stderr" || status=$?
-      if [ -s "$NEW/$file.stderr" ]; then what+=" (standard error: \`$file.stderr\`)"; else rm -f "$NEW/$file.stderr"; fi ;;
-    merged) "$@" >"$NEW/$file" 2>&1 || status=$? ;;
+      "$@" >"$REC_DIR/$file" 2>"$REC_DIR/$file.stderr" || status=$?
+      if [ -s "$REC_DIR/$file.stderr" ]; then what+=" (standard error: \`$file.stderr\`)"; else rm -f "$REC_DIR/$file.stderr"; fi ;;
+    merged) "$@" >"$REC_DIR/$file" 2>&1 || status=$? ;;
   esac
   local how=""
   [ "$mode" = stdout ] || how=" 2>&1"
@@ -299,6 +312,101 @@ record() {
   "$CLUSTER" down --run-dir "$RUN" >&2
 }
 
+# The jobs' names phase, on a cluster of its own (job ids from 1): a job named with a byte
+# that is not UTF-8, one whose working directory holds one, one named with text that
+# reads as jobcomp fields after the name (and exits 3), one whose name fakes every field
+# up to WorkDir=, one named with a line break, and an array of two submitted held with a
+# comment (squeue's %k shows it), released after squeue is recorded. Into NAMES_DIR.
+record_names() {
+  say "bringing up Slurm $RELEASE for the jobs' names"
+  "$CLUSTER" restart --run-dir "$RUN" --slurm "$RELEASE" --hetscale none >&2
+  # shellcheck disable=SC1091
+  source "$RUN/env"
+  mkdir -p "$RUN/jobs" "$NAMES_DIR"
+  cd "$RUN/jobs"
+  local saved_rows=("${ROWS[@]}") saved_dir=$REC_DIR
+  ROWS=()
+  REC_DIR=$NAMES_DIR
+  NAMES_VERSION=$(scontrol --version)
+  BAD_DIR=$RUN/jobs/dir$'\xff'bad
+  mkdir -p "$BAD_DIR"
+  local common=(--parsable --time=1 --nodelist=n2 --output="$RUN/jobs/names-%j.out")
+  local ids=() id
+  names_job() {  # names_job WHAT SBATCH-ARGUMENTS...: submits, notes the job (or the refusal) in the README
+    local what=$1 said
+    shift
+    if said=$(sbatch "${common[@]}" "$@" 2>&1); then
+      id=${said%%;*}
+      ids+=("$id")
+      note "\`$(shown sbatch "${common[@]}" "$@")\`: job $id, $what"
+    else
+      id=""
+      note "\`$(shown sbatch "${common[@]}" "$@")\`: refused ($(printf '%s' "$said" | head -n 1)), $what"
+    fi
+  }
+  names_job "a name with a byte that is not UTF-8" --job-name=$'bad\xffname' --wrap true
+  N_BAD_NAME=$id
+  names_job "a working directory with a byte that is not UTF-8" --job-name=bad-dir --chdir="$BAD_DIR" --wrap true
+  N_BAD_DIR=$id
+  names_job "a name that reads as fields; exits 3" --job-name='a JobState=COMPLETED ExitCode=0:0 Cluster=x' --wrap 'exit 3'
+  N_SPOOF=$id
+  names_job "a name that fakes every field up to WorkDir=; exits 3" \
+    --job-name='b JobState=COMPLETED Partition=testbed TimeLimit=1 StartTime=2026-01-01T00:00:00 EndTime=2026-01-01T00:00:01 NodeList=n1 NodeCnt=1 ProcCnt=1 WorkDir=/tmp' \
+    --wrap 'exit 3'
+  N_FAKE=$id
+  names_job "a name with a line break" --job-name=$'line\nJobId=99 break' --wrap true
+  N_BREAK=$id
+  names_job "an array of two, held, with a comment" --job-name=commented --comment=hetscale-0123abcd-1 \
+    --array=0-1 --hold --wrap true
+  N_COMMENT=$id
+  rec squeue-comment.txt stdout "the held array, by name, with its comment, as \`hetscale study\` looks a job up" \
+    squeue --noheader --states=all --user root --name commented '--format=%F|%k'
+  scontrol release "$N_COMMENT"
+  note "\`scontrol release $N_COMMENT\`"
+  local all
+  all=$(IFS=,; echo "${ids[*]}")
+  for id in "${ids[@]}"; do wait_for 120 "job $id to end" gone "$id"; done
+  # Every job and task has ended in slurmdbd (the array's two tasks apart), and every job
+  # has its line (its first, for the name with a line break) in jobcomp.log.
+  wait_for 60 "sacct to show every job ended" sh -c \
+    "[ \"\$(sacct -n -X -P --allusers --jobs '$all' -o State | grep -c -v -E 'PENDING|RUNNING|^\$')\" = $((${#ids[@]} + 1)) ]"
+  wait_for 30 "jobcomp.log to have every job" sh -c \
+    "for j in ${ids[*]} $((N_COMMENT + 1)); do grep -q \"^JobId=\$j \" '$RUN/jobcomp.log' || exit 1; done"
+  rec sacct-json-jobs.json stdout "the jobs" sacct --json --allusers --jobs "$all"
+  rec sacct-json-commented.json stdout "the array with a comment, by name and user, as \`hetscale study\` looks a job up" \
+    sacct --json --user root --name commented --starttime now-1hours
+  rec sacct-parsable.txt stdout "the jobs as text" \
+    sacct -P --allusers --jobs "$all" -o JobID,JobName,State,ExitCode,WorkDir,Comment
+  cp "$RUN/jobcomp.log" "$NAMES_DIR/jobcomp.log"
+  ROWS+=("| \`jobcomp.log\` | slurmctld's \`JobCompType=jobcomp/filetxt\` file (JobCompLoc), copied | | one line per job and array task, as slurmctld wrote them |")
+  NAME_ROWS=("${ROWS[@]}")
+  ROWS=("${saved_rows[@]}")
+  REC_DIR=$saved_dir
+  "$CLUSTER" down --run-dir "$RUN" >&2
+}
+
+write_names_readme() {
+  {
+    echo "# Slurm $RELEASE: jobs' names"
+    echo
+    echo "Made by \`scripts/record-slurm-outputs.sh --slurm $RELEASE\` (its names phase, alone with"
+    echo "\`--names-only\`) on $(date -u +%Y-%m-%d) (UTC), on the testbed (docs/testbed.md): \`$NAMES_VERSION\`,"
+    echo "$(release_origin), a fresh cluster with accounting by slurmdbd on MariaDB, run directory \`$RUN\`,"
+    echo "commands run as root from \`$RUN/jobs\`."
+    echo
+    echo "Jobs whose names and working directory a user chose with what the readers of Slurm's"
+    echo "outputs must survive: a byte that is not UTF-8 (\\xff, in job $N_BAD_NAME's name and job $N_BAD_DIR's"
+    echo "working directory), text that reads as the jobcomp fields after the name (job $N_SPOOF: its name"
+    echo "says COMPLETED, it exits 3; job $N_FAKE: its name fakes every field up to \`WorkDir=\`), a line"
+    echo "break (job $N_BREAK), and an array submitted with a comment (job $N_COMMENT). Every file is what"
+    echo "Slurm printed, made by the script and never edited (the bytes included)."
+    echo
+    echo "| file | command | exit status | what |"
+    echo "|---|---|---|---|"
+    printf '%s\n' "${NAME_ROWS[@]}"
+  } >"$NAMES_DIR/README.md"
+}
+
 # What the sacct JSON says about itself (meta.plugin, meta.Slurm).
 json_meta() {
   python3 -c 'import json, sys
@@ -368,8 +476,15 @@ release_origin() {
 }
 
 # The outputs the fuzz targets parse, as seeds (docs/fuzzing.md).
+copy_names_to_corpus() {
+  local c=$REPO/fuzz/corpus p=slurm-$RELEASE
+  cp "$OUT/names/sacct-json-jobs.json" "$c/sacct/$p-names.json"
+  cp "$OUT/names/jobcomp.log" "$c/jobcomp/$p-names.log"
+}
+
 copy_to_corpus() {
   local c=$REPO/fuzz/corpus p=slurm-$RELEASE
+  copy_names_to_corpus
   cp "$OUT/sacct-json-failed-job.json" "$c/sacct/$p-failed-job.json"
   cp "$OUT/sacct-json-jobs.json" "$c/sacct/$p-jobs.json"
   cp "$OUT/sacct-json-active.json" "$c/sacct/$p-active.json"
@@ -380,8 +495,23 @@ copy_to_corpus() {
   say "copied to the seed corpora: fuzz/corpus/{sacct,scontrol_nodes,scontrol_partition,jobcomp}/$p-*"
 }
 
+if [ "$NAMES_ONLY" = 1 ]; then
+  # The names phase alone, into OUT/names; the rest of OUT untouched.
+  NAMES_DIR=$NEW
+  record_names
+  write_names_readme
+  mkdir -p "$OUT"
+  rm -rf "$OUT/names"
+  mv -T "$NEW" "$OUT/names"
+  say "recorded $(find "$OUT/names" -type f | wc -l) files in $OUT/names in $((SECONDS - START)) s"
+  if [ "$CORPUS" = 1 ]; then copy_names_to_corpus; fi
+  exit 0
+fi
 record
 write_readme
+NAMES_DIR=$NEW/names
+record_names
+write_names_readme
 rm -rf "$OUT"
 mkdir -p "$(dirname "$OUT")"
 mv -T "$NEW" "$OUT"

@@ -70,7 +70,7 @@ fi
 step "configure and build (build/test, from scratch)"
 stop_leftover_testbed
 rm -rf build/test
-cmake -S . -B build/test -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake -S . -B build/test -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHETSCALE_WERROR=ON >/dev/null
 cmake --build build/test -j "$(nproc)"
 
 step "unit tests"
@@ -122,7 +122,7 @@ if [ "$asan" = 1 ]; then
   rm -rf build/asan
   # Only the unit tests run here: the integration suites and the benchmarks built on
   # their support code are left out of this build.
-  cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DHETSCALE_SANITIZE=ON \
+  cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DHETSCALE_SANITIZE=ON -DHETSCALE_WERROR=ON \
     -DHETSCALE_INTEGRATION_TESTS=OFF >/dev/null
   cmake --build build/asan -j "$(nproc)"
   # Unit tests are independent of each other (no testbed): side by side, on every processor.

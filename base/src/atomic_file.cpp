@@ -52,8 +52,12 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view t
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) fail(path, ec.message());
-  // A sibling, so that the rename stays on one file system.
-  std::string temporary = (dir / ("." + path.filename().string() + ".XXXXXX")).string();
+  // A sibling, so that the rename stays on one file system. (Appended piece by piece: GCC 12
+  // reports a false -Wrestrict at -O3 for `"." + name + ".XXXXXX"`.)
+  std::string name = ".";
+  name += path.filename().string();
+  name += ".XXXXXX";
+  std::string temporary = (dir / name).string();
   const int fd = ::mkstemp(temporary.data());
   if (fd < 0) fail(path, std::strerror(errno));
   int error = 0;

@@ -35,6 +35,8 @@ struct RecordInput {
 struct JobcompInput {
   std::string source;
   std::vector<slurm::JobRecord> jobs;
+  std::size_t replaced_bytes = 0;             // bytes that were not UTF-8
+  std::vector<slurm::SetAsideLine> set_aside;  // jobcomp lines that read more than one way
 };
 
 struct Inputs {
@@ -64,11 +66,15 @@ Inputs read_inputs(const CollectOptions& options, std::istream& stdin_stream) {
     }
   }
   for (const std::string& file : options.jobcomp) {
-    JobcompInput& input = out.jobcomp.emplace_back(JobcompInput{file, slurm::read_jobcomp(file)});
+    slurm::JobcompFile read = slurm::read_jobcomp(file);
+    JobcompInput& input = out.jobcomp.emplace_back(
+        JobcompInput{file, std::move(read.jobs), read.replaced_bytes, std::move(read.set_aside)});
     slurm::name_unknown_clusters(input.jobs, options.cluster, file);
   }
-  for (const SacctOutput& sacct : options.sacct)
-    out.jobcomp.push_back({sacct.source, ended_jobs(slurm::read_sacct_json(sacct.text, sacct.source))});
+  for (const SacctOutput& sacct : options.sacct) {
+    slurm::SacctJobs read = slurm::read_sacct_json(sacct.text, sacct.source);
+    out.jobcomp.push_back({sacct.source, ended_jobs(read.jobs), read.replaced_bytes, {}});
+  }
   return out;
 }
 
@@ -239,7 +245,16 @@ CollectReport collect(const std::string& uri, const CollectOptions& options,
   report.plans = inputs.plans.size();
   report.record_files = inputs.records.size();
   for (const RecordInput& input : inputs.records) report.records += input.file.records.size();
-  for (const JobcompInput& input : inputs.jobcomp) report.jobs_read += input.jobs.size();
+  for (const JobcompInput& input : inputs.jobcomp) {
+    report.jobs_read += input.jobs.size();
+    report.replaced_bytes += input.replaced_bytes;
+    if (input.replaced_bytes > 0)
+      log << "collect: " << input.source << ": " << input.replaced_bytes
+          << " byte(s) that are not UTF-8 (in job names, submit lines, working directories, ...) read as U+FFFD\n";
+    for (const slurm::SetAsideLine& line : input.set_aside)
+      log << "collect: set aside " << line.where.str() << ": " << line.message << " (not stored)\n";
+    report.jobs_set_aside += input.set_aside.size();
+  }
   report.rejected = set_aside(inputs, options.rejects, log);
   for (const RecordInput& input : inputs.records) {
     if (input.file.held_back_line == 0) continue;

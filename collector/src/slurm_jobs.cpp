@@ -79,8 +79,9 @@ long long load_slurm_jobs_batch(pg::Connection& conn, std::span<const slurm::Job
     if (slurm::cluster_unknown(j)) throw Error(fmt::format("{}:{}: job {} names no cluster", source, j.line, j.job_id));
     rows.push_back(row_json(j));
   }
-  // Slurm passes job names and other fields through as bytes: text that is not UTF-8
-  // is stored with U+FFFD in place of the bad bytes rather than failing the batch.
+  // Slurm passes job names and other fields through as bytes; the readers of sacct's
+  // output and of jobcomp lines replace what is not UTF-8 with U+FFFD as they read it
+  // (hetscale/slurm/), and `replace` keeps any other text from failing the batch.
   const std::string text = rows.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   return conn.exec(insert_jobs, {text, source}).integer(0, 0);
 }

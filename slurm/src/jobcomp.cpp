@@ -1,6 +1,8 @@
 // Reading Slurm jobcomp/filetxt lines (slurm/include/hetscale/slurm/jobcomp.hpp).
 #include "hetscale/slurm/jobcomp.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <fmt/format.h>
@@ -8,20 +10,209 @@
 #include <istream>
 
 #include "hetscale/base/error.hpp"
+#include "hetscale/base/utf8_text.hpp"
 
 namespace hetscale::slurm {
 namespace {
 
-bool is_name_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) != 0;
+// A field of a jobcomp/filetxt line: its name, and whether its value is one a user or an
+// administrator chose (any text, spaces included) rather than one Slurm formats (no space).
+struct FieldSpec {
+  std::string_view name;
+  bool chosen;
+};
+
+// Slurm's JOB_FORMAT (jobcomp_filetxt.c), the same from 22.05 to 26.05.
+constexpr FieldSpec leading_fields[] = {
+    {"JobId", false},      {"UserId", false},         {"GroupId", false}, {"Name", true},
+    {"JobState", false},   {"Partition", false},      {"TimeLimit", false}, {"StartTime", false},
+    {"EndTime", false},    {"NodeList", false},       {"NodeCnt", false}, {"ProcCnt", false},
+    {"WorkDir", true},     {"ReservationName", true}, {"Tres", false},    {"Account", true},
+    {"QOS", true},         {"WcKey", true},           {"Cluster", false}, {"SubmitTime", false},
+    {"EligibleTime", false}};
+constexpr FieldSpec array_fields[] = {{"ArrayJobId", false}, {"ArrayTaskId", false}};  // an array's task
+constexpr FieldSpec het_fields[] = {{"HetJobId", false}, {"HetJobOffset", false}};     // a heterogeneous job's part
+constexpr FieldSpec exit_fields[] = {{"DerivedExitCode", false}, {"ExitCode", false}};
+
+// A form of the line: its fields in order, with the text that starts each ("Name=") and
+// the text that ends each but the last (" Next=").
+struct Format {
+  std::vector<FieldSpec> fields;
+  std::vector<std::string> starts;
+  std::vector<std::string> ends;
+};
+
+// The four forms of a line: with or without the array's ids, with or without the
+// heterogeneous job's (index: 2 x array + het).
+const std::vector<Format>& line_formats() {
+  static const std::vector<Format> formats = [] {
+    std::vector<Format> out;
+    for (const bool array : {false, true}) {
+      for (const bool het : {false, true}) {
+        Format f;
+        f.fields.assign(std::begin(leading_fields), std::end(leading_fields));
+        if (array) f.fields.insert(f.fields.end(), std::begin(array_fields), std::end(array_fields));
+        if (het) f.fields.insert(f.fields.end(), std::begin(het_fields), std::end(het_fields));
+        f.fields.insert(f.fields.end(), std::begin(exit_fields), std::end(exit_fields));
+        for (std::size_t i = 0; i < f.fields.size(); ++i) {
+          f.starts.push_back(std::string(f.fields[i].name) + "=");
+          if (i + 1 < f.fields.size()) f.ends.push_back(" " + std::string(f.fields[i + 1].name) + "=");
+        }
+        out.push_back(std::move(f));
+      }
+    }
+    return out;
+  }();
+  return formats;
 }
 
-// Length of "Name=" starting at `at`, or 0 when no field starts there.
-std::size_t field_start(std::string_view line, std::size_t at) {
-  if (at >= line.size() || !std::isalpha(static_cast<unsigned char>(line[at]))) return 0;
-  std::size_t i = at;
-  while (i < line.size() && is_name_char(line[i])) ++i;
-  return i < line.size() && line[i] == '=' ? i + 1 - at : 0;
+// The one form a line can have: after the last chosen value (WcKey) every value is
+// Slurm's and holds no space, so the names of the line's last words tell whether it has
+// the array's and the heterogeneous job's ids. Nothing when they are none of the forms'.
+const Format* form_of(std::string_view line) {
+  std::array<std::string_view, 7> last{};  // the last words' names, the last first
+  std::size_t end = line.size();
+  for (auto& name : last) {
+    if (end == 0) break;
+    const std::size_t space = line.rfind(' ', end - 1);
+    const std::size_t start = space == std::string_view::npos ? 0 : space + 1;
+    const std::string_view word = line.substr(start, end - start);
+    name = word.substr(0, word.find('='));
+    if (space == std::string_view::npos) break;
+    end = space;
+  }
+  if (last[0] != "ExitCode" || last[1] != "DerivedExitCode") return nullptr;
+  std::size_t at = 2;
+  const bool het = last[at] == "HetJobOffset" && last[at + 1] == "HetJobId";
+  if (het) at += 2;
+  const bool array = last[at] == "ArrayTaskId" && last[at + 1] == "ArrayJobId";
+  if (array) at += 2;
+  if (last[at] != "EligibleTime") return nullptr;
+  return &line_formats()[2 * static_cast<std::size_t>(array) + static_cast<std::size_t>(het)];
+}
+
+// The readings of one line in one form: field i's name starts at a position, its value
+// runs to the next field's name (the first space for a value Slurm formats, any later
+// " Next=" for a chosen one). How many readings follow from a chosen field at a position
+// is counted once (at most `cap`), so that a line full of field names costs quadratic
+// time at worst.
+class LineMatcher {
+ public:
+  LineMatcher(std::string_view line, const Format& format, std::size_t cap)
+      : line_(line), format_(format), cap_(cap) {}
+
+  std::size_t count(std::size_t field, std::size_t at) {
+    const bool chosen = format_.fields[field].chosen;
+    if (chosen) {
+      for (const Counted& c : counted_)
+        if (c.field == field && c.at == at) return c.count;
+    }
+    std::size_t n = 0;
+    const auto value_at = value_start(field, at);
+    if (value_at) {
+      for_each_end(field, *value_at, [&](std::size_t end) {
+        n += end == line_.size() ? 1 : count(field + 1, end + 1);
+        return n < cap_;
+      });
+    }
+    n = std::min(n, cap_);
+    if (chosen) counted_.push_back({field, at, n});
+    return n;
+  }
+
+  void collect(std::size_t field, std::size_t at, JobcompFields& fields, std::vector<JobcompFields>& out,
+               std::size_t limit) {
+    const std::size_t value_at = *value_start(field, at);
+    for_each_end(field, value_at, [&](std::size_t end) {
+      if (out.size() >= limit) return false;
+      if (end != line_.size() && count(field + 1, end + 1) == 0) return true;
+      fields.emplace_back(std::string(format_.fields[field].name), std::string(line_.substr(value_at, end - value_at)));
+      if (end == line_.size()) {
+        out.push_back(fields);
+      } else {
+        collect(field + 1, end + 1, fields, out, limit);
+      }
+      fields.pop_back();
+      return true;
+    });
+  }
+
+  // Where the furthest reading stopped: the column (1-based) and what was expected there.
+  [[nodiscard]] std::size_t furthest_column() const { return furthest_ + 1; }
+  [[nodiscard]] std::string expected() const {
+    if (expected_field_ == format_.fields.size()) return "the end of the line";
+    return fmt::format("'{}'", format_.starts[expected_field_]);
+  }
+
+ private:
+  struct Counted {
+    std::size_t field;
+    std::size_t at;
+    std::size_t count;
+  };
+
+  // Where field's value starts, when its name and '=' are at `at`.
+  std::optional<std::size_t> value_start(std::size_t field, std::size_t at) {
+    if (line_.substr(at).starts_with(format_.starts[field])) return at + format_.starts[field].size();
+    stopped(at, field);
+    return std::nullopt;
+  }
+
+  // Calls `take(end)` for each place field's value may end (the line's end for the last
+  // field, else the space before the next field's name) until it returns false.
+  template <typename Take>
+  void for_each_end(std::size_t field, std::size_t value_at, Take take) {
+    const bool last = field + 1 == format_.fields.size();
+    if (!format_.fields[field].chosen) {
+      const std::size_t space = line_.find(' ', value_at);
+      if (last) {
+        if (space == std::string_view::npos) (void)take(line_.size());
+        else stopped(space, field + 1);
+      } else if (space != std::string_view::npos && line_.substr(space).starts_with(format_.ends[field])) {
+        (void)take(space);
+      } else {
+        stopped(space == std::string_view::npos ? line_.size() : space + 1, field + 1);
+      }
+      return;
+    }
+    if (last) {
+      (void)take(line_.size());
+      return;
+    }
+    const std::string& next = format_.ends[field];
+    bool found = false;
+    for (std::size_t end = line_.find(next, value_at); end != std::string_view::npos;
+         end = line_.find(next, end + 1)) {
+      found = true;
+      if (!take(end)) return;
+    }
+    if (!found) stopped(line_.size(), field + 1);
+  }
+
+  // Reading stopped at `at`, where field `expected` (or, past the last, the end) was due.
+  void stopped(std::size_t at, std::size_t expected) {
+    if (!stopped_ || at > furthest_) {
+      stopped_ = true;
+      furthest_ = at;
+      expected_field_ = expected;
+    }
+  }
+
+  std::string_view line_;
+  const Format& format_;
+  std::size_t cap_;
+  std::vector<Counted> counted_;
+  bool stopped_ = false;
+  std::size_t furthest_ = 0;
+  std::size_t expected_field_ = 0;
+};
+
+// The field names of a format, as a message lists them.
+std::string field_order() {
+  std::string out;
+  for (const FieldSpec& f : leading_fields) out += fmt::format("{}= ", f.name);
+  out += "[ArrayJobId= ArrayTaskId=] [HetJobId= HetJobOffset=] DerivedExitCode= ExitCode=";
+  return out;
 }
 
 // A line-numbered field lookup that reports what is wrong with a value.
@@ -107,8 +298,8 @@ void exit_status(const LineFields& f, JobRecord& job) {
   job.exit_signal = f.parse_integer("ExitCode", std::string_view(*v).substr(colon + 1));
 }
 
-JobRecord parse_line(std::string_view text, const std::string& source, std::uint32_t line) {
-  LineFields f(source, line, jobcomp_fields(text));
+JobRecord parse_line(JobcompFields fields, const std::string& source, std::uint32_t line) {
+  LineFields f(source, line, std::move(fields));
   JobRecord job;
   job.line = line;
   const std::int64_t id = f.parse_integer("JobId", f.required("JobId"));
@@ -143,45 +334,84 @@ JobRecord parse_line(std::string_view text, const std::string& source, std::uint
   return job;
 }
 
+// The names of the fields on which two readings of a line disagree, in the line's order.
+std::string disagreeing_fields(const JobcompFields& a, const JobcompFields& b) {
+  std::string out;
+  for (const auto& [name, value] : a) {
+    const auto other = std::find_if(b.begin(), b.end(), [&](const auto& field) { return field.first == name; });
+    if (other == b.end() || other->second != value) out += (out.empty() ? "" : ", ") + name;
+  }
+  return out;
+}
+
 }  // namespace
 
-std::vector<std::pair<std::string, std::string>> jobcomp_fields(std::string_view line) {
-  std::vector<std::pair<std::string, std::string>> out;
-  std::size_t at = 0;
-  while (at < line.size() && line[at] == ' ') ++at;
-  while (at < line.size()) {
-    const std::size_t name_length = field_start(line, at);
-    if (name_length == 0) break;  // caller finds the fields missing
-    const std::string name(line.substr(at, name_length - 1));
-    const std::size_t value_at = at + name_length;
-    std::size_t next = value_at;
-    while ((next = line.find(' ', next)) != std::string_view::npos &&
-           field_start(line, next + 1) == 0 && next + 1 < line.size()) {
-      ++next;
-    }
-    const std::size_t value_end = next == std::string_view::npos ? line.size() : next;
-    out.emplace_back(name, std::string(line.substr(value_at, value_end - value_at)));
-    at = value_end;
-    while (at < line.size() && line[at] == ' ') ++at;
-  }
+std::vector<JobcompFields> jobcomp_readings(std::string_view line, std::size_t limit) {
+  while (!line.empty() && line.back() == ' ') line.remove_suffix(1);  // Slurm ends a line with one
+  std::vector<JobcompFields> out;
+  const Format* format = form_of(line);
+  if (format == nullptr || limit == 0) return out;
+  LineMatcher matcher(line, *format, limit);
+  if (matcher.count(0, 0) == 0) return out;
+  JobcompFields fields;
+  matcher.collect(0, 0, fields, out, limit);
   return out;
 }
 
-std::vector<JobRecord> read_jobcomp(std::istream& in, const std::string& source) {
-  std::vector<JobRecord> out;
-  std::string text;
+namespace {
+
+// The furthest any form of the line was read, and what was expected there: for the message
+// about a line that is no job completion line.
+ConfigError not_a_completion_line(std::string_view line, const std::string& source, std::uint32_t number) {
+  while (!line.empty() && line.back() == ' ') line.remove_suffix(1);
+  std::size_t column = 0;
+  std::string expected;
+  for (const Format& format : line_formats()) {
+    LineMatcher matcher(line, format, 1);
+    (void)matcher.count(0, 0);
+    if (matcher.furthest_column() > column || expected.empty()) {
+      column = matcher.furthest_column();
+      expected = matcher.expected();
+    }
+  }
+  return ConfigError({source, number, static_cast<std::uint32_t>(column)},
+                     fmt::format("not a jobcomp/filetxt line: expected {} here (Slurm writes {})", expected,
+                                 field_order()));
+}
+
+}  // namespace
+
+JobcompFile read_jobcomp(std::istream& in, const std::string& source) {
+  JobcompFile out;
+  std::string raw;
   std::uint32_t line = 0;
-  while (std::getline(in, text)) {
+  while (std::getline(in, raw)) {
     ++line;
-    if (!text.empty() && text.back() == '\r') text.pop_back();
-    if (text.find_first_not_of(' ') == std::string::npos) continue;
-    out.push_back(parse_line(text, source, line));
+    if (!raw.empty() && raw.back() == '\r') raw.pop_back();
+    if (raw.find_first_not_of(' ') == std::string::npos) continue;
+    const Utf8Repair text = replace_invalid_utf8(raw);
+    out.replaced_bytes += text.replaced_bytes;
+    std::vector<JobcompFields> readings = jobcomp_readings(text.text);
+    try {
+      if (readings.empty()) throw not_a_completion_line(text.text, source, line);
+      if (readings.size() > 1)
+        throw ConfigError({source, line, 0},
+                          fmt::format("job {}: the line reads more than one way, with different {}: a value a user "
+                                      "chose (a job name, a working directory) holds text that reads as the fields "
+                                      "after it",
+                                      readings[0].front().second, disagreeing_fields(readings[0], readings[1])));
+      out.jobs.push_back(parse_line(std::move(readings.front()), source, line));
+    } catch (const ConfigError& e) {
+      out.set_aside.push_back({e.where(), e.message()});
+    }
   }
   if (in.bad()) throw ConfigError({source, line, 0}, "read error");
+  if (out.jobs.empty() && !out.set_aside.empty())
+    throw ConfigError(out.set_aside.front().where, out.set_aside.front().message);
   return out;
 }
 
-std::vector<JobRecord> read_jobcomp(const std::filesystem::path& file) {
+JobcompFile read_jobcomp(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw ConfigError({file.string(), 0, 0}, "cannot read the job completion file");
   return read_jobcomp(in, file.string());

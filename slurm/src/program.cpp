@@ -22,20 +22,24 @@ namespace {
 
 using Output = ProgramOutput;
 
-// Appends what the fds give until both are closed (true) or the timeout passes (false).
-bool read_until_closed(int out_fd, std::string& out, int err_fd, std::string& err, std::chrono::seconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  char buffer[4096];
+// Why reading stopped before both fds were closed.
+enum class Cut { none, timed_out, too_much_output };
+
+// Appends what the fds give until both are closed, the timeout passes or more than
+// `max_bytes` have come.
+Cut read_until_closed(int out_fd, std::string& out, int err_fd, std::string& err, const ProgramLimits& limits) {
+  const auto deadline = std::chrono::steady_clock::now() + limits.timeout;
+  char buffer[65536];
   pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
   std::string* texts[2] = {&out, &err};
   for (;;) {
-    if (fds[0].fd < 0 && fds[1].fd < 0) return true;
+    if (fds[0].fd < 0 && fds[1].fd < 0) return Cut::none;
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) return false;
+    if (left.count() <= 0) return Cut::timed_out;
     const int ready = ::poll(fds, 2, static_cast<int>(left.count()));
     if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) return false;
+    if (ready <= 0) return Cut::timed_out;
     for (int i = 0; i < 2; ++i) {
       if (fds[i].fd < 0 || fds[i].revents == 0) continue;
       const ssize_t n = ::read(fds[i].fd, buffer, sizeof buffer);
@@ -45,21 +49,33 @@ bool read_until_closed(int out_fd, std::string& out, int err_fd, std::string& er
         continue;
       }
       texts[i]->append(buffer, static_cast<std::size_t>(n));
+      if (out.size() + err.size() > limits.max_output_bytes) return Cut::too_much_output;
     }
   }
 }
 
+std::string size_text(std::size_t bytes) {
+  if (bytes >= (std::size_t{1} << 20) && bytes % (std::size_t{1} << 20) == 0)
+    return fmt::format("{} MiB", bytes >> 20);
+  return fmt::format("{} bytes", bytes);
+}
+
 }  // namespace
 
-ProgramOutput run_program(const std::vector<std::string>& argv, bool separate_errors, std::chrono::seconds timeout,
+ProgramOutput run_program(const std::vector<std::string>& argv, bool separate_errors, const ProgramLimits& limits,
                           const std::string& directory) {
+  Output out;
   int out_pipe[2];
   int err_pipe[2] = {-1, -1};
-  if (::pipe2(out_pipe, O_CLOEXEC) != 0) return {-1, std::strerror(errno), {}};
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0) {
+    out.text = std::strerror(errno);
+    return out;
+  }
   if (separate_errors && ::pipe2(err_pipe, O_CLOEXEC) != 0) {
+    out.text = std::strerror(errno);
     ::close(out_pipe[0]);
     ::close(out_pipe[1]);
-    return {-1, std::strerror(errno), {}};
+    return out;
   }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
@@ -67,28 +83,48 @@ ProgramOutput run_program(const std::vector<std::string>& argv, bool separate_er
   posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
   posix_spawn_file_actions_adddup2(&actions, separate_errors ? err_pipe[1] : out_pipe[1], 2);
   if (!directory.empty()) posix_spawn_file_actions_addchdir_np(&actions, directory.c_str());
+  // A process group of its own (its id is the child's pid): a kill reaches whatever the
+  // program started (a script's sbatch, a client's helpers) too.
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attributes, 0);
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   pid_t pid = 0;
-  const int spawned = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  const int spawned = ::posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), environ);
+  posix_spawnattr_destroy(&attributes);
   posix_spawn_file_actions_destroy(&actions);
   ::close(out_pipe[1]);
   if (separate_errors) ::close(err_pipe[1]);
-  Output out;
   if (spawned != 0) {
     ::close(out_pipe[0]);
     if (separate_errors) ::close(err_pipe[0]);
-    return {-1, argv[0] + ": " + std::strerror(spawned), {}};
+    out.text = argv[0] + ": " + std::strerror(spawned);
+    return out;
   }
-  const bool answered = read_until_closed(out_pipe[0], out.text, err_pipe[0], out.errors, timeout);
+  const Cut cut = read_until_closed(out_pipe[0], out.text, err_pipe[0], out.errors, limits);
   ::close(out_pipe[0]);
   if (separate_errors) ::close(err_pipe[0]);
-  if (!answered) ::kill(pid, SIGKILL);
+  // The child is not reaped yet, so its pid still names its group.
+  if (cut != Cut::none) ::kill(-pid, SIGKILL);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  if (!answered) return {-1, fmt::format("{} gave no answer within {} s", argv[0], timeout.count()), {}};
+  switch (cut) {
+    case Cut::timed_out:
+      return {Output::End::timed_out, -1, fmt::format("{} gave no answer within {} s", argv[0], limits.timeout.count()),
+              {}};
+    case Cut::too_much_output:
+      return {Output::End::too_much_output, -1,
+              fmt::format("{} printed more than {}, the most hetscale reads of one answer; it was stopped", argv[0],
+                          size_text(limits.max_output_bytes)),
+              {}};
+    case Cut::none:
+      break;
+  }
+  out.end = Output::End::exited;
   out.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return out;
 }

@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <ctime>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -16,17 +18,29 @@
 
 #include "hetscale/base/error.hpp"
 #include "hetscale/slurm/program.hpp"
+#include "hetscale/slurm/sacct.hpp"
 
 namespace hetscale::slurm {
 namespace {
 
 using Output = ProgramOutput;
 
+// How long each client may take and how much it may print: the one place these bounds
+// are set (docs/collector.md, "Slurm jobs from accounting"). A client past either is
+// killed with everything it started, and the question fails saying which bound it passed.
+constexpr std::size_t mib = std::size_t{1} << 20;
 // scontrol retries for a minute when slurm.conf is missing or the controller is slow;
-// a check that may be skipped must not hold jobgen up that long.
-constexpr std::chrono::seconds answer_timeout{10};
-// sacct over a long window at a large site takes longer than a quick check may.
-constexpr std::chrono::seconds accounting_timeout{120};
+// a check that may be skipped must not hold jobgen up that long. scontrol's and squeue's
+// answers are a few KiB per node or job: 64 MiB is a centre of tens of thousands of either.
+constexpr ProgramLimits answer_limits{std::chrono::seconds(10), 64 * mib};
+// sacct over a long window at a large site takes longer than a quick check may; its JSON
+// is a few KiB per job, so 512 MiB is over a hundred thousand jobs (and several times
+// that in memory once parsed).
+constexpr ProgramLimits accounting_limits{std::chrono::seconds(120), 512 * mib};
+// sbatch waits for a busy controller.
+constexpr ProgramLimits submission_limits{std::chrono::seconds(120), 64 * mib};
+// A round's submit.sh runs sbatch once per set: a study of many sets takes a while.
+constexpr ProgramLimits round_submission_limits{std::chrono::seconds(600), 64 * mib};
 
 }  // namespace
 
@@ -50,7 +64,7 @@ PartitionQuery query_partition(const std::string& name) {
   PartitionQuery q;
   q.detail = missing_slurm_conf();
   if (!q.detail.empty()) return q;
-  const Output out = run_program({"scontrol", "show", "partition", name, "--oneliner"}, false, answer_timeout);
+  const Output out = run_program({"scontrol", "show", "partition", name, "--oneliner"}, false, answer_limits);
   if (out.status == 0) {
     try {
       q.partition = parse_scontrol_partition(out.text);
@@ -89,7 +103,7 @@ std::optional<std::uint64_t> own_job_id() {
 
 std::optional<std::string> query_cluster_name() {
   if (!missing_slurm_conf().empty()) return std::nullopt;
-  const Output out = run_program({"scontrol", "show", "config"}, false, answer_timeout);
+  const Output out = run_program({"scontrol", "show", "config"}, false, answer_limits);
   if (out.status != 0) return std::nullopt;
   return cluster_name_of_config(out.text);
 }
@@ -98,7 +112,7 @@ SubmissionTest test_submission(const std::string& script) {
   SubmissionTest t;
   t.detail = missing_slurm_conf();
   if (!t.detail.empty()) return t;
-  const Output out = run_program({"sbatch", "--test-only", script}, false, answer_timeout);
+  const Output out = run_program({"sbatch", "--test-only", script}, false, answer_limits);
   return test_only_outcome(out.status, out.text);
 }
 
@@ -125,28 +139,108 @@ SubmissionTest test_only_outcome(int status, std::string_view output) {
 }
 
 std::string submit_round(const std::string& directory) {
-  // sbatch waits for a busy controller; a study of many sets takes a while to submit.
-  const Output out = run_program({(std::filesystem::path(directory) / "submit.sh").string()}, false,
-                                 std::chrono::seconds(600));
+  const Output out =
+      run_program({(std::filesystem::path(directory) / "submit.sh").string()}, false, round_submission_limits);
   if (out.status != 0) throw Error(fmt::format("submitting {} failed: {}", directory, out.text));
   return out.text;
 }
 
 std::uint64_t submit_job(const std::string& script, const std::string& directory,
-                         const std::vector<std::uint64_t>& after_any) {
+                         const std::vector<std::uint64_t>& after_any, const std::string& comment) {
   std::vector<std::string> argv = {"sbatch", "--parsable"};
   if (!after_any.empty()) {
     std::string ids;
     for (const auto id : after_any) ids += fmt::format(":{}", id);
     argv.push_back("--dependency=afterany" + ids);
   }
+  if (!comment.empty()) argv.push_back("--comment=" + comment);
   argv.push_back(script);
-  const Output out = run_program(argv, true, std::chrono::seconds(120), directory);
-  if (out.status != 0)
-    throw Error(fmt::format("sbatch {} (in {}) failed: {}", script, directory,
-                            first_line(out.errors.empty() ? out.text : out.errors)));
+  const Output out = run_program(argv, true, submission_limits, directory);
+  const std::string said = first_line(out.errors.empty() ? out.text : out.errors);
+  if (submission_outcome_unknown(out.end, out.status, out.errors.empty() ? out.text : out.errors))
+    throw SubmissionOutcomeUnknown(
+        fmt::format("sbatch {} (in {}) ended without saying whether Slurm took the job: {}", script, directory, said));
+  if (out.status != 0) throw Error(fmt::format("sbatch {} (in {}) failed: {}", script, directory, said));
   if (const auto id = parsable_job_id(out.text)) return *id;
   throw Error(fmt::format("sbatch {} printed no job id: {}", script, first_line(out.text)));
+}
+
+bool submission_outcome_unknown(ProgramOutput::End end, int status, std::string_view said) {
+  switch (end) {
+    case ProgramOutput::End::not_started:
+      return false;
+    case ProgramOutput::End::timed_out:
+    case ProgramOutput::End::too_much_output:
+      return true;
+    case ProgramOutput::End::exited:
+      break;
+  }
+  if (status == 0) return false;
+  // Killed by a signal (128 + N), or its request sent and the answer lost: slurmctld may
+  // have taken the job. "Unable to contact slurm controller" is a connection never made.
+  return status > 128 || said.find("Socket timed out") != std::string_view::npos ||
+         said.find("Zero Bytes were transmitted or received") != std::string_view::npos;
+}
+
+namespace {
+
+// A time as sacct's --starttime and its JSON's times (read_sacct_json) give it: local,
+// YYYY-MM-DDTHH:MM:SS.
+std::string local_time_text(std::time_t t) {
+  std::tm local{};
+  if (localtime_r(&t, &local) == nullptr) throw Error(fmt::format("not a time: {}", t));
+  std::array<char, 32> buffer{};
+  const std::size_t n = std::strftime(buffer.data(), buffer.size(), "%Y-%m-%dT%H:%M:%S", &local);
+  return std::string(buffer.data(), n);
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> find_submitted_job(const std::string& job_name, const std::string& comment,
+                                                std::time_t since) {
+  if (const std::string missing = missing_slurm_conf(); !missing.empty()) throw Error(missing);
+  const std::string user = invoking_user_name();
+  // %F: an array's job id for each of its tasks; %k: the comment.
+  const Output queued = run_program(
+      {"squeue", "--noheader", "--states=all", "--user", user, "--name", job_name, "--format=%F|%k"}, true,
+      answer_limits);
+  if (queued.end != Output::End::exited || queued.status != 0)
+    throw Error(fmt::format("squeue failed: {}", first_line(queued.errors.empty() ? queued.text : queued.errors)));
+  if (const auto id = squeue_job_with_comment(queued.text, comment)) return id;
+  // A job slurmctld no longer holds: its accounting.
+  const std::string from = local_time_text(since);
+  const AccountingQuery q = query_accounting({"--user", user, "--name", job_name, "--starttime", from});
+  switch (q.status) {
+    case AccountingQuery::Status::answered:
+      return sacct_job_with_comment(read_sacct_json(q.json, "sacct --json").jobs, job_name, comment, from);
+    case AccountingQuery::Status::disabled:
+      return std::nullopt;  // no accounting: what slurmctld no longer holds is not known anywhere
+    case AccountingQuery::Status::unreachable:
+      break;
+  }
+  throw Error(fmt::format("sacct did not answer: {}", q.detail));
+}
+
+std::optional<std::uint64_t> squeue_job_with_comment(std::string_view lines, std::string_view comment) {
+  for (std::string_view line : oneliner_lines(lines)) {
+    const std::size_t bar = line.find('|');
+    if (bar == std::string_view::npos || line.substr(bar + 1) != comment) continue;
+    if (const auto id = parsable_job_id(line.substr(0, bar))) return id;
+    throw Error(fmt::format("squeue printed '{}', not a job id and a comment", line.substr(0, 100)));
+  }
+  return std::nullopt;
+}
+
+std::optional<std::uint64_t> sacct_job_with_comment(const std::vector<JobRecord>& jobs, std::string_view job_name,
+                                                    std::string_view comment, std::string_view since) {
+  for (const JobRecord& job : jobs) {
+    if (job.job_name != job_name || !job.submit_time || *job.submit_time < since) continue;
+    const auto kept = std::find_if(job.fields.begin(), job.fields.end(),
+                                   [](const auto& field) { return field.first == "comment.job"; });
+    if (kept != job.fields.end() && !kept->second.empty() && kept->second != comment) continue;
+    return job.array_job_id.value_or(job.job_id);
+  }
+  return std::nullopt;
 }
 
 std::optional<std::uint64_t> parsable_job_id(std::string_view output) {
@@ -165,7 +259,7 @@ std::vector<std::uint64_t> active_jobs(const std::vector<std::uint64_t>& job_ids
   for (const auto id : job_ids) ids += fmt::format("{}{}", ids.empty() ? "" : ",", id);
   // %F: the array's job id for each of its tasks (a single job's own id).
   const Output out = run_program(
-      {"squeue", "--noheader", "--format=%F", "--user", invoking_user_name(), "--jobs", ids}, true, answer_timeout);
+      {"squeue", "--noheader", "--format=%F", "--user", invoking_user_name(), "--jobs", ids}, true, answer_limits);
   if (out.status != 0) {
     // Jobs that have left slurmctld's memory: nothing of them is active.
     if (out.errors.find("Invalid job id") != std::string::npos) return {};
@@ -190,7 +284,7 @@ AccountingQuery query_accounting(const std::vector<std::string>& sacct_arguments
   if (!q.detail.empty()) return q;
   std::vector<std::string> argv = {"sacct", "--json"};
   argv.insert(argv.end(), sacct_arguments.begin(), sacct_arguments.end());
-  Output out = run_program(argv, true, accounting_timeout);
+  Output out = run_program(argv, true, accounting_limits);
   return accounting_outcome(out.status, std::move(out.text), out.errors);
 }
 
@@ -212,12 +306,12 @@ NodeStatesQuery query_node_states() {
   NodeStatesQuery q;
   q.detail = missing_slurm_conf();
   if (!q.detail.empty()) return q;
-  const Output nodes = run_program({"scontrol", "show", "node", "--oneliner"}, true, answer_timeout);
+  const Output nodes = run_program({"scontrol", "show", "node", "--oneliner"}, true, answer_limits);
   if (nodes.status != 0) {
     q.detail = first_line(nodes.errors.empty() ? nodes.text : nodes.errors);
     return q;
   }
-  const Output reservations = run_program({"scontrol", "show", "reservation", "--oneliner"}, true, answer_timeout);
+  const Output reservations = run_program({"scontrol", "show", "reservation", "--oneliner"}, true, answer_limits);
   if (reservations.status != 0) {
     q.detail = first_line(reservations.errors.empty() ? reservations.text : reservations.errors);
     return q;

@@ -12,6 +12,7 @@
 #include "hetscale/base/error.hpp"
 #include "hetscale/base/json_depth.hpp"
 #include "hetscale/base/json_fields.hpp"
+#include "hetscale/base/utf8_text.hpp"
 
 namespace hetscale::slurm {
 namespace {
@@ -248,11 +249,14 @@ bool only_nothing_found(const Json& errors) {
 
 }  // namespace
 
-std::vector<JobRecord> read_sacct_json(std::string_view text, const std::string& source) {
+SacctJobs read_sacct_json(std::string_view text, const std::string& source) {
   require_json_nesting_within_limit(text, source);
+  // The JSON parser refuses a string that is not UTF-8; one user's job name must not fail
+  // the whole output.
+  const Utf8Repair utf8 = replace_invalid_utf8(text);
   Json document;
   try {
-    document = Json::parse(text);
+    document = Json::parse(utf8.text);
   } catch (const Json::exception& e) {  // a syntax error, or a number out of range
     throw ConfigError({source, 0, 0}, fmt::format("not the JSON of sacct --json: {}", e.what()));
   }
@@ -271,9 +275,10 @@ std::vector<JobRecord> read_sacct_json(std::string_view text, const std::string&
   const auto jobs = document.find("jobs");
   if (jobs == document.end() || !jobs->is_array())
     throw ConfigError({source, 0, 0}, "not the JSON of sacct --json: no \"jobs\" array");
-  std::vector<JobRecord> out;
-  out.reserve(jobs->size());
-  for (std::size_t i = 0; i < jobs->size(); ++i) out.push_back(read_job((*jobs)[i], source, i));
+  SacctJobs out;
+  out.replaced_bytes = utf8.replaced_bytes;
+  out.jobs.reserve(jobs->size());
+  for (std::size_t i = 0; i < jobs->size(); ++i) out.jobs.push_back(read_job((*jobs)[i], source, i));
   return out;
 }
 

@@ -165,7 +165,7 @@ ExperimentProgress experiment_progress(const std::string& db, const std::string&
                                           : slurm::query_accounting({"--user", user, "--starttime", first_day(stored.experiment->rounds),
                                                               "--name", fmt::format("{}", fmt::join(names, ","))});
   if (q.status == slurm::AccountingQuery::Status::answered) {
-    jobs = own_job_states(slurm::read_sacct_json(q.json, "sacct --json"), user);
+    jobs = own_job_states(slurm::read_sacct_json(q.json, "sacct --json").jobs, user);
     out.job_source = "sacct";
   } else {
     // Where no accounting answers: the ended jobs collected from jobcomp files.

@@ -39,6 +39,7 @@
 #include "hetscale/study/round_check.hpp"
 #include "hetscale/study/rounds.hpp"
 #include "hetscale/study/study_step.hpp"
+#include "hetscale/study/study_submission.hpp"
 #include "hetscale/twin/conduct.hpp"
 #include "report_file.hpp"
 
@@ -118,8 +119,9 @@ void load_plans(const std::string& db, const std::vector<WrittenRound>& rounds, 
 
 // Every array of the rounds, each after the one before (afterany): the experiments and
 // their sets never share the machine's cores. The first waits on `after`. They become the
-// state's arrays, each saved the moment sbatch answers: a step that dies in between (its
-// time limit, a node) leaves no job the state does not know.
+// state's arrays, each saved the moment sbatch answers, and each submission saved before
+// sbatch runs (submit_study_job): a step that dies in between (its time limit, a node, an
+// sbatch that gives no answer) leaves no job the state cannot find.
 void submit_arrays(const std::vector<WrittenRound>& rounds, std::vector<std::uint64_t> after, StudyState& state,
                    const fs::path& dir, std::ostream& out) {
   state.arrays.clear();
@@ -128,9 +130,13 @@ void submit_arrays(const std::vector<WrittenRound>& rounds, std::vector<std::uin
     for (const auto& set : r.round.sets) {
       if (set.parameter_values.empty()) continue;
       const std::string script = jobgen::set_script_name(set);
-      const std::uint64_t id = slurm::submit_job(script, r.directory.string(), after);
-      state.arrays.push_back({r.experiment, static_cast<std::uint32_t>(set.set.index), id, r.directory.string()});
-      save_state(dir, state);
+      PendingSubmission job;
+      job.kind = PendingSubmission::Kind::array;
+      job.job_name = jobgen::array_job_name(r.round, set);
+      job.experiment = r.experiment;
+      job.set_index = static_cast<std::uint32_t>(set.set.index);
+      job.directory = r.directory.string();
+      const std::uint64_t id = submit_study_job(state, dir, std::move(job), script, after);  // saved at once
       jobs += fmt::format("{} {} {}\n", set.set.index, id, script);
       out << fmt::format("submitted {} round {} set {} as job {}\n", r.experiment, r.round.number, set.set.index, id);
       after = {id};
@@ -144,21 +150,14 @@ std::uint64_t submit_controller(const StudySpec& spec, StudyState& state, const 
                                 const std::vector<std::uint64_t>& after, std::ostream& out) {
   write_file_atomically(dir / "controller.sbatch", controller_script(spec, state, dir), 0755);
   fs::create_directories(dir / "logs");
-  const std::uint64_t id = slurm::submit_job((dir / "controller.sbatch").string(), dir.string(), after);
-  state.controller = id;
-  record(state, "controller", fmt::format("controller job {} submitted", id));
-  save_state(dir, state);
-  out << fmt::format("submitted controller job {} ({}-controller)\n", id, spec.name);
+  PendingSubmission job;
+  job.kind = PendingSubmission::Kind::controller;
+  job.job_name = controller_job_name(spec);
+  const std::uint64_t id = submit_study_job(state, dir, std::move(job), (dir / "controller.sbatch").string(), after);
+  out << fmt::format("submitted controller job {} ({})\n", id, controller_job_name(spec));
   return id;
 }
 
-// Held while `study run` starts the study in `dir`, and for a whole step (or resume) of it:
-// a second one, a controller beside a step run by hand or a step while the study is still
-// being submitted, is refused instead of planning and submitting the same round.
-ExclusiveFileLock lock_study(const fs::path& dir) {
-  return ExclusiveFileLock(dir / "study.lock",
-                           fmt::format("a hetscale study run, step or resume of the study in {}", dir.string()));
-}
 
 // A step not run by the study's own controller job (one run by hand) while that controller
 // is pending or running: refused, the study untouched. The controller takes the step itself
@@ -180,7 +179,7 @@ void collect_arrays(const StudyState& state, const fs::path& dir, std::ostream& 
   for (const auto id : state.array_job_ids()) ids += fmt::format("{}{}", ids.empty() ? "" : ",", id);
   const slurm::AccountingQuery q = slurm::query_accounting({"--allusers", "--jobs", ids});
   if (q.status == slurm::AccountingQuery::Status::answered) {
-    for (const auto& job : slurm::read_sacct_json(q.json, "sacct --json"))
+    for (const auto& job : slurm::read_sacct_json(q.json, "sacct --json").jobs)
       if (job.state != "COMPLETED")
         throw Error(fmt::format("job {} ({}) ended {}: see its log under {}", job.job_id, job.job_name, job.state,
                                 dir.string()));
@@ -551,11 +550,13 @@ StudyState step(const fs::path& dir, StudyState state, std::ostream& out) {
 
 }  // namespace
 
+std::string controller_job_name(const StudySpec& spec) { return spec.name + "-controller"; }
+
 std::string controller_script(const StudySpec& spec, const StudyState& state, const fs::path& dir) {
   std::string out = "#!/bin/sh\n";
   out += fmt::format("# Written by hetscale study: the controller of study '{}' (docs/study.md).\n",
                      one_line_text(spec.name));
-  out += fmt::format("#SBATCH --job-name={}-controller\n", spec.name);
+  out += fmt::format("#SBATCH --job-name={}\n", controller_job_name(spec));
   out += fmt::format("#SBATCH --ntasks=1\n#SBATCH --nodes=1\n#SBATCH --time={}\n", spec.controller_time_limit);
   out += "#SBATCH --output=logs/controller-%j.out\n";
   // Paths are the user's: any byte, a quote or a line break included, stays one word.
@@ -593,7 +594,10 @@ std::string psi_table(const StudySpec& spec, const std::string& db) {
 StudyState run_study(const RunOptions& options, std::ostream& out) {
   const fs::path dir = fs::absolute(options.dir);
   fs::create_directories(dir);
-  const ExclusiveFileLock lock = lock_study(dir);  // a step started meanwhile is refused
+  // Held while `study run` starts the study, and for a whole step (or resume) of it: a
+  // second one, a controller beside a step run by hand or a step while the study is still
+  // being submitted, is refused instead of planning and submitting the same round.
+  const ExclusiveFileLock lock = lock_study(dir, said_to(out));  // a step started meanwhile is refused
   if (fs::exists(state_path(dir)))
     throw Error(fmt::format("{} already holds a study: hetscale study resume --dir {}", dir.string(), dir.string()));
   // Everything checked before anything is submitted.
@@ -637,8 +641,9 @@ StudyState run_study(const RunOptions& options, std::ostream& out) {
 }
 
 StudyState step_study(const fs::path& dir, std::ostream& out) {
-  const ExclusiveFileLock lock = lock_study(dir);
+  const ExclusiveFileLock lock = lock_study(dir, said_to(out));
   StudyState state = load_state(dir);
+  settle_pending_submission(state, dir, said_to(out));  // a job sbatch did not confirm: found, or dropped
   if (state.finished()) {
     out << fmt::format("study {}: nothing to do\n", to_string(state.phase));
     return state;
@@ -653,8 +658,9 @@ StudyState step_study(const fs::path& dir, std::ostream& out) {
 }
 
 StudyState resume_study(const fs::path& dir, std::ostream& out) {
-  const ExclusiveFileLock lock = lock_study(dir);
+  const ExclusiveFileLock lock = lock_study(dir, said_to(out));
   StudyState state = load_state(dir);
+  settle_pending_submission(state, dir, said_to(out));  // before anything is submitted again
   const bool controller_active =
       state.controller && !slurm::active_jobs({*state.controller}).empty();
   const auto active_arrays = slurm::active_jobs(state.array_job_ids());

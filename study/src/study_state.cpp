@@ -57,6 +57,17 @@ std::string state_json(const StudyState& s) {
   if (s.twin_nodes) out["twin_nodes"] = *s.twin_nodes;
   if (!s.study_token.empty()) out["study_token"] = s.study_token;
   if (s.failed_phase) out["failed_stage"] = to_string(*s.failed_phase);
+  if (s.submissions > 0) out["submissions"] = s.submissions;
+  if (s.pending) {
+    const PendingSubmission& p = *s.pending;
+    out["pending"] = {{"kind", p.kind == PendingSubmission::Kind::array ? "array" : "controller"},
+                      {"job_name", p.job_name},
+                      {"comment", p.comment},
+                      {"attempted", p.attempted},
+                      {"experiment", p.experiment},
+                      {"set", p.set_index},
+                      {"directory", p.directory}};
+  }
   return out.dump(2) + "\n";
 }
 
@@ -89,6 +100,22 @@ StudyState parse_state(std::string_view text, const std::string& source) {
                                 study_token_length));
     }
     if (in.contains("failed_stage")) s.failed_phase = phase_from(in.at("failed_stage").get<std::string>(), source);
+    if (in.contains("submissions")) s.submissions = in.at("submissions").get<std::uint64_t>();
+    if (in.contains("pending")) {
+      const json& p = in.at("pending");
+      PendingSubmission pending;
+      const std::string kind = p.at("kind").get<std::string>();
+      if (kind != "array" && kind != "controller")
+        throw Error(fmt::format("{}: pending.kind must be array or controller, got '{}'", source, kind));
+      pending.kind = kind == "array" ? PendingSubmission::Kind::array : PendingSubmission::Kind::controller;
+      pending.job_name = p.at("job_name").get<std::string>();
+      pending.comment = p.at("comment").get<std::string>();
+      pending.attempted = p.at("attempted").get<std::int64_t>();
+      pending.experiment = p.at("experiment").get<std::string>();
+      pending.set_index = p.at("set").get<std::uint32_t>();
+      pending.directory = p.at("directory").get<std::string>();
+      s.pending = std::move(pending);
+    }
     return s;
   } catch (const json::exception& e) {
     throw Error(fmt::format("{}: not a study state file: {}", source, e.what()));

@@ -1,5 +1,6 @@
 // jobcomp/filetxt lines of Slurm 22.05, 24.11 and 26.05, as recorded from the real releases
-// (tests/fixtures/slurm/<release>/jobcomp.log and README.md).
+// (tests/fixtures/slurm/<release>/jobcomp.log and README.md), and the lines of jobs whose
+// names a user chose to break them (tests/fixtures/slurm/<release>/names/).
 #include "hetscale/slurm/jobcomp.hpp"
 
 #include <gtest/gtest.h>
@@ -7,6 +8,7 @@
 #include <map>
 #include <sstream>
 
+#include "hetscale/base/error.hpp"
 #include "recorded.hpp"
 
 namespace hetscale::slurm {
@@ -15,11 +17,42 @@ namespace {
 using test::recorded;
 using test::releases;
 
+JobcompFile read_recorded(std::string_view release, std::string_view file) {
+  std::istringstream in(recorded(release, file));
+  return read_jobcomp(in, std::string(file));
+}
+
+const JobRecord* job_of(const JobcompFile& file, std::uint64_t id) {
+  for (const JobRecord& job : file.jobs)
+    if (job.job_id == id) return &job;
+  return nullptr;
+}
+
+// The recorded line of job `id` (names/ has ids from 1).
+std::string line_of(std::string_view release, std::string_view file, std::uint64_t id) {
+  std::istringstream in(recorded(release, file));
+  const std::string start = "JobId=" + std::to_string(id) + " ";
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(start, 0) == 0) return line;
+  throw std::runtime_error("no line of job " + std::to_string(id));
+}
+
+// The line with field `name`'s value replaced, rebuilt from its one reading.
+std::string with_value(const std::string& line, const std::string& name, const std::string& value) {
+  const auto readings = jobcomp_readings(line);
+  if (readings.size() != 1) throw std::runtime_error("not a line that reads one way: " + line);
+  std::string out;
+  for (const auto& [key, old] : readings.front()) out += key + "=" + (key == name ? value : old) + " ";
+  return out;
+}
+
 TEST(Jobcomp, EveryReleasesLinesGiveTheSameJobs) {
   for (std::string_view release : releases) {
     SCOPED_TRACE(release);
-    std::istringstream in(recorded(release, "jobcomp.log"));
-    const auto jobs = read_jobcomp(in, "jobcomp.log");
+    const JobcompFile file = read_recorded(release, "jobcomp.log");
+    EXPECT_TRUE(file.set_aside.empty());
+    EXPECT_EQ(file.replaced_bytes, 0U);
+    const auto& jobs = file.jobs;
     ASSERT_EQ(jobs.size(), 10U);
     std::map<std::string, std::vector<JobRecord>> named;
     for (const JobRecord& job : jobs) {
@@ -42,6 +75,145 @@ TEST(Jobcomp, EveryReleasesLinesGiveTheSameJobs) {
     ASSERT_EQ(named.at("array").size(), 3U);
     for (const JobRecord& task : named.at("array")) EXPECT_EQ(task.array_job_id, 7U);
   }
+}
+
+// Every line Slurm writes reads exactly one way, its fields in Slurm's order.
+TEST(Jobcomp, EveryRecordedLineReadsOneWay) {
+  for (std::string_view release : releases) {
+    SCOPED_TRACE(release);
+    std::istringstream in(recorded(release, "jobcomp.log"));
+    for (std::string line; std::getline(in, line);) {
+      const auto readings = jobcomp_readings(line);
+      ASSERT_EQ(readings.size(), 1U) << line;
+      EXPECT_EQ(readings[0].front().first, "JobId");
+      EXPECT_EQ(readings[0][3].first, "Name");
+      EXPECT_EQ(readings[0].back().first, "ExitCode");
+    }
+  }
+}
+
+// A job named `a JobState=COMPLETED ExitCode=0:0 Cluster=x` that exits 3 (job 3 of the
+// names recording): its name stays its name, and its state, exit code and cluster are
+// Slurm's.
+TEST(Jobcomp, ANameThatReadsAsFieldsSuppliesNone) {
+  for (std::string_view release : releases) {
+    SCOPED_TRACE(release);
+    const JobcompFile file = read_recorded(release, "names/jobcomp.log");
+    const JobRecord* spoof = job_of(file, 3);
+    ASSERT_NE(spoof, nullptr);
+    EXPECT_EQ(spoof->job_name, "a JobState=COMPLETED ExitCode=0:0 Cluster=x");
+    EXPECT_EQ(spoof->state, "FAILED");
+    EXPECT_EQ(spoof->exit_code, 3);
+    EXPECT_EQ(spoof->cluster, "hetscale");
+    EXPECT_EQ(spoof->node_list, "n2");
+  }
+}
+
+// Job 4's name fakes every field from JobState= to WorkDir=: the line reads two ways (the
+// fake fields with the real ones in WorkDir, or the real ones), so it is set aside,
+// naming the job and the fields in doubt; the other jobs of the file are read.
+TEST(Jobcomp, ALineThatReadsTwoWaysIsSetAside) {
+  for (std::string_view release : releases) {
+    SCOPED_TRACE(release);
+    const JobcompFile file = read_recorded(release, "names/jobcomp.log");
+    EXPECT_EQ(job_of(file, 4), nullptr);
+    bool named = false;
+    for (const SetAsideLine& line : file.set_aside) {
+      if (line.message.rfind("job 4: ", 0) != 0) continue;
+      named = true;
+      EXPECT_EQ(line.where.line, 4U);
+      EXPECT_EQ(line.message,
+                "job 4: the line reads more than one way, with different Name, JobState, StartTime, EndTime, "
+                "NodeList, WorkDir: a value a user chose (a job name, a working directory) holds text that reads as "
+                "the fields after it");
+    }
+    EXPECT_TRUE(named);
+    EXPECT_NE(job_of(file, 1), nullptr);
+    EXPECT_NE(job_of(file, 6), nullptr);
+  }
+}
+
+// A working directory that reads as the fields after it makes the line read two ways too;
+// the fields after the last chosen value (Cluster, times, exit codes) are Slurm's in both.
+TEST(Jobcomp, AWorkingDirectoryThatReadsAsFieldsMakesTheLineReadTwoWays) {
+  const std::string line =
+      with_value(line_of("22.05", "jobcomp.log", 3), "WorkDir",
+                 "/tmp/x ReservationName= Tres=cpu=1 Account=fake QOS=fake WcKey= Cluster=fake "
+                 "SubmitTime=2026-01-01T00:00:00 EligibleTime=2026-01-01T00:00:00 DerivedExitCode=0:0 "
+                 "ExitCode=0:0");
+  const auto readings = jobcomp_readings(line);
+  ASSERT_EQ(readings.size(), 2U);
+  for (const auto& fields : readings) {
+    for (const auto& [name, value] : fields) {
+      if (name == "Cluster") {
+        EXPECT_EQ(value, "hetscale");
+      } else if (name == "ExitCode") {
+        EXPECT_EQ(value, "0:0");
+      }
+    }
+  }
+}
+
+// The byte that is not UTF-8 in job 1's name and job 2's working directory is read as
+// U+FFFD and counted; a name with a line break splits its job's line in two, and both
+// pieces are set aside (neither is a job completion line) while the rest is read.
+TEST(Jobcomp, BadBytesAndLineBreaksInNamesFailNothing) {
+  for (std::string_view release : releases) {
+    SCOPED_TRACE(release);
+    const JobcompFile file = read_recorded(release, "names/jobcomp.log");
+    EXPECT_EQ(file.replaced_bytes, 2U);
+    ASSERT_NE(job_of(file, 1), nullptr);
+    EXPECT_EQ(job_of(file, 1)->job_name, "bad\xEF\xBF\xBDname");
+    ASSERT_NE(job_of(file, 2), nullptr);
+    EXPECT_EQ(job_of(file, 2)->work_dir.substr(job_of(file, 2)->work_dir.size() - 9), "dir\xEF\xBF\xBD" "bad");
+    EXPECT_EQ(job_of(file, 5), nullptr);
+    std::size_t broken = 0;
+    for (const SetAsideLine& line : file.set_aside)
+      if (line.message.rfind("not a jobcomp/filetxt line: ", 0) == 0) ++broken;
+    EXPECT_EQ(broken, 2U);
+    // 1, 2, 3 and the array's two tasks.
+    EXPECT_EQ(file.jobs.size(), 5U);
+  }
+}
+
+TEST(Jobcomp, WhatIsNoJobCompletionIsNamedByFileLineAndColumn) {
+  const std::string good = line_of("22.05", "jobcomp.log", 4);
+  auto error_of = [](const std::string& text) {
+    std::istringstream in(text);
+    try {
+      (void)read_jobcomp(in, "j.log");
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error_of("garbage line\n"),
+            "j.log:1:1: not a jobcomp/filetxt line: expected 'JobId=' here (Slurm writes JobId= UserId= GroupId= "
+            "Name= JobState= Partition= TimeLimit= StartTime= EndTime= NodeList= NodeCnt= ProcCnt= WorkDir= "
+            "ReservationName= Tres= Account= QOS= WcKey= Cluster= SubmitTime= EligibleTime= [ArrayJobId= "
+            "ArrayTaskId=] [HetJobId= HetJobOffset=] DerivedExitCode= ExitCode=)");
+  // The job's line cut short after its state.
+  const std::string cut = good.substr(0, good.find(" Partition="));
+  const std::string said = error_of(cut + "\n");
+  EXPECT_EQ(said.rfind("j.log:1:" + std::to_string(cut.size() + 1) +
+                           ": not a jobcomp/filetxt line: expected 'Partition=' here (",
+                       0),
+            0U)
+      << said;
+  EXPECT_EQ(error_of(with_value(good, "JobId", "x1")), "j.log:1: JobId: expected an integer, got 'x1'");
+  EXPECT_EQ(error_of(with_value(good, "StartTime", "2026-11-21")),
+            "j.log:1: StartTime: expected a time YYYY-MM-DDTHH:MM:SS, got '2026-11-21'");
+  EXPECT_EQ(error_of(with_value(good, "StartTime", "Unknown")),
+            "j.log:1: StartTime: the job never started ('Unknown'); a completion needs its start time (the natural "
+            "key)");
+  EXPECT_EQ(error_of(with_value(good, "ExitCode", "3")), "j.log:1: ExitCode: expected code:signal, got '3'");
+  // Among good lines, a bad one is set aside, the others read.
+  std::istringstream mixed(good + "\n" + with_value(good, "ExitCode", "3") + "\n" + good + "\n");
+  const JobcompFile file = read_jobcomp(mixed, "j.log");
+  EXPECT_EQ(file.jobs.size(), 2U);
+  ASSERT_EQ(file.set_aside.size(), 1U);
+  EXPECT_EQ(file.set_aside[0].where.str(), "j.log:2");
+  EXPECT_EQ(file.set_aside[0].message, "ExitCode: expected code:signal, got '3'");
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "hetscale/base/error.hpp"
+#include "hetscale/slurm/sacct.hpp"
 #include "recorded.hpp"
 
 namespace hetscale::slurm {
@@ -68,6 +69,53 @@ TEST(SlurmAnswers, SacctWithoutAccountingIsToldApartInEveryRelease) {
   }
   EXPECT_EQ(accounting_outcome(1, "", "sacct: error: Problem talking to the database: Connection refused").status,
             AccountingQuery::Status::unreachable);
+}
+
+// sbatch ended without saying whether Slurm took the job: only then is the job looked up.
+TEST(SlurmAnswers, ASubmissionWhoseOutcomeIsNotKnownIsToldApart) {
+  using End = ProgramOutput::End;
+  EXPECT_TRUE(submission_outcome_unknown(End::timed_out, -1, "sbatch gave no answer within 120 s"));
+  EXPECT_TRUE(submission_outcome_unknown(End::too_much_output, -1, ""));
+  EXPECT_TRUE(submission_outcome_unknown(End::exited, 128 + 9, ""));  // killed
+  EXPECT_TRUE(submission_outcome_unknown(
+      End::exited, 1, "sbatch: error: Batch job submission failed: Socket timed out on send/recv operation"));
+  EXPECT_TRUE(submission_outcome_unknown(End::exited, 1, "sbatch: error: Zero Bytes were transmitted or received"));
+  EXPECT_FALSE(submission_outcome_unknown(End::exited, 0, "7\n"));
+  EXPECT_FALSE(submission_outcome_unknown(End::not_started, -1, "sbatch: No such file or directory"));
+  for (std::string_view release : releases)
+    EXPECT_FALSE(submission_outcome_unknown(End::exited, 1, recorded(release, "sbatch-test-only-refused-qos.txt")))
+        << release;
+  EXPECT_FALSE(submission_outcome_unknown(
+      End::exited, 1, "sbatch: error: Batch job submission failed: Unable to contact slurm controller (connect failure)"));
+}
+
+// The names recording's array (job 6, two tasks), submitted held with a comment: squeue
+// lists it once by the array's id beside its comment; sacct, whose accounting keeps no job
+// comments there, by its name and submission time.
+TEST(SlurmAnswers, ASubmittedJobIsFoundByItsCommentInEveryRelease) {
+  for (std::string_view release : releases) {
+    SCOPED_TRACE(release);
+    const std::string queued = recorded(release, "names/squeue-comment.txt");
+    EXPECT_EQ(squeue_job_with_comment(queued, "hetscale-0123abcd-1"), 6U);
+    EXPECT_FALSE(squeue_job_with_comment(queued, "hetscale-0123abcd-2").has_value());
+    EXPECT_FALSE(squeue_job_with_comment("", "hetscale-0123abcd-1").has_value());
+    const auto jobs = read_sacct_json(recorded(release, "names/sacct-json-commented.json"), "sacct").jobs;
+    ASSERT_EQ(jobs.size(), 2U);
+    const std::string submitted = *jobs[0].submit_time;
+    EXPECT_EQ(sacct_job_with_comment(jobs, "commented", "hetscale-0123abcd-1", submitted), 6U);
+    EXPECT_FALSE(sacct_job_with_comment(jobs, "other", "hetscale-0123abcd-1", submitted).has_value());
+    // Where the accounting keeps job comments, a job of another comment is another's.
+    auto commented = jobs;
+    for (JobRecord& job : commented) {
+      std::erase_if(job.fields, [](const auto& field) { return field.first == "comment.job"; });
+      job.fields.emplace_back("comment.job", "hetscale-0123abcd-9");
+    }
+    EXPECT_FALSE(sacct_job_with_comment(commented, "commented", "hetscale-0123abcd-1", submitted).has_value());
+    EXPECT_EQ(sacct_job_with_comment(commented, "commented", "hetscale-0123abcd-9", submitted), 6U);
+    // Submitted before the time asked from: another submission's.
+    EXPECT_FALSE(sacct_job_with_comment(jobs, "commented", "hetscale-0123abcd-1", "2099-01-01T00:00:00").has_value());
+  }
+  EXPECT_THROW((void)squeue_job_with_comment("x|hetscale-0123abcd-1\n", "hetscale-0123abcd-1"), Error);
 }
 
 }  // namespace

@@ -67,6 +67,34 @@ TEST(StudyState, KeepsTheTwinNodesGivenOnlyWhenGiven) {
   EXPECT_EQ(parse_state(state_json(s), "x").twin_nodes, std::optional<std::uint32_t>(0));
 }
 
+// A submission whose job id is not recorded (sbatch's outcome unknown) and the count that
+// numbers the comments are kept; a state without them (a study begun before) reads as none.
+TEST(StudyState, KeepsAPendingSubmission) {
+  StudyState s = example();
+  EXPECT_EQ(state_json(s).find("pending"), std::string::npos);
+  s.submissions = 3;
+  PendingSubmission p;
+  p.kind = PendingSubmission::Kind::array;
+  p.job_name = "mm-5e7a90c2-r1-set2";
+  p.comment = "hetscale-5e7a90c2-3";
+  p.attempted = 1796514504;
+  p.experiment = "mm";
+  p.set_index = 2;
+  p.directory = "/d/mm/round1";
+  s.pending = p;
+  const StudyState back = parse_state(state_json(s), "x");
+  EXPECT_EQ(state_json(back), state_json(s));
+  ASSERT_TRUE(back.pending.has_value());
+  EXPECT_EQ(back.pending->comment, "hetscale-5e7a90c2-3");
+  EXPECT_EQ(back.pending->set_index, 2U);
+  EXPECT_EQ(back.submissions, 3U);
+  s.pending->kind = PendingSubmission::Kind::controller;
+  EXPECT_EQ(parse_state(state_json(s), "x").pending->kind, PendingSubmission::Kind::controller);
+  std::string text = state_json(s);
+  text.replace(text.find("\"controller\","), 13, "\"anything\",");
+  EXPECT_THROW((void)parse_state(text, "x"), Error);
+}
+
 // A study begun without a token has jobs named without one: its state says none.
 TEST(StudyState, KeepsTheStudyTokenWhenItHasOne) {
   StudyState s = example();

@@ -1,13 +1,15 @@
 // Slurm job completions (jobcomp/filetxt): lines recorded on the testbed
 // (tests/fixtures/collector/jobcomp-testbed.log: srun over 2 nodes, a 2-task array, a job
 // exiting 3, a job named "a b", a job cancelled while held, one cancelled while running),
-// loaded once, joined to runs; malformed lines named by file and line.
+// loaded once, joined to runs; malformed lines named by file and line and set aside. Other
+// lines are the recorded ones with some values changed (completion()).
 #include "hetscale/slurm/jobcomp.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "hetscale/base/error.hpp"
@@ -38,16 +40,37 @@ const JobRecord& job(const std::vector<JobRecord>& jobs, std::uint64_t id) {
   throw std::runtime_error("no job " + std::to_string(id));
 }
 
+// The recorded line of job `id` of the sample with the fields of `values` set, rebuilt from
+// its one reading as Slurm writes a line.
+std::string completion(std::uint64_t id, const std::map<std::string, std::string>& values) {
+  std::ifstream in(sample);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("JobId=" + std::to_string(id) + " ", 0) != 0) continue;
+    const auto readings = slurm::jobcomp_readings(line);
+    if (readings.size() != 1) throw std::runtime_error("not a line that reads one way: " + line);
+    std::string out;
+    for (const auto& [key, value] : readings.front()) {
+      const auto given = values.find(key);
+      out += key + "=" + (given == values.end() ? value : given->second) + " ";
+    }
+    return out + "\n";
+  }
+  throw std::runtime_error("no job " + std::to_string(id));
+}
+
 TEST(Jobcomp, SplitsFieldsWhoseValuesHoldSpaces) {
-  const auto fields = slurm::jobcomp_fields("JobId=5 Name=a b ReservationName= Tres=cpu=1 ");
-  ASSERT_EQ(fields.size(), 4u);
-  EXPECT_EQ(fields[1], (std::pair<std::string, std::string>{"Name", "a b"}));
-  EXPECT_EQ(fields[2], (std::pair<std::string, std::string>{"ReservationName", ""}));
-  EXPECT_EQ(fields[3], (std::pair<std::string, std::string>{"Tres", "cpu=1"}));
+  std::string line = completion(5, {});
+  line.pop_back();  // the newline
+  const auto readings = slurm::jobcomp_readings(line);
+  ASSERT_EQ(readings.size(), 1u);
+  const auto& fields = readings.front();
+  EXPECT_EQ(fields[3], (std::pair<std::string, std::string>{"Name", "a b"}));
+  EXPECT_EQ(fields[13], (std::pair<std::string, std::string>{"ReservationName", ""}));
+  EXPECT_EQ(fields[14], (std::pair<std::string, std::string>{"Tres", "cpu=1,mem=1M,node=1,billing=1"}));
 }
 
 TEST(Jobcomp, ReadsTheTestbedsLines) {
-  const auto jobs = slurm::read_jobcomp(sample);
+  const auto jobs = slurm::read_jobcomp(sample).jobs;
   ASSERT_EQ(jobs.size(), 7u);
   const JobRecord& srun = job(jobs, 1);
   EXPECT_EQ(srun.line, 1u);
@@ -78,21 +101,23 @@ TEST(Jobcomp, ReadsTheTestbedsLines) {
 }
 
 TEST(Jobcomp, AMalformedLineIsNamedByFileAndLine) {
-  std::istringstream bad_id(
-      "JobId=1 JobState=COMPLETED StartTime=2026-11-21T09:23:04\n\n"
-      "JobId=x1 JobState=COMPLETED StartTime=2026-11-21T09:23:04\n");
-  EXPECT_EQ(error_of([&] { slurm::read_jobcomp(bad_id, "j.log"); }),
+  std::istringstream bad_id(completion(1, {}) + "\n" + completion(4, {{"JobId", "x1"}}));
+  const auto read = slurm::read_jobcomp(bad_id, "j.log");
+  EXPECT_EQ(read.jobs.size(), 1u);
+  ASSERT_EQ(read.set_aside.size(), 1u);
+  EXPECT_EQ(read.set_aside[0].where.str() + ": " + read.set_aside[0].message,
             "j.log:3: JobId: expected an integer, got 'x1'");
   std::istringstream no_id("garbage line\n");
-  EXPECT_EQ(error_of([&] { slurm::read_jobcomp(no_id, "j.log"); }), "j.log:1: no JobId field");
-  std::istringstream bad_time("JobId=1 JobState=COMPLETED StartTime=2026-11-21 09:23:04\n");
+  EXPECT_EQ(error_of([&] { slurm::read_jobcomp(no_id, "j.log"); }).substr(0, 65),
+            "j.log:1:1: not a jobcomp/filetxt line: expected 'JobId=' here (Sl");
+  std::istringstream bad_time(completion(1, {{"StartTime", "2026-11-21"}}));
   EXPECT_EQ(error_of([&] { slurm::read_jobcomp(bad_time, "j.log"); }),
-            "j.log:1: StartTime: expected a time YYYY-MM-DDTHH:MM:SS, got '2026-11-21 09:23:04'");
-  std::istringstream never_started("JobId=1 JobState=CANCELLED StartTime=Unknown\n");
+            "j.log:1: StartTime: expected a time YYYY-MM-DDTHH:MM:SS, got '2026-11-21'");
+  std::istringstream never_started(completion(6, {{"StartTime", "Unknown"}}));
   EXPECT_EQ(error_of([&] { slurm::read_jobcomp(never_started, "j.log"); }),
             "j.log:1: StartTime: the job never started ('Unknown'); a completion needs its "
             "start time (the natural key)");
-  std::istringstream bad_exit("JobId=1 JobState=FAILED StartTime=2026-11-21T09:23:04 ExitCode=3\n");
+  std::istringstream bad_exit(completion(4, {{"ExitCode", "3"}}));
   EXPECT_EQ(error_of([&] { slurm::read_jobcomp(bad_exit, "j.log"); }),
             "j.log:1: ExitCode: expected code:signal, got '3'");
 }
@@ -139,9 +164,7 @@ TEST_F(JobcompLoad, LoadingAgainAddsNothing) {
 }
 
 TEST_F(JobcompLoad, ALineThatSaysClusterUnknownTakesTheGivenName) {
-  std::ofstream(dir_ / "other.log")
-      << "JobId=1 JobState=COMPLETED StartTime=2026-11-21T09:23:04 EndTime=2026-11-21T09:23:05 "
-         "Cluster=other ExitCode=0:0\n";
+  std::ofstream(dir_ / "other.log") << completion(1, {{"EndTime", "2026-11-21T09:23:05"}, {"Cluster", "other"}});
   collect({sample.string(), (dir_ / "other.log").string()});
   // Job 1 of two clusters is two jobs.
   EXPECT_EQ(db_.scalar("SELECT string_agg(cluster, ',' ORDER BY cluster) FROM hetscale.slurm_jobs "
@@ -154,9 +177,11 @@ TEST_F(JobcompLoad, ALineThatSaysClusterUnknownTakesTheGivenName) {
 }
 
 TEST_F(JobcompLoad, ARunMeetsTheJobOfItsOwnCluster) {
-  std::ofstream(dir_ / "other.log")
-      << "JobId=4 JobState=COMPLETED StartTime=2026-11-21T10:00:00 EndTime=2026-11-21T10:01:00 "
-         "Cluster=other ExitCode=0:0\n";
+  std::ofstream(dir_ / "other.log") << completion(4, {{"JobState", "COMPLETED"},
+                                                      {"StartTime", "2026-11-21T10:00:00"},
+                                                      {"EndTime", "2026-11-21T10:01:00"},
+                                                      {"Cluster", "other"},
+                                                      {"ExitCode", "0:0"}});
   collect({sample.string(), (dir_ / "other.log").string()});
   nlohmann::json here = record_json("jobs", 100, 0, 0, 2e6, 1, 100, 2, 1);
   here["slurm"]["job_id"] = 4;
@@ -174,9 +199,10 @@ TEST_F(JobcompLoad, ARunMeetsTheJobOfItsOwnCluster) {
 }
 
 TEST_F(JobcompLoad, ARequeuedJobIsKeptPerStartAndTheViewShowsTheLast) {
-  std::ofstream(dir_ / "requeue.log")
-      << "JobId=4 JobState=NODE_FAIL StartTime=2026-11-21T09:20:00 EndTime=2026-11-21T09:21:00 "
-         "ExitCode=0:9\n";
+  std::ofstream(dir_ / "requeue.log") << completion(4, {{"JobState", "NODE_FAIL"},
+                                                        {"StartTime", "2026-11-21T09:20:00"},
+                                                        {"EndTime", "2026-11-21T09:21:00"},
+                                                        {"ExitCode", "0:9"}});
   collect({sample.string(), (dir_ / "requeue.log").string()});
   EXPECT_EQ(db_.scalar("SELECT count(*) FROM hetscale.slurm_jobs WHERE job_id = 4"), "2");
 
@@ -195,24 +221,38 @@ TEST_F(JobcompLoad, ARequeuedJobIsKeptPerStartAndTheViewShowsTheLast) {
 // Slurm writes job names as the user gave them, bytes and all: a name that is not UTF-8
 // is stored with U+FFFD in place of its bad bytes, and the batch loads.
 TEST_F(JobcompLoad, AJobNameThatIsNotUtf8Loads) {
-  std::ofstream(dir_ / "latin1.log")
-      << "JobId=5 JobName=r\xe9sum\xe9 JobState=COMPLETED StartTime=2026-11-21T09:20:00 "
-         "EndTime=2026-11-21T09:21:00 ExitCode=0:0\n";
+  std::ofstream(dir_ / "latin1.log") << completion(5, {{"Name", "r\xe9sum\xe9"}});
   const auto r = collect({(dir_ / "latin1.log").string()});
   EXPECT_EQ(r.jobs_added, 1);
-  EXPECT_EQ(db_.scalar("SELECT fields ->> 'JobName' FROM hetscale.slurm_jobs WHERE job_id = 5"),
-            "r\xef\xbf\xbdsum\xef\xbf\xbd");
+  EXPECT_EQ(r.replaced_bytes, 2u);
+  EXPECT_EQ(db_.scalar("SELECT job_name || ' ' || (fields ->> 'Name') FROM hetscale.slurm_jobs WHERE job_id = 5"),
+            "r\xef\xbf\xbdsum\xef\xbf\xbd r\xef\xbf\xbdsum\xef\xbf\xbd");
 }
 
-TEST_F(JobcompLoad, AMalformedFileLoadsNothing) {
+// A line that cannot be stored is set aside, named, and the rest of the file loads: a
+// user's job name can break its own line, not the file.
+TEST_F(JobcompLoad, AMalformedLineIsSetAsideAndTheRestLoads) {
   std::ifstream in(sample);
   std::ostringstream text;
-  text << in.rdbuf() << "JobId=8 JobState=COMPLETED StartTime=yesterday\n";
+  text << in.rdbuf() << completion(4, {{"JobId", "8"}, {"StartTime", "yesterday"}});
   std::ofstream(dir_ / "bad.log") << text.str();
   const std::string file = (dir_ / "bad.log").string();
-  EXPECT_EQ(error_of([&] { collect({file}); }),
-            file + ":8: StartTime: expected a time YYYY-MM-DDTHH:MM:SS, got 'yesterday'");
-  EXPECT_EQ(db_.scalar("SELECT count(*) FROM hetscale.slurm_jobs"), "0");
+  collector::CollectOptions options;
+  options.jobcomp = {file};
+  options.cluster = "hetscale";
+  std::istringstream no_stdin;
+  std::ostringstream log;
+  const auto r = collector::collect(db_.uri(), options, no_stdin, log);
+  EXPECT_EQ(r.jobs_added, 7);
+  EXPECT_EQ(r.jobs_set_aside, 1u);
+  EXPECT_EQ(log.str(), "collect: set aside " + file +
+                           ":8: StartTime: expected a time YYYY-MM-DDTHH:MM:SS, got 'yesterday' (not stored)\n");
+  EXPECT_EQ(db_.scalar("SELECT count(*) FROM hetscale.slurm_jobs"), "7");
+  // A file of which no line is a job completion is no jobcomp file: nothing loads.
+  std::ofstream(dir_ / "none.log") << completion(4, {{"StartTime", "yesterday"}});
+  const std::string none = (dir_ / "none.log").string();
+  EXPECT_EQ(error_of([&] { collect({none}); }),
+            none + ":1: StartTime: expected a time YYYY-MM-DDTHH:MM:SS, got 'yesterday'");
 }
 
 }  // namespace

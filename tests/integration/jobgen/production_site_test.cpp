@@ -47,7 +47,7 @@ using Jobs = std::vector<slurm::JobRecord>;
 Jobs sacct_jobs(const std::string& names) {
   const auto r = run_command({"sacct", "--json", "--allusers", "--starttime", "now-1days", "--name", names}, 60s);
   if (!r.ok()) throw std::runtime_error(r.describe());
-  return slurm::read_sacct_json(r.out, "sacct --json");
+  return slurm::read_sacct_json(r.out, "sacct --json").jobs;
 }
 
 bool all_ended(const Jobs& jobs) {

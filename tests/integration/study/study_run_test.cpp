@@ -35,7 +35,7 @@ std::string read(const fs::path& path) { return read_text_file(path, "test outpu
 std::vector<slurm::JobRecord> sacct_jobs(const std::string& name) {
   const auto r = run_command({"sacct", "--json", "--allusers", "--starttime", "now-1days", "--name", name}, 60s);
   if (!r.ok()) throw std::runtime_error(r.describe());
-  return slurm::read_sacct_json(r.out, "sacct --json");
+  return slurm::read_sacct_json(r.out, "sacct --json").jobs;
 }
 
 std::size_t queued(const std::string& name) {
@@ -49,7 +49,7 @@ std::size_t queued(const std::string& name) {
 std::vector<slurm::JobRecord> sacct_jobs_named_from(const std::string& prefix) {
   const auto r = run_command({"sacct", "--json", "--allusers", "--starttime", "now-1days"}, 60s);
   if (!r.ok()) throw std::runtime_error(r.describe());
-  std::vector<slurm::JobRecord> jobs = slurm::read_sacct_json(r.out, "sacct --json");
+  std::vector<slurm::JobRecord> jobs = slurm::read_sacct_json(r.out, "sacct --json").jobs;
   std::erase_if(jobs, [&](const slurm::JobRecord& job) { return !job.job_name.starts_with(prefix); });
   return jobs;
 }

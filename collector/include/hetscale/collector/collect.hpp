@@ -42,6 +42,8 @@ struct CollectReport {
   long long rank_rows_added = 0;
   std::size_t jobs_read = 0;  // job completion lines read, and ended jobs of sacct
   long long jobs_added = 0;   // ... not in the database before
+  std::size_t replaced_bytes = 0;  // bytes of jobcomp lines and sacct outputs that were not UTF-8, read as U+FFFD
+  std::size_t jobs_set_aside = 0;  // jobcomp lines that read more than one way, not stored
 };
 
 /// Throws ConfigError for an unreadable input or (without skip_invalid) the first invalid

@@ -1,30 +1,66 @@
 // Slurm's jobcomp/filetxt file (`hetscale collect --jobcomp FILE`), where a site runs no
-// accounting: one line per ended job, `Key=Value` fields separated by spaces, read into
-// the same job records as `sacct --json` gives (hetscale/slurm/job_record.hpp). The same
-// fields in every release from 22.05 to 26.05 (tests/fixtures/slurm/*/jobcomp.log).
+// accounting: one line per ended job, read into the same job records as `sacct --json`
+// gives (hetscale/slurm/job_record.hpp). Every release from 22.05 to 26.05 writes the same
+// fields in the same order (Slurm's JOB_FORMAT in jobcomp_filetxt.c;
+// tests/fixtures/slurm/*/jobcomp.log):
+//   JobId= UserId= GroupId= Name= JobState= Partition= TimeLimit= StartTime= EndTime=
+//   NodeList= NodeCnt= ProcCnt= WorkDir= ReservationName= Tres= Account= QOS= WcKey=
+//   Cluster= SubmitTime= EligibleTime= [ArrayJobId= ArrayTaskId=] [HetJobId= HetJobOffset=]
+//   DerivedExitCode= ExitCode=
+// separated by single spaces, values unquoted. A line is read by that order: a value
+// Slurm formats itself (ids, states, times, counts, node lists, exit codes, the cluster)
+// holds no space, and one a user or an administrator chose (Name, WorkDir, WcKey,
+// ReservationName, Account, QOS) runs to the next field's name, so a job name such as
+// `a JobState=COMPLETED ExitCode=0:0` stays the job's name and supplies no field.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
+#include "hetscale/base/error.hpp"
 #include "hetscale/slurm/job_record.hpp"
 
 namespace hetscale::slurm {
 
-/// Splits a line into its fields. A field starts at the line's start or after a space,
-/// with a name of letters and digits followed by '='; its value runs to the space before
-/// the next field, so values may hold spaces (job names do) but not " Name=".
-std::vector<std::pair<std::string, std::string>> jobcomp_fields(std::string_view line);
+using JobcompFields = std::vector<std::pair<std::string, std::string>>;
 
-/// Reads every non-empty line; throws ConfigError "source:line: message" on the first
-/// malformed one (no JobId, a bad number or time, no start time).
-std::vector<JobRecord> read_jobcomp(std::istream& in, const std::string& source);
-std::vector<JobRecord> read_jobcomp(const std::filesystem::path& file);
+/// The ways `line` reads as a jobcomp/filetxt line (the fields above in their order), each
+/// its fields in that order, at most `limit` of them. None: the line is not such a line.
+/// Two or more: a chosen value (a job name, a working directory, ...) holds text that reads
+/// as the fields after it as well, and which reading is Slurm's cannot be told.
+std::vector<JobcompFields> jobcomp_readings(std::string_view line, std::size_t limit = 2);
+
+/// A line read but not stored, where it is and why.
+struct SetAsideLine {
+  SourceLocation where;
+  std::string message;
+};
+
+struct JobcompFile {
+  std::vector<JobRecord> jobs;
+  std::vector<SetAsideLine> set_aside;  // lines not stored, each with its reason
+  std::size_t replaced_bytes = 0;       // bytes that were not UTF-8, read as U+FFFD
+};
+
+/// Reads every non-empty line. Bytes that are not UTF-8 are read as U+FFFD (base's
+/// replace_invalid_utf8) and counted. A line that cannot be stored is set aside with its
+/// reason, and the others are read: one that reads more than one way (jobcomp_readings;
+/// the message names its job and the fields the readings disagree on), one that is no job
+/// completion line (a job name or working directory with a line break splits its job's
+/// line), one with a bad number or time, and one of a job that never started (no start
+/// time: the natural key needs one). Job names and working directories are the users', so
+/// no user's job can fail the file or supply its own row's state. Throws ConfigError
+/// "source:line[:column]: message" of the first such line when no line of the file is a
+/// job completion (not a jobcomp/filetxt file).
+JobcompFile read_jobcomp(std::istream& in, const std::string& source);
+JobcompFile read_jobcomp(const std::filesystem::path& file);
 
 /// True when the job names no cluster: jobcomp/filetxt writes Cluster=unknown where
 /// slurmctld runs without accounting.

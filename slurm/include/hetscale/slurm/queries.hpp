@@ -6,11 +6,15 @@
 #pragma once
 
 #include <cstdint>
+#include <ctime>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "hetscale/base/error.hpp"
+#include "hetscale/slurm/job_record.hpp"
+#include "hetscale/slurm/program.hpp"
 #include "hetscale/slurm/scontrol.hpp"
 
 namespace hetscale::slurm {
@@ -72,10 +76,29 @@ SubmissionTest test_submission(const std::string& script);
 /// Runs a round directory's submit.sh; returns what it printed. Throws Error when it fails.
 std::string submit_round(const std::string& directory);
 
-/// `sbatch --parsable [--dependency=afterany:ID:...] SCRIPT` run in `directory` (the
-/// job's SLURM_SUBMIT_DIR); the job id. Throws Error with sbatch's message when it fails.
+/// sbatch ended without saying whether Slurm took the job (it passed its timeout, was
+/// killed, or lost its connection after sending the request): the job may exist.
+class SubmissionOutcomeUnknown : public Error {
+ public:
+  using Error::Error;
+};
+
+/// `sbatch --parsable [--dependency=afterany:ID:...] [--comment=COMMENT] SCRIPT` run in
+/// `directory` (the job's SLURM_SUBMIT_DIR); the job id. A comment unique to the
+/// submission lets find_submitted_job find the job when sbatch's answer is lost. Throws
+/// SubmissionOutcomeUnknown when sbatch's outcome is unknown
+/// (submission_outcome_unknown), Error with sbatch's message when it failed.
 std::uint64_t submit_job(const std::string& script, const std::string& directory,
-                         const std::vector<std::uint64_t>& after_any = {});
+                         const std::vector<std::uint64_t>& after_any = {}, const std::string& comment = {});
+
+/// The job of the invoking user named `job_name` whose comment is `comment`, submitted at
+/// or after `since`: asked of squeue first (every job slurmctld still holds, whatever its
+/// state), then of sacct (`--name`, `--starttime since`; where the accounting keeps no job
+/// comments, `AccountingStoreFlags` without `job_comment`, the name and the submission
+/// time decide). An array's job id for an array. Nothing when neither knows such a job.
+/// Throws Error when Slurm cannot be asked: then nothing can be told.
+std::optional<std::uint64_t> find_submitted_job(const std::string& job_name, const std::string& comment,
+                                                std::time_t since);
 
 /// Which of `job_ids` (array or single jobs) of the invoking user still have a task pending
 /// or running (`squeue --user <invoking user> --jobs ...`). Throws Error when Slurm cannot
@@ -97,6 +120,23 @@ NodeStatesQuery query_node_states();
 /// What `sbatch --test-only` said, from its exit status and its output (stdout and
 /// stderr together): accepted, refused (with Slurm's last line), or Slurm not reachable.
 SubmissionTest test_only_outcome(int status, std::string_view output);
+
+/// Whether a run of sbatch that ended so leaves its outcome unknown: it timed out or was
+/// stopped for its output, was killed by a signal (status above 128), or said "Socket timed
+/// out" or "Zero Bytes were transmitted or received" (its request may have reached
+/// slurmctld). A refusal, a connection never made and a program that did not start are
+/// known outcomes: no job.
+bool submission_outcome_unknown(ProgramOutput::End end, int status, std::string_view said);
+
+/// The job of `jobs` (squeue's `--format=%F|%k` lines: the job id, or an array's, and the
+/// comment) whose comment is `comment`.
+std::optional<std::uint64_t> squeue_job_with_comment(std::string_view lines, std::string_view comment);
+
+/// The job of sacct's `jobs` named `job_name`, submitted at or after `since` (local time,
+/// YYYY-MM-DDTHH:MM:SS) whose comment (`comment.job`) is `comment`, or is not kept by the
+/// accounting; an array's job id for a task of an array.
+std::optional<std::uint64_t> sacct_job_with_comment(const std::vector<JobRecord>& jobs, std::string_view job_name,
+                                                    std::string_view comment, std::string_view since);
 
 /// What `sacct --json` said, from its exit status, stdout and stderr: answered (the JSON),
 /// disabled (where slurm.conf has AccountingStorageType=accounting_storage/none, sacct's

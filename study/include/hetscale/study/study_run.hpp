@@ -57,8 +57,11 @@ std::vector<std::string_view> controller_stage_names();
 /// The psi table of the study's experiments (one line per pair of consecutive sets).
 std::string psi_table(const StudySpec& spec, const std::string& db);
 
+/// The controller jobs' name: `<study>-controller`.
+std::string controller_job_name(const StudySpec& spec);
+
 /// The controller job's script: `hetscale study step --dir DIR`, one task, not exclusive,
-/// named `<study>-controller`, with the spec's controller_time_limit as its --time.
+/// named controller_job_name, with the spec's controller_time_limit as its --time.
 std::string controller_script(const StudySpec& spec, const StudyState& state, const std::filesystem::path& dir);
 
 }  // namespace hetscale::study

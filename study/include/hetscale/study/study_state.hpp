@@ -27,6 +27,23 @@ struct SubmittedArray {
   std::string directory;
 };
 
+/// A job of the study whose submission has begun and whose id is not recorded yet: saved
+/// in the state before sbatch runs, gone once the id is recorded (in `arrays` or as the
+/// controller). Left in the state, it is a submission whose outcome is not known (sbatch
+/// timed out, was killed, or died with the step): the job may exist, and is looked up by
+/// its comment before anything else is done (study_submission.hpp).
+struct PendingSubmission {
+  enum class Kind { array, controller };
+  Kind kind = Kind::array;
+  std::string job_name;        // the script's --job-name
+  std::string comment;         // sbatch --comment, unique to the submission
+  std::int64_t attempted = 0;  // when sbatch was started, Unix seconds
+  // An array's set and directory, as SubmittedArray keeps them (a controller has none).
+  std::string experiment;
+  std::uint32_t set_index = 0;
+  std::string directory;
+};
+
 struct HistoryEntry {
   std::string time;  // UTC, ISO 8601
   std::string stage; // the stage that ended or the step taken ("submitted", "collected", ...)
@@ -49,6 +66,8 @@ struct StudyState {
   std::uint32_t round = 0;
   std::vector<SubmittedArray> arrays;       // of the current phase
   std::optional<std::uint64_t> controller;  // the controller job waiting on them
+  std::optional<PendingSubmission> pending;  // a submission whose job id is not recorded
+  std::uint64_t submissions = 0;             // jobs submitted so far: numbers their comments
   std::vector<HistoryEntry> history;
   std::string failure;  // when failed: the stage and why
   std::optional<Phase> failed_phase;  // when failed: the phase whose step failed (measure or rerun)

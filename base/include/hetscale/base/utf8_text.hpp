@@ -1,0 +1,22 @@
+// Text that must be UTF-8 (JSON, the database's text columns) made of bytes from outside:
+// the one repair, which replaces what is not UTF-8 instead of refusing the whole text.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace hetscale {
+
+struct Utf8Repair {
+  std::string text;                 // the input with U+FFFD for each replaced byte
+  std::size_t replaced_bytes = 0;   // how many bytes were replaced
+};
+
+/// `text` with every byte that is not part of a well-formed UTF-8 sequence (Unicode's
+/// table 3-7: no overlong forms, no surrogates, nothing above U+10FFFF, no truncated
+/// sequence) replaced by U+FFFD, one replacement character per byte; well-formed text
+/// comes back unchanged with a count of 0.
+Utf8Repair replace_invalid_utf8(std::string_view text);
+
+}  // namespace hetscale
