@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "hetscale/collector/pg.hpp"
+#include "hetscale/model/bootstrap.hpp"
 
 namespace hetscale::collector {
 
@@ -27,6 +28,12 @@ struct CurvePoint {
   double min_speed_efficiency = 0;
   double max_speed_efficiency = 0;
   OptionalNumber stddev_speed_efficiency;  // NULL for a single run
+  // The mean's 95% interval as `hetscale analyze` stored it (Student t); absent with one
+  // run, for runs loaded since the analysis, and in a database before migration 20: the
+  // note says which ("1 run", "not analyzed since ..."; empty before migration 20).
+  OptionalNumber speed_efficiency_low{};
+  OptionalNumber speed_efficiency_high{};
+  std::string speed_efficiency_interval_note{};
 };
 
 /// hetscale.set_time_split: where the run time of one point of a set's curve goes, over its
@@ -52,6 +59,17 @@ struct RequiredWork {
   OptionalNumber work;
   OptionalNumber nearest_efficiency;
   std::string explanation;
+  // The 95% interval of the parameter and of W at its bounds (migration 20): a bound is
+  // absent beyond the measured sizes or without an interval, and interval_note says why
+  // (empty with both bounds, and in a database before migration 20).
+  OptionalNumber parameter_low{};
+  OptionalNumber parameter_high{};
+  OptionalNumber work_low{};
+  OptionalNumber work_high{};
+  OptionalNumber interval_level{};
+  std::string interval_method{};
+  std::optional<long long> interval_resamples{};
+  std::string interval_note{};
 };
 
 /// hetscale.set_psi: psi between consecutive sets at one target.
@@ -64,6 +82,11 @@ struct PsiRow {
   OptionalNumber work;
   OptionalNumber next_work;
   OptionalNumber psi;
+  // psi's 95% interval (migration 20); a bound absent as in RequiredWork, psi_interval_note
+  // says why.
+  OptionalNumber psi_low{};
+  OptionalNumber psi_high{};
+  std::string psi_interval_note{};
 };
 
 /// hetscale.node_time_variability: run-time variability of a host within a set,

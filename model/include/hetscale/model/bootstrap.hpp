@@ -83,9 +83,9 @@ PercentileInterval percentile_interval(std::span<const double> replicates, doubl
 /// An interval as reported: a bound beyond what was measured (an infinite percentile) is
 /// absent, and `note` says why; without any bound `note` says why there is no interval.
 struct ReportedInterval {
-  std::optional<double> low;
-  std::optional<double> high;
-  std::string note;  // empty when both bounds are there
+  std::optional<double> low{};
+  std::optional<double> high{};
+  std::string note{};  // empty when both bounds are there
 };
 
 /// The percentile interval of `replicates` as reported: an infinite bound is absent, with a
@@ -144,8 +144,8 @@ struct BootstrapOptions {
 
 /// The required parameter's interval and the replicates it was read from.
 struct ParameterInterval {
-  ReportedInterval interval;
-  std::vector<double> replicates;  // one root per resample; -inf / +inf: below / above the
+  ReportedInterval interval{};
+  std::vector<double> replicates{};  // one root per resample; -inf / +inf: below / above the
                                    // measured sizes; empty when there is no interval
   std::size_t pooled = 0;          // residuals in the pool
   double deviation_scale = 1;      // the scale applied to the pool's deviations
@@ -176,8 +176,8 @@ std::optional<double> relative_half_width(const ReportedInterval& interval, doub
 /// runs" ("no interval" / "an open bound" in place of the half-width when it has none).
 struct PrecisionCheck {
   bool reached = false;
-  std::optional<double> half_width;  // relative_half_width
-  std::string text;
+  std::optional<double> half_width{};  // relative_half_width
+  std::string text{};
   /// The set's status, as every output names it: "reached" or "precision_not_reached".
   [[nodiscard]] std::string_view status() const {
     return reached ? precision_reached_status : precision_not_reached_status;

@@ -49,10 +49,10 @@ SampleSummary summarize_sample(std::span<const double> values, double level = 0.
 struct MeanEstimate {
   std::size_t count = 0;
   double mean = 0;
-  std::optional<double> stddev;  // sample standard deviation (n - 1)
-  std::optional<double> low;     // two-sided, at the level asked
-  std::optional<double> high;
-  std::string note;  // why there is no interval; empty with one
+  std::optional<double> stddev{};  // sample standard deviation (n - 1)
+  std::optional<double> low{};     // two-sided, at the level asked
+  std::optional<double> high{};
+  std::string note{};  // why there is no interval; empty with one
 };
 
 /// The mean of `values` with its t interval at `level` (0.95 or 0.99). Throws Error for no
