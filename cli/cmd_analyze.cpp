@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "configured_settings.hpp"
 #include "hetscale/base/atomic_file.hpp"
+#include "hetscale/base/number_text.hpp"
 #include "hetscale/collector/analysis.hpp"
 #include "hetscale/collector/extrap_export.hpp"
 #include "hetscale/collector/migrations.hpp"
@@ -47,28 +48,84 @@ const char* status_name(TargetReading::Status status) {
   return "unknown";
 }
 
-Table sets_table(const collector::Analysis& a) {
-  Table t{{"set", "nodes", "groups", "marked_speed", "runs", "status", "parameter", "work",
-           "nearest_parameter", "nearest_efficiency"},
-          {}};
+// The short reason a figure has no interval, for text tables: the note up to its colon
+// ("too few runs: 1 run at 800 ..." -> "too few runs").
+std::string short_reason(const std::string& note) { return note.substr(0, note.find(':')); }
+
+// Text tables show a figure with its interval in one cell ("0.735 [0.61, 0.86]", or the
+// short reason it has none); JSON and CSV give X, X_low, X_high and X_interval_note.
+void add_figure(std::vector<std::string>& columns, const std::string& name, TableFormat format) {
+  columns.push_back(name);
+  if (format == TableFormat::table) return;
+  for (const char* suffix : {"_low", "_high", "_interval_note"}) columns.push_back(name + suffix);
+}
+
+void add_figure(std::vector<Cell>& row, const std::optional<double>& value,
+                const std::optional<double>& low, const std::optional<double>& high,
+                const std::string& note, TableFormat format) {
+  if (format == TableFormat::table) {
+    if (value)
+      row.emplace_back(interval_text(*value, low, high, short_reason(note)));
+    else
+      row.emplace_back(std::monostate{});
+    return;
+  }
+  row.push_back(optional_cell(value));
+  row.push_back(optional_cell(low));
+  row.push_back(optional_cell(high));
+  if (note.empty())
+    row.emplace_back(std::monostate{});
+  else
+    row.emplace_back(note);
+}
+
+Table sets_table(const collector::Analysis& a, TableFormat format) {
+  Table t{{"set", "nodes", "groups", "marked_speed", "runs", "status"}, {}};
+  add_figure(t.columns, "parameter", format);
+  add_figure(t.columns, "work", format);
+  t.columns.insert(t.columns.end(), {"nearest_parameter", "nearest_efficiency"});
   for (const auto& s : a.sets) {
     const bool found = s.reading.status == TargetReading::Status::found ||
                        s.reading.status == TargetReading::Status::within_tolerance;
-    t.rows.push_back(
-        {std::int64_t{s.set_index}, std::int64_t{s.node_count}, s.group_counts, s.marked_speed,
-         static_cast<std::int64_t>(s.runs), std::string(status_name(s.reading.status)),
-         found ? Cell(s.reading.parameter) : Cell(std::monostate{}), optional_cell(s.work),
-         optional_cell(s.nearest_parameter), optional_cell(s.nearest_efficiency)});
+    std::vector<Cell> row{std::int64_t{s.set_index}, std::int64_t{s.node_count}, s.group_counts,
+                          s.marked_speed, static_cast<std::int64_t>(s.runs),
+                          std::string(status_name(s.reading.status))};
+    const auto& i = s.parameter_interval;
+    add_figure(row, found ? std::optional<double>(s.reading.parameter) : std::nullopt, i.low, i.high,
+               i.note, format);
+    add_figure(row, s.work, s.work_low, s.work_high, i.note, format);
+    row.insert(row.end(), {optional_cell(s.nearest_parameter), optional_cell(s.nearest_efficiency)});
+    t.rows.push_back(std::move(row));
   }
   return t;
 }
 
-Table psi_table(const collector::Analysis& a) {
-  Table t{{"from_set", "to_set", "from_speed", "to_speed", "from_work", "to_work", "psi"}, {}};
+// The per-size mean E_s of every set with its t interval.
+Table sizes_table(const collector::Analysis& a, TableFormat format) {
+  Table t{{"set", "parameter", "runs"}, {}};
+  add_figure(t.columns, "efficiency", format);
+  t.columns.push_back("stddev_efficiency");
+  for (const auto& s : a.sets) {
+    for (const auto& size : s.sizes) {
+      const MeanEstimate& m = size.efficiency;
+      std::vector<Cell> row{std::int64_t{s.set_index}, size.parameter,
+                            static_cast<std::int64_t>(m.count)};
+      add_figure(row, m.mean, m.low, m.high, m.note, format);
+      row.push_back(optional_cell(m.stddev));
+      t.rows.push_back(std::move(row));
+    }
+  }
+  return t;
+}
+
+Table psi_table(const collector::Analysis& a, TableFormat format) {
+  Table t{{"from_set", "to_set", "from_speed", "to_speed", "from_work", "to_work"}, {}};
+  add_figure(t.columns, "psi", format);
   for (const auto& p : a.psi) {
-    t.rows.push_back({std::int64_t{p.set_index}, std::int64_t{p.next_set_index}, p.marked_speed,
-                      p.next_marked_speed, optional_cell(p.work), optional_cell(p.next_work),
-                      optional_cell(p.psi)});
+    std::vector<Cell> row{std::int64_t{p.set_index}, std::int64_t{p.next_set_index}, p.marked_speed,
+                          p.next_marked_speed, optional_cell(p.work), optional_cell(p.next_work)};
+    add_figure(row, p.psi, p.psi_low, p.psi_high, p.psi_interval_note, format);
+    t.rows.push_back(std::move(row));
   }
   return t;
 }
@@ -100,16 +157,27 @@ void print_table(const collector::Analysis& a, const Tolerance& tolerance, Conte
       "tolerance {:g} ({}): a measured mean E_s that close to the target "
       "counts as reaching it\n\n",
       tolerance.value, describe(tolerance));
-  print_table(context.out, sets_table(a), TableFormat::table);
+  print_table(context.out, sets_table(a, TableFormat::table), TableFormat::table);
   for (const auto& s : a.sets) {
     if (!s.advice.empty()) {
       context.out << fmt::format("set {}: {}; {}\n", s.set_index, s.reading.explanation, s.advice);
     } else if (s.reading.status == TargetReading::Status::within_tolerance) {
       context.out << fmt::format("set {}: {}\n", s.set_index, s.reading.explanation);
     }
+    if (!s.parameter_interval.note.empty() && s.work)
+      context.out << fmt::format("set {}: {}\n", s.set_index, s.parameter_interval.note);
   }
   context.out << '\n';
-  print_table(context.out, psi_table(a), TableFormat::table);
+  print_table(context.out, psi_table(a, TableFormat::table), TableFormat::table);
+  for (const auto& p : a.psi)
+    if (p.psi && !p.psi_interval_note.empty())
+      context.out << fmt::format("psi {}->{}: {}\n", p.set_index, p.next_set_index,
+                                 p.psi_interval_note);
+  context.out << fmt::format(
+      "\nintervals: {:g}%; parameter, work and psi: {}, {} resamples; E_s per size: {}\n\n",
+      a.interval_level * 100, a.parameter_interval_method, a.resamples,
+      a.efficiency_interval_method);
+  print_table(context.out, sizes_table(a, TableFormat::table), TableFormat::table);
 }
 
 std::string runs_text(std::size_t n) { return fmt::format("{} run{}", n, n == 1 ? "" : "s"); }
@@ -164,8 +232,13 @@ void run_analyze(const AnalyzeArgs& args, Context& context) {
                           {"target_efficiency", a.target_efficiency},
                           {"tolerance", tolerance.value},
                           {"tolerance_source", tolerance.source},
-                          {"sets", table_json(sets_table(a))},
-                          {"psi", table_json(psi_table(a))}};
+                          {"interval_level", a.interval_level},
+                          {"interval_method", a.parameter_interval_method},
+                          {"interval_resamples", a.resamples},
+                          {"efficiency_interval_method", a.efficiency_interval_method},
+                          {"sets", table_json(sets_table(a, args.format))},
+                          {"psi", table_json(psi_table(a, args.format))},
+                          {"sizes", table_json(sizes_table(a, args.format))}};
       for (std::size_t i = 0; i < a.sets.size(); ++i) {
         j["sets"][i]["explanation"] = a.sets[i].reading.explanation;
         j["sets"][i]["advice"] = a.sets[i].advice;
@@ -173,10 +246,12 @@ void run_analyze(const AnalyzeArgs& args, Context& context) {
       context.out << j.dump(2) << '\n';
       return;
     }
-    case TableFormat::csv:  // two tables, separated by an empty line
-      print_table(context.out, sets_table(a), TableFormat::csv);
+    case TableFormat::csv:  // three tables, separated by an empty line
+      print_table(context.out, sets_table(a, args.format), TableFormat::csv);
       context.out << '\n';
-      print_table(context.out, psi_table(a), TableFormat::csv);
+      print_table(context.out, psi_table(a, args.format), TableFormat::csv);
+      context.out << '\n';
+      print_table(context.out, sizes_table(a, args.format), TableFormat::csv);
       return;
   }
 }

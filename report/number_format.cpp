@@ -74,8 +74,10 @@ std::string shown_figure(const OptionalNumber& value, const OptionalInterval& in
   std::string out = shown_number(*value);
   if (!unit.empty()) out += " " + unit;
   if (!interval) return out;
-  if (interval->low && interval->high)
-    return out + " [" + shown_number(*interval->low) + ", " + shown_number(*interval->high) + "]";
+  // A bound beyond the measured sizes is open: [0.61, open].
+  if (interval->low || interval->high)
+    return out + " [" + (interval->low ? shown_number(*interval->low) : "open") + ", " +
+           (interval->high ? shown_number(*interval->high) : "open") + "]";
   return interval->missing.empty() ? out : out + " (" + interval->missing + ")";
 }
 

@@ -21,7 +21,8 @@ std::string shown_number(double value, int digits = 4);
 std::string shown_percent(double fraction);
 
 /// The one text of a figure that may carry an interval (docs/dashboards.md): the value
-/// (shown_number), then " [low, high]" when the interval has both bounds, or " (why)" when
+/// (shown_number), then " [low, high]" when the interval has a bound ("open" for one beyond
+/// the measured sizes: " [0.61, open]"), or " (why)" when
 /// the view says why it has none (e.g. too few runs); the bare value when the view gives no
 /// interval; "n/a" when there is no value. `unit`, when given, follows the figure.
 std::string shown_figure(const OptionalNumber& value, const OptionalInterval& interval = {},

@@ -20,6 +20,16 @@ double parse_number(std::string_view text, std::string_view what) {
   throw Error(std::string(what) + ": '" + std::string(text) + "' is not a number");
 }
 
+std::string interval_text(double value, const std::optional<double>& low,
+                          const std::optional<double>& high, std::string_view missing) {
+  const std::string figure = detail::rounded_text(value);
+  if (!low && !high) return figure + " (" + std::string(missing) + ")";
+  const auto bound = [](const std::optional<double>& b) {
+    return b ? detail::rounded_text(*b) : std::string("open");
+  };
+  return figure + " [" + bound(low) + ", " + bound(high) + "]";
+}
+
 }  // namespace hetscale
 
 namespace hetscale::detail {

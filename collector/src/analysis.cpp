@@ -177,9 +177,18 @@ std::string advice(const SetAnalysis& set, const EfficiencyCurve& curve,
   return "";
 }
 
+std::vector<SizeEfficiency> size_efficiencies(const std::vector<EfficiencyPoint>& points) {
+  std::map<double, std::vector<double>> by_size;
+  for (const EfficiencyPoint& p : points) by_size[p.parameter].push_back(p.efficiency);
+  std::vector<SizeEfficiency> out;
+  for (const auto& [parameter, values] : by_size)
+    out.push_back({parameter, mean_estimate(values, measured_interval_level)});
+  return out;
+}
+
 SetAnalysis analyze_set(int index, const std::vector<EfficiencyPoint>& points,
                         const SetFacts& facts, const Experiment& e, const Workload& workload,
-                        double target, double tolerance) {
+                        double target, double tolerance, const BootstrapOptions& options) {
   SetAnalysis set;
   set.set_index = index;
   set.node_count = facts.node_count;
@@ -188,40 +197,131 @@ SetAnalysis analyze_set(int index, const std::vector<EfficiencyPoint>& points,
   set.runs = points.size();
   const EfficiencyCurve curve = EfficiencyCurve::fit(points);
   set.reading = curve.parameter_within(target, tolerance);
-  if (has_parameter(set.reading)) {
-    set.work = workload.evaluate(ParameterValues{{e.parameter, set.reading.parameter}});
-  }
+  const auto work_at = [&](double parameter) {
+    return workload.evaluate(ParameterValues{{e.parameter, parameter}});
+  };
+  if (has_parameter(set.reading)) set.work = work_at(set.reading.parameter);
   nearest(curve, target, set);
   set.advice = advice(set, curve, e.parameter);
+  set.sizes = size_efficiencies(points);
+  ParameterInterval interval = required_parameter_interval(points, target, tolerance, options);
+  set.parameter_interval = std::move(interval.interval);
+  set.resamples = interval.replicates.size();
+  if (set.parameter_interval.low) set.work_low = work_at(*set.parameter_interval.low);
+  if (set.parameter_interval.high) set.work_high = work_at(*set.parameter_interval.high);
+  set.work_replicates.reserve(interval.replicates.size());
+  for (double root : interval.replicates)  // W is monotone in N: beyond the sizes stays beyond
+    set.work_replicates.push_back(std::isfinite(root) ? work_at(root) : root);
   return set;
 }
 
+// The sets analyze stores in required_work (a known C), in set order: the sets of set_psi.
+std::vector<const SetAnalysis*> stored_sets(const std::vector<SetAnalysis>& sets) {
+  std::vector<const SetAnalysis*> out;
+  for (const SetAnalysis& s : sets)
+    if (s.node_count > 0 && s.marked_speed > 0) out.push_back(&s);
+  return out;
+}
+
+// psi's interval between two consecutive stored sets, as stored in psi_intervals.
+struct PsiInterval {
+  ReportedInterval interval;
+  std::size_t resamples = 0;
+};
+
+PsiInterval psi_interval(const SetAnalysis& from, const SetAnalysis& to, double level) {
+  PsiInterval out;
+  if (!from.work || !to.work) {
+    out.interval.note = "no psi: it needs the work at the target on both sets";
+    return out;
+  }
+  for (const SetAnalysis* s : {&from, &to}) {
+    if (s->work_replicates.empty()) {
+      out.interval.note = fmt::format("no interval: set {} has none ({})", s->set_index,
+                                      s->parameter_interval.note);
+      return out;
+    }
+  }
+  const std::vector<double> replicates = psi_replicates(
+      from.marked_speed, from.work_replicates, to.marked_speed, to.work_replicates);
+  out.resamples = replicates.size();
+  out.interval = reported_interval(
+      replicates, level, "where a set's root lies beyond its measured sizes (psi lower)",
+      "where a set's root lies beyond its measured sizes (psi higher)");
+  return out;
+}
+
+std::optional<std::string> optional_text(const std::string& text) {
+  return text.empty() ? std::nullopt : std::optional<std::string>(text);
+}
+
 void store(pg::Connection& conn, const Experiment& e, double target,
-           const std::vector<SetAnalysis>& sets) {
+           const std::vector<SetAnalysis>& sets, const Analysis& a) {
   conn.exec(
       "DELETE FROM hetscale.required_work WHERE experiment_id = $1 AND target_efficiency = $2",
       {e.id, number(target)});
   // In the order of TargetReading::Status; the CHECK of required_work lists the same.
   static const char* status_names[] = {"found", "below_range", "above_range", "too_few_points",
                                        "within_tolerance"};
-  for (const SetAnalysis& s : sets) {
-    if (s.node_count <= 0 || s.marked_speed <= 0) continue;  // unknown C: psi undefined
-    const bool found = has_parameter(s.reading);
+  const std::vector<const SetAnalysis*> stored = stored_sets(sets);
+  for (const SetAnalysis* s : stored) {
+    const bool found = has_parameter(s->reading);
     conn.exec(
         R"sql(
       INSERT INTO hetscale.required_work (experiment_id, set_index, target_efficiency,
-        node_count, marked_speed, status, parameter_value, work, nearest_efficiency, explanation)
+        node_count, marked_speed, status, parameter_value, work, nearest_efficiency, explanation,
+        parameter_low, parameter_high, work_low, work_high, interval_level, interval_method,
+        interval_resamples, interval_note)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18))sql",
+        {e.id, std::to_string(s->set_index), number(target), std::to_string(s->node_count),
+         number(s->marked_speed), status_names[static_cast<int>(s->reading.status)],
+         found ? std::optional<std::string>(number(s->reading.parameter)) : std::nullopt,
+         optional_number(s->work), optional_number(s->nearest_efficiency), s->reading.explanation,
+         optional_number(s->parameter_interval.low), optional_number(s->parameter_interval.high),
+         optional_number(s->work_low), optional_number(s->work_high), number(a.interval_level),
+         a.parameter_interval_method,
+         s->resamples > 0 ? std::optional<std::string>(std::to_string(s->resamples)) : std::nullopt,
+         optional_text(s->parameter_interval.note)});
+  }
+  conn.exec("DELETE FROM hetscale.efficiency_intervals WHERE experiment_id = $1", {e.id});
+  for (const SetAnalysis& s : sets) {
+    for (const SizeEfficiency& size : s.sizes) {
+      const MeanEstimate& m = size.efficiency;
+      conn.exec(R"sql(
+        INSERT INTO hetscale.efficiency_intervals (experiment_id, set_index, parameter_value,
+          runs, speed_efficiency, speed_efficiency_low, speed_efficiency_high, interval_level,
+          interval_method, interval_note)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10))sql",
+                {e.id, std::to_string(s.set_index), number(size.parameter),
+                 std::to_string(m.count), number(m.mean), optional_number(m.low),
+                 optional_number(m.high), number(a.interval_level), a.efficiency_interval_method,
+                 optional_text(m.note)});
+    }
+  }
+  conn.exec(
+      "DELETE FROM hetscale.psi_intervals WHERE experiment_id = $1 AND target_efficiency = $2",
+      {e.id, number(target)});
+  for (std::size_t i = 0; i + 1 < stored.size(); ++i) {
+    const PsiInterval p = psi_interval(*stored[i], *stored[i + 1], a.interval_level);
+    conn.exec(R"sql(
+      INSERT INTO hetscale.psi_intervals (experiment_id, target_efficiency, set_index,
+        next_set_index, psi_low, psi_high, interval_level, interval_method, interval_resamples,
+        interval_note)
       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10))sql",
-        {e.id, std::to_string(s.set_index), number(target), std::to_string(s.node_count),
-         number(s.marked_speed), status_names[static_cast<int>(s.reading.status)],
-         found ? std::optional<std::string>(number(s.reading.parameter)) : std::nullopt,
-         optional_number(s.work), optional_number(s.nearest_efficiency), s.reading.explanation});
+              {e.id, number(target), std::to_string(stored[i]->set_index),
+               std::to_string(stored[i + 1]->set_index), optional_number(p.interval.low),
+               optional_number(p.interval.high), number(a.interval_level),
+               a.parameter_interval_method,
+               p.resamples > 0 ? std::optional<std::string>(std::to_string(p.resamples))
+                               : std::nullopt,
+               optional_text(p.interval.note)});
   }
 }
 
 std::vector<PsiPair> psi_pairs(pg::Connection& conn, const Experiment& e, double target) {
   const pg::Result r = conn.exec(R"sql(
-    SELECT set_index, next_set_index, marked_speed, next_marked_speed, work, next_work, psi
+    SELECT set_index, next_set_index, marked_speed, next_marked_speed, work, next_work, psi,
+           psi_low, psi_high, psi_interval_note
     FROM hetscale.set_psi WHERE experiment_id = $1 AND target_efficiency = $2
     ORDER BY set_index)sql",
                                  {e.id, number(target)});
@@ -229,14 +329,16 @@ std::vector<PsiPair> psi_pairs(pg::Connection& conn, const Experiment& e, double
   for (int i = 0; i < r.rows(); ++i) {
     out.push_back({static_cast<int>(r.integer(i, 0)), static_cast<int>(r.integer(i, 1)),
                    r.number(i, 2), r.number(i, 3), r.optional_number(i, 4), r.optional_number(i, 5),
-                   r.optional_number(i, 6)});
+                   r.optional_number(i, 6), r.optional_number(i, 7), r.optional_number(i, 8),
+                   r.is_null(i, 9) ? std::string() : std::string(r.text(i, 9))});
   }
   return out;
 }
 
 }  // namespace
 
-Analysis analyze(pg::Connection& conn, const std::string& name, double target, double tolerance) {
+Analysis analyze(pg::Connection& conn, const std::string& name, double target, double tolerance,
+                 std::size_t resamples) {
   if (!(target > 0 && target <= 1)) throw Error("analyze: --target must be in (0, 1]");
   if (!(tolerance >= 0 && tolerance < 1)) throw Error("analyze: --tolerance must be in [0, 1)");
   // One snapshot for every read; the rows stored from them go in in the same transaction.
@@ -246,13 +348,26 @@ Analysis analyze(pg::Connection& conn, const std::string& name, double target, d
   const auto points = points_by_set(conn, e.id);
   if (points.empty()) throw Error(no_efficiency_reason(conn, e.id, name));
   const auto facts = set_facts(conn, e.id);
-  Analysis out{name, e.parameter, e.workload, e.speed_unit, target, tolerance, {}, {}};
+  Analysis out;
+  out.experiment = name;
+  out.parameter = e.parameter;
+  out.workload = e.workload;
+  out.speed_unit = e.speed_unit;
+  out.target_efficiency = target;
+  out.tolerance = tolerance;
+  out.parameter_interval_method = std::string(residual_bootstrap_method);
+  out.efficiency_interval_method = std::string(mean_t_interval_method);
+  out.resamples = resamples;
   for (const auto& [index, set_points] : points) {
     auto it = facts.find(index);
+    BootstrapOptions options;
+    options.resamples = resamples;
+    options.level = out.interval_level;
+    options.seed = required_parameter_seed(name, index, target);
     out.sets.push_back(analyze_set(index, set_points, it == facts.end() ? SetFacts{} : it->second,
-                                   e, workload, target, tolerance));
+                                   e, workload, target, tolerance, options));
   }
-  store(conn, e, target, out.sets);
+  store(conn, e, target, out.sets, out);
   out.psi = psi_pairs(conn, e, target);
   tx.commit();
   return out;

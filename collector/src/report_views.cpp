@@ -28,6 +28,10 @@ constexpr int kOwnerSchemaVersion = 12;
 /// reports show no split of the run time.
 constexpr int kTimeSplitSchemaVersion = 18;
 
+/// Schema version from which the views carry the figures' intervals (migration 0021):
+/// older databases' reports show the figures without them.
+constexpr int kIntervalSchemaVersion = 21;
+
 std::string text(const pg::Result& r, int row, int column) {
   return r.is_null(row, column) ? std::string() : std::string(r.text(row, column));
 }
@@ -122,16 +126,40 @@ void read_speed_units(const Views& views, const Chosen& chosen) {
     if (ExperimentData* e = chosen(r, i)) e->speed_unit = text(r, i, k);
 }
 
-void read_curves(const Views& views, const Chosen& chosen) {
-  const pg::Result r = views.exec(R"(
-      SELECT {key}, set_index, parameter_value, runs, work, speed_efficiency,
-             min_speed_efficiency, max_speed_efficiency, stddev_speed_efficiency
-      FROM hetscale.set_efficiency_curve ORDER BY 1, 2, 3, set_index, parameter_value)");
+/// The interval columns of a view from migration 21 on, else NULLs of the same names.
+const char* interval_columns(bool intervals, const char* columns, const char* nulls) {
+  return intervals ? columns : nulls;
+}
+
+/// A figure's interval from its view's bounds and note: none before migration 21 (the
+/// columns are NULLs) or where the view gives neither bounds nor a reason.
+OptionalInterval interval_of(bool intervals, double level, OptionalNumber low, OptionalNumber high,
+                             std::string why) {
+  if (!intervals || (!low && !high && why.empty())) return std::nullopt;
+  return Interval{level, low, high, std::move(why)};
+}
+
+/// The level of the intervals the views give (docs/science.md section 5).
+constexpr double kViewIntervalLevel = 0.95;
+
+void read_curves(const Views& views, const Chosen& chosen, bool intervals) {
+  const pg::Result r = views.exec(
+      fmt::format(R"(
+      SELECT {{key}}, set_index, parameter_value, runs, work, speed_efficiency,
+             min_speed_efficiency, max_speed_efficiency, stddev_speed_efficiency, {}
+      FROM hetscale.set_efficiency_curve ORDER BY 1, 2, 3, set_index, parameter_value)",
+                  interval_columns(intervals,
+                                   "speed_efficiency_low, speed_efficiency_high, "
+                                   "speed_efficiency_interval_note",
+                                   "NULL::float8, NULL::float8, NULL::text"))
+          .c_str());
   for (int i = 0; i < r.rows(); ++i)
     if (ExperimentData* e = chosen(r, i))
       e->curve.push_back({small(r, i, k), r.number(i, k + 1), r.integer(i, k + 2),
                           r.number(i, k + 3), r.number(i, k + 4), r.number(i, k + 5),
-                          r.number(i, k + 6), r.optional_number(i, k + 7)});
+                          r.number(i, k + 6), r.optional_number(i, k + 7),
+                          interval_of(intervals, kViewIntervalLevel, r.optional_number(i, k + 8),
+                                      r.optional_number(i, k + 9), text(r, i, k + 10))});
 }
 
 void read_time_split(const Views& views, const Chosen& chosen) {
@@ -145,29 +173,47 @@ void read_time_split(const Views& views, const Chosen& chosen) {
                                r.number(i, k + 3), r.number(i, k + 4), r.number(i, k + 5)});
 }
 
-void read_required_work(const Views& views, const Chosen& chosen) {
-  const pg::Result r = views.exec(R"(
-      SELECT {key}, set_index, node_count, marked_speed, target_efficiency, status,
-             parameter_value, work, nearest_efficiency, explanation
-      FROM hetscale.set_required_work ORDER BY 1, 2, 3, target_efficiency, set_index)");
+void read_required_work(const Views& views, const Chosen& chosen, bool intervals) {
+  const pg::Result r = views.exec(
+      fmt::format(R"(
+      SELECT {{key}}, set_index, node_count, marked_speed, target_efficiency, status,
+             parameter_value, work, nearest_efficiency, explanation, {}
+      FROM hetscale.set_required_work ORDER BY 1, 2, 3, target_efficiency, set_index)",
+                  interval_columns(intervals,
+                                   "parameter_low, parameter_high, work_low, work_high, "
+                                   "interval_level, interval_note",
+                                   "NULL::float8, NULL::float8, NULL::float8, NULL::float8, "
+                                   "NULL::float8, NULL::text"))
+          .c_str());
   for (int i = 0; i < r.rows(); ++i)
-    if (ExperimentData* e = chosen(r, i))
-      e->required_work.push_back({small(r, i, k), small(r, i, k + 1), r.number(i, k + 2),
-                                  r.number(i, k + 3), text(r, i, k + 4),
-                                  r.optional_number(i, k + 5), r.optional_number(i, k + 6),
-                                  r.optional_number(i, k + 7), text(r, i, k + 8)});
+    if (ExperimentData* e = chosen(r, i)) {
+      const double level = r.optional_number(i, k + 13).value_or(kViewIntervalLevel);
+      const std::string why = text(r, i, k + 14);
+      e->required_work.push_back(
+          {small(r, i, k), small(r, i, k + 1), r.number(i, k + 2), r.number(i, k + 3),
+           text(r, i, k + 4), r.optional_number(i, k + 5), r.optional_number(i, k + 6),
+           r.optional_number(i, k + 7), text(r, i, k + 8),
+           interval_of(intervals, level, r.optional_number(i, k + 9), r.optional_number(i, k + 10), why),
+           interval_of(intervals, level, r.optional_number(i, k + 11), r.optional_number(i, k + 12), why)});
+    }
 }
 
-void read_psi(const Views& views, const Chosen& chosen) {
-  const pg::Result r = views.exec(R"(
-      SELECT {key}, target_efficiency, set_index, next_set_index, marked_speed,
-             next_marked_speed, work, next_work, psi
-      FROM hetscale.set_psi ORDER BY 1, 2, 3, target_efficiency, set_index)");
+void read_psi(const Views& views, const Chosen& chosen, bool intervals) {
+  const pg::Result r = views.exec(
+      fmt::format(R"(
+      SELECT {{key}}, target_efficiency, set_index, next_set_index, marked_speed,
+             next_marked_speed, work, next_work, psi, {}
+      FROM hetscale.set_psi ORDER BY 1, 2, 3, target_efficiency, set_index)",
+                  interval_columns(intervals, "psi_low, psi_high, psi_interval_note",
+                                   "NULL::float8, NULL::float8, NULL::text"))
+          .c_str());
   for (int i = 0; i < r.rows(); ++i)
     if (ExperimentData* e = chosen(r, i))
       e->psi.push_back({r.number(i, k), small(r, i, k + 1), small(r, i, k + 2),
                         r.number(i, k + 3), r.number(i, k + 4), r.optional_number(i, k + 5),
-                        r.optional_number(i, k + 6), r.optional_number(i, k + 7)});
+                        r.optional_number(i, k + 6), r.optional_number(i, k + 7),
+                        interval_of(intervals, kViewIntervalLevel, r.optional_number(i, k + 8),
+                                    r.optional_number(i, k + 9), text(r, i, k + 10))});
 }
 
 void read_heterogeneity(const Views& views, const Chosen& chosen) {
@@ -433,10 +479,11 @@ ReportData read_report_data(pg::Connection& conn, const std::vector<std::string>
   const Chosen chosen(data);
   read_parameter_names(views, chosen);
   read_speed_units(views, chosen);
-  read_curves(views, chosen);
+  const bool intervals = version >= kIntervalSchemaVersion;
+  read_curves(views, chosen, intervals);
   if (version >= kTimeSplitSchemaVersion) read_time_split(views, chosen);
-  read_required_work(views, chosen);
-  read_psi(views, chosen);
+  read_required_work(views, chosen, intervals);
+  read_psi(views, chosen, intervals);
   read_heterogeneity(views, chosen);
   read_weights(views, chosen);
   read_partitions(views, chosen);

@@ -64,8 +64,27 @@ constexpr const char* too_few_message = "need measurements at 2 or more distinct
 
 EfficiencyCurve EfficiencyCurve::fit(std::span<const EfficiencyPoint> points) {
   validate(points);
+  return fit_averaged(average_repeats(points));
+}
+
+EfficiencyCurve EfficiencyCurve::fit_averaged(std::vector<FittedKnot> knots) {
+  for (std::size_t i = 0; i < knots.size(); ++i) {
+    const FittedKnot& k = knots[i];
+    const auto where = [&] {
+      return "size " + std::to_string(i + 1) + " of " + std::to_string(knots.size()) + ": ";
+    };
+    if (!(std::isfinite(k.parameter) && k.parameter > 0) ||
+        (i > 0 && !(k.parameter > knots[i - 1].parameter))) {
+      throw Error(where() + "parameters must be positive, finite and ascending, got " +
+                  shortest_text(k.parameter));
+    }
+    if (!(std::isfinite(k.mean_efficiency) && k.mean_efficiency >= 0) || k.repeats == 0) {
+      throw Error(where() + "needs a finite mean speed-efficiency >= 0 over at least one run, got " +
+                  shortest_text(k.mean_efficiency) + " over " + std::to_string(k.repeats));
+    }
+  }
   EfficiencyCurve curve;
-  curve.knots_ = average_repeats(points);
+  curve.knots_ = std::move(knots);
   const std::size_t n = curve.knots_.size();
   std::vector<double> means(n);
   std::vector<double> weights(n);

@@ -9,32 +9,6 @@
 namespace hetscale {
 namespace {
 
-// Two-sided standard normal quantile for the supported levels.
-double normal_quantile(double level) {
-  if (level == 0.95) return 1.959963984540054;
-  if (level == 0.99) return 2.5758293035489004;
-  throw Error("confidence level must be 0.95 or 0.99");
-}
-
-// Student's t quantile t_{1-(1-level)/2, df}: exact table values up to 30 degrees of
-// freedom, then the Cornish-Fisher expansion around the normal quantile.
-double t_quantile(double level, std::size_t df) {
-  static constexpr std::array<double, 30> t95 = {
-      12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-      2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-      2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
-  static constexpr std::array<double, 30> t99 = {
-      63.657, 9.925, 5.841, 4.604, 4.032, 3.707, 3.499, 3.355, 3.250, 3.169,
-      3.106,  3.055, 3.012, 2.977, 2.947, 2.921, 2.898, 2.878, 2.861, 2.845,
-      2.831,  2.819, 2.807, 2.797, 2.787, 2.779, 2.771, 2.763, 2.756, 2.750};
-  const double z = normal_quantile(level);
-  if (df >= 1 && df <= 30) return level == 0.95 ? t95[df - 1] : t99[df - 1];
-  const double n = static_cast<double>(df);
-  const double z3 = z * z * z;
-  const double z5 = z3 * z * z;
-  return z + (z3 + z) / (4 * n) + (5 * z5 + 16 * z3 + 3 * z) / (96 * n * n);
-}
-
 // Chi-square quantile with k degrees of freedom at the lower (z < 0) or upper (z > 0)
 // tail of a two-sided interval: table values at 95% up to 30 degrees of freedom, else
 // Wilson-Hilferty, for the normal quantile z.
@@ -57,21 +31,40 @@ double chi_square_quantile(std::size_t k, double z) {
 
 }  // namespace
 
+double normal_quantile(double level) {
+  if (level == 0.95) return 1.959963984540054;
+  if (level == 0.99) return 2.5758293035489004;
+  throw Error("confidence level must be 0.95 or 0.99");
+}
+
+double student_t_quantile(double level, std::size_t df) {
+  static constexpr std::array<double, 30> t95 = {
+      12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+      2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+      2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+  static constexpr std::array<double, 30> t99 = {
+      63.657, 9.925, 5.841, 4.604, 4.032, 3.707, 3.499, 3.355, 3.250, 3.169,
+      3.106,  3.055, 3.012, 2.977, 2.947, 2.921, 2.898, 2.878, 2.861, 2.845,
+      2.831,  2.819, 2.807, 2.797, 2.787, 2.779, 2.771, 2.763, 2.756, 2.750};
+  const double z = normal_quantile(level);
+  if (df == 0) throw Error("a t quantile needs at least 1 degree of freedom");
+  if (df <= 30) return level == 0.95 ? t95[df - 1] : t99[df - 1];
+  const double n = static_cast<double>(df);
+  const double z3 = z * z * z;
+  const double z5 = z3 * z * z;
+  return z + (z3 + z) / (4 * n) + (5 * z5 + 16 * z3 + 3 * z) / (96 * n * n);
+}
+
 SampleSummary summarize_sample(std::span<const double> values, double level) {
   if (values.size() < 2) throw Error("a confidence interval needs at least 2 values");
   const double z = normal_quantile(level);
+  const MeanEstimate estimate = mean_estimate(values, level);
   SampleSummary out;
-  out.count = values.size();
-  double sum = 0;
-  for (double v : values) sum += v;
-  out.mean = sum / static_cast<double>(out.count);
-  double squares = 0;
-  for (double v : values) squares += (v - out.mean) * (v - out.mean);
+  out.count = estimate.count;
+  out.mean = estimate.mean;
+  out.stddev = *estimate.stddev;
+  out.mean_interval = {*estimate.low, *estimate.high};
   const double df = static_cast<double>(out.count - 1);
-  out.stddev = std::sqrt(squares / df);
-  const double half = t_quantile(level, out.count - 1) * out.stddev /
-                      std::sqrt(static_cast<double>(out.count));
-  out.mean_interval = {out.mean - half, out.mean + half};
   if (out.mean <= 0) throw Error("the coefficient of variation needs a positive mean");
   out.cv = out.stddev / out.mean;
   // sigma lies in [s sqrt(df / chi2_hi), s sqrt(df / chi2_lo)]; the CV interval divides
@@ -79,6 +72,28 @@ SampleSummary summarize_sample(std::span<const double> values, double level) {
   const double chi_hi = chi_square_quantile(out.count - 1, z);
   const double chi_lo = std::max(chi_square_quantile(out.count - 1, -z), 1e-12);
   out.cv_interval = {out.cv * std::sqrt(df / chi_hi), out.cv * std::sqrt(df / chi_lo)};
+  return out;
+}
+
+MeanEstimate mean_estimate(std::span<const double> values, double level) {
+  if (values.empty()) throw Error("a mean needs at least 1 value");
+  MeanEstimate out;
+  out.count = values.size();
+  double sum = 0;
+  for (double v : values) sum += v;
+  out.mean = sum / static_cast<double>(out.count);
+  if (out.count < 2) {
+    (void)normal_quantile(level);  // the level is checked whatever the count
+    out.note = "1 run";
+    return out;
+  }
+  double squares = 0;
+  for (double v : values) squares += (v - out.mean) * (v - out.mean);
+  out.stddev = std::sqrt(squares / static_cast<double>(out.count - 1));
+  const double half =
+      student_t_quantile(level, out.count - 1) * *out.stddev / std::sqrt(static_cast<double>(out.count));
+  out.low = out.mean - half;
+  out.high = out.mean + half;
   return out;
 }
 

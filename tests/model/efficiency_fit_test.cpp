@@ -222,5 +222,26 @@ TEST(EfficiencyFit, AMeasuredPointWithinTheToleranceIsAcceptedWhenNotBracketed) 
                "tolerance must be in [0, 1) (a fraction of the target), got 1");
 }
 
+TEST(EfficiencyFit, FitAveragedIsFitAfterAveraging) {
+  std::vector<EfficiencyPoint> points = sample_saturating();
+  points.push_back({800, saturating(800) * 1.2});  // a repeat, pooled by the isotonic fit
+  points.push_back({400, saturating(400) * 1.3});
+  const EfficiencyCurve from_points = EfficiencyCurve::fit(points);
+  std::vector<FittedKnot> knots = from_points.knots();
+  for (auto& k : knots) k.fitted_efficiency = 0;
+  const EfficiencyCurve from_means = EfficiencyCurve::fit_averaged(knots);
+  ASSERT_EQ(from_means.knots().size(), from_points.knots().size());
+  for (std::size_t i = 0; i < knots.size(); ++i)
+    EXPECT_EQ(from_means.knots()[i].fitted_efficiency, from_points.knots()[i].fitted_efficiency);
+  EXPECT_EQ(from_means.parameter_at(0.4).parameter, from_points.parameter_at(0.4).parameter);
+  std::vector<FittedKnot> unordered{{200, 0.1, 0, 1}, {100, 0.2, 0, 1}};
+  expect_error([&] { (void)EfficiencyCurve::fit_averaged(unordered); },
+               "size 2 of 2: parameters must be positive, finite and ascending, got 100");
+  std::vector<FittedKnot> empty_size{{100, 0.1, 0, 1}, {200, 0.2, 0, 0}};
+  expect_error([&] { (void)EfficiencyCurve::fit_averaged(empty_size); },
+               "size 2 of 2: needs a finite mean speed-efficiency >= 0 over at least one run, got "
+               "0.2 over 0");
+}
+
 }  // namespace
 }  // namespace hetscale

@@ -53,6 +53,31 @@ TEST(SampleStatistics, Verdicts) {
   EXPECT_EQ(verdict({0.45, 0.50}, {0.47, 0.53}), "undecided");
 }
 
+TEST(SampleStatistics, MeanEstimateOfOneRunHasNoInterval) {
+  const std::vector<double> one{0.61};
+  const MeanEstimate m = mean_estimate(one);
+  EXPECT_EQ(m.count, 1u);
+  EXPECT_DOUBLE_EQ(m.mean, 0.61);
+  EXPECT_FALSE(m.stddev || m.low || m.high);
+  EXPECT_EQ(m.note, "1 run");
+  const std::vector<double> v{1, 2, 3, 4, 5};
+  const MeanEstimate five = mean_estimate(v);
+  EXPECT_NEAR(*five.low, 3 - 1.963, 1e-3);  // as MeanIntervalUsesStudentsT
+  EXPECT_NEAR(*five.high, 3 + 1.963, 1e-3);
+  EXPECT_EQ(five.note, "");
+  EXPECT_THROW(mean_estimate(std::vector<double>{}), Error);
+  EXPECT_THROW(mean_estimate(one, 0.9), Error);
+}
+
+TEST(SampleStatistics, QuantilesOfTheSupportedLevels) {
+  EXPECT_NEAR(normal_quantile(0.95), 1.95996, 1e-5);
+  EXPECT_EQ(student_t_quantile(0.95, 2), 4.303);
+  EXPECT_EQ(student_t_quantile(0.99, 30), 2.750);
+  EXPECT_NEAR(student_t_quantile(0.95, 60), 2.0003, 1e-3);  // qt(0.975, 60)
+  EXPECT_THROW((void)student_t_quantile(0.95, 0), Error);
+  EXPECT_THROW((void)student_t_quantile(0.9, 3), Error);
+}
+
 TEST(SampleStatistics, Errors) {
   const std::vector<double> one{1};
   EXPECT_THROW(summarize_sample(one), Error);

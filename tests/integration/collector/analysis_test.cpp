@@ -6,11 +6,13 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
 #include "hetscale/collector/collect.hpp"
 #include "hetscale/collector/extrap_export.hpp"
+#include "hetscale/collector/report_views.hpp"
 #include "record_text.hpp"
 #include "test_database.hpp"
 
@@ -95,6 +97,136 @@ TEST_F(Analyze, RequiredWorkAndPsiMatchTheClosedForm) {
   // Analysing again replaces, never duplicates.
   collector::analyze(conn, "mm-small", 0.5);
   EXPECT_EQ(db_.scalar("SELECT count(*) FROM hetscale.required_work"), "2");
+}
+
+// Runs of set `set` at the given N, one repetition per factor: that repetition's E_s is
+// the closed form's times the factor.
+std::vector<nlohmann::json> scaled_runs(int set, std::initializer_list<double> ns,
+                                        const std::vector<double>& factors, int& serial) {
+  std::vector<nlohmann::json> out;
+  const int nodes = 2 << set;
+  const double speed = 100.0 * (set + 1);
+  for (double n : ns) {
+    for (std::size_t rep = 0; rep < factors.size(); ++rep) {
+      const double work = 2 * n * n * n;
+      const double seconds = work / (efficiency(n, nodes) * factors[rep] * speed * 1e6);
+      out.push_back(record_json("mm-small", n, set, static_cast<int>(rep), work, seconds, speed,
+                                nodes, serial++));
+    }
+  }
+  return out;
+}
+
+// Every figure with its 95% interval (docs/science.md section 5), stored beside it.
+TEST_F(Analyze, StoresEveryFigureWithItsInterval) {
+  int serial = 0;
+  const std::vector<double> spread{0.95, 1.0, 1.05};  // +-5% around the closed form
+  std::vector<nlohmann::json> all = scaled_runs(0, {10, 20, 40, 80, 160}, spread, serial);
+  for (auto& r : scaled_runs(1, {20, 40, 80, 160, 320}, spread, serial)) all.push_back(r);
+  load(all);
+  pg::Connection conn = db_.connect();
+  const collector::Analysis a = collector::analyze(conn, "mm-small", 0.5);
+  EXPECT_EQ(a.interval_level, 0.95);
+  EXPECT_EQ(a.parameter_interval_method, "stratified residual bootstrap, percentile");
+  EXPECT_EQ(a.efficiency_interval_method, "Student t interval of the mean");
+  ASSERT_EQ(a.sets.size(), 2u);
+  for (const auto& set : a.sets) {
+    SCOPED_TRACE(set.set_index);
+    const auto& i = set.parameter_interval;
+    ASSERT_TRUE(i.low && i.high) << i.note;
+    EXPECT_LT(*i.low, set.reading.parameter);
+    EXPECT_GT(*i.high, set.reading.parameter);
+    EXPECT_EQ(i.note, "");
+    EXPECT_EQ(set.resamples, 2000u);
+    EXPECT_NEAR(*set.work_low, 2 * *i.low * *i.low * *i.low, 1e-6 * *set.work_low);
+    EXPECT_NEAR(*set.work_high, 2 * *i.high * *i.high * *i.high, 1e-6 * *set.work_high);
+    // Per size: mean E_s exactly the closed form's, sd 5%, t_{0.975, 2} = 4.303.
+    ASSERT_EQ(set.sizes.size(), 5u);
+    const auto& m = set.sizes[2].efficiency;
+    const double e = efficiency(set.sizes[2].parameter, set.node_count);
+    EXPECT_EQ(m.count, 3u);
+    EXPECT_NEAR(m.mean, e, 1e-12);
+    EXPECT_NEAR(*m.high - m.mean, 4.303 * 0.05 * e / std::sqrt(3.0), 1e-9);
+    EXPECT_NEAR(m.mean - *m.low, 4.303 * 0.05 * e / std::sqrt(3.0), 1e-9);
+  }
+  ASSERT_EQ(a.psi.size(), 1u);
+  ASSERT_TRUE(a.psi[0].psi_low && a.psi[0].psi_high) << a.psi[0].psi_interval_note;
+  EXPECT_LT(*a.psi[0].psi_low, *a.psi[0].psi);
+  EXPECT_GT(*a.psi[0].psi_high, *a.psi[0].psi);
+  EXPECT_EQ(a.psi[0].psi_interval_note, "");
+  // The views show what analyze computed.
+  EXPECT_EQ(std::stod(db_.scalar("SELECT parameter_low FROM hetscale.set_required_work WHERE set_index = 0")),
+            *a.sets[0].parameter_interval.low);
+  EXPECT_EQ(db_.scalar("SELECT interval_level || ' ' || interval_method || ' ' || interval_resamples || ' ' || "
+                       "(interval_note IS NULL) FROM hetscale.set_required_work WHERE set_index = 1"),
+            "0.95 stratified residual bootstrap, percentile 2000 true");
+  EXPECT_EQ(std::stod(db_.scalar("SELECT psi_high FROM hetscale.set_psi")), *a.psi[0].psi_high);
+  EXPECT_EQ(std::stod(db_.scalar("SELECT speed_efficiency_low FROM hetscale.set_efficiency_curve "
+                                 "WHERE set_index = 0 AND parameter_value = 40")),
+            *a.sets[0].sizes[2].efficiency.low);
+  // The report reads them from the views (report_views.hpp).
+  const collector::ReportData data = collector::read_report_data(conn, {"mm-small"});
+  ASSERT_EQ(data.experiments.size(), 1u);
+  const collector::ExperimentData& e = data.experiments[0];
+  ASSERT_EQ(e.curve.size(), 10u);
+  EXPECT_EQ(e.curve[2].speed_efficiency_low, a.sets[0].sizes[2].efficiency.low);
+  EXPECT_EQ(e.curve[2].speed_efficiency_high, a.sets[0].sizes[2].efficiency.high);
+  EXPECT_EQ(e.curve[2].speed_efficiency_interval_note, "");
+  ASSERT_EQ(e.required_work.size(), 2u);
+  EXPECT_EQ(e.required_work[1].parameter_low, a.sets[1].parameter_interval.low);
+  EXPECT_EQ(e.required_work[1].work_high, a.sets[1].work_high);
+  EXPECT_EQ(e.required_work[1].interval_method, "stratified residual bootstrap, percentile");
+  EXPECT_EQ(e.required_work[1].interval_resamples, 2000);
+  ASSERT_EQ(e.psi.size(), 1u);
+  EXPECT_EQ(e.psi[0].psi_low, a.psi[0].psi_low);
+  EXPECT_EQ(e.psi[0].psi_high, a.psi[0].psi_high);
+  // The same runs give the same intervals: the resamples' seed is the experiment's, set's
+  // and target's.
+  const std::string stored = "SELECT string_agg(parameter_low || ' ' || parameter_high, ', ' ORDER BY set_index) "
+                             "FROM hetscale.required_work";
+  const std::string first = db_.scalar(stored);
+  collector::analyze(conn, "mm-small", 0.5);
+  EXPECT_EQ(db_.scalar(stored), first);
+  EXPECT_EQ(db_.scalar("SELECT count(*) FROM hetscale.efficiency_intervals"), "10");
+  EXPECT_EQ(db_.scalar("SELECT count(*) FROM hetscale.psi_intervals"), "1");
+}
+
+// One run per size: no interval anywhere, and every figure says why.
+TEST_F(Analyze, AFigureFromTooFewRunsSaysSoInsteadOfAnInterval) {
+  int serial = 0;
+  std::vector<nlohmann::json> all = scaled_runs(0, {10, 20, 40, 80}, {1.0}, serial);
+  for (auto& r : scaled_runs(1, {20, 40, 80, 160}, {1.0}, serial)) all.push_back(r);
+  load(all);
+  pg::Connection conn = db_.connect();
+  // 0.45 lies between 20 and 40 on 2 nodes (N = 32.7), between 40 and 80 on 4 (N = 65.5).
+  const collector::Analysis a = collector::analyze(conn, "mm-small", 0.45);
+  ASSERT_EQ(a.sets.size(), 2u);
+  ASSERT_TRUE(a.sets[0].work);
+  EXPECT_FALSE(a.sets[0].parameter_interval.low || a.sets[0].parameter_interval.high);
+  EXPECT_FALSE(a.sets[0].work_low || a.sets[0].work_high);
+  EXPECT_EQ(a.sets[0].resamples, 0u);
+  const std::string note =
+      "too few runs: 1 run at 20 and 1 run at 40, the sizes that bracket the target; an interval needs 2 at each";
+  EXPECT_EQ(a.sets[0].parameter_interval.note, note);
+  EXPECT_EQ(a.sets[0].sizes[0].efficiency.note, "1 run");
+  EXPECT_FALSE(a.sets[0].sizes[0].efficiency.low);
+  ASSERT_EQ(a.psi.size(), 1u);
+  EXPECT_TRUE(a.psi[0].psi);
+  EXPECT_FALSE(a.psi[0].psi_low || a.psi[0].psi_high);
+  EXPECT_EQ(a.psi[0].psi_interval_note, "no interval: set 0 has none (" + note + ")");
+  EXPECT_EQ(db_.scalar("SELECT interval_note FROM hetscale.set_required_work WHERE set_index = 0"), note);
+  EXPECT_EQ(db_.scalar("SELECT interval_resamples IS NULL FROM hetscale.set_required_work WHERE set_index = 0"),
+            "t");
+  EXPECT_EQ(db_.scalar("SELECT psi_interval_note FROM hetscale.set_psi"), a.psi[0].psi_interval_note);
+  EXPECT_EQ(db_.scalar("SELECT speed_efficiency_interval_note FROM hetscale.set_efficiency_curve "
+                       "WHERE set_index = 0 AND parameter_value = 20"),
+            "1 run");
+  // A run loaded since the analysis: the point's stored interval is not that of its runs.
+  all.push_back(scaled_runs(0, {20}, {1.0, 1.02}, serial).back());
+  load(all);
+  EXPECT_EQ(db_.scalar("SELECT speed_efficiency_interval_note || ' ' || (speed_efficiency_low IS NULL) "
+                       "FROM hetscale.set_efficiency_curve WHERE set_index = 0 AND parameter_value = 20"),
+            "not analyzed since these runs were loaded: run hetscale analyze true");
 }
 
 TEST_F(Analyze, SaysWhatToRunWhenASetDoesNotBracketTheTarget) {

@@ -1,4 +1,5 @@
 // The db migrate, collect and analyze subcommands, run in-process against the server.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -25,10 +26,10 @@ TEST(Cli, MigrateCollectAnalyze) {
   EXPECT_EQ(r.out, "database at schema version 2 (was 0; applied 1, 2)\n");
   r = hetscale({"db", "migrate", "--db", db.uri()});
   EXPECT_EQ(r.out,
-            "database at schema version 20 (was 2; applied 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, "
-            "14, 15, 16, 17, 18, 19, 20)\n");
+            "database at schema version 21 (was 2; applied 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, "
+            "14, 15, 16, 17, 18, 19, 20, 21)\n");
   r = hetscale({"db", "migrate", "--db", db.uri()});
-  EXPECT_EQ(r.out, "database at schema version 20: nothing to apply\n");
+  EXPECT_EQ(r.out, "database at schema version 21: nothing to apply\n");
 
   const fs::path dir = fs::temp_directory_path() / ("hetscale-cli-" + std::to_string(::getpid()));
   fs::create_directories(dir);
@@ -63,14 +64,37 @@ TEST(Cli, MigrateCollectAnalyze) {
   r = hetscale({"analyze", "--db", db.uri(), "--experiment", "mm-small", "--target", "0.5",
                 "--format", "csv"});
   ASSERT_EQ(r.code, 0) << r.err;
+  // One run per size: every figure says why it has no interval (docs/collector.md).
+  const std::string too_few =
+      "too few runs: 1 run at {} and 1 run at {}, the sizes that bracket the target; an interval "
+      "needs 2 at each";
+  const std::string set0 = fmt::format(fmt::runtime(too_few), 20, 40);
+  const std::string set1 = fmt::format(fmt::runtime(too_few), 40, 80);
   EXPECT_EQ(r.out,
-            "set,nodes,groups,marked_speed,runs,status,parameter,work,nearest_parameter,"
+            "set,nodes,groups,marked_speed,runs,status,parameter,parameter_low,parameter_high,"
+            "parameter_interval_note,work,work_low,work_high,work_interval_note,nearest_parameter,"
             "nearest_efficiency\n"
-            "0,2,blade=1 server=1,100,6,found,40,128000,40,0.5\n"
-            "1,4,blade=2 server=2,200,6,found,80,1024000,80,0.5\n"
+            "0,2,blade=1 server=1,100,6,found,40,,,\"" + set0 + "\",128000,,,\"" + set0 + "\",40,0.5\n"
+            "1,4,blade=2 server=2,200,6,found,80,,,\"" + set1 + "\",1024000,,,\"" + set1 + "\",80,0.5\n"
             "\n"
-            "from_set,to_set,from_speed,to_speed,from_work,to_work,psi\n"
-            "0,1,100,200,128000,1024000,0.25\n");
+            "from_set,to_set,from_speed,to_speed,from_work,to_work,psi,psi_low,psi_high,"
+            "psi_interval_note\n"
+            "0,1,100,200,128000,1024000,0.25,,,\"no interval: set 0 has none (" + set0 + ")\"\n"
+            "\n"
+            "set,parameter,runs,efficiency,efficiency_low,efficiency_high,efficiency_interval_note,"
+            "stddev_efficiency\n"
+            "0,10,1,0.2,,,1 run,\n"
+            "0,20,1,0.33333333333333326,,,1 run,\n"
+            "0,40,1,0.5,,,1 run,\n"
+            "0,80,1,0.6666666666666665,,,1 run,\n"
+            "0,160,1,0.8,,,1 run,\n"
+            "0,320,1,0.8888888888888887,,,1 run,\n"
+            "1,10,1,0.11111111111111109,,,1 run,\n"
+            "1,20,1,0.2,,,1 run,\n"
+            "1,40,1,0.33333333333333326,,,1 run,\n"
+            "1,80,1,0.5,,,1 run,\n"
+            "1,160,1,0.6666666666666665,,,1 run,\n"
+            "1,320,1,0.8,,,1 run,\n");
 
   // The Extra-P export beside the analysis: each set's runs over N to its own file (the
   // first line of set 0 here); two sets are no grid over p and N, so FILE is not written.

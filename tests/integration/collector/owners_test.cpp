@@ -5,6 +5,8 @@
 // migrates and changes every row.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <algorithm>
 #include <unistd.h>
 
 #include <filesystem>
@@ -313,7 +315,9 @@ TEST(OwnersMigrations, TheAdminAppliesEveryMigrationAfterEleven) {
   const collector::MigrationReport report = collector::migrate(admin);
   EXPECT_EQ(report.from_version, 11);
   EXPECT_EQ(report.to_version, collector::latest_schema_version());
-  EXPECT_EQ(report.applied.size(), static_cast<std::size_t>(collector::latest_schema_version() - 11));
+  const auto all = collector::embedded_migrations();
+  EXPECT_EQ(report.applied.size(),
+            static_cast<std::size_t>(std::count_if(all.begin(), all.end(), [](const auto& m) { return m.version > 11; })));
 }
 
 TEST_F(Owners, AUserWithTwoExperimentsOfANameIsToldToChoose) {

@@ -191,7 +191,8 @@ TEST_F(Views, ThAndShFromAvailability) {
 }
 
 // Experiments are unique per (cluster, owner, name): every view with an `experiment`
-// column ends with the experiment's `experiment_owner` and `experiment_cluster`, and stays
+// column ends with the experiment's `experiment_owner` and `experiment_cluster` (but for
+// the interval columns migration 20 appends after them to three views), and stays
 // security_invoker (migration 12 replaced them).
 TEST_F(Views, EveryViewOfExperimentsEndsWithTheirOwnerAndCluster) {
   const std::string views_with_experiment = R"(
@@ -204,10 +205,28 @@ TEST_F(Views, EveryViewOfExperimentsEndsWithTheirOwnerAndCluster) {
             "run_slurm_jobs,set_availability_sh,set_efficiency_curve,set_psi,set_required_work,"
             "set_time_split,"
             "set_time_variability_spread,weights_comparison");
-  // The last two columns of each, in order.
+  // The columns from experiment_owner on, of the three views migration 20 appended to.
+  EXPECT_EQ(db_.scalar(R"(
+      SELECT string_agg(table_name || ': ' ||
+               (SELECT string_agg(column_name, ',' ORDER BY ordinal_position)
+                FROM information_schema.columns c
+                WHERE c.table_schema = 'hetscale' AND c.table_name = v.table_name
+                  AND c.ordinal_position >= (SELECT o.ordinal_position FROM information_schema.columns o
+                                             WHERE o.table_schema = 'hetscale' AND o.table_name = v.table_name
+                                               AND o.column_name = 'experiment_owner')),
+               '; ' ORDER BY table_name)
+      FROM ()" + views_with_experiment + R"() v
+      WHERE table_name IN ('set_efficiency_curve', 'set_psi', 'set_required_work'))"),
+            "set_efficiency_curve: experiment_owner,experiment_cluster,speed_efficiency_low,"
+            "speed_efficiency_high,speed_efficiency_interval_note,interval_level,interval_method; "
+            "set_psi: experiment_owner,experiment_cluster,psi_low,psi_high,psi_interval_note; "
+            "set_required_work: experiment_owner,experiment_cluster,parameter_low,parameter_high,"
+            "work_low,work_high,interval_level,interval_method,interval_resamples,interval_note");
+  // The last two columns of each of the others, in order.
   EXPECT_EQ(db_.scalar(R"(
       SELECT count(*) FROM ()" + views_with_experiment + R"() v
-      WHERE (SELECT string_agg(column_name, ',' ORDER BY ordinal_position DESC)
+      WHERE table_name NOT IN ('set_efficiency_curve', 'set_psi', 'set_required_work')
+        AND (SELECT string_agg(column_name, ',' ORDER BY ordinal_position DESC)
              FROM (SELECT column_name, ordinal_position FROM information_schema.columns c
                    WHERE c.table_schema = 'hetscale' AND c.table_name = v.table_name
                    ORDER BY ordinal_position DESC LIMIT 2) last)

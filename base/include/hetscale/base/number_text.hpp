@@ -15,6 +15,14 @@ namespace hetscale {
 /// finite_number, or Error "<what>: '<text>' is not a number".
 [[nodiscard]] double parse_number(std::string_view text, std::string_view what);
 
+/// A figure with its interval, for people (every text table and the report): the figure and
+/// its bounds at 4 significant digits, "0.7352 [0.6104, 0.8617]"; a bound that is absent
+/// (open: beyond what was measured) reads "open", "1200 [open, 1530]"; with neither bound,
+/// the figure and `missing`, the short reason, "0.7352 (too few runs)".
+[[nodiscard]] std::string interval_text(double value, const std::optional<double>& low,
+                                        const std::optional<double>& high,
+                                        std::string_view missing);
+
 }  // namespace hetscale
 
 namespace hetscale::detail {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "hetscale/collector/pg.hpp"
+#include "hetscale/model/bootstrap.hpp"
 
 namespace hetscale::collector {
 
@@ -38,7 +39,10 @@ struct CurvePoint {
   double min_speed_efficiency = 0;
   double max_speed_efficiency = 0;
   OptionalNumber stddev_speed_efficiency;  // NULL for a single run
-  OptionalInterval speed_efficiency_interval = {};  // of the mean; no view gives one yet
+  // The mean's 95% interval (Student t) as `hetscale analyze` stored it (migration 21):
+  // std::nullopt before migration 21; else its bounds, or `missing` says why there are
+  // none ("1 run", "not analyzed since these runs were loaded ...").
+  OptionalInterval speed_efficiency_interval = {};
 };
 
 /// hetscale.set_time_split: where the run time of one point of a set's curve goes, over its
@@ -64,7 +68,11 @@ struct RequiredWork {
   OptionalNumber work;
   OptionalNumber nearest_efficiency;
   std::string explanation;
-  OptionalInterval parameter_interval = {};  // no view gives one yet
+  // The 95% intervals of the parameter and of W at its bounds (migration 21; stratified
+  // residual bootstrap): std::nullopt before migration 21; a bound absent where the
+  // resamples put it beyond the measured sizes (open), both absent without an interval;
+  // `missing` says why.
+  OptionalInterval parameter_interval = {};
   OptionalInterval work_interval = {};
 };
 
@@ -78,7 +86,8 @@ struct PsiRow {
   OptionalNumber work;
   OptionalNumber next_work;
   OptionalNumber psi;
-  OptionalInterval psi_interval = {};  // no view gives one yet
+  // psi's 95% interval (migration 21; the two sets' resamples paired), as RequiredWork's.
+  OptionalInterval psi_interval = {};
 };
 
 /// hetscale.node_time_variability: run-time variability of a host within a set,

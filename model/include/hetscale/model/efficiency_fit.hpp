@@ -49,6 +49,13 @@ class EfficiencyCurve {
   /// non-positive parameters or non-finite or negative efficiencies. Fewer than two
   /// distinct parameters is not an error here: parameter_at() reports too_few_points.
   static EfficiencyCurve fit(std::span<const EfficiencyPoint> points);
+  /// The same fit from the repeats already averaged: `knots` holds the distinct
+  /// parameters, ascending, each with its mean E_s and number of repeats (its
+  /// fitted_efficiency is ignored). What fit() does after averaging; the bootstrap
+  /// (bootstrap.hpp) refits its resampled means through it. Throws Error on parameters
+  /// that are not positive, finite and strictly ascending, means that are not finite and
+  /// >= 0, or a knot without repeats.
+  static EfficiencyCurve fit_averaged(std::vector<FittedKnot> knots);
 
   /// Fitted E_s at a parameter within [min_parameter, max_parameter]; throws Error
   /// outside that range or when the curve has fewer than two knots.

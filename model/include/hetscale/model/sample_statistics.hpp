@@ -4,6 +4,7 @@
 // decided by the runs at hand.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <vector>
 #include <string>
@@ -24,14 +25,39 @@ struct SampleSummary {
   Interval cv_interval;    // two-sided, at the level asked
 };
 
-/// Mean, standard deviation and CV of `values` with two-sided confidence intervals at
-/// `level` (0.95 or 0.99). Throws Error for fewer than 2 values, a non-positive mean
-/// (for the CV) or another level.
 /// The median of a sample (the mean of the two middle values for an even count); 0 for
 /// an empty one.
 [[nodiscard]] double median(std::vector<double> values);
 
+/// The two-sided standard normal quantile z_{1-(1-level)/2} at `level` (0.95 or 0.99).
+/// Throws Error for another level.
+[[nodiscard]] double normal_quantile(double level);
+
+/// Student's t quantile t_{1-(1-level)/2, df} at `level` (0.95 or 0.99) with `df` >= 1
+/// degrees of freedom: exact table values up to 30, then the Cornish-Fisher expansion
+/// around the normal quantile. Throws Error for another level or df = 0.
+[[nodiscard]] double student_t_quantile(double level, std::size_t df);
+
+/// Mean, standard deviation and CV of `values` with two-sided confidence intervals at
+/// `level` (0.95 or 0.99). Throws Error for fewer than 2 values, a non-positive mean
+/// (for the CV) or another level.
 SampleSummary summarize_sample(std::span<const double> values, double level = 0.95);
+
+/// The mean of repeated measurements with its Student t interval, as every per-size figure
+/// reports it (hetscale analyze's per-size E_s): with one value, no standard deviation and
+/// no interval, and `note` says "1 run".
+struct MeanEstimate {
+  std::size_t count = 0;
+  double mean = 0;
+  std::optional<double> stddev{};  // sample standard deviation (n - 1)
+  std::optional<double> low{};     // two-sided, at the level asked
+  std::optional<double> high{};
+  std::string note{};  // why there is no interval; empty with one
+};
+
+/// The mean of `values` with its t interval at `level` (0.95 or 0.99). Throws Error for no
+/// values or another level.
+MeanEstimate mean_estimate(std::span<const double> values, double level = 0.95);
 
 /// Where an interval stands against a target range [low, high]: "met" when it lies
 /// inside, "missed" when it lies wholly outside, "undecided" otherwise.

@@ -1,0 +1,43 @@
+// How often the required parameter's bootstrap interval (bootstrap.hpp) covers the truth,
+// measured on synthetic sets whose E_s curve is known: E_s(N) = 0.6 N / (N + 500), eight
+// doubling sizes 100 to 12800, target 0.4 (reached at N = 1000 exactly), each run's E_s
+// the curve's times log-normal noise of a given relative standard deviation. The table of
+// docs/science.md ("Coverage") and its unit test come from here.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace hetscale {
+
+struct CoverageSetup {
+  double noise = 0.15;           // relative standard deviation of a run's E_s
+  std::size_t runs_per_size = 3;
+  std::size_t trials = 200;      // synthetic sets, each with its own noise
+  std::size_t resamples = 2000;  // per interval
+  std::uint64_t seed = 1;        // of the noise; each trial's bootstrap has a seed of its own
+  double deviation_scale = 0;    // BootstrapOptions::deviation_scale (0: t_df / z)
+};
+
+struct CoverageResult {
+  std::size_t trials = 0;
+  std::size_t with_interval = 0;  // trials whose set gave an interval
+  std::size_t covered = 0;        // ... that contains the true parameter (an open bound
+                                  // covers everything on its side)
+  std::size_t open = 0;           // ... with a bound open
+  double median_half_width = 0;   // median over the closed intervals of (high - low) / 2,
+                                  // relative to the true parameter
+  [[nodiscard]] double coverage() const {
+    return with_interval == 0 ? 0 : static_cast<double>(covered) / static_cast<double>(with_interval);
+  }
+};
+
+/// The true parameter of the synthetic curve at its target.
+inline constexpr double coverage_true_parameter = 1000;
+
+/// Runs `setup.trials` synthetic sets through required_parameter_interval (at the default
+/// tolerance) and counts how often the interval covers coverage_true_parameter.
+/// Deterministic for a setup.
+CoverageResult measure_coverage(const CoverageSetup& setup);
+
+}  // namespace hetscale
