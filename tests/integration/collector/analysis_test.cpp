@@ -169,17 +169,20 @@ TEST_F(Analyze, StoresEveryFigureWithItsInterval) {
   ASSERT_EQ(data.experiments.size(), 1u);
   const collector::ExperimentData& e = data.experiments[0];
   ASSERT_EQ(e.curve.size(), 10u);
-  EXPECT_EQ(e.curve[2].speed_efficiency_low, a.sets[0].sizes[2].efficiency.low);
-  EXPECT_EQ(e.curve[2].speed_efficiency_high, a.sets[0].sizes[2].efficiency.high);
-  EXPECT_EQ(e.curve[2].speed_efficiency_interval_note, "");
+  ASSERT_TRUE(e.curve[2].speed_efficiency_interval);
+  EXPECT_EQ(e.curve[2].speed_efficiency_interval->low, a.sets[0].sizes[2].efficiency.low);
+  EXPECT_EQ(e.curve[2].speed_efficiency_interval->high, a.sets[0].sizes[2].efficiency.high);
+  EXPECT_EQ(e.curve[2].speed_efficiency_interval->missing, "");
+  EXPECT_EQ(e.curve[2].speed_efficiency_interval->level, 0.95);
   ASSERT_EQ(e.required_work.size(), 2u);
-  EXPECT_EQ(e.required_work[1].parameter_low, a.sets[1].parameter_interval.low);
-  EXPECT_EQ(e.required_work[1].work_high, a.sets[1].work_high);
-  EXPECT_EQ(e.required_work[1].interval_method, "stratified residual bootstrap, percentile");
-  EXPECT_EQ(e.required_work[1].interval_resamples, 2000);
+  ASSERT_TRUE(e.required_work[1].parameter_interval && e.required_work[1].work_interval);
+  EXPECT_EQ(e.required_work[1].parameter_interval->low, a.sets[1].parameter_interval.low);
+  EXPECT_EQ(e.required_work[1].work_interval->high, a.sets[1].work_high);
+  EXPECT_EQ(e.required_work[1].parameter_interval->level, 0.95);
   ASSERT_EQ(e.psi.size(), 1u);
-  EXPECT_EQ(e.psi[0].psi_low, a.psi[0].psi_low);
-  EXPECT_EQ(e.psi[0].psi_high, a.psi[0].psi_high);
+  ASSERT_TRUE(e.psi[0].psi_interval);
+  EXPECT_EQ(e.psi[0].psi_interval->low, a.psi[0].psi_low);
+  EXPECT_EQ(e.psi[0].psi_interval->high, a.psi[0].psi_high);
   // The same runs give the same intervals: the resamples' seed is the experiment's, set's
   // and target's.
   const std::string stored = "SELECT string_agg(parameter_low || ' ' || parameter_high, ', ' ORDER BY set_index) "
