@@ -337,9 +337,9 @@ JobRecord parse_line(JobcompFields fields, const std::string& source, std::uint3
 // The names of the fields on which two readings of a line disagree, in the line's order.
 std::string disagreeing_fields(const JobcompFields& a, const JobcompFields& b) {
   std::string out;
-  for (const auto& [name, value] : a) {
-    const auto other = std::find_if(b.begin(), b.end(), [&](const auto& field) { return field.first == name; });
-    if (other == b.end() || other->second != value) out += (out.empty() ? "" : ", ") + name;
+  for (const auto& field : a) {
+    const auto other = std::find_if(b.begin(), b.end(), [&](const auto& candidate) { return candidate.first == field.first; });
+    if (other == b.end() || other->second != field.second) out += (out.empty() ? "" : ", ") + field.first;
   }
   return out;
 }
