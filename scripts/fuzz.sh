@@ -7,11 +7,13 @@
 #   scripts/fuzz.sh --max-len 100000 hostlist   longer inputs than the target's default
 #   scripts/fuzz.sh hostlist -- -len_control=0   options after -- go to libFuzzer
 #   scripts/fuzz.sh --list                  the target names
+#   scripts/fuzz.sh --build-only            build the targets, run none
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds=30
 max_len_option=
+build_only=0
 targets=()
 libfuzzer_options=()
 all_targets=()
@@ -25,8 +27,9 @@ while [ $# -gt 0 ]; do
     --seconds) seconds=${2:?--seconds needs a number}; shift 2 ;;
     --max-len) max_len_option=${2:?--max-len needs a number}; shift 2 ;;
     --) shift; libfuzzer_options=("$@"); break ;;
+    --build-only) build_only=1; shift ;;
     --list) printf '%s\n' "${all_targets[@]}"; exit 0 ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
     -*) echo "fuzz.sh: unknown option '$1'" >&2; exit 2 ;;
     *) targets+=("$1"); shift ;;
   esac
@@ -59,6 +62,7 @@ for t in "${targets[@]}"; do build_targets+=("${t}_fuzz"); done
 start=$SECONDS
 cmake --build "$build" -j "$(nproc)" --target "${build_targets[@]}"
 echo "fuzz.sh: built ${#targets[@]} target(s) in $((SECONDS - start)) s"
+[ "$build_only" = 0 ] || exit 0
 
 failed=()
 summary=()

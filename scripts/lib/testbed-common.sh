@@ -59,6 +59,13 @@ cg_priority() {
   if [ "$CG_VERSION" = 2 ]; then echo 10000 >"$cg/cpu.weight"; else echo 262144 >"$cg/cpu.shares"; fi
 }
 
+# cg_background PATH: the lowest CPU weight, so that the cgroup runs only on processor time
+# nothing else wants.
+cg_background() {
+  local cg=$1
+  if [ "$CG_VERSION" = 2 ]; then echo 1 >"$cg/cpu.weight"; else echo 2 >"$cg/cpu.shares"; fi
+}
+
 # cg_describe PATH: the limit as "quota/period" (or "none").
 cg_describe() {
   local cg=$1 q p
