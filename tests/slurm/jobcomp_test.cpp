@@ -154,6 +154,30 @@ TEST(Jobcomp, AWorkingDirectoryThatReadsAsFieldsMakesTheLineReadTwoWays) {
   }
 }
 
+// Every job the reader takes from the names recording's jobcomp file (slurmctld's own
+// text) is the job slurmdbd has: the same name, state, exit code and working directory as
+// `sacct -P` prints them (names/sacct-parsable.txt), an independent reader of the same jobs.
+TEST(Jobcomp, TheNamesRecordingsJobsAreTheJobsSacctPrints) {
+  for (std::string_view release : releases) {
+    SCOPED_TRACE(release);
+    const auto rows = test::sacct_parsable_rows(release);
+    const JobcompFile file = read_recorded(release, "names/jobcomp.log");
+    ASSERT_EQ(file.jobs.size(), 5U);
+    for (const JobRecord& job : file.jobs) {
+      const std::string id = job.array_job_id ? std::to_string(*job.array_job_id) + "_" + std::to_string(*job.array_task_id)
+                                              : std::to_string(job.job_id);
+      SCOPED_TRACE(id);
+      ASSERT_EQ(rows.count(id), 1U);
+      const auto& row = rows.at(id);
+      EXPECT_EQ(test::as_slurmdbd_stores(job.job_name), row.name);
+      EXPECT_EQ(job.state, row.state);
+      ASSERT_TRUE(job.exit_code && job.exit_signal);
+      EXPECT_EQ(std::to_string(*job.exit_code) + ":" + std::to_string(*job.exit_signal), row.exit_code);
+      EXPECT_EQ(test::as_slurmdbd_stores(job.work_dir), row.work_dir);
+    }
+  }
+}
+
 // The byte that is not UTF-8 in job 1's name and job 2's working directory is read as
 // U+FFFD and counted; a name with a line break splits its job's line in two, and both
 // pieces are set aside (neither is a job completion line) while the rest is read.

@@ -2,9 +2,11 @@
 // (tests/fixtures/slurm/<release>/, each with a README naming the commands and the jobs).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -36,6 +38,41 @@ inline std::vector<std::string> recorded_files(std::string_view release, std::st
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+/// Slurm's own reading of the names recording's jobs (names/sacct-parsable.txt, `sacct -P
+/// -o JobID,JobName,State,ExitCode,WorkDir,Comment`), by JobID ("3", "6_0"; steps left out):
+/// an independent reader to check the jobcomp and JSON readers against. A name with a line
+/// break spans two lines of the file; they are joined with the break.
+struct SacctParsableRow {
+  std::string name, state, exit_code, work_dir;
+};
+inline std::map<std::string, SacctParsableRow> sacct_parsable_rows(std::string_view release) {
+  std::istringstream in(recorded(release, "names/sacct-parsable.txt"));
+  std::map<std::string, SacctParsableRow> rows;
+  std::string pending;
+  for (std::string line; std::getline(in, line);) {
+    const std::string text = pending.empty() ? line : pending + "\n" + line;
+    if (std::count(text.begin(), text.end(), '|') < 5) {  // the row goes on on the next line
+      pending = text;
+      continue;
+    }
+    pending.clear();
+    std::vector<std::string> fields;
+    std::string field;
+    std::istringstream cells(text);
+    while (std::getline(cells, field, '|')) fields.push_back(field);
+    if (fields.size() < 5 || fields[0] == "JobID" || fields[0].find('.') != std::string::npos) continue;
+    rows[fields[0]] = {fields[1], fields[2], fields[3], fields[4]};
+  }
+  return rows;
+}
+
+/// A value as slurmdbd stores it: MariaDB keeps a byte that is not UTF-8 as '?', where the
+/// readers of Slurm's other outputs put U+FFFD.
+inline std::string as_slurmdbd_stores(std::string text) {
+  for (std::size_t at; (at = text.find("\xEF\xBF\xBD")) != std::string::npos;) text.replace(at, 3, "?");
+  return text;
 }
 
 }  // namespace hetscale::slurm::test

@@ -225,6 +225,30 @@ TEST_F(SacctJson, TheJobsOfOddNamesOfEveryReleaseRead) {
   }
 }
 
+// The JSON reader's jobs of the names recording are the rows `sacct -P` prints for the same
+// jobs (names/sacct-parsable.txt), a second formatter of slurmdbd's data and an independent
+// reader: name, state, working directory, and the exit code where the JSON gives one.
+TEST_F(SacctJson, TheNamesRecordingsJobsAreTheRowsOfSacctParsable) {
+  for (std::string_view release : releases) {
+    SCOPED_TRACE(release);
+    const auto rows = test::sacct_parsable_rows(release);
+    const SacctJobs read = read_sacct_json(recorded(release, "names/sacct-json-jobs.json"), "names");
+    ASSERT_EQ(read.jobs.size(), rows.size());
+    for (const JobRecord& job : read.jobs) {
+      const std::string id = job.array_job_id ? std::to_string(*job.array_job_id) + "_" + std::to_string(*job.array_task_id)
+                                              : std::to_string(job.job_id);
+      SCOPED_TRACE(id);
+      ASSERT_EQ(rows.count(id), 1U);
+      const auto& row = rows.at(id);
+      EXPECT_EQ(job.job_name, row.name);
+      EXPECT_EQ(job.state, row.state);
+      EXPECT_EQ(job.work_dir, row.work_dir);
+      if (job.exit_code && job.exit_signal)
+        EXPECT_EQ(std::to_string(*job.exit_code) + ":" + std::to_string(*job.exit_signal), row.exit_code);
+    }
+  }
+}
+
 // One byte that is not UTF-8 in one job's name fails nothing: it is read as U+FFFD and
 // counted. (22.05's slurmdbd stores such a byte as '?', so its recording of the names
 // phase holds "bad?name": the byte is put back here, where the recording has the '?'.)
