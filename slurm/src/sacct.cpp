@@ -232,6 +232,13 @@ JobRecord read_job(const Json& value, const std::string& source, std::size_t ind
   if (!signal) signal = r.finite({"exit_code", "signal", "signal_id"});
   if (signal) job.exit_signal = static_cast<std::int64_t>(*signal);
   else if (job.exit_code) job.exit_signal = 0;
+  // Slurm 22.05's JSON gives every job that was not killed by a signal the exit code 0,
+  // failed ones too (`sacct -o ExitCode` prints their real code, 3:0): a 0 beside the state
+  // FAILED and no signal contradicts the state, and is read as no exit code at all.
+  if (job.state == "FAILED" && job.exit_code == 0 && !signal) {
+    job.exit_code.reset();
+    job.exit_signal.reset();
+  }
   flatten(value, "", job.fields);
   return job;
 }

@@ -30,7 +30,8 @@ struct JobRecord {
   std::optional<std::string> node_list;  // absent: the job got no nodes
   std::optional<std::int64_t> node_count, proc_count;
   // The batch script's exit code and the signal that ended it (ExitCode=code:signal);
-  // absent where Slurm does not give it (a job killed by a signal has no exit code).
+  // absent where Slurm does not give it (a job killed by a signal has no exit code), or
+  // gives one its state contradicts (Slurm 22.05's sacct --json: 0 for a FAILED job).
   std::optional<std::int64_t> exit_code, exit_signal;
   std::vector<std::pair<std::string, std::string>> fields;  // every field Slurm gave, as text
 };
