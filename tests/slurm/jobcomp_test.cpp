@@ -164,8 +164,7 @@ TEST(Jobcomp, TheNamesRecordingsJobsAreTheJobsSacctPrints) {
     const JobcompFile file = read_recorded(release, "names/jobcomp.log");
     ASSERT_EQ(file.jobs.size(), 5U);
     for (const JobRecord& job : file.jobs) {
-      const std::string id = job.array_job_id ? std::to_string(*job.array_job_id) + "_" + std::to_string(*job.array_task_id)
-                                              : std::to_string(job.job_id);
+      const std::string id = test::sacct_parsable_id(job);
       SCOPED_TRACE(id);
       ASSERT_EQ(rows.count(id), 1U);
       const auto& row = rows.at(id);

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "hetscale/slurm/job_record.hpp"
+
 namespace hetscale::slurm::test {
 
 inline constexpr std::array<std::string_view, 3> releases = {"22.05", "24.11", "26.05"};
@@ -66,6 +68,13 @@ inline std::map<std::string, SacctParsableRow> sacct_parsable_rows(std::string_v
     rows[fields[0]] = {fields[1], fields[2], fields[3], fields[4]};
   }
   return rows;
+}
+
+/// A job's JobID as `sacct -P` prints it: "3", or "6_0" for task 0 of array 6.
+inline std::string sacct_parsable_id(const JobRecord& job) {
+  return job.array_job_id && job.array_task_id
+             ? std::to_string(*job.array_job_id) + "_" + std::to_string(*job.array_task_id)
+             : std::to_string(job.job_id);
 }
 
 /// A value as slurmdbd stores it: MariaDB keeps a byte that is not UTF-8 as '?', where the

@@ -241,8 +241,7 @@ TEST_F(SacctJson, TheNamesRecordingsJobsAreTheRowsOfSacctParsable) {
     const SacctJobs read = read_sacct_json(recorded(release, "names/sacct-json-jobs.json"), "names");
     ASSERT_EQ(read.jobs.size(), rows.size());
     for (const JobRecord& job : read.jobs) {
-      const std::string id = job.array_job_id ? std::to_string(*job.array_job_id) + "_" + std::to_string(*job.array_task_id)
-                                              : std::to_string(job.job_id);
+      const std::string id = test::sacct_parsable_id(job);
       SCOPED_TRACE(id);
       ASSERT_EQ(rows.count(id), 1U);
       const auto& row = rows.at(id);
