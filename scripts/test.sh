@@ -36,7 +36,15 @@ scripts/install-deps.sh
 step_name="" step_start=$SECONDS
 step_done() { [ -z "$step_name" ] || printf '==> %s: %d s\n' "$step_name" $((SECONDS - step_start)); }
 step() { step_done; step_name=$*; step_start=$SECONDS; printf '\n==> %s\n' "$*"; }
-trap 'step_done; printf "==> test.sh: %d s in all\n" $SECONDS' EXIT
+# At the end, also what is left of the background builds (a step that failed leaves them
+# running): background_cg names their cgroup once the cgroups are found.
+background_cg=""
+on_exit() {
+  [ -z "$background_cg" ] || cg_destroy "$background_cg"
+  step_done
+  printf '==> test.sh: %d s in all\n' $SECONDS
+}
+trap on_exit EXIT
 
 # A run that was killed midway may have left its testbed running (the CTest cleanup
 # fixtures never ran): stop it before its run directories are deleted. Both scripts find
@@ -102,10 +110,9 @@ if [ "$asan" = 1 ] || [ "$fuzz" = 1 ]; then
   rm -rf build/asan build/fuzz
   mkdir -p build
   cg_create "$background_cg"
-  cg_background "$background_cg"
+  cg_lowest_weight "$background_cg"
   (echo "$BASHPID" >"$background_cg/cgroup.procs" && background_builds) >build/background-builds.log 2>&1 &
   background_pid=$!
-  trap 'cg_destroy "$background_cg"; step_done; printf "==> test.sh: %d s in all\n" $SECONDS' EXIT
 fi
 
 step "configure and build (build/test, from scratch; the test suites' own code at -O1)"
@@ -156,7 +163,6 @@ if [ "$asan" = 1 ] || [ "$fuzz" = 1 ]; then
   step "the rest of the sanitizer and fuzz builds (begun in the background)"
   wait "$background_pid" || { cat build/background-builds.log; echo "test.sh: the sanitizer or fuzz build failed"; exit 1; }
   grep '^background:' build/background-builds.log
-  cg_destroy "$background_cg"
 fi
 
 if [ "$fuzz" = 1 ]; then

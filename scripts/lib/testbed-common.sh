@@ -59,9 +59,9 @@ cg_priority() {
   if [ "$CG_VERSION" = 2 ]; then echo 10000 >"$cg/cpu.weight"; else echo 262144 >"$cg/cpu.shares"; fi
 }
 
-# cg_background PATH: the lowest CPU weight, so that the cgroup runs only on processor time
-# nothing else wants.
-cg_background() {
+# cg_lowest_weight PATH: the lowest CPU weight, so that the cgroup runs only on processor
+# time its siblings leave.
+cg_lowest_weight() {
   local cg=$1
   if [ "$CG_VERSION" = 2 ]; then echo 1 >"$cg/cpu.weight"; else echo 2 >"$cg/cpu.shares"; fi
 }
