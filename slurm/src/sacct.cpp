@@ -226,19 +226,16 @@ JobRecord read_job(const Json& value, const std::string& source, std::size_t ind
   if (const auto n = r.finite({"allocation_nodes"}); n) job.node_count = static_cast<std::int64_t>(*n);
   job.proc_count = allocated_cpus(r);
   // The exit code and the signal are independent: a job killed by a signal has no code.
-  if (const auto code = r.finite({"exit_code", "return_code"}); code)
-    job.exit_code = static_cast<std::int64_t>(*code);
+  // Slurm 22.05's JSON gives every job that was not killed by a signal the code 0, failed
+  // ones too (`sacct -o ExitCode` prints their real code, 3:0): a 0 beside the state FAILED
+  // and no signal contradicts the state, and is read as no exit code at all.
+  const auto code = r.finite({"exit_code", "return_code"});
   std::optional<std::uint64_t> signal = r.finite({"exit_code", "signal", "id"});
   if (!signal) signal = r.finite({"exit_code", "signal", "signal_id"});
+  const bool contradicted = job.state == "FAILED" && code == 0U && !signal;
+  if (code && !contradicted) job.exit_code = static_cast<std::int64_t>(*code);
   if (signal) job.exit_signal = static_cast<std::int64_t>(*signal);
   else if (job.exit_code) job.exit_signal = 0;
-  // Slurm 22.05's JSON gives every job that was not killed by a signal the exit code 0,
-  // failed ones too (`sacct -o ExitCode` prints their real code, 3:0): a 0 beside the state
-  // FAILED and no signal contradicts the state, and is read as no exit code at all.
-  if (job.state == "FAILED" && job.exit_code == 0 && !signal) {
-    job.exit_code.reset();
-    job.exit_signal.reset();
-  }
   flatten(value, "", job.fields);
   return job;
 }
