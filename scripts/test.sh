@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # The README's test command: installs what is missing, builds from scratch, runs every
-# test (unit; integration with the local Slurm cluster and PostgreSQL brought up and torn
-# down by CTest fixtures, then the timing sanity bounds, where a failed test is run once
-# more), then the same test binaries against the testbed's other Slurm releases
-# (scripts/test-slurm-releases.sh --ci: their roots, plugins and recordings are made in the
-# background while this machine's build runs), then a short run of every fuzz target and
-# the unit suite again under ASan + UBSan. The sanitizer and fuzz builds run from the start
-# in a cgroup of the lowest CPU weight, on the processor time the main build and the testbed
-# tests leave. Prints the time of each step.
+# test (the unit tests that need the main build; integration with the local Slurm cluster
+# and PostgreSQL brought up and torn down by CTest fixtures, then the timing sanity bounds,
+# where a failed test is run once more), then the same test binaries against the testbed's
+# other Slurm releases (scripts/test-slurm-releases.sh --ci: their roots, plugins and
+# recordings are made in the background while this machine's build runs), then a short run
+# of every fuzz target and every unit suite under ASan + UBSan. The sanitizer and fuzz
+# builds run from the start in a cgroup of the lowest CPU weight, on the processor time the
+# main build and the testbed tests leave. Prints the time of each step.
 #   scripts/test.sh            everything
-#   scripts/test.sh --no-asan  skip the sanitizer pass (faster local iteration)
+#   scripts/test.sh --no-asan  skip the sanitizer pass (the main build then holds every unit suite)
 #   scripts/test.sh --no-fuzz  skip the fuzzing step
 #   scripts/test.sh --no-legs  skip the other Slurm releases
 set -euo pipefail
@@ -25,7 +25,7 @@ for arg in "$@"; do
     --no-asan) asan=0 ;;
     --no-fuzz) fuzz=0 ;;
     --no-legs) legs=0 ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) echo "test.sh: unknown argument '$arg'" >&2; exit 2 ;;
   esac
 done
@@ -115,14 +115,25 @@ if [ "$asan" = 1 ] || [ "$fuzz" = 1 ]; then
   background_pid=$!
 fi
 
+# The main build holds the integration suites and, of the unit suites, those that need it:
+# slurm's (the Slurm releases' step replays their recordings with it), the plugin module's
+# checks (its exports and libraries, of the real build) and the twin's (SimGrid, which a
+# sanitizer build cannot load). Every unit suite runs in the sanitizer build, under ASan +
+# UBSan; one build of each suite is enough. Without the sanitizer pass, the main build
+# holds them all.
+main_unit_suites='slurm;spank_plugin;twin'
+[ "$asan" = 1 ] || main_unit_suites=all
 step "configure and build (build/test, from scratch; the test suites' own code at -O1)"
 stop_leftover_testbed
 rm -rf build/test
+# Line tables only (-g1): a failure's backtrace keeps its files and lines, at a quarter
+# less compile time than full debug information.
 cmake -S . -B build/test -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHETSCALE_WERROR=ON \
-  -DHETSCALE_QUICK_TEST_CODE=ON >/dev/null
+  '-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG' '-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG' \
+  -DHETSCALE_QUICK_TEST_CODE=ON "-DHETSCALE_UNIT_SUITES=$main_unit_suites" >/dev/null
 cmake --build build/test -j "$(nproc)"
 
-step "unit tests"
+step "unit tests of the main build (slurm, the plugin module, the twin; the repository's own checks)"
 ctest --test-dir build/test --output-on-failure --no-tests=error -LE integration
 
 # The background preparation runs clusters of its own (the recordings): it ends before the
