@@ -7,7 +7,8 @@
 #   installed_plugin_step.sh PACKAGE_DIR RUN_DIR HETSCALE
 # (HETSCALE: this build tree's hetscale, which writes the cluster's site table.)
 # Needs root (dpkg); exits 77 (skipped) otherwise. Refuses to touch a system that already
-# has hetscale-spank installed.
+# has hetscale-spank installed, unless this test installed it in a run that was killed
+# before its cleanup (its marker file says so): then it purges that first.
 set -euo pipefail
 packages=$1 run_dir=$2 hetscale=$3
 repo=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -16,11 +17,19 @@ layout=$repo/site-configs/testbed-layout.txt
 cache=/var/cache/hetscale
 snippet=/etc/slurm/plugstack.conf.d/hetscale.conf
 removed=/etc/slurm/hetscale-spank.removed
+# Written before the first dpkg -i, deleted after the purge: while it exists, what
+# hetscale-spank has installed here is this test's.
+marker=/var/lib/hetscale-packaging-test.installed
 
 [ "$(id -u)" -eq 0 ] || { echo "skipped: installing a package needs root"; exit 77; }
 shopt -s nullglob
 debs=("$packages"/hetscale-spank_*.deb)
 [ ${#debs[@]} -eq 1 ] || { echo "expected one hetscale-spank .deb in $packages, found ${#debs[@]}"; exit 1; }
+if [ -e "$marker" ]; then
+  echo "a run of this test was killed before its cleanup; purging what it installed"
+  dpkg --purge hetscale-spank
+  rm -f "$removed" "$marker"
+fi
 if dpkg-query -W -f='${Status}' hetscale-spank 2>/dev/null | grep -q 'installed'; then
   echo "hetscale-spank is already installed here; not touching it"; exit 1
 fi
@@ -37,6 +46,7 @@ cleanup() {
   # dpkg -r keeps a conffile (the snippet, naming a plugin that is gone): purge removes it too.
   dpkg --purge hetscale-spank >/dev/null 2>&1 || true
   rm -f "$removed"
+  dpkg-query -W -f='${Status}' hetscale-spank 2>/dev/null | grep -q 'installed' || rm -f "$marker"
   # The plugin's cache of this run's site table (site_cache_store: '/' becomes '%').
   if [ $had_cache = yes ]; then rm -f "$cache/$(printf '%s' "$run_dir/site.toml" | tr / %).cache"
   else rm -rf "$cache"; fi
@@ -50,6 +60,7 @@ trap cleanup EXIT
 
 fail() { echo "FAIL: $*"; exit 1; }
 
+: > "$marker"
 dpkg -i "${debs[0]}"
 plugin=$(dpkg -L hetscale-spank | grep '/hetscale\.so$') || fail "the package installs no hetscale.so"
 echo "installed plugin: $plugin"
