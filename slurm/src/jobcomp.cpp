@@ -8,6 +8,9 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <istream>
+#include <map>
+#include <optional>
+#include <set>
 
 #include "hetscale/base/error.hpp"
 #include "hetscale/base/utf8_text.hpp"
@@ -381,8 +384,77 @@ ConfigError not_a_completion_line(std::string_view line, const std::string& sour
 
 }  // namespace
 
+namespace {
+
+// One line of the file as read on its own: its job, or why it cannot be stored.
+struct LineRead {
+  std::uint32_t number = 0;
+  std::optional<JobRecord> job;
+  std::optional<SetAsideLine> set_aside;
+  bool broken = false;  // no jobcomp/filetxt line at all: where a line break in a chosen value falls
+};
+
+std::string field_of(const JobRecord& job, std::string_view name) {
+  for (const auto& [key, value] : job.fields)
+    if (key == name) return value;
+  return {};
+}
+
+// Slurm writes a job name or working directory as it is, line breaks included, and a user
+// can write a whole line of any job after one. Such a break leaves a line that is no job
+// completion where it falls: the lines on both sides of one are set aside.
+void set_aside_beside_broken_lines(std::vector<LineRead>& lines, const std::string& source) {
+  std::vector<std::pair<std::size_t, std::uint32_t>> beside;  // (line index, the broken line's number)
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (!lines[i].broken) continue;
+    if (i > 0) beside.emplace_back(i - 1, lines[i].number);
+    if (i + 1 < lines.size()) beside.emplace_back(i + 1, lines[i].number);
+  }
+  for (const auto& [i, broken] : beside) {
+    LineRead& line = lines[i];
+    if (!line.job) continue;
+    line.set_aside = SetAsideLine{
+        {source, line.number, 0},
+        fmt::format("job {}: next to line {}, which is no jobcomp/filetxt line (where a line break in a job name "
+                    "or working directory falls): a user can write a whole line of any job beside such a break, so "
+                    "this line cannot be told from Slurm's",
+                    line.job->job_id, broken)};
+    line.job.reset();
+  }
+}
+
+// A job (cluster, JobId) whose lines name more than one user: one of them was written by
+// a user (after a line break in a chosen value), and which cannot be told, so all are set
+// aside. A requeued job has a line per start, all of the same user.
+void set_aside_jobs_of_two_users(std::vector<LineRead>& lines, const std::string& source) {
+  std::map<std::pair<std::string, std::uint64_t>, std::vector<std::size_t>> by_job;
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    if (lines[i].job) by_job[{lines[i].job->cluster, lines[i].job->job_id}].push_back(i);
+  for (const auto& [key, indices] : by_job) {
+    std::set<std::string> users;
+    for (const std::size_t i : indices) users.insert(field_of(*lines[i].job, "UserId"));
+    if (users.size() < 2) continue;
+    std::string said;
+    for (const std::size_t i : indices)
+      said += fmt::format("{}line {} {}", said.empty() ? "" : ", ", lines[i].number, field_of(*lines[i].job, "UserId"));
+    for (const std::size_t i : indices) {
+      lines[i].set_aside = SetAsideLine{
+          {source, lines[i].number, 0},
+          fmt::format("job {} of cluster {}: its lines name different users ({}): a user can write a line of "
+                      "another user's job after a line break in a job name or working directory, so which is "
+                      "Slurm's cannot be told",
+                      key.second, key.first, said)};
+    }
+    for (const std::size_t i : indices) lines[i].job.reset();
+  }
+}
+
+}  // namespace
+
 JobcompFile read_jobcomp(std::istream& in, const std::string& source) {
   JobcompFile out;
+  std::vector<LineRead> lines;  // the non-empty lines, each read on its own
+  bool any_job = false;
   std::string raw;
   std::uint32_t line = 0;
   while (std::getline(in, raw)) {
@@ -392,6 +464,9 @@ JobcompFile read_jobcomp(std::istream& in, const std::string& source) {
     const Utf8Repair text = replace_invalid_utf8(raw);
     out.replaced_bytes += text.replaced_bytes;
     std::vector<JobcompFields> readings = jobcomp_readings(text.text);
+    LineRead read;
+    read.number = line;
+    read.broken = readings.empty();
     try {
       if (readings.empty()) throw not_a_completion_line(text.text, source, line);
       if (readings.size() > 1)
@@ -400,14 +475,21 @@ JobcompFile read_jobcomp(std::istream& in, const std::string& source) {
                                       "chose (a job name, a working directory) holds text that reads as the fields "
                                       "after it",
                                       readings[0].front().second, disagreeing_fields(readings[0], readings[1])));
-      out.jobs.push_back(parse_line(std::move(readings.front()), source, line));
+      read.job = parse_line(std::move(readings.front()), source, line);
+      any_job = true;
     } catch (const ConfigError& e) {
-      out.set_aside.push_back({e.where(), e.message()});
+      read.set_aside = SetAsideLine{e.where(), e.message()};
     }
+    lines.push_back(std::move(read));
   }
   if (in.bad()) throw ConfigError({source, line, 0}, "read error");
-  if (out.jobs.empty() && !out.set_aside.empty())
-    throw ConfigError(out.set_aside.front().where, out.set_aside.front().message);
+  if (!any_job && !lines.empty()) throw ConfigError(lines.front().set_aside->where, lines.front().set_aside->message);
+  set_aside_beside_broken_lines(lines, source);
+  set_aside_jobs_of_two_users(lines, source);
+  for (LineRead& read : lines) {
+    if (read.job) out.jobs.push_back(std::move(*read.job));
+    else out.set_aside.push_back(std::move(*read.set_aside));
+  }
   return out;
 }
 
