@@ -58,6 +58,15 @@ std::string first_line(const std::string& text) {
   return text.substr(0, text.find('\n'));
 }
 
+// The most telling line of a client's output: its last that is not empty.
+std::string last_line(std::string_view text) {
+  std::string last;
+  std::istringstream lines{std::string(text)};
+  for (std::string line; std::getline(lines, line);)
+    if (!line.empty()) last = line;
+  return last;
+}
+
 }  // namespace
 
 PartitionQuery query_partition(const std::string& name) {
@@ -130,10 +139,7 @@ SubmissionTest test_only_outcome(int status, std::string_view output) {
                            output.find("fetch config") != std::string_view::npos;
   if (!unreachable) t.status = SubmissionTest::Status::refused;
   // The most telling line: Slurm's last.
-  std::string last;
-  std::istringstream lines{std::string(output)};
-  for (std::string line; std::getline(lines, line);)
-    if (!line.empty()) last = line;
+  const std::string last = last_line(output);
   t.detail = last.empty() ? first_line(std::string(output)) : last;
   return t;
 }
@@ -141,6 +147,18 @@ SubmissionTest test_only_outcome(int status, std::string_view output) {
 std::string submit_round(const std::string& directory) {
   const Output out =
       run_program({(std::filesystem::path(directory) / "submit.sh").string()}, false, round_submission_limits);
+  // submit.sh runs sbatch once per set: killed, or one sbatch's answer lost, it may have
+  // submitted some sets or all.
+  if (submission_outcome_unknown(out.end, out.status, out.text)) {
+    const std::string why =
+        out.end == Output::End::exited ? fmt::format("submit.sh exited with status {}", out.status) : out.text;
+    const std::string said = out.end == Output::End::exited ? last_line(out.text) : std::string();
+    throw SubmissionOutcomeUnknown(fmt::format(
+        "submitting {} ended without saying whether Slurm took every set ({}{}{}): {} names the sets submitted "
+        "before it ended, and a set it does not name may be in Slurm too (squeue --me); submitting again may run a "
+        "set twice",
+        directory, why, said.empty() ? "" : ": ", said, (std::filesystem::path(directory) / "jobs.txt").string()));
+  }
   if (out.status != 0) throw Error(fmt::format("submitting {} failed: {}", directory, out.text));
   return out.text;
 }
