@@ -461,14 +461,15 @@ JobcompFile read_jobcomp(std::istream& in, const std::string& source) {
     ++line;
     if (!raw.empty() && raw.back() == '\r') raw.pop_back();
     if (raw.find_first_not_of(' ') == std::string::npos) continue;
-    const Utf8Repair text = replace_invalid_utf8(raw);
-    out.replaced_bytes += text.replaced_bytes;
-    std::vector<JobcompFields> readings = jobcomp_readings(text.text);
+    const Utf8Repair utf8 = replace_invalid_utf8(raw);
+    out.replaced_bytes += utf8.replaced_bytes;
+    const std::string_view text = utf8.text(raw);
+    std::vector<JobcompFields> readings = jobcomp_readings(text);
     LineRead read;
     read.number = line;
     read.broken = readings.empty();
     try {
-      if (readings.empty()) throw not_a_completion_line(text.text, source, line);
+      if (readings.empty()) throw not_a_completion_line(text, source, line);
       if (readings.size() > 1)
         throw ConfigError({source, line, 0},
                           fmt::format("job {}: the line reads more than one way, with different {}: a value a user "
