@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <unordered_map>
 
 #include "hetscale/base/error.hpp"
 #include "hetscale/base/utf8_text.hpp"
@@ -97,8 +98,8 @@ const Format* form_of(std::string_view line) {
 // The readings of one line in one form: field i's name starts at a position, its value
 // runs to the next field's name (the first space for a value Slurm formats, any later
 // " Next=" for a chosen one). How many readings follow from a chosen field at a position
-// is counted once (at most `cap`), so that a line full of field names costs quadratic
-// time at worst.
+// is counted once (at most `cap`) and looked up by (field, position), so that a line full
+// of field names costs quadratic time at worst.
 class LineMatcher {
  public:
   LineMatcher(std::string_view line, const Format& format, std::size_t cap)
@@ -106,9 +107,9 @@ class LineMatcher {
 
   std::size_t count(std::size_t field, std::size_t at) {
     const bool chosen = format_.fields[field].chosen;
+    const std::size_t key = field * (line_.size() + 1) + at;
     if (chosen) {
-      for (const Counted& c : counted_)
-        if (c.field == field && c.at == at) return c.count;
+      if (const auto known = counted_.find(key); known != counted_.end()) return known->second;
     }
     std::size_t n = 0;
     const auto value_at = value_start(field, at);
@@ -119,7 +120,7 @@ class LineMatcher {
       });
     }
     n = std::min(n, cap_);
-    if (chosen) counted_.push_back({field, at, n});
+    if (chosen) counted_.emplace(key, n);
     return n;
   }
 
@@ -148,12 +149,6 @@ class LineMatcher {
   }
 
  private:
-  struct Counted {
-    std::size_t field;
-    std::size_t at;
-    std::size_t count;
-  };
-
   // Where field's value starts, when its name and '=' are at `at`.
   std::optional<std::size_t> value_start(std::size_t field, std::size_t at) {
     if (line_.substr(at).starts_with(format_.starts[field])) return at + format_.starts[field].size();
@@ -204,7 +199,7 @@ class LineMatcher {
   std::string_view line_;
   const Format& format_;
   std::size_t cap_;
-  std::vector<Counted> counted_;
+  std::unordered_map<std::size_t, std::size_t> counted_;  // field * (line size + 1) + position: count
   bool stopped_ = false;
   std::size_t furthest_ = 0;
   std::size_t expected_field_ = 0;
@@ -349,10 +344,17 @@ std::string disagreeing_fields(const JobcompFields& a, const JobcompFields& b) {
 
 }  // namespace
 
-std::vector<JobcompFields> jobcomp_readings(std::string_view line, std::size_t limit) {
-  while (!line.empty() && line.back() == ' ') line.remove_suffix(1);  // Slurm ends a line with one
+namespace {
+
+// The line without the spaces that end it (Slurm ends a line with one).
+std::string_view trimmed(std::string_view line) {
+  while (!line.empty() && line.back() == ' ') line.remove_suffix(1);
+  return line;
+}
+
+// The readings of a trimmed line in its form (form_of), at most `limit`.
+std::vector<JobcompFields> readings_in_form(std::string_view line, const Format* format, std::size_t limit) {
   std::vector<JobcompFields> out;
-  const Format* format = form_of(line);
   if (format == nullptr || limit == 0) return out;
   LineMatcher matcher(line, *format, limit);
   if (matcher.count(0, 0) == 0) return out;
@@ -361,28 +363,24 @@ std::vector<JobcompFields> jobcomp_readings(std::string_view line, std::size_t l
   return out;
 }
 
-namespace {
-
-// The furthest any form of the line was read, and what was expected there: for the message
-// about a line that is no job completion line.
-ConfigError not_a_completion_line(std::string_view line, const std::string& source, std::uint32_t number) {
-  while (!line.empty() && line.back() == ' ') line.remove_suffix(1);
-  std::size_t column = 0;
-  std::string expected;
-  for (const Format& format : line_formats()) {
-    LineMatcher matcher(line, format, 1);
-    (void)matcher.count(0, 0);
-    if (matcher.furthest_column() > column || expected.empty()) {
-      column = matcher.furthest_column();
-      expected = matcher.expected();
-    }
-  }
-  return ConfigError({source, number, static_cast<std::uint32_t>(column)},
-                     fmt::format("not a jobcomp/filetxt line: expected {} here (Slurm writes {})", expected,
+// How far a trimmed line reads in its form (the plain form where its last words name
+// none: the leading fields are every form's), and what was expected there: for the
+// message about a line that is no job completion line.
+ConfigError not_a_completion_line(std::string_view line, const Format* format, const std::string& source,
+                                  std::uint32_t number) {
+  LineMatcher matcher(line, format != nullptr ? *format : line_formats().front(), 1);
+  (void)matcher.count(0, 0);
+  return ConfigError({source, number, static_cast<std::uint32_t>(matcher.furthest_column())},
+                     fmt::format("not a jobcomp/filetxt line: expected {} here (Slurm writes {})", matcher.expected(),
                                  field_order()));
 }
 
 }  // namespace
+
+std::vector<JobcompFields> jobcomp_readings(std::string_view line, std::size_t limit) {
+  line = trimmed(line);
+  return readings_in_form(line, form_of(line), limit);
+}
 
 namespace {
 
@@ -463,13 +461,14 @@ JobcompFile read_jobcomp(std::istream& in, const std::string& source) {
     if (raw.find_first_not_of(' ') == std::string::npos) continue;
     const Utf8Repair utf8 = replace_invalid_utf8(raw);
     out.replaced_bytes += utf8.replaced_bytes;
-    const std::string_view text = utf8.text(raw);
-    std::vector<JobcompFields> readings = jobcomp_readings(text);
+    const std::string_view text = trimmed(utf8.text(raw));
+    const Format* format = form_of(text);
+    std::vector<JobcompFields> readings = readings_in_form(text, format, 2);
     LineRead read;
     read.number = line;
     read.broken = readings.empty();
     try {
-      if (readings.empty()) throw not_a_completion_line(text, source, line);
+      if (readings.empty()) throw not_a_completion_line(text, format, source, line);
       if (readings.size() > 1)
         throw ConfigError({source, line, 0},
                           fmt::format("job {}: the line reads more than one way, with different {}: a value a user "

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <map>
 #include <sstream>
 
@@ -322,6 +323,22 @@ TEST(Jobcomp, WhatIsNoJobCompletionIsNamedByFileLineAndColumn) {
   ASSERT_EQ(file.set_aside.size(), 1U);
   EXPECT_EQ(file.set_aside[0].where.str(), "j.log:2");
   EXPECT_EQ(file.set_aside[0].message, "ExitCode: expected code:signal, got '3'");
+}
+
+// A working directory full of " ReservationName= Tres=t Account=a" and a line that reads
+// no way (no SubmitTime=): every place the working directory may end is tried, and from
+// each every place ReservationName may end, each asking how Account reads from there. Each
+// answer is counted once and looked up by its field and position: the line is read in a
+// moment, not in time cubic in its length (a sanity bound only).
+TEST(Jobcomp, ALineFullOfFieldNamesReadsWithinASanityBound) {
+  std::string line = "JobId=1 UserId=u(1) GroupId=g(1) Name=n JobState=COMPLETED Partition=p TimeLimit=1 "
+                     "StartTime=2026-01-01T00:00:00 EndTime=2026-01-01T00:00:01 NodeList=n1 NodeCnt=1 ProcCnt=1 "
+                     "WorkDir=/w";
+  for (int i = 0; i < 3000; ++i) line += " ReservationName= Tres=t Account=a";
+  line += " QOS=q WcKey= Cluster=c EligibleTime=2026-01-01T00:00:00 DerivedExitCode=0:0 ExitCode=0:0";
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_TRUE(jobcomp_readings(line).empty());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
 }
 
 }  // namespace
