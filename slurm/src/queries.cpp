@@ -58,6 +58,11 @@ std::string first_line(const std::string& text) {
   return text.substr(0, text.find('\n'));
 }
 
+// What a client said: its standard error when it wrote any there, else its output.
+const std::string& client_said(const Output& out) {
+  return out.errors.empty() ? out.text : out.errors;
+}
+
 // The most telling line of a client's output: its last that is not empty.
 std::string last_line(std::string_view text) {
   std::string last;
@@ -174,8 +179,8 @@ std::uint64_t submit_job(const std::string& script, const std::string& directory
   if (!comment.empty()) argv.push_back("--comment=" + comment);
   argv.push_back(script);
   const Output out = run_program(argv, true, submission_limits, directory);
-  const std::string said = first_line(out.errors.empty() ? out.text : out.errors);
-  if (submission_outcome_unknown(out.end, out.status, out.errors.empty() ? out.text : out.errors))
+  const std::string said = first_line(client_said(out));
+  if (submission_outcome_unknown(out.end, out.status, client_said(out)))
     throw SubmissionOutcomeUnknown(
         fmt::format("sbatch {} (in {}) ended without saying whether Slurm took the job: {}", script, directory, said));
   if (out.status != 0) throw Error(fmt::format("sbatch {} (in {}) failed: {}", script, directory, said));
@@ -223,7 +228,7 @@ std::optional<std::uint64_t> find_submitted_job(const std::string& job_name, con
       {"squeue", "--noheader", "--states=all", "--user", user, "--name", job_name, "--format=%F|%k"}, true,
       answer_limits);
   if (queued.end != Output::End::exited || queued.status != 0)
-    throw Error(fmt::format("squeue failed: {}", first_line(queued.errors.empty() ? queued.text : queued.errors)));
+    throw Error(fmt::format("squeue failed: {}", first_line(client_said(queued))));
   if (const auto id = squeue_job_with_comment(queued.text, comment)) return id;
   // A job slurmctld no longer holds: its accounting.
   const std::string from = local_time_text(since);
@@ -281,7 +286,7 @@ std::vector<std::uint64_t> active_jobs(const std::vector<std::uint64_t>& job_ids
   if (out.status != 0) {
     // Jobs that have left slurmctld's memory: nothing of them is active.
     if (out.errors.find("Invalid job id") != std::string::npos) return {};
-    throw Error(fmt::format("squeue failed: {}", first_line(out.errors.empty() ? out.text : out.errors)));
+    throw Error(fmt::format("squeue failed: {}", first_line(client_said(out))));
   }
   return squeue_job_ids(out.text);
 }
@@ -326,12 +331,12 @@ NodeStatesQuery query_node_states() {
   if (!q.detail.empty()) return q;
   const Output nodes = run_program({"scontrol", "show", "node", "--oneliner"}, true, answer_limits);
   if (nodes.status != 0) {
-    q.detail = first_line(nodes.errors.empty() ? nodes.text : nodes.errors);
+    q.detail = first_line(client_said(nodes));
     return q;
   }
   const Output reservations = run_program({"scontrol", "show", "reservation", "--oneliner"}, true, answer_limits);
   if (reservations.status != 0) {
-    q.detail = first_line(reservations.errors.empty() ? reservations.text : reservations.errors);
+    q.detail = first_line(client_said(reservations));
     return q;
   }
   q.states.nodes = parse_scontrol_nodes(nodes.text);
