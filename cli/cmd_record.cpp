@@ -57,6 +57,10 @@ void run_record_hpcc(RecordHpccArgs& args, Context& context) {
   const jobgen::HpccTaskResult result =
       jobgen::run_hpcc_task(args.step, [](const char* name) { return std::getenv(name); });
   context.out << "hetscale record hpcc: " << result.message << "\n";
+  if (result.not_written_because) {
+    context.err << "hetscale record hpcc: the run record was not written: " << *result.not_written_because << "\n";
+  }
+  // hpcc's status whatever became of its record, as for `record step`.
   context.exit_code = result.exit_status;
 }
 

@@ -10,9 +10,9 @@
 # tests/fixtures/slurm/RELEASE) with a README.md naming the command behind each file;
 # then the same cluster without accounting, for sacct's refusal; then, on a fresh cluster,
 # the jobs' names phase into DIR/names: jobs whose names and working directory hold a
-# byte that is not UTF-8, text that reads as jobcomp fields, a line break, and a job
-# submitted with a comment (--names-only records this phase alone, the rest of DIR
-# untouched). The outputs are Slurm's, never edited. Unless --no-corpus, the outputs the
+# byte that is not UTF-8, text that reads as jobcomp fields, a line break (and after one,
+# another user's jobcomp line), a job with a comment (--names-only: this phase alone, DIR
+# untouched otherwise). The outputs are Slurm's, never edited. Unless --no-corpus, the outputs the
 # fuzz targets read are copied to their seed corpora (fuzz/corpus/<target>/slurm-RELEASE-*).
 # Takes about two minutes (--names-only: about 20 s): a job's time limit is at least a
 # minute, and slurmctld notices its end within 30 s more. Runs as root (cluster.sh does).
@@ -316,7 +316,9 @@ record() {
 # that is not UTF-8, one whose working directory holds one, one named with text that
 # reads as jobcomp fields after the name (and exits 3), one whose name fakes every field
 # up to WorkDir=, one named with a line break, and an array of two submitted held with a
-# comment (squeue's %k shows it), released after squeue is recorded. Into NAMES_DIR.
+# comment (squeue's %k shows it), released after squeue is recorded; then two whose
+# working directory writes a whole line of another user's job after a line break. Into
+# NAMES_DIR.
 record_names() {
   say "bringing up Slurm $RELEASE for the jobs' names"
   "$CLUSTER" restart --run-dir "$RUN" --slurm "$RELEASE" --hetscale none >&2
@@ -363,9 +365,27 @@ record_names() {
     squeue --noheader --states=all --user root --name commented '--format=%F|%k'
   scontrol release "$N_COMMENT"
   note "\`scontrol release $N_COMMENT\`"
+  for id in "${ids[@]}"; do wait_for 120 "job $id to end" gone "$id"; done
+  # Then, every job before ended (the array's tasks have their ids), two jobs whose working
+  # directory holds a line break and after it a line of another user's job: job 2's and
+  # job 1's, as hetscale-test's. The first leaves its own line cut short before the break;
+  # the second fakes the rest of its own line before it, so that both its lines read.
+  local forged_user tail_fields
+  forged_user="UserId=hetscale-test($(id -u hetscale-test)) GroupId=$(id -gn hetscale-test)($(id -g hetscale-test))"
+  tail_fields="ReservationName= Tres=cpu=1,mem=1M,node=1,billing=1 Account=hetscale QOS=normal WcKey=/ Cluster=hetscale SubmitTime=2026-01-01T00:00:00 EligibleTime=2026-01-01T00:00:00 DerivedExitCode=0:0 ExitCode=0:0 "
+  FORGED_DIR=$RUN/jobs/x$'\n'"JobId=$N_BAD_DIR $forged_user Name=forged JobState=COMPLETED Partition=testbed TimeLimit=1 StartTime=2026-01-01T00:00:00 EndTime=2026-01-01T00:00:01 NodeList=n1 NodeCnt=1 ProcCnt=1 WorkDir=/y"
+  FAKE_TAIL_DIR="$RUN/jobs/z $tail_fields"$'\n'"JobId=$N_BAD_NAME $forged_user Name=/ JobState=COMPLETED Partition=testbed TimeLimit=1 StartTime=2026-01-01T00:00:00 EndTime=2026-01-01T00:00:01 NodeList=n1 NodeCnt=1 ProcCnt=1 WorkDir=/z"
+  mkdir -p "$FORGED_DIR" "$FAKE_TAIL_DIR"
+  local before=${#ids[@]}
+  names_job "a working directory with a line break and, after it, job $N_BAD_DIR's line as hetscale-test's" \
+    --job-name=forged-line --chdir="$FORGED_DIR" --wrap true
+  N_FORGED=$id
+  names_job "a working directory that fakes the rest of its own line, then a line break and job $N_BAD_NAME's line as hetscale-test's" \
+    --job-name=fake-tail --chdir="$FAKE_TAIL_DIR" --wrap true
+  N_FAKE_TAIL=$id
+  for id in "${ids[@]:$before}"; do wait_for 120 "job $id to end" gone "$id"; done
   local all
   all=$(IFS=,; echo "${ids[*]}")
-  for id in "${ids[@]}"; do wait_for 120 "job $id to end" gone "$id"; done
   # Every job and task has ended in slurmdbd (the array's two tasks apart), and every job
   # has its line (its first, for the name with a line break) in jobcomp.log.
   wait_for 60 "sacct to show every job ended" sh -c \
@@ -398,8 +418,11 @@ write_names_readme() {
     echo "outputs must survive: a byte that is not UTF-8 (\\xff, in job $N_BAD_NAME's name and job $N_BAD_DIR's"
     echo "working directory), text that reads as the jobcomp fields after the name (job $N_SPOOF: its name"
     echo "says COMPLETED, it exits 3; job $N_FAKE: its name fakes every field up to \`WorkDir=\`), a line"
-    echo "break (job $N_BREAK), and an array submitted with a comment (job $N_COMMENT). Every file is what"
-    echo "Slurm printed, made by the script and never edited (the bytes included)."
+    echo "break (job $N_BREAK), an array submitted with a comment (job $N_COMMENT), and working directories"
+    echo "that write, after a line break, a whole line of another user's job (job $N_FORGED: job $N_BAD_DIR's as"
+    echo "hetscale-test's, its own line cut short; job $N_FAKE_TAIL: job $N_BAD_NAME's as hetscale-test's, the rest of"
+    echo "its own line faked before the break). Every file is what Slurm printed, made by the script and"
+    echo "never edited (the bytes included)."
     echo
     echo "| file | command | exit status | what |"
     echo "|---|---|---|---|"

@@ -84,18 +84,22 @@ std::optional<FileId> file_id(const fs::path& path) {
   throw Error("cannot " + doing + " the lock " + path.string() + ": " + std::strerror(error));
 }
 
-// Creates the lock file whole, holding `text`: true when this process now holds it, false
-// when another lock file is there.
-bool create_lock_file(const fs::path& path, const std::string& text) {
+// Creates the lock file whole, holding `text`: its identity when this process made it,
+// nothing when another lock file is there.
+std::optional<FileId> create_lock_file(const fs::path& path, const std::string& text) {
   const fs::path temporary = sibling(path, "new");
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) fail("create", path, errno);
   const bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
   const int write_error = errno;
+  struct stat made {};
+  const bool known = ::fstat(fd, &made) == 0;
+  const int stat_error = errno;
   ::close(fd);
-  if (!written) {
+  if (!written || !known) {
     ::unlink(temporary.c_str());
-    fail("write", path, write_error);
+    if (!written) fail("write", path, write_error);
+    fail("create", path, stat_error);
   }
   const int linked = ::link(temporary.c_str(), path.c_str());
   const int link_error = errno;
@@ -104,7 +108,8 @@ bool create_lock_file(const fs::path& path, const std::string& text) {
   const bool held = linked == 0 || (::stat(temporary.c_str(), &st) == 0 && st.st_nlink == 2);
   ::unlink(temporary.c_str());
   if (!held && link_error != EEXIST) fail("create", path, link_error);
-  return held;
+  if (!held) return std::nullopt;
+  return FileId{made.st_dev, made.st_ino};
 }
 
 // The lock file as it is now: its identity and text; nothing when it is gone.
@@ -219,19 +224,26 @@ ExclusiveFileLock::ExclusiveFileLock(const fs::path& path, const std::string& wh
   const std::string text = holder_text(me);
   // A few rounds: each either takes the lock, refuses, or breaks a stale lock and tries again.
   for (int round = 0; round < 5; ++round) {
-    if (create_lock_file(path, text)) {
+    if (const std::optional<FileId> made = create_lock_file(path, text)) {
       fd_ = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
-      if (fd_ < 0) fail("open", path, errno);
+      if (fd_ < 0 && errno != ENOENT) fail("open", path, errno);
       struct stat st {};
-      if (::fstat(fd_, &st) == 0) inode_ = st.st_ino;
+      const bool ours = fd_ >= 0 && ::fstat(fd_, &st) == 0 && FileId{st.st_dev, st.st_ino} == *made;
+      inode_ = made->inode;
       // flock too, where the file system has it: a hetscale that knew only flock is refused.
-      if (call_flock(options, fd_, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+      if (ours && call_flock(options, fd_, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
         ::unlink(path.c_str());
         ::close(fd_);
         fd_ = -1;
         throw Error(refusal(what, {}, HolderState::alive, path));
       }
-      return;
+      // A process that judged the lock file before this one stale may have moved this
+      // one's aside since it was made (break_stale) and another process taken its place:
+      // held only while the lock file is still the one made.
+      if (ours && file_id(path) == made) return;
+      if (fd_ >= 0) ::close(fd_);
+      fd_ = -1;
+      continue;
     }
     std::optional<ExistingLock> existing = read_existing(path);
     if (!existing) continue;  // released meanwhile

@@ -11,7 +11,7 @@ bool control(unsigned char c) { return c < 0x20 || c == 0x7f; }
 
 std::string one_line_text(std::string_view text) {
   bool clean = true;
-  for (char c : text) clean = clean && !control(static_cast<unsigned char>(c));
+  for (char c : text) clean = clean && c != '\\' && !control(static_cast<unsigned char>(c));
   if (clean) return std::string(text);
   std::string out;
   for (char c : text) {

@@ -38,26 +38,24 @@ std::size_t sequence_length(std::string_view text, std::size_t at) {
 Utf8Repair replace_invalid_utf8(std::string_view text) {
   Utf8Repair out;
   std::size_t at = 0;
-  // Most text is well-formed: it is copied once, untouched, when no byte is replaced.
+  // Most text is well-formed: it is not copied when no byte is replaced.
   while (at < text.size()) {
     const std::size_t length = sequence_length(text, at);
     if (length == 0) break;
     at += length;
   }
-  if (at == text.size()) {
-    out.text = std::string(text);
-    return out;
-  }
-  out.text.reserve(text.size() + 16);
-  out.text.append(text.substr(0, at));
+  if (at == text.size()) return out;
+  std::string& repaired = out.repaired.emplace();
+  repaired.reserve(text.size() + 16);
+  repaired.append(text.substr(0, at));
   while (at < text.size()) {
     const std::size_t length = sequence_length(text, at);
     if (length == 0) {
-      out.text.append(replacement);
+      repaired.append(replacement);
       ++out.replaced_bytes;
       ++at;
     } else {
-      out.text.append(text.substr(at, length));
+      repaired.append(text.substr(at, length));
       at += length;
     }
   }

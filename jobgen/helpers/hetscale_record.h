@@ -138,12 +138,6 @@ static inline void hetscale_put_env_step_id_(hetscale_buffer_ *b) {
   else hetscale_put_(b, "null");
 }
 
-static inline double hetscale_env_number_(const char *name) {
-  const char *text = getenv(name);
-  char *end = NULL;
-  double v = text ? strtod(text, &end) : 0.0;
-  return (text == NULL || end == text || *end != '\0' || !(v >= 0.0)) ? 0.0 : v;
-}
 
 /* HETSCALE_WEIGHTS_DIGEST when it is what the plugin sets (64 lower-case hex digits). */
 static inline const char *hetscale_env_digest_(void) {
@@ -158,13 +152,20 @@ static inline const char *hetscale_env_digest_(void) {
 /* JSON has no inf or nan: x - x is 0 only for finite x. */
 static inline int hetscale_finite_(double x) { return x - x == 0.0; }
 
-/* Every number the record would hold is finite (a JSON number): the run's, every rank's and
- * the marked speed C from the environment. */
-static inline int hetscale_all_finite_(const hetscale_run *run, const hetscale_rank_timing *ranks, int count,
-                                       double system_speed) {
+/* A non-negative finite number from the environment; 0 (unknown) when unset or anything
+ * else (garbage, a negative number, inf, nan, an overflow). */
+static inline double hetscale_env_number_(const char *name) {
+  const char *text = getenv(name);
+  char *end = NULL;
+  double v = text ? strtod(text, &end) : 0.0;
+  return (text == NULL || end == text || *end != '\0' || !(v >= 0.0) || !hetscale_finite_(v)) ? 0.0 : v;
+}
+
+/* Every number the caller gives the record is finite (a JSON number): the run's and every
+ * rank's (the environment's are, by hetscale_env_number_). */
+static inline int hetscale_all_finite_(const hetscale_run *run, const hetscale_rank_timing *ranks, int count) {
   int i;
-  if (!hetscale_finite_(run->work) || !hetscale_finite_(run->wall_seconds) || !hetscale_finite_(run->parameter_value) ||
-      !hetscale_finite_(system_speed))
+  if (!hetscale_finite_(run->work) || !hetscale_finite_(run->wall_seconds) || !hetscale_finite_(run->parameter_value))
     return 0;
   for (i = 0; i < count; ++i) {
     if (!hetscale_finite_(ranks[i].weight) || !hetscale_finite_(ranks[i].marked_speed) ||
@@ -185,7 +186,7 @@ static inline int hetscale_write_record(const hetscale_run *run, const hetscale_
   system_speed = hetscale_env_number_("HETSCALE_SYSTEM_SPEED");
   if (run == NULL || ranks == NULL || count <= 0 || run->code == NULL || run->workload == NULL ||
       run->parameter == NULL || !(run->work > 0) || !(run->wall_seconds > 0) ||
-      !hetscale_all_finite_(run, ranks, count, system_speed)) {
+      !hetscale_all_finite_(run, ranks, count)) {
     errno = EINVAL;
     return -1;
   }

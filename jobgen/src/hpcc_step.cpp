@@ -13,6 +13,7 @@
 #include "hetscale/jobgen/step_record.hpp"
 #include "hetscale/model/workload.hpp"
 #include "hetscale/site/hostlist.hpp"
+#include "hetscale/site/record_after_step.hpp"
 #include "hetscale/site/site_table.hpp"
 #include "hetscale/site/step_layout.hpp"
 
@@ -216,22 +217,28 @@ HpccTaskResult run_hpcc_task(const HpccStep& step, const GetEnv& getenv) {
     out.message = fmt::format("hpcc exited with status {}: no record written", ran.exit_status);
     return out;
   }
+  // hpcc has run: from here on a failure costs the record, never hpcc's exit status.
   const fs::path output = out.directory / "hpccoutf.txt";
-  const HpccResult result = read_hpcc_output(read_text_file(output, "hpcc output"), output.string());
   if (!environment.record_file) {
-    out.message = fmt::format("HPL_time {} s; no record written: HETSCALE_RECORD is not set", result.hpl_seconds);
+    out.message = "hpcc exited with status 0; no record written: HETSCALE_RECORD is not set";
     return out;
   }
-  RunRecord record = hpcc_run_record(step, result, step_rank_hosts(getenv), getenv, environment);
-  // The solve ended before hpcc's other tests: its start and end are not known, only
-  // that both lie within hpcc's run.
-  record.start_time = utc_timestamp(ran.start);
-  record.end_time = utc_timestamp(ran.end);
-  append_run_record(*environment.record_file, record);
-  out.record_written = true;
-  out.message = fmt::format("HPL_time {} s ({} Tflops, residual check {}); record appended to {}",
-                            result.hpl_seconds, result.hpl_tflops, result.passed ? "passed" : "failed",
-                            *environment.record_file);
+  std::string solved;
+  const RecordAfterStep record = append_record_after_step(*environment.record_file, [&]() -> std::optional<RunRecord> {
+    const HpccResult result = read_hpcc_output(read_text_file(output, "hpcc output"), output.string());
+    solved = fmt::format("HPL_time {} s ({} Tflops, residual check {})", result.hpl_seconds, result.hpl_tflops,
+                         result.passed ? "passed" : "failed");
+    RunRecord made = hpcc_run_record(step, result, step_rank_hosts(getenv), getenv, environment);
+    // The solve ended before hpcc's other tests: its start and end are not known, only
+    // that both lie within hpcc's run.
+    made.start_time = utc_timestamp(ran.start);
+    made.end_time = utc_timestamp(ran.end);
+    return made;
+  });
+  out.record_written = record.written;
+  out.not_written_because = record.not_written_because;
+  out.message = record.written ? fmt::format("{}; record appended to {}", solved, *environment.record_file)
+                               : fmt::format("hpcc exited with status 0; no record written: {}", *record.not_written_because);
   return out;
 }
 

@@ -19,6 +19,7 @@
 #include "hetscale/base/regular_file.hpp"
 #include "hetscale/model/workload.hpp"
 #include "hetscale/site/hostlist.hpp"
+#include "hetscale/site/record_after_step.hpp"
 
 namespace hetscale::jobgen {
 namespace {
@@ -263,30 +264,28 @@ StepRecordResult record_step(const StepDescription& step, std::span<const std::s
     result.skipped_because = "HETSCALE_RECORD is not set";
     return result;
   }
-  // The step has run: from here on nothing may cost its exit status, which the caller
-  // passes on; a record that cannot be written (a full disk, a quota) is said so instead.
-  try {
+  // The step has run: nothing may cost its exit status, which the caller passes on.
+  const RecordAfterStep record = append_record_after_step(*environment.record_file, [&]() -> std::optional<RunRecord> {
     if (count_record_lines(*environment.record_file) > before) {
       result.skipped_because = "the step wrote its own record";
-      return result;
+      return std::nullopt;
     }
-    RunRecord record = step_run_record(step, result.outcome, environment);
+    RunRecord out = step_run_record(step, result.outcome, environment);
     if (!times.path) {
       result.nominal_because = times.error;
     } else {
       // Whatever goes wrong with the times (a bad file, the directory gone: filesystem
       // errors are not hetscale::Error), the step's record is still written.
       try {
-        result.nominal_because = apply_task_times(record, read_task_times(*times.path));
+        result.nominal_because = apply_task_times(out, read_task_times(*times.path));
       } catch (const std::exception& error) {
         result.nominal_because = error.what();
       }
     }
-    append_run_record(*environment.record_file, record);
-    result.written = true;
-  } catch (const std::exception& error) {
-    result.not_written_because = error.what();
-  }
+    return out;
+  });
+  result.written = record.written;
+  result.not_written_because = record.not_written_because;
   return result;
 }
 

@@ -4,12 +4,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <optional>
 #include <string_view>
 
 #include "common/collectives.hpp"
 #include "common/kernel_options.hpp"
 #include "common/rank_weights.hpp"
 #include "common/run_environment.hpp"
+#include "hetscale/site/record_after_step.hpp"
 #include "hetscale/site/run_record.hpp"
 #include "serial/blas.hpp"
 #include "serial/elimination.hpp"
@@ -166,11 +168,13 @@ int run(const MpiSession& mpi, int argc, char** argv, const KernelDefinition& de
       std::fprintf(stderr, "%s: warning: HETSCALE_SITE: %s\n", program.c_str(), e.what());
     }
     print_summary(program, record, check, options.compute);
-    try {
-      if (env.record_file) append_run_record(*env.record_file, record);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "%s: error: %s\n", program.c_str(), e.what());
-      status = 1;
+    if (env.record_file) {
+      // The run is done: a record that cannot be written costs the record, not the
+      // run's exit status.
+      const RecordAfterStep written = append_record_after_step(*env.record_file, [&] { return std::optional(record); });
+      if (written.not_written_because)
+        std::fprintf(stderr, "%s: error: the run record was not written: %s\n", program.c_str(),
+                     written.not_written_because->c_str());
     }
   }
   check_mpi(MPI_Bcast(&status, 1, MPI_INT, 0, mpi.comm()), "MPI_Bcast");

@@ -8,6 +8,10 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <istream>
+#include <map>
+#include <optional>
+#include <set>
+#include <unordered_map>
 
 #include "hetscale/base/error.hpp"
 #include "hetscale/base/utf8_text.hpp"
@@ -94,8 +98,8 @@ const Format* form_of(std::string_view line) {
 // The readings of one line in one form: field i's name starts at a position, its value
 // runs to the next field's name (the first space for a value Slurm formats, any later
 // " Next=" for a chosen one). How many readings follow from a chosen field at a position
-// is counted once (at most `cap`), so that a line full of field names costs quadratic
-// time at worst.
+// is counted once (at most `cap`) and looked up by (field, position), so that a line full
+// of field names costs quadratic time at worst.
 class LineMatcher {
  public:
   LineMatcher(std::string_view line, const Format& format, std::size_t cap)
@@ -103,9 +107,9 @@ class LineMatcher {
 
   std::size_t count(std::size_t field, std::size_t at) {
     const bool chosen = format_.fields[field].chosen;
+    const std::size_t key = field * (line_.size() + 1) + at;
     if (chosen) {
-      for (const Counted& c : counted_)
-        if (c.field == field && c.at == at) return c.count;
+      if (const auto known = counted_.find(key); known != counted_.end()) return known->second;
     }
     std::size_t n = 0;
     const auto value_at = value_start(field, at);
@@ -116,7 +120,7 @@ class LineMatcher {
       });
     }
     n = std::min(n, cap_);
-    if (chosen) counted_.push_back({field, at, n});
+    if (chosen) counted_.emplace(key, n);
     return n;
   }
 
@@ -145,12 +149,6 @@ class LineMatcher {
   }
 
  private:
-  struct Counted {
-    std::size_t field;
-    std::size_t at;
-    std::size_t count;
-  };
-
   // Where field's value starts, when its name and '=' are at `at`.
   std::optional<std::size_t> value_start(std::size_t field, std::size_t at) {
     if (line_.substr(at).starts_with(format_.starts[field])) return at + format_.starts[field].size();
@@ -201,7 +199,7 @@ class LineMatcher {
   std::string_view line_;
   const Format& format_;
   std::size_t cap_;
-  std::vector<Counted> counted_;
+  std::unordered_map<std::size_t, std::size_t> counted_;  // field * (line size + 1) + position: count
   bool stopped_ = false;
   std::size_t furthest_ = 0;
   std::size_t expected_field_ = 0;
@@ -346,10 +344,17 @@ std::string disagreeing_fields(const JobcompFields& a, const JobcompFields& b) {
 
 }  // namespace
 
-std::vector<JobcompFields> jobcomp_readings(std::string_view line, std::size_t limit) {
-  while (!line.empty() && line.back() == ' ') line.remove_suffix(1);  // Slurm ends a line with one
+namespace {
+
+// The line without the spaces that end it (Slurm ends a line with one).
+std::string_view trimmed(std::string_view line) {
+  while (!line.empty() && line.back() == ' ') line.remove_suffix(1);
+  return line;
+}
+
+// The readings of a trimmed line in its form (form_of), at most `limit`.
+std::vector<JobcompFields> readings_in_form(std::string_view line, const Format* format, std::size_t limit) {
   std::vector<JobcompFields> out;
-  const Format* format = form_of(line);
   if (format == nullptr || limit == 0) return out;
   LineMatcher matcher(line, *format, limit);
   if (matcher.count(0, 0) == 0) return out;
@@ -358,56 +363,133 @@ std::vector<JobcompFields> jobcomp_readings(std::string_view line, std::size_t l
   return out;
 }
 
+// How far a trimmed line reads in its form (the plain form where its last words name
+// none: the leading fields are every form's), and what was expected there: for the
+// message about a line that is no job completion line.
+ConfigError not_a_completion_line(std::string_view line, const Format* format, const std::string& source,
+                                  std::uint32_t number) {
+  LineMatcher matcher(line, format != nullptr ? *format : line_formats().front(), 1);
+  (void)matcher.count(0, 0);
+  return ConfigError({source, number, static_cast<std::uint32_t>(matcher.furthest_column())},
+                     fmt::format("not a jobcomp/filetxt line: expected {} here (Slurm writes {})", matcher.expected(),
+                                 field_order()));
+}
+
+}  // namespace
+
+std::vector<JobcompFields> jobcomp_readings(std::string_view line, std::size_t limit) {
+  line = trimmed(line);
+  return readings_in_form(line, form_of(line), limit);
+}
+
 namespace {
 
-// The furthest any form of the line was read, and what was expected there: for the message
-// about a line that is no job completion line.
-ConfigError not_a_completion_line(std::string_view line, const std::string& source, std::uint32_t number) {
-  while (!line.empty() && line.back() == ' ') line.remove_suffix(1);
-  std::size_t column = 0;
-  std::string expected;
-  for (const Format& format : line_formats()) {
-    LineMatcher matcher(line, format, 1);
-    (void)matcher.count(0, 0);
-    if (matcher.furthest_column() > column || expected.empty()) {
-      column = matcher.furthest_column();
-      expected = matcher.expected();
-    }
+// One line of the file as read on its own: its job, or why it cannot be stored.
+struct LineRead {
+  std::uint32_t number = 0;
+  std::optional<JobRecord> job;
+  std::optional<SetAsideLine> set_aside;
+  bool broken = false;  // no jobcomp/filetxt line at all: where a line break in a chosen value falls
+};
+
+std::string field_of(const JobRecord& job, std::string_view name) {
+  for (const auto& [key, value] : job.fields)
+    if (key == name) return value;
+  return {};
+}
+
+// Slurm writes a job name or working directory as it is, line breaks included, and a user
+// can write a whole line of any job after one. Such a break leaves a line that is no job
+// completion where it falls: the lines on both sides of one are set aside.
+void set_aside_beside_broken_lines(std::vector<LineRead>& lines, const std::string& source) {
+  std::vector<std::pair<std::size_t, std::uint32_t>> beside;  // (line index, the broken line's number)
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (!lines[i].broken) continue;
+    if (i > 0) beside.emplace_back(i - 1, lines[i].number);
+    if (i + 1 < lines.size()) beside.emplace_back(i + 1, lines[i].number);
   }
-  return ConfigError({source, number, static_cast<std::uint32_t>(column)},
-                     fmt::format("not a jobcomp/filetxt line: expected {} here (Slurm writes {})", expected,
-                                 field_order()));
+  for (const auto& [i, broken] : beside) {
+    LineRead& line = lines[i];
+    if (!line.job) continue;
+    line.set_aside = SetAsideLine{
+        {source, line.number, 0},
+        fmt::format("job {}: next to line {}, which is no jobcomp/filetxt line (where a line break in a job name "
+                    "or working directory falls): a user can write a whole line of any job beside such a break, so "
+                    "this line cannot be told from Slurm's",
+                    line.job->job_id, broken)};
+    line.job.reset();
+  }
+}
+
+// A job (cluster, JobId) whose lines name more than one user: one of them was written by
+// a user (after a line break in a chosen value), and which cannot be told, so all are set
+// aside. A requeued job has a line per start, all of the same user.
+void set_aside_jobs_of_two_users(std::vector<LineRead>& lines, const std::string& source) {
+  std::map<std::pair<std::string, std::uint64_t>, std::vector<std::size_t>> by_job;
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    if (lines[i].job) by_job[{lines[i].job->cluster, lines[i].job->job_id}].push_back(i);
+  for (const auto& [key, indices] : by_job) {
+    std::set<std::string> users;
+    for (const std::size_t i : indices) users.insert(field_of(*lines[i].job, "UserId"));
+    if (users.size() < 2) continue;
+    std::string said;
+    for (const std::size_t i : indices)
+      said += fmt::format("{}line {} {}", said.empty() ? "" : ", ", lines[i].number, field_of(*lines[i].job, "UserId"));
+    for (const std::size_t i : indices) {
+      lines[i].set_aside = SetAsideLine{
+          {source, lines[i].number, 0},
+          fmt::format("job {} of cluster {}: its lines name different users ({}): a user can write a line of "
+                      "another user's job after a line break in a job name or working directory, so which is "
+                      "Slurm's cannot be told",
+                      key.second, key.first, said)};
+    }
+    for (const std::size_t i : indices) lines[i].job.reset();
+  }
 }
 
 }  // namespace
 
 JobcompFile read_jobcomp(std::istream& in, const std::string& source) {
   JobcompFile out;
+  std::vector<LineRead> lines;  // the non-empty lines, each read on its own
+  bool any_job = false;
   std::string raw;
   std::uint32_t line = 0;
   while (std::getline(in, raw)) {
     ++line;
     if (!raw.empty() && raw.back() == '\r') raw.pop_back();
     if (raw.find_first_not_of(' ') == std::string::npos) continue;
-    const Utf8Repair text = replace_invalid_utf8(raw);
-    out.replaced_bytes += text.replaced_bytes;
-    std::vector<JobcompFields> readings = jobcomp_readings(text.text);
+    const Utf8Repair utf8 = replace_invalid_utf8(raw);
+    out.replaced_bytes += utf8.replaced_bytes;
+    const std::string_view text = trimmed(utf8.text(raw));
+    const Format* format = form_of(text);
+    std::vector<JobcompFields> readings = readings_in_form(text, format, 2);
+    LineRead read;
+    read.number = line;
+    read.broken = readings.empty();
     try {
-      if (readings.empty()) throw not_a_completion_line(text.text, source, line);
+      if (readings.empty()) throw not_a_completion_line(text, format, source, line);
       if (readings.size() > 1)
         throw ConfigError({source, line, 0},
                           fmt::format("job {}: the line reads more than one way, with different {}: a value a user "
                                       "chose (a job name, a working directory) holds text that reads as the fields "
                                       "after it",
                                       readings[0].front().second, disagreeing_fields(readings[0], readings[1])));
-      out.jobs.push_back(parse_line(std::move(readings.front()), source, line));
+      read.job = parse_line(std::move(readings.front()), source, line);
+      any_job = true;
     } catch (const ConfigError& e) {
-      out.set_aside.push_back({e.where(), e.message()});
+      read.set_aside = SetAsideLine{e.where(), e.message()};
     }
+    lines.push_back(std::move(read));
   }
   if (in.bad()) throw ConfigError({source, line, 0}, "read error");
-  if (out.jobs.empty() && !out.set_aside.empty())
-    throw ConfigError(out.set_aside.front().where, out.set_aside.front().message);
+  if (!any_job && !lines.empty()) throw ConfigError(lines.front().set_aside->where, lines.front().set_aside->message);
+  set_aside_beside_broken_lines(lines, source);
+  set_aside_jobs_of_two_users(lines, source);
+  for (LineRead& read : lines) {
+    if (read.job) out.jobs.push_back(std::move(*read.job));
+    else out.set_aside.push_back(std::move(*read.set_aside));
+  }
   return out;
 }
 

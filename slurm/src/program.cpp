@@ -9,10 +9,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 extern char** environ;
@@ -25,17 +27,18 @@ using Output = ProgramOutput;
 // Why reading stopped before both fds were closed.
 enum class Cut { none, timed_out, too_much_output };
 
-// Appends what the fds give until both are closed, the timeout passes or more than
+using Clock = std::chrono::steady_clock;
+
+// Appends what the fds give until both are closed, the deadline passes or more than
 // `max_bytes` have come.
-Cut read_until_closed(int out_fd, std::string& out, int err_fd, std::string& err, const ProgramLimits& limits) {
-  const auto deadline = std::chrono::steady_clock::now() + limits.timeout;
+Cut read_until_closed(int out_fd, std::string& out, int err_fd, std::string& err, Clock::time_point deadline,
+                      std::size_t max_bytes) {
   char buffer[65536];
   pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
   std::string* texts[2] = {&out, &err};
   for (;;) {
     if (fds[0].fd < 0 && fds[1].fd < 0) return Cut::none;
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     if (left.count() <= 0) return Cut::timed_out;
     const int ready = ::poll(fds, 2, static_cast<int>(left.count()));
     if (ready < 0 && errno == EINTR) continue;
@@ -49,8 +52,23 @@ Cut read_until_closed(int out_fd, std::string& out, int err_fd, std::string& err
         continue;
       }
       texts[i]->append(buffer, static_cast<std::size_t>(n));
-      if (out.size() + err.size() > limits.max_output_bytes) return Cut::too_much_output;
+      if (out.size() + err.size() > max_bytes) return Cut::too_much_output;
     }
+  }
+}
+
+// Reaps `pid` into `status` unless it is still running at the deadline (false): a program
+// may close its outputs and go on.
+bool reaped_by(pid_t pid, Clock::time_point deadline, int& status) {
+  auto pause = std::chrono::milliseconds(1);
+  for (;;) {
+    const pid_t r = ::waitpid(pid, &status, WNOHANG);
+    if (r == pid) return true;
+    if (r < 0 && errno != EINTR) return true;  // not our child: nothing left to wait for
+    const auto left = deadline - Clock::now();
+    if (left <= Clock::duration::zero()) return false;
+    std::this_thread::sleep_for(std::min<Clock::duration>(pause, left));
+    pause = std::min(pause * 2, std::chrono::milliseconds(50));
   }
 }
 
@@ -104,13 +122,17 @@ ProgramOutput run_program(const std::vector<std::string>& argv, bool separate_er
     out.text = argv[0] + ": " + std::strerror(spawned);
     return out;
   }
-  const Cut cut = read_until_closed(out_pipe[0], out.text, err_pipe[0], out.errors, limits);
+  const auto deadline = Clock::now() + limits.timeout;
+  Cut cut = read_until_closed(out_pipe[0], out.text, err_pipe[0], out.errors, deadline, limits.max_output_bytes);
   ::close(out_pipe[0]);
   if (separate_errors) ::close(err_pipe[0]);
-  // The child is not reaped yet, so its pid still names its group.
-  if (cut != Cut::none) ::kill(-pid, SIGKILL);
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  if (cut == Cut::none && !reaped_by(pid, deadline, status)) cut = Cut::timed_out;
+  if (cut != Cut::none) {
+    // The child is not reaped yet, so its pid still names its group.
+    ::kill(-pid, SIGKILL);
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
   }
   switch (cut) {
     case Cut::timed_out:

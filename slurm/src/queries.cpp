@@ -58,6 +58,20 @@ std::string first_line(const std::string& text) {
   return text.substr(0, text.find('\n'));
 }
 
+// What a client said: its standard error when it wrote any there, else its output.
+const std::string& client_said(const Output& out) {
+  return out.errors.empty() ? out.text : out.errors;
+}
+
+// The most telling line of a client's output: its last that is not empty.
+std::string last_line(std::string_view text) {
+  std::string last;
+  std::istringstream lines{std::string(text)};
+  for (std::string line; std::getline(lines, line);)
+    if (!line.empty()) last = line;
+  return last;
+}
+
 }  // namespace
 
 PartitionQuery query_partition(const std::string& name) {
@@ -130,10 +144,7 @@ SubmissionTest test_only_outcome(int status, std::string_view output) {
                            output.find("fetch config") != std::string_view::npos;
   if (!unreachable) t.status = SubmissionTest::Status::refused;
   // The most telling line: Slurm's last.
-  std::string last;
-  std::istringstream lines{std::string(output)};
-  for (std::string line; std::getline(lines, line);)
-    if (!line.empty()) last = line;
+  const std::string last = last_line(output);
   t.detail = last.empty() ? first_line(std::string(output)) : last;
   return t;
 }
@@ -141,6 +152,18 @@ SubmissionTest test_only_outcome(int status, std::string_view output) {
 std::string submit_round(const std::string& directory) {
   const Output out =
       run_program({(std::filesystem::path(directory) / "submit.sh").string()}, false, round_submission_limits);
+  // submit.sh runs sbatch once per set: killed, or one sbatch's answer lost, it may have
+  // submitted some sets or all.
+  if (submission_outcome_unknown(out.end, out.status, out.text)) {
+    const std::string why =
+        out.end == Output::End::exited ? fmt::format("submit.sh exited with status {}", out.status) : out.text;
+    const std::string said = out.end == Output::End::exited ? last_line(out.text) : std::string();
+    throw SubmissionOutcomeUnknown(fmt::format(
+        "submitting {} ended without saying whether Slurm took every set ({}{}{}): {} names the sets submitted "
+        "before it ended, and a set it does not name may be in Slurm too (squeue --me); submitting again may run a "
+        "set twice",
+        directory, why, said.empty() ? "" : ": ", said, (std::filesystem::path(directory) / "jobs.txt").string()));
+  }
   if (out.status != 0) throw Error(fmt::format("submitting {} failed: {}", directory, out.text));
   return out.text;
 }
@@ -156,8 +179,8 @@ std::uint64_t submit_job(const std::string& script, const std::string& directory
   if (!comment.empty()) argv.push_back("--comment=" + comment);
   argv.push_back(script);
   const Output out = run_program(argv, true, submission_limits, directory);
-  const std::string said = first_line(out.errors.empty() ? out.text : out.errors);
-  if (submission_outcome_unknown(out.end, out.status, out.errors.empty() ? out.text : out.errors))
+  const std::string said = first_line(client_said(out));
+  if (submission_outcome_unknown(out.end, out.status, client_said(out)))
     throw SubmissionOutcomeUnknown(
         fmt::format("sbatch {} (in {}) ended without saying whether Slurm took the job: {}", script, directory, said));
   if (out.status != 0) throw Error(fmt::format("sbatch {} (in {}) failed: {}", script, directory, said));
@@ -205,7 +228,7 @@ std::optional<std::uint64_t> find_submitted_job(const std::string& job_name, con
       {"squeue", "--noheader", "--states=all", "--user", user, "--name", job_name, "--format=%F|%k"}, true,
       answer_limits);
   if (queued.end != Output::End::exited || queued.status != 0)
-    throw Error(fmt::format("squeue failed: {}", first_line(queued.errors.empty() ? queued.text : queued.errors)));
+    throw Error(fmt::format("squeue failed: {}", first_line(client_said(queued))));
   if (const auto id = squeue_job_with_comment(queued.text, comment)) return id;
   // A job slurmctld no longer holds: its accounting.
   const std::string from = local_time_text(since);
@@ -263,7 +286,7 @@ std::vector<std::uint64_t> active_jobs(const std::vector<std::uint64_t>& job_ids
   if (out.status != 0) {
     // Jobs that have left slurmctld's memory: nothing of them is active.
     if (out.errors.find("Invalid job id") != std::string::npos) return {};
-    throw Error(fmt::format("squeue failed: {}", first_line(out.errors.empty() ? out.text : out.errors)));
+    throw Error(fmt::format("squeue failed: {}", first_line(client_said(out))));
   }
   return squeue_job_ids(out.text);
 }
@@ -308,12 +331,12 @@ NodeStatesQuery query_node_states() {
   if (!q.detail.empty()) return q;
   const Output nodes = run_program({"scontrol", "show", "node", "--oneliner"}, true, answer_limits);
   if (nodes.status != 0) {
-    q.detail = first_line(nodes.errors.empty() ? nodes.text : nodes.errors);
+    q.detail = first_line(client_said(nodes));
     return q;
   }
   const Output reservations = run_program({"scontrol", "show", "reservation", "--oneliner"}, true, answer_limits);
   if (reservations.status != 0) {
-    q.detail = first_line(reservations.errors.empty() ? reservations.text : reservations.errors);
+    q.detail = first_line(client_said(reservations));
     return q;
   }
   q.states.nodes = parse_scontrol_nodes(nodes.text);

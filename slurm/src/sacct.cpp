@@ -260,7 +260,7 @@ SacctJobs read_sacct_json(std::string_view text, const std::string& source) {
   const Utf8Repair utf8 = replace_invalid_utf8(text);
   Json document;
   try {
-    document = Json::parse(utf8.text);
+    document = Json::parse(utf8.text(text));
   } catch (const Json::exception& e) {  // a syntax error, or a number out of range
     throw ConfigError({source, 0, 0}, fmt::format("not the JSON of sacct --json: {}", e.what()));
   }

@@ -56,26 +56,24 @@ void send_report(int fd, ReportKind kind, int error) {
   ::_exit(1);
 }
 
-// Closes every descriptor from `first` to `last` (inclusive).
-void close_fds(unsigned first, unsigned last) {
+// Closes every descriptor from `first` to `last` (inclusive); where close_range is
+// missing, one close per descriptor up to `highest` (highest_possible_fd).
+void close_fds(unsigned first, unsigned last, unsigned highest) {
   if (first > last) return;
 #ifdef SYS_close_range
   if (::syscall(SYS_close_range, first, last, 0U) == 0) return;
 #endif
-  rlimit limit{};
-  unsigned top = last;
-  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur > 0)
-    top = std::min<unsigned>(top, static_cast<unsigned>(std::min<rlim_t>(limit.rlim_cur - 1, UINT_MAX)));
+  const unsigned top = std::min(last, highest);
   for (unsigned fd = first; fd <= top && fd >= first; ++fd) ::close(static_cast<int>(fd));
 }
 
 // Keeps only `a` and `b` (both at least 3) and 0, 1, 2 on /dev/null.
-void keep_only(int a, int b) {
+void keep_only(int a, int b, unsigned highest) {
   const unsigned low = static_cast<unsigned>(std::min(a, b));
   const unsigned high = static_cast<unsigned>(std::max(a, b));
-  close_fds(3, low - 1);
-  close_fds(low + 1, high - 1);
-  close_fds(high + 1, ~0U);
+  close_fds(3, low - 1, highest);
+  close_fds(low + 1, high - 1, highest);
+  close_fds(high + 1, ~0U, highest);
   const int null = ::open("/dev/null", O_RDWR);
   for (int fd = 0; fd <= 2 && null >= 0; ++fd)
     if (null != fd) ::dup2(null, fd);
@@ -111,6 +109,7 @@ struct WriterSetup {
   gid_t gid;
   const gid_t* groups;
   std::size_t group_count;
+  unsigned highest_fd;  // highest_possible_fd, read before the fork
 };
 
 [[noreturn]] void run_writer(const WriterSetup& setup) {
@@ -130,7 +129,7 @@ struct WriterSetup {
   if (lines < 3) lines = ::fcntl(lines, F_DUPFD, 3);
   if (reports < 3) reports = ::fcntl(reports, F_DUPFD, 3);
   if (lines < 0 || reports < 0) ::_exit(1);
-  keep_only(lines, reports);
+  keep_only(lines, reports, setup.highest_fd);
   ::setsid();
   ::prctl(PR_SET_NAME, "hetscale-times", 0, 0, 0);
   if (::chdir("/") != 0) fail(reports, ReportKind::setup, errno);
@@ -173,6 +172,28 @@ std::int64_t remaining_ms(std::chrono::steady_clock::time_point deadline) {
 
 }  // namespace
 
+unsigned highest_possible_fd(rlim_t soft_limit, std::optional<unsigned long> nr_open) {
+  constexpr unsigned long linux_default_nr_open = 1UL << 20;
+  unsigned long ceiling = nr_open.value_or(linux_default_nr_open);
+  if (soft_limit != RLIM_INFINITY) ceiling = std::min<unsigned long>(ceiling, soft_limit);
+  if (ceiling == 0) return 0;
+  return static_cast<unsigned>(std::min<unsigned long>(ceiling - 1, UINT_MAX));
+}
+
+std::optional<unsigned long> kernel_nr_open() {
+  const int fd = ::open("/proc/sys/fs/nr_open", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  char text[32] = {};
+  const ssize_t n = ::read(fd, text, sizeof text - 1);
+  ::close(fd);
+  unsigned long value = 0;
+  ssize_t i = 0;
+  for (; i < n && text[i] >= '0' && text[i] <= '9' && value < (1UL << 40); ++i)
+    value = value * 10 + static_cast<unsigned long>(text[i] - '0');
+  if (i == 0 || value == 0) return std::nullopt;
+  return value;
+}
+
 UserFileAppender UserFileAppender::start(const std::filesystem::path& file, std::size_t capacity) {
   UserFileAppender appender;
   appender.file_ = file.string();
@@ -202,7 +223,10 @@ UserFileAppender UserFileAppender::start(const std::filesystem::path& file, std:
   // allows; the default 64 KiB holds a thousand lines.
   if (capacity > 65536) (void)::fcntl(appender.lines_, F_SETPIPE_SZ, static_cast<int>(std::min<std::size_t>(capacity, 1 << 20)));
 
-  const WriterSetup setup{appender.file_.c_str(), lines[0], reports[1], uid, gid, groups.data(), groups.size()};
+  rlimit limit{};
+  const WriterSetup setup{appender.file_.c_str(), lines[0], reports[1], uid, gid, groups.data(), groups.size(),
+                          highest_possible_fd(::getrlimit(RLIMIT_NOFILE, &limit) == 0 ? limit.rlim_cur : RLIM_INFINITY,
+                                              kernel_nr_open())};
   const pid_t pid = ::fork();
   if (pid < 0) {
     const int error = errno;

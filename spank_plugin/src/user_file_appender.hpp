@@ -13,6 +13,7 @@
 // does, each call returns within its bound.
 #pragma once
 
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include <chrono>
@@ -71,5 +72,14 @@ class UserFileAppender {
   bool ended_ = false;     // the reports' pipe is at its end: the writer has exited
   bool flushed_ = false;   // the writer reported the file flushed and closed
 };
+
+/// The highest file descriptor a process can hold, where the writer closes slurmstepd's
+/// one by one (a kernel without close_range): below the soft RLIMIT_NOFILE when it is
+/// finite, and below the kernel's nr_open, the bound of every process's descriptors
+/// (1048576, Linux's default, when it is not known), so that the loop stays short.
+[[nodiscard]] unsigned highest_possible_fd(rlim_t soft_limit, std::optional<unsigned long> nr_open);
+
+/// /proc/sys/fs/nr_open; nothing when it cannot be read.
+[[nodiscard]] std::optional<unsigned long> kernel_nr_open();
 
 }  // namespace hetscale::spank

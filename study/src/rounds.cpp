@@ -162,7 +162,18 @@ std::optional<jobgen::Round> resubmit_round(const Resubmission& request, const S
   collector::collect(request.db, plan, no_stdin, log);
   if (!log.str().empty()) say(LineKind::note, log.str());
   say(LineKind::result, fmt::format("round {} loaded into the database\n", next.number));
-  if (request.submit) say(LineKind::result, slurm::submit_round(request.output.dir.string()));
+  if (!request.submit) return written;
+  try {
+    say(LineKind::result, slurm::submit_round(request.output.dir.string()));
+  } catch (const slurm::SubmissionOutcomeUnknown& e) {
+    // The round is in the database as written: whether its sets are in Slurm is what the
+    // user must know before anything is submitted again.
+    throw slurm::SubmissionOutcomeUnknown(
+        fmt::format("round {} is written in {} and loaded into the database, but {}. Submit none of its sets by "
+                    "hand before looking them up in Slurm; --resubmit refuses while any task of the study is "
+                    "pending or running, and writes a set Slurm did not take into its next round",
+                    next.number, request.output.dir.string(), e.what()));
+  }
   return written;
 }
 

@@ -145,5 +145,34 @@ TEST_F(FileLock, ALockFileOfFlockAloneIsHeldWhileItsFlockIs) {
   EXPECT_EQ(refusal([&] { ExclusiveFileLock lock(path_, "a study step"); }), "taken");
 }
 
+// Process B judged the old lock file stale; process A broke it first and made its own.
+// B then moves A's new lock file aside (taking it for the stale one) and, before B can
+// put it back, process C takes the lock. A must not believe it holds the lock: it checks
+// after taking it that the lock file is still the one it made, and finds C's. The
+// interleaving is driven through the flock stand-in, which A calls right after making
+// its lock file.
+TEST_F(FileLock, AHolderWhoseLockFileWasMovedAsideMeanwhileDoesNotHoldIt) {
+  const fs::path aside = dir_ / "moved-aside-by-b";
+  bool interleaved = false;
+  FileLockOptions options;
+  options.flock = [&](int fd, int operation) {
+    if (!interleaved) {
+      interleaved = true;
+      EXPECT_EQ(::rename(path_.c_str(), aside.c_str()), 0);                        // B
+      write_lock(std::to_string(::getpid()) + "\nhost " + this_host_name() + "\n");  // C, alive
+    }
+    return ::flock(fd, operation);
+  };
+  EXPECT_EQ(refusal([&] { ExclusiveFileLock a(path_, "a study step", options); }),
+            "a study step is already running (process " + std::to_string(::getpid()) + ", lock " + path_.string() +
+                ")");
+  EXPECT_TRUE(interleaved);
+  // C's lock file is untouched.
+  std::ifstream in(path_);
+  std::string pid;
+  std::getline(in, pid);
+  EXPECT_EQ(pid, std::to_string(::getpid()));
+}
+
 }  // namespace
 }  // namespace hetscale

@@ -7,7 +7,11 @@ namespace {
 
 TEST(OneLineText, AValueNeverEndsItsLine) {
   EXPECT_EQ(one_line_text("2*N^3"), "2*N^3");
-  EXPECT_EQ(one_line_text("a\\b"), "a\\b");  // unchanged when nothing needs escaping
+  // A backslash is escaped even where nothing else is: a literal backslash-n is not a
+  // line break.
+  EXPECT_EQ(one_line_text("a\\b"), "a\\\\b");
+  EXPECT_EQ(one_line_text("a\\nb"), "a\\\\nb");
+  EXPECT_NE(one_line_text("a\\nb"), one_line_text("a\nb"));
   EXPECT_EQ(one_line_text("2*N^3\nsrun rm -rf ~"), "2*N^3\\nsrun rm -rf ~");
   EXPECT_EQ(one_line_text("a\r\tb\x07\\"), "a\\r\\tb\\x07\\\\");
   EXPECT_EQ(one_line_text(std::string_view("\x1b[2J\x7f\0", 6)), "\\x1b[2J\\x7f\\x00");

@@ -186,14 +186,21 @@ TEST_F(HpccTask, AFailedHpccRecordsNothing) {
   EXPECT_FALSE(fs::exists(dir_ / "set0.jsonl"));
 }
 
-TEST_F(HpccTask, AnotherSizeThanTheStepsIsRefused) {
-  try {
-    (void)run_hpcc_task(step(500), getenv());
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    EXPECT_STREQ(e.what(), "hpcc solved N = 400, not the step's N = 500");
-  }
+// hpcc has run: a record that cannot be made (HPL solved another N than the step's) or
+// written (the record file's directory is gone) costs the record, never hpcc's status.
+TEST_F(HpccTask, ARecordThatCannotBeMadeOrWrittenKeepsHpccsStatus) {
+  const HpccTaskResult other_size = run_hpcc_task(step(500), getenv());
+  EXPECT_EQ(other_size.exit_status, 0);
+  EXPECT_FALSE(other_size.record_written);
+  EXPECT_EQ(other_size.not_written_because, "hpcc solved N = 400, not the step's N = 500");
   EXPECT_FALSE(fs::exists(dir_ / "set0.jsonl"));
+
+  vars_["HETSCALE_RECORD"] = (dir_ / "gone" / "set0.jsonl").string();
+  const HpccTaskResult unwritable = run_hpcc_task(step(), getenv());
+  EXPECT_EQ(unwritable.exit_status, 0);
+  EXPECT_FALSE(unwritable.record_written);
+  ASSERT_TRUE(unwritable.not_written_because.has_value());
+  EXPECT_NE(unwritable.not_written_because->find("gone"), std::string::npos) << *unwritable.not_written_because;
 }
 
 TEST_F(HpccTask, OutsideASlurmStepIsRefused) {

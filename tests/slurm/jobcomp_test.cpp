@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <map>
 #include <sstream>
 
@@ -35,6 +36,33 @@ std::string line_of(std::string_view release, std::string_view file, std::uint64
   for (std::string line; std::getline(in, line);)
     if (line.rfind(start, 0) == 0) return line;
   throw std::runtime_error("no line of job " + std::to_string(id));
+}
+
+// The number of the recorded line that starts with `start` (names/ has ids from 1).
+std::uint32_t number_of_line(std::string_view release, std::string_view file, const std::string& start) {
+  std::istringstream in(recorded(release, file));
+  std::uint32_t number = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++number;
+    if (line.rfind(start, 0) == 0) return number;
+  }
+  throw std::runtime_error("no line starting " + start);
+}
+
+// Line `number` (from 1) of a recorded file.
+std::string nth_line(std::string_view release, std::string_view file, std::uint32_t number) {
+  std::istringstream in(recorded(release, file));
+  std::string line;
+  for (std::uint32_t i = 0; i < number && std::getline(in, line); ++i) {
+  }
+  return line;
+}
+
+// The message a line of the file was set aside with; empty when it was not.
+std::string set_aside_at(const JobcompFile& file, std::uint32_t line) {
+  for (const SetAsideLine& aside : file.set_aside)
+    if (aside.where.line == line) return aside.message;
+  return {};
 }
 
 // The line with field `name`'s value replaced, rebuilt from its one reading.
@@ -128,8 +156,8 @@ TEST(Jobcomp, ALineThatReadsTwoWaysIsSetAside) {
                 "the fields after it");
     }
     EXPECT_TRUE(named);
-    EXPECT_NE(job_of(file, 1), nullptr);
-    EXPECT_NE(job_of(file, 6), nullptr);
+    EXPECT_NE(job_of(file, 2), nullptr);
+    EXPECT_NE(job_of(file, 3), nullptr);
   }
 }
 
@@ -178,25 +206,106 @@ TEST(Jobcomp, TheNamesRecordingsJobsAreTheJobsSacctPrints) {
 }
 
 // The byte that is not UTF-8 in job 1's name and job 2's working directory is read as
-// U+FFFD and counted; a name with a line break splits its job's line in two, and both
-// pieces are set aside (neither is a job completion line) while the rest is read.
+// U+FFFD and counted; a name or working directory with a line break splits its job's line
+// in two (jobs 5 and 8), and every piece that is no job completion line is set aside while
+// the rest is read.
 TEST(Jobcomp, BadBytesAndLineBreaksInNamesFailNothing) {
   for (std::string_view release : releases) {
     SCOPED_TRACE(release);
     const JobcompFile file = read_recorded(release, "names/jobcomp.log");
     EXPECT_EQ(file.replaced_bytes, 2U);
-    ASSERT_NE(job_of(file, 1), nullptr);
-    EXPECT_EQ(job_of(file, 1)->job_name, "bad\xEF\xBF\xBDname");
+    std::istringstream first_line(line_of(release, "names/jobcomp.log", 1));
+    const JobcompFile job_1 = read_jobcomp(first_line, "job 1");
+    ASSERT_EQ(job_1.jobs.size(), 1U);
+    EXPECT_EQ(job_1.jobs[0].job_name, "bad\xEF\xBF\xBDname");
     ASSERT_NE(job_of(file, 2), nullptr);
     EXPECT_EQ(job_of(file, 2)->work_dir.substr(job_of(file, 2)->work_dir.size() - 9), "dir\xEF\xBF\xBD" "bad");
     EXPECT_EQ(job_of(file, 5), nullptr);
+    EXPECT_EQ(job_of(file, 8), nullptr);
     std::size_t broken = 0;
     for (const SetAsideLine& line : file.set_aside)
       if (line.message.rfind("not a jobcomp/filetxt line: ", 0) == 0) ++broken;
-    EXPECT_EQ(broken, 2U);
-    // 1, 2, 3 and the array's two tasks.
-    EXPECT_EQ(file.jobs.size(), 5U);
+    EXPECT_EQ(broken, 3U);
+    // 2, 3 and 9; 1 has a forged second line (AJobWhoseLinesNameTwoUsersIsSetAside), the
+    // array's tasks are next to a line break (ALineAfterALineBreakIsSetAsideWithItsNeighbours).
+    std::vector<std::uint64_t> ids;
+    for (const JobRecord& job : file.jobs) ids.push_back(job.job_id);
+    EXPECT_EQ(ids, (std::vector<std::uint64_t>{2, 3, 9}));
   }
+}
+
+// Job 8's working directory holds a line break and after it the head of a jobcomp line of
+// job 2 as hetscale-test's; Slurm's tail of job 8's line completes it. That line reads,
+// one way, as another user's job: it is set aside because the line before it (job 8's,
+// cut short inside its working directory) is no job completion line, and so is the line
+// on the other side (an array task of job 6). Job 5's name does the same with a line that
+// does not read, and job 7, an array task, next to it, is set aside too.
+TEST(Jobcomp, ALineAfterALineBreakIsSetAsideWithItsNeighbours) {
+  for (std::string_view release : releases) {
+    SCOPED_TRACE(release);
+    const std::string log = "names/jobcomp.log";
+    const JobcompFile file = read_recorded(release, log);
+    const std::uint32_t cut = number_of_line(release, log, "JobId=8 ");
+    const std::uint32_t forged = number_of_line(release, log, "JobId=2 UserId=hetscale-test(");
+    ASSERT_EQ(forged, cut + 1);
+    // The forgery is complete: on its own the line reads one way, as hetscale-test's job 2.
+    std::istringstream alone(nth_line(release, log, forged));
+    const JobcompFile forged_alone = read_jobcomp(alone, "forged");
+    ASSERT_EQ(forged_alone.jobs.size(), 1U);
+    EXPECT_EQ(forged_alone.jobs[0].job_id, 2U);
+    EXPECT_EQ(forged_alone.jobs[0].user_name, "hetscale-test");
+    EXPECT_EQ(forged_alone.jobs[0].state, "COMPLETED");
+    // Beside the broken line it is not stored, and says why.
+    EXPECT_EQ(set_aside_at(file, forged),
+              "job 2: next to line " + std::to_string(cut) +
+                  ", which is no jobcomp/filetxt line (where a line break in a job name or working directory falls): "
+                  "a user can write a whole line of any job beside such a break, so this line cannot be told from "
+                  "Slurm's");
+    // The line before the broken one, an array task of job 6, is set aside too.
+    EXPECT_EQ(set_aside_at(file, cut - 1).rfind("job 6: next to line " + std::to_string(cut) + ", ", 0), 0U)
+        << set_aside_at(file, cut - 1);
+    for (const JobRecord& job : file.jobs) EXPECT_EQ(job.user_name, "root") << job.job_id;
+    // Job 2's own line is stored as Slurm wrote it.
+    ASSERT_NE(job_of(file, 2), nullptr);
+    EXPECT_EQ(job_of(file, 2)->job_name, "bad-dir");
+    // Job 5's line break: the lines on both sides of its two pieces.
+    const std::uint32_t five = number_of_line(release, log, "JobId=5 ");
+    EXPECT_EQ(set_aside_at(file, five + 2).rfind("job 7: next to line " + std::to_string(five + 1) + ", ", 0), 0U)
+        << set_aside_at(file, five + 2);
+    EXPECT_EQ(job_of(file, 7), nullptr);
+  }
+}
+
+// Job 9's working directory fakes the rest of its own line before a line break, and after
+// it writes job 1's line as hetscale-test's: both of its lines read. Job 1 then has two
+// lines naming different users, and which is Slurm's cannot be told: both are set aside.
+// (Job 9's own line is stored as it reads, fake tail and all: jobcomp/filetxt cannot vouch
+// for it, docs/collector.md.)
+TEST(Jobcomp, AJobWhoseLinesNameTwoUsersIsSetAside) {
+  for (std::string_view release : releases) {
+    SCOPED_TRACE(release);
+    const std::string log = "names/jobcomp.log";
+    const JobcompFile file = read_recorded(release, log);
+    const std::uint32_t forged = number_of_line(release, log, "JobId=1 UserId=hetscale-test(");
+    EXPECT_EQ(job_of(file, 1), nullptr);
+    const std::string said = set_aside_at(file, 1);
+    EXPECT_EQ(said.rfind("job 1 of cluster hetscale: its lines name different users (line 1 root(0), line " +
+                             std::to_string(forged) + " hetscale-test(",
+                         0),
+              0U)
+        << said;
+    EXPECT_NE(said.find("): a user can write a line of another user's job after a line break in a job name or "
+                        "working directory, so which is Slurm's cannot be told"),
+              std::string::npos)
+        << said;
+    EXPECT_EQ(set_aside_at(file, forged), said);
+    ASSERT_NE(job_of(file, 9), nullptr);
+    EXPECT_EQ(*job_of(file, 9)->submit_time, "2026-01-01T00:00:00");  // faked: nothing tells
+  }
+  // A requeued job's lines name one user: both are stored.
+  const std::string line = line_of("22.05", "jobcomp.log", 4);
+  std::istringstream requeued(line + "\n" + with_value(line, "StartTime", "2026-01-01T00:00:00") + "\n");
+  EXPECT_EQ(read_jobcomp(requeued, "j.log").jobs.size(), 2U);
 }
 
 TEST(Jobcomp, WhatIsNoJobCompletionIsNamedByFileLineAndColumn) {
@@ -237,6 +346,22 @@ TEST(Jobcomp, WhatIsNoJobCompletionIsNamedByFileLineAndColumn) {
   ASSERT_EQ(file.set_aside.size(), 1U);
   EXPECT_EQ(file.set_aside[0].where.str(), "j.log:2");
   EXPECT_EQ(file.set_aside[0].message, "ExitCode: expected code:signal, got '3'");
+}
+
+// A working directory full of " ReservationName= Tres=t Account=a" and a line that reads
+// no way (no SubmitTime=): every place the working directory may end is tried, and from
+// each every place ReservationName may end, each asking how Account reads from there. Each
+// answer is counted once and looked up by its field and position: the line is read in a
+// moment, not in time cubic in its length (a sanity bound only).
+TEST(Jobcomp, ALineFullOfFieldNamesReadsWithinASanityBound) {
+  std::string line = "JobId=1 UserId=u(1) GroupId=g(1) Name=n JobState=COMPLETED Partition=p TimeLimit=1 "
+                     "StartTime=2026-01-01T00:00:00 EndTime=2026-01-01T00:00:01 NodeList=n1 NodeCnt=1 ProcCnt=1 "
+                     "WorkDir=/w";
+  for (int i = 0; i < 3000; ++i) line += " ReservationName= Tres=t Account=a";
+  line += " QOS=q WcKey= Cluster=c EligibleTime=2026-01-01T00:00:00 DerivedExitCode=0:0 ExitCode=0:0";
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_TRUE(jobcomp_readings(line).empty());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
 }
 
 }  // namespace

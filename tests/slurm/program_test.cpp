@@ -65,6 +65,17 @@ TEST(RunProgram, ATimeoutKillsWhatTheProgramStarted) {
   if (!ended(child)) ::kill(child, SIGKILL);
 }
 
+// A client that closes its outputs and goes on is killed at its timeout too, with what it
+// started, not waited for.
+TEST(RunProgram, AProgramThatClosesItsOutputsAndRunsOnIsKilledAtItsTimeout) {
+  const auto start = std::chrono::steady_clock::now();
+  const ProgramOutput out = run_program({"sh", "-c", "exec >/dev/null 2>&1; sleep 30"}, true, {1s, mib});
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 20s);
+  EXPECT_EQ(out.end, ProgramOutput::End::timed_out);
+  EXPECT_EQ(out.status, -1);
+  EXPECT_EQ(out.text, "sh gave no answer within 1 s");
+}
+
 TEST(RunProgram, AProgramThatDoesNotExistIsNotStarted) {
   const ProgramOutput out = run_program({"hetscale-no-such-program"}, false, {10s, mib});
   EXPECT_EQ(out.end, ProgramOutput::End::not_started);

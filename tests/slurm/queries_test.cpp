@@ -5,6 +5,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
 #include "hetscale/base/error.hpp"
 #include "hetscale/slurm/sacct.hpp"
 #include "recorded.hpp"
@@ -116,6 +121,44 @@ TEST(SlurmAnswers, ASubmittedJobIsFoundByItsCommentInEveryRelease) {
     EXPECT_FALSE(sacct_job_with_comment(jobs, "commented", "hetscale-0123abcd-1", "2099-01-01T00:00:00").has_value());
   }
   EXPECT_THROW((void)squeue_job_with_comment("x|hetscale-0123abcd-1\n", "hetscale-0123abcd-1"), Error);
+}
+
+// The outcome of a round's submit.sh as submit_round reads it: a script killed by a signal
+// (as at its bound) or one whose sbatch lost its answer may have submitted sets, so it
+// throws SubmissionOutcomeUnknown naming jobs.txt; one Slurm refused throws a plain Error.
+TEST(SubmitRound, AScriptThatEndsWithoutAnAnswerLeavesTheOutcomeUnknown) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("hetscale-submit-round-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  auto outcome_of = [&](const std::string& body) {
+    {
+      std::ofstream script(dir / "submit.sh");
+      script << "#!/bin/sh\n" << body << "\n";
+    }
+    fs::permissions(dir / "submit.sh", fs::perms::owner_all);
+    try {
+      (void)submit_round(dir.string());
+    } catch (const SubmissionOutcomeUnknown& e) {
+      return "unknown: " + std::string(e.what());
+    } catch (const Error& e) {
+      return "error: " + std::string(e.what());
+    }
+    return std::string("submitted");
+  };
+  EXPECT_EQ(outcome_of("echo 'set 0: job 12'; kill -KILL $$"),
+            "unknown: submitting " + dir.string() +
+                " ended without saying whether Slurm took every set (submit.sh exited with status 137: set 0: job "
+                "12): " +
+                (dir / "jobs.txt").string() +
+                " names the sets submitted before it ended, and a set it does not name may be in Slurm too (squeue "
+                "--me); submitting again may run a set twice");
+  EXPECT_THAT(outcome_of("echo 'sbatch: error: Batch job submission failed: Socket timed out on send/recv "
+                         "operation' >&2; exit 1"),
+              ::testing::StartsWith("unknown: "));
+  EXPECT_EQ(outcome_of("echo 'sbatch: error: invalid partition specified: x' >&2; exit 1"),
+            "error: submitting " + dir.string() + " failed: sbatch: error: invalid partition specified: x\n");
+  EXPECT_EQ(outcome_of("echo 'set 0: job 12'"), "submitted");
+  fs::remove_all(dir);
 }
 
 }  // namespace

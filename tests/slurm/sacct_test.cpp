@@ -215,19 +215,24 @@ TEST_F(SacctJson, ReadsTheFirstRecordingsOf2205) {
 // The names recording of every release (tests/fixtures/slurm/<release>/names/README.md):
 // slurmdbd's MariaDB stores the byte 0xff of job 1's name and job 2's working directory as
 // '?', so sacct prints "bad?name"; the name with a line break comes escaped; every job
-// reads.
+// reads. A working directory that writes another user's jobcomp line after a line break
+// (job 8) stays one value of root's job.
 TEST_F(SacctJson, TheJobsOfOddNamesOfEveryReleaseRead) {
   for (std::string_view release : releases) {
     SCOPED_TRACE(release);
     const SacctJobs read = read_sacct_json(recorded(release, "names/sacct-json-jobs.json"), "names");
     EXPECT_EQ(read.replaced_bytes, 0U);
-    ASSERT_EQ(read.jobs.size(), 7U);  // five jobs and the array's two tasks
+    ASSERT_EQ(read.jobs.size(), 9U);  // seven jobs and the array's two tasks
     const auto named = by_name(read.jobs);
     EXPECT_EQ(named.at("bad?name").at(0).job_id, 1U);
     EXPECT_EQ(named.at("bad-dir").at(0).work_dir.substr(named.at("bad-dir").at(0).work_dir.size() - 7), "dir?bad");
     EXPECT_EQ(named.at("a JobState=COMPLETED ExitCode=0:0 Cluster=x").at(0).state, "FAILED");
     EXPECT_EQ(named.at("line\nJobId=99 break").at(0).job_id, 5U);
     EXPECT_EQ(named.at("commented").size(), 2U);
+    const JobRecord& forged = named.at("forged-line").at(0);
+    EXPECT_EQ(forged.job_id, 8U);
+    EXPECT_EQ(forged.user_name, "root");
+    EXPECT_NE(forged.work_dir.find("/x\nJobId=2 UserId=hetscale-test("), std::string::npos) << forged.work_dir;
   }
 }
 

@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <grp.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -203,6 +204,23 @@ TEST_F(UserFileAppenderTest, TheWriterHasTheCallersEffectiveIdsForGood) {
   // Where the user may not write, neither may the writer (root could).
   EXPECT_THAT(refused->finish(5s), Optional(HasSubstr("Permission denied")));
   EXPECT_FALSE(fs::exists(locked / "n1.tasks"));
+}
+
+// Where close_range is missing, the writer closes slurmstepd's descriptors one by one up
+// to the highest a process can hold: never more than the kernel's nr_open allows, even
+// with an unlimited RLIMIT_NOFILE (not billions of calls).
+TEST(HighestPossibleFd, BelowTheLimitAndTheKernelsNrOpen) {
+  EXPECT_EQ(highest_possible_fd(RLIM_INFINITY, 1048576UL), 1048575U);
+  EXPECT_EQ(highest_possible_fd(RLIM_INFINITY, std::nullopt), 1048575U);
+  EXPECT_EQ(highest_possible_fd(1024, 1048576UL), 1023U);
+  EXPECT_EQ(highest_possible_fd(RLIM_INFINITY - 1, 4096UL), 4095U);
+  EXPECT_EQ(highest_possible_fd(0, 1048576UL), 0U);
+  // This machine's nr_open reads, and bounds every limit set here.
+  const auto nr_open = kernel_nr_open();
+  ASSERT_TRUE(nr_open.has_value());
+  rlimit limit{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &limit), 0);
+  EXPECT_LE(limit.rlim_max, *nr_open);
 }
 
 }  // namespace

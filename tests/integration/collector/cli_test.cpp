@@ -142,6 +142,26 @@ TEST(Cli, CollectLoadsAJobCompletionFileOnce) {
       << r.out;
 }
 
+// Lines set aside (users' job names and working directories with line breaks, a forged
+// line of another user's job) are named on stderr and leave the exit status 0: a centre's
+// cron job collecting the same file every hour must not fail for one user's job name
+// (docs/collector.md, "Exit status").
+TEST(Cli, CollectExitsZeroWithTheLinesSetAsideNamed) {
+  TestDatabase db;
+  db.migrate();
+  const std::string file = std::string(HETSCALE_FIXTURES_DIR) + "/slurm/24.11/names/jobcomp.log";
+  const CliResult r = hetscale({"collect", "--db", db.uri(), "--jobcomp", file, "--cluster", "hetscale"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("ended Slurm jobs: 3 read, 3 added, 0 already present\n9 job completion line(s) set aside, "
+                       "not stored: each is named above\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.err.find("collect: set aside " + file + ":1: job 1 of cluster hetscale: its lines name different users"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(db.scalar("SELECT string_agg(job_id::text, ',' ORDER BY job_id) FROM hetscale.slurm_jobs"), "2,3,9");
+}
+
 TEST(Cli, CollectSkipsALineNestedTooDeeply) {
   TestDatabase db;
   db.migrate();

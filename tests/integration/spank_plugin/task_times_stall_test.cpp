@@ -92,8 +92,12 @@ class StallFs {
 };
 
 // The node's state as sinfo gives it ("idle", "drained", "mixed+drain", ...).
+// The node's state as sinfo gives it; sinfo must answer with one, else the checks that no
+// node drained would pass on an empty answer.
 std::string node_state(const Testbed& tb, const std::string& node) {
   const auto r = run_command({"sinfo", "-h", "-N", "-n", node, "-o", "%T"}, 30s, {"SLURM_CONF=" + tb.slurm_conf.string()});
+  EXPECT_TRUE(r.ok()) << "sinfo -n " << node << ": " << r.describe();
+  EXPECT_NE(r.out.find_first_not_of(" \n"), std::string::npos) << "sinfo gave no state of " << node;
   return r.out;
 }
 

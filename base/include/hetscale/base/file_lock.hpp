@@ -15,8 +15,11 @@
 //   job <Slurm job id>          (only inside a Slurm job)
 // A lock file whose holder is gone (a process of this host that no longer runs, a Slurm
 // job that has ended) is stale: it is broken, with a check that no other process took
-// the lock meanwhile, and the lock is taken. Where flock works, the holder also holds
-// flock on the file, so that a hetscale that knew only flock is refused too.
+// the lock meanwhile, and the lock is taken. A process that has made its lock file takes
+// the lock only when, after its flock, the lock file is still the one it made: another
+// process that judged the file before stale may have moved the new one aside meanwhile.
+// Where flock works, the holder also holds flock on the file, so that a hetscale that
+// knew only flock is refused too.
 #pragma once
 
 #include <cstdint>

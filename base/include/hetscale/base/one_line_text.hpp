@@ -8,9 +8,10 @@
 
 namespace hetscale {
 
-/// `text` unchanged unless it holds a line break or another control character (bytes below
-/// 0x20 and 0x7f), each of which is then written as a C escape (`\n`, `\r`, `\t`, `\x07`),
-/// a backslash as `\\`: the line stays one line, and a reader tells an escape from text.
+/// `text` with every line break and other control character (bytes below 0x20 and 0x7f)
+/// written as a C escape (`\n`, `\r`, `\t`, `\x07`) and every backslash as `\\`, so
+/// that the line stays one line and a reader tells an escape from text (a literal `\n`
+/// comes out as `\\n`); unchanged when it holds neither.
 [[nodiscard]] std::string one_line_text(std::string_view text);
 
 }  // namespace hetscale

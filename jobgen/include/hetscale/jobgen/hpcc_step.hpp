@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -73,8 +74,9 @@ struct HpccStep {
 
 /// What one task did.
 struct HpccTaskResult {
-  int exit_status = 0;           // hpcc's, or 1 when rank 0 could not write the record
+  int exit_status = 0;           // hpcc's, whatever became of the record
   bool record_written = false;
+  std::optional<std::string> not_written_because;  // rank 0's record was due and could not be made or written: why
   std::filesystem::path directory;
   std::string message;           // one line for the task's output
 };
@@ -82,7 +84,9 @@ struct HpccTaskResult {
 /// The whole task: the step's directory and hpccinf.txt, hpcc run there and waited for,
 /// and on rank 0 (SLURM_PROCID 0) after a successful run the record appended to
 /// HETSCALE_RECORD (none when it is unset). Throws Error when not run as a task of a Slurm
-/// step (SLURM_PROCID, SLURM_NTASKS) or when hpcc cannot be started.
+/// step (SLURM_PROCID, SLURM_NTASKS) or when hpcc cannot be started; once hpcc has run,
+/// a record that cannot be made (hpccoutf.txt does not read, HPL solved another N) or
+/// written is `not_written_because` and hpcc's exit status is kept.
 HpccTaskResult run_hpcc_task(const HpccStep& step, const GetEnv& getenv);
 
 }  // namespace hetscale::jobgen

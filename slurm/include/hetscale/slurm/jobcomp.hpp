@@ -55,10 +55,16 @@ struct JobcompFile {
 /// the message names its job and the fields the readings disagree on), one that is no job
 /// completion line (a job name or working directory with a line break splits its job's
 /// line), one with a bad number or time, and one of a job that never started (no start
-/// time: the natural key needs one). Job names and working directories are the users', so
-/// no user's job can fail the file or supply its own row's state. Throws ConfigError
-/// "source:line[:column]: message" of the first such line when no line of the file is a
-/// job completion (not a jobcomp/filetxt file).
+/// time: the natural key needs one). Slurm writes a line break in a job name or working
+/// directory as it is, so the text after one, up to the next line break, is the user's and
+/// can be a whole line of any job of any user: the lines next to one that is no job
+/// completion line are set aside too (naming it), and so is every line of a (cluster,
+/// JobId) whose lines name different users. A user who fakes the rest of their own line
+/// before the line break leaves no line that does not read: jobcomp/filetxt cannot vouch
+/// for a line written after a user's line break, and sacct (escaping line breaks) can.
+/// No user's job can fail the file. Throws ConfigError "source:line[:column]: message" of
+/// the first line when no line of the file reads as a job completion (not a
+/// jobcomp/filetxt file).
 JobcompFile read_jobcomp(std::istream& in, const std::string& source);
 JobcompFile read_jobcomp(const std::filesystem::path& file);
 

@@ -32,7 +32,7 @@ struct ProgramOutput {
 /// Runs argv (searched in PATH) in `directory` (empty: here) with stdin from /dev/null; no
 /// shell. stderr joins stdout unless `separate_errors`. The program runs in a process group
 /// of its own, and the whole group (what it started too) is killed when it passes the
-/// timeout or prints more than `limits.max_output_bytes`.
+/// timeout (also after closing its outputs) or prints more than `limits.max_output_bytes`.
 ProgramOutput run_program(const std::vector<std::string>& argv, bool separate_errors, const ProgramLimits& limits,
                           const std::string& directory = {});
 

@@ -73,15 +73,18 @@ struct SubmissionTest {
 /// `sbatch --test-only SCRIPT`: whether Slurm would accept the job, without submitting it.
 SubmissionTest test_submission(const std::string& script);
 
-/// Runs a round directory's submit.sh; returns what it printed. Throws Error when it fails.
-std::string submit_round(const std::string& directory);
-
 /// sbatch ended without saying whether Slurm took the job (it passed its timeout, was
 /// killed, or lost its connection after sending the request): the job may exist.
 class SubmissionOutcomeUnknown : public Error {
  public:
   using Error::Error;
 };
+
+/// Runs a round directory's submit.sh; returns what it printed. Throws
+/// SubmissionOutcomeUnknown when it ended without saying whether Slurm took every set (it
+/// was killed, passed its bound, or an sbatch's answer was lost: submission_outcome_unknown;
+/// the round's jobs.txt names the sets submitted before), Error when it failed.
+std::string submit_round(const std::string& directory);
 
 /// `sbatch --parsable [--dependency=afterany:ID:...] [--comment=COMMENT] SCRIPT` run in
 /// `directory` (the job's SLURM_SUBMIT_DIR); the job id. A comment unique to the

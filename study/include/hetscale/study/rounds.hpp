@@ -80,7 +80,9 @@ std::optional<jobgen::Round> write_refined_round(const RefinementInput& input, c
 /// plan loaded into the database `db` (so that `hetscale status` follows it) and, with
 /// `submit`, the round submitted (what its submit.sh prints said). None, and "nothing to
 /// resubmit: ..." said, when every task's records are collected. Throws Error when Slurm
-/// keeps no accounting (sacct): pending and running tasks would not be seen.
+/// keeps no accounting (sacct): pending and running tasks would not be seen;
+/// slurm::SubmissionOutcomeUnknown, naming the round written and loaded, when its submit.sh
+/// ended without saying whether Slurm took every set (slurm::submit_round).
 struct Resubmission {
   std::string db;
   std::string experiment;
