@@ -151,11 +151,6 @@ void nearest(const EfficiencyCurve& curve, double target, SetAnalysis& set) {
   }
 }
 
-bool has_parameter(const TargetReading& reading) {
-  return reading.status == TargetReading::Status::found ||
-         reading.status == TargetReading::Status::within_tolerance;
-}
-
 std::string advice(const SetAnalysis& set, const EfficiencyCurve& curve,
                    const std::string& parameter) {
   switch (set.reading.status) {
@@ -182,7 +177,7 @@ std::vector<SizeEfficiency> size_efficiencies(const std::vector<EfficiencyPoint>
   for (const EfficiencyPoint& p : points) by_size[p.parameter].push_back(p.efficiency);
   std::vector<SizeEfficiency> out;
   for (const auto& [parameter, values] : by_size)
-    out.push_back({parameter, mean_estimate(values, measured_interval_level)});
+    out.push_back({parameter, mean_estimate(values, measured_interval_level, 0.0)});  // E_s >= 0
   return out;
 }
 
@@ -200,11 +195,11 @@ SetAnalysis analyze_set(int index, const std::vector<EfficiencyPoint>& points,
   const auto work_at = [&](double parameter) {
     return workload.evaluate(ParameterValues{{e.parameter, parameter}});
   };
-  if (has_parameter(set.reading)) set.work = work_at(set.reading.parameter);
+  if (set.reading.has_parameter()) set.work = work_at(set.reading.parameter);
   nearest(curve, target, set);
   set.advice = advice(set, curve, e.parameter);
   set.sizes = size_efficiencies(points);
-  ParameterInterval interval = required_parameter_interval(points, target, tolerance, options);
+  ParameterInterval interval = required_parameter_interval(curve, points, target, tolerance, options);
   set.parameter_interval = std::move(interval.interval);
   set.resamples = interval.replicates.size();
   if (set.parameter_interval.low) set.work_low = work_at(*set.parameter_interval.low);
@@ -232,11 +227,13 @@ struct PsiInterval {
 PsiInterval psi_interval(const SetAnalysis& from, const SetAnalysis& to, double level) {
   PsiInterval out;
   if (!from.work || !to.work) {
+    out.interval.reason = "no psi";
     out.interval.note = "no psi: it needs the work at the target on both sets";
     return out;
   }
   for (const SetAnalysis* s : {&from, &to}) {
     if (s->work_replicates.empty()) {
+      out.interval.reason = s->parameter_interval.reason;
       out.interval.note = fmt::format("no interval: set {} has none ({})", s->set_index,
                                       s->parameter_interval.note);
       return out;
@@ -265,14 +262,15 @@ void store(pg::Connection& conn, const Experiment& e, double target,
                                        "within_tolerance"};
   const std::vector<const SetAnalysis*> stored = stored_sets(sets);
   for (const SetAnalysis* s : stored) {
-    const bool found = has_parameter(s->reading);
+    const bool found = s->reading.has_parameter();
     conn.exec(
         R"sql(
       INSERT INTO hetscale.required_work (experiment_id, set_index, target_efficiency,
         node_count, marked_speed, status, parameter_value, work, nearest_efficiency, explanation,
         parameter_low, parameter_high, work_low, work_high, interval_level, interval_method,
-        interval_resamples, interval_note)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18))sql",
+        interval_resamples, interval_reason, interval_note)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
+              $19))sql",
         {e.id, std::to_string(s->set_index), number(target), std::to_string(s->node_count),
          number(s->marked_speed), status_names[static_cast<int>(s->reading.status)],
          found ? std::optional<std::string>(number(s->reading.parameter)) : std::nullopt,
@@ -281,7 +279,7 @@ void store(pg::Connection& conn, const Experiment& e, double target,
          optional_number(s->work_low), optional_number(s->work_high), number(a.interval_level),
          a.parameter_interval_method,
          s->resamples > 0 ? std::optional<std::string>(std::to_string(s->resamples)) : std::nullopt,
-         optional_text(s->parameter_interval.note)});
+         optional_text(s->parameter_interval.reason), optional_text(s->parameter_interval.note)});
   }
   conn.exec("DELETE FROM hetscale.efficiency_intervals WHERE experiment_id = $1", {e.id});
   for (const SetAnalysis& s : sets) {
@@ -290,12 +288,12 @@ void store(pg::Connection& conn, const Experiment& e, double target,
       conn.exec(R"sql(
         INSERT INTO hetscale.efficiency_intervals (experiment_id, set_index, parameter_value,
           runs, speed_efficiency, speed_efficiency_low, speed_efficiency_high, interval_level,
-          interval_method, interval_note)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10))sql",
+          interval_method, interval_reason, interval_note)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11))sql",
                 {e.id, std::to_string(s.set_index), number(size.parameter),
                  std::to_string(m.count), number(m.mean), optional_number(m.low),
                  optional_number(m.high), number(a.interval_level), a.efficiency_interval_method,
-                 optional_text(m.note)});
+                 optional_text(m.reason), optional_text(m.note)});
     }
   }
   conn.exec(
@@ -306,22 +304,22 @@ void store(pg::Connection& conn, const Experiment& e, double target,
     conn.exec(R"sql(
       INSERT INTO hetscale.psi_intervals (experiment_id, target_efficiency, set_index,
         next_set_index, psi_low, psi_high, interval_level, interval_method, interval_resamples,
-        interval_note)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10))sql",
+        interval_reason, interval_note)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11))sql",
               {e.id, number(target), std::to_string(stored[i]->set_index),
                std::to_string(stored[i + 1]->set_index), optional_number(p.interval.low),
                optional_number(p.interval.high), number(a.interval_level),
                a.parameter_interval_method,
                p.resamples > 0 ? std::optional<std::string>(std::to_string(p.resamples))
                                : std::nullopt,
-               optional_text(p.interval.note)});
+               optional_text(p.interval.reason), optional_text(p.interval.note)});
   }
 }
 
 std::vector<PsiPair> psi_pairs(pg::Connection& conn, const Experiment& e, double target) {
   const pg::Result r = conn.exec(R"sql(
     SELECT set_index, next_set_index, marked_speed, next_marked_speed, work, next_work, psi,
-           psi_low, psi_high, psi_interval_note
+           psi_low, psi_high, psi_interval_reason, psi_interval_note
     FROM hetscale.set_psi WHERE experiment_id = $1 AND target_efficiency = $2
     ORDER BY set_index)sql",
                                  {e.id, number(target)});
@@ -330,7 +328,8 @@ std::vector<PsiPair> psi_pairs(pg::Connection& conn, const Experiment& e, double
     out.push_back({static_cast<int>(r.integer(i, 0)), static_cast<int>(r.integer(i, 1)),
                    r.number(i, 2), r.number(i, 3), r.optional_number(i, 4), r.optional_number(i, 5),
                    r.optional_number(i, 6), r.optional_number(i, 7), r.optional_number(i, 8),
-                   r.is_null(i, 9) ? std::string() : std::string(r.text(i, 9))});
+                   r.is_null(i, 9) ? std::string() : std::string(r.text(i, 9)),
+                   r.is_null(i, 10) ? std::string() : std::string(r.text(i, 10))});
   }
   return out;
 }
