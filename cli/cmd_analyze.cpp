@@ -48,12 +48,9 @@ const char* status_name(TargetReading::Status status) {
   return "unknown";
 }
 
-// The short reason a figure has no interval, for text tables: the note up to its colon
-// ("too few runs: 1 run at 800 ..." -> "too few runs").
-std::string short_reason(const std::string& note) { return note.substr(0, note.find(':')); }
-
-// Text tables show a figure with its interval in one cell ("0.735 [0.61, 0.86]", or the
-// short reason it has none); JSON and CSV give X, X_low, X_high and X_interval_note.
+// Text tables show a figure with its interval in one cell (interval_text: "0.735 [0.61,
+// 0.86]", or the short reason it has none); JSON and CSV give X, X_low, X_high and
+// X_interval_note.
 void add_figure(std::vector<std::string>& columns, const std::string& name, TableFormat format) {
   columns.push_back(name);
   if (format == TableFormat::table) return;
@@ -62,10 +59,10 @@ void add_figure(std::vector<std::string>& columns, const std::string& name, Tabl
 
 void add_figure(std::vector<Cell>& row, const std::optional<double>& value,
                 const std::optional<double>& low, const std::optional<double>& high,
-                const std::string& note, TableFormat format) {
+                const std::string& reason, const std::string& note, TableFormat format) {
   if (format == TableFormat::table) {
     if (value)
-      row.emplace_back(interval_text(*value, low, high, short_reason(note)));
+      row.emplace_back(interval_text(*value, low, high, reason));
     else
       row.emplace_back(std::monostate{});
     return;
@@ -85,15 +82,14 @@ Table sets_table(const collector::Analysis& a, TableFormat format) {
   add_figure(t.columns, "work", format);
   t.columns.insert(t.columns.end(), {"nearest_parameter", "nearest_efficiency"});
   for (const auto& s : a.sets) {
-    const bool found = s.reading.status == TargetReading::Status::found ||
-                       s.reading.status == TargetReading::Status::within_tolerance;
+    const bool found = s.reading.has_parameter();
     std::vector<Cell> row{std::int64_t{s.set_index}, std::int64_t{s.node_count}, s.group_counts,
                           s.marked_speed, static_cast<std::int64_t>(s.runs),
                           std::string(status_name(s.reading.status))};
     const auto& i = s.parameter_interval;
     add_figure(row, found ? std::optional<double>(s.reading.parameter) : std::nullopt, i.low, i.high,
-               i.note, format);
-    add_figure(row, s.work, s.work_low, s.work_high, i.note, format);
+               i.reason, i.note, format);
+    add_figure(row, s.work, s.work_low, s.work_high, i.reason, i.note, format);
     row.insert(row.end(), {optional_cell(s.nearest_parameter), optional_cell(s.nearest_efficiency)});
     t.rows.push_back(std::move(row));
   }
@@ -110,7 +106,7 @@ Table sizes_table(const collector::Analysis& a, TableFormat format) {
       const MeanEstimate& m = size.efficiency;
       std::vector<Cell> row{std::int64_t{s.set_index}, size.parameter,
                             static_cast<std::int64_t>(m.count)};
-      add_figure(row, m.mean, m.low, m.high, m.note, format);
+      add_figure(row, m.mean, m.low, m.high, m.reason, m.note, format);
       row.push_back(optional_cell(m.stddev));
       t.rows.push_back(std::move(row));
     }
@@ -124,7 +120,8 @@ Table psi_table(const collector::Analysis& a, TableFormat format) {
   for (const auto& p : a.psi) {
     std::vector<Cell> row{std::int64_t{p.set_index}, std::int64_t{p.next_set_index}, p.marked_speed,
                           p.next_marked_speed, optional_cell(p.work), optional_cell(p.next_work)};
-    add_figure(row, p.psi, p.psi_low, p.psi_high, p.psi_interval_note, format);
+    add_figure(row, p.psi, p.psi_low, p.psi_high, p.psi_interval_reason, p.psi_interval_note,
+               format);
     t.rows.push_back(std::move(row));
   }
   return t;

@@ -94,18 +94,28 @@ std::string render_table(const ReportTable& table) {
              "</th>";
   box += "</tr></thead><tbody>";
   std::vector<std::string> footnotes;  // distinct long texts, in order
-  for (const auto& row : table.cells) {
+  // The link to the footnote of `note`, numbered in order of first use.
+  const auto footnote = [&](const std::string& note, const std::string& text) {
+    auto at = std::find(footnotes.begin(), footnotes.end(), note);
+    if (at == footnotes.end()) at = footnotes.insert(at, note);
+    return fmt::format(R"(<a href="#{}-note-{}">{}{}</a>)", html(table.id),
+                       at - footnotes.begin() + 1, text, at - footnotes.begin() + 1);
+  };
+  for (std::size_t r = 0; r < table.cells.size(); ++r) {
+    const auto& row = table.cells[r];
     box += "<tr>";
     for (std::size_t c = 0; c < row.size(); ++c) {
       if (!shown(table, c)) continue;
       const std::string& cell = row[c];
+      const std::string* note = r < table.footnotes.size() && c < table.footnotes[r].size() &&
+                                        !table.footnotes[r][c].empty()
+                                    ? &table.footnotes[r][c]
+                                    : nullptr;
       if (numeric(table, c)) {
-        box += "<td class=\"num\">" + html(cell) + "</td>";
+        box += "<td class=\"num\">" + html(cell) +
+               (note ? "<sup>" + footnote(*note, "") + "</sup>" : std::string()) + "</td>";
       } else if (cell.size() > kFootnoteChars) {
-        auto at = std::find(footnotes.begin(), footnotes.end(), cell);
-        if (at == footnotes.end()) at = footnotes.insert(at, cell);
-        box += fmt::format(R"(<td><a href="#{}-note-{}">note {}</a></td>)", html(table.id),
-                           at - footnotes.begin() + 1, at - footnotes.begin() + 1);
+        box += "<td>" + footnote(cell, "note ") + "</td>";
       } else {
         // A text of some length keeps a column wide enough to read it in two lines or so.
         box += (cell.size() > kLongCellChars ? "<td class=\"long\">" : "<td>") + html(cell) +

@@ -10,11 +10,13 @@
 namespace hetscale::report {
 
 /// A table; `cells` are the texts shown, `raw` (same shape, optional) the values exported
-/// at full precision. In the JSON download a column marked in `numeric` holds numbers,
-/// with an empty value as null; other columns hold text. The page shows a column's name
-/// with spaces for underscores and its unit after it; a text longer than kFootnoteChars as
-/// a footnote under the table (one per distinct text); the table in a box of its own that
-/// scrolls sideways when the table is wider than the page.
+/// at full precision, `footnotes` (same shape, optional) a text the page gives a cell as a
+/// footnote (e.g. why a figure has no interval, in full). In the JSON download a column
+/// marked in `numeric` holds numbers, with an empty value as null; other columns hold text.
+/// The page shows a column's name with spaces for underscores and its unit after it; a text
+/// cell longer than kFootnoteChars, and a cell's footnote, as a footnote under the table
+/// (one per distinct text); the table in a box of its own that scrolls sideways when the
+/// table is wider than the page.
 struct ReportTable {
   std::string id;  // file name stem of the downloads, e.g. "psi-mm"
   std::string title;
@@ -25,6 +27,7 @@ struct ReportTable {
   std::vector<std::string> units = {};  // by column, e.g. "s"; empty: none
   std::vector<bool> hidden = {};        // columns in the downloads only
   bool folded = false;                  // shown closed (<details>), e.g. one row per node
+  std::vector<std::vector<std::string>> footnotes = {};  // by cell; empty: none
 };
 
 /// A text cell longer than this is shown as a footnote of its table.

@@ -1,6 +1,11 @@
 #include "number_format.hpp"
 
+#include "hetscale/base/number_text.hpp"
+
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 
 #include <cmath>
 #include <cstdlib>
@@ -71,14 +76,23 @@ std::string shown_percent(double fraction) {
 std::string shown_figure(const OptionalNumber& value, const OptionalInterval& interval,
                          const std::string& unit) {
   if (!value || !std::isfinite(*value)) return "n/a";
-  std::string out = shown_number(*value);
-  if (!unit.empty()) out += " " + unit;
-  if (!interval) return out;
-  // A bound beyond the measured sizes is open: [0.61, open].
-  if (interval->low || interval->high)
-    return out + " [" + (interval->low ? shown_number(*interval->low) : "open") + ", " +
-           (interval->high ? shown_number(*interval->high) : "open") + "]";
-  return interval->missing.empty() ? out : out + " (" + interval->missing + ")";
+  if (!interval) return unit.empty() ? shown_number(*value) : shown_number(*value) + " " + unit;
+  return interval_text(*value, interval->low, interval->high, interval->reason,
+                       [](double v) { return shown_number(v); }, unit);
+}
+
+std::string interval_caption(const std::vector<OptionalInterval>& intervals) {
+  std::vector<std::string> kinds;
+  for (const OptionalInterval& i : intervals) {
+    if (!i || (!i->low && !i->high && !i->reason.empty())) continue;  // no interval
+    std::string how = i->method;
+    if (i->resamples) how += fmt::format("{}{} resamples", how.empty() ? "" : "; ", *i->resamples);
+    std::string kind = i->level > 0 ? shown_number(100 * i->level) + "%" : "level not stored";
+    if (!how.empty()) kind += " (" + how + ")";
+    if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) kinds.push_back(kind);
+  }
+  if (kinds.empty()) return "";
+  return fmt::format("intervals: {}", fmt::join(kinds, " and "));
 }
 
 }  // namespace hetscale::report

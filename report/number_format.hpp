@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "hetscale/collector/report_views.hpp"
 
@@ -20,12 +21,18 @@ std::string shown_number(double value, int digits = 4);
 /// "-16.7%", "+200%"; "0%" below 0.005% either way; "n/a" when not finite.
 std::string shown_percent(double fraction);
 
-/// The one text of a figure that may carry an interval (docs/dashboards.md): the value
-/// (shown_number), then " [low, high]" when the interval has a bound ("open" for one beyond
-/// the measured sizes: " [0.61, open]"), or " (why)" when
-/// the view says why it has none (e.g. too few runs); the bare value when the view gives no
-/// interval; "n/a" when there is no value. `unit`, when given, follows the figure.
+/// A figure that may carry an interval as the page shows it: hetscale::interval_text (the
+/// one rule of every output, docs/dashboards.md) with shown_number's numbers, "0.735 [0.61,
+/// 0.86]", "0.02 (too few runs)" (the interval's short reason; its detail is the table's
+/// footnote); the bare value when the view gives no interval; "n/a" when there is no value.
+/// `unit`, when given, follows the figure.
 std::string shown_figure(const OptionalNumber& value, const OptionalInterval& interval = {},
                          const std::string& unit = "");
+
+/// What the brackets of `intervals` are, for a heading, as the views store them: "intervals:
+/// 95% (Student t interval of the mean)", "intervals: 95% (stratified residual bootstrap,
+/// percentile; 2000 resamples)", each distinct level, method and resample count once (" and "
+/// between); empty when none has an interval.
+std::string interval_caption(const std::vector<OptionalInterval>& intervals);
 
 }  // namespace hetscale::report

@@ -39,7 +39,9 @@ ReportTable curve_table(const ExperimentData& e) {
                     number(p.work), figure(p.speed_efficiency, p.speed_efficiency_interval),
                     number(p.min_speed_efficiency), number(p.max_speed_efficiency),
                     number(p.stddev_speed_efficiency)});
-  return make_table("efficiency-" + slug(shown_name(e)), "E_s curve points, " + experiment_label(e),
+  return make_table("efficiency-" + slug(shown_name(e)),
+                    captioned("E_s curve points, " + experiment_label(e), e.curve,
+                              &CurvePoint::speed_efficiency_interval),
                     {"set_index", "parameter_value", "runs", {"work", kWorkUnit},
                      "speed_efficiency", "min_speed_efficiency", "max_speed_efficiency",
                      "stddev_speed_efficiency"},
@@ -54,7 +56,8 @@ ReportTable required_work_table(const ExperimentData& e) {
                     figure(w.parameter_value, w.parameter_interval), figure(w.work, w.work_interval),
                     number(w.nearest_efficiency), text(w.explanation)});
   return make_table("required-work-" + slug(shown_name(e)),
-                    "Required work at the target, " + experiment_label(e),
+                    captioned("Required work at the target, " + experiment_label(e),
+                              e.required_work, &RequiredWork::parameter_interval),
                     {"set_index", "node_count", {"marked_speed", unit_of(e)}, "target_efficiency",
                      "status", "parameter_value", {"work", kWorkUnit}, "nearest_efficiency",
                      "explanation"},
@@ -64,15 +67,17 @@ ReportTable required_work_table(const ExperimentData& e) {
 ReportTable psi_table(const std::vector<ExperimentData>& experiments) {
   std::vector<std::vector<Cell>> rows;
   std::string unit;
+  std::vector<OptionalInterval> intervals;
   for (const auto& e : experiments)
     for (const auto& p : e.psi) {
+      intervals.push_back(p.psi_interval);
       unit = unit.empty() || unit == unit_of(e) ? unit_of(e) : "site speed units";
       rows.push_back({text(shown_name(e)), number(p.target_efficiency), integer(p.set_index),
                       integer(p.next_set_index), number(p.marked_speed),
                       number(p.next_marked_speed), number(p.work), number(p.next_work),
                       figure(p.psi, p.psi_interval)});
     }
-  return make_table("psi", "psi between consecutive sets",
+  return make_table("psi", captioned("psi between consecutive sets", intervals),
                     {"experiment", "target_efficiency", "set_index", "next_set_index",
                      {"marked_speed", unit}, {"next_marked_speed", unit}, {"work", kWorkUnit},
                      {"next_work", kWorkUnit}, "psi"},
@@ -337,7 +342,7 @@ LineChart efficiency_chart(const ExperimentData& e) {
   Series read_off{"parameter at target (read-off)", {}, false, true, false};
   for (const auto& w : e.required_work) {
     targets.insert(w.target_efficiency);
-    if (w.status == "found" && w.parameter_value)
+    if (reaches_target(w.status) && w.parameter_value)
       read_off.points.push_back({*w.parameter_value, w.target_efficiency});
   }
   for (double t : targets) chart.horizontal_lines.push_back({"target " + target_label(t), t});
@@ -395,25 +400,29 @@ BarChart group_speed_chart(const std::string& site, const std::vector<NodeRow>& 
   chart.y_label = "marked speed of a node (" + unit + ")";
   chart.series = {"smallest", "mean", "largest"};
   chart.values.resize(3);
-  std::map<std::string, std::vector<const NodeRow*>> by_group;
-  for (const auto& n : nodes) by_group[n.group].push_back(&n);
-  for (const auto& [group, members] : by_group) {
-    double low = std::numeric_limits<double>::max();
-    double high = 0;
+  // node_groups gives a group's states in a row: one bar group per run of the same group.
+  const std::vector<NodeGroup> groups = node_groups(nodes);
+  for (auto first = groups.begin(); first != groups.end();) {
+    const auto last = std::find_if(first, groups.end(),
+                                   [&](const NodeGroup& g) { return g.group != first->group; });
+    double low = first->min_node_speed;
+    double high = first->max_node_speed;
     double sum = 0;
+    std::size_t members = 0;
     std::size_t not_ok = 0;
-    for (const NodeRow* n : members) {
-      const double speed = n->marked_speed * n->processors;
-      low = std::min(low, speed);
-      high = std::max(high, speed);
-      sum += speed;
-      not_ok += n->state == "ok" ? 0 : 1;
+    for (auto g = first; g != last; ++g) {
+      low = std::min(low, g->min_node_speed);
+      high = std::max(high, g->max_node_speed);
+      sum += g->total_node_speed;
+      members += g->hosts.size();
+      not_ok += g->state == "ok" ? 0 : g->hosts.size();
     }
-    chart.categories.push_back(fmt::format("{} ({} nodes)", group, members.size()));
+    chart.categories.push_back(fmt::format("{} ({} nodes)", first->group, members));
     chart.category_notes.push_back(not_ok ? fmt::format("{} not ok", not_ok) : "");
     chart.values[0].push_back(low);
-    chart.values[1].push_back(sum / static_cast<double>(members.size()));
+    chart.values[1].push_back(sum / static_cast<double>(members));
     chart.values[2].push_back(high);
+    first = last;
   }
   return chart;
 }
@@ -637,6 +646,7 @@ std::vector<NodeGroup> node_groups(const std::vector<NodeRow>& nodes) {
     g.max_processors = std::max(g.max_processors, n.processors);
     g.min_node_speed = std::min(g.min_node_speed, speed);
     g.max_node_speed = std::max(g.max_node_speed, speed);
+    g.total_node_speed += speed;
   }
   std::vector<NodeGroup> out;
   for (auto& [key, g] : groups) {
@@ -925,7 +935,12 @@ std::vector<TwinPsiRow> twin_psi_rows(const ExperimentData& measured, const Expe
       r.target_efficiency = p.target_efficiency;
       r.set_index = p.set_index;
       r.next_set_index = p.next_set_index;
-      (e == &measured ? r.measured : r.twin) = p.psi;
+      if (e == &measured) {
+        r.measured = p.psi;
+        r.measured_interval = p.psi_interval;
+      } else {
+        r.twin = p.psi;
+      }
     }
   std::vector<TwinPsiRow> out;
   for (auto& [key, r] : rows) out.push_back(r);
@@ -989,7 +1004,9 @@ ReportTable twin_efficiency_table(const TwinPair& pair, const ExperimentData& me
   for (const auto& r : twin_efficiency_rows(measured, pair.twin)) {
     rows.push_back({integer(r.set_index), number(r.parameter_value),
                     r.measured ? integer(r.measured->runs) : Cell{"0", "0", true},
-                    value(r.measured, &CurvePoint::speed_efficiency),
+                    r.measured ? figure(r.measured->speed_efficiency,
+                                        r.measured->speed_efficiency_interval)
+                               : number(kNaN),
                     value(r.measured, &CurvePoint::min_speed_efficiency),
                     value(r.measured, &CurvePoint::max_speed_efficiency),
                     r.measured ? number(r.measured->stddev_speed_efficiency) : number(kNaN),
@@ -1006,7 +1023,8 @@ ReportTable twin_efficiency_table(const TwinPair& pair, const ExperimentData& me
   }
   return make_table(
       twin_id(pair) + "-efficiency",
-      fmt::format("Measured and twin E_s per set and size, {}", experiment_label(measured)),
+      captioned(fmt::format("Measured and twin E_s per set and size, {}", experiment_label(measured)),
+                measured.curve, &CurvePoint::speed_efficiency_interval),
       {"set_index", "parameter_value", "measured_runs", "measured_speed_efficiency",
        "measured_min_speed_efficiency", "measured_max_speed_efficiency",
        "measured_stddev_speed_efficiency", "twin_speed_efficiency", "relative_difference",
@@ -1025,15 +1043,17 @@ ReportTable twin_miss_table(const TwinPair& pair, const ExperimentData& measured
   std::vector<std::vector<Cell>> rows;
   for (const auto& r : misses)
     rows.push_back({integer(r.set_index), number(r.parameter_value), integer(r.measured->runs),
-                    number(r.measured->speed_efficiency), number(r.twin->speed_efficiency),
-                    percent(r.relative_difference()),
+                    figure(r.measured->speed_efficiency, r.measured->speed_efficiency_interval),
+                    number(r.twin->speed_efficiency), percent(r.relative_difference()),
                     text(r.twin_within_measured_runs() ? "yes" : "no"),
                     percent(r.wall_difference()), percent(r.compute_difference()),
                     percent(r.outside_compute_difference()), text(r.where_in_time())});
   return make_table(
       twin_id(pair) + "-misses",
-      fmt::format("Sizes where the twin's E_s misses the measured mean by more than {:.0f}%, {}",
-                  100 * kTwinTolerance, experiment_label(measured)),
+      captioned(fmt::format("Sizes where the twin's E_s misses the measured mean by more than "
+                            "{:.0f}%, {}",
+                            100 * kTwinTolerance, experiment_label(measured)),
+                measured.curve, &CurvePoint::speed_efficiency_interval),
       {"set_index", parameter_name(measured), "measured_runs", "measured_speed_efficiency",
        "twin_speed_efficiency", "difference", "twin_within_measured_runs", "wall_difference",
        "compute_difference", "outside_compute_difference", "larger_difference_in"},
@@ -1044,10 +1064,12 @@ ReportTable twin_psi_table(const TwinPair& pair, const ExperimentData& measured)
   std::vector<std::vector<Cell>> rows;
   for (const auto& r : twin_psi_rows(measured, pair.twin))
     rows.push_back({number(r.target_efficiency), integer(r.set_index), integer(r.next_set_index),
-                    number(r.measured), number(r.twin), percent(r.relative_difference())});
+                    figure(r.measured, r.measured_interval), number(r.twin),
+                    percent(r.relative_difference())});
   return make_table(
       twin_id(pair) + "-psi",
-      "psi between consecutive sets, measured and twin, " + experiment_label(measured),
+      captioned("psi between consecutive sets, measured and twin, " + experiment_label(measured),
+                measured.psi, &PsiRow::psi_interval),
       {"target_efficiency", "set_index", "next_set_index", "measured_psi", "twin_psi",
        "relative_difference"},
       rows);

@@ -47,7 +47,8 @@ BarChart node_map_chart(const std::string& site, const std::vector<NodeRow>& nod
 inline constexpr std::size_t kMaxNodeBars = 40;
 
 /// The nodes of one group in one state: their hosts in natural order (site/hostlist.hpp),
-/// the range of their processors and node speeds (marked speed x processors).
+/// the range of their processors and node speeds (marked speed x processors), and the sum
+/// of their node speeds.
 struct NodeGroup {
   std::string group;
   std::string state;
@@ -57,12 +58,14 @@ struct NodeGroup {
   double min_node_speed = 0;
   double max_node_speed = 0;
   double group_marked_speed = 0;
+  double total_node_speed = 0;
 };
 
 /// By group, then state: ok, degraded, excluded, then any other by name.
 std::vector<NodeGroup> node_groups(const std::vector<NodeRow>& nodes);
 
-/// Smallest, mean and largest node marked speed per group, with the count of nodes not ok.
+/// Smallest, mean and largest node marked speed per group over its states (node_groups),
+/// with the count of nodes not ok.
 BarChart group_speed_chart(const std::string& site, const std::vector<NodeRow>& nodes);
 
 /// Run-time variability per host (categories), one bar series per set.
@@ -152,6 +155,7 @@ struct TwinPsiRow {
   int set_index = 0;
   int next_set_index = 0;
   OptionalNumber measured;  // absent: no such row measured, or psi NULL
+  OptionalInterval measured_interval = {};  // the measured psi's, as set_psi gives it
   OptionalNumber twin;
   /// (twin - measured) / measured; NaN unless both exist.
   [[nodiscard]] double relative_difference() const;

@@ -11,6 +11,10 @@ double relative_change(const OptionalNumber& value, const OptionalNumber& refere
   return value && reference && *reference != 0 ? (*value - *reference) / *reference : kNaN;
 }
 
+bool reaches_target(const std::string& status) {
+  return status == "found" || status == "within_tolerance";
+}
+
 Cell text(const std::string& value) {
   return {value, value, false};
 }
@@ -26,7 +30,9 @@ Cell number(const OptionalNumber& value) {
 
 Cell figure(const OptionalNumber& value, const OptionalInterval& interval) {
   if (!value || !std::isfinite(*value)) return {"n/a", "", true};
-  return {shown_figure(value, interval), fmt::format("{}", *value), true};
+  const bool detailed = interval && interval->detail != interval->reason;
+  return {shown_figure(value, interval), fmt::format("{}", *value), true,
+          detailed ? interval->detail : std::string()};
 }
 
 Cell integer(long long value) {
@@ -42,6 +48,11 @@ Cell missing(const std::string& why) {
   return {why, "", true};
 }
 
+std::string captioned(const std::string& title, const std::vector<OptionalInterval>& intervals) {
+  const std::string caption = interval_caption(intervals);
+  return caption.empty() ? title : title + " (" + caption + ")";
+}
+
 ReportTable make_table(const std::string& id, const std::string& title,
                        const std::vector<Column>& columns,
                        const std::vector<std::vector<Cell>>& rows) {
@@ -55,13 +66,16 @@ ReportTable make_table(const std::string& id, const std::string& title,
   for (const auto& row : rows) {
     std::vector<std::string> shown;
     std::vector<std::string> raw;
+    std::vector<std::string> footnotes;
     for (std::size_t i = 0; i < row.size(); ++i) {
       shown.push_back(row[i].shown);
       raw.push_back(row[i].raw);
+      footnotes.push_back(row[i].footnote);
       if (i < t.numeric.size() && row[i].numeric) t.numeric[i] = true;
     }
     t.cells.push_back(std::move(shown));
     t.raw.push_back(std::move(raw));
+    t.footnotes.push_back(std::move(footnotes));
   }
   return t;
 }

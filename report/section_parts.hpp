@@ -24,20 +24,27 @@ inline double or_nan(const OptionalNumber& v) {
 /// either is absent or the reference is 0.
 double relative_change(const OptionalNumber& value, const OptionalNumber& reference);
 
+/// Whether a set_required_work status gives the parameter at the target: "found" or
+/// "within_tolerance" (the model's TargetReading::has_parameter, as the view names it).
+bool reaches_target(const std::string& status);
+
 // --- table cells -------------------------------------------------------------------
 
 /// A cell as shown (shown_number: at most 4 significant digits) and as exported
-/// (round-trip precision).
+/// (round-trip precision), and the footnote the page gives it (e.g. why its figure has no
+/// interval, in full).
 struct Cell {
   std::string shown;
   std::string raw;
   bool numeric = false;
+  std::string footnote = {};
 };
 
 Cell text(const std::string& value);
 Cell number(double value);
 Cell number(const OptionalNumber& value);
-/// A figure with its interval where the view gives one (shown_figure); exported bare.
+/// A figure with its interval where the view gives one (shown_figure: bounds, or the short
+/// reason there are none), the interval's detail as its footnote; exported bare.
 Cell figure(const OptionalNumber& value, const OptionalInterval& interval);
 Cell integer(long long value);
 /// A fraction shown as a signed percentage (shown_percent).
@@ -56,6 +63,18 @@ struct Column {
   std::string unit;
   bool hidden = false;
 };
+
+/// `title`, then in brackets what `intervals` are (interval_caption), when any is one.
+std::string captioned(const std::string& title, const std::vector<OptionalInterval>& intervals);
+
+/// captioned with the `interval` of each of `rows`.
+template <typename Row>
+std::string captioned(const std::string& title, const std::vector<Row>& rows,
+                      OptionalInterval Row::*interval) {
+  std::vector<OptionalInterval> intervals;
+  for (const Row& r : rows) intervals.push_back(r.*interval);
+  return captioned(title, intervals);
+}
 
 ReportTable make_table(const std::string& id, const std::string& title,
                        const std::vector<Column>& columns,

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <set>
 
 #include "report_sections.hpp"
@@ -14,10 +15,6 @@ namespace hetscale::report {
 using namespace parts;
 
 namespace {
-
-bool reached(const std::string& status) {
-  return status == "found" || status == "within_tolerance";
-}
 
 std::string nodes_text(int n) {
   return fmt::format("{} node{}", n, n == 1 ? "" : "s");
@@ -78,11 +75,14 @@ std::string forecast_psi_from(const ExperimentData& e, const Forecast& f) {
   return "";
 }
 
-SummaryRow measured_row(const ExperimentData& e, const RequiredWork& w) {
+/// The row of a set's required work (measured or the twin's) and its psi into that set, of
+/// `e`: `set` and `psi_from` name its set and the set psi is against.
+SummaryRow required_work_row(const ExperimentData& e, const RequiredWork& w, const char* source,
+                             std::string set, const std::function<std::string(int)>& psi_from) {
   SummaryRow r;
   r.node_count = w.node_count;
-  r.source = "measured";
-  r.set = fmt::format("set {}", w.set_index);
+  r.source = source;
+  r.set = std::move(set);
   r.parameter = w.parameter_value;
   r.parameter_interval = w.parameter_interval;
   r.work = w.work;
@@ -90,10 +90,15 @@ SummaryRow measured_row(const ExperimentData& e, const RequiredWork& w) {
   if (const PsiRow* p = psi_into(e, w.target_efficiency, w.set_index)) {
     r.psi = p->psi;
     r.psi_interval = p->psi_interval;
-    r.psi_from = set_label(e, p->set_index);
+    r.psi_from = psi_from(p->set_index);
   }
-  if (!reached(w.status)) r.note = w.status + ": " + w.explanation;
+  if (!reaches_target(w.status)) r.note = w.status + ": " + w.explanation;
   return r;
+}
+
+SummaryRow measured_row(const ExperimentData& e, const RequiredWork& w) {
+  return required_work_row(e, w, "measured", fmt::format("set {}", w.set_index),
+                           [&e](int set) { return set_label(e, set); });
 }
 
 SummaryRow forecast_row(const ExperimentData& e, const Forecast* f, int nodes) {
@@ -118,25 +123,16 @@ SummaryRow forecast_row(const ExperimentData& e, const Forecast* f, int nodes) {
 
 SummaryRow twin_row(const ExperimentData* twin, const RequiredWork* w, const Forecast* f,
                     int nodes) {
-  SummaryRow r;
-  r.node_count = nodes;
-  r.source = "twin";
   if (!w) {
+    SummaryRow r;
+    r.node_count = nodes;
+    r.source = "twin";
     r.note = "not simulated";
     return r;
   }
-  r.set = fmt::format("twin set {}", w->set_index);
-  r.parameter = w->parameter_value;
-  r.parameter_interval = w->parameter_interval;
-  r.work = w->work;
-  r.work_interval = w->work_interval;
-  if (const PsiRow* p = psi_into(*twin, w->target_efficiency, w->set_index)) {
-    r.psi = p->psi;
-    r.psi_interval = p->psi_interval;
-    r.psi_from = fmt::format("twin set {}", p->set_index);
-  }
+  SummaryRow r = required_work_row(*twin, *w, "twin", fmt::format("twin set {}", w->set_index),
+                                   [](int set) { return fmt::format("twin set {}", set); });
   if (f) r.forecast_versus_twin = relative_change(f->predicted_parameter, w->parameter_value);
-  if (!reached(w->status)) r.note = w->status + ": " + w->explanation;
   return r;
 }
 
@@ -148,15 +144,18 @@ bool agrees(const Forecast& f, const RequiredWork& w) {
   return std::abs(relative_change(f.predicted_parameter, w.parameter_value)) <= kSummaryAgreement;
 }
 
-/// The figure's interval's reason for having no bounds, as a verdict part; empty otherwise.
+/// Why the figure's interval lacks a bound or is none (its detail, else its short reason),
+/// as a verdict part; empty when it has both bounds or the view gives no interval.
 std::string missing_interval(const std::string& what, const OptionalInterval& i) {
-  return i && !i->missing.empty() ? what + ": " + i->missing : "";
+  if (!i) return "";
+  const std::string& why = i->detail.empty() ? i->reason : i->detail;
+  return why.empty() ? "" : what + ": " + why;
 }
 
 void judge_measured(const ExperimentData& e, const RequiredWork& w, ExperimentSummary& s) {
   const std::string set = set_label(e, w.set_index);
   const std::string parameter = parameter_name(e);
-  if (reached(w.status))
+  if (reaches_target(w.status))
     s.holds.push_back(fmt::format("measured required {} and work on {}", parameter, set));
   else
     s.fails.push_back(fmt::format("measured required {} on {}: the target is not bracketed ({})",
@@ -224,7 +223,7 @@ void judge_size(const ExperimentData& e, const ExperimentData* twin, double targ
     if (f) s.fails.push_back(fmt::format("no twin {} to check the forecast against", at));
     return;
   }
-  if (!reached(w->status) || !w->parameter_value) {
+  if (!reaches_target(w->status) || !w->parameter_value) {
     s.fails.push_back(fmt::format("the twin does not reach the target {} ({})", at, w->status));
     return;
   }
@@ -345,8 +344,13 @@ ReportSection summary_section(const ReportData& data) {
     for (const auto& pair : data.twins)
       if (pair.measured == shown_name(e)) twin = &pair.twin;
     for (const auto& s : experiment_summaries(e, twin)) {
-      add_figure(section, fmt::format("{} at {}", experiment_label(e), target_label(s.target)), "",
-                 {summary_table(e, s)});
+      std::vector<OptionalInterval> intervals;
+      for (const SummaryRow& r : s.rows)
+        intervals.insert(intervals.end(), {r.parameter_interval, r.work_interval, r.psi_interval});
+      add_figure(section,
+                 captioned(fmt::format("{} at {}", experiment_label(e), target_label(s.target)),
+                           intervals),
+                 "", {summary_table(e, s)});
       section.figures.back().verdict = s.verdict();
     }
     if (targets(e).empty())

@@ -21,11 +21,14 @@ double parse_number(std::string_view text, std::string_view what) {
 }
 
 std::string interval_text(double value, const std::optional<double>& low,
-                          const std::optional<double>& high, std::string_view missing) {
-  const std::string figure = detail::rounded_text(value);
-  if (!low && !high) return figure + " (" + std::string(missing) + ")";
-  const auto bound = [](const std::optional<double>& b) {
-    return b ? detail::rounded_text(*b) : std::string("open");
+                          const std::optional<double>& high, std::string_view reason,
+                          const NumberText& number, std::string_view unit) {
+  const auto written = [&number](double v) { return number ? number(v) : detail::rounded_text(v); };
+  std::string figure = written(value);
+  if (!unit.empty()) figure += " " + std::string(unit);
+  if (!low && !high && !reason.empty()) return figure + " (" + std::string(reason) + ")";
+  const auto bound = [&written](const std::optional<double>& b) {
+    return b ? written(*b) : std::string("open");
   };
   return figure + " [" + bound(low) + ", " + bound(high) + "]";
 }

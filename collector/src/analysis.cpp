@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "hetscale/collector/experiment_lookup.hpp"
 #include "hetscale/collector/stored_experiment.hpp"
@@ -24,10 +25,6 @@ struct Experiment {
 std::string number(double value) {
   char buffer[32];
   return std::string(buffer, std::to_chars(buffer, buffer + sizeof buffer, value).ptr);
-}
-
-std::optional<std::string> optional_number(const std::optional<double>& value) {
-  return value ? std::optional<std::string>(number(*value)) : std::nullopt;
 }
 
 // The plan's parameter and workload, or those the first record gave.
@@ -151,11 +148,6 @@ void nearest(const EfficiencyCurve& curve, double target, SetAnalysis& set) {
   }
 }
 
-bool has_parameter(const TargetReading& reading) {
-  return reading.status == TargetReading::Status::found ||
-         reading.status == TargetReading::Status::within_tolerance;
-}
-
 std::string advice(const SetAnalysis& set, const EfficiencyCurve& curve,
                    const std::string& parameter) {
   switch (set.reading.status) {
@@ -182,7 +174,7 @@ std::vector<SizeEfficiency> size_efficiencies(const std::vector<EfficiencyPoint>
   for (const EfficiencyPoint& p : points) by_size[p.parameter].push_back(p.efficiency);
   std::vector<SizeEfficiency> out;
   for (const auto& [parameter, values] : by_size)
-    out.push_back({parameter, mean_estimate(values, measured_interval_level)});
+    out.push_back({parameter, mean_estimate(values, measured_interval_level, 0.0)});  // E_s >= 0
   return out;
 }
 
@@ -200,11 +192,11 @@ SetAnalysis analyze_set(int index, const std::vector<EfficiencyPoint>& points,
   const auto work_at = [&](double parameter) {
     return workload.evaluate(ParameterValues{{e.parameter, parameter}});
   };
-  if (has_parameter(set.reading)) set.work = work_at(set.reading.parameter);
+  if (set.reading.has_parameter()) set.work = work_at(set.reading.parameter);
   nearest(curve, target, set);
   set.advice = advice(set, curve, e.parameter);
   set.sizes = size_efficiencies(points);
-  ParameterInterval interval = required_parameter_interval(points, target, tolerance, options);
+  ParameterInterval interval = required_parameter_interval(curve, points, target, tolerance, options);
   set.parameter_interval = std::move(interval.interval);
   set.resamples = interval.replicates.size();
   if (set.parameter_interval.low) set.work_low = work_at(*set.parameter_interval.low);
@@ -232,11 +224,13 @@ struct PsiInterval {
 PsiInterval psi_interval(const SetAnalysis& from, const SetAnalysis& to, double level) {
   PsiInterval out;
   if (!from.work || !to.work) {
+    out.interval.reason = "no psi";
     out.interval.note = "no psi: it needs the work at the target on both sets";
     return out;
   }
   for (const SetAnalysis* s : {&from, &to}) {
     if (s->work_replicates.empty()) {
+      out.interval.reason = s->parameter_interval.reason;
       out.interval.note = fmt::format("no interval: set {} has none ({})", s->set_index,
                                       s->parameter_interval.note);
       return out;
@@ -251,77 +245,125 @@ PsiInterval psi_interval(const SetAnalysis& from, const SetAnalysis& to, double 
   return out;
 }
 
-std::optional<std::string> optional_text(const std::string& text) {
-  return text.empty() ? std::nullopt : std::optional<std::string>(text);
+nlohmann::json optional_json(const std::optional<double>& value) {
+  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
 }
+
+nlohmann::json optional_json(const std::string& text) {
+  return text.empty() ? nlohmann::json(nullptr) : nlohmann::json(text);
+}
+
+nlohmann::json resamples_json(std::size_t resamples) {
+  return resamples > 0 ? nlohmann::json(resamples) : nlohmann::json(nullptr);
+}
+
+// One statement per table for all of an analysis's rows (docs/collector.md): the rows as a
+// JSON array, read by jsonb_to_recordset.
+constexpr const char* insert_required_work = R"sql(
+  INSERT INTO hetscale.required_work (experiment_id, set_index, target_efficiency, node_count,
+    marked_speed, status, parameter_value, work, nearest_efficiency, explanation, parameter_low,
+    parameter_high, work_low, work_high, interval_level, interval_method, interval_resamples,
+    interval_reason, interval_note)
+  SELECT $1, set_index, $2, node_count, marked_speed, status, parameter_value, work,
+         nearest_efficiency, explanation, parameter_low, parameter_high, work_low, work_high,
+         $3, $4, interval_resamples, interval_reason, interval_note
+  FROM jsonb_to_recordset($5::jsonb) AS r(set_index integer, node_count integer,
+    marked_speed double precision, status text, parameter_value double precision,
+    work double precision, nearest_efficiency double precision, explanation text,
+    parameter_low double precision, parameter_high double precision, work_low double precision,
+    work_high double precision, interval_resamples integer, interval_reason text,
+    interval_note text))sql";
+
+constexpr const char* insert_efficiency_intervals = R"sql(
+  INSERT INTO hetscale.efficiency_intervals (experiment_id, set_index, parameter_value, runs,
+    speed_efficiency, speed_efficiency_low, speed_efficiency_high, interval_level,
+    interval_method, interval_reason, interval_note)
+  SELECT $1, set_index, parameter_value, runs, speed_efficiency, speed_efficiency_low,
+         speed_efficiency_high, $2, $3, interval_reason, interval_note
+  FROM jsonb_to_recordset($4::jsonb) AS r(set_index integer, parameter_value double precision,
+    runs integer, speed_efficiency double precision, speed_efficiency_low double precision,
+    speed_efficiency_high double precision, interval_reason text, interval_note text))sql";
+
+constexpr const char* insert_psi_intervals = R"sql(
+  INSERT INTO hetscale.psi_intervals (experiment_id, target_efficiency, set_index,
+    next_set_index, psi_low, psi_high, interval_level, interval_method, interval_resamples,
+    interval_reason, interval_note)
+  SELECT $1, $2, set_index, next_set_index, psi_low, psi_high, $3, $4, interval_resamples,
+         interval_reason, interval_note
+  FROM jsonb_to_recordset($5::jsonb) AS r(set_index integer, next_set_index integer,
+    psi_low double precision, psi_high double precision, interval_resamples integer,
+    interval_reason text, interval_note text))sql";
 
 void store(pg::Connection& conn, const Experiment& e, double target,
            const std::vector<SetAnalysis>& sets, const Analysis& a) {
-  conn.exec(
-      "DELETE FROM hetscale.required_work WHERE experiment_id = $1 AND target_efficiency = $2",
-      {e.id, number(target)});
   // In the order of TargetReading::Status; the CHECK of required_work lists the same.
   static const char* status_names[] = {"found", "below_range", "above_range", "too_few_points",
                                        "within_tolerance"};
   const std::vector<const SetAnalysis*> stored = stored_sets(sets);
+  auto required = nlohmann::json::array();
   for (const SetAnalysis* s : stored) {
-    const bool found = has_parameter(s->reading);
-    conn.exec(
-        R"sql(
-      INSERT INTO hetscale.required_work (experiment_id, set_index, target_efficiency,
-        node_count, marked_speed, status, parameter_value, work, nearest_efficiency, explanation,
-        parameter_low, parameter_high, work_low, work_high, interval_level, interval_method,
-        interval_resamples, interval_note)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18))sql",
-        {e.id, std::to_string(s->set_index), number(target), std::to_string(s->node_count),
-         number(s->marked_speed), status_names[static_cast<int>(s->reading.status)],
-         found ? std::optional<std::string>(number(s->reading.parameter)) : std::nullopt,
-         optional_number(s->work), optional_number(s->nearest_efficiency), s->reading.explanation,
-         optional_number(s->parameter_interval.low), optional_number(s->parameter_interval.high),
-         optional_number(s->work_low), optional_number(s->work_high), number(a.interval_level),
-         a.parameter_interval_method,
-         s->resamples > 0 ? std::optional<std::string>(std::to_string(s->resamples)) : std::nullopt,
-         optional_text(s->parameter_interval.note)});
+    const ReportedInterval& i = s->parameter_interval;
+    required.push_back(
+        {{"set_index", s->set_index},
+         {"node_count", s->node_count},
+         {"marked_speed", s->marked_speed},
+         {"status", status_names[static_cast<int>(s->reading.status)]},
+         {"parameter_value", s->reading.has_parameter() ? nlohmann::json(s->reading.parameter)
+                                                        : nlohmann::json(nullptr)},
+         {"work", optional_json(s->work)},
+         {"nearest_efficiency", optional_json(s->nearest_efficiency)},
+         {"explanation", s->reading.explanation},
+         {"parameter_low", optional_json(i.low)},
+         {"parameter_high", optional_json(i.high)},
+         {"work_low", optional_json(s->work_low)},
+         {"work_high", optional_json(s->work_high)},
+         {"interval_resamples", resamples_json(s->resamples)},
+         {"interval_reason", optional_json(i.reason)},
+         {"interval_note", optional_json(i.note)}});
   }
-  conn.exec("DELETE FROM hetscale.efficiency_intervals WHERE experiment_id = $1", {e.id});
-  for (const SetAnalysis& s : sets) {
+  auto sizes = nlohmann::json::array();
+  for (const SetAnalysis& s : sets)
     for (const SizeEfficiency& size : s.sizes) {
       const MeanEstimate& m = size.efficiency;
-      conn.exec(R"sql(
-        INSERT INTO hetscale.efficiency_intervals (experiment_id, set_index, parameter_value,
-          runs, speed_efficiency, speed_efficiency_low, speed_efficiency_high, interval_level,
-          interval_method, interval_note)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10))sql",
-                {e.id, std::to_string(s.set_index), number(size.parameter),
-                 std::to_string(m.count), number(m.mean), optional_number(m.low),
-                 optional_number(m.high), number(a.interval_level), a.efficiency_interval_method,
-                 optional_text(m.note)});
+      sizes.push_back({{"set_index", s.set_index},
+                       {"parameter_value", size.parameter},
+                       {"runs", m.count},
+                       {"speed_efficiency", m.mean},
+                       {"speed_efficiency_low", optional_json(m.low)},
+                       {"speed_efficiency_high", optional_json(m.high)},
+                       {"interval_reason", optional_json(m.reason)},
+                       {"interval_note", optional_json(m.note)}});
     }
+  auto psi = nlohmann::json::array();
+  for (std::size_t k = 0; k + 1 < stored.size(); ++k) {
+    const PsiInterval p = psi_interval(*stored[k], *stored[k + 1], a.interval_level);
+    psi.push_back({{"set_index", stored[k]->set_index},
+                   {"next_set_index", stored[k + 1]->set_index},
+                   {"psi_low", optional_json(p.interval.low)},
+                   {"psi_high", optional_json(p.interval.high)},
+                   {"interval_resamples", resamples_json(p.resamples)},
+                   {"interval_reason", optional_json(p.interval.reason)},
+                   {"interval_note", optional_json(p.interval.note)}});
   }
+  const std::string level = number(a.interval_level);
+  conn.exec(
+      "DELETE FROM hetscale.required_work WHERE experiment_id = $1 AND target_efficiency = $2",
+      {e.id, number(target)});
+  conn.exec(insert_required_work,
+            {e.id, number(target), level, a.parameter_interval_method, required.dump()});
+  conn.exec("DELETE FROM hetscale.efficiency_intervals WHERE experiment_id = $1", {e.id});
+  conn.exec(insert_efficiency_intervals, {e.id, level, a.efficiency_interval_method, sizes.dump()});
   conn.exec(
       "DELETE FROM hetscale.psi_intervals WHERE experiment_id = $1 AND target_efficiency = $2",
       {e.id, number(target)});
-  for (std::size_t i = 0; i + 1 < stored.size(); ++i) {
-    const PsiInterval p = psi_interval(*stored[i], *stored[i + 1], a.interval_level);
-    conn.exec(R"sql(
-      INSERT INTO hetscale.psi_intervals (experiment_id, target_efficiency, set_index,
-        next_set_index, psi_low, psi_high, interval_level, interval_method, interval_resamples,
-        interval_note)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10))sql",
-              {e.id, number(target), std::to_string(stored[i]->set_index),
-               std::to_string(stored[i + 1]->set_index), optional_number(p.interval.low),
-               optional_number(p.interval.high), number(a.interval_level),
-               a.parameter_interval_method,
-               p.resamples > 0 ? std::optional<std::string>(std::to_string(p.resamples))
-                               : std::nullopt,
-               optional_text(p.interval.note)});
-  }
+  conn.exec(insert_psi_intervals,
+            {e.id, number(target), level, a.parameter_interval_method, psi.dump()});
 }
 
 std::vector<PsiPair> psi_pairs(pg::Connection& conn, const Experiment& e, double target) {
   const pg::Result r = conn.exec(R"sql(
     SELECT set_index, next_set_index, marked_speed, next_marked_speed, work, next_work, psi,
-           psi_low, psi_high, psi_interval_note
+           psi_low, psi_high, psi_interval_reason, psi_interval_note
     FROM hetscale.set_psi WHERE experiment_id = $1 AND target_efficiency = $2
     ORDER BY set_index)sql",
                                  {e.id, number(target)});
@@ -330,7 +372,8 @@ std::vector<PsiPair> psi_pairs(pg::Connection& conn, const Experiment& e, double
     out.push_back({static_cast<int>(r.integer(i, 0)), static_cast<int>(r.integer(i, 1)),
                    r.number(i, 2), r.number(i, 3), r.optional_number(i, 4), r.optional_number(i, 5),
                    r.optional_number(i, 6), r.optional_number(i, 7), r.optional_number(i, 8),
-                   r.is_null(i, 9) ? std::string() : std::string(r.text(i, 9))});
+                   r.is_null(i, 9) ? std::string() : std::string(r.text(i, 9)),
+                   r.is_null(i, 10) ? std::string() : std::string(r.text(i, 10))});
   }
   return out;
 }

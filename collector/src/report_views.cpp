@@ -32,6 +32,10 @@ constexpr int kTimeSplitSchemaVersion = 18;
 /// older databases' reports show the figures without them.
 constexpr int kIntervalSchemaVersion = 21;
 
+/// Schema version from which the views carry the short reason a figure has no interval,
+/// and set_psi the level, method and resamples of psi's interval (migration 0023).
+constexpr int kIntervalReasonSchemaVersion = 23;
+
 std::string text(const pg::Result& r, int row, int column) {
   return r.is_null(row, column) ? std::string() : std::string(r.text(row, column));
 }
@@ -126,40 +130,77 @@ void read_speed_units(const Views& views, const Chosen& chosen) {
     if (ExperimentData* e = chosen(r, i)) e->speed_unit = text(r, i, k);
 }
 
-/// The interval columns of a view from migration 21 on, else NULLs of the same names.
-const char* interval_columns(bool intervals, const char* columns, const char* nulls) {
-  return intervals ? columns : nulls;
+/// What a database's views say of the figures' intervals: nothing before migration 21;
+/// bounds and notes from 21; the short reasons, and psi's level, method and resamples,
+/// from 23.
+enum class IntervalColumns { none, notes, reasons };
+
+IntervalColumns interval_columns(int version) {
+  if (version >= kIntervalReasonSchemaVersion) return IntervalColumns::reasons;
+  return version >= kIntervalSchemaVersion ? IntervalColumns::notes : IntervalColumns::none;
 }
 
-/// A figure's interval from its view's bounds and note: none before migration 21 (the
-/// columns are NULLs) or where the view gives neither bounds nor a reason.
-OptionalInterval interval_of(bool intervals, double level, OptionalNumber low, OptionalNumber high,
-                             std::string why) {
-  if (!intervals || (!low && !high && why.empty())) return std::nullopt;
-  return Interval{level, low, high, std::move(why)};
+/// The columns of a view's interval, as read: low, high, level, method, resamples,
+/// reason, note. Before migration 23 a note without bounds stands for the reason, as the
+/// report showed it then; before migration 21 every column is NULL.
+struct IntervalSql {
+  const char* bounds;     // "low, high"
+  const char* details;    // "level, method, resamples" of the view, from `since` on
+  const char* reason;     // the view's reason column
+  const char* note;       // the view's note column
+  IntervalColumns since;  // the version whose views have `details`
+};
+
+std::string interval_sql(IntervalColumns columns, const IntervalSql& sql) {
+  if (columns == IntervalColumns::none)
+    return "NULL::float8, NULL::float8, NULL::float8, NULL::text, NULL::bigint, NULL::text, "
+           "NULL::text";
+  const std::string details = columns >= sql.since
+                                  ? sql.details
+                                  : "NULL::float8, NULL::text, NULL::bigint";
+  if (columns == IntervalColumns::reasons)
+    return fmt::format("{}, {}, {}, {}", sql.bounds, details, sql.reason, sql.note);
+  const std::string bounds(sql.bounds);
+  const std::string low = bounds.substr(0, bounds.find(','));
+  const std::string high = bounds.substr(bounds.rfind(' ') + 1);
+  return fmt::format("{}, {}, CASE WHEN {} IS NULL AND {} IS NULL THEN {} END, {}", sql.bounds,
+                     details, low, high, sql.note, sql.note);
 }
 
-/// The level of the intervals the views give (docs/science.md section 5).
-constexpr double kViewIntervalLevel = 0.95;
+/// A figure's interval from the seven columns interval_sql reads from `column` on, or
+/// `bounds` given apart (work's bounds beside the parameter's): none before migration 21
+/// or where the view gives neither bounds nor a reason nor a note.
+OptionalInterval interval_of(const pg::Result& r, int row, int column,
+                             std::optional<std::pair<int, int>> bounds = std::nullopt) {
+  const int low_column = bounds ? bounds->first : column;
+  const int high_column = bounds ? bounds->second : column + 1;
+  Interval out{r.optional_number(row, column + 2).value_or(0), r.optional_number(row, low_column),
+               r.optional_number(row, high_column), text(r, row, column + 5),
+               text(r, row, column + 6), text(r, row, column + 3),
+               r.is_null(row, column + 4) ? std::nullopt
+                                          : std::optional<long long>(r.integer(row, column + 4))};
+  if (!out.low && !out.high && out.reason.empty() && out.detail.empty()) return std::nullopt;
+  return out;
+}
 
-void read_curves(const Views& views, const Chosen& chosen, bool intervals) {
+void read_curves(const Views& views, const Chosen& chosen, IntervalColumns columns) {
   const pg::Result r = views.exec(
       fmt::format(R"(
       SELECT {{key}}, set_index, parameter_value, runs, work, speed_efficiency,
              min_speed_efficiency, max_speed_efficiency, stddev_speed_efficiency, {}
       FROM hetscale.set_efficiency_curve ORDER BY 1, 2, 3, set_index, parameter_value)",
-                  interval_columns(intervals,
-                                   "speed_efficiency_low, speed_efficiency_high, "
-                                   "speed_efficiency_interval_note",
-                                   "NULL::float8, NULL::float8, NULL::text"))
+                  interval_sql(columns, {"speed_efficiency_low, speed_efficiency_high",
+                                         "interval_level, interval_method, NULL::bigint",
+                                         "speed_efficiency_interval_reason",
+                                         "speed_efficiency_interval_note",
+                                         IntervalColumns::notes}))
           .c_str());
   for (int i = 0; i < r.rows(); ++i)
     if (ExperimentData* e = chosen(r, i))
       e->curve.push_back({small(r, i, k), r.number(i, k + 1), r.integer(i, k + 2),
                           r.number(i, k + 3), r.number(i, k + 4), r.number(i, k + 5),
                           r.number(i, k + 6), r.optional_number(i, k + 7),
-                          interval_of(intervals, kViewIntervalLevel, r.optional_number(i, k + 8),
-                                      r.optional_number(i, k + 9), text(r, i, k + 10))});
+                          interval_of(r, i, k + 8)});
 }
 
 void read_time_split(const Views& views, const Chosen& chosen) {
@@ -173,47 +214,45 @@ void read_time_split(const Views& views, const Chosen& chosen) {
                                r.number(i, k + 3), r.number(i, k + 4), r.number(i, k + 5)});
 }
 
-void read_required_work(const Views& views, const Chosen& chosen, bool intervals) {
+void read_required_work(const Views& views, const Chosen& chosen, IntervalColumns columns) {
   const pg::Result r = views.exec(
       fmt::format(R"(
       SELECT {{key}}, set_index, node_count, marked_speed, target_efficiency, status,
-             parameter_value, work, nearest_efficiency, explanation, {}
+             parameter_value, work, nearest_efficiency, explanation, {}, {}
       FROM hetscale.set_required_work ORDER BY 1, 2, 3, target_efficiency, set_index)",
-                  interval_columns(intervals,
-                                   "parameter_low, parameter_high, work_low, work_high, "
-                                   "interval_level, interval_note",
-                                   "NULL::float8, NULL::float8, NULL::float8, NULL::float8, "
-                                   "NULL::float8, NULL::text"))
+                  interval_sql(columns, {"parameter_low, parameter_high",
+                                         "interval_level, interval_method, interval_resamples",
+                                         "interval_reason", "interval_note",
+                                         IntervalColumns::notes}),
+                  columns == IntervalColumns::none ? "NULL::float8, NULL::float8"
+                                                   : "work_low, work_high")
           .c_str());
   for (int i = 0; i < r.rows(); ++i)
-    if (ExperimentData* e = chosen(r, i)) {
-      const double level = r.optional_number(i, k + 13).value_or(kViewIntervalLevel);
-      const std::string why = text(r, i, k + 14);
+    if (ExperimentData* e = chosen(r, i))
       e->required_work.push_back(
           {small(r, i, k), small(r, i, k + 1), r.number(i, k + 2), r.number(i, k + 3),
            text(r, i, k + 4), r.optional_number(i, k + 5), r.optional_number(i, k + 6),
-           r.optional_number(i, k + 7), text(r, i, k + 8),
-           interval_of(intervals, level, r.optional_number(i, k + 9), r.optional_number(i, k + 10), why),
-           interval_of(intervals, level, r.optional_number(i, k + 11), r.optional_number(i, k + 12), why)});
-    }
+           r.optional_number(i, k + 7), text(r, i, k + 8), interval_of(r, i, k + 9),
+           interval_of(r, i, k + 9, std::pair{k + 16, k + 17})});
 }
 
-void read_psi(const Views& views, const Chosen& chosen, bool intervals) {
+void read_psi(const Views& views, const Chosen& chosen, IntervalColumns columns) {
   const pg::Result r = views.exec(
       fmt::format(R"(
       SELECT {{key}}, target_efficiency, set_index, next_set_index, marked_speed,
              next_marked_speed, work, next_work, psi, {}
       FROM hetscale.set_psi ORDER BY 1, 2, 3, target_efficiency, set_index)",
-                  interval_columns(intervals, "psi_low, psi_high, psi_interval_note",
-                                   "NULL::float8, NULL::float8, NULL::text"))
+                  interval_sql(columns, {"psi_low, psi_high",
+                                         "interval_level, interval_method, interval_resamples",
+                                         "psi_interval_reason", "psi_interval_note",
+                                         IntervalColumns::reasons}))
           .c_str());
   for (int i = 0; i < r.rows(); ++i)
     if (ExperimentData* e = chosen(r, i))
       e->psi.push_back({r.number(i, k), small(r, i, k + 1), small(r, i, k + 2),
                         r.number(i, k + 3), r.number(i, k + 4), r.optional_number(i, k + 5),
                         r.optional_number(i, k + 6), r.optional_number(i, k + 7),
-                        interval_of(intervals, kViewIntervalLevel, r.optional_number(i, k + 8),
-                                    r.optional_number(i, k + 9), text(r, i, k + 10))});
+                        interval_of(r, i, k + 8)});
 }
 
 void read_heterogeneity(const Views& views, const Chosen& chosen) {
@@ -479,7 +518,7 @@ ReportData read_report_data(pg::Connection& conn, const std::vector<std::string>
   const Chosen chosen(data);
   read_parameter_names(views, chosen);
   read_speed_units(views, chosen);
-  const bool intervals = version >= kIntervalSchemaVersion;
+  const IntervalColumns intervals = interval_columns(version);
   read_curves(views, chosen, intervals);
   if (version >= kTimeSplitSchemaVersion) read_time_split(views, chosen);
   read_required_work(views, chosen, intervals);

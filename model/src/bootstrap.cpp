@@ -23,11 +23,6 @@ using detail::shortest_text;
 
 constexpr double infinity = std::numeric_limits<double>::infinity();
 
-bool has_parameter(const TargetReading& reading) {
-  return reading.status == TargetReading::Status::found ||
-         reading.status == TargetReading::Status::within_tolerance;
-}
-
 // The root of a replicate's reading: -inf / +inf where the target lies below / above its
 // fitted curve.
 double root_of(const TargetReading& reading) {
@@ -149,11 +144,13 @@ ReportedInterval reported_interval(std::span<const double> replicates, double le
   return out;
 }
 
-ResidualResampler::ResidualResampler(std::span<const EfficiencyPoint> points, double deviation_scale) {
-  if (!(std::isfinite(deviation_scale) && deviation_scale > 0))
-    throw Error("the residuals' deviation scale must be a positive number, got " +
-                shortest_text(deviation_scale));
-  sizes_ = EfficiencyCurve::fit(points).knots();  // validates, groups and averages
+ResidualResampler::ResidualResampler(std::span<const EfficiencyPoint> points, double deviation_scale)
+    : ResidualResampler(EfficiencyCurve::fit(points), points, deviation_scale) {}
+
+ResidualResampler::ResidualResampler(const EfficiencyCurve& curve,
+                                     std::span<const EfficiencyPoint> points,
+                                     double deviation_scale)
+    : sizes_(curve.knots()) {
   std::vector<EfficiencyPoint> sorted(points.begin(), points.end());
   std::sort(sorted.begin(), sorted.end(),
             [](const auto& a, const auto& b) { return a.parameter < b.parameter; });
@@ -163,15 +160,28 @@ ResidualResampler::ResidualResampler(std::span<const EfficiencyPoint> points, do
     while (run != sorted.end() && run->parameter == size.parameter) ++run;
     if (size.repeats < 2 || !(size.mean_efficiency > 0)) continue;
     const double n = static_cast<double>(size.repeats);
-    const double correction = std::sqrt(n / (n - 1)) * deviation_scale;
+    const double correction = std::sqrt(n / (n - 1));
     for (auto p = first; p != run; ++p)
-      pool_.push_back(std::max(0.0, 1 + (p->efficiency / size.mean_efficiency - 1) * correction));
+      deviations_.push_back((p->efficiency / size.mean_efficiency - 1) * correction);
     degrees_of_freedom_ += size.repeats - 1;
   }
-  std::sort(pool_.begin(), pool_.end());
+  std::sort(deviations_.begin(), deviations_.end());
+  set_deviation_scale(deviation_scale);
+}
+
+void ResidualResampler::set_deviation_scale(double deviation_scale) {
+  if (!(std::isfinite(deviation_scale) && deviation_scale > 0))
+    throw Error("the residuals' deviation scale must be a positive number, got " +
+                shortest_text(deviation_scale));
+  // 1 + d s at least 0 keeps the order of the sorted deviations: the pool stays sorted.
+  pool_.clear();
   double squares = 0;
-  for (double r : pool_) squares += (r - 1) * (r - 1);
-  if (!pool_.empty()) pool_sd_ = std::sqrt(squares / static_cast<double>(pool_.size()));
+  for (double d : deviations_) {
+    const double r = std::max(0.0, 1 + d * deviation_scale);
+    pool_.push_back(r);
+    squares += (r - 1) * (r - 1);
+  }
+  pool_sd_ = pool_.empty() ? 0 : std::sqrt(squares / static_cast<double>(pool_.size()));
 }
 
 void ResidualResampler::replicate(ResampleRandom& random, std::vector<FittedKnot>& out) const {
@@ -196,7 +206,7 @@ void ResidualResampler::replicate(ResampleRandom& random, std::vector<FittedKnot
 std::optional<std::array<std::size_t, 2>> bracketing_sizes(const EfficiencyCurve& curve,
                                                            const TargetReading& reading) {
   const auto& knots = curve.knots();
-  if (!has_parameter(reading) || knots.size() < 2) return std::nullopt;
+  if (!reading.has_parameter() || knots.size() < 2) return std::nullopt;
   const auto at = std::lower_bound(
       knots.begin(), knots.end(), reading.parameter,
       [](const FittedKnot& k, double parameter) { return k.parameter < parameter; });
@@ -211,17 +221,26 @@ std::optional<std::array<std::size_t, 2>> bracketing_sizes(const EfficiencyCurve
 
 ParameterInterval required_parameter_interval(std::span<const EfficiencyPoint> points, double target,
                                               double tolerance, const BootstrapOptions& options) {
+  return required_parameter_interval(EfficiencyCurve::fit(points), points, target, tolerance,
+                                     options);
+}
+
+ParameterInterval required_parameter_interval(const EfficiencyCurve& curve,
+                                              std::span<const EfficiencyPoint> points, double target,
+                                              double tolerance, const BootstrapOptions& options) {
   ParameterInterval out;
-  const EfficiencyCurve curve = EfficiencyCurve::fit(points);
+  (void)normal_quantile(options.level);  // a level the quantiles support, whatever the runs
   const TargetReading reading = curve.parameter_within(target, tolerance);
   const auto bracket = bracketing_sizes(curve, reading);
   if (!bracket) {
+    out.interval.reason = "no parameter";
     out.interval.note = "no interval: the set's runs give no parameter at the target";
     return out;
   }
   const FittedKnot& lo = curve.knots()[(*bracket)[0]];
   const FittedKnot& hi = curve.knots()[(*bracket)[1]];
   if (lo.repeats < 2 || hi.repeats < 2) {
+    out.interval.reason = "too few runs";
     out.interval.note = fmt::format(
         "too few runs: {} at {} and {} at {}, the sizes that bracket the target; an interval "
         "needs 2 at each",
@@ -230,18 +249,18 @@ ParameterInterval required_parameter_interval(std::span<const EfficiencyPoint> p
     return out;
   }
   if (options.resamples == 0) throw Error("a bootstrap needs at least one resample");
-  double scale = options.deviation_scale;
-  if (scale == 0) {  // the small-sample correction of the pool's degrees of freedom
-    std::size_t degrees_of_freedom = 0;
-    for (const FittedKnot& k : curve.knots())
-      if (k.repeats >= 2 && k.mean_efficiency > 0) degrees_of_freedom += k.repeats - 1;
-    if (degrees_of_freedom == 0) {
-      out.interval.note = "no interval: no size with 2 or more runs has a positive mean E_s";
-      return out;
-    }
-    scale = student_t_quantile(options.level, degrees_of_freedom) / normal_quantile(options.level);
+  ResidualResampler resampler(curve, points);
+  if (resampler.degrees_of_freedom() == 0) {
+    out.interval.reason = "no spread";
+    out.interval.note = "no interval: no size with 2 or more runs has a positive mean E_s";
+    return out;
   }
-  const ResidualResampler resampler(points, scale);
+  // 0: the small-sample correction of the pool's degrees of freedom.
+  const double scale = options.deviation_scale != 0
+                           ? options.deviation_scale
+                           : student_t_quantile(options.level, resampler.degrees_of_freedom()) /
+                                 normal_quantile(options.level);
+  resampler.set_deviation_scale(scale);
   out.pooled = resampler.pooled();
   out.deviation_scale = scale;
   ResampleRandom random(options.seed);

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "hetscale/base/error.hpp"
+#include "hetscale/base/number_text.hpp"
 
 namespace hetscale {
 namespace {
@@ -34,7 +35,8 @@ double chi_square_quantile(std::size_t k, double z) {
 double normal_quantile(double level) {
   if (level == 0.95) return 1.959963984540054;
   if (level == 0.99) return 2.5758293035489004;
-  throw Error("confidence level must be 0.95 or 0.99");
+  throw Error("an interval's level must be 0.95 or 0.99 (the levels of the quantile tables), got " +
+              detail::shortest_text(level));
 }
 
 double student_t_quantile(double level, std::size_t df) {
@@ -75,7 +77,8 @@ SampleSummary summarize_sample(std::span<const double> values, double level) {
   return out;
 }
 
-MeanEstimate mean_estimate(std::span<const double> values, double level) {
+MeanEstimate mean_estimate(std::span<const double> values, double level,
+                           std::optional<double> lowest) {
   if (values.empty()) throw Error("a mean needs at least 1 value");
   MeanEstimate out;
   out.count = values.size();
@@ -84,7 +87,8 @@ MeanEstimate mean_estimate(std::span<const double> values, double level) {
   out.mean = sum / static_cast<double>(out.count);
   if (out.count < 2) {
     (void)normal_quantile(level);  // the level is checked whatever the count
-    out.note = "1 run";
+    out.reason = "1 run";
+    out.note = out.reason;
     return out;
   }
   double squares = 0;
@@ -94,6 +98,11 @@ MeanEstimate mean_estimate(std::span<const double> values, double level) {
       student_t_quantile(level, out.count - 1) * *out.stddev / std::sqrt(static_cast<double>(out.count));
   out.low = out.mean - half;
   out.high = out.mean + half;
+  if (lowest && *out.low < *lowest) {
+    out.note = "lower bound clamped at " + detail::rounded_text(*lowest) + " from " +
+               detail::rounded_text(*out.low) + ": the figure cannot be less";
+    out.low = *lowest;
+  }
   return out;
 }
 

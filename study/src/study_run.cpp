@@ -15,6 +15,7 @@
 #include "hetscale/base/atomic_file.hpp"
 #include "hetscale/base/error.hpp"
 #include "hetscale/base/file_lock.hpp"
+#include "hetscale/base/number_text.hpp"
 #include "hetscale/base/redaction.hpp"
 #include "hetscale/base/one_line_text.hpp"
 #include "hetscale/base/shell_text.hpp"
@@ -571,22 +572,37 @@ std::vector<std::string_view> controller_stage_names() {
   return names;
 }
 
+std::string psi_table_header() {
+  return fmt::format("{:<8} {:<18} {:>6} {:>10} {:>10} {}\n", "code", "experiment", "target",
+                     "set->set", "C->C'",
+                     fmt::format("psi [{:g}% interval]", 100 * measured_interval_level));
+}
+
+std::string psi_table_lines(const std::string& code, const std::string& experiment, double target,
+                            const std::vector<collector::PsiPair>& psi) {
+  const std::string target_text = fmt::format("{:g}", target);
+  if (psi.empty())
+    return fmt::format("{:<8} {:<18} {:>6} {:>10}\n", code, experiment, target_text,
+                       "(no pair of sets)");
+  std::string out;
+  for (const auto& p : psi)
+    out += fmt::format("{:<8} {:<18} {:>6} {:>10} {:>10} {}\n", code, experiment, target_text,
+                       fmt::format("{}->{}", p.set_index, p.next_set_index),
+                       fmt::format("{:.0f}->{:.0f}", p.marked_speed, p.next_marked_speed),
+                       p.psi ? interval_text(*p.psi, p.psi_low, p.psi_high, p.psi_interval_reason)
+                             : std::string("n/a"));
+  return out;
+}
+
 std::string psi_table(const StudySpec& spec, const std::string& db) {
-  std::string out = fmt::format("{:<8} {:<18} {:>6} {:>10} {:>10} {:>8}\n", "code", "experiment", "target", "set->set",
-                                "C->C'", "psi");
+  std::string out = psi_table_header();
   for (const auto& e : spec.experiments) {
     collector::Analysis a;
     quick_session(db).run([&](pg::Connection& conn) {
       a = collector::analyze(conn, e.spec.name, e.spec.target_efficiency, e.spec.refine.tolerance);
     });
-    const std::string target = fmt::format("{:g}", e.spec.target_efficiency);
     const std::string code = e.spec.code.kernel ? std::string(jobgen::to_string(*e.spec.code.kernel)) : "command";
-    if (a.psi.empty()) out += fmt::format("{:<8} {:<18} {:>6} {:>10}\n", code, e.spec.name, target, "(no pair of sets)");
-    for (const auto& p : a.psi)
-      out += fmt::format("{:<8} {:<18} {:>6} {:>10} {:>10} {:>8}\n", code, e.spec.name, target,
-                         fmt::format("{}->{}", p.set_index, p.next_set_index),
-                         fmt::format("{:.0f}->{:.0f}", p.marked_speed, p.next_marked_speed),
-                         p.psi ? fmt::format("{:.3f}", *p.psi) : std::string("n/a"));
+    out += psi_table_lines(code, e.spec.name, e.spec.target_efficiency, a.psi);
   }
   return out;
 }

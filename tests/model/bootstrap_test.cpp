@@ -141,6 +141,34 @@ TEST(ResidualResampler, PoolsBiasCorrectedRelativeResidualsOfRepeatedSizes) {
   EXPECT_THROW(ResidualResampler(single).replicate(random, knots), Error);
 }
 
+// One resampler serves for the scale its own degrees of freedom ask: scaled afterwards it
+// draws what one built with that scale draws, and a curve fitted already gives the same.
+TEST(ResidualResampler, ScaledAfterwardsOrFromAFittedCurveItDrawsTheSame) {
+  const std::vector<EfficiencyPoint> points = noisy_set({0.9, 1.05, 1.1});
+  const ResidualResampler built(points, 2.5);
+  ResidualResampler scaled(EfficiencyCurve::fit(points), points);
+  EXPECT_EQ(scaled.degrees_of_freedom(), built.degrees_of_freedom());
+  scaled.set_deviation_scale(4);
+  scaled.set_deviation_scale(2.5);  // of the corrected deviations, not of the scale before
+  ResampleRandom ra(5), rb(5);
+  std::vector<FittedKnot> ka, kb;
+  for (int b = 0; b < 20; ++b) {
+    built.replicate(ra, ka);
+    scaled.replicate(rb, kb);
+    ASSERT_EQ(ka.size(), kb.size());
+    for (std::size_t i = 0; i < ka.size(); ++i)
+      EXPECT_EQ(ka[i].mean_efficiency, kb[i].mean_efficiency) << b << " " << i;
+  }
+  EXPECT_THROW(scaled.set_deviation_scale(0), Error);
+  EXPECT_THROW(scaled.set_deviation_scale(std::nan("")), Error);
+  BootstrapOptions options;
+  options.resamples = 200;
+  const ParameterInterval from_points = required_parameter_interval(points, 0.4, 0.02, options);
+  const ParameterInterval from_curve =
+      required_parameter_interval(EfficiencyCurve::fit(points), points, 0.4, 0.02, options);
+  EXPECT_EQ(from_points.replicates, from_curve.replicates);
+}
+
 TEST(ResidualResampler, ReplicatesDependOnTheRunsNotTheirOrder) {
   std::vector<EfficiencyPoint> points = noisy_set({0.9, 1.05, 1.1});
   const ResidualResampler a(points);
@@ -241,8 +269,10 @@ TEST(RequiredParameterInterval, NeedsTwoRunsAtBothBracketingSizes) {
   EXPECT_EQ(p.interval.note,
             "too few runs: 1 run at 800 and 2 runs at 1600, the sizes that bracket the target; an "
             "interval needs 2 at each");
+  EXPECT_EQ(p.interval.reason, "too few runs");  // what a table cell shows
   p = required_parameter_interval(points, 0.59, 0.02, options);
   EXPECT_EQ(p.interval.note, "no interval: the set's runs give no parameter at the target");
+  EXPECT_EQ(p.interval.reason, "no parameter");
 }
 
 TEST(RequiredParameterInterval, ARootBeyondTheMeasuredSizesLeavesItsBoundOpen) {
@@ -257,6 +287,7 @@ TEST(RequiredParameterInterval, ARootBeyondTheMeasuredSizesLeavesItsBoundOpen) {
   EXPECT_EQ(p.interval.note.rfind("lower bound open: ", 0), 0u) << p.interval.note;
   EXPECT_NE(p.interval.note.find("fall below the smallest measured size 100"), std::string::npos)
       << p.interval.note;
+  EXPECT_EQ(p.interval.reason, "");  // an interval, open at one end
 }
 
 TEST(PsiReplicates, PairTheSetsIndexWiseAndCarryBoundsBeyondTheSizes) {
@@ -272,20 +303,53 @@ TEST(PsiReplicates, PairTheSetsIndexWiseAndCarryBoundsBeyondTheSizes) {
   EXPECT_THROW(psi_replicates(1, w, 2, std::vector<double>{1}), Error);
 }
 
+/// The coverage tests' setup: 15% noise, 3 runs per size, `trials` sets of fixed seeds.
+CoverageSetup sanity_setup(std::size_t trials) {
+  CoverageSetup setup;
+  setup.noise = 0.15;
+  setup.runs_per_size = 3;
+  setup.trials = trials;
+  setup.seed = 2026;
+  return setup;
+}
+
 // The sanity band of the measured coverage (docs/science.md, "Coverage"): 15% noise, 3
 // runs per size, 200 synthetic sets of fixed seeds; the 95% intervals with the
 // small-sample correction contain the true parameter in 90% to 99% of the sets.
 TEST(BootstrapCoverage, NominalCoverageWithinItsBandOnAKnownCurve) {
-  CoverageSetup setup;
-  setup.noise = 0.15;
-  setup.runs_per_size = 3;
-  setup.trials = 200;
-  setup.seed = 2026;
-  const CoverageResult r = measure_coverage(setup);
+  const CoverageResult r = measure_coverage(sanity_setup(200));
   EXPECT_GE(r.with_interval, 190u);
   EXPECT_GE(r.coverage(), 0.90);
   EXPECT_LE(r.coverage(), 0.99);
   EXPECT_GT(r.median_half_width, 0.01);
+}
+
+// The sanity band of psi's measured coverage (docs/science.md, "Coverage"): 15% noise, 3
+// runs per size, 100 pairs of synthetic sets of fixed seeds; the 95% intervals of psi
+// contain the true psi in 85% to 100% of the pairs.
+TEST(BootstrapCoverage, PsiWithinItsSanityBandOnKnownCurves) {
+  const CoverageResult r = measure_psi_coverage(sanity_setup(100));
+  EXPECT_GE(r.with_interval, 95u);
+  EXPECT_GE(r.coverage(), 0.85);
+  EXPECT_GT(r.median_half_width, 0.01);
+}
+
+// A level the quantile tables do not hold is refused whatever the runs, also where the
+// runs give no interval.
+TEST(RequiredParameterInterval, RefusesALevelTheQuantilesDoNotSupport) {
+  BootstrapOptions options;
+  options.level = 0.9;
+  const std::vector<EfficiencyPoint> one_run_each{{100, 0.1}, {200, 0.2}, {400, 0.3}};
+  try {
+    (void)required_parameter_interval(one_run_each, 0.25, 0.02, options);
+    ADD_FAILURE() << "level 0.9 accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "an interval's level must be 0.95 or 0.99 (the levels of the quantile tables), got 0.9");
+  }
+  options.level = 0.99;
+  EXPECT_EQ(required_parameter_interval(one_run_each, 0.25, 0.02, options).interval.reason,
+            "too few runs");
 }
 
 }  // namespace

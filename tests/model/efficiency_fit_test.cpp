@@ -243,5 +243,17 @@ TEST(EfficiencyFit, FitAveragedIsFitAfterAveraging) {
                "0.2 over 0");
 }
 
+// A reading gives a parameter when found or within tolerance, and only then: the one test
+// that the bootstrap, analyze and its table ask.
+TEST(TargetReading, HasAParameterWhenFoundOrWithinTolerance) {
+  for (const auto& [status, has] : {std::pair{Status::found, true}, {Status::within_tolerance, true},
+                                    {Status::below_range, false}, {Status::above_range, false},
+                                    {Status::too_few_points, false}}) {
+    TargetReading reading;
+    reading.status = status;
+    EXPECT_EQ(reading.has_parameter(), has) << static_cast<int>(status);
+  }
+}
+
 }  // namespace
 }  // namespace hetscale

@@ -53,6 +53,23 @@ TEST(SampleStatistics, Verdicts) {
   EXPECT_EQ(verdict({0.45, 0.50}, {0.47, 0.53}), "undecided");
 }
 
+// E_s cannot be negative: with 2 runs (t = 12.71) the t interval reaches far below 0, and
+// its lower bound is clamped at 0 with a note that says so.
+TEST(SampleStatistics, MeanEstimateClampsItsLowerBoundAtTheLeastTheFigureCanBe) {
+  const std::vector<double> two{0.1, 0.5};
+  const MeanEstimate free = mean_estimate(two);
+  ASSERT_TRUE(free.low);
+  EXPECT_NEAR(*free.low, 0.3 - 12.706 * 0.2, 1e-9);  // sd 0.2 sqrt 2, over sqrt 2
+  EXPECT_EQ(free.note, "");
+  const MeanEstimate clamped = mean_estimate(two, 0.95, 0.0);
+  EXPECT_EQ(clamped.low, 0.0);
+  EXPECT_EQ(clamped.high, free.high);
+  EXPECT_EQ(clamped.reason, "");  // an interval
+  EXPECT_EQ(clamped.note, "lower bound clamped at 0 from -2.241: the figure cannot be less");
+  const std::vector<double> close{0.5, 0.52};
+  EXPECT_EQ(mean_estimate(close, 0.95, 0.0).low, mean_estimate(close).low);  // above 0: kept
+}
+
 TEST(SampleStatistics, MeanEstimateOfOneRunHasNoInterval) {
   const std::vector<double> one{0.61};
   const MeanEstimate m = mean_estimate(one);
@@ -60,11 +77,13 @@ TEST(SampleStatistics, MeanEstimateOfOneRunHasNoInterval) {
   EXPECT_DOUBLE_EQ(m.mean, 0.61);
   EXPECT_FALSE(m.stddev || m.low || m.high);
   EXPECT_EQ(m.note, "1 run");
+  EXPECT_EQ(m.reason, "1 run");
   const std::vector<double> v{1, 2, 3, 4, 5};
   const MeanEstimate five = mean_estimate(v);
   EXPECT_NEAR(*five.low, 3 - 1.963, 1e-3);  // as MeanIntervalUsesStudentsT
   EXPECT_NEAR(*five.high, 3 + 1.963, 1e-3);
   EXPECT_EQ(five.note, "");
+  EXPECT_EQ(five.reason, "");
   EXPECT_THROW(mean_estimate(std::vector<double>{}), Error);
   EXPECT_THROW(mean_estimate(one, 0.9), Error);
 }

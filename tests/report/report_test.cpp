@@ -186,8 +186,13 @@ TEST(ShownFigure, TheIntervalWhereTheViewGivesOneElseTheBareFigure) {
   EXPECT_EQ(shown_figure(0.735, collector::Interval{0.95, 0.61, 0.86, ""}), "0.735 [0.61, 0.86]");
   EXPECT_EQ(shown_figure(434312.0, collector::Interval{0.9, 401000.0, 470260.0, ""}, "op"),
             "434,300 op [401,000, 470,300]");
-  EXPECT_EQ(shown_figure(0.02, collector::Interval{0.95, {}, {}, "too few runs: 1 per size"}),
-            "0.02 (too few runs: 1 per size)");
+  // The short reason, not the note that details it (the table's footnote).
+  EXPECT_EQ(shown_figure(0.02, collector::Interval{0.95, {}, {}, "too few runs",
+                                                   "too few runs: 1 run at 800 and 1 run at 1600"}),
+            "0.02 (too few runs)");
+  // Both bounds open is an interval, not its absence.
+  EXPECT_EQ(shown_figure(1.02, collector::Interval{0.95, {}, {}, "", "lower bound open: ..."}),
+            "1.02 [open, open]");
   EXPECT_EQ(shown_figure({}, collector::Interval{0.95, 0.1, 0.2, ""}), "n/a");
   EXPECT_EQ(shown_figure(2.5e14, {}, "op"), "2.5×10¹⁴ op");
 }

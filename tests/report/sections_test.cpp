@@ -1,11 +1,17 @@
 // The mapping from view rows to charts and sections (report_sections.hpp), without a
 // database: which series, bars, guides and notes each set of rows gives.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 
+#include "hetscale/model/bootstrap.hpp"
+#include "hetscale/model/sample_statistics.hpp"
+#include "html_report.hpp"
+#include "number_format.hpp"
 #include "report_sections.hpp"
 
 namespace hetscale::report {
@@ -82,6 +88,97 @@ TEST(EfficiencySection, FigureWithTablesAndTheUnbracketedSetExplained) {
   EXPECT_EQ(s.figures[0].tables[0].cells.size(), 6u);
   EXPECT_EQ(count(s.figures[0].chart, "class=\"point\""), 6u);
   EXPECT_TRUE(mentions(s, "set 1 at E_s 0.5: the target lies above the measured range"));
+}
+
+/// An interval of the views from the model's own (what analyze stores, migration 23).
+collector::Interval view_interval(const ReportedInterval& i, std::string method) {
+  return {measured_interval_level, i.low, i.high, i.reason, i.note, std::move(method), {}};
+}
+
+// A figure without an interval keeps its cell short: the cell shows the model's short
+// reason, the table's footnote the whole note that analyze writes (taken from the model,
+// which writes it: one run per size, a set whose psi replicates all lie beyond the sizes).
+TEST(EfficiencySection, AFigureWithoutAnIntervalShowsItsReasonAndFootnotesTheNote) {
+  ExperimentData e = mm();
+  std::vector<EfficiencyPoint> one_run_each;
+  for (const auto& p : e.curve)
+    if (p.set_index == 0) one_run_each.push_back({p.parameter_value, p.speed_efficiency});
+  const ParameterInterval parameter =
+      required_parameter_interval(one_run_each, 0.4, default_efficiency_tolerance, {});
+  ASSERT_EQ(parameter.interval.reason, "too few runs");
+  ASSERT_GT(parameter.interval.note.size(), 60u) << parameter.interval.note;
+  e.required_work[0].parameter_interval =
+      view_interval(parameter.interval, std::string(residual_bootstrap_method));
+  e.required_work[0].work_interval = e.required_work[0].parameter_interval;
+  const MeanEstimate one_run = mean_estimate(std::vector<double>{e.curve[0].speed_efficiency});
+  e.curve[0].speed_efficiency_interval = collector::Interval{
+      measured_interval_level, one_run.low, one_run.high, one_run.reason, one_run.note,
+      std::string(mean_t_interval_method)};
+  const std::vector<double> beyond(50, std::numeric_limits<double>::quiet_NaN());
+  const ReportedInterval open = reported_interval(beyond, measured_interval_level, "below", "above");
+  e.psi[0].psi = 0.93;
+  e.psi[0].psi_interval = view_interval(open, std::string(residual_bootstrap_method));
+  ReportData data;
+  data.experiments = {e};
+  const ReportSection s = efficiency_section(data);
+  const ReportTable* work = table_of(s, "required-work-mm-small");
+  ASSERT_NE(work, nullptr);
+  EXPECT_EQ(work->cells[0][5], "40 (too few runs)");
+  EXPECT_EQ(work->cells[0][6], "128,000 (too few runs)");
+  EXPECT_EQ(work->footnotes[0][5], parameter.interval.note);
+  EXPECT_EQ(work->raw[0][5], "40");
+  const ReportTable* curve = table_of(s, "efficiency-mm-small");
+  ASSERT_NE(curve, nullptr);
+  EXPECT_EQ(curve->cells[0][4], fmt::format("{} (1 run)", shown_number(e.curve[0].speed_efficiency)));
+  EXPECT_EQ(curve->footnotes[0][4], "");  // the note says no more than the reason
+  const ReportTable psi = psi_section(data).figures.at(0).tables.at(0);
+  EXPECT_EQ(psi.cells[0][8], "0.93 [open, open]");
+  EXPECT_EQ(psi.footnotes[0][8], open.note);
+  // No numeric cell carries a note: each is a figure, its bounds or a short reason.
+  for (const ReportTable* t : {work, curve, &psi})
+    for (const auto& row : t->cells)
+      for (std::size_t c = 0; c < row.size(); ++c) {
+        if (t->numeric[c]) {
+          EXPECT_LE(row[c].size(), 24u) << t->id << ": " << row[c];
+        }
+      }
+  // The page links the cell to the note under its table.
+  Report report;
+  report.sections.push_back(s);
+  const std::string page = render_html(report);
+  EXPECT_NE(page.find("<td class=\"num\">40 (too few runs)<sup><a "
+                      "href=\"#required-work-mm-small-note-1\">1</a></sup></td>"),
+            std::string::npos);
+  EXPECT_NE(page.find("<li id=\"required-work-mm-small-note-1\">too few runs: 1 run at "),
+            std::string::npos);
+}
+
+// Each table with intervals says what they are, as the views store them.
+TEST(EfficiencySection, TablesSayTheLevelAndMethodOfTheirIntervals) {
+  ExperimentData e = mm();
+  for (auto& p : e.curve)
+    p.speed_efficiency_interval = collector::Interval{
+        0.95, p.speed_efficiency - 0.01, p.speed_efficiency + 0.01, "", "", std::string(mean_t_interval_method)};
+  e.required_work[0].parameter_interval = collector::Interval{
+      0.9, 35.0, 45.0, "", "", std::string(residual_bootstrap_method), 2000};
+  e.psi[0].psi = 0.9;
+  e.psi[0].psi_interval = collector::Interval{0.9, 0.8, 1.0, "", "", "", 2000};
+  ReportData data;
+  data.experiments = {e};
+  const ReportSection s = efficiency_section(data);
+  EXPECT_EQ(table_of(s, "efficiency-mm-small")->title,
+            "E_s curve points, mm-small (intervals: 95% (Student t interval of the mean))");
+  EXPECT_EQ(table_of(s, "required-work-mm-small")->title,
+            "Required work at the target, mm-small (intervals: 90% (stratified residual "
+            "bootstrap, percentile; 2000 resamples))");
+  EXPECT_EQ(psi_section(data).figures.at(0).tables.at(0).title,
+            "psi between consecutive sets (intervals: 90% (2000 resamples))");
+  e.required_work[0].parameter_interval->reason = "too few runs";
+  e.required_work[0].parameter_interval->low.reset();
+  e.required_work[0].parameter_interval->high.reset();
+  data.experiments = {e};
+  EXPECT_EQ(table_of(efficiency_section(data), "required-work-mm-small")->title,
+            "Required work at the target, mm-small");  // no interval: nothing to say
 }
 
 TEST(EfficiencySection, WithoutRunsNamesTheCommands) {
@@ -502,6 +599,37 @@ TEST(TwinSection, ChartsPerCommonSetAndPsi) {
   EXPECT_EQ(both.cells[6][8], "n/a");  // no measured point at N = 160
   EXPECT_EQ(s.figures[1].tables[0].id, "mm-small-twin-misses");
   EXPECT_NE(s.figures[2].chart.find("mm-small-twin (E_s 0.5)"), std::string::npos);
+}
+
+// The measured figures beside the twin's carry their intervals as everywhere else.
+TEST(TwinSection, TheMeasuredFiguresCarryTheirIntervals) {
+  ReportData data = twin_data();
+  ExperimentData& measured = data.experiments[0];
+  for (auto& p : measured.curve)
+    p.speed_efficiency_interval = collector::Interval{0.95, 0.1, 0.9, "", "", "Student t"};
+  measured.psi[0].psi = 0.08;
+  measured.psi[0].psi_interval = collector::Interval{0.95, {}, {}, "too few runs", "detail"};
+  const ReportSection s = twin_section(data);
+  const ReportTable& both = s.figures[0].tables[0];
+  EXPECT_EQ(both.cells[0][3], "0.2 [0.1, 0.9]");  // set 0 at N = 10
+  EXPECT_NE(both.title.find("(intervals: 95% (Student t))"), std::string::npos) << both.title;
+  const ReportTable& misses = s.figures[1].tables[0];
+  EXPECT_NE(misses.cells[0][3].find(" [0.1, 0.9]"), std::string::npos);
+  const ReportTable& psi = s.figures[2].tables[0];
+  EXPECT_EQ(psi.cells[0][3], "0.08 (too few runs)");
+  EXPECT_EQ(psi.footnotes[0][3], "detail");
+}
+
+// A set within tolerance has a parameter like a found one: the chart reads it off too, as
+// the summary counts it (one predicate of report/, reaches_target).
+TEST(EfficiencyChart, ReadsOffASetWithinToleranceAsTheSummaryCountsIt) {
+  ExperimentData e = mm();
+  e.required_work[1].status = "within_tolerance";
+  e.required_work[1].parameter_value = 80.0;
+  const LineChart chart = efficiency_chart(e);
+  ASSERT_EQ(chart.highlights.size(), 1u);
+  ASSERT_EQ(chart.highlights[0].points.size(), 2u);
+  EXPECT_EQ(chart.highlights[0].points[1].x, 80);
 }
 
 TEST(TwinEfficiencyRows, TheTimeSplitsOfBothSidesAndTheirDifferences) {

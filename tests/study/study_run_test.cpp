@@ -40,6 +40,30 @@ TEST(ControllerStages, EachHasItsRowInTheArchitecturesStageTable) {
     EXPECT_NE(doc.find("\n| " + std::string(name) + " | "), std::string::npos) << name;
 }
 
+// psi.txt shows each psi with its interval as analyze prints it, its level in the header;
+// the bare first word of the psi column stays the figure (check_study.sh reads it).
+TEST(PsiTable, ShowsEachPsiWithItsInterval) {
+  EXPECT_NE(psi_table_header().find("psi [95% interval]"), std::string::npos)
+      << psi_table_header();
+  collector::PsiPair bounded{0, 1, 100, 200, 1e6, 1.5e6, 0.91234};
+  bounded.psi_low = 0.85;
+  bounded.psi_high = 0.97;
+  collector::PsiPair without{1, 2, 200, 400, 1.5e6, 2e6, 1.02};
+  without.psi_interval_reason = "too few runs";
+  without.psi_interval_note = "no interval: set 2 has none (too few runs: 1 run at 800 ...)";
+  collector::PsiPair open{2, 3, 400, 800, 2e6, 3e6, 0.8};
+  open.psi_interval_note = "lower bound open: ...; upper bound open: ...";
+  const collector::PsiPair none{3, 4, 800, 1600, 3e6, std::nullopt, std::nullopt};
+  const std::string lines = psi_table_lines("mm", "study-mm", 0.5, {bounded, without, open, none});
+  EXPECT_EQ(lines,
+            "mm       study-mm              0.5       0->1   100->200 0.9123 [0.85, 0.97]\n"
+            "mm       study-mm              0.5       1->2   200->400 1.02 (too few runs)\n"
+            "mm       study-mm              0.5       2->3   400->800 0.8 [open, open]\n"
+            "mm       study-mm              0.5       3->4  800->1600 n/a\n");
+  EXPECT_EQ(psi_table_lines("ge", "study-ge", 0.7, {}),
+            "ge       study-ge              0.7 (no pair of sets)\n");
+}
+
 TEST(ControllerScript, RunsOneStepOfTheStudyInItsDirectory) {
   StudyState state;
   state.hetscale = "/opt/hetscale/bin/hetscale";

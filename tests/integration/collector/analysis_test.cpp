@@ -172,8 +172,9 @@ TEST_F(Analyze, StoresEveryFigureWithItsInterval) {
   ASSERT_TRUE(e.curve[2].speed_efficiency_interval);
   EXPECT_EQ(e.curve[2].speed_efficiency_interval->low, a.sets[0].sizes[2].efficiency.low);
   EXPECT_EQ(e.curve[2].speed_efficiency_interval->high, a.sets[0].sizes[2].efficiency.high);
-  EXPECT_EQ(e.curve[2].speed_efficiency_interval->missing, "");
+  EXPECT_EQ(e.curve[2].speed_efficiency_interval->reason, "");
   EXPECT_EQ(e.curve[2].speed_efficiency_interval->level, 0.95);
+  EXPECT_EQ(e.curve[2].speed_efficiency_interval->method, mean_t_interval_method);
   ASSERT_EQ(e.required_work.size(), 2u);
   ASSERT_TRUE(e.required_work[1].parameter_interval && e.required_work[1].work_interval);
   EXPECT_EQ(e.required_work[1].parameter_interval->low, a.sets[1].parameter_interval.low);
@@ -183,6 +184,12 @@ TEST_F(Analyze, StoresEveryFigureWithItsInterval) {
   ASSERT_TRUE(e.psi[0].psi_interval);
   EXPECT_EQ(e.psi[0].psi_interval->low, a.psi[0].psi_low);
   EXPECT_EQ(e.psi[0].psi_interval->high, a.psi[0].psi_high);
+  // Each interval's level, method and resamples as stored (migration 23 for psi's).
+  EXPECT_EQ(e.required_work[1].parameter_interval->method, residual_bootstrap_method);
+  EXPECT_EQ(e.required_work[1].parameter_interval->resamples, 2000);
+  EXPECT_EQ(e.psi[0].psi_interval->level, 0.95);
+  EXPECT_EQ(e.psi[0].psi_interval->method, residual_bootstrap_method);
+  EXPECT_EQ(e.psi[0].psi_interval->resamples, 2000);
   // The same runs give the same intervals: the resamples' seed is the experiment's, set's
   // and target's.
   const std::string stored = "SELECT string_agg(parameter_low || ' ' || parameter_high, ', ' ORDER BY set_index) "
@@ -211,12 +218,18 @@ TEST_F(Analyze, AFigureFromTooFewRunsSaysSoInsteadOfAnInterval) {
   const std::string note =
       "too few runs: 1 run at 20 and 1 run at 40, the sizes that bracket the target; an interval needs 2 at each";
   EXPECT_EQ(a.sets[0].parameter_interval.note, note);
+  EXPECT_EQ(a.sets[0].parameter_interval.reason, "too few runs");
   EXPECT_EQ(a.sets[0].sizes[0].efficiency.note, "1 run");
+  EXPECT_EQ(a.sets[0].sizes[0].efficiency.reason, "1 run");
   EXPECT_FALSE(a.sets[0].sizes[0].efficiency.low);
   ASSERT_EQ(a.psi.size(), 1u);
   EXPECT_TRUE(a.psi[0].psi);
   EXPECT_FALSE(a.psi[0].psi_low || a.psi[0].psi_high);
   EXPECT_EQ(a.psi[0].psi_interval_note, "no interval: set 0 has none (" + note + ")");
+  EXPECT_EQ(a.psi[0].psi_interval_reason, "too few runs");
+  EXPECT_EQ(db_.scalar("SELECT interval_reason || ' / ' || psi_interval_reason FROM hetscale.set_psi "
+                       "JOIN hetscale.set_required_work USING (experiment_id, target_efficiency, set_index)"),
+            "too few runs / too few runs");
   EXPECT_EQ(db_.scalar("SELECT interval_note FROM hetscale.set_required_work WHERE set_index = 0"), note);
   EXPECT_EQ(db_.scalar("SELECT interval_resamples IS NULL FROM hetscale.set_required_work WHERE set_index = 0"),
             "t");
@@ -230,6 +243,9 @@ TEST_F(Analyze, AFigureFromTooFewRunsSaysSoInsteadOfAnInterval) {
   EXPECT_EQ(db_.scalar("SELECT speed_efficiency_interval_note || ' ' || (speed_efficiency_low IS NULL) "
                        "FROM hetscale.set_efficiency_curve WHERE set_index = 0 AND parameter_value = 20"),
             "not analyzed since these runs were loaded: run hetscale analyze true");
+  EXPECT_EQ(db_.scalar("SELECT speed_efficiency_interval_reason FROM hetscale.set_efficiency_curve "
+                       "WHERE set_index = 0 AND parameter_value = 20"),
+            "not analyzed");
 }
 
 TEST_F(Analyze, SaysWhatToRunWhenASetDoesNotBracketTheTarget) {

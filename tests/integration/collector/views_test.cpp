@@ -192,7 +192,7 @@ TEST_F(Views, ThAndShFromAvailability) {
 
 // Experiments are unique per (cluster, owner, name): every view with an `experiment`
 // column ends with the experiment's `experiment_owner` and `experiment_cluster` (but for
-// the interval columns migration 20 appends after them to three views), and stays
+// the interval columns migrations 21 and 23 append after them to three views), and stays
 // security_invoker (migration 12 replaced them).
 TEST_F(Views, EveryViewOfExperimentsEndsWithTheirOwnerAndCluster) {
   const std::string views_with_experiment = R"(
@@ -205,7 +205,7 @@ TEST_F(Views, EveryViewOfExperimentsEndsWithTheirOwnerAndCluster) {
             "run_slurm_jobs,set_availability_sh,set_efficiency_curve,set_psi,set_required_work,"
             "set_time_split,"
             "set_time_variability_spread,weights_comparison");
-  // The columns from experiment_owner on, of the three views migration 20 appended to.
+  // The columns from experiment_owner on, of the three views migrations 21 and 23 appended to.
   EXPECT_EQ(db_.scalar(R"(
       SELECT string_agg(table_name || ': ' ||
                (SELECT string_agg(column_name, ',' ORDER BY ordinal_position)
@@ -218,10 +218,13 @@ TEST_F(Views, EveryViewOfExperimentsEndsWithTheirOwnerAndCluster) {
       FROM ()" + views_with_experiment + R"() v
       WHERE table_name IN ('set_efficiency_curve', 'set_psi', 'set_required_work'))"),
             "set_efficiency_curve: experiment_owner,experiment_cluster,speed_efficiency_low,"
-            "speed_efficiency_high,speed_efficiency_interval_note,interval_level,interval_method; "
-            "set_psi: experiment_owner,experiment_cluster,psi_low,psi_high,psi_interval_note; "
+            "speed_efficiency_high,speed_efficiency_interval_note,interval_level,interval_method,"
+            "speed_efficiency_interval_reason; "
+            "set_psi: experiment_owner,experiment_cluster,psi_low,psi_high,psi_interval_note,"
+            "interval_level,interval_method,interval_resamples,psi_interval_reason; "
             "set_required_work: experiment_owner,experiment_cluster,parameter_low,parameter_high,"
-            "work_low,work_high,interval_level,interval_method,interval_resamples,interval_note");
+            "work_low,work_high,interval_level,interval_method,interval_resamples,interval_note,"
+            "interval_reason");
   // The last two columns of each of the others, in order.
   EXPECT_EQ(db_.scalar(R"(
       SELECT count(*) FROM ()" + views_with_experiment + R"() v

@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 constexpr const char* kScript = R"JS(
 (function () {
   const out = {width: window.innerWidth, sections: 0, charts: 0, labels: 0, section_ids: [],
-               too_wide: [], overlapping: [], clipped: [], summary_text: ''};
+               too_wide: [], overlapping: [], clipped: [], scrolling: [], summary_text: ''};
   const slack = 0.5;
   const name = (el) => el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') +
       (typeof el.className === 'string' && el.className ? '.' + el.className.trim().split(/\s+/).join('.') : '') +
@@ -57,6 +57,15 @@ constexpr const char* kScript = R"JS(
         named.push(el);
       }
     }
+  }
+  // A table wider than its box, which then scrolls sideways: named by the id of its
+  // heading, or of its downloads line for a table without a title.
+  for (const box of document.querySelectorAll('.table-box')) {
+    if (box.scrollWidth <= box.clientWidth + slack) continue;
+    const downloads = box.previousElementSibling;
+    const heading = downloads && downloads.previousElementSibling;
+    const id = heading && heading.tagName === 'H3' && heading.id ? heading.id : (downloads && downloads.id) || '';
+    out.scrolling.push(id + ': ' + box.scrollWidth + ' px in ' + box.clientWidth + ' px');
   }
   const corners = (t) => {
     const b = t.getBBox();
@@ -164,6 +173,7 @@ PageGeometry measure_page(const fs::path& page, const fs::path& work_dir, int wi
   g.too_wide = strings(j.at("too_wide"));
   g.overlapping = strings(j.at("overlapping"));
   g.clipped = strings(j.at("clipped"));
+  g.scrolling = strings(j.at("scrolling"));
   return g;
 }
 

@@ -25,6 +25,9 @@ struct PageGeometry {
   std::vector<std::string> overlapping;
   /// SVG text labels reaching outside their chart.
   std::vector<std::string> clipped;
+  /// Tables wider than their box, which scrolls sideways, one line each: the table's id,
+  /// its width and the box's.
+  std::vector<std::string> scrolling;
 };
 
 /// Measures `page` at `width` px with Chromium; `work_dir` holds the copy and the

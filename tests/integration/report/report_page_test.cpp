@@ -187,7 +187,8 @@ TEST(PageGeometry, NoticesWideElementsOverlappingAndClippedLabelsAndAMissingSumm
   std::ofstream(dir / "bad.html")
       << "<!DOCTYPE html><html><head><style>section{width:600px;border:1px solid}</style>"
          "</head><body><main><section id=\"psi\"><div style=\"width:900px\">wide</div>"
-         "<div style=\"overflow-x:auto\"><div style=\"width:900px\">scrolls</div></div>"
+         "<div class=\"downloads\" id=\"t\"></div>"
+         "<div class=\"table-box\" style=\"overflow-x:auto\"><div style=\"width:900px\">scrolls</div></div>"
          "<svg width=\"300\" height=\"100\" viewBox=\"0 0 300 100\"><title>c</title>"
          "<text x=\"10\" y=\"50\">overlapping one</text><text x=\"40\" y=\"52\">two</text>"
          "<text x=\"280\" y=\"90\">outside</text></svg></section></main></body></html>";
@@ -199,6 +200,8 @@ TEST(PageGeometry, NoticesWideElementsOverlappingAndClippedLabelsAndAMissingSumm
   EXPECT_NE(g.too_wide[0].find("psi: div \"wide\" 900 px"), std::string::npos) << g.too_wide[0];
   EXPECT_EQ(g.overlapping, (std::vector<std::string>{"c: \"overlapping one\" and \"two\""}));
   EXPECT_EQ(g.clipped, (std::vector<std::string>{"c: \"outside\""}));
+  ASSERT_EQ(g.scrolling.size(), 1u);
+  EXPECT_EQ(g.scrolling[0].rfind("t: 900 px in ", 0), 0u) << g.scrolling[0];
   EXPECT_EQ(failures.size(), 6u);  // no summary, mm-small unnamed, wide, overlap, clipped, tall
   EXPECT_EQ(failures.front(), "the page does not open with <section id=\"summary\">");
   EXPECT_NE(failures.back().find("more than 100 px"), std::string::npos);
@@ -401,6 +404,26 @@ TEST_F(Report, PairsTheTwinOfANamedExperimentAndShowsATwinNamedAloneAsItself) {
   html = read_file(page());
   EXPECT_EQ(html.find("<section id=\"twin\">"), std::string::npos);
   EXPECT_NE(html.find("Speed-efficiency E_s, mm-small-twin"), std::string::npos);
+}
+
+// The twin's figures come from one run per configuration: analyze stores no interval, and
+// the long notes it writes for them (e.g. "too few runs: 1 run at 20 and 1 run at 40, the
+// sizes that bracket ...") go under their tables as footnotes, while the cells show the
+// short reason: at 1280 px no table of E_s, required work or psi scrolls sideways.
+TEST_F(Report, AFigureWithoutAnIntervalKeepsItsTableNarrowAndFootnotesWhy) {
+  load_study_and_twin();
+  ASSERT_EQ(report({"--experiment", "mm-small-twin"}), 0) << err_;
+  const std::string html = read_file(page());
+  EXPECT_NE(html.find(" (too few runs)<sup><a href=\"#required-work-mm-small-twin-note-1\">"),
+            std::string::npos);
+  EXPECT_NE(html.find("<li id=\"required-work-mm-small-twin-note-1\">too few runs: 1 run at "),
+            std::string::npos);
+  EXPECT_NE(html.find(" (1 run)</td>"), std::string::npos);
+  const PageGeometry g = measure_page(page(), scratch_ / "geometry", 1280);
+  EXPECT_EQ(page_failures(g, {"mm-small-twin"}, kMaxFixtureHeight), std::vector<std::string>{});
+  for (const std::string& table : g.scrolling)
+    for (const char* id : {"efficiency-", "required-work-", "psi:"})
+      EXPECT_NE(table.rfind(id, 0), 0u) << "scrolls sideways: " << table;
 }
 
 TEST_F(Report, PairsExplicitlyWithTwinAndRefusesAPairWhoseTwinHasRealRuns) {

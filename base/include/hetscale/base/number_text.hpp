@@ -2,6 +2,7 @@
 // for messages.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,13 +16,19 @@ namespace hetscale {
 /// finite_number, or Error "<what>: '<text>' is not a number".
 [[nodiscard]] double parse_number(std::string_view text, std::string_view what);
 
-/// A figure with its interval, for people (every text table and the report): the figure and
-/// its bounds at 4 significant digits, "0.7352 [0.6104, 0.8617]"; a bound that is absent
-/// (open: beyond what was measured) reads "open", "1200 [open, 1530]"; with neither bound,
-/// the figure and `missing`, the short reason, "0.7352 (too few runs)".
+/// How interval_text writes a number: at 4 significant digits unless told otherwise.
+using NumberText = std::function<std::string(double)>;
+
+/// A figure with its interval, for people: the one text of every text table, the study's
+/// psi.txt and the report (which passes its own `number`). The figure (then `unit`, when
+/// given) and its bounds, "0.7352 [0.6104, 0.8617]"; a bound that is absent (open: beyond
+/// what was measured) reads "open", "1200 [open, 1530]", and both absent "[open, open]";
+/// without bounds but with a `reason` (the short reason there is no interval) the figure
+/// and the reason, "0.7352 (too few runs)".
 [[nodiscard]] std::string interval_text(double value, const std::optional<double>& low,
                                         const std::optional<double>& high,
-                                        std::string_view missing);
+                                        std::string_view reason, const NumberText& number = {},
+                                        std::string_view unit = {});
 
 }  // namespace hetscale
 

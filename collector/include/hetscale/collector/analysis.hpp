@@ -55,7 +55,8 @@ struct PsiPair {
   std::optional<double> psi;  // absent when either set did not reach the target
   std::optional<double> psi_low{};  // absent: open (beyond a set's measured sizes) or no interval
   std::optional<double> psi_high{};
-  std::string psi_interval_note{};  // why a bound is absent; empty with both
+  std::string psi_interval_reason{};  // why there is no interval, in a few words; empty with one
+  std::string psi_interval_note{};    // why a bound is absent; empty with both
 };
 
 struct Analysis {

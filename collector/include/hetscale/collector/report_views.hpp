@@ -12,20 +12,23 @@
 #include <vector>
 
 #include "hetscale/collector/pg.hpp"
-#include "hetscale/model/bootstrap.hpp"
 
 namespace hetscale::collector {
 
 using OptionalNumber = std::optional<double>;
 
-/// The interval of a figure of a view: its bounds at `level` (e.g. 0.95), or the view's
-/// reason for having none (e.g. too few runs). A figure whose view gives no interval has
-/// none (std::nullopt): the report then shows the bare figure (docs/dashboards.md).
+/// The interval of a figure of a view: its bounds at `level` (e.g. 0.95) by `method`, or
+/// the view's reason for having none in a few words (`reason`: "too few runs"; a table
+/// cell shows it) and in full (`detail`: a footnote). A figure whose view gives no interval
+/// has none (std::nullopt): the report then shows the bare figure (docs/dashboards.md).
 struct Interval {
   double level = 0;
   OptionalNumber low;
   OptionalNumber high;
-  std::string missing;  // why there are no bounds; empty when there are
+  std::string reason;        // why there are no bounds, in a few words; empty when there are
+  std::string detail = {};   // the view's note: why a bound or the interval is missing
+  std::string method = {};   // e.g. "Student t interval of the mean"; empty when not stored
+  std::optional<long long> resamples = {};  // of a bootstrap interval
 };
 using OptionalInterval = std::optional<Interval>;
 
@@ -39,9 +42,9 @@ struct CurvePoint {
   double min_speed_efficiency = 0;
   double max_speed_efficiency = 0;
   OptionalNumber stddev_speed_efficiency;  // NULL for a single run
-  // The mean's 95% interval (Student t) as `hetscale analyze` stored it (migration 21):
-  // std::nullopt before migration 21; else its bounds, or `missing` says why there are
-  // none ("1 run", "not analyzed since these runs were loaded ...").
+  // The mean's interval (Student t) as `hetscale analyze` stored it (migration 21):
+  // std::nullopt before migration 21; else its bounds, or `reason` says why there are
+  // none ("1 run", "not analyzed") and `detail` in full.
   OptionalInterval speed_efficiency_interval = {};
 };
 
@@ -68,10 +71,10 @@ struct RequiredWork {
   OptionalNumber work;
   OptionalNumber nearest_efficiency;
   std::string explanation;
-  // The 95% intervals of the parameter and of W at its bounds (migration 21; stratified
+  // The intervals of the parameter and of W at its bounds (migration 21; stratified
   // residual bootstrap): std::nullopt before migration 21; a bound absent where the
   // resamples put it beyond the measured sizes (open), both absent without an interval;
-  // `missing` says why.
+  // `reason` and `detail` say why.
   OptionalInterval parameter_interval = {};
   OptionalInterval work_interval = {};
 };
@@ -86,7 +89,8 @@ struct PsiRow {
   OptionalNumber work;
   OptionalNumber next_work;
   OptionalNumber psi;
-  // psi's 95% interval (migration 21; the two sets' resamples paired), as RequiredWork's.
+  // psi's interval (migration 21; the two sets' resamples paired), as RequiredWork's; its
+  // level, method and resamples from migration 23.
   OptionalInterval psi_interval = {};
 };
 

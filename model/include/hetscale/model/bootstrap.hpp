@@ -81,11 +81,14 @@ struct PercentileInterval {
 PercentileInterval percentile_interval(std::span<const double> replicates, double level);
 
 /// An interval as reported: a bound beyond what was measured (an infinite percentile) is
-/// absent, and `note` says why; without any bound `note` says why there is no interval.
+/// absent, and `note` says why. Without an interval `reason` says why in a few words (as a
+/// table cell shows it: "too few runs") and `note` in full; an interval whose bounds are
+/// both open has no `reason`.
 struct ReportedInterval {
   std::optional<double> low{};
   std::optional<double> high{};
-  std::string note{};  // empty when both bounds are there
+  std::string reason{};  // empty with an interval
+  std::string note{};    // empty when both bounds are there
 };
 
 /// The percentile interval of `replicates` as reported: an infinite bound is absent, with a
@@ -106,6 +109,14 @@ class ResidualResampler {
   /// Throws Error on points EfficiencyCurve::fit refuses, or a deviation_scale that is not
   /// positive and finite.
   explicit ResidualResampler(std::span<const EfficiencyPoint> points, double deviation_scale = 1);
+  /// The same with `curve`, EfficiencyCurve::fit of `points`, fitted already.
+  ResidualResampler(const EfficiencyCurve& curve, std::span<const EfficiencyPoint> points,
+                    double deviation_scale = 1);
+
+  /// Scales the pool's deviations by `deviation_scale` (of the deviations as corrected
+  /// for their degrees of freedom, not of the scale before). Throws Error for a scale that
+  /// is not positive and finite.
+  void set_deviation_scale(double deviation_scale);
 
   /// The sizes, ascending, with their run counts and mean E_s (EfficiencyCurve's knots).
   [[nodiscard]] const std::vector<FittedKnot>& sizes() const noexcept { return sizes_; }
@@ -120,7 +131,8 @@ class ResidualResampler {
 
  private:
   std::vector<FittedKnot> sizes_;
-  std::vector<double> pool_;  // sorted
+  std::vector<double> deviations_;  // r_jk - 1 corrected for their degrees of freedom, sorted
+  std::vector<double> pool_;        // 1 + deviation x scale, at least 0; sorted
   double pool_sd_ = 0;        // standard deviation of the pool (its mean is 1)
   std::size_t degrees_of_freedom_ = 0;
 };
@@ -135,7 +147,7 @@ std::optional<std::array<std::size_t, 2>> bracketing_sizes(const EfficiencyCurve
 
 struct BootstrapOptions {
   std::size_t resamples = default_resamples;
-  double level = measured_interval_level;
+  double level = measured_interval_level;  // 0.95 or 0.99 (normal_quantile)
   std::uint64_t seed = 0;  // required_parameter_seed for analyze's figures
   // Scales the pooled residuals' deviations (ResidualResampler); 0: the small-sample
   // correction t_{df, level} / z_level of the pool's degrees of freedom.
@@ -158,8 +170,14 @@ struct ParameterInterval {
 /// their reported_interval. No interval (no replicates, a note why) when the set's reading
 /// has no parameter, or when either size that brackets the target (bracketing_sizes) has
 /// fewer than 2 runs: the note names both sizes and their run counts. Throws Error for
-/// points EfficiencyCurve::fit refuses.
+/// points EfficiencyCurve::fit refuses, and for a level normal_quantile does not support
+/// (whatever the runs).
 ParameterInterval required_parameter_interval(std::span<const EfficiencyPoint> points, double target,
+                                              double tolerance, const BootstrapOptions& options);
+/// The same with `curve`, EfficiencyCurve::fit of `points`, fitted already (analyze reads
+/// its parameter off the same curve).
+ParameterInterval required_parameter_interval(const EfficiencyCurve& curve,
+                                              std::span<const EfficiencyPoint> points, double target,
                                               double tolerance, const BootstrapOptions& options);
 
 /// The statuses of a set refined to a precision (jobgen's refinement, the study, the report).

@@ -1,8 +1,11 @@
 // How often the required parameter's bootstrap interval (bootstrap.hpp) covers the truth,
 // measured on synthetic sets whose E_s curve is known: E_s(N) = 0.6 N / (N + 500), eight
 // doubling sizes 100 to 12800, target 0.4 (reached at N = 1000 exactly), each run's E_s
-// the curve's times log-normal noise of a given relative standard deviation. The table of
-// docs/science.md ("Coverage") and its unit test come from here.
+// the curve's times log-normal noise of a given relative standard deviation; and how often
+// psi's interval does, between that set (C = 1) and a second of C' = 2 whose curve is
+// E_s(N) = 0.6 N / (N + 1000) (the target at N' = 2000), with W = N^3: psi = C' W / (C W')
+// = 2 / 8 = 0.25. The tables of docs/science.md ("Coverage") and their unit tests come
+// from here.
 #pragma once
 
 #include <cstddef>
@@ -39,5 +42,15 @@ inline constexpr double coverage_true_parameter = 1000;
 /// tolerance) and counts how often the interval covers coverage_true_parameter.
 /// Deterministic for a setup.
 CoverageResult measure_coverage(const CoverageSetup& setup);
+
+/// The true psi between the two synthetic sets of measure_psi_coverage.
+inline constexpr double coverage_true_psi = 0.25;
+
+/// Runs `setup.trials` pairs of synthetic sets (each with noise of its own) through
+/// required_parameter_interval, pairs their work replicates as analyze does (psi_replicates,
+/// reported_interval at the same level) and counts how often psi's interval covers
+/// coverage_true_psi; `with_interval` counts the pairs whose sets both gave one. The half-
+/// widths are relative to the true psi. Deterministic for a setup.
+CoverageResult measure_psi_coverage(const CoverageSetup& setup);
 
 }  // namespace hetscale

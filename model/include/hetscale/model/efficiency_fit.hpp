@@ -31,8 +31,12 @@ struct TargetReading {
                       // parameter is that measured value (parameter_within only)
   };
   Status status = Status::too_few_points;
-  double parameter = 0;     // valid when status is found or within_tolerance
+  double parameter = 0;     // valid when has_parameter()
   std::string explanation;  // one line for users, also when found
+  /// Whether the reading gives a parameter: status found or within_tolerance.
+  [[nodiscard]] bool has_parameter() const noexcept {
+    return status == Status::found || status == Status::within_tolerance;
+  }
 };
 
 /// One distinct measured parameter after fitting.

@@ -30,7 +30,7 @@ struct SampleSummary {
 [[nodiscard]] double median(std::vector<double> values);
 
 /// The two-sided standard normal quantile z_{1-(1-level)/2} at `level` (0.95 or 0.99).
-/// Throws Error for another level.
+/// Throws Error for another level, naming it.
 [[nodiscard]] double normal_quantile(double level);
 
 /// Student's t quantile t_{1-(1-level)/2, df} at `level` (0.95 or 0.99) with `df` >= 1
@@ -45,19 +45,24 @@ SampleSummary summarize_sample(std::span<const double> values, double level = 0.
 
 /// The mean of repeated measurements with its Student t interval, as every per-size figure
 /// reports it (hetscale analyze's per-size E_s): with one value, no standard deviation and
-/// no interval, and `note` says "1 run".
+/// no interval, and `reason` and `note` say "1 run".
 struct MeanEstimate {
   std::size_t count = 0;
   double mean = 0;
   std::optional<double> stddev{};  // sample standard deviation (n - 1)
   std::optional<double> low{};     // two-sided, at the level asked
   std::optional<double> high{};
-  std::string note{};  // why there is no interval; empty with one
+  std::string reason{};  // the short reason there is no interval; empty with one
+  std::string note{};    // what the reader should know of the interval; empty: nothing
 };
 
-/// The mean of `values` with its t interval at `level` (0.95 or 0.99). Throws Error for no
-/// values or another level.
-MeanEstimate mean_estimate(std::span<const double> values, double level = 0.95);
+/// The mean of `values` with its t interval at `level` (0.95 or 0.99). For a figure that
+/// cannot be less than `lowest` (E_s: 0), a lower bound below it is `lowest` and `note`
+/// says so ("lower bound clamped at 0 from -0.1: the figure cannot be less"): with 2 runs
+/// t is 12.7, and the bound can fall far below. Throws Error for no values or another
+/// level.
+MeanEstimate mean_estimate(std::span<const double> values, double level = 0.95,
+                           std::optional<double> lowest = std::nullopt);
 
 /// Where an interval stands against a target range [low, high]: "met" when it lies
 /// inside, "missed" when it lies wholly outside, "undecided" otherwise.

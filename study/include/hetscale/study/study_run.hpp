@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hetscale/collector/analysis.hpp"
 #include "hetscale/study/study_spec.hpp"
 #include "hetscale/study/study_state.hpp"
 
@@ -54,8 +55,19 @@ StudyState resume_study(const std::filesystem::path& dir, std::ostream& out);
 /// runs those its state asks for and ends at the first that submits jobs.
 std::vector<std::string_view> controller_stage_names();
 
-/// The psi table of the study's experiments (one line per pair of consecutive sets).
+/// The psi table of the study's experiments (one line per pair of consecutive sets):
+/// psi_table_header, then psi_table_lines of each experiment's analysis.
 std::string psi_table(const StudySpec& spec, const std::string& db);
+
+/// The psi table's header: code, experiment, target, set->set, C->C', psi with the level of
+/// its interval.
+std::string psi_table_header();
+
+/// The psi table's lines of one experiment (`code`, its name, its target): one per pair of
+/// `psi`, psi with its interval as every output writes it (interval_text: "0.912 [0.8471,
+/// 0.9733]", "0.912 (too few runs)"), "n/a" without psi; "(no pair of sets)" without pairs.
+std::string psi_table_lines(const std::string& code, const std::string& experiment, double target,
+                            const std::vector<collector::PsiPair>& psi);
 
 /// The controller jobs' name: `<study>-controller`.
 std::string controller_job_name(const StudySpec& spec);
