@@ -185,12 +185,17 @@ TEST(Jobcomp, AWorkingDirectoryThatReadsAsFieldsMakesTheLineReadTwoWays) {
 // Every job the reader takes from the names recording's jobcomp file (slurmctld's own
 // text) is the job slurmdbd has: the same name, state, exit code and working directory as
 // `sacct -P` prints them (names/sacct-parsable.txt), an independent reader of the same jobs.
+// But for one documented limit (jobcomp.hpp): job 9's working directory holds a whole
+// line's tail, a line break and a forged line, so the text before the break reads as a
+// complete line of job 9 with the tail its user wrote, and only sacct has the rest of the
+// working directory.
 TEST(Jobcomp, TheNamesRecordingsJobsAreTheJobsSacctPrints) {
   for (std::string_view release : releases) {
     SCOPED_TRACE(release);
     const auto rows = test::sacct_parsable_rows(release);
     const JobcompFile file = read_recorded(release, "names/jobcomp.log");
-    ASSERT_EQ(file.jobs.size(), 5U);
+    // Jobs 2, 3 and 9; the others' lines are set aside (BadBytesAndLineBreaksInNamesFailNothing).
+    ASSERT_EQ(file.jobs.size(), 3U);
     for (const JobRecord& job : file.jobs) {
       const std::string id = test::sacct_parsable_id(job);
       SCOPED_TRACE(id);
@@ -200,7 +205,14 @@ TEST(Jobcomp, TheNamesRecordingsJobsAreTheJobsSacctPrints) {
       EXPECT_EQ(job.state, row.state);
       ASSERT_TRUE(job.exit_code && job.exit_signal);
       EXPECT_EQ(std::to_string(*job.exit_code) + ":" + std::to_string(*job.exit_signal), row.exit_code);
-      EXPECT_EQ(test::as_slurmdbd_stores(job.work_dir), row.work_dir);
+      if (job.job_id != 9) {
+        EXPECT_EQ(test::as_slurmdbd_stores(job.work_dir), row.work_dir);
+        continue;
+      }
+      const std::string read = test::as_slurmdbd_stores(job.work_dir);
+      EXPECT_EQ(row.work_dir.substr(0, read.size()), read);
+      EXPECT_EQ(row.work_dir.substr(read.size(), 18), " ReservationName= ");
+      EXPECT_NE(row.work_dir.find("\nJobId=1 "), std::string::npos);
     }
   }
 }
