@@ -173,6 +173,36 @@ std::optional<std::string> public_schema_warning(pg::Connection& conn) {
       r.text(0, 0), r.text(0, 2), grantees);
 }
 
+
+// Functions and operators in schema public whose owner is neither a superuser nor a
+// member of the schema's owner: created by someone who could create there, they take over
+// any name they share in a session that does not pin its search_path, whether or not
+// that right has been taken back since.
+constexpr const char* public_schema_strangers = R"sql(
+WITH s AS (SELECT oid, nspowner FROM pg_namespace WHERE nspname = 'public'),
+objects AS (
+  SELECT p.oid::regprocedure::text AS name, p.proowner AS owner
+  FROM pg_proc p, s WHERE p.pronamespace = s.oid
+  UNION ALL
+  SELECT o.oid::regoperator::text, o.oprowner
+  FROM pg_operator o, s WHERE o.oprnamespace = s.oid)
+SELECT string_agg(o.name || ' (' || quote_ident(r.rolname) || ')', ', ' ORDER BY o.name)
+FROM objects o JOIN pg_roles r ON r.oid = o.owner, s
+WHERE NOT r.rolsuper AND NOT pg_has_role(o.owner, s.nspowner, 'USAGE'))sql";
+
+// A warning naming the functions and operators of schema public that others than its
+// owner and the superusers own.
+std::optional<std::string> public_schema_strangers_warning(pg::Connection& conn) {
+  const pg::Result r = conn.exec(public_schema_strangers);
+  if (r.is_null(0, 0)) return std::nullopt;
+  return fmt::format(
+      "schema public holds functions or operators that neither its owner nor a superuser "
+      "owns, which take over the names they share in any session that does not pin its "
+      "search_path (docs/admin.md, \"PostgreSQL settings\"): {}; drop those the centre "
+      "did not create on purpose",
+      r.text(0, 0));
+}
+
 }  // namespace
 
 int latest_schema_version() {
@@ -211,6 +241,8 @@ MigrationReport migrate(pg::Connection& conn, std::span<const Migration> migrati
               .text(0, 0) == "t")
     conn.exec("SELECT hetscale.grant_writer_rights()");
   if (auto warning = public_schema_warning(conn)) report.warnings.push_back(std::move(*warning));
+  if (auto warning = public_schema_strangers_warning(conn))
+    report.warnings.push_back(std::move(*warning));
   return report;
 }
 

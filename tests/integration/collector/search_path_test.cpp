@@ -2,10 +2,13 @@
 // function or operator that a user plants in a writable schema `public` (as PostgreSQL up
 // to 14 lets everyone) never runs in another role's session; migration 19 takes the right
 // to create there away where the migrating role can, and `hetscale db migrate` says what
-// to run where it cannot (docs/admin.md, "PostgreSQL settings").
+// to run where it cannot and names what others planted there before (docs/admin.md,
+// "PostgreSQL settings").
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "cli_runner.hpp"
@@ -95,7 +98,17 @@ TEST(SearchPath, FunctionsAndOperatorsPlantedInPublicNeverRunInOthersSessions) {
   // administrator stores the site; users collect, and so does the administrator.
   auto r = hetscale({"db", "migrate", "--db", db.uri()});
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(r.err, "");  // migration 19 took PUBLIC's right to create in public
+  // Migration 19 took PUBLIC's right to create in public; what was planted before is named.
+  EXPECT_THAT(r.err, ::testing::StartsWith(
+                         "hetscale db migrate: warning: schema public holds functions or "
+                         "operators that neither its owner nor a superuser owns"));
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  for (const std::string object :
+       {"public.format(text,text)", "public.hashtextextended(text,integer)",
+        "public.hijack(text)", "public.greater(double precision,integer)",
+        "public.>(double precision,integer)"})
+    EXPECT_THAT(r.err, ::testing::HasSubstr(object + " (" + mallory.name() + ")")) << object;
+  EXPECT_THAT(r.err, ::testing::EndsWith("; drop those the centre did not create on purpose\n"));
   mallory.add_as("writer");
   bob.add_as("writer");
   alice.add_as("admin");

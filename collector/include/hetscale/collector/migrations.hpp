@@ -31,7 +31,8 @@ struct MigrationReport {
   std::vector<int> applied;  // versions applied by this call, ascending
   /// What the database's owner should change, one line each: a schema `public` in which
   /// others than its owner may create objects (migration 19 takes that right away where
-  /// the migrating role can).
+  /// the migrating role can); functions or operators in `public` that neither its owner
+  /// nor a superuser owns, named with their owners.
   std::vector<std::string> warnings;
 };
 
