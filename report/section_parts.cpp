@@ -11,6 +11,11 @@ double relative_change(const OptionalNumber& value, const OptionalNumber& refere
   return value && reference && *reference != 0 ? (*value - *reference) / *reference : kNaN;
 }
 
+bool outside_interval(const OptionalNumber& value, const OptionalInterval& interval) {
+  if (!value || !interval) return false;
+  return (interval->low && *value < *interval->low) || (interval->high && *value > *interval->high);
+}
+
 Cell text(const std::string& value) {
   return {value, value, false};
 }

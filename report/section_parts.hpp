@@ -24,6 +24,10 @@ inline double or_nan(const OptionalNumber& v) {
 /// either is absent or the reference is 0.
 double relative_change(const OptionalNumber& value, const OptionalNumber& reference);
 
+/// Whether `value` lies beyond a bound of `interval` (an absent bound is open: it holds
+/// everything on its side); false without either.
+bool outside_interval(const OptionalNumber& value, const OptionalInterval& interval);
+
 // --- table cells -------------------------------------------------------------------
 
 /// A cell as shown (shown_number: at most 4 significant digits) and as exported

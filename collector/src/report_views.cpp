@@ -9,6 +9,7 @@
 
 #include "hetscale/base/error.hpp"
 #include "hetscale/collector/migrations.hpp"
+#include "hetscale/model/forecast_bootstrap.hpp"
 
 namespace hetscale::collector {
 namespace {
@@ -31,6 +32,10 @@ constexpr int kTimeSplitSchemaVersion = 18;
 /// Schema version from which the views carry the figures' intervals (migration 0021):
 /// older databases' reports show the figures without them.
 constexpr int kIntervalSchemaVersion = 21;
+
+/// Schema version from which capacity_forecast carries the forecast rows' intervals
+/// (migration 0022): older databases' reports show the forecasts without them.
+constexpr int kForecastIntervalSchemaVersion = 22;
 
 std::string text(const pg::Result& r, int row, int column) {
   return r.is_null(row, column) ? std::string() : std::string(r.text(row, column));
@@ -265,21 +270,46 @@ void read_partitions(const Views& views, const Chosen& chosen) {
            r.optional_number(i, k + 13)});
 }
 
-void read_forecasts(const Views& views, const Chosen& chosen) {
-  const pg::Result r = views.exec(R"(
-      SELECT {key}, position, target_efficiency, kind, label, set_index, node_count,
+void read_forecasts(const Views& views, const Chosen& chosen, bool intervals) {
+  const pg::Result r = views.exec(
+      fmt::format(R"(
+      SELECT {{key}}, position, target_efficiency, kind, label, set_index, node_count,
              marked_speed, predicted_parameter, predicted_work, predicted_psi,
-             measured_parameter, measured_work, relative_error, model
-      FROM hetscale.capacity_forecast ORDER BY 1, 2, 3, target_efficiency, position)");
+             measured_parameter, measured_work, relative_error, model, {}
+      FROM hetscale.capacity_forecast ORDER BY 1, 2, 3, target_efficiency, position)",
+                  interval_columns(intervals,
+                                   "predicted_parameter_low, predicted_parameter_high, "
+                                   "predicted_work_low, predicted_work_high, predicted_psi_low, "
+                                   "predicted_psi_high, interval_level, interval_note, "
+                                   "psi_interval_note",
+                                   "NULL::float8, NULL::float8, NULL::float8, NULL::float8, "
+                                   "NULL::float8, NULL::float8, NULL::float8, NULL::text, "
+                                   "NULL::text"))
+          .c_str());
   for (int i = 0; i < r.rows(); ++i)
-    if (ExperimentData* e = chosen(r, i))
-      e->forecasts.push_back({small(r, i, k), r.number(i, k + 1), text(r, i, k + 2),
-                              text(r, i, k + 3), optional_small(r, i, k + 4),
-                              small(r, i, k + 5), r.number(i, k + 6),
-                              r.optional_number(i, k + 7), r.optional_number(i, k + 8),
-                              r.optional_number(i, k + 9), r.optional_number(i, k + 10),
-                              r.optional_number(i, k + 11), r.optional_number(i, k + 12),
-                              text(r, i, k + 13)});
+    if (ExperimentData* e = chosen(r, i)) {
+      const double level = r.optional_number(i, k + 20).value_or(forecast_interval_level);
+      const std::string why = text(r, i, k + 21);
+      Forecast f{small(r, i, k), r.number(i, k + 1), text(r, i, k + 2),
+                 text(r, i, k + 3), optional_small(r, i, k + 4),
+                 small(r, i, k + 5), r.number(i, k + 6),
+                 r.optional_number(i, k + 7), r.optional_number(i, k + 8),
+                 r.optional_number(i, k + 9), r.optional_number(i, k + 10),
+                 r.optional_number(i, k + 11), r.optional_number(i, k + 12),
+                 text(r, i, k + 13)};
+      // A figure that is absent has no interval; its note is the row's.
+      if (f.predicted_parameter)
+        f.predicted_parameter_interval = interval_of(
+            intervals, level, r.optional_number(i, k + 14), r.optional_number(i, k + 15), why);
+      if (f.predicted_work)
+        f.predicted_work_interval = interval_of(intervals, level, r.optional_number(i, k + 16),
+                                                r.optional_number(i, k + 17), why);
+      if (f.predicted_psi)
+        f.predicted_psi_interval =
+            interval_of(intervals, level, r.optional_number(i, k + 18),
+                        r.optional_number(i, k + 19), text(r, i, k + 22));
+      e->forecasts.push_back(std::move(f));
+    }
 }
 
 std::vector<NodeRow> read_nodes(pg::Connection& conn) {
@@ -487,7 +517,7 @@ ReportData read_report_data(pg::Connection& conn, const std::vector<std::string>
   read_heterogeneity(views, chosen);
   read_weights(views, chosen);
   read_partitions(views, chosen);
-  read_forecasts(views, chosen);
+  read_forecasts(views, chosen, version >= kForecastIntervalSchemaVersion);
   if (names.empty() && data.experiments.back().partitions.empty()) data.experiments.pop_back();
   data.nodes = read_nodes(conn);
   snapshot.commit();
