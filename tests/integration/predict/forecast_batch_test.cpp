@@ -73,7 +73,9 @@ TEST_F(ForecastBatch, StoresTheRowsItReturns) {
     EXPECT_LE(intervals.number(i, 0), row.prediction.parameter * (1 + 1e-9));
     EXPECT_GE(intervals.number(i, 1), row.prediction.parameter * (1 - 1e-9));
     EXPECT_EQ(intervals.is_null(i, 4), i == 0);  // the first row has no psi
-    if (i > 0) EXPECT_DOUBLE_EQ(intervals.number(i, 5), *row.psi_interval.high);
+    if (i > 0) {
+      EXPECT_DOUBLE_EQ(intervals.number(i, 5), *row.psi_interval.high);
+    }
     EXPECT_DOUBLE_EQ(intervals.number(i, 6), 0.9);
     EXPECT_EQ(intervals.text(i, 7), forecast_interval_method);
     EXPECT_EQ(intervals.integer(i, 8), static_cast<long long>(default_forecast_resamples));
@@ -92,7 +94,9 @@ TEST_F(ForecastBatch, StoresTheRowsItReturns) {
     EXPECT_EQ(read[i].predicted_parameter_interval->low, f.rows[i].parameter_interval.low);
     EXPECT_EQ(read[i].predicted_work_interval->high, f.rows[i].work_interval.high);
     EXPECT_EQ(read[i].predicted_psi_interval.has_value(), i > 0);  // a figure to bound
-    if (i > 0) EXPECT_EQ(read[i].predicted_psi_interval->low, f.rows[i].psi_interval.low);
+    if (i > 0) {
+      EXPECT_EQ(read[i].predicted_psi_interval->low, f.rows[i].psi_interval.low);
+    }
   }
   // Fitted on sets 0 and 1, the model still gives the held-out set 2 and the what-if (8
   // nodes + 4 of 300 Mflops) their closed-form parameters.
