@@ -27,7 +27,7 @@ TEST(Cli, MigrateCollectAnalyze) {
   r = hetscale({"db", "migrate", "--db", db.uri()});
   EXPECT_EQ(r.out,
             "database at schema version 23 (was 2; applied 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, "
-            "14, 15, 16, 17, 18, 19, 20, 21, 23)\n");
+            "14, 15, 16, 17, 18, 19, 20, 21, 22, 23)\n");
   r = hetscale({"db", "migrate", "--db", db.uri()});
   EXPECT_EQ(r.out, "database at schema version 23: nothing to apply\n");
 

@@ -41,7 +41,7 @@ std::string sqlstate_of(pg::Connection& conn, const std::string& sql) {
 
 TEST(Migrations, EmbedsTheNumberedFilesInOrder) {
   const auto all = embedded_migrations();
-  ASSERT_EQ(all.size(), 22u);
+  ASSERT_EQ(all.size(), 23u);
   EXPECT_EQ(all[0].version, 1);
   EXPECT_STREQ(all[0].name, "tables");
   EXPECT_STREQ(all[1].name, "roles");
@@ -64,8 +64,9 @@ TEST(Migrations, EmbedsTheNumberedFilesInOrder) {
   EXPECT_STREQ(all[18].name, "public_schema");
   EXPECT_STREQ(all[19].name, "private_columns");
   EXPECT_STREQ(all[20].name, "intervals");
-  EXPECT_EQ(all[21].version, 23);
-  EXPECT_STREQ(all[21].name, "interval_reasons");
+  EXPECT_STREQ(all[21].name, "forecast_intervals");
+  EXPECT_EQ(all[22].version, 23);
+  EXPECT_STREQ(all[22].name, "interval_reasons");
   EXPECT_EQ(latest_schema_version(), 23);
 }
 
@@ -77,13 +78,14 @@ TEST(Migrations, FromEmptyAppliesAllAndRecordsTheVersion) {
   EXPECT_EQ(report.from_version, 0);
   EXPECT_EQ(report.to_version, 23);
   EXPECT_EQ(report.applied,
-            (std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 23}));
+            (std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23}));
   EXPECT_EQ(collector::schema_version(conn), 23);
   EXPECT_EQ(
       db.scalar("SELECT string_agg(name, ',' ORDER BY version) FROM hetscale.schema_migrations"),
       "tables,roles,views,partitions_predictions,within_tolerance,plan_rounds,explicit_grants,"
       "run_engine,availability,slurm_cluster,owners,view_owners,shared_rows,writer_logins,weights_digest,"
-      "run_outcome,task_times,set_time_split,public_schema,private_columns,intervals");
+      "run_outcome,task_times,set_time_split,public_schema,private_columns,intervals,forecast_intervals,"
+      "interval_reasons");
   EXPECT_NO_THROW(collector::require_current_schema(conn));
 }
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "hetscale/base/error.hpp"
+#include "hetscale/collector/report_views.hpp"
 #include "synthetic_experiment.hpp"
 
 namespace hetscale::test {
@@ -51,6 +52,51 @@ TEST_F(ForecastBatch, StoresTheRowsItReturns) {
     EXPECT_DOUBLE_EQ(stored.number(i, 4), row.prediction.parameter);
     EXPECT_EQ(stored.text(i, 5), f.model);
     EXPECT_DOUBLE_EQ(stored.number(i, 6), kTarget);
+  }
+  // Every row's intervals, as returned, in the view the report reads.
+  const pg::Result intervals = conn.exec(R"sql(
+    SELECT predicted_parameter_low, predicted_parameter_high, predicted_work_low,
+           predicted_work_high, predicted_psi_low, predicted_psi_high, interval_level,
+           interval_method, interval_resamples, interval_note, psi_interval_note
+    FROM hetscale.capacity_forecast WHERE experiment = 'synthetic' ORDER BY position)sql",
+                                         {});
+  ASSERT_EQ(intervals.rows(), static_cast<int>(f.rows.size()));
+  for (int i = 0; i < intervals.rows(); ++i) {
+    const ForecastRow& row = f.rows[static_cast<std::size_t>(i)];
+    SCOPED_TRACE(row.set.label);
+    ASSERT_TRUE(row.parameter_interval.low && row.parameter_interval.high)
+        << row.parameter_interval.note;
+    EXPECT_DOUBLE_EQ(intervals.number(i, 0), *row.parameter_interval.low);
+    EXPECT_DOUBLE_EQ(intervals.number(i, 1), *row.parameter_interval.high);
+    EXPECT_DOUBLE_EQ(intervals.number(i, 2), *row.work_interval.low);
+    EXPECT_DOUBLE_EQ(intervals.number(i, 3), *row.work_interval.high);
+    EXPECT_LE(intervals.number(i, 0), row.prediction.parameter * (1 + 1e-9));
+    EXPECT_GE(intervals.number(i, 1), row.prediction.parameter * (1 - 1e-9));
+    EXPECT_EQ(intervals.is_null(i, 4), i == 0);  // the first row has no psi
+    if (i > 0) {
+      EXPECT_DOUBLE_EQ(intervals.number(i, 5), *row.psi_interval.high);
+    }
+    EXPECT_DOUBLE_EQ(intervals.number(i, 6), 0.9);
+    EXPECT_EQ(intervals.text(i, 7), forecast_interval_method);
+    EXPECT_EQ(intervals.integer(i, 8), static_cast<long long>(default_forecast_resamples));
+    EXPECT_TRUE(intervals.is_null(i, 9));
+    EXPECT_TRUE(intervals.is_null(i, 10));
+  }
+  // The report reads them from the view (report_views.hpp).
+  const collector::ReportData data = collector::read_report_data(conn, {"synthetic"});
+  ASSERT_EQ(data.experiments.size(), 1u);
+  const auto& read = data.experiments[0].forecasts;
+  ASSERT_EQ(read.size(), f.rows.size());
+  for (std::size_t i = 0; i < read.size(); ++i) {
+    SCOPED_TRACE(read[i].label);
+    ASSERT_TRUE(read[i].predicted_parameter_interval && read[i].predicted_work_interval);
+    EXPECT_EQ(read[i].predicted_parameter_interval->level, 0.9);
+    EXPECT_EQ(read[i].predicted_parameter_interval->low, f.rows[i].parameter_interval.low);
+    EXPECT_EQ(read[i].predicted_work_interval->high, f.rows[i].work_interval.high);
+    EXPECT_EQ(read[i].predicted_psi_interval.has_value(), i > 0);  // a figure to bound
+    if (i > 0) {
+      EXPECT_EQ(read[i].predicted_psi_interval->low, f.rows[i].psi_interval.low);
+    }
   }
   // Fitted on sets 0 and 1, the model still gives the held-out set 2 and the what-if (8
   // nodes + 4 of 300 Mflops) their closed-form parameters.
