@@ -107,8 +107,8 @@ ForecastReplicates add_forecast_intervals(std::vector<ForecastRow>& rows, const 
         "more runs than coefficients",
         resampler.runs(), resampler.coefficients());
     for (ForecastRow& row : rows) {
-      row.parameter_interval.note = row.work_interval.note = note;
-      if (row.psi) row.psi_interval.note = note;
+      row.parameter_interval = row.work_interval = {{}, {}, "too few runs", note};
+      if (row.psi) row.psi_interval = row.parameter_interval;
     }
     return out;
   }
@@ -145,8 +145,8 @@ ForecastReplicates add_forecast_intervals(std::vector<ForecastRow>& rows, const 
     for (double n : out.parameter[j])
       out.work[j].push_back(std::isfinite(n) ? workload.evaluate(std::vector<double>{n}) : n);
     if (!row.prediction.found) {
-      row.parameter_interval.note = row.work_interval.note =
-          "no interval: the forecast has no parameter at the target";
+      row.parameter_interval = row.work_interval = {
+          {}, {}, "no parameter", "no interval: the forecast has no parameter at the target"};
       continue;
     }
     row.parameter_interval = reported_interval(out.parameter[j], options.level, below, above);

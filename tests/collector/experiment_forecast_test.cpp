@@ -292,20 +292,21 @@ ExperimentForecast small_forecast() {
   fitted.set.marked_speed = 200;
   fitted.prediction = {true, 110, 2 * 110.0 * 110 * 110, 1, ""};
   const std::string open = "upper bound open: 60 of 1000 resamples fall above N = 1e+06";
-  fitted.parameter_interval = {100.0, std::nullopt, open};
-  fitted.work_interval = {2e6, std::nullopt, open};
+  fitted.parameter_interval = {100.0, std::nullopt, "", open};
+  fitted.work_interval = {2e6, std::nullopt, "", open};
   fitted.set.measured_parameter = 100;
   auto held_out = row(ForecastKind::measured, 1, 0.25);
   held_out.set.label = "set 1";
   held_out.prediction = {true, 125, 3, 1, ""};
   held_out.psi = 0.5;
-  held_out.psi_interval = {0.4, 0.6, ""};
-  held_out.parameter_interval = {120.0, 130.0, ""};
-  held_out.work_interval = {2.0, 4.0, ""};
+  held_out.psi_interval = {0.4, 0.6};
+  held_out.parameter_interval = {120.0, 130.0};
+  held_out.work_interval = {2.0, 4.0};
   auto doubling = row(ForecastKind::doubling, std::nullopt, std::nullopt);
   doubling.set.label = "twice, beyond";
   doubling.prediction.note = "target unreachable";
-  doubling.parameter_interval.note = "no interval: the forecast has no parameter at the target";
+  doubling.parameter_interval = {{}, {}, "no parameter",
+                                 "no interval: the forecast has no parameter at the target"};
   f.rows = {fitted, held_out, doubling};
   return f;
 }
@@ -344,6 +345,32 @@ TEST(ForecastTable, FittedColumnEmptyCellsAndIntervals) {
   EXPECT_EQ(text.rows[0][6], Cell(std::string("2.662e+06 [2e+06, open]")));
   EXPECT_EQ(text.rows[1][7], Cell(std::string("0.5 [0.4, 0.6]")));
   EXPECT_EQ(text.rows[2][5], Cell(std::monostate{}));
+}
+
+// A figure without an interval: its short reason in the text table's cell, the note in
+// full under the table and in the json and csv column.
+TEST(ForecastTable, AFigureWithoutAnIntervalShowsItsShortReasonAndItsNoteApart) {
+  ExperimentForecast f = small_forecast();
+  const std::string note =
+      "no interval: 3 runs for 3 fitted coefficients of the time model; an interval needs more "
+      "runs than coefficients";
+  for (ForecastRow& r : f.rows) {
+    r.parameter_interval = r.work_interval = {{}, {}, "too few runs", note};
+    r.psi_interval = r.psi ? r.parameter_interval : ReportedInterval{};
+  }
+  const Table text = forecast_table(f, TableFormat::table);
+  EXPECT_EQ(text.rows[1][5], Cell(std::string("125 (too few runs)")));
+  EXPECT_EQ(text.rows[1][6], Cell(std::string("3 (too few runs)")));
+  EXPECT_EQ(text.rows[1][7], Cell(std::string("0.5 (too few runs)")));
+  EXPECT_EQ(text.rows[0][7], Cell(std::monostate{}));  // no psi on the first row
+  const Table json = forecast_table(f, TableFormat::json);
+  EXPECT_EQ(json.rows[1][8], Cell(note));
+  EXPECT_EQ(json.rows[1][16], Cell(note));
+  std::ostringstream out;
+  print_forecast(out, f, TableFormat::table);
+  EXPECT_NE(out.str().find("\nset 1: parameter and work: " + note + "\nset 1: psi: " + note + "\n"),
+            std::string::npos)
+      << out.str();
 }
 
 TEST(PrintForecast, SummaryTableAndBatch) {

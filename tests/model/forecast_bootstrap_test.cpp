@@ -73,6 +73,7 @@ TEST(ForecastInterval, IsTheSameForTheSameSeedAndContainsTheForecast) {
     ASSERT_TRUE(r.prediction.found);
     ASSERT_TRUE(r.parameter_interval.low && r.parameter_interval.high) << r.parameter_interval.note;
     EXPECT_TRUE(r.parameter_interval.note.empty());
+    EXPECT_TRUE(r.parameter_interval.reason.empty());
     EXPECT_LT(*r.parameter_interval.low, r.prediction.parameter);
     EXPECT_GT(*r.parameter_interval.high, r.prediction.parameter);
     EXPECT_LT(*r.work_interval.low, r.prediction.work);
@@ -127,6 +128,30 @@ TEST(ForecastInterval, AsManyCoefficientsAsRunsGiveNoIntervalAndSaySo) {
         << r.parameter_interval.note;
     EXPECT_NE(r.parameter_interval.note.find("needs more runs than coefficients"),
               std::string::npos);
+    // The short reason a table cell shows beside the figure, the note in full under it.
+    EXPECT_EQ(r.parameter_interval.reason, "too few runs");
+    EXPECT_EQ(r.work_interval.reason, "too few runs");
+    if (r.psi) {
+      EXPECT_EQ(r.psi_interval.reason, "too few runs");
+    }
+  }
+}
+
+TEST(ForecastInterval, ARowWithoutAParameterHasNoIntervalAndSaysWhy) {
+  // Above eta = 0.8, the largest E_s any size reaches: no row finds a parameter.
+  ResampleRandom random(11);
+  const auto runs = synthetic_forecast_runs(random, 0.05, 2);
+  ForecastIntervalOptions options;
+  options.resamples = 50;
+  const ForecastResult f = forecast_of(runs, options, 0.85);
+  ASSERT_FALSE(f.rows.empty());
+  for (const ForecastRow& r : f.rows) {
+    ASSERT_FALSE(r.prediction.found);
+    EXPECT_FALSE(r.parameter_interval.low || r.parameter_interval.high);
+    EXPECT_EQ(r.parameter_interval.reason, "no parameter");
+    EXPECT_EQ(r.parameter_interval.note, "no interval: the forecast has no parameter at the target");
+    EXPECT_EQ(r.work_interval.reason, "no parameter");
+    EXPECT_FALSE(r.psi.has_value());
   }
 }
 

@@ -66,7 +66,7 @@ struct ForecastRow {
   std::optional<std::size_t> psi_against;
   std::optional<double> relative_error;  // (predicted - measured) / measured parameter
   /// The prediction intervals of the parameter, its work and psi (forecast_bootstrap.hpp);
-  /// empty with a note until add_forecast_intervals fills them.
+  /// empty until add_forecast_intervals fills them.
   ReportedInterval parameter_interval{};
   ReportedInterval work_interval{};
   ReportedInterval psi_interval{};

@@ -97,8 +97,10 @@ struct ForecastReplicates {
 /// row's run-noise factor (E_s = W / (C T f) reaches the target where the model's E_s
 /// reaches target f), in forecast_search_range(model); W at each root; psi of each
 /// replicate against the same replicate of the row psi is against (psi_replicates); their
-/// reported_interval. A row without a predicted parameter (or psi) gets no interval of it,
-/// and a note why; so does every row when the runs' residuals have no degrees of freedom.
+/// reported_interval. A row without a predicted parameter gets no interval of it, the
+/// reason "no parameter" and a note why; every row gets none, the reason "too few runs"
+/// and a note naming the runs and coefficients, when the runs' residuals have no degrees
+/// of freedom.
 /// Returns the replicates.
 ForecastReplicates add_forecast_intervals(std::vector<ForecastRow>& rows, const TimeModel& model,
                                           std::span<const TimingSample> samples,
