@@ -230,8 +230,10 @@ ReportTable gain_table(const ExperimentData& e) {
 /// psi is against the row before, or for a what-if set against the set its label names.
 ReportTable forecast_table(const ExperimentData& e, double target) {
   std::vector<std::vector<Cell>> rows;
+  std::vector<OptionalInterval> intervals;
   for (const auto& f : e.forecasts) {
     if (f.target_efficiency != target) continue;
+    intervals.insert(intervals.end(), {f.predicted_parameter_interval, f.predicted_psi_interval});
     rows.push_back({integer(f.position), text(f.kind), text(f.label),
                     f.set_index ? integer(*f.set_index) : Cell{"", "", true}, integer(f.node_count),
                     number(f.marked_speed),
@@ -244,7 +246,8 @@ ReportTable forecast_table(const ExperimentData& e, double target) {
   }
   return make_table(
       fmt::format("forecast-{}-{}", slug(shown_name(e)), slug(fmt::format("{}", target))),
-      fmt::format("Forecast, {} at {}", experiment_label(e), target_label(target)),
+      captioned(fmt::format("Forecast, {} at {}", experiment_label(e), target_label(target)),
+                intervals),
       {{"position", "", true}, "kind", "label", {"set_index", "", true}, "node_count",
        {"marked_speed", unit_of(e)}, "predicted_parameter", {"predicted_work", kWorkUnit},
        "predicted_psi", "measured_parameter", {"measured_work", kWorkUnit}, "relative_error",
@@ -1138,10 +1141,14 @@ std::string outside_text(const CapacityTwinRow& r) {
 ReportTable capacity_twin_table(const TwinPair& pair, const ExperimentData& measured,
                                 const std::vector<CapacityTwinRow>& rows) {
   std::vector<std::vector<Cell>> cells;
+  std::vector<OptionalInterval> intervals;
   for (const auto& r : rows) {
     const OptionalNumber none;
     const auto& f = r.forecast;
     const auto& t = r.twin;
+    if (f)
+      intervals.insert(intervals.end(),
+                       {f->predicted_parameter_interval, f->predicted_psi_interval});
     cells.push_back({number(r.target_efficiency), integer(r.node_count),
                      text(f ? f->kind + ": " + f->label : "no forecast"),
                      number(f ? f->marked_speed : kNaN),
@@ -1161,8 +1168,9 @@ ReportTable capacity_twin_table(const TwinPair& pair, const ExperimentData& meas
   }
   return make_table(
       twin_id(pair) + "-capacity",
-      fmt::format("Forecast and twin on the sets beyond the measured ones, {} and {}",
-                  experiment_label(measured), experiment_label(pair.twin)),
+      captioned(fmt::format("Forecast and twin on the sets beyond the measured ones, {} and {}",
+                            experiment_label(measured), experiment_label(pair.twin)),
+                intervals),
       {"target_efficiency", "node_count", "forecast",
        {"forecast_marked_speed", unit_of(measured), true}, "predicted_parameter",
        {"predicted_work", kWorkUnit}, "predicted_psi", {"twin_set_index", "", true},

@@ -158,7 +158,7 @@ long long store_predictions(pg::Connection& conn, long long experiment_id,
                             const ExperimentForecast& forecast) {
   const long long batch =
       conn.exec("SELECT nextval('hetscale.prediction_batches')").integer(0, 0);
-  const auto note = [](const std::string& text) {
+  const auto note = [](const std::string& text) {  // a note or reason; NULL when empty
     return text.empty() ? std::nullopt : std::optional<std::string>(text);
   };
   for (std::size_t i = 0; i < forecast.rows.size(); ++i) {
@@ -170,9 +170,10 @@ long long store_predictions(pg::Connection& conn, long long experiment_id,
         predicted_psi, measured_parameter, measured_work, relative_error, model,
         predicted_parameter_low, predicted_parameter_high, predicted_work_low,
         predicted_work_high, predicted_psi_low, predicted_psi_high, interval_level,
-        interval_method, interval_resamples, interval_note, psi_interval_note)
+        interval_method, interval_resamples, interval_note, psi_interval_note, interval_reason,
+        psi_interval_reason)
       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
-        $19, $20, $21, $22, $23, $24, $25, $26, $27))sql",
+        $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29))sql",
               {std::to_string(batch), std::to_string(i), std::to_string(experiment_id),
                number(forecast.target), to_string(row.set.kind), row.set.label,
                row.set.set_index ? std::optional<std::string>(std::to_string(*row.set.set_index))
@@ -188,7 +189,8 @@ long long store_predictions(pg::Connection& conn, long long experiment_id,
                optional_number(row.psi_interval.high), number(forecast.interval_level),
                std::string(forecast_interval_method),
                std::to_string(forecast.interval_resamples), note(row.parameter_interval.note),
-               note(row.psi_interval.note)});
+               note(row.psi_interval.note), note(row.parameter_interval.reason),
+               note(row.psi_interval.reason)});
   }
   return batch;
 }

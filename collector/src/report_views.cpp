@@ -40,6 +40,10 @@ constexpr int kForecastIntervalSchemaVersion = 22;
 /// and set_psi the level, method and resamples of psi's interval (migration 0023).
 constexpr int kIntervalReasonSchemaVersion = 23;
 
+/// Schema version from which capacity_forecast carries the short reason a forecast's
+/// figure has no interval (migration 0024).
+constexpr int kForecastIntervalReasonSchemaVersion = 24;
+
 std::string text(const pg::Result& r, int row, int column) {
   return r.is_null(row, column) ? std::string() : std::string(r.text(row, column));
 }
@@ -142,6 +146,13 @@ enum class IntervalColumns { none, notes, reasons };
 IntervalColumns interval_columns(int version) {
   if (version >= kIntervalReasonSchemaVersion) return IntervalColumns::reasons;
   return version >= kIntervalSchemaVersion ? IntervalColumns::notes : IntervalColumns::none;
+}
+
+/// The same of capacity_forecast: bounds and notes from migration 22, reasons from 24.
+IntervalColumns forecast_interval_columns(int version) {
+  if (version >= kForecastIntervalReasonSchemaVersion) return IntervalColumns::reasons;
+  return version >= kForecastIntervalSchemaVersion ? IntervalColumns::notes
+                                                   : IntervalColumns::none;
 }
 
 /// The columns of a view's interval, as read: low, high, level, method, resamples,
@@ -550,9 +561,7 @@ ReportData read_report_data(pg::Connection& conn, const std::vector<std::string>
   read_heterogeneity(views, chosen);
   read_weights(views, chosen);
   read_partitions(views, chosen);
-  read_forecasts(views, chosen,
-                 version >= kForecastIntervalSchemaVersion ? IntervalColumns::notes
-                                                           : IntervalColumns::none);
+  read_forecasts(views, chosen, forecast_interval_columns(version));
   if (names.empty() && data.experiments.back().partitions.empty()) data.experiments.pop_back();
   data.nodes = read_nodes(conn);
   snapshot.commit();

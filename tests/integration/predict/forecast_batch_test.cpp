@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "hetscale/base/error.hpp"
+#include "hetscale/collector/prediction_data.hpp"
 #include "hetscale/collector/report_views.hpp"
 #include "synthetic_experiment.hpp"
 
@@ -108,6 +109,46 @@ TEST_F(ForecastBatch, StoresTheRowsItReturns) {
   const ExperimentForecast again = collector::forecast_experiment(conn, options);
   EXPECT_GT(again.batch, f.batch);
   EXPECT_EQ(stored_rows(), "10");
+}
+
+// A figure without an interval (as add_forecast_intervals leaves every row when the runs
+// are no more than the model's coefficients): its short reason and note stored apart, in
+// the view, and read by the report as the reason and the detail.
+TEST_F(ForecastBatch, AFigureWithoutAnIntervalStoresItsShortReasonBesideItsNote) {
+  auto conn = db_.connect();
+  ExperimentForecast f = collector::forecast_experiment(conn, synthetic_options(1));
+  ASSERT_GE(f.rows.size(), 2u);
+  const std::string note =
+      "no interval: 3 runs for 3 fitted coefficients of the time model; an interval needs more "
+      "runs than coefficients";
+  ForecastRow& row = f.rows[1];
+  ASSERT_TRUE(row.psi);
+  row.parameter_interval = row.work_interval = {{}, {}, "too few runs", note};
+  row.psi_interval = row.parameter_interval;
+  const long long id = std::stoll(
+      db_.scalar("SELECT experiment_id FROM hetscale.experiments WHERE name = 'synthetic'"));
+  collector::store_predictions(conn, id, f);
+  EXPECT_EQ(db_.scalar("SELECT string_agg(coalesce(interval_reason, '-') || ', ' || "
+                       "coalesce(psi_interval_reason, '-') || ', ' || coalesce(interval_note, "
+                       "'-'), '; ' ORDER BY position) FROM hetscale.capacity_forecast "
+                       "WHERE position < 2"),
+            "-, -, -; too few runs, too few runs, " + note);
+  const collector::ReportData data = collector::read_report_data(conn, {"synthetic"});
+  ASSERT_EQ(data.experiments.size(), 1u);
+  const auto& read = data.experiments[0].forecasts;
+  ASSERT_EQ(read.size(), f.rows.size());
+  ASSERT_TRUE(read[0].predicted_parameter_interval);
+  EXPECT_TRUE(read[0].predicted_parameter_interval->low.has_value());
+  EXPECT_EQ(read[0].predicted_parameter_interval->reason, "");
+  for (const auto* i : {&read[1].predicted_parameter_interval, &read[1].predicted_work_interval,
+                        &read[1].predicted_psi_interval}) {
+    ASSERT_TRUE(*i);
+    EXPECT_FALSE((*i)->low || (*i)->high);
+    EXPECT_EQ((*i)->reason, "too few runs");
+    EXPECT_EQ((*i)->detail, note);
+    EXPECT_EQ((*i)->method, forecast_interval_method);
+    EXPECT_EQ((*i)->level, 0.9);
+  }
 }
 
 TEST_F(ForecastBatch, SiteGivenReplacesTheExperimentsSite) {
