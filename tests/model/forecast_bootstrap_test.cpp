@@ -149,7 +149,8 @@ TEST(ForecastInterval, ARowWithoutAParameterHasNoIntervalAndSaysWhy) {
     ASSERT_FALSE(r.prediction.found);
     EXPECT_FALSE(r.parameter_interval.low || r.parameter_interval.high);
     EXPECT_EQ(r.parameter_interval.reason, "no parameter");
-    EXPECT_EQ(r.parameter_interval.note, "no interval: the forecast has no parameter at the target");
+    EXPECT_EQ(r.parameter_interval.note,
+              "no interval: the forecast has no parameter at the target");
     EXPECT_EQ(r.work_interval.reason, "no parameter");
     EXPECT_FALSE(r.psi.has_value());
   }

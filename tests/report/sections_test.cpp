@@ -752,7 +752,7 @@ TEST(CapacitySection, ATwinFigureOutsideTheForecastsIntervalIsNamed) {
   for (auto& f : data.experiments[0].forecasts)
     if (f.node_count == 8 && f.kind == "doubling") {
       f.predicted_parameter_interval = collector::Interval{0.9, 150.0, 180.0, ""};
-      f.predicted_work_interval = collector::Interval{0.9, 7e6, {}, "upper bound open"};
+      f.predicted_work_interval = collector::Interval{0.9, 7e6, {}, "", "upper bound open"};
       f.predicted_psi_interval = collector::Interval{0.9, 0.2, 0.3, ""};
     }
   const std::vector<CapacityTwinRow> rows =
@@ -767,6 +767,11 @@ TEST(CapacitySection, ATwinFigureOutsideTheForecastsIntervalIsNamed) {
   EXPECT_EQ(table->cells[0][5], "8.2×10⁶ [7×10⁶, open]");
   EXPECT_EQ(table->cells[0][16], "twin outside the 90% interval: parameter, psi");
   EXPECT_EQ(table->cells[1][16], "");  // no forecast
+  // The headings say what the intervals are, as every table with intervals does.
+  EXPECT_NE(table->title.find(" (intervals: 90%)"), std::string::npos) << table->title;
+  const ReportTable* forecast = table_of(s, "forecast-mm-small-0-5");
+  ASSERT_NE(forecast, nullptr);
+  EXPECT_NE(forecast->title.find(" (intervals: 90%)"), std::string::npos) << forecast->title;
   EXPECT_TRUE(mentions(s, "(8 nodes) at E_s 0.5: twin outside the 90% interval: parameter, psi"));
   // Inside every interval: nothing named.
   for (auto& f : data.experiments[0].forecasts)
@@ -791,7 +796,8 @@ TEST(Capacity, TheChartsDrawTheForecastsIntervalsAsABand) {
   EXPECT_TRUE(forecast_work_chart(e, 0.5).bands.empty());  // no intervals stored
   e.forecasts[0].predicted_work_interval = collector::Interval{0.9, 1e5, 1.5e5, ""};
   e.forecasts[1].predicted_work_interval = collector::Interval{0.9, 0.8e6, 1.3e6, ""};
-  e.forecasts[2].predicted_work_interval = collector::Interval{0.9, 6e6, {}, "upper bound open"};
+  e.forecasts[2].predicted_work_interval =
+      collector::Interval{0.9, 6e6, {}, "", "upper bound open"};
   e.forecasts[3].predicted_work_interval = collector::Interval{0.9, 3e6, 5e6, ""};
   e.forecasts[1].predicted_psi_interval = collector::Interval{0.9, 0.2, 0.3, ""};
   e.forecasts[2].predicted_psi_interval = collector::Interval{0.9, 0.21, 0.29, ""};
