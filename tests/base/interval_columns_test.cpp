@@ -19,7 +19,8 @@ TEST(IntervalColumns, OneCellInTextTablesFourInJsonAndCsv) {
   add_interval_cells(row, 2.5, std::nullopt, std::nullopt, "", "", TableFormat::table);
   add_interval_cells(row, 7.0, std::nullopt, std::nullopt, "",
                      "lower bound open: 9 of 9; upper bound open: 0 of 9", TableFormat::table);
-  add_interval_cells(row, std::nullopt, std::nullopt, std::nullopt, "x", "x: y", TableFormat::table);
+  add_interval_cells(row, std::nullopt, std::nullopt, std::nullopt, "x", "x: y",
+                     TableFormat::table);
   EXPECT_EQ(row, (std::vector<Cell>{std::string("0.7352 [0.6104, 0.8617]"),
                                     std::string("1234 (too few runs)"), 2.5,
                                     std::string("7 [open, open]"), std::monostate{}}));

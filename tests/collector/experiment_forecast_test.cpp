@@ -305,8 +305,8 @@ ExperimentForecast small_forecast() {
   auto doubling = row(ForecastKind::doubling, std::nullopt, std::nullopt);
   doubling.set.label = "twice, beyond";
   doubling.prediction.note = "target unreachable";
-  doubling.parameter_interval = {{}, {}, "no parameter",
-                                 "no interval: the forecast has no parameter at the target"};
+  doubling.parameter_interval = {
+      {}, {}, "no parameter", "no interval: the forecast has no parameter at the target"};
   f.rows = {fitted, held_out, doubling};
   return f;
 }
