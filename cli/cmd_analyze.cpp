@@ -8,7 +8,7 @@
 #include "commands.hpp"
 #include "configured_settings.hpp"
 #include "hetscale/base/atomic_file.hpp"
-#include "hetscale/base/number_text.hpp"
+#include "hetscale/base/interval_columns.hpp"
 #include "hetscale/collector/analysis.hpp"
 #include "hetscale/collector/extrap_export.hpp"
 #include "hetscale/collector/migrations.hpp"
@@ -48,38 +48,10 @@ const char* status_name(TargetReading::Status status) {
   return "unknown";
 }
 
-// Text tables show a figure with its interval in one cell (interval_text: "0.735 [0.61,
-// 0.86]", or the short reason it has none); JSON and CSV give X, X_low, X_high and
-// X_interval_note.
-void add_figure(std::vector<std::string>& columns, const std::string& name, TableFormat format) {
-  columns.push_back(name);
-  if (format == TableFormat::table) return;
-  for (const char* suffix : {"_low", "_high", "_interval_note"}) columns.push_back(name + suffix);
-}
-
-void add_figure(std::vector<Cell>& row, const std::optional<double>& value,
-                const std::optional<double>& low, const std::optional<double>& high,
-                const std::string& reason, const std::string& note, TableFormat format) {
-  if (format == TableFormat::table) {
-    if (value)
-      row.emplace_back(interval_text(*value, low, high, reason));
-    else
-      row.emplace_back(std::monostate{});
-    return;
-  }
-  row.push_back(optional_cell(value));
-  row.push_back(optional_cell(low));
-  row.push_back(optional_cell(high));
-  if (note.empty())
-    row.emplace_back(std::monostate{});
-  else
-    row.emplace_back(note);
-}
-
 Table sets_table(const collector::Analysis& a, TableFormat format) {
   Table t{{"set", "nodes", "groups", "marked_speed", "runs", "status"}, {}};
-  add_figure(t.columns, "parameter", format);
-  add_figure(t.columns, "work", format);
+  add_interval_columns(t.columns, "parameter", format);
+  add_interval_columns(t.columns, "work", format);
   t.columns.insert(t.columns.end(), {"nearest_parameter", "nearest_efficiency"});
   for (const auto& s : a.sets) {
     const bool found = s.reading.has_parameter();
@@ -87,9 +59,9 @@ Table sets_table(const collector::Analysis& a, TableFormat format) {
                           s.marked_speed, static_cast<std::int64_t>(s.runs),
                           std::string(status_name(s.reading.status))};
     const auto& i = s.parameter_interval;
-    add_figure(row, found ? std::optional<double>(s.reading.parameter) : std::nullopt, i.low, i.high,
-               i.reason, i.note, format);
-    add_figure(row, s.work, s.work_low, s.work_high, i.reason, i.note, format);
+    add_interval_cells(row, found ? std::optional<double>(s.reading.parameter) : std::nullopt,
+                       i.low, i.high, i.reason, i.note, format);
+    add_interval_cells(row, s.work, s.work_low, s.work_high, i.reason, i.note, format);
     row.insert(row.end(), {optional_cell(s.nearest_parameter), optional_cell(s.nearest_efficiency)});
     t.rows.push_back(std::move(row));
   }
@@ -99,14 +71,14 @@ Table sets_table(const collector::Analysis& a, TableFormat format) {
 // The per-size mean E_s of every set with its t interval.
 Table sizes_table(const collector::Analysis& a, TableFormat format) {
   Table t{{"set", "parameter", "runs"}, {}};
-  add_figure(t.columns, "efficiency", format);
+  add_interval_columns(t.columns, "efficiency", format);
   t.columns.push_back("stddev_efficiency");
   for (const auto& s : a.sets) {
     for (const auto& size : s.sizes) {
       const MeanEstimate& m = size.efficiency;
       std::vector<Cell> row{std::int64_t{s.set_index}, size.parameter,
                             static_cast<std::int64_t>(m.count)};
-      add_figure(row, m.mean, m.low, m.high, m.reason, m.note, format);
+      add_interval_cells(row, m.mean, m.low, m.high, m.reason, m.note, format);
       row.push_back(optional_cell(m.stddev));
       t.rows.push_back(std::move(row));
     }
@@ -116,12 +88,12 @@ Table sizes_table(const collector::Analysis& a, TableFormat format) {
 
 Table psi_table(const collector::Analysis& a, TableFormat format) {
   Table t{{"from_set", "to_set", "from_speed", "to_speed", "from_work", "to_work"}, {}};
-  add_figure(t.columns, "psi", format);
+  add_interval_columns(t.columns, "psi", format);
   for (const auto& p : a.psi) {
     std::vector<Cell> row{std::int64_t{p.set_index}, std::int64_t{p.next_set_index}, p.marked_speed,
                           p.next_marked_speed, optional_cell(p.work), optional_cell(p.next_work)};
-    add_figure(row, p.psi, p.psi_low, p.psi_high, p.psi_interval_reason, p.psi_interval_note,
-               format);
+    add_interval_cells(row, p.psi, p.psi_low, p.psi_high, p.psi_interval_reason,
+                       p.psi_interval_note, format);
     t.rows.push_back(std::move(row));
   }
   return t;

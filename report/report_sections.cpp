@@ -230,8 +230,10 @@ ReportTable gain_table(const ExperimentData& e) {
 /// psi is against the row before, or for a what-if set against the set its label names.
 ReportTable forecast_table(const ExperimentData& e, double target) {
   std::vector<std::vector<Cell>> rows;
+  std::vector<OptionalInterval> intervals;
   for (const auto& f : e.forecasts) {
     if (f.target_efficiency != target) continue;
+    intervals.insert(intervals.end(), {f.predicted_parameter_interval, f.predicted_psi_interval});
     rows.push_back({integer(f.position), text(f.kind), text(f.label),
                     f.set_index ? integer(*f.set_index) : Cell{"", "", true}, integer(f.node_count),
                     number(f.marked_speed),
@@ -244,7 +246,8 @@ ReportTable forecast_table(const ExperimentData& e, double target) {
   }
   return make_table(
       fmt::format("forecast-{}-{}", slug(shown_name(e)), slug(fmt::format("{}", target))),
-      fmt::format("Forecast, {} at {}", experiment_label(e), target_label(target)),
+      captioned(fmt::format("Forecast, {} at {}", experiment_label(e), target_label(target)),
+                intervals),
       {{"position", "", true}, "kind", "label", {"set_index", "", true}, "node_count",
        {"marked_speed", unit_of(e)}, "predicted_parameter", {"predicted_work", kWorkUnit},
        "predicted_psi", "measured_parameter", {"measured_work", kWorkUnit}, "relative_error",
@@ -516,6 +519,37 @@ BarChart gain_chart(const ExperimentData& e) {
   return chart;
 }
 
+namespace {
+
+/// The band of the forecast rows' intervals of one figure around their series: one
+/// joined band for the measured sets and doublings (series 0), bars for the what-if sets
+/// (series 1, when there is one); a band with no closed interval is left out.
+void add_forecast_bands(LineChart& chart, const ExperimentData& e, double target,
+                        double (*x_of)(const Forecast&),
+                        const OptionalInterval Forecast::*interval) {
+  Band path{"", 0, {}, true};
+  Band what_if{"", chart.series.size() > 1 ? std::size_t{1} : std::size_t{0}, {}, false};
+  double level = 0;
+  for (const auto& f : e.forecasts) {
+    const OptionalInterval& i = f.*interval;
+    if (f.target_efficiency != target || !i || (!i->low && !i->high)) continue;
+    level = i->level;
+    (f.kind == "what_if" ? what_if : path)
+        .points.push_back({x_of(f), i->low.value_or(kNaN), i->high.value_or(kNaN)});
+  }
+  path.name = fmt::format("{:g}% interval of one new run (measured sets, doublings)", 100 * level);
+  what_if.name = fmt::format("{:g}% interval of one new run (what-if sets)", 100 * level);
+  for (Band* b : {&path, &what_if})
+    if (std::any_of(b->points.begin(), b->points.end(),
+                    [](const BandPoint& p) { return std::isfinite(p.low) && std::isfinite(p.high); }))
+      chart.bands.push_back(std::move(*b));
+}
+
+double nodes_of(const Forecast& f) { return static_cast<double>(f.node_count); }
+double speed_of(const Forecast& f) { return f.marked_speed; }
+
+}  // namespace
+
 LineChart forecast_psi_chart(const ExperimentData& e, double target) {
   LineChart chart;
   chart.title = fmt::format("Predicted psi, {} at {}", experiment_label(e), target_label(target));
@@ -532,6 +566,8 @@ LineChart forecast_psi_chart(const ExperimentData& e, double target) {
   std::sort(path.points.begin(), path.points.end(), [](Point a, Point b) { return a.x < b.x; });
   for (auto* s : {&path, &what_if})
     if (!s->points.empty()) chart.series.push_back(*s);
+  if (!path.points.empty())
+    add_forecast_bands(chart, e, target, nodes_of, &Forecast::predicted_psi_interval);
   return chart;
 }
 
@@ -554,6 +590,8 @@ LineChart forecast_work_chart(const ExperimentData& e, double target) {
   std::sort(path.points.begin(), path.points.end(), [](Point a, Point b) { return a.x < b.x; });
   for (auto* s : {&path, &what_if, &measured})
     if (!s->points.empty()) chart.series.push_back(*s);
+  if (!path.points.empty())
+    add_forecast_bands(chart, e, target, speed_of, &Forecast::predicted_work_interval);
   return chart;
 }
 
@@ -851,6 +889,16 @@ double CapacityTwinRow::psi_error() const {
   return forecast ? forecast_error(forecast->predicted_psi, twin_psi) : kNaN;
 }
 
+std::vector<std::string> CapacityTwinRow::twin_outside_interval() const {
+  std::vector<std::string> out;
+  if (!forecast || !twin) return out;
+  if (outside_interval(twin->parameter_value, forecast->predicted_parameter_interval))
+    out.emplace_back("parameter");
+  if (outside_interval(twin->work, forecast->predicted_work_interval)) out.emplace_back("work");
+  if (outside_interval(twin_psi, forecast->predicted_psi_interval)) out.emplace_back("psi");
+  return out;
+}
+
 std::vector<TwinEfficiencyRow> twin_efficiency_rows(const ExperimentData& measured,
                                                     const ExperimentData& twin) {
   std::set<int> measured_sets;
@@ -1075,34 +1123,61 @@ ReportTable twin_psi_table(const TwinPair& pair, const ExperimentData& measured)
       rows);
 }
 
+/// "twin outside the 90% interval: parameter, work", or empty where the twin lies inside
+/// every interval the forecast has.
+std::string outside_text(const CapacityTwinRow& r) {
+  const std::vector<std::string> figures = r.twin_outside_interval();
+  if (figures.empty()) return "";
+  double level = 0;
+  for (const auto* i : {&r.forecast->predicted_parameter_interval,
+                        &r.forecast->predicted_work_interval, &r.forecast->predicted_psi_interval})
+    if (*i) {
+      level = (*i)->level;
+      break;
+    }
+  return fmt::format("twin outside the {:g}% interval: {}", 100 * level, fmt::join(figures, ", "));
+}
+
 ReportTable capacity_twin_table(const TwinPair& pair, const ExperimentData& measured,
                                 const std::vector<CapacityTwinRow>& rows) {
   std::vector<std::vector<Cell>> cells;
+  std::vector<OptionalInterval> intervals;
   for (const auto& r : rows) {
     const OptionalNumber none;
     const auto& f = r.forecast;
     const auto& t = r.twin;
+    if (f)
+      intervals.insert(intervals.end(),
+                       {f->predicted_parameter_interval, f->predicted_psi_interval});
     cells.push_back({number(r.target_efficiency), integer(r.node_count),
                      text(f ? f->kind + ": " + f->label : "no forecast"),
-                     number(f ? f->marked_speed : kNaN), number(f ? f->predicted_parameter : none),
-                     number(f ? f->predicted_work : none), number(f ? f->predicted_psi : none),
+                     number(f ? f->marked_speed : kNaN),
+                     figure(f ? f->predicted_parameter : none,
+                            f ? f->predicted_parameter_interval : OptionalInterval()),
+                     figure(f ? f->predicted_work : none,
+                            f ? f->predicted_work_interval : OptionalInterval()),
+                     figure(f ? f->predicted_psi : none,
+                            f ? f->predicted_psi_interval : OptionalInterval()),
                      t ? integer(t->set_index) : number(kNaN), text(t ? t->status : "not simulated"),
                      number(t ? t->marked_speed : kNaN),
                      t && t->parameter_value ? number(t->parameter_value)
                                              : missing(t ? t->status : "not simulated"),
                      number(t ? t->work : none), number(r.twin_psi), percent(r.parameter_error()),
-                     percent(r.work_error()), percent(r.psi_error())});
+                     percent(r.work_error()), percent(r.psi_error()),
+                     text(outside_text(r))});
   }
   return make_table(
       twin_id(pair) + "-capacity",
-      fmt::format("Forecast and twin on the sets beyond the measured ones, {} and {}",
-                  experiment_label(measured), experiment_label(pair.twin)),
+      captioned(fmt::format("Forecast and twin on the sets beyond the measured ones, {} and {}",
+                            experiment_label(measured), experiment_label(pair.twin)),
+                intervals),
       {"target_efficiency", "node_count", "forecast",
        {"forecast_marked_speed", unit_of(measured), true}, "predicted_parameter",
        {"predicted_work", kWorkUnit}, "predicted_psi", {"twin_set_index", "", true},
        {"twin_status", "", true}, {"twin_marked_speed", unit_of(measured), true},
        "twin_parameter_value",
-       {"twin_work", kWorkUnit}, "twin_psi", "parameter_error", "work_error", "psi_error"},
+       {"twin_work", kWorkUnit}, "twin_psi", "parameter_error", "work_error", "psi_error",
+       "twin_outside_interval"},
       cells);
 }
 
@@ -1120,6 +1195,11 @@ void add_capacity_twin(const TwinPair& pair, const ExperimentData& measured,
           "{}",
           experiment_label(pair.twin), r.twin->set_index, r.node_count,
           target_label(r.target_efficiency), r.node_count, pair.measured));
+    if (const std::string outside = outside_text(r); !outside.empty())
+      section.notes.push_back(fmt::format("{}, twin set {} ({} nodes) at {}: {}",
+                                          experiment_label(pair.twin), r.twin->set_index,
+                                          r.node_count, target_label(r.target_efficiency),
+                                          outside));
   }
   if (!unsimulated.empty())
     section.notes.push_back(fmt::format(

@@ -177,6 +177,10 @@ struct CapacityTwinRow {
   [[nodiscard]] double parameter_error() const;
   [[nodiscard]] double work_error() const;
   [[nodiscard]] double psi_error() const;
+  /// The figures ("parameter", "work", "psi") at which the twin lies outside the forecast's
+  /// interval (beyond a bound it has: an open side holds everything); empty when there are
+  /// none, or no forecast, twin or interval to compare.
+  [[nodiscard]] std::vector<std::string> twin_outside_interval() const;
 };
 /// By target, then node count.
 std::vector<CapacityTwinRow> capacity_twin_rows(const ExperimentData& measured,

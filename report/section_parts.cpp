@@ -15,6 +15,11 @@ bool reaches_target(const std::string& status) {
   return status == "found" || status == "within_tolerance";
 }
 
+bool outside_interval(const OptionalNumber& value, const OptionalInterval& interval) {
+  if (!value || !interval) return false;
+  return (interval->low && *value < *interval->low) || (interval->high && *value > *interval->high);
+}
+
 Cell text(const std::string& value) {
   return {value, value, false};
 }

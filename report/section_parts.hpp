@@ -28,6 +28,10 @@ double relative_change(const OptionalNumber& value, const OptionalNumber& refere
 /// "within_tolerance" (the model's TargetReading::has_parameter, as the view names it).
 bool reaches_target(const std::string& status);
 
+/// Whether `value` lies beyond a bound of `interval` (an absent bound is open: it holds
+/// everything on its side); false without either.
+bool outside_interval(const OptionalNumber& value, const OptionalInterval& interval);
+
 // --- table cells -------------------------------------------------------------------
 
 /// A cell as shown (shown_number: at most 4 significant digits) and as exported

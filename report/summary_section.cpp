@@ -140,7 +140,7 @@ SummaryRow twin_row(const ExperimentData* twin, const RequiredWork* w, const For
 /// kSummaryAgreement of the forecast's.
 bool agrees(const Forecast& f, const RequiredWork& w) {
   const OptionalInterval& i = f.predicted_parameter_interval;
-  if (i && i->low && i->high) return *w.parameter_value >= *i->low && *w.parameter_value <= *i->high;
+  if (i && i->low && i->high) return !outside_interval(w.parameter_value, i);
   return std::abs(relative_change(f.predicted_parameter, w.parameter_value)) <= kSummaryAgreement;
 }
 

@@ -238,10 +238,21 @@ Legend place_legend(const std::vector<std::string>& names, double width) {
 /// The stroke of a dashed series, in the plot and in the legend.
 constexpr const char* kDashed = R"( stroke-dasharray="5 3")";
 
-/// One entry per name in the colour of its index, beside the plot from its top or under the
-/// plot from `below_y`; `dashed` (optional, by index) dashes it.
+/// How a legend entry is drawn: a line in a palette colour, dashed or not, or a band's
+/// swatch.
+struct LegendKey {
+  std::size_t colour = 0;
+  bool dashed = false;
+  bool band = false;
+};
+
+/// The fill of a band, in the plot and in the legend.
+constexpr const char* kBandOpacity = "0.22";
+
+/// One entry per name, beside the plot from its top or under the plot from `below_y`;
+/// `keys` (by index; default: a solid line in the colour of the index) says how to draw it.
 std::string legend(const Frame& f, const Legend& legend_place, double below_y,
-                   std::vector<TextLabel>& labels, const std::vector<bool>& dashed = {}) {
+                   std::vector<TextLabel>& labels, const std::vector<LegendKey>& keys = {}) {
   std::string s;
   const auto& names = legend_place.names;
   // Under the plot an entry may reach the chart's right edge.
@@ -250,8 +261,15 @@ std::string legend(const Frame& f, const Legend& legend_place, double below_y,
   double y = legend_place.below ? below_y : f.top + 8;
   for (std::size_t i = 0; i < names.size(); ++i, y += kLegendLine) {
     const double x = legend_place.below ? f.left : f.left + f.plot_width() + 10;
-    s += fmt::format(R"(<line x1="{}" x2="{}" y1="{}" y2="{}" stroke="{}" stroke-width="2.5"{}/>)",
-                     x, x + 18, y, y, colour(i), i < dashed.size() && dashed[i] ? kDashed : "");
+    const LegendKey key = i < keys.size() ? keys[i] : LegendKey{i, false, false};
+    if (key.band)
+      s +=
+          fmt::format(R"(<rect x="{}" y="{}" width="18" height="10" fill="{}" fill-opacity="{}"/>)",
+                      x, y - 5, colour(key.colour), kBandOpacity);
+    else
+      s +=
+          fmt::format(R"(<line x1="{}" x2="{}" y1="{}" y2="{}" stroke="{}" stroke-width="2.5"{}/>)",
+                      x, x + 18, y, y, colour(key.colour), key.dashed ? kDashed : "");
     TextLabel l = label(shown[i], x + 24, y, TextAnchor::start, kAxisSize, "legend");
     if (shown[i] != names[i]) l.tooltip = names[i];
     labels.push_back(std::move(l));
@@ -316,9 +334,21 @@ Drawing draw(const LineChart& chart, int width, int height) {
   f.height = height;
   std::vector<std::string> names;
   for (const auto& series : chart.series) names.push_back(series.name);
+  for (const auto& band : chart.bands) names.push_back(band.name);
   const Legend key = place_legend(names, f.width);
   f.right = key.margin();
   f.top = place_title(chart.title, f.width, d.labels);
+  // The bands' bounds count towards the axes as points do.
+  const std::vector<Series> band_bounds = [&] {
+    std::vector<Series> out;
+    for (const auto& band : chart.bands) {
+      Series& bounds = out.emplace_back();
+      for (const auto& p : band.points)
+        if (std::isfinite(p.low) && std::isfinite(p.high))
+          bounds.points.insert(bounds.points.end(), {{p.x, p.low}, {p.x, p.high}});
+    }
+    return out;
+  }();
 
   bool log_x = chart.log_x;
   bool log_y = chart.log_y;
@@ -327,7 +357,7 @@ Drawing draw(const LineChart& chart, int width, int height) {
   // spanning decades is drawn on a log scale.
   double x_low = std::numeric_limits<double>::max(), x_high = std::numeric_limits<double>::lowest();
   double y_low = x_low, y_high = x_high;
-  for (const auto* list : {&chart.series, &chart.highlights})
+  for (const auto* list : {&chart.series, &chart.highlights, &band_bounds})
     for (const auto& series : *list)
       for (const auto& p : series.points)
         if (finite(p)) {
@@ -351,7 +381,7 @@ Drawing draw(const LineChart& chart, int width, int height) {
   auto drawn = [&](const Point& p) {
     return finite(p) && !(log_x && p.x <= 0) && !(log_y && p.y <= 0);
   };
-  for (const auto* list : {&chart.series, &chart.highlights})
+  for (const auto* list : {&chart.series, &chart.highlights, &band_bounds})
     for (const auto& series : *list)
       for (const auto& p : series.points) {
         if (!drawn(p)) continue;
@@ -431,6 +461,46 @@ Drawing draw(const LineChart& chart, int width, int height) {
     guides.push_back(l);
     d.labels.push_back(std::move(l));
   }
+  for (const auto& band : chart.bands) {
+    d.marks += fmt::format(R"(<g class="band" data-name="{}">)", escape_xml(band.name));
+    std::vector<BandPoint> points = band.points;
+    std::sort(points.begin(), points.end(), [](BandPoint a, BandPoint b) { return a.x < b.x; });
+    const auto closed = [&](const BandPoint& p) {
+      return drawn({p.x, p.low}) && drawn({p.x, p.high});
+    };
+    const char* fill = colour(band.series);
+    const auto tip = [&](const BandPoint& p) {
+      return fmt::format("<title>{}: {} to {} at {}</title>", escape_xml(band.name), number(p.low),
+                         number(p.high), number(p.x));
+    };
+    for (std::size_t a = 0; a < points.size();) {
+      if (!closed(points[a])) {
+        ++a;
+        continue;
+      }
+      std::size_t b = a + 1;
+      while (band.joined && b < points.size() && closed(points[b])) ++b;
+      if (b - a == 1) {  // a bar of its own
+        const BandPoint& p = points[a];
+        d.marks += fmt::format(
+            R"(<rect x="{:.2f}" y="{:.2f}" width="8" height="{:.2f}" fill="{}" fill-opacity="{}">{}</rect>)",
+            px(p.x) - 4, py(p.high), std::max(1.0, py(p.low) - py(p.high)), fill, kBandOpacity,
+            tip(p));
+      } else {
+        std::string outline;
+        for (std::size_t k = a; k < b; ++k)
+          outline += fmt::format("{}{:.2f},{:.2f}", outline.empty() ? "" : " ", px(points[k].x),
+                                 py(points[k].high));
+        for (std::size_t k = b; k-- > a;)
+          outline += fmt::format(" {:.2f},{:.2f}", px(points[k].x), py(points[k].low));
+        d.marks += fmt::format(
+            R"(<polygon points="{}" fill="{}" fill-opacity="{}" stroke="none">{}</polygon>)",
+            outline, fill, kBandOpacity, tip(points[a]));
+      }
+      a = b;
+    }
+    d.marks += "</g>";
+  }
   for (std::size_t i = 0; i < chart.series.size(); ++i) {
     const auto& series = chart.series[i];
     std::string path;
@@ -458,9 +528,11 @@ Drawing draw(const LineChart& chart, int width, int height) {
           R"(<path class="point highlight" d="M{0:.2f},{1:.2f} m-6,0 l6,-6 l6,6 l-6,6 z" fill="#fff" stroke="#C00" stroke-width="2"><title>{2}: ({3}, {4})</title></path>)",
           px(p.x), py(p.y), escape_xml(series.name), number(p.x), number(p.y));
     }
-  std::vector<bool> dashed;
-  for (const auto& series : chart.series) dashed.push_back(series.dashed);
-  d.marks += legend(f, key, f.plot_bottom() + key_y, d.labels, dashed);
+  std::vector<LegendKey> keys;
+  for (std::size_t i = 0; i < chart.series.size(); ++i)
+    keys.push_back({i, chart.series[i].dashed, false});
+  for (const auto& band : chart.bands) keys.push_back({band.series, false, true});
+  d.marks += legend(f, key, f.plot_bottom() + key_y, d.labels, keys);
   return d;
 }
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,6 +30,23 @@ struct Series {
   bool dashed = false;
 };
 
+/// The range of a band at one x; a NaN bound leaves the band open there (not drawn).
+struct BandPoint {
+  double x = 0;
+  double low = 0;
+  double high = 0;
+};
+
+/// A shaded range low..high around a series (e.g. the interval of each point), in the
+/// colour of that series, under every line, with its own legend entry. Joined: one area
+/// through consecutive points with both bounds (by x); else a bar at each point.
+struct Band {
+  std::string name;
+  std::size_t series = 0;  // index into LineChart::series: the colour
+  std::vector<BandPoint> points;
+  bool joined = true;
+};
+
 /// A labelled reference: a horizontal line (e.g. the target E_s) or a marked point
 /// (e.g. a read-off).
 struct Guide {
@@ -43,6 +61,7 @@ struct LineChart {
   bool log_x = false;  // also when the positive x values span more than two decades
   bool log_y = false;  // also when the positive y values span more than two decades
   std::vector<Series> series;
+  std::vector<Band> bands;  // listed in the legend after the series
   std::vector<Guide> horizontal_lines;
   std::vector<Series> highlights;  // drawn on top, markers only (read-off points)
 };

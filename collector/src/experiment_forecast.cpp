@@ -7,6 +7,7 @@
 #include <map>
 
 #include "hetscale/base/error.hpp"
+#include "hetscale/base/interval_columns.hpp"
 #include "hetscale/model/workload.hpp"
 
 namespace hetscale {
@@ -121,7 +122,8 @@ ExperimentForecast forecast_from_input(const PredictionInput& in, const Forecast
   const Workload workload = Workload::parse(in.workload);
   const FittingSamples runs =
       choose_fitting_samples(in.samples, in.sample_sets, options.fit_sets, options.experiment);
-  const TimeModel model = TimeModel::fit(runs.fitted, workload, communication_pattern_for(in.code));
+  const CommunicationPattern pattern = communication_pattern_for(in.code);
+  const TimeModel model = TimeModel::fit(runs.fitted, workload, pattern);
   const auto sets = forecast_sets(in.measured, options.doublings, options.what_ifs,
                                   in.site ? &*in.site : nullptr);
   ExperimentForecast f;
@@ -130,6 +132,15 @@ ExperimentForecast forecast_from_input(const PredictionInput& in, const Forecast
   f.workload = in.workload;
   f.speed_unit = in.speed_unit;
   f.rows = forecast(model, workload, target, in.ops_per_unit, sets);
+  ForecastIntervalOptions intervals;
+  intervals.resamples = options.resamples;
+  intervals.seed = forecast_seed(options.experiment, target);
+  f.interval_level = intervals.level;
+  f.interval_resamples = options.resamples;
+  f.residual_degrees_of_freedom =
+      add_forecast_intervals(f.rows, model, runs.fitted, workload, pattern, target, in.ops_per_unit,
+                             intervals)
+          .degrees_of_freedom;
   f.fit_sets = options.fit_sets;
   f.fitted_sets = runs.fitted_sets;
   // predictions.model is the only place of a batch that can say what the fit saw.
@@ -144,29 +155,37 @@ ExperimentForecast forecast_from_input(const PredictionInput& in, const Forecast
   return f;
 }
 
-Table forecast_table(const ExperimentForecast& forecast) {
-  Table t{{"kind", "label", "nodes", "processes", "marked_speed", "predicted_parameter",
-           "predicted_work", "psi", "psi_against", "measured_parameter", "measured_work",
-           "relative_error", "fitted", "note"},
-          {}};
+Table forecast_table(const ExperimentForecast& forecast, TableFormat format) {
+  Table t{{"kind", "label", "nodes", "processes", "marked_speed"}, {}};
+  for (const char* figure : {"predicted_parameter", "predicted_work", "psi"})
+    add_interval_columns(t.columns, figure, format);
+  t.columns.insert(t.columns.end(), {"psi_against", "measured_parameter", "measured_work",
+                                     "relative_error", "fitted", "note"});
   for (const auto& r : forecast.rows) {
     const bool found = r.prediction.found;
     const Cell against = r.psi_against && *r.psi_against < forecast.rows.size()
                              ? Cell(forecast.rows[*r.psi_against].set.label)
                              : Cell(std::monostate{});
-    t.rows.push_back(
-        {std::string(to_string(r.set.kind)), r.set.label,
-         static_cast<std::int64_t>(r.set.node_count), static_cast<std::int64_t>(r.set.processes),
-         r.set.marked_speed, found ? Cell(r.prediction.parameter) : Cell(std::monostate{}),
-         found ? Cell(r.prediction.work) : Cell(std::monostate{}), optional_cell(r.psi), against,
-         optional_cell(r.set.measured_parameter), optional_cell(r.set.measured_work),
-         optional_cell(r.relative_error), fitted_cell(r, forecast.fit_sets), r.prediction.note});
+    std::vector<Cell> row{std::string(to_string(r.set.kind)), r.set.label,
+                          static_cast<std::int64_t>(r.set.node_count),
+                          static_cast<std::int64_t>(r.set.processes), r.set.marked_speed};
+    const auto figure = [&](const std::optional<double>& value, const ReportedInterval& i) {
+      add_interval_cells(row, value, i.low, i.high, i.reason, i.note, format);
+    };
+    figure(found ? std::optional<double>(r.prediction.parameter) : std::nullopt,
+           r.parameter_interval);
+    figure(found ? std::optional<double>(r.prediction.work) : std::nullopt, r.work_interval);
+    figure(r.psi, r.psi_interval);
+    row.insert(row.end(), {against, optional_cell(r.set.measured_parameter),
+                           optional_cell(r.set.measured_work), optional_cell(r.relative_error),
+                           fitted_cell(r, forecast.fit_sets), r.prediction.note});
+    t.rows.push_back(std::move(row));
   }
   return t;
 }
 
 void print_forecast(std::ostream& out, const ExperimentForecast& forecast, TableFormat format) {
-  const Table table = forecast_table(forecast);
+  const Table table = forecast_table(forecast, format);
   if (format == TableFormat::json) {
     const nlohmann::json j = {
         {"experiment", forecast.experiment},
@@ -181,6 +200,9 @@ void print_forecast(std::ostream& out, const ExperimentForecast& forecast, Table
         {"held_out_forecast_error", optional_json(forecast.held_out_forecast_error)},
         {"fitted_parameter_error", optional_json(forecast.fitted_parameter_error)},
         {"held_out_parameter_error", optional_json(forecast.held_out_parameter_error)},
+        {"interval_level", forecast.interval_level},
+        {"interval_method", forecast_interval_method},
+        {"interval_resamples", forecast.interval_resamples},
         {"rows", table_json(table)}};
     out << j.dump(2) << '\n';
     return;
@@ -197,12 +219,24 @@ void print_forecast(std::ostream& out, const ExperimentForecast& forecast, Table
           "run-time forecast on the {} held-out runs: mean absolute relative error {:.2f}%\n",
           forecast.held_out_runs, 100 * *forecast.held_out_forecast_error);
     out << fmt::format(
-        "parameter at the target, mean |relative_error|: held-out sets {}, fitted sets {}\n\n",
+        "parameter at the target, mean |relative_error|: held-out sets {}, fitted sets {}\n",
         percent(forecast.held_out_parameter_error), percent(forecast.fitted_parameter_error));
+    out << fmt::format(
+        "intervals: {:g}% of one new run on each set, {}, {} resamples; the fitted runs' "
+        "relative residuals have {} degrees of freedom\n\n",
+        100 * forecast.interval_level, forecast_interval_method, forecast.interval_resamples,
+        forecast.residual_degrees_of_freedom);
   }
   print_table(out, table, format);
-  if (format == TableFormat::table)
+  if (format == TableFormat::table) {
+    for (const auto& r : forecast.rows) {
+      if (r.prediction.found && !r.parameter_interval.note.empty())
+        out << fmt::format("{}: parameter and work: {}\n", r.set.label, r.parameter_interval.note);
+      if (r.psi && !r.psi_interval.note.empty())
+        out << fmt::format("{}: psi: {}\n", r.set.label, r.psi_interval.note);
+    }
     out << fmt::format("\nstored as prediction batch {}\n", forecast.batch);
+  }
 }
 
 }  // namespace hetscale

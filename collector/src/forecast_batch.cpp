@@ -12,7 +12,7 @@ ExperimentForecast forecast_experiment(pg::Connection& conn, const ForecastOptio
   PredictionInput in = load_prediction_input(conn, options.experiment, target);
   if (options.site) in.site = options.site;
   ExperimentForecast forecast = forecast_from_input(in, options, target);
-  forecast.batch = store_predictions(conn, in.experiment_id, target, forecast.model, forecast.rows);
+  forecast.batch = store_predictions(conn, in.experiment_id, forecast);
   tx.commit();
   return forecast;
 }

@@ -154,20 +154,28 @@ PredictionInput load_prediction_input(pg::Connection& conn, const std::string& e
   return in;
 }
 
-long long store_predictions(pg::Connection& conn, long long experiment_id, double target,
-                            const std::string& model, const std::vector<ForecastRow>& rows) {
+long long store_predictions(pg::Connection& conn, long long experiment_id,
+                            const ExperimentForecast& forecast) {
   const long long batch =
       conn.exec("SELECT nextval('hetscale.prediction_batches')").integer(0, 0);
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const ForecastRow& row = rows[i];
+  const auto note = [](const std::string& text) {  // a note or reason; NULL when empty
+    return text.empty() ? std::nullopt : std::optional<std::string>(text);
+  };
+  for (std::size_t i = 0; i < forecast.rows.size(); ++i) {
+    const ForecastRow& row = forecast.rows[i];
     const bool found = row.prediction.found;
     conn.exec(R"sql(
       INSERT INTO hetscale.predictions (batch, position, experiment_id, target_efficiency,
         kind, label, set_index, node_count, marked_speed, predicted_parameter, predicted_work,
-        predicted_psi, measured_parameter, measured_work, relative_error, model)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16))sql",
+        predicted_psi, measured_parameter, measured_work, relative_error, model,
+        predicted_parameter_low, predicted_parameter_high, predicted_work_low,
+        predicted_work_high, predicted_psi_low, predicted_psi_high, interval_level,
+        interval_method, interval_resamples, interval_note, psi_interval_note, interval_reason,
+        psi_interval_reason)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
+        $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29))sql",
               {std::to_string(batch), std::to_string(i), std::to_string(experiment_id),
-               number(target), to_string(row.set.kind), row.set.label,
+               number(forecast.target), to_string(row.set.kind), row.set.label,
                row.set.set_index ? std::optional<std::string>(std::to_string(*row.set.set_index))
                                  : std::nullopt,
                std::to_string(row.set.node_count), number(row.set.marked_speed),
@@ -175,7 +183,14 @@ long long store_predictions(pg::Connection& conn, long long experiment_id, doubl
                found ? optional_number(row.prediction.work) : std::nullopt,
                optional_number(row.psi), optional_number(row.set.measured_parameter),
                optional_number(row.set.measured_work), optional_number(row.relative_error),
-               model});
+               forecast.model, optional_number(row.parameter_interval.low),
+               optional_number(row.parameter_interval.high), optional_number(row.work_interval.low),
+               optional_number(row.work_interval.high), optional_number(row.psi_interval.low),
+               optional_number(row.psi_interval.high), number(forecast.interval_level),
+               std::string(forecast_interval_method),
+               std::to_string(forecast.interval_resamples), note(row.parameter_interval.note),
+               note(row.psi_interval.note), note(row.parameter_interval.reason),
+               note(row.psi_interval.reason)});
   }
   return batch;
 }

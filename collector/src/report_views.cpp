@@ -32,9 +32,17 @@ constexpr int kTimeSplitSchemaVersion = 18;
 /// older databases' reports show the figures without them.
 constexpr int kIntervalSchemaVersion = 21;
 
+/// Schema version from which capacity_forecast carries the forecast rows' intervals
+/// (migration 0022): older databases' reports show the forecasts without them.
+constexpr int kForecastIntervalSchemaVersion = 22;
+
 /// Schema version from which the views carry the short reason a figure has no interval,
 /// and set_psi the level, method and resamples of psi's interval (migration 0023).
 constexpr int kIntervalReasonSchemaVersion = 23;
+
+/// Schema version from which capacity_forecast carries the short reason a forecast's
+/// figure has no interval (migration 0024).
+constexpr int kForecastIntervalReasonSchemaVersion = 24;
 
 std::string text(const pg::Result& r, int row, int column) {
   return r.is_null(row, column) ? std::string() : std::string(r.text(row, column));
@@ -138,6 +146,13 @@ enum class IntervalColumns { none, notes, reasons };
 IntervalColumns interval_columns(int version) {
   if (version >= kIntervalReasonSchemaVersion) return IntervalColumns::reasons;
   return version >= kIntervalSchemaVersion ? IntervalColumns::notes : IntervalColumns::none;
+}
+
+/// The same of capacity_forecast: bounds and notes from migration 22, reasons from 24.
+IntervalColumns forecast_interval_columns(int version) {
+  if (version >= kForecastIntervalReasonSchemaVersion) return IntervalColumns::reasons;
+  return version >= kForecastIntervalSchemaVersion ? IntervalColumns::notes
+                                                   : IntervalColumns::none;
 }
 
 /// The columns of a view's interval, as read: low, high, level, method, resamples,
@@ -304,21 +319,41 @@ void read_partitions(const Views& views, const Chosen& chosen) {
            r.optional_number(i, k + 13)});
 }
 
-void read_forecasts(const Views& views, const Chosen& chosen) {
-  const pg::Result r = views.exec(R"(
-      SELECT {key}, position, target_efficiency, kind, label, set_index, node_count,
+void read_forecasts(const Views& views, const Chosen& chosen, IntervalColumns columns) {
+  const pg::Result r = views.exec(
+      fmt::format(R"(
+      SELECT {{key}}, position, target_efficiency, kind, label, set_index, node_count,
              marked_speed, predicted_parameter, predicted_work, predicted_psi,
-             measured_parameter, measured_work, relative_error, model
-      FROM hetscale.capacity_forecast ORDER BY 1, 2, 3, target_efficiency, position)");
+             measured_parameter, measured_work, relative_error, model, {}, {}, {}
+      FROM hetscale.capacity_forecast ORDER BY 1, 2, 3, target_efficiency, position)",
+                  interval_sql(columns, {"predicted_parameter_low, predicted_parameter_high",
+                                         "interval_level, interval_method, interval_resamples",
+                                         "interval_reason", "interval_note",
+                                         IntervalColumns::notes}),
+                  columns == IntervalColumns::none ? "NULL::float8, NULL::float8"
+                                                   : "predicted_work_low, predicted_work_high",
+                  interval_sql(columns, {"predicted_psi_low, predicted_psi_high",
+                                         "interval_level, interval_method, interval_resamples",
+                                         "psi_interval_reason", "psi_interval_note",
+                                         IntervalColumns::notes}))
+          .c_str());
   for (int i = 0; i < r.rows(); ++i)
-    if (ExperimentData* e = chosen(r, i))
-      e->forecasts.push_back({small(r, i, k), r.number(i, k + 1), text(r, i, k + 2),
-                              text(r, i, k + 3), optional_small(r, i, k + 4),
-                              small(r, i, k + 5), r.number(i, k + 6),
-                              r.optional_number(i, k + 7), r.optional_number(i, k + 8),
-                              r.optional_number(i, k + 9), r.optional_number(i, k + 10),
-                              r.optional_number(i, k + 11), r.optional_number(i, k + 12),
-                              text(r, i, k + 13)});
+    if (ExperimentData* e = chosen(r, i)) {
+      Forecast f{small(r, i, k), r.number(i, k + 1), text(r, i, k + 2),
+                 text(r, i, k + 3), optional_small(r, i, k + 4),
+                 small(r, i, k + 5), r.number(i, k + 6),
+                 r.optional_number(i, k + 7), r.optional_number(i, k + 8),
+                 r.optional_number(i, k + 9), r.optional_number(i, k + 10),
+                 r.optional_number(i, k + 11), r.optional_number(i, k + 12),
+                 text(r, i, k + 13)};
+      // A figure that is absent has no interval; the parameter's reason and note are the
+      // work's too (one bootstrap gives both).
+      if (f.predicted_parameter) f.predicted_parameter_interval = interval_of(r, i, k + 14);
+      if (f.predicted_work)
+        f.predicted_work_interval = interval_of(r, i, k + 14, std::pair{k + 21, k + 22});
+      if (f.predicted_psi) f.predicted_psi_interval = interval_of(r, i, k + 23);
+      e->forecasts.push_back(std::move(f));
+    }
 }
 
 std::vector<NodeRow> read_nodes(pg::Connection& conn) {
@@ -526,7 +561,7 @@ ReportData read_report_data(pg::Connection& conn, const std::vector<std::string>
   read_heterogeneity(views, chosen);
   read_weights(views, chosen);
   read_partitions(views, chosen);
-  read_forecasts(views, chosen);
+  read_forecasts(views, chosen, forecast_interval_columns(version));
   if (names.empty() && data.experiments.back().partitions.empty()) data.experiments.pop_back();
   data.nodes = read_nodes(conn);
   snapshot.commit();

@@ -145,11 +145,14 @@ std::vector<ForecastSet> doubling_sets(const ForecastSet& largest, const SiteTab
   return out;
 }
 
+ParameterSearchRange forecast_search_range(const TimeModel& model) {
+  return {model.min_parameter() / 100, model.max_parameter() * 1e4};
+}
+
 std::vector<ForecastRow> forecast(const TimeModel& model, const Workload& workload, double target,
                                   double ops_per_unit, const std::vector<ForecastSet>& sets) {
   std::vector<ForecastRow> rows;
-  const double low = model.min_parameter() / 100;
-  const double high = model.max_parameter() * 1e4;
+  const auto [low, high] = forecast_search_range(model);
   for (const auto& set : sets) {
     ForecastRow row;
     row.set = set;

@@ -304,6 +304,12 @@ std::string TimeModel::describe() const {
                      wall_times_only_ ? "; fitted on wall times alone (the runs have no compute times)" : "");
 }
 
+std::size_t TimeModel::fitted_coefficients() const {
+  const auto& c = communication_.coefficients();
+  return eta_coefficients_.size() + static_cast<std::size_t>(std::count_if(
+                                        c.begin(), c.end(), [](double x) { return x != 0; }));
+}
+
 double TimeModel::compute_efficiency(double parameter) const {
   const double n = std::clamp(parameter, min_parameter_, max_parameter_);
   return std::max(1e-6, polynomial(eta_coefficients_, std::log(n)));
@@ -331,12 +337,14 @@ ParameterPrediction predict_parameter(const TimeModel& model, const Workload& wo
   auto gap = [&](double n) { return model.speed_efficiency(n, marked_speed, processes) - target; };
   if (gap(low) > 0) {
     out.note = "the target is already exceeded at the smallest size searched";
+    out.beyond = ParameterPrediction::Beyond::below;
     return out;
   }
   if (gap(high) < 0) {
     out.note = "the target is not reached below N = " + std::to_string(high) +
                " (predicted E_s there " +
                std::to_string(model.speed_efficiency(high, marked_speed, processes)) + ")";
+    out.beyond = ParameterPrediction::Beyond::above;
     return out;
   }
   double a = std::log(low);

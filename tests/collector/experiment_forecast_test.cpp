@@ -215,11 +215,51 @@ TEST(ForecastFromInput, WhatIfPsiIsAgainstItsBaseAndDoublingPsiAgainstThePreviou
   EXPECT_GT(*what_if.psi, 0.5);
   EXPECT_LT(*what_if.psi, 1.01);
   // The printed table names the row each psi is against.
-  const Table t = forecast_table(f);
+  const Table t = forecast_table(f, TableFormat::table);
   EXPECT_EQ(t.columns[8], "psi_against");
   EXPECT_EQ(t.rows[0][8], Cell(std::monostate{}));
   EXPECT_EQ(t.rows[1][8], Cell(std::string("set 0")));
   EXPECT_EQ(t.rows[5][8], Cell(std::string("set 2")));
+}
+
+// Runs off the model by a few percent: every row gets its 90% interval around the forecast,
+// the same for the same experiment and target.
+TEST(ForecastFromInput, EveryRowCarriesAReproducibleInterval) {
+  PredictionInput in = synthetic_input();
+  for (std::size_t i = 0; i < in.samples.size(); ++i) {
+    const double f = 1 + 0.03 * std::sin(static_cast<double>(7 * i));
+    in.samples[i].wall_seconds *= f;
+    in.samples[i].compute_seconds *= f;
+    in.samples[i].communication_seconds *= f;
+  }
+  ForecastOptions options;
+  options.experiment = "synthetic";
+  options.doublings = 1;
+  options.what_ifs = {parse_what_if("group:100:2")};
+  options.resamples = 300;
+  const auto f = forecast_from_input(in, options, 0.5);
+  const auto again = forecast_from_input(in, options, 0.5);
+  EXPECT_EQ(f.interval_level, 0.9);
+  EXPECT_EQ(f.interval_resamples, 300u);
+  EXPECT_GT(f.residual_degrees_of_freedom, 10u);
+  ASSERT_EQ(f.rows.size(), 5u);
+  for (std::size_t i = 0; i < f.rows.size(); ++i) {
+    SCOPED_TRACE(i);
+    const auto& r = f.rows[i];
+    ASSERT_TRUE(r.prediction.found);
+    ASSERT_TRUE(r.parameter_interval.low && r.parameter_interval.high) << r.parameter_interval.note;
+    EXPECT_LT(*r.parameter_interval.low, r.prediction.parameter);
+    EXPECT_GT(*r.parameter_interval.high, r.prediction.parameter);
+    EXPECT_LT(*r.work_interval.low, r.prediction.work);
+    EXPECT_GT(*r.work_interval.high, r.prediction.work);
+    EXPECT_EQ(r.parameter_interval.low, again.rows[i].parameter_interval.low);
+    EXPECT_EQ(r.psi_interval.high, again.rows[i].psi_interval.high);
+    if (i > 0) {
+      ASSERT_TRUE(r.psi_interval.low && r.psi_interval.high) << r.psi_interval.note;
+      EXPECT_LT(*r.psi_interval.low, *r.psi);
+      EXPECT_GT(*r.psi_interval.high, *r.psi);
+    }
+  }
 }
 
 TEST(ForecastFromInput, UnknownGroupOfAWhatIfIsAnError) {
@@ -243,38 +283,94 @@ ExperimentForecast small_forecast() {
   f.held_out_forecast_error = 0.5;
   f.held_out_parameter_error = 0.25;
   f.batch = 7;
+  f.interval_resamples = 1000;
+  f.residual_degrees_of_freedom = 2;
   auto fitted = row(ForecastKind::measured, 0, 0.1);
   fitted.set.label = "set 0";
   fitted.set.node_count = 2;
   fitted.set.processes = 4;
   fitted.set.marked_speed = 200;
   fitted.prediction = {true, 110, 2 * 110.0 * 110 * 110, 1, ""};
+  const std::string open = "upper bound open: 60 of 1000 resamples fall above N = 1e+06";
+  fitted.parameter_interval = {100.0, std::nullopt, "", open};
+  fitted.work_interval = {2e6, std::nullopt, "", open};
   fitted.set.measured_parameter = 100;
   auto held_out = row(ForecastKind::measured, 1, 0.25);
   held_out.set.label = "set 1";
   held_out.prediction = {true, 125, 3, 1, ""};
   held_out.psi = 0.5;
+  held_out.psi_interval = {0.4, 0.6};
+  held_out.parameter_interval = {120.0, 130.0};
+  held_out.work_interval = {2.0, 4.0};
   auto doubling = row(ForecastKind::doubling, std::nullopt, std::nullopt);
   doubling.set.label = "twice, beyond";
   doubling.prediction.note = "target unreachable";
+  doubling.parameter_interval = {
+      {}, {}, "no parameter", "no interval: the forecast has no parameter at the target"};
   f.rows = {fitted, held_out, doubling};
   return f;
 }
 
-TEST(ForecastTable, FittedColumnAndEmptyCells) {
-  const Table t = forecast_table(small_forecast());
-  ASSERT_EQ(t.columns.size(), 14u);
-  EXPECT_EQ(t.columns[12], "fitted");
+TEST(ForecastTable, FittedColumnEmptyCellsAndIntervals) {
+  const Table t = forecast_table(small_forecast(), TableFormat::json);
+  ASSERT_EQ(t.columns.size(), 23u);
+  EXPECT_EQ(t.columns[6], "predicted_parameter_low");
+  EXPECT_EQ(t.columns[8], "predicted_parameter_interval_note");
+  EXPECT_EQ(t.columns[13], "psi");
+  EXPECT_EQ(t.columns[16], "psi_interval_note");
+  EXPECT_EQ(t.columns[21], "fitted");
   ASSERT_EQ(t.rows.size(), 3u);
-  EXPECT_EQ(t.rows[0][12], Cell(std::string("yes")));
-  EXPECT_EQ(t.rows[1][12], Cell(std::string("no")));
-  EXPECT_EQ(t.rows[2][12], Cell(std::monostate{}));
+  EXPECT_EQ(t.rows[0][21], Cell(std::string("yes")));
+  EXPECT_EQ(t.rows[1][21], Cell(std::string("no")));
+  EXPECT_EQ(t.rows[2][21], Cell(std::monostate{}));
   EXPECT_EQ(t.rows[0][3], Cell(std::int64_t{4}));
-  EXPECT_EQ(t.rows[0][6], Cell(2 * 110.0 * 110 * 110));
-  EXPECT_EQ(t.rows[0][7], Cell(std::monostate{}));  // no psi on the first row
-  EXPECT_EQ(t.rows[1][7], Cell(0.5));
+  EXPECT_EQ(t.rows[0][5], Cell(110.0));
+  EXPECT_EQ(t.rows[0][6], Cell(100.0));
+  EXPECT_EQ(t.rows[0][7], Cell(std::monostate{}));  // an open upper bound
+  EXPECT_EQ(t.rows[0][8],
+            Cell(std::string("upper bound open: 60 of 1000 resamples fall above N = 1e+06")));
+  EXPECT_EQ(t.rows[0][9], Cell(2 * 110.0 * 110 * 110));
+  EXPECT_EQ(t.rows[0][11], Cell(std::monostate{}));
+  EXPECT_EQ(t.rows[0][13], Cell(std::monostate{}));  // no psi on the first row
+  EXPECT_EQ(t.rows[1][13], Cell(0.5));
+  EXPECT_EQ(t.rows[1][14], Cell(0.4));
   EXPECT_EQ(t.rows[2][5], Cell(std::monostate{}));  // not found: no parameter
-  EXPECT_EQ(t.rows[2][13], Cell(std::string("target unreachable")));
+  EXPECT_EQ(t.rows[2][8],
+            Cell(std::string("no interval: the forecast has no parameter at the target")));
+  EXPECT_EQ(t.rows[2][22], Cell(std::string("target unreachable")));
+  // One cell per figure in text tables: the figure and its bounds.
+  const Table text = forecast_table(small_forecast(), TableFormat::table);
+  ASSERT_EQ(text.columns.size(), 14u);
+  EXPECT_EQ(text.rows[0][5], Cell(std::string("110 [100, open]")));
+  EXPECT_EQ(text.rows[0][6], Cell(std::string("2.662e+06 [2e+06, open]")));
+  EXPECT_EQ(text.rows[1][7], Cell(std::string("0.5 [0.4, 0.6]")));
+  EXPECT_EQ(text.rows[2][5], Cell(std::monostate{}));
+}
+
+// A figure without an interval: its short reason in the text table's cell, the note in
+// full under the table and in the json and csv column.
+TEST(ForecastTable, AFigureWithoutAnIntervalShowsItsShortReasonAndItsNoteApart) {
+  ExperimentForecast f = small_forecast();
+  const std::string note =
+      "no interval: 3 runs for 3 fitted coefficients of the time model; an interval needs more "
+      "runs than coefficients";
+  for (ForecastRow& r : f.rows) {
+    r.parameter_interval = r.work_interval = {{}, {}, "too few runs", note};
+    r.psi_interval = r.psi ? r.parameter_interval : ReportedInterval{};
+  }
+  const Table text = forecast_table(f, TableFormat::table);
+  EXPECT_EQ(text.rows[1][5], Cell(std::string("125 (too few runs)")));
+  EXPECT_EQ(text.rows[1][6], Cell(std::string("3 (too few runs)")));
+  EXPECT_EQ(text.rows[1][7], Cell(std::string("0.5 (too few runs)")));
+  EXPECT_EQ(text.rows[0][7], Cell(std::monostate{}));  // no psi on the first row
+  const Table json = forecast_table(f, TableFormat::json);
+  EXPECT_EQ(json.rows[1][8], Cell(note));
+  EXPECT_EQ(json.rows[1][16], Cell(note));
+  std::ostringstream out;
+  print_forecast(out, f, TableFormat::table);
+  EXPECT_NE(out.str().find("\nset 1: parameter and work: " + note + "\nset 1: psi: " + note + "\n"),
+            std::string::npos)
+      << out.str();
 }
 
 TEST(PrintForecast, SummaryTableAndBatch) {
@@ -287,9 +383,17 @@ TEST(PrintForecast, SummaryTableAndBatch) {
       "model: T = W/(C eta) + T0; fitted on sets 0 (3 runs)\n"
       "run-time forecast on the 3 fitted runs: mean absolute relative error 1.25%\n"
       "run-time forecast on the 2 held-out runs: mean absolute relative error 50.00%\n"
-      "parameter at the target, mean |relative_error|: held-out sets 25.00%, fitted sets none\n\n"
+      "parameter at the target, mean |relative_error|: held-out sets 25.00%, fitted sets none\n"
+      "intervals: 90% of one new run on each set, residual bootstrap of the time model with "
+      "run noise, percentile, 1000 resamples; the fitted runs' relative residuals have 2 "
+      "degrees of freedom\n\n"
       "kind "))
       << out;
+  EXPECT_NE(out.find("\nset 0: parameter and work: upper bound open: 60 of 1000 resamples fall "
+                     "above N = 1e+06\n"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("\nset 1: "), std::string::npos) << out;  // its intervals have no note
   EXPECT_TRUE(out.ends_with("\n\nstored as prediction batch 7\n")) << out;
 
   std::ostringstream json;
@@ -302,11 +406,21 @@ TEST(PrintForecast, SummaryTableAndBatch) {
   EXPECT_EQ(j["held_out_parameter_error"], 0.25);
   ASSERT_EQ(j["rows"].size(), 3u);
   EXPECT_EQ(j["rows"][1]["fitted"], "no");
+  EXPECT_EQ(j["interval_level"], 0.9);
+  EXPECT_EQ(j["interval_resamples"], 1000);
+  EXPECT_EQ(j["rows"][0]["predicted_parameter_low"], 100.0);
+  EXPECT_TRUE(j["rows"][0]["predicted_parameter_high"].is_null());
+  EXPECT_TRUE(j["rows"][0]["predicted_work_high"].is_null());
+  EXPECT_EQ(j["rows"][1]["psi_high"], 0.6);
 
   std::ostringstream csv;
   print_forecast(csv, f, TableFormat::csv);
   const std::string rows = csv.str();
-  EXPECT_TRUE(rows.starts_with("kind,label,nodes,processes,marked_speed,")) << rows;
+  EXPECT_TRUE(
+      rows.starts_with("kind,label,nodes,processes,marked_speed,predicted_parameter,"
+                       "predicted_parameter_low,predicted_parameter_high,"
+                       "predicted_parameter_interval_note,"))
+      << rows;
   EXPECT_EQ(std::count(rows.begin(), rows.end(), '\n'), 4);
 }
 

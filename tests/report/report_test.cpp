@@ -60,6 +60,22 @@ TEST(LineChart, ADashedSeriesIsDashedInThePlotAndInTheLegend) {
   EXPECT_EQ(count(render_svg(chart), "stroke-dasharray=\"5 3\""), 0u);
 }
 
+TEST(LineChart, ABandIsAnAreaUnderTheLinesInItsSeriesColourWithALegendEntry) {
+  LineChart chart;
+  chart.series.push_back({"forecast", {{1, 10}, {2, 20}, {4, 40}, {8, 80}}});
+  chart.bands.push_back({"interval", 0, {{1, 8, 12}, {2, 15, 26}, {4, NAN, 50}, {8, 60, 300}}});
+  const std::string svg = render_svg(chart);
+  // Joined over the first two points; the open bound at 4 splits off the last as a bar.
+  EXPECT_EQ(count(svg, "<polygon "), 1u);
+  EXPECT_EQ(count(svg, "fill=\"#0072B2\" fill-opacity=\"0.22\""), 3u);  // area, bar, legend
+  EXPECT_LT(svg.find("class=\"band\""), svg.find("class=\"series\""));  // under the line
+  EXPECT_NE(svg.find(">interval</text>"), std::string::npos);
+  // The band's bounds widen the axis: 300 is on the plot.
+  EXPECT_NE(svg.find(">300<"), std::string::npos) << svg;
+  chart.bands[0].joined = false;
+  EXPECT_EQ(count(render_svg(chart), "<polygon "), 0u);
+}
+
 TEST(LineChart, EmptyChartSaysNoData) {
   LineChart chart;
   chart.title = "nothing";

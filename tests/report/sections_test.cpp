@@ -745,6 +745,87 @@ TEST(CapacitySection, TheTwinBesideTheForecastsWithEitherSideMissingNoted) {
   EXPECT_FALSE(mentions(s, "no forecasts stored"));
 }
 
+// The forecast's 90% intervals in the table beside the twin; a twin figure beyond a bound
+// is named in the row and in a note, an open bound holds everything on its side.
+TEST(CapacitySection, ATwinFigureOutsideTheForecastsIntervalIsNamed) {
+  ReportData data = twin_data();
+  for (auto& f : data.experiments[0].forecasts)
+    if (f.node_count == 8 && f.kind == "doubling") {
+      f.predicted_parameter_interval = collector::Interval{0.9, 150.0, 180.0, ""};
+      f.predicted_work_interval = collector::Interval{0.9, 7e6, {}, "", "upper bound open"};
+      f.predicted_psi_interval = collector::Interval{0.9, 0.2, 0.3, ""};
+    }
+  const std::vector<CapacityTwinRow> rows =
+      capacity_twin_rows(data.experiments[0], data.twins[0].twin);
+  ASSERT_FALSE(rows.empty());
+  EXPECT_EQ(rows[0].twin_outside_interval(), (std::vector<std::string>{"parameter", "psi"}));
+  const ReportSection s = capacity_section(data);
+  const ReportTable* table = table_of(s, "mm-small-twin-capacity");
+  ASSERT_NE(table, nullptr);
+  EXPECT_EQ(table->columns[16], "twin_outside_interval");
+  EXPECT_EQ(table->cells[0][4], "160 [150, 180]");
+  EXPECT_EQ(table->cells[0][5], "8.2×10⁶ [7×10⁶, open]");
+  EXPECT_EQ(table->cells[0][16], "twin outside the 90% interval: parameter, psi");
+  EXPECT_EQ(table->cells[1][16], "");  // no forecast
+  // The headings say what the intervals are, as every table with intervals does.
+  EXPECT_NE(table->title.find(" (intervals: 90%)"), std::string::npos) << table->title;
+  const ReportTable* forecast = table_of(s, "forecast-mm-small-0-5");
+  ASSERT_NE(forecast, nullptr);
+  EXPECT_NE(forecast->title.find(" (intervals: 90%)"), std::string::npos) << forecast->title;
+  EXPECT_TRUE(mentions(s, "(8 nodes) at E_s 0.5: twin outside the 90% interval: parameter, psi"));
+  // Inside every interval: nothing named.
+  for (auto& f : data.experiments[0].forecasts)
+    if (f.node_count == 8 && f.kind == "doubling") {
+      f.predicted_parameter_interval = collector::Interval{0.9, 150.0, 210.0, ""};
+      f.predicted_psi_interval = collector::Interval{0.9, 0.1, 0.3, ""};
+    }
+  EXPECT_TRUE(capacity_twin_rows(data.experiments[0], data.twins[0].twin)[0]
+                  .twin_outside_interval()
+                  .empty());
+  EXPECT_FALSE(mentions(capacity_section(data), "twin outside"));
+}
+
+// The forecast line of each capacity chart carries the band of its rows' intervals: joined
+// over the measured sets and doublings, a bar at each what-if set; open where a bound is.
+TEST(Capacity, TheChartsDrawTheForecastsIntervalsAsABand) {
+  ExperimentData e = mm();
+  e.forecasts = {forecast(0, "measured", 100, 1.2e5, {}, 1.28e5, -0.06),
+                 forecast(1, "measured", 200, 1.0e6, 0.25, 1.024e6, 0.02),
+                 forecast(2, "doubling", 400, 8e6, 0.25, {}, {}),
+                 forecast(3, "what_if", 300, 4e6, 0.3, {}, {})};
+  EXPECT_TRUE(forecast_work_chart(e, 0.5).bands.empty());  // no intervals stored
+  e.forecasts[0].predicted_work_interval = collector::Interval{0.9, 1e5, 1.5e5, ""};
+  e.forecasts[1].predicted_work_interval = collector::Interval{0.9, 0.8e6, 1.3e6, ""};
+  e.forecasts[2].predicted_work_interval =
+      collector::Interval{0.9, 6e6, {}, "", "upper bound open"};
+  e.forecasts[3].predicted_work_interval = collector::Interval{0.9, 3e6, 5e6, ""};
+  e.forecasts[1].predicted_psi_interval = collector::Interval{0.9, 0.2, 0.3, ""};
+  e.forecasts[2].predicted_psi_interval = collector::Interval{0.9, 0.21, 0.29, ""};
+  const LineChart work = forecast_work_chart(e, 0.5);
+  ASSERT_EQ(work.bands.size(), 2u);
+  EXPECT_EQ(work.bands[0].name, "90% interval of one new run (measured sets, doublings)");
+  EXPECT_EQ(work.bands[0].series, 0u);
+  EXPECT_TRUE(work.bands[0].joined);
+  ASSERT_EQ(work.bands[0].points.size(), 3u);
+  EXPECT_EQ(work.bands[0].points[1].x, 200);
+  EXPECT_EQ(work.bands[0].points[1].low, 0.8e6);
+  EXPECT_TRUE(std::isnan(work.bands[0].points[2].high));  // open: not drawn there
+  EXPECT_EQ(work.bands[1].series, 1u);
+  EXPECT_FALSE(work.bands[1].joined);
+  const std::string svg = render_svg(work);
+  EXPECT_NE(svg.find("<g class=\"band\" data-name=\"90% interval of one new run (measured sets, "
+                     "doublings)\"><polygon "),
+            std::string::npos)
+      << svg;
+  EXPECT_NE(svg.find("<g class=\"band\" data-name=\"90% interval of one new run (what-if "
+                     "sets)\"><rect "),
+            std::string::npos)
+      << svg;
+  const LineChart psi = forecast_psi_chart(e, 0.5);
+  ASSERT_EQ(psi.bands.size(), 1u);  // the what-if's psi has no interval
+  EXPECT_EQ(psi.bands[0].points.size(), 2u);
+}
+
 // --- summary ---------------------------------------------------------------------------
 
 /// A measured experiment of sets 0 and 1 (2 and 4 nodes, one run per size) with a forecast

@@ -2,6 +2,7 @@
 // processes at once, refusing a newer or edited database; roles.
 #include "hetscale/collector/migrations.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -41,7 +42,7 @@ std::string sqlstate_of(pg::Connection& conn, const std::string& sql) {
 
 TEST(Migrations, EmbedsTheNumberedFilesInOrder) {
   const auto all = embedded_migrations();
-  ASSERT_EQ(all.size(), 22u);
+  ASSERT_EQ(all.size(), 24u);
   EXPECT_EQ(all[0].version, 1);
   EXPECT_STREQ(all[0].name, "tables");
   EXPECT_STREQ(all[1].name, "roles");
@@ -64,9 +65,12 @@ TEST(Migrations, EmbedsTheNumberedFilesInOrder) {
   EXPECT_STREQ(all[18].name, "public_schema");
   EXPECT_STREQ(all[19].name, "private_columns");
   EXPECT_STREQ(all[20].name, "intervals");
-  EXPECT_EQ(all[21].version, 23);
-  EXPECT_STREQ(all[21].name, "interval_reasons");
-  EXPECT_EQ(latest_schema_version(), 23);
+  EXPECT_STREQ(all[21].name, "forecast_intervals");
+  EXPECT_EQ(all[22].version, 23);
+  EXPECT_STREQ(all[22].name, "interval_reasons");
+  EXPECT_EQ(all[23].version, 24);
+  EXPECT_STREQ(all[23].name, "forecast_interval_reasons");
+  EXPECT_EQ(latest_schema_version(), 24);
 }
 
 TEST(Migrations, FromEmptyAppliesAllAndRecordsTheVersion) {
@@ -75,15 +79,16 @@ TEST(Migrations, FromEmptyAppliesAllAndRecordsTheVersion) {
   EXPECT_EQ(collector::schema_version(conn), 0);
   const MigrationReport report = migrate(conn);
   EXPECT_EQ(report.from_version, 0);
-  EXPECT_EQ(report.to_version, 23);
+  EXPECT_EQ(report.to_version, 24);
   EXPECT_EQ(report.applied,
-            (std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 23}));
-  EXPECT_EQ(collector::schema_version(conn), 23);
+            (std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24}));
+  EXPECT_EQ(collector::schema_version(conn), 24);
   EXPECT_EQ(
       db.scalar("SELECT string_agg(name, ',' ORDER BY version) FROM hetscale.schema_migrations"),
       "tables,roles,views,partitions_predictions,within_tolerance,plan_rounds,explicit_grants,"
       "run_engine,availability,slurm_cluster,owners,view_owners,shared_rows,writer_logins,weights_digest,"
-      "run_outcome,task_times,set_time_split,public_schema,private_columns,intervals");
+      "run_outcome,task_times,set_time_split,public_schema,private_columns,intervals,forecast_intervals,"
+      "interval_reasons,forecast_interval_reasons");
   EXPECT_NO_THROW(collector::require_current_schema(conn));
 }
 
@@ -94,7 +99,7 @@ TEST(Migrations, StepByStep) {
   EXPECT_EQ(db.scalar("SELECT to_regclass('hetscale.runs') IS NOT NULL"), "t");
   EXPECT_EQ(db.scalar("SELECT to_regclass('hetscale.run_efficiency') IS NOT NULL"), "f");
   EXPECT_EQ(error_of([&] { collector::require_current_schema(conn); }),
-            "database: schema version 1, this hetscale needs 23; run 'hetscale db migrate --db "
+            "database: schema version 1, this hetscale needs 24; run 'hetscale db migrate --db "
             "URI' first");
   EXPECT_EQ(migrate(conn, 2).applied, (std::vector<int>{2}));
   EXPECT_EQ(db.scalar("SELECT count(*) FROM pg_roles WHERE rolname IN "
@@ -215,6 +220,54 @@ TEST(Migrations, AFailingMigrationLeavesNoTrace) {
             "                                                       ^");
   EXPECT_EQ(collector::schema_version(conn), 1);
   EXPECT_EQ(db.scalar("SELECT to_regclass('hetscale.b') IS NULL"), "t");
+}
+
+// Migration 24 on top of 22 and 23: a forecast row stored before 22 has no interval
+// stored (`not stored`), a row stored under 22 gets the short reason its note gives, and
+// an interval with a bound, or open at both ends, none.
+TEST(Migrations, ForecastIntervalReasonsFillTheRowsStoredBefore) {
+  TestDatabase db;
+  pg::Connection conn = db.connect();
+  migrate(conn, 21);
+  conn.exec("INSERT INTO hetscale.experiments (name) VALUES ('e')");
+  const auto insert = [&](const std::string& columns, int batch, int position, double target,
+                          const std::string& psi, const std::string& values) {
+    conn.exec(fmt::format(
+        "INSERT INTO hetscale.predictions (batch, position, experiment_id, target_efficiency, "
+        "kind, label, node_count, marked_speed, predicted_parameter, predicted_psi, model{}) "
+        "SELECT {}, {}, experiment_id, {}, 'doubling', 'd', 2, 1, 100, {}, 'm'{} "
+        "FROM hetscale.experiments",
+        columns, batch, position, target, psi, values));
+  };
+  insert("", 1, 0, 0.5, "0.9", "");  // before migration 22
+  EXPECT_EQ(migrate(conn, 22).applied, (std::vector<int>{22}));
+  const std::string intervals =
+      ", predicted_parameter_low, predicted_parameter_high, interval_level, interval_method, "
+      "interval_resamples, interval_note, psi_interval_note";
+  const std::string too_few =
+      "'no interval: 2 runs for 3 fitted coefficients of the time model; an interval needs "
+      "more runs than coefficients'";
+  insert(intervals, 2, 0, 0.6, "0.9", ", NULL, NULL, 0.9, 'b', 10, " + too_few + ", " + too_few);
+  insert(intervals, 2, 1, 0.6, "NULL",
+         ", NULL, NULL, 0.9, 'b', 10, 'no interval: the forecast has no parameter at the "
+         "target', NULL");
+  insert(intervals, 2, 2, 0.6, "0.9",
+         ", NULL, NULL, 0.9, 'b', 10, 'lower bound open: 9 of 10 fall below; upper bound open: "
+         "1 of 10 fall above', NULL");
+  insert(intervals, 2, 3, 0.6, "0.9",
+         ", 90, NULL, 0.9, 'b', 10, 'upper bound open: 1 of 10 fall above', NULL");
+  EXPECT_EQ(migrate(conn, 23).applied, (std::vector<int>{23}));
+  EXPECT_EQ(migrate(conn).applied, (std::vector<int>{24}));
+  EXPECT_EQ(db.scalar("SELECT string_agg(target_efficiency || ' ' || position || ': ' || "
+                      "coalesce(interval_reason, '-') || ', ' || "
+                      "coalesce(psi_interval_reason, '-'), '; ' "
+                      "ORDER BY target_efficiency, position) FROM hetscale.capacity_forecast"),
+            "0.5 0: not stored, not stored; 0.6 0: too few runs, too few runs; "
+            "0.6 1: no parameter, -; 0.6 2: -, -; 0.6 3: -, -");
+  // The table holds the reasons of the rows stored under migration 22 only.
+  EXPECT_EQ(db.scalar("SELECT count(*) FROM hetscale.predictions WHERE interval_reason IS NOT "
+                      "NULL"),
+            "2");
 }
 
 TEST(Migrations, RunEngineMakesStoredRunsSlurmRunsAndChecksWhatTheRecordReaderChecks) {

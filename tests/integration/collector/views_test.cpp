@@ -205,7 +205,7 @@ TEST_F(Views, EveryViewOfExperimentsEndsWithTheirOwnerAndCluster) {
             "run_slurm_jobs,set_availability_sh,set_efficiency_curve,set_psi,set_required_work,"
             "set_time_split,"
             "set_time_variability_spread,weights_comparison");
-  // The columns from experiment_owner on, of the three views migrations 21 and 23 appended to.
+  // The columns from experiment_owner on, of the four views migrations 21 to 24 appended to.
   EXPECT_EQ(db_.scalar(R"(
       SELECT string_agg(table_name || ': ' ||
                (SELECT string_agg(column_name, ',' ORDER BY ordinal_position)
@@ -216,7 +216,12 @@ TEST_F(Views, EveryViewOfExperimentsEndsWithTheirOwnerAndCluster) {
                                                AND o.column_name = 'experiment_owner')),
                '; ' ORDER BY table_name)
       FROM ()" + views_with_experiment + R"() v
-      WHERE table_name IN ('set_efficiency_curve', 'set_psi', 'set_required_work'))"),
+      WHERE table_name IN ('capacity_forecast', 'set_efficiency_curve', 'set_psi',
+                           'set_required_work'))"),
+            "capacity_forecast: experiment_owner,experiment_cluster,predicted_parameter_low,"
+            "predicted_parameter_high,predicted_work_low,predicted_work_high,predicted_psi_low,"
+            "predicted_psi_high,interval_level,interval_method,interval_resamples,interval_note,"
+            "psi_interval_note,interval_reason,psi_interval_reason; "
             "set_efficiency_curve: experiment_owner,experiment_cluster,speed_efficiency_low,"
             "speed_efficiency_high,speed_efficiency_interval_note,interval_level,interval_method,"
             "speed_efficiency_interval_reason; "
@@ -228,7 +233,8 @@ TEST_F(Views, EveryViewOfExperimentsEndsWithTheirOwnerAndCluster) {
   // The last two columns of each of the others, in order.
   EXPECT_EQ(db_.scalar(R"(
       SELECT count(*) FROM ()" + views_with_experiment + R"() v
-      WHERE table_name NOT IN ('set_efficiency_curve', 'set_psi', 'set_required_work')
+      WHERE table_name NOT IN ('capacity_forecast', 'set_efficiency_curve', 'set_psi',
+                               'set_required_work')
         AND (SELECT string_agg(column_name, ',' ORDER BY ordinal_position DESC)
              FROM (SELECT column_name, ordinal_position FROM information_schema.columns c
                    WHERE c.table_schema = 'hetscale' AND c.table_name = v.table_name

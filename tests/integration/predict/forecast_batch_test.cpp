@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "hetscale/base/error.hpp"
+#include "hetscale/collector/prediction_data.hpp"
+#include "hetscale/collector/report_views.hpp"
 #include "synthetic_experiment.hpp"
 
 namespace hetscale::test {
@@ -52,6 +54,51 @@ TEST_F(ForecastBatch, StoresTheRowsItReturns) {
     EXPECT_EQ(stored.text(i, 5), f.model);
     EXPECT_DOUBLE_EQ(stored.number(i, 6), kTarget);
   }
+  // Every row's intervals, as returned, in the view the report reads.
+  const pg::Result intervals = conn.exec(R"sql(
+    SELECT predicted_parameter_low, predicted_parameter_high, predicted_work_low,
+           predicted_work_high, predicted_psi_low, predicted_psi_high, interval_level,
+           interval_method, interval_resamples, interval_note, psi_interval_note
+    FROM hetscale.capacity_forecast WHERE experiment = 'synthetic' ORDER BY position)sql",
+                                         {});
+  ASSERT_EQ(intervals.rows(), static_cast<int>(f.rows.size()));
+  for (int i = 0; i < intervals.rows(); ++i) {
+    const ForecastRow& row = f.rows[static_cast<std::size_t>(i)];
+    SCOPED_TRACE(row.set.label);
+    ASSERT_TRUE(row.parameter_interval.low && row.parameter_interval.high)
+        << row.parameter_interval.note;
+    EXPECT_DOUBLE_EQ(intervals.number(i, 0), *row.parameter_interval.low);
+    EXPECT_DOUBLE_EQ(intervals.number(i, 1), *row.parameter_interval.high);
+    EXPECT_DOUBLE_EQ(intervals.number(i, 2), *row.work_interval.low);
+    EXPECT_DOUBLE_EQ(intervals.number(i, 3), *row.work_interval.high);
+    EXPECT_LE(intervals.number(i, 0), row.prediction.parameter * (1 + 1e-9));
+    EXPECT_GE(intervals.number(i, 1), row.prediction.parameter * (1 - 1e-9));
+    EXPECT_EQ(intervals.is_null(i, 4), i == 0);  // the first row has no psi
+    if (i > 0) {
+      EXPECT_DOUBLE_EQ(intervals.number(i, 5), *row.psi_interval.high);
+    }
+    EXPECT_DOUBLE_EQ(intervals.number(i, 6), 0.9);
+    EXPECT_EQ(intervals.text(i, 7), forecast_interval_method);
+    EXPECT_EQ(intervals.integer(i, 8), static_cast<long long>(default_forecast_resamples));
+    EXPECT_TRUE(intervals.is_null(i, 9));
+    EXPECT_TRUE(intervals.is_null(i, 10));
+  }
+  // The report reads them from the view (report_views.hpp).
+  const collector::ReportData data = collector::read_report_data(conn, {"synthetic"});
+  ASSERT_EQ(data.experiments.size(), 1u);
+  const auto& read = data.experiments[0].forecasts;
+  ASSERT_EQ(read.size(), f.rows.size());
+  for (std::size_t i = 0; i < read.size(); ++i) {
+    SCOPED_TRACE(read[i].label);
+    ASSERT_TRUE(read[i].predicted_parameter_interval && read[i].predicted_work_interval);
+    EXPECT_EQ(read[i].predicted_parameter_interval->level, 0.9);
+    EXPECT_EQ(read[i].predicted_parameter_interval->low, f.rows[i].parameter_interval.low);
+    EXPECT_EQ(read[i].predicted_work_interval->high, f.rows[i].work_interval.high);
+    EXPECT_EQ(read[i].predicted_psi_interval.has_value(), i > 0);  // a figure to bound
+    if (i > 0) {
+      EXPECT_EQ(read[i].predicted_psi_interval->low, f.rows[i].psi_interval.low);
+    }
+  }
   // Fitted on sets 0 and 1, the model still gives the held-out set 2 and the what-if (8
   // nodes + 4 of 300 Mflops) their closed-form parameters.
   EXPECT_NEAR(f.rows[2].prediction.parameter / closed_form_parameter(800e6, 8), 1, 1e-6);
@@ -62,6 +109,46 @@ TEST_F(ForecastBatch, StoresTheRowsItReturns) {
   const ExperimentForecast again = collector::forecast_experiment(conn, options);
   EXPECT_GT(again.batch, f.batch);
   EXPECT_EQ(stored_rows(), "10");
+}
+
+// A figure without an interval (as add_forecast_intervals leaves every row when the runs
+// are no more than the model's coefficients): its short reason and note stored apart, in
+// the view, and read by the report as the reason and the detail.
+TEST_F(ForecastBatch, AFigureWithoutAnIntervalStoresItsShortReasonBesideItsNote) {
+  auto conn = db_.connect();
+  ExperimentForecast f = collector::forecast_experiment(conn, synthetic_options(1));
+  ASSERT_GE(f.rows.size(), 2u);
+  const std::string note =
+      "no interval: 3 runs for 3 fitted coefficients of the time model; an interval needs more "
+      "runs than coefficients";
+  ForecastRow& row = f.rows[1];
+  ASSERT_TRUE(row.psi);
+  row.parameter_interval = row.work_interval = {{}, {}, "too few runs", note};
+  row.psi_interval = row.parameter_interval;
+  const long long id = std::stoll(
+      db_.scalar("SELECT experiment_id FROM hetscale.experiments WHERE name = 'synthetic'"));
+  collector::store_predictions(conn, id, f);
+  EXPECT_EQ(db_.scalar("SELECT string_agg(coalesce(interval_reason, '-') || ', ' || "
+                       "coalesce(psi_interval_reason, '-') || ', ' || coalesce(interval_note, "
+                       "'-'), '; ' ORDER BY position) FROM hetscale.capacity_forecast "
+                       "WHERE position < 2"),
+            "-, -, -; too few runs, too few runs, " + note);
+  const collector::ReportData data = collector::read_report_data(conn, {"synthetic"});
+  ASSERT_EQ(data.experiments.size(), 1u);
+  const auto& read = data.experiments[0].forecasts;
+  ASSERT_EQ(read.size(), f.rows.size());
+  ASSERT_TRUE(read[0].predicted_parameter_interval);
+  EXPECT_TRUE(read[0].predicted_parameter_interval->low.has_value());
+  EXPECT_EQ(read[0].predicted_parameter_interval->reason, "");
+  for (const auto* i : {&read[1].predicted_parameter_interval, &read[1].predicted_work_interval,
+                        &read[1].predicted_psi_interval}) {
+    ASSERT_TRUE(*i);
+    EXPECT_FALSE((*i)->low || (*i)->high);
+    EXPECT_EQ((*i)->reason, "too few runs");
+    EXPECT_EQ((*i)->detail, note);
+    EXPECT_EQ((*i)->method, forecast_interval_method);
+    EXPECT_EQ((*i)->level, 0.9);
+  }
 }
 
 TEST_F(ForecastBatch, SiteGivenReplacesTheExperimentsSite) {

@@ -140,6 +140,10 @@ TEST_F(Predict, FitSetsPredictTheHeldOutSet) {
                             "--target", "0.5", "--fit-sets", "0,1", "--format", "csv"});
   ASSERT_EQ(csv.code, 0) << csv.err;
   EXPECT_NE(csv.out.find(",relative_error,fitted,note\n"), std::string::npos) << csv.out;
+  EXPECT_NE(csv.out.find(",predicted_parameter,predicted_parameter_low,predicted_parameter_high,"
+                         "predicted_parameter_interval_note,"),
+            std::string::npos)
+      << csv.out;
   EXPECT_NE(csv.out.find("\nmeasured,set 2,8,8,800,"), std::string::npos) << csv.out;
 }
 
@@ -204,6 +208,10 @@ TEST_F(Predict, TableFormatNamesTheModelAndError) {
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("32 nodes (2 x the previous set, beyond the site)"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\nintervals: 90% of one new run on each set, residual bootstrap of the "
+                       "time model with run noise, percentile, 1000 resamples; "),
+            std::string::npos)
       << r.out;
 }
 

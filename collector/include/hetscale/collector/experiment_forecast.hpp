@@ -15,6 +15,7 @@
 
 #include "hetscale/base/text_table.hpp"
 #include "hetscale/model/capacity_forecast.hpp"
+#include "hetscale/model/forecast_bootstrap.hpp"
 #include "hetscale/model/prediction.hpp"
 #include "hetscale/site/site_table.hpp"
 
@@ -44,6 +45,7 @@ struct ForecastOptions {
   std::vector<WhatIf> what_ifs;   // grown from the largest measured set
   std::set<int> fit_sets;         // sets whose runs the model is fitted on; empty: all
   std::optional<SiteTable> site;  // default: the experiment's site in the database
+  std::size_t resamples = default_forecast_resamples;  // of the rows' intervals
 };
 
 /// The runs the model is fitted on and the runs held out.
@@ -93,26 +95,32 @@ struct ExperimentForecast {
   std::optional<double> held_out_forecast_error;   // on the held-out runs, when any
   std::optional<double> fitted_parameter_error;    // mean_parameter_error, fitted sets
   std::optional<double> held_out_parameter_error;  // mean_parameter_error, held-out sets
-  std::vector<ForecastRow> rows;
+  std::vector<ForecastRow> rows;                   // with their intervals (add_forecast_intervals)
+  double interval_level = forecast_interval_level;
+  std::size_t interval_resamples = 0;
+  std::size_t residual_degrees_of_freedom = 0;  // of the fitted runs' wall times
   long long batch = 0;  // the prediction batch the rows are stored as
 };
 
-/// Fits the model on the chosen runs of `in` and forecasts every set at `target`;
-/// `in.site` gives the doublings and `add:` what-ifs. options.target and options.site are
+/// Fits the model on the chosen runs of `in` and forecasts every set at `target`, each row
+/// with its intervals (add_forecast_intervals on the fitted runs, options.resamples,
+/// seeded by forecast_seed of the experiment and target); `in.site` gives the doublings
+/// and `add:` what-ifs. options.target and options.site are
 /// not read: the caller has resolved them into `target` and `in.site`.
 /// Throws Error as choose_fitting_samples, apply_what_if and TimeModel::fit do.
 ExperimentForecast forecast_from_input(const PredictionInput& in, const ForecastOptions& options,
                                        double target);
 
 /// The rows as a table: kind, label, nodes, processes, marked_speed, predicted_parameter,
-/// predicted_work, psi, psi_against (the label of the row psi is against: a what-if's base,
-/// else the previous row), measured_parameter, measured_work, relative_error, fitted (yes
-/// or no for measured sets, empty otherwise), note.
-Table forecast_table(const ExperimentForecast& forecast);
+/// predicted_work, psi (each with its interval: add_interval_columns), psi_against (the
+/// label of the row psi is against: a what-if's base, else the previous row),
+/// measured_parameter, measured_work, relative_error, fitted (yes or no for measured sets,
+/// empty otherwise), note.
+Table forecast_table(const ExperimentForecast& forecast, TableFormat format);
 
-/// As `hetscale predict --db` prints it: in `table` format a summary (model, errors), the
-/// table and the batch; in `json` an object of the summary with the rows; in `csv` the
-/// rows.
+/// As `hetscale predict --db` prints it: in `table` format a summary (model, errors, the
+/// intervals' level and method), the table, the notes of the intervals with an open bound
+/// and the batch; in `json` an object of the summary with the rows; in `csv` the rows.
 void print_forecast(std::ostream& out, const ExperimentForecast& forecast, TableFormat format);
 
 }  // namespace hetscale

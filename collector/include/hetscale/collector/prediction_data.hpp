@@ -19,9 +19,10 @@ namespace hetscale::collector {
 PredictionInput load_prediction_input(pg::Connection& conn, const std::string& experiment,
                                       double target);
 
-/// Stores the rows as one batch (next value of hetscale.prediction_batches), positions
-/// 0.. in order; returns the batch. The caller's transaction.
-long long store_predictions(pg::Connection& conn, long long experiment_id, double target,
-                            const std::string& model, const std::vector<ForecastRow>& rows);
+/// Stores the forecast's rows as one batch (next value of hetscale.prediction_batches),
+/// positions 0.. in order, each with its intervals (migration 0022); returns the batch.
+/// The caller's transaction.
+long long store_predictions(pg::Connection& conn, long long experiment_id,
+                            const ExperimentForecast& forecast);
 
 }  // namespace hetscale::collector

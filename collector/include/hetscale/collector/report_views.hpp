@@ -161,7 +161,10 @@ struct Forecast {
   OptionalNumber measured_work;
   OptionalNumber relative_error;
   std::string model;
-  OptionalInterval predicted_parameter_interval = {};  // no view gives one yet
+  // The 90% prediction intervals as `hetscale predict` stored them (migration 22):
+  // std::nullopt before migration 22 or for an absent figure; else the bounds (one absent
+  // where it is open), or `reason` says why there are none and `detail` in full.
+  OptionalInterval predicted_parameter_interval = {};
   OptionalInterval predicted_work_interval = {};
   OptionalInterval predicted_psi_interval = {};
 };

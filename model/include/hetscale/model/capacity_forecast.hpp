@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "hetscale/model/bootstrap.hpp"
 #include "hetscale/model/prediction.hpp"
 #include "hetscale/site/site_table.hpp"
 
@@ -64,12 +65,25 @@ struct ForecastRow {
   /// the first row.
   std::optional<std::size_t> psi_against;
   std::optional<double> relative_error;  // (predicted - measured) / measured parameter
+  /// The prediction intervals of the parameter, its work and psi (forecast_bootstrap.hpp);
+  /// empty until add_forecast_intervals fills them.
+  ReportedInterval parameter_interval{};
+  ReportedInterval work_interval{};
+  ReportedInterval psi_interval{};
 };
+
+/// The range forecast() searches the parameter in: from 1/100 of the smallest to 10,000
+/// times the largest fitted parameter.
+struct ParameterSearchRange {
+  double low = 0;
+  double high = 0;
+};
+ParameterSearchRange forecast_search_range(const TimeModel& model);
 
 /// Predicts every set in order: psi of a set against its base (a what-if) or the previous
 /// set (a measured set or a doubling). `ops_per_unit` converts the site's speed unit to
-/// operations per second (the model's unit). The parameter is searched from 1/100 of the
-/// smallest to 10,000 times the largest fitted parameter.
+/// operations per second (the model's unit). The parameter is searched in
+/// forecast_search_range. The rows' intervals are left empty.
 std::vector<ForecastRow> forecast(const TimeModel& model, const Workload& workload, double target,
                                   double ops_per_unit, const std::vector<ForecastSet>& sets);
 

@@ -71,6 +71,8 @@ class TimeModel {
   [[nodiscard]] double max_parameter() const { return max_parameter_; }
   /// Relative error |predicted - measured| / measured of T on the fitting samples.
   [[nodiscard]] double mean_fit_error() const { return mean_fit_error_; }
+  /// The fitted coefficients that are not held at zero: eta's and T0's.
+  [[nodiscard]] std::size_t fitted_coefficients() const;
   /// One line naming the fitted model, e.g. "T = W/(C eta) + T0; eta(N) quadratic in ln N
   /// on N in [100, 800]; T0 = 0.001*[p>1] + 2e-09*N^2*log2p" (terms with a zero
   /// coefficient left out).
@@ -95,6 +97,10 @@ struct ParameterPrediction {
   double work = 0;       // W(N')
   double seconds = 0;    // predicted T at N'
   std::string note;      // e.g. the model was extrapolated in N, or the target is unreachable
+  /// Without a root: where it lies beyond the range searched (below: the target is
+  /// exceeded at the smallest size searched; above: not reached at the largest).
+  enum class Beyond { none, below, above };
+  Beyond beyond = Beyond::none;
 };
 
 /// Solves E_s(N', C, p) = target for N' in [low, high] (bisection in ln N).
