@@ -305,6 +305,10 @@ std::vector<double> psi_replicates(double marked_speed, std::span<const double> 
   std::vector<double> out;
   out.reserve(work.size());
   for (std::size_t b = 0; b < work.size(); ++b) {
+    if (std::isnan(work[b]) || std::isnan(next_work[b])) {  // a replicate with no figure
+      out.push_back(std::numeric_limits<double>::quiet_NaN());
+      continue;
+    }
     const bool up = work[b] == infinity || next_work[b] == -infinity;
     const bool down = work[b] == -infinity || next_work[b] == infinity;
     if (up && down)

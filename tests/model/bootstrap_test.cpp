@@ -303,6 +303,17 @@ TEST(PsiReplicates, PairTheSetsIndexWiseAndCarryBoundsBeyondTheSizes) {
   EXPECT_THROW(psi_replicates(1, w, 2, std::vector<double>{1}), Error);
 }
 
+// A forecast's replicate that the time model could not be fitted to has no work (NaN): its
+// psi is undetermined, never an error that loses every other replicate.
+TEST(PsiReplicates, AReplicateWithNoWorkGivesAnUndeterminedPsi) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<double> w{nan, 100, nan, inf};
+  const std::vector<double> next{400, nan, nan, nan};
+  const std::vector<double> psi = psi_replicates(1, w, 2, next);
+  ASSERT_EQ(psi.size(), 4U);
+  for (double p : psi) EXPECT_TRUE(std::isnan(p)) << p;
+}
+
 /// The coverage tests' setup: 15% noise, 3 runs per size, `trials` sets of fixed seeds.
 CoverageSetup sanity_setup(std::size_t trials) {
   CoverageSetup setup;

@@ -207,8 +207,9 @@ PrecisionCheck check_precision(double precision, double parameter, const Reporte
 /// psi = C' W / (C W') of each pair of replicates (index-wise) of two consecutive sets
 /// (isospeed::psi): +inf when W is +inf or W' is -inf (a root above the measured sizes of
 /// the first set or below those of the second), -inf in the opposite cases, NaN when both
-/// roots lie beyond the same side (undetermined). Throws Error for replicates of different
-/// counts.
+/// roots lie beyond the same side or either replicate is NaN (undetermined: a forecast's
+/// replicate the time model could not be fitted to). Throws Error for replicates of
+/// different counts.
 std::vector<double> psi_replicates(double marked_speed, std::span<const double> work,
                                    double next_marked_speed, std::span<const double> next_work);
 
