@@ -373,7 +373,9 @@ TEST(Jobcomp, ALineFullOfFieldNamesReadsWithinASanityBound) {
   line += " QOS=q WcKey= Cluster=c EligibleTime=2026-01-01T00:00:00 DerivedExitCode=0:0 ExitCode=0:0";
   const auto start = std::chrono::steady_clock::now();
   EXPECT_TRUE(jobcomp_readings(line).empty());
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  // About 0.5 s optimized and 11 s in the sanitizer build (-O0, ASan); a reader cubic in
+  // the line's length would take hours.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(60));
 }
 
 }  // namespace
