@@ -390,6 +390,10 @@ record_names() {
   # has its line (its first, for the name with a line break) in jobcomp.log.
   wait_for 60 "sacct to show every job ended" sh -c \
     "[ \"\$(sacct -n -X -P --allusers --jobs '$all' -o State | grep -c -v -E 'PENDING|RUNNING|^\$')\" = $((${#ids[@]} + 1)) ]"
+  # Until slurmdbd has a job's whole record, sacct names it "allocation", with no working
+  # directory; every job here has a name of its own.
+  wait_for 60 "sacct to have every job's name" sh -c \
+    "! sacct -n -X -P --allusers --jobs '$all' -o JobName | grep -q -x allocation"
   wait_for 30 "jobcomp.log to have every job" sh -c \
     "for j in ${ids[*]} $((N_COMMENT + 1)); do grep -q \"^JobId=\$j \" '$RUN/jobcomp.log' || exit 1; done"
   rec sacct-json-jobs.json stdout "the jobs" sacct --json --allusers --jobs "$all"
