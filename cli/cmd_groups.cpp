@@ -1,6 +1,7 @@
 // hetscale groups: node records (files, directories, stdin) -> groups -> site table; or,
 // with --declared, a file of declared speeds -> site table.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <fstream>
 #include <iostream>
@@ -49,15 +50,24 @@ std::vector<std::string> hosts_of(const SiteTable& table, const std::string& gro
   return hosts;
 }
 
+// "1800 (12 CPUs), 900 (8 CPUs)": each kind's speed, most efficient kind last.
+std::string kind_speeds_text(const std::vector<GroupCpuKind>& kinds) {
+  std::vector<std::string> parts;
+  for (auto kind = kinds.rbegin(); kind != kinds.rend(); ++kind)
+    parts.push_back(fmt::format("{:.6g} ({} CPUs)", kind->marked_speed, kind->cpus.size()));
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
 Table summary_table(const GroupingResult& result) {
   Table table{{"group", "marked_speed", "unit", "nodes", "ok", "degraded", "excluded", "min_speed",
-               "max_speed", "fingerprint", "cpu_model", "hosts"},
+               "max_speed", "fingerprint", "cpu_model", "hardware", "kind_speeds", "hosts"},
               {}};
   for (const GroupSummary& g : result.groups) {
     const auto count = [](std::uint32_t n) { return static_cast<std::int64_t>(n); };
     table.rows.push_back({g.name, g.marked_speed, result.table.speed_unit,
                           count(g.ok + g.degraded + g.excluded), count(g.ok), count(g.degraded),
                           count(g.excluded), g.min_speed, g.max_speed, g.fingerprint, g.cpu_model,
+                          g.hardware, kind_speeds_text(g.cpu_kinds),
                           compress_hostlist(hosts_of(result.table, g.name))});
   }
   return table;

@@ -26,6 +26,7 @@ int hetscale_fuzz_site_table(const std::uint8_t* data, std::size_t size);
 int hetscale_fuzz_round_plan(const std::uint8_t* data, std::size_t size);
 int hetscale_fuzz_workload(const std::uint8_t* data, std::size_t size);
 int hetscale_fuzz_task_times(const std::uint8_t* data, std::size_t size);
+int hetscale_fuzz_topology(const std::uint8_t* data, std::size_t size);
 
 namespace hetscale::fuzz {
 

@@ -5,22 +5,14 @@
 
 #include "fuzz_targets.hpp"
 #include "hetscale/site/node_record.hpp"
+#include "node_record_round_trip.hpp"
 
 int hetscale_fuzz_node_record(const std::uint8_t* data, std::size_t size) {
   std::istringstream in{std::string(hetscale::fuzz::text_of(data, size))};
   hetscale::NodeRecordBatch batch;
   hetscale::read_node_records(in, "fuzz.jsonl", batch);
-  for (const hetscale::LocatedNodeRecord& located : batch.records) {
-    const nlohmann::json json = to_json(located.record);
-    hetscale::NodeRecord again;
-    try {
-      again = hetscale::node_record_from_json(nlohmann::json::parse(json.dump()));
-    } catch (const hetscale::Error& e) {
-      throw hetscale::fuzz::PropertyBroken(std::string("written node record rejected: ") +
-                                           e.what());
-    }
-    hetscale::fuzz::require(to_json(again) == json, "written node record reads back differently");
-  }
+  for (const hetscale::LocatedNodeRecord& located : batch.records)
+    hetscale::fuzz::require_node_record_round_trip(located.record);
   return 0;
 }
 

@@ -16,7 +16,10 @@ void require_same(const hetscale::SiteTable& a, const hetscale::SiteTable& b) {
   require(a.groups.size() == b.groups.size(), "site table round trip: group count differs");
   for (std::size_t i = 0; i < a.groups.size(); ++i) {
     require(a.groups[i].name == b.groups[i].name &&
-                a.groups[i].marked_speed == b.groups[i].marked_speed,
+                a.groups[i].marked_speed == b.groups[i].marked_speed &&
+                a.groups[i].fingerprint == b.groups[i].fingerprint &&
+                a.groups[i].hardware == b.groups[i].hardware &&
+                a.groups[i].cpu_kinds == b.groups[i].cpu_kinds,
             "site table round trip: group " + a.groups[i].name + " differs");
   }
   require(a.nodes.size() == b.nodes.size(), "site table round trip: node count differs");

@@ -1,9 +1,11 @@
 #include "hetscale/classifier/classify.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 
@@ -32,6 +34,45 @@ std::vector<unsigned> allowed_cpus(const ClassifyOptions& options, const ProbeRe
   if (!options.cpus.empty()) return options.cpus;
   return options.topology.kind == TopologySource::Kind::live ? probe.allowed_cpus
                                                              : live_allowed_cpus();
+}
+
+// The CPUs of `kind` among `cpus`.
+std::vector<unsigned> kind_cpus(const CpuKind& kind, const std::vector<unsigned>& cpus) {
+  std::vector<unsigned> out;
+  for (unsigned cpu : cpus)
+    if (std::binary_search(kind.cpus.begin(), kind.cpus.end(), cpu)) out.push_back(cpu);
+  return out;
+}
+
+// On a node of several CPU kinds, each kind's own figure: the benchmark on that kind's CPUs
+// alone (pinned, one worker each; or as many unpinned workers as the job has, at most one
+// per CPU of the kind, bound to them). A kind none of whose CPUs the job may use has none.
+void measure_kinds(const ClassifyOptions& options, const BenchmarkFunction& benchmark,
+                   const CpuChoice& choice, NodeRecord& record) {
+  const std::vector<CpuKind>& kinds = record.hardware.cpu_kinds;
+  if (kinds.size() < 2) return;
+  for (std::size_t k = 0; k < kinds.size(); ++k) {
+    const std::vector<unsigned> cpus = kind_cpus(kinds[k], choice.cpus);
+    if (cpus.empty()) continue;
+    const auto workers =
+        choice.pinned
+            ? 0
+            : std::min<std::uint32_t>(choice.workers, static_cast<std::uint32_t>(cpus.size()));
+    try {
+      const BenchmarkOutcome outcome =
+          benchmark({options.benchmark, cpus, workers, options.seconds, record.benchmark_size});
+      if (!(outcome.per_processor_speed > 0) || outcome.repetitions <= 0)
+        throw Error("measured no speed");
+      record.kind_speeds.push_back(
+          {k, cpus, workers > 0 ? workers : static_cast<std::uint32_t>(cpus.size()),
+           outcome.per_processor_speed, outcome.repetitions, outcome.cv, outcome.duration_seconds});
+    } catch (const std::exception& e) {
+      record.kind_speeds.clear();
+      exclude(record, fmt::format("benchmark {} on CPU kind {} (CPUs {}) failed: {}",
+                                  options.benchmark, k, fmt::join(cpus, ","), e.what()));
+      return;
+    }
+  }
 }
 
 }  // namespace
@@ -106,6 +147,7 @@ NodeRecord classify_node(const ClassifyOptions& options, const BenchmarkFunction
   } catch (const std::exception& e) {
     exclude(record, fmt::format("benchmark {} failed: {}", options.benchmark, e.what()));
   }
+  if (record.state == NodeState::ok) measure_kinds(options, benchmark, choice, record);
   if (record.state != NodeState::ok || !(options.availability.seconds > 0)) return record;
   try {
     if (!sampler) throw Error("no sampler to measure the availability with");

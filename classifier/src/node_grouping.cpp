@@ -174,6 +174,23 @@ std::vector<SpeedClass> speed_classes(SpeedClass members, const GroupingOptions&
   return classes;
 }
 
+// Per kind of core of a hybrid fingerprint, the median of the members' figures measured on
+// that kind's CPUs; a kind no member measured is left out.
+std::vector<GroupCpuKind> kind_speeds(const SpeedClass& members) {
+  const std::vector<CpuKind>& kinds = members.front()->hardware.cpu_kinds;
+  std::vector<GroupCpuKind> out;
+  if (kinds.size() < 2) return out;
+  for (std::size_t k = 0; k < kinds.size(); ++k) {
+    std::vector<double> speeds;
+    for (const NodeRecord* r : members)
+      for (const KindSpeed& measured : r->kind_speeds)
+        if (measured.kind == k) speeds.push_back(measured.marked_speed);
+    if (speeds.empty()) continue;
+    out.push_back({kinds[k].cpus, kinds[k].efficiency, kinds[k].core_type, median(speeds), {}});
+  }
+  return out;
+}
+
 struct Builder {
   const GroupingOptions& options;
   GroupingResult result;
@@ -186,6 +203,8 @@ struct Builder {
     GroupSummary g{name,
                    fingerprint,
                    members.front()->hardware.cpu_model,
+                   hardware_summary(members.front()->hardware),
+                   kind_speeds(members),
                    median(speeds),
                    *std::min_element(speeds.begin(), speeds.end()),
                    *std::max_element(speeds.begin(), speeds.end()),
@@ -197,7 +216,7 @@ struct Builder {
     if (!inserted &&
         result.groups[it->second].ok + result.groups[it->second].degraded < members.size())
       it->second = result.groups.size();
-    result.table.groups.push_back({name, g.marked_speed, {}});
+    result.table.groups.push_back({name, g.marked_speed, {}, fingerprint, g.hardware, g.cpu_kinds});
     result.groups.push_back(std::move(g));
   }
 

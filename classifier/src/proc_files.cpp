@@ -37,8 +37,12 @@ CpuinfoFacts parse_cpuinfo(std::istream& cpuinfo) {
     if (colon == std::string::npos) continue;
     const std::string key = trim(line.substr(0, colon));
     const std::string value = trim(line.substr(colon + 1));
-    if ((key == "vendor_id" || key == "CPU implementer") && facts.vendor.empty()) {
+    if (key == "vendor_id" && facts.vendor.empty()) {
       facts.vendor = value;
+    } else if (key == "CPU implementer" && facts.implementer.empty()) {
+      facts.implementer = value;
+    } else if (key == "CPU part" && facts.part.empty()) {
+      facts.part = value;
     } else if (key == "model name" && facts.model.empty()) {
       facts.model = value;
     } else if (key == "cpu MHz") {

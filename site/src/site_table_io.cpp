@@ -1,6 +1,7 @@
 // Reading and writing the site table (docs/site-table.md) with toml++. Every error
 // is a ConfigError at the file:line:col of the offending key, value or table.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <toml++/toml.h>
 
 #include <cerrno>
@@ -123,12 +124,17 @@ class SiteReader : private TomlSource {
   }
 
   Group group(const toml::table& entry) {
-    check_keys(entry, {"name", "marked_speed"}, "in [[group]]");
+    check_keys(entry, {"name", "marked_speed", "fingerprint", "hardware", "cpu_kind"},
+               "in [[group]]");
     Group g;
     g.name = required_string(entry, "name", "[[group]]");
     g.where = at(entry);
     const toml::node& speed = required(entry, "marked_speed", "[[group]]");
     g.marked_speed = positive(speed, "marked_speed", kMaxProcessorSpeed);
+    if (auto fingerprint = optional_string(entry, "fingerprint")) g.fingerprint = *fingerprint;
+    if (auto hardware = optional_string(entry, "hardware")) g.hardware = *hardware;
+    for (const toml::table* kind : tables_of(entry, "cpu_kind"))
+      g.cpu_kinds.push_back(cpu_kind(*kind));
     const toml::node& name = *entry.get("name");
     auto [first, inserted] = group_places_.emplace(g.name, at(name));
     if (!inserted)
@@ -136,6 +142,24 @@ class SiteReader : private TomlSource {
            fmt::format("group '{}' is declared twice (first at {})", g.name, first->second.str()));
     group_speeds_.emplace(g.name, g.marked_speed);
     return g;
+  }
+
+  // [[group.cpu_kind]]: the CPUs of one kind of core and its marked speed.
+  GroupCpuKind cpu_kind(const toml::table& entry) const {
+    check_keys(entry, {"cpus", "efficiency", "core_type", "marked_speed"}, "in [[group.cpu_kind]]");
+    GroupCpuKind kind;
+    kind.where = at(entry);
+    const toml::node& cpus = required(entry, "cpus", "[[group.cpu_kind]]");
+    for (const toml::node& cpu : array(cpus, "cpus"))
+      kind.cpus.push_back(static_cast<unsigned>(
+          integer(cpu, "cpus", 0, std::numeric_limits<std::uint32_t>::max())));
+    if (kind.cpus.empty()) fail(at(cpus), "'cpus' must not be empty");
+    if (const toml::node* value = entry.get("efficiency"))
+      kind.efficiency = static_cast<int>(integer(*value, "efficiency", 0, 1 << 30));
+    if (auto core_type = optional_string(entry, "core_type")) kind.core_type = *core_type;
+    kind.marked_speed = positive(required(entry, "marked_speed", "[[group.cpu_kind]]"),
+                                 "marked_speed", kMaxProcessorSpeed);
+    return kind;
   }
 
   void add_nodes(const toml::table& entry, SiteTable& table) {
@@ -249,6 +273,19 @@ void write_network(std::string& out, const Network& network) {
   }
 }
 
+void write_group(std::string& out, const Group& group) {
+  out += "\n[[group]]\nname = " + toml_string(group.name) + "\n";
+  out += "marked_speed = " + float_text(group.marked_speed) + "\n";
+  if (!group.fingerprint.empty()) out += "fingerprint = " + toml_string(group.fingerprint) + "\n";
+  if (!group.hardware.empty()) out += "hardware = " + toml_string(group.hardware) + "\n";
+  for (const GroupCpuKind& kind : group.cpu_kinds) {
+    out += fmt::format("\n[[group.cpu_kind]]\ncpus = [{}]\n", fmt::join(kind.cpus, ", "));
+    if (kind.efficiency) out += fmt::format("efficiency = {}\n", *kind.efficiency);
+    if (!kind.core_type.empty()) out += "core_type = " + toml_string(kind.core_type) + "\n";
+    out += "marked_speed = " + float_text(kind.marked_speed) + "\n";
+  }
+}
+
 using GroupSpeeds = std::unordered_map<std::string_view, double>;
 
 void write_node_entry(std::string& out, const GroupSpeeds& group_speeds,
@@ -293,10 +330,7 @@ std::string format_site_table(const SiteTable& table) {
   out += "speed_unit = " + toml_string(table.speed_unit) + "\n";
   out += "benchmark = " + toml_string(table.benchmark) + "\n";
   if (table.network) write_network(out, *table.network);
-  for (const Group& group : table.groups) {
-    out += "\n[[group]]\nname = " + toml_string(group.name) + "\n";
-    out += "marked_speed = " + float_text(group.marked_speed) + "\n";
-  }
+  for (const Group& group : table.groups) write_group(out, group);
   // Only neighbours merge, so reading the text back gives the nodes in the same order.
   // An entry's names, joined by commas, stay within half the host-list length bound
   // (a compressed list is never more than a few characters per name longer), so every

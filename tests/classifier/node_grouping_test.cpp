@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <sstream>
+
+#include "hetscale/classifier/probe.hpp"
 
 namespace hetscale {
 namespace {
@@ -278,6 +281,69 @@ TEST(Grouping, WritesTheSiteTableWithCompressedHostLists) {
   EXPECT_DOUBLE_EQ(back.find_node("n13")->marked_speed, 850);
   EXPECT_EQ(back.find_node("n21")->state, NodeState::excluded);
   EXPECT_EQ(back.find_node("n21")->group, "intel-xeon-gold-6248-1");
+}
+
+// Records of nodes whose hardware comes from recorded topologies (tests/fixtures/topologies/),
+// each with its own fingerprint, all at the same speed.
+LocatedNodeRecord probed(const std::string& host, HardwareParts hardware, double speed = 1000) {
+  LocatedNodeRecord l = record(host, speed, hardware_fingerprint(hardware), hardware.cpu_model);
+  l.record.hardware = std::move(hardware);
+  return l;
+}
+
+HardwareParts topology(const std::string& name, const HwlocFilters& filters = {}) {
+  return describe_hardware(HwlocTopology::from_xml(
+      std::string(HETSCALE_FIXTURES_DIR) + "/topologies/" + name + ".xml", filters));
+}
+
+TEST(Grouping, NodesThatDifferInAGpuModelOrAMemoryTierNeverShareAGroup) {
+  const HardwareParts gpus = topology("power8-4gpu");
+  HardwareParts other_gpu = gpus;
+  other_gpu.accelerators[0].pci_id = "10de:15f8";  // a P100 PCIe in one slot
+  const HardwareParts knl = topology("knl-snc4-hybrid");
+  HardwareParts flat = knl;
+  ASSERT_EQ(flat.memory[4].kind, "HBM");
+  flat.memory[4].kind = "DRAM";  // one MCDRAM node taken for DRAM
+  // The same GPU node seen by a host without CUDA, OpenCL or NVML: no OS devices.
+  const HardwareParts pci_only = topology("power8-4gpu", {HWLOC_TYPE_FILTER_KEEP_NONE});
+  const GroupingResult r =
+      group_nodes({probed("g1", gpus), probed("g2", pci_only), probed("g3", other_gpu),
+                   probed("k1", knl), probed("k2", flat)},
+                  {});
+  std::map<std::string, std::string> group_of;
+  for (const Node& node : r.table.nodes) group_of[node.name] = node.group;
+  EXPECT_EQ(group_of["g1"], group_of["g2"]);
+  EXPECT_NE(group_of["g1"], group_of["g3"]);
+  EXPECT_NE(group_of["k1"], group_of["k2"]);
+  EXPECT_EQ(r.table.groups.size(), 4u);
+}
+
+TEST(Grouping, AGroupSaysWhatItsNodesHaveAndEachKindsSpeed) {
+  const HardwareParts hybrid = topology("intel-i7-1370p-hybrid");
+  std::vector<LocatedNodeRecord> records;
+  const double kind_speeds[3][2] = {{900, 2000}, {950, 2100}, {1000, 1900}};
+  for (int i = 0; i < 3; ++i) {
+    records.push_back(probed("h" + std::to_string(i + 1), hybrid, 1500 + i));
+    for (std::size_t k = 0; k < 2; ++k)
+      records.back().record.kind_speeds.push_back(
+          {k, hybrid.cpu_kinds[k].cpus, 1, kind_speeds[i][k], 5, 0.01, 0.5});
+  }
+  const GroupingResult r = group_nodes(records, {});
+  ASSERT_EQ(r.groups.size(), 1u);
+  EXPECT_EQ(r.groups[0].hardware, hardware_summary(hybrid));
+  const Group& g = r.table.groups[0];
+  EXPECT_EQ(g.fingerprint, hardware_fingerprint(hybrid));
+  EXPECT_EQ(g.hardware, "1x14c 13th Gen Intel Core i7-1370P (6 + 8 cores of 2 kinds), 32 GB DRAM");
+  ASSERT_EQ(g.cpu_kinds.size(), 2u);
+  EXPECT_EQ(g.cpu_kinds[0].cpus, hybrid.cpu_kinds[0].cpus);
+  EXPECT_DOUBLE_EQ(g.cpu_kinds[0].marked_speed, 950);   // median of 900, 950, 1000
+  EXPECT_DOUBLE_EQ(g.cpu_kinds[1].marked_speed, 2000);  // median of 2000, 2100, 1900
+  EXPECT_EQ(g.cpu_kinds[1].efficiency, 1);
+  // The site table carries them and reads them back.
+  const SiteTable back = parse_site_table(format_site_table(r.table), "hybrid.toml");
+  EXPECT_EQ(back.groups[0].cpu_kinds, g.cpu_kinds);
+  EXPECT_EQ(back.groups[0].hardware, g.hardware);
+  EXPECT_EQ(back.groups[0].fingerprint, g.fingerprint);
 }
 
 }  // namespace

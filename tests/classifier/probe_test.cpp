@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "hetscale/base/error.hpp"
+#include "hetscale/classifier/cpu_identity.hpp"
 #include "hetscale/classifier/proc_files.hpp"
 #include "hetscale/site/node_record.hpp"
 
@@ -79,12 +80,16 @@ TEST(Probe, RecordedTopologyCountsAndAllocation) {
   EXPECT_EQ(p.hardware.pus, 80u);
   EXPECT_EQ(p.hardware.numa_nodes, 2u);
   EXPECT_EQ(p.hardware.memory_bytes, 2 * 206158430208ULL);
+  EXPECT_EQ(p.hardware.allowed_pus, (PartOf{8, 80}));
   EXPECT_EQ(p.hardware.cpu_model, "Intel(R) Xeon(R) Gold 6248 CPU @ 2.50GHz");
   // Slurm's cgroup gave this process the first 8 PUs; the hardware counts stay whole.
   EXPECT_THAT(p.allowed_cpus, ElementsAre(0, 1, 2, 3, 4, 5, 6, 7));
   // Four OS devices per GPU are one accelerator each; the BMC's VGA is no accelerator.
-  EXPECT_THAT(p.hardware.accelerators,
-              ElementsAre("GPU Tesla V100-SXM2-32GB", "GPU Tesla V100-SXM2-32GB"));
+  ASSERT_EQ(p.hardware.accelerators.size(), 2u);
+  for (const Accelerator& a : p.hardware.accelerators) {
+    EXPECT_EQ(a.kind, "gpu");
+    EXPECT_EQ(a.model, "Tesla V100-SXM2-32GB");
+  }
   EXPECT_EQ(p.source, "xml:" + dir + "dual-xeon-2gpu.xml");
 }
 
@@ -118,6 +123,22 @@ TEST(Probe, UnreadableTopologiesSayWhy) {
             "hwloc: cannot read topology file '" + dir + "no-such.xml': No such file or directory");
 }
 
+TEST(CpuIdentity, ArmCodesPciVendorsAndOneVendorArchitectures) {
+  EXPECT_EQ(arm_implementer_name("0x41"), "ARM");
+  EXPECT_EQ(arm_implementer_name("0x48"), "HiSilicon");
+  EXPECT_EQ(arm_implementer_name("0x99"), "Arm implementer 0x99");
+  EXPECT_EQ(arm_implementer_name(""), "");
+  EXPECT_EQ(arm_part_name("0x41", "0xd0c"), "Neoverse-N1");
+  EXPECT_EQ(arm_part_name("0x48", "0xd01"), "TaiShan-v110");
+  EXPECT_EQ(arm_part_name("0x41", "0xfff"), "part 0xfff");
+  EXPECT_EQ(architecture_vendor("ppc64le"), "IBM");
+  EXPECT_EQ(architecture_vendor("s390x"), "IBM");
+  EXPECT_EQ(architecture_vendor("aarch64"), "");
+  EXPECT_EQ(pci_vendor_name(0x10de), "NVIDIA");
+  EXPECT_EQ(pci_vendor_name(0x1bcf), "NEC");
+  EXPECT_EQ(pci_vendor_name(0x1234), "");
+}
+
 TEST(ProcFiles, MeminfoTotal) {
   std::ifstream in(dir + "meminfo.txt");
   EXPECT_EQ(meminfo_total_bytes(in), 24684096ULL * 1024);
@@ -133,7 +154,9 @@ TEST(ProcFiles, CpuinfoOfX86AndArm) {
   EXPECT_DOUBLE_EQ(epyc.mhz, 2596.150);
   std::ifstream arm(dir + "cpuinfo-arm.txt");
   const CpuinfoFacts neoverse = parse_cpuinfo(arm);
-  EXPECT_EQ(neoverse.vendor, "0x41");
+  EXPECT_EQ(neoverse.vendor, "");
+  EXPECT_EQ(neoverse.implementer, "0x41");
+  EXPECT_EQ(neoverse.part, "0xd0c");
   EXPECT_EQ(neoverse.model, "");
   EXPECT_DOUBLE_EQ(neoverse.mhz, 0);
 }

@@ -22,7 +22,7 @@ TEST(Classify, ABenchmarkThatCannotRunGivesAnExcludedRecord) {
   const NodeRecord record = node_record_from_json(nlohmann::json::parse(r.out));
   EXPECT_EQ(record.state, NodeState::excluded);
   EXPECT_EQ(record.host, "gpu01");
-  EXPECT_EQ(record.fingerprint, "97e5b14b61ace0a1");
+  EXPECT_EQ(record.fingerprint, "c5f4a394b35d777b");
   EXPECT_EQ(record.topology_source, "xml:" + topology("dual-xeon-2gpu.xml"));
   EXPECT_EQ(r.err, "hetscale classify: gpu01 excluded: " + record.reason + "\n");
   EXPECT_TRUE(record.reason.starts_with("benchmark kernel:nope:10 failed: ")) << record.reason;

@@ -20,9 +20,11 @@ TEST(Groups, SummaryTableAndProblemsOnStderr) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out,
             "group,marked_speed,unit,nodes,ok,degraded,excluded,min_speed,max_speed,fingerprint,"
-            "cpu_model,hosts\n"
-            "amd-epyc-1,1000,Mflops,5,4,0,1,995,1010,6b1f0c2d9e8a7f31,AMD EPYC,\"n[1-3,6,11]\"\n"
-            "amd-epyc-2,502.5,Mflops,2,2,0,0,500,505,6b1f0c2d9e8a7f31,AMD EPYC,n[4-5]\n");
+            "cpu_model,hardware,kind_speeds,hosts\n"
+            "amd-epyc-1,1000,Mflops,5,4,0,1,995,1010,6b1f0c2d9e8a7f31,AMD EPYC,"
+            "\"1x2c AMD EPYC, 24 GB memory\",,\"n[1-3,6,11]\"\n"
+            "amd-epyc-2,502.5,Mflops,2,2,0,0,500,505,6b1f0c2d9e8a7f31,AMD EPYC,"
+            "\"1x2c AMD EPYC, 24 GB memory\",,n[4-5]\n");
   EXPECT_EQ(r.err, "hetscale groups: skipped " + records("corrupt.jsonl") +
                        ":2: invalid JSON at column 67\n"
                        "hetscale groups: skipped " +
@@ -44,8 +46,10 @@ TEST(Groups, WritesTheSiteTable) {
   EXPECT_EQ(
       text.str(),
       "[site]\nname = \"testbed\"\nspeed_unit = \"Mflops\"\nbenchmark = \"dgemm\"\n\n"
-      "[[group]]\nname = \"amd-epyc-1\"\nmarked_speed = 1000.0\n\n"
-      "[[group]]\nname = \"amd-epyc-2\"\nmarked_speed = 502.5\n\n"
+      "[[group]]\nname = \"amd-epyc-1\"\nmarked_speed = 1000.0\n"
+      "fingerprint = \"6b1f0c2d9e8a7f31\"\nhardware = \"1x2c AMD EPYC, 24 GB memory\"\n\n"
+      "[[group]]\nname = \"amd-epyc-2\"\nmarked_speed = 502.5\n"
+      "fingerprint = \"6b1f0c2d9e8a7f31\"\nhardware = \"1x2c AMD EPYC, 24 GB memory\"\n\n"
       "[[node]]\nname = \"n[1-3]\"\ngroup = \"amd-epyc-1\"\nprocessors = 1\nstate = \"ok\"\n\n"
       "[[node]]\nname = \"n[4-5]\"\ngroup = \"amd-epyc-2\"\nprocessors = 1\nstate = \"ok\"\n");
   const auto j = nlohmann::json::parse(r.out);

@@ -36,6 +36,7 @@ const Target targets[] = {
     {"round_plan", hetscale_fuzz_round_plan},
     {"workload", hetscale_fuzz_workload},
     {"task_times", hetscale_fuzz_task_times},
+    {"topology", hetscale_fuzz_topology},
 };
 
 const fs::path fuzz_dir = HETSCALE_FUZZ_DIR;

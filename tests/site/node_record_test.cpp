@@ -43,7 +43,139 @@ TEST(NodeRecord, RoundTripsThroughJson) {
   EXPECT_EQ(r.hardware.caches.size(), 3u);
   EXPECT_EQ(r.hardware.caches[2], (CacheLevel{3, 33554432, 1}));
   EXPECT_DOUBLE_EQ(r.marked_speed, 1000);
-  EXPECT_EQ(to_json(r), first_good_record());
+  EXPECT_EQ(node_record_from_json(to_json(r)).hardware, r.hardware);
+  EXPECT_EQ(to_json(node_record_from_json(to_json(r))), to_json(r));
+}
+
+// A record of a hetscale before the added hardware keys loads, and what it had is
+// written back unchanged; what it lacks is written as unknown.
+TEST(NodeRecord, OldRecordsLoadAndKeepWhatTheyHad) {
+  const nlohmann::json old = first_good_record();
+  const nlohmann::json again = to_json(node_record_from_json(old));
+  for (const auto& [key, value] : old.items()) {
+    if (key == "hardware") continue;
+    EXPECT_EQ(again[key], value) << key;
+  }
+  for (const auto& [key, value] : old["hardware"].items())
+    EXPECT_EQ(again["hardware"][key], value) << key;
+  EXPECT_EQ(again["hardware"]["architecture"], nullptr);
+  EXPECT_EQ(again["hardware"]["cpu_kinds"], nlohmann::json::array());
+  EXPECT_EQ(again["hardware"]["memory"], nlohmann::json::array());
+  EXPECT_FALSE(again["hardware"].contains("allowed_pus"));
+}
+
+// Written by the hetscale before accelerators were objects, from
+// tests/fixtures/classifier/dual-xeon-2gpu.xml (the README of node-records/).
+TEST(NodeRecord, OldAcceleratorStringsReadAsKindAndModel) {
+  NodeRecordBatch batch = read_fixture("old-gpu-node.jsonl");
+  ASSERT_TRUE(batch.errors.empty()) << batch.errors.front();
+  ASSERT_EQ(batch.records.size(), 1u);
+  const NodeRecord& r = batch.records[0].record;
+  ASSERT_EQ(r.hardware.accelerators.size(), 2u);
+  EXPECT_EQ(r.hardware.accelerators[0].kind, "gpu");
+  EXPECT_EQ(r.hardware.accelerators[0].model, "Tesla V100-SXM2-32GB");
+  EXPECT_EQ(r.hardware.accelerators[0].pci_id, "");
+  EXPECT_FALSE(r.hardware.clock_mhz);  // written as 0: unknown
+}
+
+TEST(NodeRecord, UnknownIsNullAndOldZerosAreUnknownToo) {
+  nlohmann::json j = first_good_record();
+  j["hardware"]["memory_bytes"] = nullptr;
+  j["hardware"]["clock_mhz"] = 0;
+  j["hardware"]["cpu_vendor"] = nullptr;
+  j["hardware"]["cpu_model"] = "";
+  const NodeRecord r = node_record_from_json(j);
+  EXPECT_FALSE(r.hardware.memory_bytes);
+  EXPECT_FALSE(r.hardware.clock_mhz);
+  const nlohmann::json written = to_json(r)["hardware"];
+  for (const char* key : {"memory_bytes", "clock_mhz", "cpu_vendor", "cpu_model"})
+    EXPECT_EQ(written[key], nullptr) << key;
+}
+
+nlohmann::json hybrid_record() {
+  nlohmann::json j = first_good_record();
+  j["hardware"]["architecture"] = "x86_64";
+  j["hardware"]["cpu_kinds"] = {{{"cpus", {1}},
+                                 {"pus", 1},
+                                 {"cores", 1},
+                                 {"efficiency", 0},
+                                 {"core_type", "IntelAtom"},
+                                 {"frequency_max_mhz", 3900},
+                                 {"frequency_base_mhz", nullptr}},
+                                {{"cpus", {0}},
+                                 {"pus", 1},
+                                 {"cores", 1},
+                                 {"efficiency", 1},
+                                 {"core_type", nullptr},
+                                 {"frequency_max_mhz", nullptr},
+                                 {"frequency_base_mhz", 1900}}};
+  j["hardware"]["memory"] = {{{"numa", 0}, {"kind", "DRAM"}, {"bytes", 25276514304}},
+                             {{"numa", 1}, {"kind", "HBM"}, {"bytes", nullptr}}};
+  j["hardware"]["caches"].push_back(
+      {{"level", 1}, {"size_bytes", 1073741824}, {"count", 1}, {"memory_side", true}});
+  j["hardware"]["accelerators"] = {{{"kind", "gpu"},
+                                    {"vendor", "NVIDIA"},
+                                    {"model", nullptr},
+                                    {"memory_bytes", 17071734784},
+                                    {"pci_bus_id", "0000:3b:00.0"},
+                                    {"pci_id", "10de:15f9"},
+                                    {"numa", {0}}}};
+  j["hardware"]["allowed_pus"] = {{"count", 1}, {"of", 2}};
+  j["hardware"]["offline_pus"] = {{"count", 0}, {"of", 2}};
+  j["cpu_kind_speeds"] = {{{"kind", 0},
+                           {"cpus", {1}},
+                           {"processors", 1},
+                           {"marked_speed", 400},
+                           {"repetitions", 5},
+                           {"cv", 0.01},
+                           {"duration_seconds", 0.5}},
+                          {{"kind", 1},
+                           {"cpus", {0}},
+                           {"processors", 1},
+                           {"marked_speed", 900},
+                           {"repetitions", 5},
+                           {"cv", 0.02},
+                           {"duration_seconds", 0.5}}};
+  return j;
+}
+
+TEST(NodeRecord, HardwareKeysAndKindSpeedsRoundTrip) {
+  const NodeRecord r = node_record_from_json(hybrid_record());
+  ASSERT_EQ(r.hardware.cpu_kinds.size(), 2u);
+  EXPECT_EQ(r.hardware.cpu_kinds[0].core_type, "IntelAtom");
+  EXPECT_FALSE(r.hardware.cpu_kinds[1].frequency_max_mhz);
+  EXPECT_EQ(r.hardware.memory[1], (MemoryTier{1, std::nullopt, "HBM"}));
+  EXPECT_TRUE(r.hardware.caches.back().memory_side);
+  EXPECT_EQ(r.hardware.accelerators[0].pci_id, "10de:15f9");
+  EXPECT_EQ(r.hardware.allowed_pus, (PartOf{1, 2}));
+  ASSERT_EQ(r.kind_speeds.size(), 2u);
+  EXPECT_DOUBLE_EQ(r.kind_speeds[1].marked_speed, 900);
+  nlohmann::json expected = hybrid_record();
+  EXPECT_EQ(to_json(r), expected);
+}
+
+TEST(NodeRecord, BadHardwareKeysNameTheField) {
+  nlohmann::json j = hybrid_record();
+  j["hardware"]["allowed_pus"]["count"] = 3;
+  EXPECT_EQ(error_of(j), "field 'hardware.allowed_pus.count' must not be more than 'of'");
+  j = hybrid_record();
+  j["hardware"]["cpu_kinds"][1]["pus"] = 4;
+  EXPECT_EQ(error_of(j), "field 'hardware.cpu_kinds[1].pus' must be the number of 'cpus'");
+  j = hybrid_record();
+  j["hardware"]["memory"][0]["kind"] = "";
+  EXPECT_EQ(error_of(j), "field 'hardware.memory[0].kind' must not be empty");
+  j = hybrid_record();
+  j["hardware"]["accelerators"][0]["model"] = 7;
+  EXPECT_EQ(error_of(j), "field 'hardware.accelerators[0].model' must be a string or null");
+  j = hybrid_record();
+  j["hardware"]["accelerators"][0] = 7;
+  EXPECT_EQ(error_of(j), "field 'hardware.accelerators[0]' must be an object");
+  j = hybrid_record();
+  j["cpu_kind_speeds"][1]["kind"] = 2;
+  EXPECT_EQ(error_of(j), "field 'cpu_kind_speeds' names kind 2, but the node has 2 CPU kind(s)");
+  j = hybrid_record();
+  j["cpu_kind_speeds"][0]["marked_speed"] = 0;
+  EXPECT_EQ(error_of(j), "field 'cpu_kind_speeds[0].marked_speed' must be a positive number");
 }
 
 TEST(NodeRecord, ReadsFilesAndNamesLineOfEachBadRecord) {
@@ -148,8 +280,9 @@ TEST(NodeRecord, FieldErrorsNameTheField) {
 TEST(NodeRecord, ReadsADirectoryInNameOrderAndReportsUnreadablePaths) {
   NodeRecordBatch batch;
   read_node_record_path(dir, batch);
-  // corrupt, duplicates, excluded, good, half, other-schema (.toml files are skipped).
-  ASSERT_EQ(batch.records.size(), 1u + 2u + 1u + 3u + 2u + 1u);
+  // corrupt, duplicates, excluded, good, half, old-gpu-node, other-schema (.toml and .md
+  // files are skipped).
+  ASSERT_EQ(batch.records.size(), 1u + 2u + 1u + 3u + 2u + 1u + 1u);
   EXPECT_EQ(batch.records.front().where.str(), dir + "corrupt.jsonl:1");
   EXPECT_EQ(batch.records.back().where.str(), dir + "other-schema.jsonl:2");
   EXPECT_EQ(batch.errors.size(), 3u);

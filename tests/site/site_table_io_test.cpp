@@ -53,6 +53,9 @@ void expect_same_table(const SiteTable& a, const SiteTable& b) {
   for (std::size_t i = 0; i < a.groups.size(); ++i) {
     EXPECT_EQ(a.groups[i].name, b.groups[i].name);
     EXPECT_EQ(a.groups[i].marked_speed, b.groups[i].marked_speed);
+    EXPECT_EQ(a.groups[i].fingerprint, b.groups[i].fingerprint);
+    EXPECT_EQ(a.groups[i].hardware, b.groups[i].hardware);
+    EXPECT_EQ(a.groups[i].cpu_kinds, b.groups[i].cpu_kinds);
   }
   ASSERT_EQ(a.network.has_value(), b.network.has_value());
   if (a.network) {
@@ -237,6 +240,60 @@ TEST(ParseSiteTable, MoreTypeAndRangeErrors) {
             "site.toml:3:1: unknown key 'node' in [site] (expected name, speed_unit or benchmark)");
   EXPECT_EQ(parse_error("node = [1, 2]\n[site]\nname = \"s\"\n"),
             "site.toml:1:8: 'node' must be an array of tables ([[node]]), not an array");
+}
+
+const std::string hybrid_group = R"([site]
+name = "s"
+speed_unit = "Mflops"
+benchmark = "dgemm"
+
+[[group]]
+name = "hybrid"
+marked_speed = 1500.0
+fingerprint = "0123456789abcdef"
+hardware = "1x14c 13th Gen Intel Core i7-1370P (6 + 8 cores of 2 kinds), 32 GB DRAM"
+
+[[group.cpu_kind]]
+cpus = [12, 13]
+efficiency = 0
+core_type = "IntelAtom"
+marked_speed = 900.0
+
+[[group.cpu_kind]]
+cpus = [0, 1, 2]
+marked_speed = 2000.0
+)";
+
+TEST(ParseSiteTable, GroupsCarryWhatTheirNodesHave) {
+  const SiteTable table = parse_site_table(hybrid_group, "site.toml");
+  ASSERT_EQ(table.groups.size(), 1u);
+  const Group& g = table.groups[0];
+  EXPECT_EQ(g.fingerprint, "0123456789abcdef");
+  EXPECT_EQ(g.hardware, "1x14c 13th Gen Intel Core i7-1370P (6 + 8 cores of 2 kinds), 32 GB DRAM");
+  ASSERT_EQ(g.cpu_kinds.size(), 2u);
+  EXPECT_EQ(g.cpu_kinds[0], (GroupCpuKind{{12, 13}, 0, "IntelAtom", 900, {}}));
+  EXPECT_EQ(g.cpu_kinds[1], (GroupCpuKind{{0, 1, 2}, std::nullopt, "", 2000, {}}));
+  EXPECT_EQ(g.cpu_kinds[1].where.line, 18u);
+  // Written back as read.
+  EXPECT_EQ(format_site_table(table), hybrid_group);
+  // A table without them reads as before.
+  EXPECT_TRUE(parse_site_table(header, "site.toml").groups[0].cpu_kinds.empty());
+}
+
+TEST(ParseSiteTable, CpuKindErrorsHaveTheirPlace) {
+  EXPECT_EQ(parse_error(header + "[[group.cpu_kind]]\ncpus = [1]\n"),
+            "site.toml:7:1: missing key 'marked_speed' in [[group.cpu_kind]]");
+  EXPECT_EQ(parse_error(header + "[[group.cpu_kind]]\ncpus = []\nmarked_speed = 1\n"),
+            "site.toml:8:8: 'cpus' must not be empty");
+  EXPECT_EQ(parse_error(header + "[[group.cpu_kind]]\ncpus = [-1]\nmarked_speed = 1\n"),
+            "site.toml:8:9: 'cpus' must be between 0 and 4294967295, got -1");
+  EXPECT_EQ(parse_error(header + "[[group.cpu_kind]]\ncpus = [1]\nmarked_speed = 0\n"),
+            "site.toml:9:16: 'marked_speed' must be positive and finite, not 0");
+  EXPECT_EQ(parse_error(header + "[[group.cpu_kind]]\ncpus = [1]\nspeed = 1\n"),
+            "site.toml:9:1: unknown key 'speed' in [[group.cpu_kind]] (expected cpus, efficiency, "
+            "core_type or marked_speed)");
+  EXPECT_EQ(parse_error(header + "fingerprint = 7\n"),
+            "site.toml:7:15: 'fingerprint' must be a string, not an integer");
 }
 
 TEST(ParseSiteTable, GroupsMayFollowTheirNodes) {

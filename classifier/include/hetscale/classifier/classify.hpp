@@ -44,6 +44,8 @@ struct CpuChoice {
 /// `slurm_cpus` 0: not under Slurm.
 CpuChoice choose_cpus(const std::vector<unsigned>& allowed, std::uint32_t slurm_cpus);
 
+/// On a node of several CPU kinds, each kind is then measured on its own CPUs among those
+/// the job may use (the record's kind_speeds; a kind that fails excludes the node).
 /// With options.availability.seconds > 0, after the marked speed the node's availability
 /// is sampled with `sampler` on the same CPUs, workers and problem size, relative to
 /// options.availability.marked_speed when given, else to the marked speed just measured;

@@ -5,6 +5,7 @@
 #include <hwloc.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace hetscale {
@@ -27,12 +28,25 @@ class HwlocBitmap {
   hwloc_bitmap_t bitmap_;
 };
 
+/// What a topology keeps of the I/O tree: PCI devices and their OS devices (GPUs,
+/// co-processors...) by default. hwloc's type filters apply when a recorded topology is
+/// read too, so a recording can be read as a host with fewer plugins would have seen it.
+struct HwlocFilters {
+  hwloc_type_filter_e os_devices = HWLOC_TYPE_FILTER_KEEP_IMPORTANT;
+};
+
 class HwlocTopology {
  public:
   /// The live machine, the whole of it (also the CPUs this process may not use).
   static HwlocTopology live();
-  /// A recorded topology (lstopo --of xml).
-  static HwlocTopology from_xml(const std::string& path);
+  /// A recorded topology (lstopo --of xml). A file hwloc cannot read throws Error with
+  /// hwloc's own explanation ("...: cannot import XML version 3.0 > 2"). hwloc reads the
+  /// file in a child process, so that a file on which hwloc's reader crashes, hangs or
+  /// leaks gives an Error too.
+  static HwlocTopology from_xml(const std::string& path, const HwlocFilters& filters = {});
+  /// A recorded topology held in memory; `name` names it in messages.
+  static HwlocTopology from_xml_text(std::string_view text, const std::string& name,
+                                     const HwlocFilters& filters = {});
   /// A synthetic description such as "pack:2 core:8 pu:2".
   static HwlocTopology synthetic(const std::string& description);
 
@@ -47,8 +61,12 @@ class HwlocTopology {
   [[nodiscard]] bool is_this_system() const;
 
  private:
-  HwlocTopology();  // initialised, not loaded; throws Error on failure
+  explicit HwlocTopology(
+      const HwlocFilters& filters = {});  // initialised, not loaded; throws Error
   void load(const std::string& what);
+  // The XML of a file (`path`) or a text, read in a child process; `what` names it.
+  static HwlocTopology read_xml_isolated(const std::string* path, std::string_view text,
+                                         const std::string& what, const HwlocFilters& filters);
   hwloc_topology_t topology_ = nullptr;
 };
 

@@ -33,7 +33,9 @@ struct GroupSummary {
   std::string name;
   std::string fingerprint;
   std::string cpu_model;
-  double marked_speed = 0;  // per processor: median over the group's measured nodes
+  std::string hardware;  // hardware_summary of its nodes: "2x64c AMD EPYC 9554, 768 GB DRAM"
+  std::vector<GroupCpuKind> cpu_kinds;  // per kind of core of hybrid nodes, with its speed
+  double marked_speed = 0;              // per processor: median over the group's measured nodes
   double min_speed = 0;
   double max_speed = 0;
   std::uint32_t ok = 0;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "hetscale/classifier/hwloc_handles.hpp"
 #include "hetscale/site/hardware.hpp"
 
 namespace hetscale {
@@ -33,6 +34,10 @@ struct ProbeResult {
   std::vector<unsigned> allowed_cpus;
   std::string source;  // TopologySource::describe()
 };
+
+/// The hardware hwloc describes in a loaded topology (docs/admin-classify.md, "Where the
+/// hardware parts come from"); nothing is read from /proc.
+HardwareParts describe_hardware(const HwlocTopology& topology);
 
 /// Probes the node. Throws Error (message starting "hwloc:") when the topology cannot be
 /// loaded.

@@ -12,9 +12,11 @@ namespace hetscale {
 std::uint64_t meminfo_total_bytes(std::istream& meminfo);
 
 struct CpuinfoFacts {
-  std::string vendor;  // "vendor_id" (x86) or "CPU implementer" (Arm); empty when absent
-  std::string model;   // "model name"; empty when absent
-  double mhz = 0;      // highest "cpu MHz" over the processors; 0 when absent
+  std::string vendor;       // "vendor_id" (x86); empty when absent
+  std::string model;        // "model name"; empty when absent
+  std::string implementer;  // "CPU implementer" (Arm, "0x41"); empty when absent
+  std::string part;         // "CPU part" (Arm, "0xd0c"); empty when absent
+  double mhz = 0;           // highest "cpu MHz" over the processors; 0 when absent
 };
 
 /// Reads /proc/cpuinfo's text.

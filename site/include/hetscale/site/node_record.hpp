@@ -37,6 +37,18 @@ struct NodeAvailability {
   std::optional<double> correlation_seconds;
 };
 
+/// The marked speed of one kind of core of a hybrid node (more than one CPU kind), measured
+/// with the benchmark on that kind's CPUs alone, as the node's is on all of them.
+struct KindSpeed {
+  std::size_t kind = 0;          // index into hardware.cpu_kinds
+  std::vector<unsigned> cpus;    // the kind's CPUs the workers ran on
+  std::uint32_t processors = 0;  // workers
+  double marked_speed = 0;       // per processor, in the record's speed_unit
+  int repetitions = 0;
+  double cv = 0;
+  double duration_seconds = 0;
+};
+
 struct NodeRecord {
   int schema = node_record_schema;
   std::string host;
@@ -60,7 +72,8 @@ struct NodeRecord {
   double cv = 0;                // coefficient of variation over the repetitions
   double duration_seconds = 0;  // wall time of the whole benchmark, calibration run included
   nlohmann::json software = nlohmann::json::object();  // {"hetscale": "0.1.0", "hwloc": ...}
-  std::optional<NodeAvailability> availability;  // only from `classify --availability`
+  std::optional<NodeAvailability> availability;        // only from `classify --availability`
+  std::vector<KindSpeed> kind_speeds;  // one per kind measured; only on a node of several kinds
 };
 
 /// The "availability" object of a node record.

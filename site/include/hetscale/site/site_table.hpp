@@ -76,10 +76,30 @@ inline constexpr CollectiveOverheadField kCollectiveOverheadFields[] = {
 std::string overhead_property_text(const CollectiveOverhead& overhead);
 CollectiveOverhead parse_overhead_property(const char* property, const char* text);
 
+/// One kind of core of a group's hybrid nodes and its own marked speed: the median of the
+/// nodes' figures measured on that kind's CPUs alone (docs/admin-classify.md).
+struct GroupCpuKind {
+  std::vector<unsigned> cpus;     // OS indices of the kind's CPUs on every node of the group
+  std::optional<int> efficiency;  // hwloc's rank: 0 the most power-efficient kind
+  std::string core_type;          // hwloc's CoreType; empty when not given
+  double marked_speed = 0;        // per processor, in the site's speed_unit
+  SourceLocation where;           // its [[group.cpu_kind]] table
+
+  bool operator==(const GroupCpuKind& other) const {
+    return cpus == other.cpus && efficiency == other.efficiency && core_type == other.core_type &&
+           marked_speed == other.marked_speed;
+  }
+};
+
 struct Group {
   std::string name;
   double marked_speed = 0;  // per processor, in the site's speed_unit
   SourceLocation where;     // the [[group]] table it was declared in
+  // Optional, written by `hetscale groups` from the node records: what the group's nodes
+  // are, for people, the report and dashboards; no weight depends on them.
+  std::string fingerprint{};              // the nodes' hardware fingerprint; empty when not given
+  std::string hardware{};                 // "2x64c AMD EPYC 9554, 4x H100 80 GB, 768 GB DRAM"
+  std::vector<GroupCpuKind> cpu_kinds{};  // per kind of core of hybrid nodes
 };
 
 /// One node, after host-list expansion: a [[node]] entry naming "n[1-4]" gives four.
