@@ -59,13 +59,54 @@ void charge_overhead(CollectiveKind kind, MPI_Comm comm) {
   if constexpr (simgrid_build) charge_collective_overhead(kind, comm_size(comm));
 }
 
+// Whether SMPI would read the size in bytes of a message of `count` items as a negative
+// int (collectives.hpp): 2 GiB or more (the limits' synchronous_bytes). In the SimGrid
+// build such a message is sent synchronously.
+bool beyond_int_bytes(int count, MPI_Datatype type) {
+  return static_cast<std::size_t>(count) * item_bytes(type) > limits_in_use.synchronous_bytes;
+}
+
+// A point-to-point send of a kernel's data, non-blocking: synchronous when the twin's SMPI
+// would otherwise copy it (beyond_int_bytes).
+void start_one_send(const void* buffer, int count, MPI_Datatype type, int destination, int tag, MPI_Comm comm,
+                    MPI_Request* request) {
+  if (simgrid_build && beyond_int_bytes(count, type))
+    check_mpi(MPI_Issend(buffer, count, type, destination, tag, comm, request), "MPI_Issend");
+  else
+    check_mpi(MPI_Isend(buffer, count, type, destination, tag, comm, request), "MPI_Isend");
+}
+
 // One MPI call each, blocking in the SimGrid build, non-blocking and completed as `mode`
 // says otherwise.
 #ifdef HETSCALE_SIMGRID
 
 void one_barrier(MPI_Comm comm, WaitMode /*mode*/) { check_mpi(MPI_Barrier(comm), "MPI_Barrier"); }
 
+// SMPI's binomial-tree broadcast (bcast__binomial_tree, which smpi/bcast:binomial_tree
+// chooses), message by message: each rank receives from its parent, then sends to its
+// children, the farthest first; the sends synchronous (a piece of 2 GiB or more).
+void binomial_broadcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm) {
+  const int ranks = comm_size(comm);
+  const int rank = my_rank(comm);
+  const int relative = (rank - root + ranks) % ranks;
+  int mask = 1;
+  for (; mask < ranks; mask <<= 1) {
+    if ((relative & mask) != 0) {
+      check_mpi(MPI_Recv(buffer, count, type, (rank - mask + ranks) % ranks, broadcast_tag, comm, MPI_STATUS_IGNORE),
+                "MPI_Recv (broadcast)");
+      break;
+    }
+  }
+  for (mask >>= 1; mask > 0; mask >>= 1)
+    if (relative + mask < ranks)
+      check_mpi(MPI_Ssend(buffer, count, type, (rank + mask) % ranks, broadcast_tag, comm), "MPI_Ssend (broadcast)");
+}
+
 void one_broadcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm, WaitMode /*mode*/) {
+  if (beyond_int_bytes(count, type)) {
+    binomial_broadcast(buffer, count, type, root, comm);
+    return;
+  }
   check_mpi(MPI_Bcast(buffer, count, type, root, comm), "MPI_Bcast");
 }
 
@@ -103,8 +144,7 @@ void one_scatterv(const void* send, const int* counts, const int* displacements,
   for (int r = 0; r < ranks; ++r) {
     if (r == root || counts[r] == 0) continue;
     const char* from = folded_message_at(send, static_cast<std::size_t>(displacements[r]), bytes);
-    check_mpi(MPI_Isend(from, counts[r], type, r, collective_tag, comm, &requests.emplace_back(MPI_REQUEST_NULL)),
-              "MPI_Isend");
+    start_one_send(from, counts[r], type, r, collective_tag, comm, &requests.emplace_back(MPI_REQUEST_NULL));
   }
   local_copy(folded_message_at(send, static_cast<std::size_t>(displacements[root]), bytes), receive, receive_count,
              type);
@@ -114,7 +154,10 @@ void one_scatterv(const void* send, const int* counts, const int* displacements,
 void one_gatherv(const void* send, int send_count, MPI_Datatype type, void* receive, const int* counts,
                  const int* displacements, int root, int me, MPI_Comm comm, WaitMode /*mode*/) {
   if (me != root) {
-    if (send_count > 0) check_mpi(MPI_Send(send, send_count, type, root, collective_tag, comm), "MPI_Send");
+    if (send_count > 0 && beyond_int_bytes(send_count, type))
+      check_mpi(MPI_Ssend(send, send_count, type, root, collective_tag, comm), "MPI_Ssend");
+    else if (send_count > 0)
+      check_mpi(MPI_Send(send, send_count, type, root, collective_tag, comm), "MPI_Send");
     return;
   }
   const int ranks = comm_size(comm);
@@ -246,11 +289,24 @@ bool one_call(const Layout& layout, std::size_t bytes) {
   return true;
 }
 
+// In the SimGrid build a rank other than the root receives (or sends) its own part's pieces
+// point to point, in order (the pieces split_vector gives it, call after call), without
+// the plan of every rank's: on a thousand simulated ranks with parts beyond INT_MAX items
+// in all, a plan of hundreds of calls of a thousand ranks each, made by every rank.
+bool own_pieces_only(int rank, int root) { return simgrid_build && rank != root; }
+
 void scatterv(const void* send, const Layout& layout, MPI_Datatype type, void* receive, int root,
               MPI_Comm comm, WaitMode mode) {
   const std::size_t bytes = item_bytes(type);
   const int rank = my_rank(comm);
   const auto me = static_cast<std::size_t>(rank);
+  if (own_pieces_only(rank, root)) {
+    for (const Piece& piece : split_message(layout.counts[me], bytes, limits_in_use))
+      one_scatterv(nullptr, nullptr, nullptr, type, at(receive, piece.offset, bytes), static_cast<int>(piece.count),
+                   root, rank, comm, mode);
+    charge_overhead(CollectiveKind::broadcast, comm);
+    return;
+  }
   if (rank != root && one_call(layout, bytes)) {
     one_scatterv(nullptr, nullptr, nullptr, type, receive, static_cast<int>(layout.counts[me]), root, rank, comm,
                  mode);
@@ -271,6 +327,13 @@ void gatherv(const void* send, MPI_Datatype type, void* receive, const Layout& l
   const std::size_t bytes = item_bytes(type);
   const int rank = my_rank(comm);
   const auto me = static_cast<std::size_t>(rank);
+  if (own_pieces_only(rank, root)) {
+    for (const Piece& piece : split_message(layout.counts[me], bytes, limits_in_use))
+      one_gatherv(at(send, piece.offset, bytes), static_cast<int>(piece.count), type, nullptr, nullptr, nullptr,
+                  root, rank, comm, mode);
+    charge_overhead(CollectiveKind::broadcast, comm);
+    return;
+  }
   if (rank != root && one_call(layout, bytes)) {
     one_gatherv(send, static_cast<int>(layout.counts[me]), type, nullptr, nullptr, nullptr, root, rank, comm,
                 mode);
@@ -292,8 +355,8 @@ std::size_t root_items(const Layout& layout, ComputeMode mode) {
   return layout.counts.empty() ? 0 : *std::max_element(layout.counts.begin(), layout.counts.end());
 }
 
-std::size_t broadcast_items(std::size_t count, std::size_t item_bytes, ComputeMode mode) {
-  return mode == ComputeMode::real ? count : std::min(count, piece_items(item_bytes, limits_in_use));
+std::size_t broadcast_items(std::size_t count, ComputeMode mode) {
+  return mode == ComputeMode::real ? count : std::min<std::size_t>(count, 1);
 }
 
 void allreduce(const void* send, void* receive, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
@@ -319,9 +382,8 @@ void start_send(const void* buffer, std::size_t count, MPI_Datatype type, int de
   const std::size_t bytes = item_bytes(type);
   for (const Piece& piece : split_message(count, bytes, limits_in_use)) {
     requests.push_back(MPI_REQUEST_NULL);
-    check_mpi(MPI_Isend(at(buffer, piece.offset, bytes), static_cast<int>(piece.count), type, destination, tag,
-                        comm, &requests.back()),
-              "MPI_Isend");
+    start_one_send(at(buffer, piece.offset, bytes), static_cast<int>(piece.count), type, destination, tag, comm,
+                   &requests.back());
   }
 }
 

@@ -1,9 +1,18 @@
 // The kernels' messages. Every message of a kernel's data (collective or point to point)
 // goes through here, cut as layout.hpp plans: counts and displacements in items of any size (std::size_t),
-// each MPI call's counts and displacements ints, and no message above the message limits'
-// piece_bytes (1 GiB), so that problems of any size run and, in the twin, every message
-// stays in the folded buffers (docs/kernels.md, "Messages of any size"). When a message
-// fits, it is exactly the one call it always was.
+// each MPI call's counts and displacements ints (a message as large as an int count of
+// items allows; an all-to-all exchange's at most 1 GiB), so that problems of any size run
+// and, in the twin, every message stays in the folded buffers (docs/kernels.md, "Messages
+// of any size"). When a message fits, it is exactly the one call it always was.
+//
+// In the twin, a message of 2 GiB or more is sent synchronously (MPI_Ssend, MPI_Issend):
+// SMPI (SimGrid 3.32) decides whether a send is eager (detached: copied into a buffer of
+// its own so that the sender goes on) by reading the message's size in bytes as an int
+// against smpi/send-is-detached-thresh (64 KiB); such a size reads negative, and the
+// message would be copied through real memory. Every message above the threshold is
+// synchronous in SMPI anyway: the simulated time is the same, and nothing is copied. A
+// broadcast of such pieces is the binomial tree SMPI runs (smpi/bcast:binomial_tree),
+// sent by the kernel itself with those sends.
 //
 // In the twin, each collective is followed by the wait its overhead in the site's [network]
 // gives (engine.hpp, charge_collective_overhead; none by default).
@@ -33,7 +42,9 @@ namespace hetscale::kernels {
 /// The tag of the SimGrid build's scatterv and gatherv messages: a kernel's own point to
 /// point messages take tags below it (the smallest upper bound MPI promises is 32767).
 inline constexpr int collective_tag = 32767;
-inline constexpr int kernel_tags = collective_tag;
+/// The tag of the SimGrid build's broadcasts of pieces of 2 GiB or more.
+inline constexpr int broadcast_tag = collective_tag - 1;
+inline constexpr int kernel_tags = broadcast_tag;
 
 /// Once, before the run, the same on every rank (--message-piece-bytes and
 /// --mpi-count-limit shrink them for tests); the defaults otherwise.
@@ -42,13 +53,16 @@ void set_message_limits(const MessageLimits& limits);
 
 void barrier(MPI_Comm comm, WaitMode mode);
 /// `count` items of the root's `buffer` into every rank's, in pieces. A folded buffer (a
-/// charged run, engine.hpp) is where every piece starts: its contents are never read, so
-/// it need only hold one piece (broadcast_items).
+/// charged run, engine.hpp) is where every piece starts: its contents are never read nor
+/// written, so it need hold no piece (broadcast_items).
 void broadcast(void* buffer, std::size_t count, MPI_Datatype type, int root, MPI_Comm comm, WaitMode mode);
 /// The items of a buffer that only broadcast() moves `count` items of (mm's B): all of
-/// them when computing; when charging, one piece at most. mm's B of 271 GB at N = 184,089
-/// then adds nothing to the folded region the ranks' own rows already need.
-[[nodiscard]] std::size_t broadcast_items(std::size_t count, std::size_t item_bytes, ComputeMode mode);
+/// them when computing; when charging, one. SMPI reads and writes no byte of a folded
+/// buffer (it copies nothing from or into one) and checks no message against its size, so
+/// every piece starts at the buffer's start and reaches past its end: mm's B of 3.6 TB at
+/// N = 671,957, broadcast in pieces of 16 GiB, adds nothing to the folded region the
+/// ranks' own rows already need.
+[[nodiscard]] std::size_t broadcast_items(std::size_t count, ComputeMode mode);
 /// Rank r receives layout.counts[r] items of the root's `send` at layout.displacements[r].
 /// A folded buffer at the root (a charged run, engine.hpp) is where every message from or
 /// to it starts: its contents are never read, so it need only hold the largest part

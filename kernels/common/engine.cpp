@@ -89,6 +89,10 @@ void charge_operations(double operations) {
   if (operations > 0) smpi_execute_flops(operations / compute_efficiency);
 }
 
+void idle_for(double seconds) {
+  if (seconds > 0) sg_actor_sleep_for(seconds);
+}
+
 void charge_collective_overhead(CollectiveKind kind, int ranks) {
   // Read once, by the first rank that calls (the same platform for all).
   static const Network platform = [] {
@@ -162,9 +166,8 @@ void* allocate_bytes(std::size_t count, std::size_t size, ComputeMode mode) {
   if (count > std::numeric_limits<std::size_t>::max() / size) throw std::bad_alloc();
   const std::size_t bytes = count * size;
   if (mode == ComputeMode::real) return std::memset(::operator new(bytes), 0, bytes);
-  // A folded buffer may be of any size: no message is larger than the message limits'
-  // piece (collectives.hpp), below the 2 GiB from which SMPI copies messages through real
-  // memory. What remains is the mapping: SMPI reserves the region's whole size at once
+  // A folded buffer may be of any size: a message of 2 GiB or more, which SMPI would copy
+  // through real memory, is sent synchronously (collectives.hpp). What remains is the mapping: SMPI reserves the region's whole size at once
   // (untouched, it costs no memory) and aborts the simulation when the kernel refuses,
   // so try the same reservation first and say so.
   std::lock_guard lock(regions_mutex());
@@ -219,6 +222,12 @@ void charge_operations(double /*operations*/) {
 void set_compute_efficiency(double /*efficiency*/) {}
 
 void charge_collective_overhead(CollectiveKind /*kind*/, int /*ranks*/) {}
+
+void idle_for(double seconds) {
+  const double start = MPI_Wtime();
+  while (MPI_Wtime() - start < seconds) {
+  }
+}
 
 std::string rank_host_name() {
   std::array<char, 256> name{};

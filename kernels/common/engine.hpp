@@ -71,6 +71,12 @@ enum class CollectiveKind { barrier, broadcast, allreduce };
 /// Error naming the property when its text is not two numbers.
 void charge_collective_overhead(CollectiveKind kind, int ranks);
 
+/// The calling rank does nothing else for `seconds` (a rank that arrives late at a
+/// collective): it spins on MPI_Wtime in the ordinary build, as a computing rank keeps
+/// its core, and sleeps in simulated time in the SimGrid build, whose MPI_Wtime does not
+/// advance while a rank only reads it.
+void idle_for(double seconds);
+
 /// The fraction of a host's speed the code attains (--compute-efficiency, default 1):
 /// charging X operations costs X / efficiency flops of simulated time. Once, before the run.
 void set_compute_efficiency(double efficiency);

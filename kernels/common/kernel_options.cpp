@@ -88,8 +88,11 @@ KernelOptions parse_kernel_options(std::span<const std::string_view> args, bool 
       }
     } else if (name == "--message-piece-bytes") {
       options.message_limits.piece_bytes = parse_integer<std::size_t>(value(), "--message-piece-bytes");
-      if (options.message_limits.piece_bytes == 0 || options.message_limits.piece_bytes > message_piece_bytes)
-        throw Error("--message-piece-bytes: must be in [1, " + std::to_string(message_piece_bytes) + "]");
+      if (options.message_limits.piece_bytes == 0) throw Error("--message-piece-bytes: must be at least 1");
+    } else if (name == "--synchronous-send-bytes") {
+      options.message_limits.synchronous_bytes = parse_integer<std::size_t>(value(), "--synchronous-send-bytes");
+      if (options.message_limits.synchronous_bytes > synchronous_send_bytes)
+        throw Error("--synchronous-send-bytes: must be in [0, " + std::to_string(synchronous_send_bytes) + "]");
     } else if (name == "--mpi-count-limit") {
       options.message_limits.max_count = parse_integer<std::size_t>(value(), "--mpi-count-limit");
       if (options.message_limits.max_count == 0 || options.message_limits.max_count > INT_MAX)
@@ -112,7 +115,7 @@ std::string kernel_usage(std::string_view program, bool simgrid) {
       "usage: " + std::string(program) +
       " -N <n> [--seed S] [--record FILE] [--weights equal|marked|w1,w2,...|FILE]\n"
       "       [--fft-planning estimate|measure] [--fft-wisdom FILE|none]\n"
-      "       [--message-piece-bytes B] [--mpi-count-limit C]\n"
+      "       [--message-piece-bytes B] [--synchronous-send-bytes B] [--mpi-count-limit C]\n"
       "       [--weights-file FILE] [--site FILE] [--experiment NAME] [--compute real" +
       (simgrid ? "|flops] [--platform-hash HEX]\n       [--compute-efficiency E]\n" : "]\n") +
       "  -N <n>             problem size (N x N)\n"
@@ -130,8 +133,11 @@ std::string kernel_usage(std::string_view program, bool simgrid) {
       "  --fft-wisdom FILE  conv2d: FFTW wisdom read before planning and saved after (default:\n"
       "                     $HETSCALE_FFTW_WISDOM, else /var/tmp/hetscale-fftw-wisdom.<uid>;\n"
       "                     'none': plan from scratch, save nothing)\n"
-      "  --message-piece-bytes B  for tests: no message larger than B bytes (default and\n"
-      "                     maximum 1 GiB); larger ones go in pieces\n"
+      "  --message-piece-bytes B  for tests: no message larger than B bytes (default: as\n"
+      "                     large as one call's count allows); larger ones go in pieces\n"
+      "  --synchronous-send-bytes B  for tests: in the twin, messages above B bytes are sent\n"
+      "                     synchronously, their broadcasts by the kernel's own binomial tree\n"
+      "                     (default and maximum 2147483647)\n"
       "  --mpi-count-limit C  for tests: no MPI count or displacement above C (default and\n"
       "                     maximum INT_MAX); larger layouts go in several calls\n";
   if (simgrid) {

@@ -92,7 +92,9 @@ std::vector<ExchangeCall> split_exchange(const Layout& send, const Layout& recei
   }
   std::vector<ExchangeCall> calls;
   if (largest_segment == 0 || ranks == 0) return calls;
-  const std::size_t step = piece_items(item_bytes, limits);
+  MessageLimits exchange = limits;
+  exchange.piece_bytes = std::min(limits.piece_bytes, exchange_piece_bytes);
+  const std::size_t step = piece_items(item_bytes, exchange);
   const std::size_t rounds = (largest_segment + step - 1) / step;
   const std::size_t group = std::min(ranks, limits.max_count / largest_segment + 1);
   const std::size_t groups = (ranks + group - 1) / group;

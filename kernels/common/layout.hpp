@@ -8,19 +8,29 @@
 
 #include <climits>
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <vector>
 
 namespace hetscale::kernels {
 
-/// The largest message the kernels send: 1 GiB. SMPI (SimGrid 3.32) reads a message's
-/// size in bytes as an int when it decides whether to copy it, so a message of 2 GiB or
-/// more is copied through real memory instead of staying in the twin's folded buffers.
-inline constexpr std::size_t message_piece_bytes = std::size_t{1} << 30;
+/// The largest message of an all-to-all exchange: 1 GiB. In the twin, SMPI sends an
+/// exchange's messages by its own algorithm, and SMPI (SimGrid 3.32) reads a message's
+/// size in bytes as an int when it decides whether to copy it before sending, so a
+/// message of 2 GiB or more would be copied through real memory instead of staying in the
+/// twin's folded buffers. Every other message the twin sends itself (collectives.hpp), and
+/// is as large as one MPI call's count allows.
+inline constexpr std::size_t exchange_piece_bytes = std::size_t{1} << 30;
+
+/// The largest message SMPI reads the size of as a non-negative int: above it, the twin
+/// sends synchronously (collectives.hpp).
+inline constexpr std::size_t synchronous_send_bytes = INT_MAX;
 
 struct MessageLimits {
-  std::size_t piece_bytes = message_piece_bytes;  // no message is larger
-  std::size_t max_count = INT_MAX;  // the largest count or displacement of one MPI call
+  std::size_t piece_bytes = SIZE_MAX;  // no message is larger (tests lower it)
+  std::size_t max_count = INT_MAX;     // the largest count or displacement of one MPI call
+  // In the twin, a message above this many bytes is sent synchronously (tests lower it).
+  std::size_t synchronous_bytes = synchronous_send_bytes;
 };
 
 /// Items one message carries: at most piece_bytes (but at least one item) and max_count.
@@ -77,7 +87,8 @@ struct ExchangeCall {
 /// The calls of an alltoallv between `ranks` ranks, for `rank` with layouts `send` (to
 /// each rank) and `receive` (from each rank), where no segment of any rank exceeds
 /// `largest_segment` items (the same bound on every rank: every rank makes the same
-/// number of calls). Call k of a round carries piece k of every segment; when a rank's
+/// number of calls). Its pieces are at most exchange_piece_bytes too. Call k of a round
+/// carries piece k of every segment; when a rank's
 /// segments span more than max_count items, the ranks are also cut into groups of
 /// max_count / largest_segment + 1 and a round becomes one call per (sending group,
 /// receiving group). When everything fits: one call with the unsplit counts and

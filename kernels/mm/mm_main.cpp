@@ -31,9 +31,9 @@ class MatrixMultiply final : public Kernel {
     const std::vector<std::size_t> rows = block_counts(n_, context.weights);
     layout_ = row_layout(rows, n_);
     rows_ = rows[static_cast<std::size_t>(mpi_.rank())];
-    // Charged, B holds one piece of its broadcast and rank 0's A and C the largest rank's
-    // rows: no buffer of N^2 items (collectives.hpp).
-    b_ = Buffer<double>(broadcast_items(n_ * n_, sizeof(double), compute_), compute_);
+    // Charged, B holds one item (its broadcast reads and writes none) and rank 0's A and C
+    // the largest rank's rows: no buffer of N^2 items (collectives.hpp).
+    b_ = Buffer<double>(broadcast_items(n_ * n_, compute_), compute_);
     local_a_ = Buffer<double>(rows_ * n_, compute_);
     local_c_ = Buffer<double>(rows_ * n_, compute_);
     if (mpi_.rank() == 0) {

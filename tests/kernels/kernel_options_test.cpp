@@ -67,15 +67,19 @@ TEST(KernelOptions, FftPlanningAndWisdom) {
 
 TEST(KernelOptions, MessageLimitsForTests) {
   const KernelOptions defaults = parse({"-N", "4"});
-  EXPECT_EQ(defaults.message_limits.piece_bytes, message_piece_bytes);
+  EXPECT_EQ(defaults.message_limits.piece_bytes, SIZE_MAX);  // the count limit alone
   EXPECT_EQ(defaults.message_limits.max_count, static_cast<std::size_t>(INT_MAX));
   const KernelOptions o = parse({"-N", "4", "--message-piece-bytes", "64", "--mpi-count-limit=100"});
   EXPECT_EQ(o.message_limits.piece_bytes, 64u);
   EXPECT_EQ(o.message_limits.max_count, 100u);
-  EXPECT_EQ(error_of({"-N", "4", "--message-piece-bytes", "0"}), "--message-piece-bytes: must be in [1, 1073741824]");
-  EXPECT_EQ(error_of({"-N", "4", "--message-piece-bytes", "1073741825"}),
-            "--message-piece-bytes: must be in [1, 1073741824]");
+  EXPECT_EQ(error_of({"-N", "4", "--message-piece-bytes", "0"}), "--message-piece-bytes: must be at least 1");
+  EXPECT_EQ(parse({"-N", "4", "--message-piece-bytes", "17179869184"}).message_limits.piece_bytes,
+            std::size_t{1} << 34);
   EXPECT_EQ(error_of({"-N", "4", "--mpi-count-limit", "2147483648"}), "--mpi-count-limit: must be in [1, 2147483647]");
+  EXPECT_EQ(defaults.message_limits.synchronous_bytes, static_cast<std::size_t>(INT_MAX));
+  EXPECT_EQ(parse({"-N", "4", "--synchronous-send-bytes", "0"}).message_limits.synchronous_bytes, 0u);
+  EXPECT_EQ(error_of({"-N", "4", "--synchronous-send-bytes", "2147483648"}),
+            "--synchronous-send-bytes: must be in [0, 2147483647]");
 }
 
 TEST(KernelOptions, ComputeModeDependsOnTheBuild) {

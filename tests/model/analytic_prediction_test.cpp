@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "error_text.hpp"
 #include "hetscale/base/error.hpp"
 #include "hetscale/model/units.hpp"
 
@@ -28,15 +29,6 @@ AnalyticSystem sys(double marked_speed, double processes, std::string label = {}
   s.processes = processes;
   s.label = std::move(label);
   return s;
-}
-
-std::string error_of(const auto& call) {
-  try {
-    call();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
 }
 
 TEST(AnalyticPrediction, Corollary2WhenSpeedPerProcessIsTheSame) {
@@ -158,64 +150,26 @@ TEST(AnalyticPrediction, TimeUnits) {
             "unknown time unit 'sec' (known: s, ms, us, ns, min, h)");
 }
 
-// The paper's GE model with T_send = a2 + b2 N (N elements, 8 bytes each).
-double paper_ge_ms(double n, double p) {
-  const double bcast = 0.12 + 0.23 * p, send = 0.08 + 0.00003 * n, barrier = 0.39 * p;
-  return bcast + 2 * (p - 1) * (send + send) + n * (2 * bcast + barrier);
-}
-
-double eval(const std::string& expression, double n, double p) {
-  return Workload::parse(expression).evaluate(ParameterValues{{"N", n}, {"p", p}});
-}
-
-TEST(KernelOverhead, GaussianEliminationIsThePapersModel) {
-  CommModels fitted;  // seconds, T_send per byte
-  fitted.send = {0.08e-3, 0.00003e-3 / 8, 1};
-  fitted.bcast = {0.12e-3, 0.23e-3, 1};
-  fitted.barrier = {0, 0.39e-3, 1};
-  const std::string ge = kernel_overhead_expression("ge", communication_costs(fitted));
-  for (const double n : {310.0, 1000.0})
-    for (const double p : {3.0, 33.0})
-      EXPECT_NEAR(eval(ge, n, p), paper_ge_ms(n, p), 1e-9 * paper_ge_ms(n, p)) << n << " " << p;
-}
-
-TEST(KernelOverhead, MatrixMultiplicationAndConvolutionByHand) {
-  // [network]: latency 50 us per link, 125 MB/s: T_send(B) = 0.1 + 8e-6 B ms,
-  // T_bcast = T_barrier = 0.1 lg(p) ms.
-  Network net;
-  net.latency_us = 50;
-  net.bandwidth_MBps = 125;
-  const CommunicationCosts c = communication_costs(net);
-  EXPECT_NEAR(c.send_ms, 0.1, 1e-15);
-  EXPECT_NEAR(c.send_ms_per_byte, 8e-6, 1e-20);
-  // mm at N = 100, p = 4: scatter + gather 2 * 3 * (0.1 + 8e-6 * 8e4 / 4) = 2 * 3 * 0.26 =
-  // 1.56; broadcast of B: 0.1 * 2 + 2 * 8e-6 * 8e4 = 0.2 + 1.28 = 1.48. Total 3.04.
-  EXPECT_NEAR(eval(kernel_overhead_expression("mm", c), 100, 4), 3.04, 1e-12);
-  // conv2d at N = 100, p = 4: 3 * ((0.1 + 8e-6 * 32e4 / 16) + (0.1 + 8e-6 * 16e4 / 16))
-  // = 3 * (0.26 + 0.18) = 1.32.
-  EXPECT_NEAR(eval(kernel_overhead_expression("conv2d", c), 100, 4), 1.32, 1e-12);
-  EXPECT_EQ(error_of([&] { (void)kernel_overhead_expression("heat", c); }),
-            "no overhead model for kernel 'heat' (known: mm, ge, conv2d)");
-}
-
-TEST(KernelOverhead, ReadsCommbenchJson) {
-  const auto path = std::filesystem::temp_directory_path() / "hetscale-commbench-models.json";
-  std::ofstream(path) << R"({"models": {"units": "seconds",
-      "send": {"intercept": 1e-4, "slope": 1e-8, "r2": 0.99},
-      "bcast": {"intercept": 2e-4, "slope": -3e-5, "r2": 0.9},
-      "barrier": {"intercept": 0, "slope": 4e-4, "r2": 0.9}}})";
-  const CommModels m = read_commbench_models(path.string());
-  EXPECT_EQ(m.send.slope, 1e-8);
-  EXPECT_EQ(m.bcast.slope, -3e-5);
-  const CommunicationCosts c = communication_costs(m);
-  EXPECT_EQ(c.bcast_ms, "(0.2 - 0.03*p)");
-  EXPECT_EQ(c.barrier_ms, "(0.4*p)");
-  std::ofstream(path) << R"({"models": {"send": {"intercept": 1e-4}}})";
-  EXPECT_EQ(error_of([&] { (void)read_commbench_models(path.string()); }),
-            path.string() +
-                ": field 'models.send.slope' must be a finite number (the JSON "
-                "hetscale-commbench prints)");
-  std::filesystem::remove(path);
+TEST(AnalyticPrediction, ComputedOverheadPredictsAsItsExpression) {
+  // The same T0 written as an expression in ms and computed in seconds.
+  const auto written = model("2*N^3", "1 + 0.002*N^2*lg(p) + 0.5*p", 2e-8);
+  const AnalyticModel computed(
+      Workload::parse("2*N^3"),
+      ComputedOverhead{"T0", [](double n, double p) { return 1e-3 * (1 + 0.002 * n * n * std::log2(p) + 0.5 * p); }},
+      2e-8);
+  EXPECT_EQ(computed.overhead_text(), "T0");
+  EXPECT_EQ(written.overhead_text(), "1 + 0.002*N^2*lg(p) + 0.5*p");
+  const AnalyticSystem base = sys(40 * kMflops, 2);
+  const std::vector<AnalyticSystem> targets{sys(80 * kMflops, 4), sys(320 * kMflops, 16)};
+  const auto a = predict_analytic(written, base, 500, targets);
+  const auto b = predict_analytic(computed, base, 500, targets);
+  EXPECT_NEAR(b.base_overhead_seconds, a.base_overhead_seconds, 1e-15);
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    EXPECT_NEAR(b.targets[i].parameter, a.targets[i].parameter, 1e-9 * a.targets[i].parameter);
+    EXPECT_NEAR(b.targets[i].psi, a.targets[i].psi, 1e-9);
+  }
+  EXPECT_EQ(error_of([] { (void)AnalyticModel(Workload::parse("N"), ComputedOverhead{"none", {}}, 1e-8); }),
+            "a computed overhead needs its function");
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "hetscale/model/network_probe.hpp"
 #include "hetscale/site/site_table.hpp"
 #include "support/process.hpp"
 #include "support/testbed.hpp"
@@ -121,6 +122,50 @@ TEST(Commbench, CalibratesTheNetworkAndWritesItIntoTheSiteTable) {
   }
   std::printf("%s", r.err.c_str());
   std::filesystem::remove_all(dir);
+}
+
+// The probe under Open MPI on the cluster, one rank on each of three nodes (a node here has
+// one processor), within a short budget: its JSON read back by the model library
+// (network_probe.hpp) with every part a probe of this set has (none within a node, and
+// why), and the kernels' costs computed from it.
+TEST(Commbench, ProbesTheSetAndTheModelLibraryReadsIt) {
+  const Testbed tb = Testbed::from_env();
+  ASSERT_GE(tb.nodes.size(), 3u);
+  constexpr double budget = 6;
+  const auto r = run_command({"srun", "--mpi=pmix", "-N3", "-n3", "--ntasks-per-node=1",
+                              "--export=ALL,HETSCALE_MPI_WAIT=sleep", commbench, "--budget-seconds",
+                              std::to_string(budget), "--max-bytes", "16777216", "--per-decade", "3",
+                              "--repetitions", "3", "--collective-max-bytes", "65536", "--saturation-bytes",
+                              "1048576", "--alltoall-bytes", "1048576", "--site", tb.site_table().string()},
+                             90s);
+  ASSERT_TRUE(r.ok()) << r.describe();
+  const CommbenchOutput read = parse_commbench_output(r.out, "hetscale-commbench's output");
+  ASSERT_TRUE(read.probe.has_value()) << r.out;
+  const NetworkProbe& probe = *read.probe;
+  EXPECT_EQ(probe.engine, "slurm");
+  EXPECT_TRUE(probe.slurm_job_id.has_value());
+  EXPECT_EQ(probe.processes(), 3);
+  EXPECT_EQ(probe.nodes().size(), 3u);
+  EXPECT_EQ(probe.wait, "sleep");
+  ASSERT_TRUE(probe.remote.has_value());
+  EXPECT_NE(probe.remote->first_host, probe.remote->second_host);
+  EXPECT_GE(probe.remote->samples.size(), 2u);
+  for (const MessageSample& s : probe.remote->samples) EXPECT_GT(s.seconds, 0) << s.bytes;
+  EXPECT_GE(probe.remote->fit.segments.size(), 1u);
+  EXPECT_GT(probe.remote->fit.at(1 << 20), 0);
+  EXPECT_FALSE(probe.local.has_value());
+  EXPECT_EQ(probe.local_absent, "every rank is on its own node");
+  ASSERT_TRUE(probe.saturation.has_value()) << probe.saturation_absent;
+  ASSERT_FALSE(probe.saturation->points.empty());
+  EXPECT_EQ(probe.saturation->points.front().flows, 1);
+  EXPECT_FALSE(probe.collectives.empty());
+  for (const CollectiveSample& c : probe.collectives) EXPECT_LE(c.processes, 3) << to_string(c.pattern);
+  // The budget holds, give or take the measurement under way when it ran out.
+  EXPECT_GT(probe.elapsed_seconds, 0);
+  EXPECT_LT(probe.elapsed_seconds, 3 * budget);
+  const ProbeCosts costs(probe);
+  EXPECT_GT(costs.seconds(MessagePattern::broadcast, 8 * 1024, 3), 0);
+  EXPECT_GT(costs.seconds(MessagePattern::send, 1 << 20, 2), costs.seconds(MessagePattern::send, 8, 2));
 }
 
 TEST(Commbench, OneRankIsAClearErrorOnEveryRank) {
