@@ -443,7 +443,7 @@ class SpecReader {
   }
 
   void read_refine(const toml::table& t) {
-    toml_.check_keys(t, {"steps", "tolerance", "max_rounds"}, "in [refine]");
+    toml_.check_keys(t, {"steps", "tolerance", "max_rounds", "precision", "max_runs_per_set"}, "in [refine]");
     RefineSpec& r = spec_.refine;
     if (const toml::node* steps = t.get("steps")) read_steps(*steps);
     if (const toml::node* tolerance = t.get("tolerance")) {
@@ -454,6 +454,27 @@ class SpecReader {
     }
     if (const toml::node* rounds = t.get("max_rounds"))
       r.max_rounds = static_cast<std::uint32_t>(toml_.integer(*rounds, "max_rounds", 0, 100));
+    if (const toml::node* precision = t.get("precision")) {
+      r.precision = toml_.number(*precision, "precision");
+      if (*r.precision <= 0 || *r.precision >= 1)
+        toml_.fail(toml_.at(*precision), fmt::format("'precision' must be in (0, 1) (the relative half-width of "
+                                                     "the required parameter's interval: 0.05 is 5%), got {}",
+                                                     *r.precision));
+    }
+    if (const toml::node* runs = t.get("max_runs_per_set")) {
+      if (!r.precision)
+        toml_.fail(toml_.at(*runs), "'max_runs_per_set' is the budget of 'precision': give 'precision' in [refine] too");
+      r.max_runs_per_set = static_cast<std::uint32_t>(toml_.integer(*runs, "max_runs_per_set", 4, 100000));
+      // Round 0 alone gives every set one run per size, repetition and value of weights: a
+      // budget below that could never add a repetition.
+      const std::size_t first_round = spec_.parameter.values.size() * spec_.repetitions * spec_.slurm.weights.size();
+      if (r.max_runs_per_set < first_round)
+        toml_.fail(toml_.at(*runs),
+                   fmt::format("'max_runs_per_set' = {} is below the {} runs round 0 gives every set ({} sizes x {} "
+                               "repetition(s) x {} value(s) of weights): no repetition could ever be added",
+                               r.max_runs_per_set, first_round, spec_.parameter.values.size(), spec_.repetitions,
+                               spec_.slurm.weights.size()));
+    }
   }
 
   void read_steps(const toml::node& node) {

@@ -33,6 +33,8 @@ std::optional<MeasuredRun> run_of(const nlohmann::json& record, const Round& rou
   run.wall_seconds = number(record, "/wall_seconds"_json_pointer);
   if (record.contains("marked_speed") && record["marked_speed"].is_number())
     run.marked_speed = record["marked_speed"].get<double>();
+  if (record.contains("repetition") && record["repetition"].is_number_unsigned())
+    run.repetition = record["repetition"].get<std::uint32_t>();
   return run;
 }
 
@@ -62,6 +64,15 @@ std::map<std::size_t, std::vector<EfficiencyPoint>> measured_points(const std::v
     } catch (const std::exception& e) {
       throw Error(fmt::format("{}: {}", run.source, e.what()));
     }
+  }
+  return out;
+}
+
+std::map<std::size_t, std::map<double, std::uint32_t>> next_repetitions(const std::vector<MeasuredRun>& runs) {
+  std::map<std::size_t, std::map<double, std::uint32_t>> out;
+  for (const MeasuredRun& run : runs) {
+    std::uint32_t& next = out[run.set_index][run.parameter];
+    next = std::max(next, run.repetition + 1);
   }
   return out;
 }

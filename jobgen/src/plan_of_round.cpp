@@ -30,7 +30,8 @@ PlanExperiment plan_experiment(const ExperimentSpec& spec) {
   out.target_efficiency = spec.target_efficiency;
   if (!spec.text.empty())
     out.spec = PlanSpec{spec.source.string(), redact_connection_passwords(spec.text)};
-  out.refine = PlanRefine{spec.refine.steps, spec.refine.tolerance, spec.refine.max_rounds};
+  out.refine = PlanRefine{spec.refine.steps, spec.refine.tolerance, spec.refine.max_rounds, spec.refine.precision,
+                          spec.refine.precision ? std::optional(spec.refine.max_runs_per_set) : std::nullopt};
   return out;
 }
 
@@ -49,6 +50,7 @@ RoundSet round_set(const PlannedSet& planned, const SiteTable& site) {
   RoundSet out;
   out.set = planned.set;
   out.parameter_values = planned.parameter_values;
+  out.repetitions = planned.repetitions;
   for (const std::string& name : planned.set.nodes) {
     const Node& node = *site.find_node(name);  // the plan's reader checked the names
     out.members.push_back({name, node.group, node.marked_speed, node.processors});
@@ -65,7 +67,7 @@ RoundPlan plan_of_round(const Round& round, const std::string& created) {
   if (!round.study_token.empty()) plan.study_token = round.study_token;
   plan.experiment = plan_experiment(round.spec);
   plan.site = plan_site(round);
-  for (const RoundSet& s : round.sets) plan.machine_sets.push_back({s.set, s.parameter_values});
+  for (const RoundSet& s : round.sets) plan.machine_sets.push_back({s.set, s.parameter_values, s.repetitions});
   return plan;
 }
 

@@ -84,6 +84,20 @@ bool has_jobs(const Round& round) {
   return std::any_of(round.sets.begin(), round.sets.end(), [](const auto& s) { return !s.parameter_values.empty(); });
 }
 
+std::vector<std::uint32_t> task_repetitions(const Round& round, const RoundSet& set, std::size_t value_index) {
+  if (!set.repetitions.empty()) return set.repetitions.at(value_index);
+  std::vector<std::uint32_t> every(round.spec.repetitions);
+  for (std::uint32_t r = 0; r < round.spec.repetitions; ++r) every[r] = r;
+  return every;
+}
+
+std::uint32_t most_task_repetitions(const Round& round, const RoundSet& set) {
+  if (set.repetitions.empty()) return round.spec.repetitions;
+  std::size_t most = 0;
+  for (const auto& reps : set.repetitions) most = std::max(most, reps.size());
+  return static_cast<std::uint32_t>(most);
+}
+
 std::uint32_t RoundSet::total_tasks() const {
   std::uint32_t n = 0;
   for (const SetMember& m : members) n += m.tasks;

@@ -168,10 +168,10 @@ std::string launch_line(const Round& round, const RoundSet& set, std::string_vie
 }
 
 void runs(std::string& out, const Round& round, const RoundSet& set) {
-  std::string reps;
-  for (std::uint32_t r = 0; r < round.spec.repetitions; ++r) reps += (r == 0 ? "" : " ") + std::to_string(r);
+  std::string reps = fmt::format("{}", fmt::join(task_repetitions(round, set, 0), " "));
   if (!set.repetitions.empty()) {
-    out += "\n# A resubmitted task runs only the repetitions that left no record.\n";
+    out += "\n# Each task runs the repetitions its size lists: those a refinement adds, or those a\n"
+           "# resubmitted task left without a record.\n";
     reps = "$repetitions";
   }
   const std::vector<std::string>& weights = round.spec.slurm.weights;
@@ -217,6 +217,8 @@ std::string render_host_file(const RoundSet& set) {
   return out;
 }
 
+std::string twin_array_job_name(const Round& round) { return round.spec.name; }
+
 std::string render_twin_array_script(const Round& round, std::size_t runs, const RenderOptions& options) {
   const SlurmSpec& slurm = round.spec.slurm;
   std::string out = "#!/bin/bash\n";
@@ -224,17 +226,19 @@ std::string render_twin_array_script(const Round& round, std::size_t runs, const
                      one_line_text(round.spec.name), runs);
   out += "# of the site, one serial array task each. Submit from the study directory:\n";
   out += "#   sbatch twin.sbatch\n";
-  out += fmt::format("#SBATCH --job-name={}\n", round.spec.name);
+  out += fmt::format("#SBATCH --job-name={}\n", twin_array_job_name(round));
   placement_options(out, slurm, slurm.time_limit.value_or(slurm::format_slurm_time(time_limit_rule.fallback_seconds)));
-  out += "#SBATCH --ntasks=1\n";
-  out += fmt::format("#SBATCH --array=0-{}{}\n", runs == 0 ? 0 : runs - 1, throttle_suffix(slurm.array_throttle));
+  out += "#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\n";
+  const std::size_t last = runs == 0 ? 0 : runs - 1;
+  out += fmt::format("#SBATCH --array=0-{}{}\n", last, throttle_suffix(slurm.array_throttle));
   out += "#SBATCH --output=logs/twin-%A_%a.out\n";
   for (const std::string& option : slurm.sbatch_options) out += fmt::format("#SBATCH {}\n", option);
   out += "\nset -euo pipefail\n";
   out += "study_dir=${SLURM_SUBMIT_DIR:-.}\n";
   out += fmt::format("bin_dir=${{HETSCALE_BIN_DIR:-{}}}\n", shell_quote(options.kernel_dir));
-  out += "exec \"$bin_dir/hetscale\" twin run \"$study_dir\" "
-         "--task \"${SLURM_ARRAY_TASK_ID:?submit this script with sbatch: it is an array job}\"\n";
+  out += "# The last runs first: the largest sets' simulations take longest.\n";
+  out += "task=${SLURM_ARRAY_TASK_ID:?submit this script with sbatch: it is an array job}\n";
+  out += fmt::format("exec \"$bin_dir/hetscale\" twin run \"$study_dir\" --task $(({} - task))\n", last);
   return out;
 }
 

@@ -41,12 +41,10 @@ bool runs_index(const SlurmJobState& job, std::uint64_t index) {
 
 std::vector<ArrayTask> array_tasks(const Round& round) {
   std::vector<ArrayTask> out;
-  std::vector<std::uint32_t> every;
-  for (std::uint32_t r = 0; r < round.spec.repetitions; ++r) every.push_back(r);
   for (const RoundSet& set : round.sets) {
     for (std::size_t i = 0; i < set.parameter_values.size(); ++i) {
       out.push_back({round.number, set.set.index, set.members.size(), i, set.parameter_values[i],
-                     set.repetitions.empty() ? every : set.repetitions.at(i), array_job_name(round, set),
+                     task_repetitions(round, set, i), array_job_name(round, set),
                      round.spec.slurm.weights.size(),
                      !round.spec.code.kernel && round.spec.code.record == RecordWriter::program});
     }

@@ -26,9 +26,9 @@ double work_at(const Round& round, double parameter) {
 std::string number(double v) { return fmt::format("{:.4g}", v); }
 
 // T per repetition -> the limit of one array task, with the rule's arithmetic as text.
-SetTimeLimit from_seconds_per_run(const Round& round, double seconds, std::string basis) {
+SetTimeLimit from_seconds_per_run(const Round& round, const RoundSet& set, double seconds, std::string basis) {
   const TimeLimitRule& rule = time_limit_rule;
-  const std::uint32_t reps = round.spec.repetitions;
+  const std::uint32_t reps = most_task_repetitions(round, set);
   const std::size_t steps = round.spec.slurm.weights.size();  // one run per weights in a repetition
   const double total = seconds * reps * static_cast<double>(steps) * rule.safety_factor + rule.startup_seconds;
   // Checked before the conversion: an infinite or huge double converted to an integer is
@@ -79,7 +79,7 @@ SetTimeLimit estimated_time_limit(const Round& round, const RoundSet& set) {
   const double target = round.spec.target_efficiency;
   const double seconds = isospeed::seconds_at_efficiency(w, set.set.marked_speed * *scale, target);
   return from_seconds_per_run(
-      round, seconds,
+      round, set, seconds,
       fmt::format("estimated from {}={}: T = W / (C E_target) = {} / ({} {} x {}) = {} s", round.spec.parameter.name,
                   fmt::format("{}", n), number(w), number(set.set.marked_speed), unit, number(target),
                   number(seconds)));
@@ -105,7 +105,7 @@ std::optional<SetTimeLimit> measured_time_limit(const Round& round, const RoundS
   const double ratio = w / nearest->work;
   const double seconds = nearest->wall_seconds * ratio;
   return from_seconds_per_run(
-      round, seconds,
+      round, set, seconds,
       fmt::format("measured {} s at {}={} (the run nearest in work), x W({}) / W({}) = {} -> {} s", number(nearest->wall_seconds),
                   round.spec.parameter.name, fmt::format("{}", nearest->parameter), fmt::format("{}", n),
                   fmt::format("{}", nearest->parameter), number(ratio), number(seconds)));

@@ -99,6 +99,29 @@ max_rounds = 5
   EXPECT_EQ(spec.refine.max_rounds, 5U);
 }
 
+TEST(ExperimentSpec, PrecisionAndItsBudget) {
+  const std::string head =
+      "[experiment]\nname = \"mm\"\ntarget_efficiency = 0.3\n[code]\nkernel = \"mm\"\n"
+      "[parameter]\nmin = 100\nmax = 400\npoints = 3\n[refine]\n";
+  auto spec = parse_experiment_spec(head + "precision = 0.1\n", "mm.toml");
+  EXPECT_EQ(spec.refine.precision, 0.1);
+  EXPECT_EQ(spec.refine.max_runs_per_set, default_max_runs_per_set);
+  spec = parse_experiment_spec(head + "precision = 0.05\nmax_runs_per_set = 24\n", "mm.toml");
+  EXPECT_EQ(spec.refine.max_runs_per_set, 24U);
+  EXPECT_FALSE(parse_experiment_spec(head, "mm.toml").refine.precision);
+  EXPECT_EQ(error_of(head + "precision = 0.1\nmax_runs_per_set = 3\n"),
+            "spec.toml:12:20: 'max_runs_per_set' must be between 4 and 100000, got 3");
+  // Round 0 gives every set 3 sizes x 2 repetitions x 2 values of weights = 12 runs.
+  const std::string twice =
+      "[experiment]\nname = \"mm\"\ntarget_efficiency = 0.3\nrepetitions = 2\n[code]\nkernel = \"mm\"\n"
+      "[parameter]\nmin = 100\nmax = 400\npoints = 3\n[slurm]\nweights = [\"marked\", \"equalized\"]\n[refine]\n"
+      "precision = 0.1\n";
+  EXPECT_EQ(parse_experiment_spec(twice + "max_runs_per_set = 12\n", "mm.toml").refine.max_runs_per_set, 12U);
+  EXPECT_EQ(error_of(twice + "max_runs_per_set = 11\n"),
+            "spec.toml:15:20: 'max_runs_per_set' = 11 is below the 12 runs round 0 gives every set (3 sizes x 2 "
+            "repetition(s) x 2 value(s) of weights): no repetition could ever be added");
+}
+
 TEST(ExperimentSpec, DefaultsForAKernel) {
   const auto spec = parse_experiment_spec(R"(
 [experiment]
@@ -348,7 +371,13 @@ INSTANTIATE_TEST_SUITE_P(
                 "rm -rf ~')"},
         BadSpec{"refine-steps-order.toml", "refine-steps-order.toml:14:16: 'steps' must be ascending: 0.02 follows 0.04"},
         BadSpec{"refine-tolerance.toml",
-                "refine-tolerance.toml:14:13: 'tolerance' must be in (0, 1) (a fraction of the target), got 2"}),
+                "refine-tolerance.toml:14:13: 'tolerance' must be in (0, 1) (a fraction of the target), got 2"},
+        BadSpec{"refine-precision.toml",
+                "refine-precision.toml:14:13: 'precision' must be in (0, 1) (the relative half-width of the required "
+                "parameter's interval: 0.05 is 5%), got 1.5"},
+        BadSpec{"refine-budget-without-precision.toml",
+                "refine-budget-without-precision.toml:14:20: 'max_runs_per_set' is the budget of 'precision': give "
+                "'precision' in [refine] too"}),
     [](const ::testing::TestParamInfo<BadSpec>& param) {
       std::string name = param.param.file;
       name = name.substr(0, name.find('.'));

@@ -13,6 +13,7 @@
 
 #include <unistd.h>
 
+#include "hetscale/jobgen/refine.hpp"
 #include "hetscale/jobgen/round_files.hpp"
 
 namespace hetscale::jobgen {
@@ -111,6 +112,60 @@ TEST_P(Golden, RoundComesBackFromItsPlan) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, Golden, ::testing::Values("mm", "ge", "conv2d", "heat", "mm-weights"));
+
+// A refinement round that adds repetitions (docs/experiment-spec.md, "Repetitions by
+// precision"), from mm's round 0: set 0 repeats its sizes 566 (repetitions 2 and 3) and 800
+// (repetition 2), set 1 runs new sizes with every repetition of the spec, set 2 is done.
+Round round_with_added_repetitions() {
+  const std::string spec_path = "examples/experiments/mm.toml";
+  const auto spec = parse_experiment_spec(read(fs::path(HETSCALE_SOURCE_DIR) / spec_path), spec_path);
+  const auto site = load_site_table(fs::path(HETSCALE_FIXTURES_DIR) / "jobgen" / "site-example.toml");
+  const Round first = plan_round(spec, site, study_token);
+  const auto& sizes = first.sets[0].parameter_values;
+  SetRefinement repeat{0, SetRefinement::Status::repeat, 700, {sizes[1], sizes[2]}, "", {{2, 3}, {2}}};
+  SetRefinement more{1, SetRefinement::Status::refine, 1000, {960, 1000, 1040}, "", {}};
+  SetRefinement done{2, SetRefinement::Status::reached, 1500, {}, "", {}};
+  Round next = refined_round(first, {repeat, more, done});
+  for (RoundSet& set : next.sets)
+    if (!set.parameter_values.empty()) set.time_limit = planned_time_limit(next, set);
+  return next;
+}
+
+TEST(GoldenRefinement, ARoundThatAddsRepetitionsListsThemPerTask) {
+  const fs::path dir = golden_root / "mm-repetitions";
+  const Round round = round_with_added_repetitions();
+  const auto files = round_files(round, render, created);
+  if (updating()) {
+    fs::remove_all(dir);
+    for (const auto& file : files) {
+      fs::create_directories((dir / file.path).parent_path());
+      std::ofstream(dir / file.path, std::ios::binary) << file.content;
+    }
+  }
+  std::set<std::string> generated;
+  for (const auto& file : files) {
+    generated.insert(file.path.string());
+    EXPECT_EQ(file.content, read(dir / file.path)) << "differs from " << (dir / file.path).string()
+                                                   << " (HETSCALE_UPDATE_GOLDEN=1 regenerates)";
+  }
+  EXPECT_EQ(generated, golden_files(dir)) << "stale or missing golden files in " << dir.string();
+  // Read back from its plan (as jobgen --refine --db and status read a round), it is the
+  // same round: every task's repetitions included.
+  const RoundPlan plan = load_round_plan(dir / "plan.json");
+  EXPECT_EQ(plan.machine_sets[0].repetitions, (std::vector<std::vector<std::uint32_t>>{{2, 3}, {2}}));
+  EXPECT_TRUE(plan.machine_sets[1].repetitions.empty());
+  const Round back = round_from_plan(round.spec, plan);
+  const auto again = round_files(back, render, created);
+  ASSERT_EQ(again.size(), files.size());
+  for (std::size_t i = 0; i < files.size(); ++i) EXPECT_EQ(again[i].content, files[i].content) << files[i].path;
+  // The set with lists runs 3 repetitions of 566 and 800 in all: its time limit covers 2 a task.
+  EXPECT_EQ(most_task_repetitions(round, round.sets[0]), 2U);
+  EXPECT_EQ(task_repetitions(round, round.sets[1], 0), (std::vector<std::uint32_t>{0, 1}));
+  const fs::path scratch = fs::temp_directory_path() / ("hetscale-jobgen-repetitions-" + std::to_string(::getpid()));
+  write_round_directory(scratch, files);
+  EXPECT_EQ(std::system(("bash -n " + (scratch / "set0.sbatch").string()).c_str()), 0);
+  fs::remove_all(scratch);
+}
 
 // The plan file carries the spec's text: a database password in it never reaches the file.
 TEST(PlanFile, HoldsTheSpecWithoutDatabasePasswords) {

@@ -78,10 +78,18 @@ struct SlurmSpec {
   std::map<std::string, SourceLocation, std::less<>> key_where;
 };
 
+/// The budget of runs per set when [refine] precision is given without max_runs_per_set.
+inline constexpr std::uint32_t default_max_runs_per_set = 60;
+
 struct RefineSpec {
   std::vector<double> steps = {0.02, 0.04};  // relative steps around the estimate, each +/-
   double tolerance = default_efficiency_tolerance;  // |E_s - target| <= tolerance * target: reached
   std::uint32_t max_rounds = 3;
+  // The relative half-width the required parameter's 95% interval must reach, in (0, 1);
+  // absent: the rule of `tolerance` alone (docs/experiment-spec.md, "Repetitions by precision").
+  std::optional<double> precision{};
+  // The runs a set may have over all rounds before repetitions stop (with precision only).
+  std::uint32_t max_runs_per_set = default_max_runs_per_set;
 };
 
 struct ExperimentSpec {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -25,6 +26,7 @@ struct MeasuredRun {
   std::optional<double> marked_speed;  // C of the run; absent or 0: the plan's C of its set
   std::string speed_unit;              // empty: the site's
   std::string source;                  // "file:line", for messages
+  std::uint32_t repetition = 0;        // HETSCALE_REPETITION of the run
 };
 
 /// (parameter, E_s) per set index, in the order of `runs`. E_s = W / (T C), with C
@@ -32,6 +34,10 @@ struct MeasuredRun {
 /// round does not have or with a work or time that is not positive.
 std::map<std::size_t, std::vector<EfficiencyPoint>> measured_points(const std::vector<MeasuredRun>& runs,
                                                                     const Round& round);
+
+/// Per set index and size, the first repetition number no run of `runs` has at that size
+/// (the largest plus one): where repetitions a refinement adds are numbered from.
+std::map<std::size_t, std::map<double, std::uint32_t>> next_repetitions(const std::vector<MeasuredRun>& runs);
 
 /// The runs of the round's experiment in records_dir/*.jsonl, files in name order.
 /// Records of other experiments are ignored. Throws Error "file:line: message" for a

@@ -55,6 +55,14 @@ struct Round {
 /// Whether any set of the round has sizes to run (an array to submit).
 bool has_jobs(const Round& round);
 
+/// The repetitions array task `value_index` of `set` runs: the set's list for that size
+/// when it has lists (a round that adds repetitions, or a resubmitted one), else every
+/// repetition of the spec, 0 to repetitions - 1.
+std::vector<std::uint32_t> task_repetitions(const Round& round, const RoundSet& set, std::size_t value_index);
+
+/// The most repetitions any array task of `set` runs (what its time limit covers).
+std::uint32_t most_task_repetitions(const Round& round, const RoundSet& set);
+
 /// Round 0 of the study whose token is `study_token` (new_study_token() for a new study;
 /// empty for the twin's rounds): the spec applied to the site. Throws Error for a token that
 /// is neither empty nor a study token, and ConfigError at the spec's key for a set larger

@@ -31,9 +31,15 @@ std::string render_set_script(const Round& round, const RoundSet& set, const Ren
 std::string render_host_file(const RoundSet& set);
 std::string render_submit_script(const Round& round);
 
-/// A round on the SimGrid twin as a Slurm array of serial tasks, one simulation each:
-/// array task i runs `hetscale twin run <dir> --task i` (`options.kernel_dir` is
-/// where the hetscale executable is). Partition, account and time limit from the spec.
+/// A round on the SimGrid twin as a Slurm array of serial tasks, one simulation each, one
+/// processor each: array task i runs `hetscale twin run <dir> --task <runs - 1 - i>`, the
+/// last runs first (the largest sets' runs, the longest: Slurm starts an array's tasks in
+/// order, so the short ones fill the processors beside them at the end), with the hetscale
+/// in `options.kernel_dir`. Partition, account and time limit from the spec.
 std::string render_twin_array_script(const Round& round, std::size_t runs, const RenderOptions& options);
+
+/// The Slurm job name of a round's array on the twin (render_twin_array_script): the twin
+/// experiment's name.
+std::string twin_array_job_name(const Round& round);
 
 }  // namespace hetscale::jobgen
