@@ -1,6 +1,7 @@
 // hetscale study: the whole study as Slurm jobs (logic in the study library, docs/study.md).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <thread>
@@ -34,14 +35,27 @@ fs::path this_executable() {
   throw Error("cannot tell where this hetscale is (/proc/self/exe)");
 }
 
-void print_status(const study::StudyState& state, Context& context) {
-  context.out << fmt::format("stage {}, round {}, controller job {}\n", study::to_string(state.phase), state.round,
-                             state.controller ? fmt::format("{}", *state.controller) : std::string("none"));
-  if (!state.failure.empty()) context.out << "failed: " << state.failure << '\n';
+std::string job_or_none(const std::optional<std::uint64_t>& job) {
+  return job ? fmt::format("{}", *job) : std::string("none");
 }
 
-// Polls the state until the study is done (returns) or failed (throws, the stage named),
-// printing each history entry once.
+void print_status(const study::StudyState& state, Context& context) {
+  context.out << fmt::format("stage {}, round {}, controller job {}\n", study::to_string(state.phase), state.round,
+                             job_or_none(state.controller));
+  if (state.twin) {
+    context.out << fmt::format("twin: stage {}\n", study::to_string(state.twin->phase));
+    for (const auto& a : state.twin->arrays)
+      context.out << fmt::format("twin: {} round {}, array job {}, controller job {}\n", a.experiment, a.round,
+                                 a.job_id, job_or_none(a.controller));
+  }
+  if (!state.failure.empty()) context.out << "failed: " << state.failure << '\n';
+  if (state.twin && !state.twin->failure.empty()) context.out << "twin failed: " << state.twin->failure << '\n';
+  for (const auto& h : state.history)
+    if (h.stage == study::precision_stage) context.out << h.text << '\n';
+}
+
+// Polls the state until the study is done (returns) or either chain failed (throws, the
+// stage named), printing each history entry once.
 void wait_for(const fs::path& dir, std::size_t printed, Context& context) {
   for (int idle = 0;; ++idle) {
     const study::StudyState state = study::load_state(dir);
@@ -50,17 +64,21 @@ void wait_for(const fs::path& dir, std::size_t printed, Context& context) {
       context.out << fmt::format("{} {}: {}\n", h.time, h.stage, h.text) << std::flush;
     }
     if (state.phase == study::Phase::done) return;
-    if (state.phase == study::Phase::failed) throw Error(fmt::format("study failed in stage {}", state.failure));
+    if (const auto failure = study::study_failure(state))
+      throw Error(fmt::format("study failed in stage {}", *failure));
     // A controller that ended without a word (cancelled, node lost) leaves nothing to wait for.
     // The state is read again after Slurm says the job ended: a controller that saved its
     // last step and exited between the read above and the question is not one of those.
-    if (idle >= 3 && state.controller && slurm::active_jobs({*state.controller}).empty()) {
-      const study::StudyState after = study::load_state(dir);
-      if (after.history.size() != state.history.size() || after.phase != state.phase ||
-          after.controller != state.controller)
-        continue;
-      throw Error(fmt::format("controller job {} ended without finishing its step: hetscale study resume --dir {}",
-                              *state.controller, dir.string()));
+    if (idle >= 3) {
+      const std::vector<std::uint64_t> awaited = study::awaited_controllers(state);
+      const std::vector<std::uint64_t> active = slurm::active_jobs(awaited);
+      for (const std::uint64_t id : awaited) {
+        if (std::find(active.begin(), active.end(), id) != active.end()) continue;
+        const study::StudyState after = study::load_state(dir);
+        if (after.history.size() != state.history.size()) break;
+        throw Error(fmt::format("controller job {} ended without finishing its step: hetscale study resume --dir {}",
+                                id, dir.string()));
+      }
     }
     std::this_thread::sleep_for(std::chrono::seconds(2));
   }
@@ -101,9 +119,15 @@ void register_study(CLI::App& app, Context& context) {
   });
 
   auto dir = std::make_shared<std::string>();
+  auto chain = std::make_shared<std::string>("measured");
   auto* step = cmd->add_subcommand("step", "What the controller job runs: collect, then the next round or the end");
   step->add_option("--dir", *dir, "Directory of the study")->required();
-  step->callback([dir, &context] { print_status(study::step_study(*dir, context.out), context); });
+  step->add_option("--chain", *chain, "The chain whose step it is: measured (the measured rounds) or twin")
+      ->check(CLI::IsMember({"measured", "twin"}))
+      ->capture_default_str();
+  step->callback([dir, chain, &context] {
+    print_status(study::step_study(*dir, *study::chain_from(*chain), context.out), context);
+  });
 
   auto resume_wait = std::make_shared<bool>(false);
   auto* resume = cmd->add_subcommand("resume", "Carry on a study whose controller job was cancelled or crashed");

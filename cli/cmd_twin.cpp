@@ -2,7 +2,8 @@
 // platform and host file that smpirun takes, made by the twin library from the site table; `twin
 // study` plans a study on the twin and runs it (library hetscale::twin); `twin refine`
 // plans and runs its next refinement round from the database; `twin run` runs the
-// simulations of a written study (all, or one array task of twin.sbatch).
+// simulations of a written study (all, or one array task of twin.sbatch); `twin probe`
+// probes the network of its machine sets.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -103,6 +104,7 @@ struct StudyArgs {
   AvailabilityArgs availability;
   twin::SimulatedRoundOptions options;  // bin_dir from the runner's --kernel-dir
   RunnerArgs runner;
+  bool probe = false;
 };
 
 struct RefineArgs {
@@ -116,6 +118,12 @@ struct RefineArgs {
 struct RunArgs {
   std::string dir;
   std::vector<std::size_t> tasks;
+  RunnerArgs runner;
+};
+
+struct ProbeArgs {
+  std::string dir;
+  std::vector<std::string> commbench;  // hetscale-twin-commbench's options, after --
   RunnerArgs runner;
 };
 
@@ -144,7 +152,10 @@ void run_study(const StudyArgs& args, Context& context) {
   request.options = args.options;
   request.options.bin_dir = kernel_dir_from(args.runner.kernel_dir);
   request.runner = runner_options(args.runner);
-  twin::require_no_failed_runs(twin::conduct_twin_study(request, print_lines(context)));
+  request.probe = args.probe;
+  const twin::SimulatedRoundOutcome outcome = twin::conduct_twin_study(request, print_lines(context));
+  twin::require_no_failed_runs(outcome);
+  if (outcome.probes) twin::require_no_failed_probes(*outcome.probes, outcome.dir);
 }
 
 // The next refinement round of a twin study, from the runs of every round collected into
@@ -152,8 +163,9 @@ void run_study(const StudyArgs& args, Context& context) {
 void run_refine(const RefineArgs& args, Context& context) {
   const twin::SimulatedRound previous = twin::load_simulated_round(args.from);
   const study::RefinementInput input = study::refinement_from_database(args.db, previous.round.spec.name);
-  const auto next = twin::next_simulated_round(
-      previous, study::next_round(input.latest, input.runs, print_lines(context)), print_lines(context));
+  jobgen::Round refined = study::next_round(input.latest, input.runs, print_lines(context));
+  (void)twin::begin_next_set(refined, input.runs, print_lines(context));  // a set its first round left out
+  const auto next = twin::next_simulated_round(previous, std::move(refined), print_lines(context));
   if (!next) return;
   twin::SimulatedRoundOptions options;
   options.sbatch = args.sbatch;
@@ -166,6 +178,14 @@ void run_run(const RunArgs& args, Context& context) {
   const twin::SimulatedRound simulated = twin::load_simulated_round(args.dir);
   twin::require_no_failed_runs(
       twin::simulate_twin_runs(args.dir, simulated, args.tasks, runner_options(args.runner), print_lines(context)),
+      args.dir);
+}
+
+// The network probe of every machine set of a written twin study (twin_probe.hpp).
+void run_probe(const ProbeArgs& args, Context& context) {
+  const twin::SimulatedRound simulated = twin::load_simulated_round(args.dir);
+  twin::require_no_failed_probes(
+      twin::probe_twin_sets(args.dir, simulated, runner_options(args.runner), args.commbench, print_lines(context)),
       args.dir);
 }
 
@@ -250,6 +270,9 @@ void register_twin(CLI::App& app, Context& context) {
                     "efficiency is their median rank's (instead of --compute-efficiency)");
   study->add_flag("--sbatch", study_args->options.sbatch,
                   "Write twin.sbatch (one serial array task per run) instead of running the simulations");
+  study->add_flag("--probe", study_args->probe,
+                  "Also probe the network of every machine set (hetscale-twin-commbench) after the simulations; "
+                  "probes/set<k>.commbench.json in the study directory");
   add_availability_options(study, study_args->availability);
   add_runner_options(study, study_args->runner);
   study->callback([study_args, &context] {
@@ -282,6 +305,17 @@ void register_twin(CLI::App& app, Context& context) {
   run->add_option("--task", run_args->tasks, "Only these runs (0-based; the array task of twin.sbatch)");
   add_runner_options(run, run_args->runner);
   run->callback([run_args, &context] { run_run(*run_args, context); });
+
+  auto probe_args = std::make_shared<ProbeArgs>();
+  auto* probe = twin->add_subcommand(
+      "probe",
+      "Probe the network of every machine set of a twin study directory with hetscale-twin-commbench on its "
+      "platform: probes/set<k>.commbench.json, collected with the study's records");
+  probe->add_option("dir", probe_args->dir, "Twin study directory (written by twin study)")->required();
+  probe->add_option("commbench", probe_args->commbench,
+                    "Options of hetscale-twin-commbench, after -- (e.g. -- --budget-seconds 30)");
+  add_runner_options(probe, probe_args->runner);
+  probe->callback([probe_args, &context] { run_probe(*probe_args, context); });
 }
 
 }  // namespace hetscale::cli

@@ -36,6 +36,11 @@ PERIOD_US=${HETSCALE_TESTBED_PERIOD_US:-20000}  # CFS period: short, so that sho
 # scheduler's imperfect packing of throttled tasks on cores, for slurmctld, srun, munged
 # and whatever else runs (docs/testbed.md, "Speed factors").
 CPU_BUDGET=${HETSCALE_TESTBED_CPU_BUDGET:-0.8}
+# Besides the layout's nodes, one node of the machine's own, outside the measured
+# partitions: all the real cores, no CPU quota, the lowest CPU weight (docs/testbed.md,
+# "The twin's node"). Work beside the measured nodes runs there: the twin's simulations.
+TWIN_NODE=twin
+TWIN_PARTITION=twin
 TEST_USER=hetscale-test
 UP_TIMEOUT_S=30
 # Accounting (--accounting slurmdbd): the Slurm account every user of the testbed is
@@ -241,6 +246,7 @@ read_layout() {
     [[ "$name" =~ ^[a-z][a-z0-9-]*$ ]] ||
       die "$LAYOUT:$lineno: bad node name '$name' (lower-case letters, digits, '-')"
     [ -z "${GROUP[$name]+x}" ] || die "$LAYOUT:$lineno: node '$name' listed twice"
+    [ "$name" != "$TWIN_NODE" ] || die "$LAYOUT:$lineno: '$TWIN_NODE' is the twin's node, not a layout's"
     GROUP[$name]="" CPUS[$name]=1 SPEED[$name]=1.0
     for kv in "${words[@]:1}"; do
       [[ "$kv" == *=* ]] || die "$LAYOUT:$lineno: expected key=value, got '$kv'"
@@ -285,7 +291,7 @@ compute_quotas() {
 # derived from the run dir so that several clusters (other worktrees) can run side by side.
 pick_ports() {
   declare -gA PORT=()
-  local need=$((${#NODES[@]} + 2)) base attempt p ok
+  local need=$((${#NODES[@]} + 3)) base attempt p ok
   # Below 32768, where Linux's ephemeral (outgoing) ports begin.
   base=$((20000 + ($(dir_id "$RUN_DIR") % 1200) * 10))
   for attempt in $(seq 0 50); do
@@ -297,7 +303,7 @@ pick_ports() {
   [ $ok = 1 ] || die "no block of $need free TCP ports found"
   CTLD_PORT=$base
   local i=1 n
-  for n in "${NODES[@]}"; do PORT[$n]=$((base + i)); i=$((i + 1)); done
+  for n in "${NODES[@]}" "$TWIN_NODE"; do PORT[$n]=$((base + i)); i=$((i + 1)); done
   DBD_PORT=$((base + i))
 }
 
@@ -360,9 +366,14 @@ write_slurm_conf() {
     for n in "${NODES[@]}"; do
       echo "NodeName=$n NodeHostname=$host NodeAddr=127.0.0.1 Port=${PORT[$n]} CPUs=${CPUS[$n]} Features=${GROUP[$n]} State=UNKNOWN"
     done
-    echo "PartitionName=testbed Nodes=ALL Default=YES MaxTime=INFINITE State=UP"
+    echo "# The twin's node: every real core, no CPU quota, outside the measured partitions."
+    echo "NodeName=$TWIN_NODE NodeHostname=$host NodeAddr=127.0.0.1 Port=${PORT[$TWIN_NODE]} CPUs=$REAL_CORES Features=$TWIN_PARTITION State=UNKNOWN"
+    local measured
+    measured=$(IFS=,; echo "${NODES[*]}")
+    echo "PartitionName=testbed Nodes=$measured Default=YES MaxTime=INFINITE State=UP"
     echo "# As a production partition that shares nodes: jobs that ask --oversubscribe share CPUs."
-    echo "PartitionName=shared Nodes=ALL Default=NO MaxTime=INFINITE State=UP OverSubscribe=YES:4"
+    echo "PartitionName=shared Nodes=$measured Default=NO MaxTime=INFINITE State=UP OverSubscribe=YES:4"
+    echo "PartitionName=$TWIN_PARTITION Nodes=$TWIN_NODE Default=NO MaxTime=INFINITE State=UP"
   } >"$RUN_DIR/slurm.conf"
 }
 
@@ -601,11 +612,17 @@ start_slurmctld() {
 }
 
 # One slurmd per node, in its own UTS namespace (host name = node name) and in its node's
-# cgroup, whose CPU quota every job step on that node inherits.
+# cgroup, whose CPU quota every job step on that node inherits. The twin's node has none,
+# and the lowest weight: a measured node's ranks beside it get the processors first.
 start_slurmd() {
   local n=$1
   cg_create "$CG/$n"
-  cg_limit "$CG/$n" "${QUOTA[$n]}" "$PERIOD_US"
+  if [ "$n" = "$TWIN_NODE" ]; then
+    cg_limit "$CG/$n" max "$PERIOD_US"
+    cg_lowest_weight "$CG/$n"
+  else
+    cg_limit "$CG/$n" "${QUOTA[$n]}" "$PERIOD_US"
+  fi
   mkdir -p "$RUN_DIR/state/$n" "$RUN_DIR/tmp/$n"
   chmod 1777 "$RUN_DIR/tmp/$n"
   if [ "$LEG" = 1 ]; then
@@ -623,13 +640,13 @@ start_slurmd() {
 wait_idle() {
   local deadline=$((SECONDS + UP_TIMEOUT_S)) states n
   while :; do
-    for n in "${NODES[@]}"; do
+    for n in "${NODES[@]}" "$TWIN_NODE"; do
       # A slurmd that exits (port taken, bad config) leaves its node cgroup empty.
       [ -n "$(cg_pids "$CG/$n")" ] ||
         die "slurmd of $n exited: $(tail -n 1 "$RUN_DIR/log/slurmd-$n.log" 2>/dev/null)"
     done
     states=$(leg sinfo -h -N -o '%T' 2>/dev/null | sort -u | tr '\n' ' ') || true
-    [ "$states" = "idle " ] && [ "$(leg sinfo -h -N -o '%N' 2>/dev/null | sort -u | wc -l)" = "${#NODES[@]}" ] && return 0
+    [ "$states" = "idle " ] && [ "$(leg sinfo -h -N -o '%N' 2>/dev/null | sort -u | wc -l)" = "$((${#NODES[@]} + 1))" ] && return 0
     [ $SECONDS -ge $deadline ] && die "nodes not idle after ${UP_TIMEOUT_S}s (states: ${states:-none}); logs in $RUN_DIR/log"
     sleep 0.1
   done
@@ -672,9 +689,9 @@ cmd_up() {
   start_munge
   if [ "$ACCOUNTING" = slurmdbd ]; then start_accounting; fi
   start_slurmctld
-  for n in "${NODES[@]}"; do start_slurmd "$n"; done
+  for n in "${NODES[@]}" "$TWIN_NODE"; do start_slurmd "$n"; done
   wait_idle
-  say "up: ${#NODES[@]} nodes idle in $((SECONDS - start))s, Slurm $SLURM_RELEASE, accounting $ACCOUNTING; source $RUN_DIR/env"
+  say "up: ${#NODES[@]} nodes and the twin's node idle in $((SECONDS - start))s, Slurm $SLURM_RELEASE, accounting $ACCOUNTING; source $RUN_DIR/env"
 }
 
 # Removes what a killed or half-started run left behind (never a running process).
@@ -755,6 +772,10 @@ cmd_status() {
     printf '%-8s %-10s %-8s %-5s %-6s %s\n' "$n" "$state" "$feat" "$cpus" "$speed" \
       "$( [ -d "$CG/$n" ] && cg_describe "$CG/$n" || echo missing)"
   done < <(leg sinfo -h -N -p testbed -o '%N %T %c %f')
+  while read -r n state cpus feat; do
+    printf '%-8s %-10s %-8s %-5s %-6s %s\n' "$n" "$state" "$feat" "$cpus" "-" \
+      "$( [ -d "$CG/$n" ] && cg_describe "$CG/$n" || echo missing) (partition $TWIN_PARTITION, $(cg_weight "$CG/$n"))"
+  done < <(leg sinfo -h -N -p "$TWIN_PARTITION" -o '%N %T %c %f')
 }
 
 main() {

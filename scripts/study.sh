@@ -156,7 +156,8 @@ classify_nodes() {
   [ "$QUICK" = 1 ] && seconds=1
   rm -rf "$RUN/node-records" && mkdir -p "$RUN/node-records"
   # One node at a time: each benchmark has the machine's cores to itself within its quota.
-  for node in $(sinfo -h -N -o '%N' | sort -u); do
+  # The measured partition's nodes only: the twin's node is no node of the site.
+  for node in $(sinfo -h -N -p testbed -o '%N' | sort -u); do
     srun -w "$node" -N1 -n1 --hetscale-weights=off "$HETSCALE" classify --benchmark dgemm \
       --seconds "$seconds" --output "$RUN/node-records/%n.json"
   done
@@ -176,7 +177,7 @@ network_calibration() {
   if [ "$TWIN_NODES" = 0 ]; then skipped "network calibration (--twin-nodes 0: no twin)"; return; fi
   stage "twin: network calibration (hetscale-commbench)"
   local nodes
-  nodes=$(sinfo -h -N -o '%N' | sort -u | wc -l)
+  nodes=$(sinfo -h -N -p testbed -o '%N' | sort -u | wc -l)
   if srun --mpi=pmix -N "$nodes" --ntasks-per-node=1 --hetscale-weights=off "$BIN/hetscale-commbench" \
     --sizes 1,1024,65536,1048576,4194304,16777216,67108864 \
     --site "$RUN/site.toml" --site-out "$RUN/site-twin.toml" >"$RUN/commbench.json"; then

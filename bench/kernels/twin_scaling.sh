@@ -25,16 +25,10 @@ while [ $# -gt 0 ]; do
 done
 work=$(mktemp -d)
 . "$(dirname "$0")/../../scripts/lib/overcommit.sh"
+. "$(dirname "$0")/../../scripts/lib/star_platform.sh"
 trap 'rm -rf "$work"; overcommit_restore' EXIT
 [ "$overcommit" = 0 ] || overcommit_allow
-cat >"$work/platform.xml" <<XML
-<?xml version="1.0"?>
-<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
-<platform version="4.1">
-  <cluster id="star" prefix="h" suffix="" radical="0-$((max - 1))" speed="20Gf" bw="1.25GBps" lat="5us"/>
-</platform>
-XML
-seq 0 $((max - 1)) | sed 's/^/h/' >"$work/hosts"
+star_platform "$work" "$max"
 echo "# hetscale-twin-$kernel -N $n --compute flops, $(nproc) processors, load $(cut -d' ' -f1 /proc/loadavg), vm.overcommit_memory $(cat /proc/sys/vm/overcommit_memory)"
 printf '%6s %12s %12s %12s %14s\n' ranks wall_s peak_MiB real_MiB simulated_T_s
 # Peak RSS counts every mapping of the folded region's one block, so it reads about the

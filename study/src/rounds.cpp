@@ -91,10 +91,12 @@ RefinementInput refinement_from_directories(const std::string& experiment, const
 
 jobgen::Round next_round(const jobgen::Round& latest, const std::vector<jobgen::MeasuredRun>& runs, const Say& say) {
   auto measured = jobgen::measured_points(runs, latest);
+  auto next_repetitions = jobgen::next_repetitions(runs);
   const auto settings = jobgen::RefineSettings::from(latest.spec, latest.number);
   std::vector<jobgen::SetRefinement> refinements;
   for (const auto& set : latest.sets) {
-    refinements.push_back(jobgen::refine_set(set.set.index, measured[set.set.index], latest.spec.workload, settings));
+    refinements.push_back(jobgen::refine_set(set.set.index, measured[set.set.index], next_repetitions[set.set.index],
+                                             latest.spec.workload, settings));
     say(LineKind::result, refinements.back().explanation + '\n');
   }
   auto next = jobgen::refined_round(latest, refinements);
@@ -106,15 +108,21 @@ std::string round_summary(const jobgen::Round& round, const std::string& dir) {
   std::string sizes;
   std::size_t tasks = 0;
   std::size_t sets = 0;
+  std::size_t listed = 0;  // repetitions of the tasks that list theirs
+  bool lists = false;
   for (const auto& s : round.sets) {
     if (s.parameter_values.empty()) continue;
     ++sets;
     sizes += (sizes.empty() ? "" : ", ") + std::to_string(s.members.size());
     tasks += s.parameter_values.size();
+    lists = lists || !s.repetitions.empty();
+    for (std::size_t i = 0; i < s.parameter_values.size(); ++i) listed += jobgen::task_repetitions(round, s, i).size();
   }
-  return fmt::format("wrote {}: {} machine set{} ({} nodes), {} array tasks x {} repetition{}; submit with {}/submit.sh\n",
-                     dir, sets, sets == 1 ? "" : "s", sizes, tasks, round.spec.repetitions,
-                     round.spec.repetitions == 1 ? "" : "s", dir);
+  const std::string repetitions =
+      lists ? fmt::format("{} repetitions in all", listed)
+            : fmt::format("x {} repetition{}", round.spec.repetitions, round.spec.repetitions == 1 ? "" : "s");
+  return fmt::format("wrote {}: {} machine set{} ({} nodes), {} array tasks {}; submit with {}/submit.sh\n", dir, sets,
+                     sets == 1 ? "" : "s", sizes, tasks, repetitions, dir);
 }
 
 jobgen::Round write_new_round(jobgen::Round planned, const RoundCheck& check, const RoundOutput& output,

@@ -53,7 +53,7 @@ void check_stored_plan(const collector::StoredExperiment& stored, const jobgen::
 jobgen::MeasuredRun measured_run(const collector::StoredRun& run, const std::string& parameter) {
   if (!run.parameter) throw Error(fmt::format("{}: the run has no parameter '{}'", run.source, parameter));
   return {static_cast<std::size_t>(run.set_index), *run.parameter, run.work, run.wall_seconds,
-          run.marked_speed, run.speed_unit, run.source};
+          run.marked_speed, run.speed_unit, run.source, static_cast<std::uint32_t>(std::max(run.repetition, 0))};
 }
 
 }  // namespace

@@ -16,6 +16,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A name Slurm takes as it is (a job name, a partition): letters, digits, '.', '_' or '-'.
+bool is_word(const std::string& text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+  });
+}
+
 class StudySpecReader {
  public:
   StudySpecReader(std::string_view text, const std::string& source_name, fs::path base_dir)
@@ -44,10 +51,7 @@ class StudySpecReader {
     toml_.check_keys(t, {"name", "title", "max_rounds", "replace_unavailable", "controller_time_limit"},
                      "in [study]");
     spec_.name = toml_.required_string(t, "name", "[study]");
-    const bool word = !spec_.name.empty() && std::all_of(spec_.name.begin(), spec_.name.end(), [](char c) {
-      return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
-    });
-    if (!word)
+    if (!is_word(spec_.name))
       toml_.fail(toml_.at(*t.get("name")), "'name' must be letters, digits, '.', '_' or '-' (it names the study's "
                                              "controller jobs)");
     spec_.title = t.contains("title") ? toml_.required_string(t, "title", "[study]") : "hetscale study " + spec_.name;
@@ -123,12 +127,28 @@ class StudySpecReader {
   }
 
   void read_twin(const toml::table& t) {
-    toml_.check_keys(t, {"nodes", "rounds", "psi_floor"}, "in [twin]");
+    toml_.check_keys(t, {"nodes", "rounds", "psi_floor", "partition", "start", "first_round_nodes"}, "in [twin]");
     const toml::node* n = t.get("nodes");
     if (n == nullptr) toml_.fail(toml_.at(t), "missing key 'nodes' in [twin] (the twin's largest set; leave [twin] out for none)");
     spec_.twin_nodes = count(*n, "nodes", 1, 1 << 20);
     if (const toml::node* r = t.get("rounds")) spec_.twin_rounds = count(*r, "rounds", 0, kMaxTwinRounds);
     if (const toml::node* f = t.get("psi_floor")) spec_.twin_psi_floor = toml_.positive(*f, "psi_floor", 1);
+    if (const toml::node* f = t.get("first_round_nodes"))
+      spec_.twin_first_round_nodes = count(*f, "first_round_nodes", 1, 1 << 20);
+    if (const toml::node* p = t.get("partition")) {
+      spec_.twin_partition = toml_.string(*p, "partition");
+      if (!is_word(spec_.twin_partition))
+        toml_.fail(toml_.at(*p), fmt::format("'partition' must be a Slurm partition's name (letters, digits, '.', "
+                                             "'_' or '-'), got '{}'", spec_.twin_partition));
+    }
+    if (const toml::node* s = t.get("start")) {
+      const std::string start = toml_.string(*s, "start");
+      if (start == to_string(TwinStart::beside))
+        spec_.twin_start = TwinStart::beside;
+      else if (start != to_string(TwinStart::after))
+        toml_.fail(toml_.at(*s), fmt::format("'start' must be \"after\" (the measured rounds) or \"beside\" "
+                                             "(them, from round 0's records on), got '{}'", start));
+    }
   }
 
   // An experiment's twin_nodes bounds its twin within the study's: [twin] nodes at most.
@@ -151,6 +171,8 @@ class StudySpecReader {
 };
 
 }  // namespace
+
+std::string_view to_string(TwinStart start) { return start == TwinStart::beside ? "beside" : "after"; }
 
 const StudyExperiment& StudySpec::experiment(std::string_view experiment_name) const {
   for (const auto& e : experiments)

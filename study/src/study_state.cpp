@@ -3,8 +3,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "hetscale/base/atomic_file.hpp"
@@ -20,22 +22,109 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::string_view phase_names[] = {"measure", "rerun", "done", "failed"};
+constexpr std::string_view phase_names[] = {"measure", "rerun", "twin", "done", "failed"};
+constexpr std::string_view twin_phase_names[] = {"waiting", "simulate", "done", "failed"};
 
-Phase phase_from(const std::string& name, const std::string& source) {
-  for (std::size_t i = 0; i < std::size(phase_names); ++i)
-    if (phase_names[i] == name) return static_cast<Phase>(i);
+template <typename P, std::size_t N>
+P named_phase(const std::string_view (&names)[N], const std::string& name, const std::string& source) {
+  for (std::size_t i = 0; i < N; ++i)
+    if (names[i] == name) return static_cast<P>(i);
   throw Error(fmt::format("{}: unknown stage '{}'", source, name));
 }
 
+Phase phase_from(const std::string& name, const std::string& source) {
+  return named_phase<Phase>(phase_names, name, source);
+}
+
+json twin_chain_json(const TwinChain& t) {
+  json arrays = json::array();
+  for (const auto& a : t.arrays)
+    arrays.push_back({{"experiment", a.experiment},
+                      {"round", a.round},
+                      {"job_id", a.job_id},
+                      {"directory", a.directory},
+                      {"controller", a.controller ? json(*a.controller) : json(nullptr)}});
+  return {{"stage", to_string(t.phase)},
+          {"arrays", arrays},
+          {"begun", t.begun},
+          {"failure", remove_connection_passwords(t.failure)}};
+}
+
+TwinChain twin_chain_from(const json& in, const std::string& source) {
+  TwinChain t;
+  t.phase = named_phase<TwinPhase>(twin_phase_names, in.at("stage").get<std::string>(), source);
+  for (const auto& a : in.at("arrays")) {
+    TwinArray array{a.at("experiment").get<std::string>(), a.at("round").get<std::uint32_t>(),
+                    a.at("job_id").get<std::uint64_t>(), a.at("directory").get<std::string>(), std::nullopt};
+    if (!a.at("controller").is_null()) array.controller = a.at("controller").get<std::uint64_t>();
+    t.arrays.push_back(std::move(array));
+  }
+  t.begun = in.at("begun").get<std::vector<std::string>>();
+  t.failure = in.at("failure").get<std::string>();
+  return t;
+}
+
+constexpr std::string_view pending_kind_names[] = {"array", "controller", "twin_array", "twin_controller"};
+
+// A pending submission (a state without `round` in it, written before twin submissions
+// were saved, reads as round 0). A twin's submission needs the twin's chain to go into.
+PendingSubmission pending_from(const json& p, const StudyState& s, const std::string& source) {
+  PendingSubmission pending;
+  const std::string kind = p.at("kind").get<std::string>();
+  const auto* named = std::find(std::begin(pending_kind_names), std::end(pending_kind_names), kind);
+  if (named == std::end(pending_kind_names))
+    throw Error(fmt::format("{}: pending.kind must be array, controller, twin_array or twin_controller, got '{}'",
+                            source, kind));
+  pending.kind = static_cast<PendingSubmission::Kind>(named - std::begin(pending_kind_names));
+  pending.job_name = p.at("job_name").get<std::string>();
+  pending.comment = p.at("comment").get<std::string>();
+  pending.attempted = p.at("attempted").get<std::int64_t>();
+  pending.experiment = p.at("experiment").get<std::string>();
+  pending.set_index = p.at("set").get<std::uint32_t>();
+  if (p.contains("round")) pending.round = p.at("round").get<std::uint32_t>();
+  pending.directory = p.at("directory").get<std::string>();
+  if (pending.of_twin() && !s.twin) throw Error(fmt::format("{}: pending.kind {} in a study without twin_chain", source, kind));
+  return pending;
+}
 
 }  // namespace
 
 std::string_view to_string(Phase phase) { return phase_names[static_cast<std::size_t>(phase)]; }
+std::string_view to_string(TwinPhase phase) { return twin_phase_names[static_cast<std::size_t>(phase)]; }
+std::string_view to_string(PendingSubmission::Kind kind) {
+  return pending_kind_names[static_cast<std::size_t>(kind)];
+}
 
 std::vector<std::uint64_t> StudyState::array_job_ids() const {
   std::vector<std::uint64_t> ids;
   for (const auto& a : arrays) ids.push_back(a.job_id);
+  return ids;
+}
+
+std::vector<std::uint64_t> TwinChain::array_job_ids() const {
+  std::vector<std::uint64_t> ids;
+  for (const auto& a : arrays) ids.push_back(a.job_id);
+  return ids;
+}
+
+TwinArray* TwinChain::array_of(std::string_view experiment) {
+  for (TwinArray& a : arrays)
+    if (a.experiment == experiment) return &a;
+  return nullptr;
+}
+
+bool TwinChain::has_begun(std::string_view experiment) const {
+  return std::find(begun.begin(), begun.end(), experiment) != begun.end();
+}
+
+void TwinChain::mark_begun(const std::string& experiment) {
+  if (!has_begun(experiment)) begun.push_back(experiment);
+}
+
+std::vector<std::uint64_t> TwinChain::controllers() const {
+  std::vector<std::uint64_t> ids;
+  for (const auto& a : arrays)
+    if (a.controller) ids.push_back(*a.controller);
   return ids;
 }
 
@@ -60,14 +149,16 @@ std::string state_json(const StudyState& s) {
   if (s.submissions > 0) out["submissions"] = s.submissions;
   if (s.pending) {
     const PendingSubmission& p = *s.pending;
-    out["pending"] = {{"kind", p.kind == PendingSubmission::Kind::array ? "array" : "controller"},
+    out["pending"] = {{"kind", to_string(p.kind)},
                       {"job_name", p.job_name},
                       {"comment", p.comment},
                       {"attempted", p.attempted},
                       {"experiment", p.experiment},
                       {"set", p.set_index},
+                      {"round", p.round},
                       {"directory", p.directory}};
   }
+  if (s.twin) out["twin_chain"] = twin_chain_json(*s.twin);
   return out.dump(2) + "\n";
 }
 
@@ -101,21 +192,8 @@ StudyState parse_state(std::string_view text, const std::string& source) {
     }
     if (in.contains("failed_stage")) s.failed_phase = phase_from(in.at("failed_stage").get<std::string>(), source);
     if (in.contains("submissions")) s.submissions = in.at("submissions").get<std::uint64_t>();
-    if (in.contains("pending")) {
-      const json& p = in.at("pending");
-      PendingSubmission pending;
-      const std::string kind = p.at("kind").get<std::string>();
-      if (kind != "array" && kind != "controller")
-        throw Error(fmt::format("{}: pending.kind must be array or controller, got '{}'", source, kind));
-      pending.kind = kind == "array" ? PendingSubmission::Kind::array : PendingSubmission::Kind::controller;
-      pending.job_name = p.at("job_name").get<std::string>();
-      pending.comment = p.at("comment").get<std::string>();
-      pending.attempted = p.at("attempted").get<std::int64_t>();
-      pending.experiment = p.at("experiment").get<std::string>();
-      pending.set_index = p.at("set").get<std::uint32_t>();
-      pending.directory = p.at("directory").get<std::string>();
-      s.pending = std::move(pending);
-    }
+    if (in.contains("twin_chain")) s.twin = twin_chain_from(in.at("twin_chain"), source);
+    if (in.contains("pending")) s.pending = pending_from(in.at("pending"), s, source);
     return s;
   } catch (const json::exception& e) {
     throw Error(fmt::format("{}: not a study state file: {}", source, e.what()));

@@ -15,21 +15,60 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The job's id recorded where the submission says: an array of the phase, or the controller.
-void record_job(StudyState& state, const PendingSubmission& job, std::uint64_t id) {
-  if (job.kind == PendingSubmission::Kind::array) {
-    state.arrays.push_back({job.experiment, job.set_index, id, job.directory});
-  } else {
-    state.controller = id;
-    record(state, "controller", fmt::format("controller job {} submitted", id));
+std::string what_job(const PendingSubmission& job) {
+  switch (job.kind) {
+    case PendingSubmission::Kind::array:
+      return fmt::format("{} set {} ({})", job.experiment, job.set_index, job.job_name);
+    case PendingSubmission::Kind::controller:
+      return fmt::format("the controller ({})", job.job_name);
+    case PendingSubmission::Kind::twin_array:
+      return fmt::format("{}'s twin round {} ({})", job.experiment, job.round, job.job_name);
+    case PendingSubmission::Kind::twin_controller:
+      return fmt::format("the twin controller of {}'s round {} ({})", job.experiment, job.round, job.job_name);
   }
-  state.pending.reset();
+  return job.job_name;
 }
 
-std::string what_job(const PendingSubmission& job) {
-  return job.kind == PendingSubmission::Kind::array
-             ? fmt::format("{} set {} ({})", job.experiment, job.set_index, job.job_name)
-             : fmt::format("the controller ({})", job.job_name);
+// The twin's array a twin submission goes into: its experiment's (a twin controller's
+// must exist, waiting for its controller); a twin array's may be new. Throws Error when the
+// state has no twin's chain, or no array for a twin controller to wait on.
+TwinArray* twin_array_for(StudyState& state, const PendingSubmission& job) {
+  if (!state.twin) throw Error(fmt::format("{} belongs to the twin's chain, which the study has not", what_job(job)));
+  TwinArray* array = state.twin->array_of(job.experiment);
+  if (job.kind == PendingSubmission::Kind::twin_controller && (array == nullptr || array->round != job.round))
+    throw Error(fmt::format("{}: the twin's chain has no array of {}'s round {} to wait on", what_job(job),
+                            job.experiment, job.round));
+  return array;
+}
+
+// The job's id recorded where the submission says: an array of the measured phase or the
+// measured chain's controller; an experiment's round of the twin (in place of its round
+// before) or the twin's controller of that round.
+void record_job(StudyState& state, const PendingSubmission& job, std::uint64_t id) {
+  switch (job.kind) {
+    case PendingSubmission::Kind::array:
+      state.arrays.push_back({job.experiment, job.set_index, id, job.directory});
+      break;
+    case PendingSubmission::Kind::controller:
+      state.controller = id;
+      record(state, "controller", fmt::format("controller job {} submitted", id));
+      break;
+    case PendingSubmission::Kind::twin_array: {
+      TwinArray* array = twin_array_for(state, job);
+      if (array == nullptr) array = &state.twin->arrays.emplace_back();
+      *array = {job.experiment, job.round, id, job.directory, std::nullopt};
+      state.twin->mark_begun(job.experiment);
+      if (state.twin->phase == TwinPhase::waiting) state.twin->phase = TwinPhase::simulate;
+      record(state, "submitted", fmt::format("{}'s twin round {}: array job {}", job.experiment, job.round, id));
+      break;
+    }
+    case PendingSubmission::Kind::twin_controller:
+      twin_array_for(state, job)->controller = id;
+      record(state, "controller",
+             fmt::format("twin controller job {} submitted for {}'s round {}", id, job.experiment, job.round));
+      break;
+  }
+  state.pending.reset();
 }
 
 }  // namespace
@@ -40,6 +79,7 @@ std::uint64_t submit_study_job(StudyState& state, const fs::path& dir, PendingSu
     throw Error(fmt::format("the study in {} has a submission whose outcome is not known ({}): hetscale study "
                             "resume looks it up first",
                             dir.string(), what_job(*state.pending)));
+  if (job.of_twin()) (void)twin_array_for(state, job);  // where its id will go, before anything is submitted
   // The study's token where it has one; else one drawn for the comment alone.
   const std::string token = state.study_token.empty() ? new_study_token() : state.study_token;
   state.submissions += 1;
@@ -47,7 +87,8 @@ std::uint64_t submit_study_job(StudyState& state, const fs::path& dir, PendingSu
   job.attempted = static_cast<std::int64_t>(std::time(nullptr));
   state.pending = job;
   save_state(dir, state);
-  const std::string directory = job.kind == PendingSubmission::Kind::array ? job.directory : dir.string();
+  const bool array = job.kind == PendingSubmission::Kind::array || job.kind == PendingSubmission::Kind::twin_array;
+  const std::string directory = array ? job.directory : dir.string();
   std::uint64_t id = 0;
   try {
     id = slurm::submit_job(script, directory, after, job.comment);
@@ -63,11 +104,9 @@ std::uint64_t submit_study_job(StudyState& state, const fs::path& dir, PendingSu
   return id;
 }
 
-void settle_pending_submission(StudyState& state, const fs::path& dir, const Say& say) {
-  if (!state.pending) return;
+std::string settle_pending_as(StudyState& state, std::optional<std::uint64_t> found) {
+  if (!state.pending) return {};
   const PendingSubmission job = *state.pending;
-  // A minute before sbatch started: the clocks of this host and slurmctld's may differ.
-  const auto found = slurm::find_submitted_job(job.job_name, job.comment, static_cast<std::time_t>(job.attempted - 60));
   std::string said;
   if (found) {
     record_job(state, job, *found);
@@ -79,6 +118,15 @@ void settle_pending_submission(StudyState& state, const fs::path& dir, const Say
                        job.comment);
   }
   record(state, "submission", said);
+  return said;
+}
+
+void settle_pending_submission(StudyState& state, const fs::path& dir, const Say& say) {
+  if (!state.pending) return;
+  const PendingSubmission& job = *state.pending;
+  // A minute before sbatch started: the clocks of this host and slurmctld's may differ.
+  const auto found = slurm::find_submitted_job(job.job_name, job.comment, static_cast<std::time_t>(job.attempted - 60));
+  const std::string said = settle_pending_as(state, found);
   save_state(dir, state);
   say(LineKind::note, said + "\n");
 }

@@ -51,6 +51,8 @@ speed_of_fastest = 1.5
 [twin]
 nodes = 32
 rounds = 3
+partition = "twin"
+start = "beside"
 )", "study.toml", examples / "studies");
   EXPECT_EQ(spec.name, "s");
   EXPECT_EQ(spec.title, "hetscale study s");
@@ -67,6 +69,8 @@ rounds = 3
   EXPECT_DOUBLE_EQ(spec.predict.what_if[0].speed_of_fastest, 1.5);
   EXPECT_EQ(spec.twin_nodes, 32u);
   EXPECT_EQ(spec.twin_rounds, 3u);
+  EXPECT_EQ(spec.twin_partition, "twin");
+  EXPECT_EQ(spec.twin_start, TwinStart::beside);
   EXPECT_FALSE(spec.experiments[0].twin_rounds);
   EXPECT_EQ(spec.experiments[1].twin_rounds, 0u);
   EXPECT_FALSE(spec.experiments[0].twin_nodes);
@@ -88,7 +92,8 @@ TEST(StudySpec, TheTwinsRoundsDefaultToNoneAndAreBounded) {
   EXPECT_EQ(error_of(head + "[twin]\nnodes = 64\nrounds = 9\n"),
             "study.toml:9:10: 'rounds' must be between 0 and 8, got 9");
   EXPECT_EQ(error_of(head + "[twin]\nnodes = 64\nround = 2\n"),
-            "study.toml:9:1: unknown key 'round' in [twin] (expected nodes, rounds or psi_floor)");
+            "study.toml:9:1: unknown key 'round' in [twin] (expected nodes, rounds, psi_floor, partition, start or "
+            "first_round_nodes)");
   EXPECT_EQ(error_of(head + "twin_rounds = -1\n"), "study.toml:7:15: 'twin_rounds' must be between 0 and 8, got -1");
 }
 
@@ -104,6 +109,33 @@ TEST(StudySpec, TheTwinsPsiFloorDefaultsToSevenTenthsAndIsAFraction) {
             "study.toml:9:13: 'psi_floor' must be positive and finite, not 0");
   EXPECT_EQ(error_of(head + "[twin]\nnodes = 64\npsi_floor = 1.5\n"),
             "study.toml:9:13: 'psi_floor' must be at most 1, not 1.5");
+}
+
+// The twin's arrays go to the experiments' own partition and start after the measured
+// rounds unless the spec says otherwise.
+TEST(StudySpec, TheTwinsPartitionAndStart) {
+  const auto defaults = parse_study_spec(head + "[twin]\nnodes = 64\n", "study.toml", examples / "studies");
+  EXPECT_EQ(defaults.twin_partition, "");
+  EXPECT_EQ(defaults.twin_start, TwinStart::after);
+  EXPECT_EQ(parse_study_spec(head + "[twin]\nnodes = 64\nstart = \"after\"\n", "study.toml", examples / "studies")
+                .twin_start,
+            TwinStart::after);
+  EXPECT_EQ(error_of(head + "[twin]\nnodes = 64\nstart = \"soon\"\n"),
+            "study.toml:9:9: 'start' must be \"after\" (the measured rounds) or \"beside\" (them, from round 0's "
+            "records on), got 'soon'");
+  EXPECT_EQ(error_of(head + "[twin]\nnodes = 64\npartition = \"a b\"\n"),
+            "study.toml:9:13: 'partition' must be a Slurm partition's name (letters, digits, '.', '_' or '-'), got "
+            "'a b'");
+  EXPECT_EQ(error_of(head + "[twin]\nnodes = 64\npartition = \"\"\n"), "study.toml:9:13: 'partition' must not be empty");
+  EXPECT_EQ(error_of(head + "[twin]\nnodes = 64\npartition = 2\n"),
+            "study.toml:9:13: 'partition' must be a string, not an integer");
+  // Every set in the first round unless the spec bounds it.
+  EXPECT_EQ(defaults.twin_first_round_nodes, 0u);
+  EXPECT_EQ(parse_study_spec(head + "[twin]\nnodes = 64\nfirst_round_nodes = 16\n", "study.toml", examples / "studies")
+                .twin_first_round_nodes,
+            16u);
+  EXPECT_EQ(error_of(head + "[twin]\nnodes = 64\nfirst_round_nodes = 0\n"),
+            "study.toml:9:21: 'first_round_nodes' must be between 1 and 1048576, got 0");
 }
 
 TEST(StudySpec, AnExperimentsTwinNodesAreWithinTheStudysTwin) {

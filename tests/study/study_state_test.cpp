@@ -95,6 +95,39 @@ TEST(StudyState, KeepsAPendingSubmission) {
   EXPECT_THROW((void)parse_state(text, "x"), Error);
 }
 
+// A pending submission of the twin's chain keeps what it is and the experiment and round
+// it goes to; one written before the twin's submissions were saved (no round) reads as
+// round 0; a twin's submission in a study without the twin's chain is no state.
+TEST(StudyState, KeepsAPendingTwinSubmission) {
+  StudyState s = example();
+  s.twin = TwinChain{};
+  s.twin->phase = TwinPhase::simulate;
+  s.twin->arrays = {{"mm", 1, 30, "/d/mm/twin-round1", 31}};
+  s.submissions = 7;
+  s.pending = PendingSubmission{.kind = PendingSubmission::Kind::twin_array,
+                                .job_name = "mm-twin",
+                                .comment = "hetscale-5e7a90c2-7",
+                                .attempted = 1796514504,
+                                .experiment = "mm",
+                                .set_index = 0,
+                                .round = 2,
+                                .directory = "/d/mm/twin-round2"};
+  const StudyState back = parse_state(state_json(s), "x");
+  EXPECT_EQ(state_json(back), state_json(s));
+  ASSERT_TRUE(back.pending.has_value());
+  EXPECT_EQ(back.pending->kind, PendingSubmission::Kind::twin_array);
+  EXPECT_EQ(back.pending->round, 2U);
+  EXPECT_EQ(back.pending->experiment, "mm");
+  s.pending->kind = PendingSubmission::Kind::twin_controller;
+  EXPECT_EQ(parse_state(state_json(s), "x").pending->kind, PendingSubmission::Kind::twin_controller);
+  std::string text = state_json(s);
+  const std::string round = "\"round\": 2,";
+  text.replace(text.find(round), round.size(), "");
+  EXPECT_EQ(parse_state(text, "x").pending->round, 0U);
+  s.twin.reset();
+  EXPECT_THROW((void)parse_state(state_json(s), "x"), Error);
+}
+
 // A study begun without a token has jobs named without one: its state says none.
 TEST(StudyState, KeepsTheStudyTokenWhenItHasOne) {
   StudyState s = example();
@@ -153,11 +186,189 @@ TEST(StudyStep, ResumeDecisions) {
 
 TEST(StudyStep, RunsAsControllerOnlyInsideTheStatesControllerJob) {
   StudyState s = example();  // controller 14
-  EXPECT_TRUE(runs_as_controller(s, 14));
-  EXPECT_FALSE(runs_as_controller(s, std::nullopt));  // outside any job: by hand
-  EXPECT_FALSE(runs_as_controller(s, 15));            // inside another job: by hand too
+  EXPECT_TRUE(runs_as_controller(s, Chain::measured, 14));
+  EXPECT_FALSE(runs_as_controller(s, Chain::measured, std::nullopt));  // outside any job: by hand
+  EXPECT_FALSE(runs_as_controller(s, Chain::measured, 15));            // inside another job: by hand too
+  EXPECT_FALSE(runs_as_controller(s, Chain::twin, 14));                // the study has no twin
+  s.twin = TwinChain{};
+  s.twin->arrays = {{"mm", 1, 20, "/d/mm/twin-round1", 21}, {"lu", 2, 22, "/d/lu/twin-round2", 23}};
+  EXPECT_TRUE(runs_as_controller(s, Chain::twin, 21));
+  EXPECT_TRUE(runs_as_controller(s, Chain::twin, 23));
+  EXPECT_FALSE(runs_as_controller(s, Chain::twin, 14));  // the measured chain's controller is not the twin's
+  EXPECT_FALSE(runs_as_controller(s, Chain::twin, 22));  // an array is no controller
+  EXPECT_FALSE(runs_as_controller(s, Chain::measured, 21));
   s.controller.reset();
-  EXPECT_FALSE(runs_as_controller(s, 14));
+  EXPECT_FALSE(runs_as_controller(s, Chain::measured, 14));
+}
+
+// A study with a twin that runs beside the measured rounds: mm's twin in its round 1, lu's
+// in its round 2, each with its controller.
+StudyState with_twin() {
+  StudyState s = example();
+  s.twin = TwinChain{};
+  s.twin->phase = TwinPhase::simulate;
+  s.twin->arrays = {{"mm", 1, 29, "/d/mm/twin-round1", 31}, {"lu", 2, 30, "/d/lu/twin-round2", 32}};
+  s.twin->begun = {"mm", "lu"};
+  return s;
+}
+
+// A study spec of the experiments mm and lu, its twin starting `start`.
+StudySpec mm_and_lu(TwinStart start) {
+  StudySpec spec;
+  spec.twin_start = start;
+  for (const char* name : {"mm", "lu"}) {
+    StudyExperiment e;
+    e.spec.name = name;
+    spec.experiments.push_back(e);
+  }
+  return spec;
+}
+
+TEST(StudyState, KeepsTheTwinsChain) {
+  const StudyState s = with_twin();
+  const StudyState back = parse_state(state_json(s), "x");
+  ASSERT_TRUE(back.twin.has_value());
+  EXPECT_EQ(back.twin->phase, TwinPhase::simulate);
+  EXPECT_EQ(back.twin->array_job_ids(), (std::vector<std::uint64_t>{29, 30}));
+  EXPECT_EQ(back.twin->controllers(), (std::vector<std::uint64_t>{31, 32}));
+  EXPECT_EQ(back.twin->arrays[1].experiment, "lu");
+  EXPECT_EQ(back.twin->arrays[1].round, 2u);
+  EXPECT_EQ(back.twin->arrays[1].directory, "/d/lu/twin-round2");
+  EXPECT_EQ(back.twin->begun, (std::vector<std::string>{"mm", "lu"}));
+  EXPECT_EQ(state_json(back), state_json(s));
+  // A study without a twin has no chain in its file.
+  EXPECT_EQ(state_json(example()).find("twin_chain"), std::string::npos);
+  EXPECT_FALSE(parse_state(state_json(example()), "x").twin.has_value());
+  // An array whose controller is not submitted yet; a failed chain.
+  StudyState waiting = s;
+  waiting.phase = Phase::twin;
+  waiting.twin->arrays[0].controller.reset();
+  waiting.twin->phase = TwinPhase::failed;
+  waiting.twin->failure = "twin collect (mm): 2 of 9 runs failed";
+  const StudyState failed = parse_state(state_json(waiting), "x");
+  EXPECT_EQ(failed.phase, Phase::twin);
+  EXPECT_EQ(failed.twin->phase, TwinPhase::failed);
+  EXPECT_EQ(failed.twin->failure, waiting.twin->failure);
+  EXPECT_FALSE(failed.twin->arrays[0].controller.has_value());
+  EXPECT_EQ(failed.twin->controllers(), (std::vector<std::uint64_t>{32}));
+  std::string text = state_json(s);
+  text.replace(text.find("\"simulate\""), 10, "\"dreaming\"");
+  EXPECT_THROW((void)parse_state(text, "x"), Error);
+}
+
+TEST(StudyStep, TheTwinsArraysResume) {
+  TwinChain t = with_twin().twin.value();
+  EXPECT_EQ(twin_resume_action(t, true, true), ResumeAction::controller_active);
+  EXPECT_EQ(twin_resume_action(t, false, true), ResumeAction::wait_for_arrays);
+  EXPECT_EQ(twin_resume_action(t, false, false), ResumeAction::step_now);
+  t.phase = TwinPhase::failed;  // its steps taken again
+  EXPECT_EQ(twin_resume_action(t, false, false), ResumeAction::step_now);
+  t.phase = TwinPhase::waiting;  // the measured chain begins it
+  EXPECT_EQ(twin_resume_action(t, false, false), ResumeAction::finished);
+  t.phase = TwinPhase::done;
+  EXPECT_EQ(twin_resume_action(t, false, true), ResumeAction::finished);
+  // The measured chain has nothing to resume once its rounds have ended.
+  StudyState s = with_twin();
+  s.phase = Phase::twin;
+  EXPECT_EQ(resume_action(s, false, false), ResumeAction::finished);
+}
+
+// A twin controller's step takes its own array; one by hand every array whose controller
+// has ended (or was never submitted).
+TEST(StudyStep, TheTwinsArraysAStepTakes) {
+  TwinChain t = with_twin().twin.value();  // mm: controller 31, lu: 32
+  EXPECT_EQ(twin_arrays_to_step(t, 32, {31, 32}), (std::vector<std::size_t>{1}));
+  EXPECT_EQ(twin_arrays_to_step(t, 31, {}), (std::vector<std::size_t>{0}));
+  EXPECT_TRUE(twin_arrays_to_step(t, 99, {}).empty());
+  EXPECT_EQ(twin_arrays_to_step(t, std::nullopt, {31}), (std::vector<std::size_t>{1}));
+  EXPECT_EQ(twin_arrays_to_step(t, std::nullopt, {}), (std::vector<std::size_t>{0, 1}));
+  t.arrays[0].controller.reset();
+  EXPECT_EQ(twin_arrays_to_step(t, std::nullopt, {32}), (std::vector<std::size_t>{0}));
+}
+
+TEST(StudyStep, TheControllersAStudyWaitsOnAndItsFailure) {
+  StudyState s = with_twin();  // measured controller 14, the twin's 31 and 32
+  EXPECT_EQ(awaited_controllers(s), (std::vector<std::uint64_t>{14, 31, 32}));
+  EXPECT_TRUE(has_step(s, Chain::measured));
+  EXPECT_TRUE(has_step(s, Chain::twin));
+  EXPECT_FALSE(study_failure(s));
+  s.phase = Phase::twin;  // the measured rounds have ended: the twin carries the study on
+  EXPECT_EQ(awaited_controllers(s), (std::vector<std::uint64_t>{31, 32}));
+  EXPECT_FALSE(has_step(s, Chain::measured));
+  s.twin->phase = TwinPhase::failed;
+  s.twin->failure = "twin refine (lu): no database";
+  EXPECT_TRUE(awaited_controllers(s).empty());
+  EXPECT_EQ(study_failure(s), std::optional<std::string>("twin: twin refine (lu): no database"));
+  s.phase = Phase::failed;
+  s.failure = "collect (measure round 1): job 3 ended FAILED";
+  EXPECT_EQ(study_failure(s), std::optional<std::string>("collect (measure round 1): job 3 ended FAILED"));
+  s = example();
+  s.twin = TwinChain{};  // waiting: nothing to watch but the measured chain
+  EXPECT_EQ(awaited_controllers(s), (std::vector<std::uint64_t>{14}));
+  EXPECT_FALSE(has_step(s, Chain::twin));
+}
+
+// Beside: the measured chain's first step begins the twin's chain; after: once the
+// measured rounds have ended. Whichever chain ends last writes the report.
+TEST(StudyStep, WhenTheTwinsChainBeginsAndWhoWritesTheReport) {
+  const StudySpec beside = mm_and_lu(TwinStart::beside);
+  const StudySpec after = mm_and_lu(TwinStart::after);
+  StudyState s = example();
+  EXPECT_FALSE(twin_begins(s, beside, false));  // no twin
+  EXPECT_EQ(after_measured(s), AfterMeasured::report);
+  s.twin = TwinChain{};
+  EXPECT_TRUE(twin_begins(s, beside, false));
+  EXPECT_FALSE(twin_begins(s, after, false));
+  EXPECT_TRUE(twin_begins(s, after, true));
+  EXPECT_EQ(twin_experiments_to_begin(s, beside), (std::vector<std::string>{"mm", "lu"}));
+  EXPECT_EQ(after_measured(s), AfterMeasured::wait_for_twin);
+  s.twin->phase = TwinPhase::simulate;
+  s.twin->begun = {"mm", "lu"};
+  EXPECT_FALSE(twin_begins(s, beside, false));  // begun once only
+  EXPECT_FALSE(twin_begins(s, after, true));
+  EXPECT_EQ(after_measured(s), AfterMeasured::wait_for_twin);
+  EXPECT_FALSE(twin_writes_report(s));  // the measured rounds still run: theirs writes it
+  s.phase = Phase::twin;
+  EXPECT_TRUE(twin_writes_report(s));
+  s.twin->phase = TwinPhase::done;
+  EXPECT_EQ(after_measured(s), AfterMeasured::report);
+}
+
+// A begin that failed partway (mm's first round submitted, lu's twin not begun: its plan
+// or its sbatch failed, and so did the measured chain's step): the step taken again begins
+// lu's twin alone, and the twin's chain does not end when mm's twin does while lu's is yet
+// to begin.
+TEST(StudyStep, ABeginThatFailedPartwayBeginsTheRestWhenTakenAgain) {
+  const StudySpec beside = mm_and_lu(TwinStart::beside);
+  const StudySpec after = mm_and_lu(TwinStart::after);
+  StudyState s = example();
+  s.phase = Phase::failed;
+  s.failed_phase = Phase::measure;
+  s.twin = TwinChain{};
+  s.twin->phase = TwinPhase::simulate;
+  s.twin->arrays = {{"mm", 0, 29, "/d/mm/twin", 31}};
+  s.twin->begun = {"mm"};
+  EXPECT_EQ(twin_experiments_to_begin(s, beside), (std::vector<std::string>{"lu"}));
+  EXPECT_TRUE(twin_begins(s, beside, false));
+  EXPECT_FALSE(twin_begins(s, after, false));  // after: once the measured rounds have ended
+  EXPECT_TRUE(twin_begins(s, after, true));
+  EXPECT_FALSE(twin_chain_ends(s, beside));
+  s.twin->arrays.clear();  // mm's twin has ended: lu's is still to begin
+  EXPECT_FALSE(twin_chain_ends(s, beside));
+  EXPECT_TRUE(twin_begins(s, beside, false));
+  s.twin->mark_begun("lu");
+  s.twin->mark_begun("lu");  // once
+  EXPECT_EQ(s.twin->begun, (std::vector<std::string>{"mm", "lu"}));
+  EXPECT_TRUE(twin_chain_ends(s, beside));
+  EXPECT_FALSE(twin_begins(s, beside, false));
+  // The begun experiments are kept in the state file.
+  EXPECT_EQ(parse_state(state_json(s), "x").twin->begun, (std::vector<std::string>{"mm", "lu"}));
+}
+
+TEST(StudyStep, ChainsByName) {
+  EXPECT_EQ(chain_from("twin"), std::optional<Chain>(Chain::twin));
+  EXPECT_EQ(chain_from(to_string(Chain::measured)), std::optional<Chain>(Chain::measured));
+  EXPECT_FALSE(chain_from("Twin"));
 }
 
 TEST(StudyStep, AfterARound) {

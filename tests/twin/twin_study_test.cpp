@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
+#include <span>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -16,6 +18,9 @@
 
 #include "hetscale/base/error.hpp"
 #include "hetscale/jobgen/experiment_spec.hpp"
+#include "hetscale/jobgen/measurements.hpp"
+#include "hetscale/jobgen/problem_sizes.hpp"
+#include "hetscale/model/efficiency_fit.hpp"
 #include "hetscale/jobgen/round.hpp"
 #include "hetscale/jobgen/round_files.hpp"
 #include "hetscale/site/round_plan.hpp"
@@ -161,10 +166,33 @@ TEST_F(TwinStudyTest, WritesHostFilesPerRankAPlanCoreReadsBackAndAnArrayScript) 
   const std::string script = slurp(dir / twin::twin_sbatch_file);
   EXPECT_NE(script.find("#SBATCH --array=0-17%4\n"), std::string::npos) << script;
   EXPECT_NE(script.find("#SBATCH --time=00:05:00\n"), std::string::npos) << script;
-  EXPECT_NE(script.find("#SBATCH --ntasks=1\n"), std::string::npos) << script;
+  EXPECT_NE(script.find("#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\n"), std::string::npos) << script;
   EXPECT_NE(script.find("bin_dir=${HETSCALE_BIN_DIR:-/opt/hetscale/bin}"), std::string::npos) << script;
-  EXPECT_NE(script.find("\"$bin_dir/hetscale\" twin run \"$study_dir\" --task"), std::string::npos) << script;
+  // The last runs (the largest sets') first.
+  EXPECT_NE(script.find("\"$bin_dir/hetscale\" twin run \"$study_dir\" --task $((17 - task))\n"), std::string::npos)
+      << script;
+  EXPECT_EQ(script.find("--partition"), std::string::npos) << script;  // the spec names none
   EXPECT_TRUE((fs::status(dir / twin::twin_sbatch_file).permissions() & fs::perms::owner_exec) != fs::perms::none);
+}
+
+// A partition of the twin's own replaces the spec's, and the spec's reservation and
+// constraint, which choose measured nodes, are left out; the account stays.
+TEST_F(TwinStudyTest, AnArrayScriptInAPartitionOfItsOwn) {
+  twin::SimulatedRoundOptions options;
+  options.sbatch = true;
+  const std::string placed = "partition = \"batch\"\naccount = \"physics\"\nreservation = \"bench\"\nconstraint = \"fast\"\n";
+  write("spec-partition", spec(placed), options);
+  const std::string own = slurp(root_ / "spec-partition" / twin::twin_sbatch_file);
+  EXPECT_NE(own.find("#SBATCH --partition=batch\n"), std::string::npos) << own;
+  EXPECT_NE(own.find("#SBATCH --reservation=bench\n"), std::string::npos) << own;
+  options.partition = "twin";
+  write("twin-partition", spec(placed), options);
+  const std::string script = slurp(root_ / "twin-partition" / twin::twin_sbatch_file);
+  EXPECT_NE(script.find("#SBATCH --partition=twin\n"), std::string::npos) << script;
+  EXPECT_NE(script.find("#SBATCH --account=physics\n"), std::string::npos) << script;
+  EXPECT_EQ(script.find("--partition=batch"), std::string::npos) << script;
+  EXPECT_EQ(script.find("--reservation"), std::string::npos) << script;
+  EXPECT_EQ(script.find("--constraint"), std::string::npos) << script;
 }
 
 // `--repetitions` other than the spec's: the array covers that many runs, and the study
@@ -307,6 +335,108 @@ TEST_F(TwinStudyTest, AKernelFailingInsideTheTwinIsMarkedFailedAndLeavesNoRecord
   }
   EXPECT_EQ(progress, (std::vector<std::string>{"1/2 failed", "2/2 failed"}));
   EXPECT_TRUE(fs::is_empty(root_ / "failing" / "records"));
+}
+
+// Each array task simulates one run (`twin run --task`): its outcome goes to its own status
+// file, and once the array has ended they are gathered into status.tsv; a run without one
+// (its task cancelled or out of time) is failed, and a failing kernel is failed too.
+TEST_F(TwinStudyTest, RunsSimulatedOneByOneAreGatheredIntoTheRoundsStatus) {
+  const twin::SimulatedRound simulated = write("tasks", spec());
+  const auto first = twin::run_simulated_round(root_ / "tasks", simulated, {2}, runner(), {});
+  const auto second = twin::run_simulated_round(root_ / "tasks", simulated, {0}, runner(), {});
+  ASSERT_TRUE(first.front().succeeded && second.front().succeeded);
+  EXPECT_FALSE(fs::exists(root_ / "tasks" / twin::twin_status_file));  // written for whole rounds only
+  const auto outcomes = twin::gather_run_statuses(root_ / "tasks", simulated);
+  ASSERT_EQ(outcomes.size(), simulated.runs.size());
+  for (const twin::TwinRunOutcome& o : outcomes) {
+    EXPECT_EQ(o.run.task, static_cast<std::size_t>(&o - outcomes.data()));
+    if (o.run.task == 0 || o.run.task == 2) {
+      EXPECT_TRUE(o.succeeded) << o.run.task;
+      EXPECT_EQ(o.exit_status, 0);
+      EXPECT_EQ(o.simulated_seconds, (o.run.task == 0 ? second : first).front().simulated_seconds);
+    } else {
+      EXPECT_FALSE(o.succeeded) << o.run.task;
+      EXPECT_EQ(o.exit_status, -1);
+    }
+  }
+  const auto status = lines(slurp(root_ / "tasks" / twin::twin_status_file));
+  ASSERT_EQ(status.size(), simulated.runs.size() + 1);
+  EXPECT_NE(status[1].find("\tdone\t0\t"), std::string::npos) << status[1];
+  EXPECT_NE(status[2].find("\tfailed\t-1\t"), std::string::npos) << status[2];
+  std::vector<std::string> said;
+  const twin::TwinRunCounts counts = twin::count_array_runs(
+      root_ / "tasks", simulated, 812, [&](LineKind, const std::string& line) { said.push_back(line); });
+  EXPECT_EQ(counts.simulated, 2u);
+  EXPECT_EQ(counts.failed, simulated.runs.size() - 2);
+  ASSERT_EQ(said.size(), simulated.runs.size() + 1);
+  EXPECT_EQ(said.back(), "runs: 2 simulated, 0 kept, 16 failed (array job 812)\n");
+
+  const fs::path partition = root_ / "bad-partition.toml";
+  std::ofstream(partition) << "[partition]\nby = \"node\"\n\n[[node]]\nname = \"elsewhere\"\nweight = 1\n";
+  const twin::SimulatedRound failing = write("failing-task", spec("weights = \"" + partition.string() + "\"\n"));
+  (void)twin::run_simulated_round(root_ / "failing-task", failing, {1}, runner(), {});
+  const auto failed = twin::gather_run_statuses(root_ / "failing-task", failing);
+  EXPECT_FALSE(failed[1].succeeded);
+  EXPECT_GT(failed[1].exit_status, 0);
+}
+
+// A first round bounded to sets of 4 nodes leaves the set of 8 without sizes; it begins
+// in a later round once the two sets below it bracket their targets, at half, once and
+// twice the work the psi between them puts its target at.
+TEST_F(TwinStudyTest, ALargerSetBeginsWhereTheSmallerSetsPutItsTarget) {
+  twin::SimulatedRoundOptions options;
+  options.first_round_nodes = 4;
+  const twin::SimulatedRound first = twin::plan_simulated_round(spec(), site_, platform_, options);
+  ASSERT_EQ(first.round.sets.size(), 3u);
+  EXPECT_FALSE(first.round.sets[1].parameter_values.empty());
+  EXPECT_TRUE(first.round.sets[2].parameter_values.empty());
+  for (const twin::TwinRun& r : first.runs) EXPECT_LT(r.set_index, 2u);
+
+  const jobgen::Round& round = first.round;
+  const auto work = [&](double n) { return round.spec.workload.evaluate(std::span<const double>(&n, 1)); };
+  // A run of set k at size n reading E_s = e: E_s = W / (T C), C in Mflops.
+  const auto run = [&](std::size_t k, double n, double e) {
+    jobgen::MeasuredRun r;
+    r.set_index = k;
+    r.parameter = n;
+    r.work = work(n);
+    r.wall_seconds = r.work / (e * round.sets[k].set.marked_speed * 1e6);
+    r.source = "test";
+    return r;
+  };
+  jobgen::Round next = round;
+  next.number = 1;
+  for (jobgen::RoundSet& set : next.sets) set.parameter_values.clear();
+  std::vector<std::string> said;
+  const Say say = [&](LineKind, const std::string& line) { said.push_back(line); };
+  // Set 1's runs stay below the target: set 2 waits.
+  std::vector<jobgen::MeasuredRun> runs = {run(0, 200, 0.4), run(0, 400, 0.6), run(1, 300, 0.3), run(1, 500, 0.45)};
+  EXPECT_FALSE(twin::begin_next_set(next, runs, say));
+  EXPECT_TRUE(next.sets[2].parameter_values.empty());
+  // Both bracket it: set 2 begins.
+  runs.push_back(run(1, 800, 0.7));
+  ASSERT_EQ(twin::begin_next_set(next, runs, say), std::optional<std::size_t>(2));
+  const auto points = jobgen::measured_points(runs, next);
+  const double w0 = work(EfficiencyCurve::fit(points.at(0)).parameter_at(0.5).parameter);
+  const double w1 = work(EfficiencyCurve::fit(points.at(1)).parameter_at(0.5).parameter);
+  const double c0 = round.sets[0].set.marked_speed, c1 = round.sets[1].set.marked_speed,
+               c2 = round.sets[2].set.marked_speed;
+  const double psi = (c1 * w0) / (c0 * w1);
+  const double w2 = w1 * (c2 / c1) / psi;
+  const std::vector<double>& sizes = next.sets[2].parameter_values;
+  ASSERT_EQ(sizes.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    const double expected = std::round(jobgen::parameter_for_work(round.spec.workload, w2 * (i == 0 ? 0.5 : i == 1 ? 1 : 2), 1));
+    EXPECT_EQ(sizes[i], expected) << i;
+  }
+  ASSERT_FALSE(said.empty());
+  EXPECT_TRUE(said.back().starts_with("set 2: begins at N = " + std::to_string(static_cast<long long>(sizes[1]))))
+      << said.back();
+  // Begun (it has runs now): nothing more to begin.
+  runs.push_back(run(2, sizes[1], 0.5));
+  jobgen::Round later = next;
+  for (jobgen::RoundSet& set : later.sets) set.parameter_values.clear();
+  EXPECT_FALSE(twin::begin_next_set(later, runs, say));
 }
 
 TEST_F(TwinStudyTest, MissingSmpirunOrKernelIsAClearErrorBeforeAnyRun) {

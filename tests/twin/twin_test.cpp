@@ -65,6 +65,7 @@ class Twin : public ::testing::Test {
         std::string(HETSCALE_SMPIRUN) + " -no-privatize -platform " + platform + " -hostfile " +
         hostfile + " -np " + std::to_string(ranks) +
         " --cfg=smpi/coll-selector:ompi --cfg=smpi/bcast:binomial_tree --cfg=smpi/wtime:0 --log=root.thres:warning " +
+        smpirun_options_ +
         programs.at(kernel) + " " + args + " --record " + record_file_.string() + " 2>&1";
     TwinRun out;
     FILE* pipe = popen(command.c_str(), "r");
@@ -81,6 +82,7 @@ class Twin : public ::testing::Test {
     return out;
   }
 
+  std::string smpirun_options_;  // more --cfg=... for smpirun, each followed by a space
   std::filesystem::path record_file_ = std::filesystem::temp_directory_path() /
                                        ("hetscale_twin_" + std::to_string(getpid()) + ".jsonl");
 };
@@ -264,24 +266,52 @@ TEST_F(Twin, MarkedWeightsNeedASiteTable) {
       << r.output;
 }
 
-// N x N doubles of 2 GiB or more (N = 16500: B is 2178000000 bytes) go in pieces of at
-// most 1 GiB, each of which SMPI leaves in the folded buffers: the run works, and costs the
-// simulating machine no more memory than just below (it copied such a message into real
-// memory for every rank that received it).
-TEST_F(Twin, MessagesOf2GiBOrMoreGoInFoldedPieces) {
+// A message of 2 GiB or more (N = 16500: B is 2178000000 bytes, one message) is sent
+// synchronously, and SMPI leaves it in the folded buffers: the run works, and costs the
+// simulating machine no more memory than the folded region of the ranks' rows (sent as an
+// ordinary send, SMPI read its size as a negative int and copied it into real memory for
+// every rank that received it).
+TEST_F(Twin, MessagesOf2GiBOrMoreStayFolded) {
   const TwinRun below = run("mm", 2, "hosts-8", "-N 16000");
   ASSERT_EQ(below.status, 0) << below.output;
   const TwinRun above = run("mm", 2, "hosts-8", "-N 16500");
   ASSERT_EQ(above.status, 0) << above.output;
   ASSERT_EQ(above.record.ranks.size(), 2u);
-  // The pieces still take the whole message's simulated time: B's broadcast and the
-  // scatter and gather of N^2 doubles grow with N^2.
+  // The message still takes its whole simulated time: B's broadcast and the scatter and
+  // gather of N^2 doubles grow with N^2.
   EXPECT_GT(above.record.ranks[1].communication_seconds, below.record.ranks[1].communication_seconds * 1.05);
+  rusage children{};
+  ASSERT_EQ(getrusage(RUSAGE_CHILDREN, &children), 0);
+  // The region: each rank's rows of A, 8 N^2 / 2 bytes (1.09 GB); a copied B would add 2.18 GB.
+  EXPECT_LT(static_cast<double>(children.ru_maxrss) * 1024, 8.0 * 16500 * 16500 / 2 + 1e9);
+}
+
+// Sent synchronously, with the kernel's own binomial-tree broadcast (what a message of 2
+// GiB or more takes), every message of every kernel gives SMPI's own times to the last
+// bit: here every message so (--synchronous-send-bytes 0), on uneven ranks, against the
+// ordinary calls, with no send eager in either run (smpi/send-is-detached-thresh 0: SMPI
+// sends every message from 64 KiB up synchronously anyway).
+TEST_F(Twin, SynchronousSendsAndTheKernelsOwnBroadcastGiveSMPIsTimes) {
+  smpirun_options_ = "--cfg=smpi/send-is-detached-thresh:0 ";
+  for (const std::string kernel : {"mm", "ge", "lu"}) {
+    const std::string args = "-N 300 --weights 3,1,1,1,2,2,1,1";
+    const TwinRun ordinary = run(kernel, 8, "hosts-8", args);
+    const TwinRun synchronous = run(kernel, 8, "hosts-8", args + " --synchronous-send-bytes 0");
+    ASSERT_EQ(ordinary.status, 0) << ordinary.output;
+    ASSERT_EQ(synchronous.status, 0) << synchronous.output;
+    EXPECT_EQ(synchronous.record.wall_seconds, ordinary.record.wall_seconds) << kernel;
+    ASSERT_EQ(synchronous.record.ranks.size(), 8u);
+    for (std::size_t i = 0; i < 8; ++i) {
+      EXPECT_EQ(synchronous.record.ranks[i].communication_seconds, ordinary.record.ranks[i].communication_seconds)
+          << kernel << " rank " << i;
+      EXPECT_EQ(synchronous.record.ranks[i].wall_seconds, ordinary.record.ranks[i].wall_seconds) << kernel;
+    }
+  }
 }
 
 // No whole matrix is made in a charged run: not rank 0's (what it generates, scatters,
-// gathers and solves with), nor mm's B on every rank (one piece of its broadcast: here
-// pieces of 1 MiB, as B's 512 MB would otherwise be one piece). The folded region stays
+// gathers and solves with), nor mm's B on every rank (one item, its broadcast's pieces
+// reaching past it). The folded region stays
 // as large as the largest buffer a rank holds, here an eighth of the matrix. Peak RSS
 // counts every page of the region's mappings (SMPI maps them populated), so it reads the
 // region's size: with a whole matrix it was above N^2 doubles (1.15 GB at N = 12,000), now
@@ -290,9 +320,7 @@ TEST_F(Twin, NoRankHoldsAWholeMatrixWhenCharging) {
   // mm and ge first: RUSAGE_CHILDREN holds the largest of the runs so far.
   for (const std::string kernel : {"mm", "ge", "lu"}) {
     const double n = kernel == "lu" ? 12000 : 8000;
-    const std::string pieces = kernel == "mm" ? " --message-piece-bytes 1048576" : "";
-    const TwinRun r =
-        run(kernel, 8, "hosts-8", "-N " + std::to_string(static_cast<int>(n)) + " --weights equal" + pieces);
+    const TwinRun r = run(kernel, 8, "hosts-8", "-N " + std::to_string(static_cast<int>(n)) + " --weights equal");
     ASSERT_EQ(r.status, 0) << r.output;
     rusage children{};
     ASSERT_EQ(getrusage(RUSAGE_CHILDREN, &children), 0);

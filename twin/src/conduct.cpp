@@ -1,6 +1,7 @@
 #include "hetscale/twin/conduct.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <utility>
 
@@ -12,6 +13,7 @@
 #include "hetscale/site/run_record_reader.hpp"
 #include "hetscale/site/site_table.hpp"
 #include "hetscale/twin/site_growth.hpp"
+#include "hetscale/twin/twin_probe.hpp"
 
 namespace hetscale::twin {
 namespace fs = std::filesystem;
@@ -46,9 +48,18 @@ std::string run_line(const fs::path& dir, const SimulatedRound& simulated, const
 }  // namespace
 
 std::string to_string(const TwinRunCounts& counts) {
-  return fmt::format("runs: {} simulated, {} kept, {} failed ({} at a time)", counts.simulated, counts.kept,
-                     counts.failed, counts.jobs);
+  return fmt::format("runs: {} simulated, {} kept, {} failed ({})", counts.simulated, counts.kept, counts.failed,
+                     counts.array_job ? fmt::format("array job {}", *counts.array_job)
+                                      : fmt::format("{} at a time", counts.jobs));
 }
+
+namespace {
+
+void count(TwinRunCounts& counts, const TwinRunOutcome& o) {
+  (o.skipped ? counts.kept : o.succeeded ? counts.simulated : counts.failed) += 1;
+}
+
+}  // namespace
 
 void require_no_failed_runs(const TwinRunCounts& counts, const fs::path& dir) {
   if (counts.failed > 0)
@@ -70,10 +81,50 @@ TwinRunCounts simulate_twin_runs(const fs::path& dir, const SimulatedRound& simu
   };
   TwinRunCounts counts;
   counts.jobs = resolved.jobs;
-  for (const auto& o : run_simulated_round(dir, simulated, tasks, resolved, progress))
-    (o.skipped ? counts.kept : o.succeeded ? counts.simulated : counts.failed) += 1;
+  for (const auto& o : run_simulated_round(dir, simulated, tasks, resolved, progress)) count(counts, o);
   say(LineKind::result, to_string(counts) + '\n');
   return counts;
+}
+
+TwinRunCounts count_array_runs(const fs::path& dir, const SimulatedRound& simulated, std::uint64_t array_job,
+                               const Say& say) {
+  TwinRunCounts counts;
+  counts.array_job = array_job;
+  const std::vector<TwinRunOutcome> outcomes = gather_run_statuses(dir, simulated);
+  std::size_t done = 0;
+  for (const TwinRunOutcome& o : outcomes) {
+    say(LineKind::note, run_line(dir, simulated, o, ++done, outcomes.size()));
+    count(counts, o);
+  }
+  say(LineKind::result, to_string(counts) + '\n');
+  return counts;
+}
+
+std::string to_string(const TwinProbeCounts& counts) {
+  return fmt::format("probes: {} written, {} failed", counts.written, counts.failed);
+}
+
+TwinProbeCounts probe_twin_sets(const fs::path& dir, const SimulatedRound& simulated, const TwinRunnerOptions& runner,
+                                const std::vector<std::string>& arguments, const Say& say) {
+  TwinProbeCounts counts;
+  const auto progress = [&](const TwinProbeOutcome& o) {
+    (o.succeeded ? counts.written : counts.failed) += 1;
+    say(LineKind::note,
+        o.succeeded ? fmt::format("hetscale twin: probe of set {} ({} ranks): {:.6g} s simulated in {:.1f} s: {}\n",
+                                  o.set_index, o.ranks, o.simulated_seconds, o.host_seconds,
+                                  (dir / twin_probe_file(o.set_index)).string())
+                    : fmt::format("hetscale twin: probe of set {} ({} ranks): FAILED (exit {}; see {})\n", o.set_index,
+                                  o.ranks, o.exit_status, (dir / twin_probe_log_file(o.set_index)).string()));
+  };
+  run_twin_probes(dir, simulated, runner, arguments, progress);
+  say(LineKind::result, to_string(counts) + '\n');
+  return counts;
+}
+
+void require_no_failed_probes(const TwinProbeCounts& counts, const fs::path& dir) {
+  if (counts.failed > 0)
+    throw Error(fmt::format("{} of {} probes failed; their logs are in {}", counts.failed,
+                            counts.written + counts.failed, (dir / "probes").string()));
 }
 
 SimulatedRoundOutcome write_and_run_simulated_round(const fs::path& dir, const SimulatedRound& simulated,
@@ -84,7 +135,7 @@ SimulatedRoundOutcome write_and_run_simulated_round(const fs::path& dir, const S
   if (!options.sbatch) resolve_twin_tools(simulated, runner);
   jobgen::write_round_directory(dir, files);
   say(LineKind::result, summary);
-  SimulatedRoundOutcome outcome{dir, simulated.round.spec.name, simulated.runs.size(), std::nullopt};
+  SimulatedRoundOutcome outcome{dir, simulated.round.spec.name, simulated.runs.size(), std::nullopt, std::nullopt};
   if (options.sbatch)
     say(LineKind::result, fmt::format("submit: cd {} && sbatch {}\n", dir.string(), twin_sbatch_file));
   else
@@ -112,6 +163,11 @@ SimulatedRoundOutcome write_and_run_later_round(const fs::path& dir, const Simul
 }
 
 SimulatedRoundOutcome conduct_twin_study(const TwinStudyRequest& request, const Say& say) {
+  const fs::path commbench = fs::path(request.runner.kernel_dir) / twin_commbench_program;
+  if (request.probe && !request.options.sbatch && ::access(commbench.c_str(), X_OK) != 0)
+    throw Error(fmt::format("'{}' not found or not executable: the probes need it (build the twin kernels, "
+                            "SimGrid's smpicxx, or give their directory)",
+                            commbench.string()));
   const jobgen::ExperimentSpec spec = jobgen::load_experiment_spec(request.spec);
   std::string site_text = read_regular_file(request.site, site_table_max_bytes);
   SiteTable site = parse_site_table(site_text, request.site.string());
@@ -140,11 +196,14 @@ SimulatedRoundOutcome conduct_twin_study(const TwinStudyRequest& request, const 
     say(LineKind::note, fmt::format("hetscale twin study: {} has no [network]; the twin uses the default network\n",
                                        request.site.string()));
   const fs::path& dir = request.output_dir;
-  return write_and_run_simulated_round(
+  SimulatedRoundOutcome outcome = write_and_run_simulated_round(
       dir, simulated, options, simulated_round_files(simulated, platform, site_text, options, utc_time_now()),
       fmt::format("twin study: {} (experiment {}, {} sets, {} runs, platform {})\n", dir.string(),
                   simulated.round.spec.name, sets, simulated.runs.size(), simulated.platform_hash.substr(0, 12)),
       request.runner, say);
+  if (request.probe && !options.sbatch)
+    outcome.probes = probe_twin_sets(dir, simulated, request.runner, request.probe_arguments, say);
+  return outcome;
 }
 
 }  // namespace hetscale::twin

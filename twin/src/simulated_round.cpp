@@ -51,7 +51,7 @@ std::vector<TwinRun> enumerate_runs(const jobgen::Round& round) {
   std::vector<TwinRun> runs;
   for (const jobgen::RoundSet& set : round.sets)
     for (std::size_t v = 0; v < set.parameter_values.size(); ++v)
-      for (std::uint32_t r = 0; r < round.spec.repetitions; ++r)
+      for (std::uint32_t r : jobgen::task_repetitions(round, set, v))
         runs.push_back({runs.size(), set.set.index, v, set.parameter_values[v], r, set.total_tasks()});
   return runs;
 }
@@ -83,6 +83,9 @@ SimulatedRound plan_simulated_round(jobgen::ExperimentSpec spec, const SiteTable
   // No study token: the twin's array runs simulations, no set's array (array_job_name).
   SimulatedRound out{jobgen::plan_round(spec, site, std::string()), platform.sha256,
                      options.compute_efficiency.value_or(1), {}};
+  if (options.first_round_nodes)  // the larger sets begin later (begin_next_set)
+    for (jobgen::RoundSet& set : out.round.sets)
+      if (set.set.nodes.size() > *options.first_round_nodes) set.parameter_values.clear();
   std::set<std::string> hosts;
   for (std::size_t begin = 0; begin < platform.hostfile.size();) {
     const auto end = platform.hostfile.find('\n', begin);
@@ -115,10 +118,16 @@ std::vector<jobgen::GeneratedFile> simulated_round_files(const SimulatedRound& s
   const jobgen::ExperimentSpec& spec = simulated.round.spec;
   if (spec.repetitions != jobgen::parse_experiment_spec(spec.text, twin_spec_file).repetitions)
     files.push_back({twin_repetitions_file, fmt::format("{}\n", spec.repetitions), false});
-  if (options.sbatch)
+  if (options.sbatch) {
+    jobgen::Round placed = simulated.round;
+    if (options.partition) {  // the measured nodes' reservation and constraint are not the twin's
+      placed.spec.slurm.partition = *options.partition;
+      placed.spec.slurm.reservation.clear();
+      placed.spec.slurm.constraint.clear();
+    }
     files.push_back({twin_sbatch_file,
-                     jobgen::render_twin_array_script(simulated.round, simulated.runs.size(), {options.bin_dir}),
-                     true});
+                     jobgen::render_twin_array_script(placed, simulated.runs.size(), {options.bin_dir}), true});
+  }
   return files;
 }
 
@@ -207,5 +216,7 @@ ComputeCalibration measured_compute_efficiency(const std::vector<RunRecord>& rec
 std::string twin_record_file(const TwinRun& run) { return fmt::format("records/run-{}.jsonl", run.task); }
 
 std::string twin_log_file(const TwinRun& run) { return fmt::format("logs/run-{}.log", run.task); }
+
+std::string twin_run_status_file(const TwinRun& run) { return fmt::format("logs/run-{}.status", run.task); }
 
 }  // namespace hetscale::twin

@@ -13,11 +13,14 @@
 #include <utility>
 
 #include "hetscale/base/text_file.hpp"
+#include "hetscale/base/utc_time.hpp"
 #include "hetscale/collector/collect.hpp"
 #include "hetscale/collector/pg.hpp"
 #include "hetscale/collector/slurm_jobs.hpp"
 #include "hetscale/jobgen/experiment_spec.hpp"
+#include "hetscale/jobgen/round_files.hpp"
 #include "hetscale/jobgen/scripts.hpp"
+#include "hetscale/jobgen/task_status.hpp"
 #include "hetscale/site/site_table.hpp"
 #include "hetscale/slurm/queries.hpp"
 #include "hetscale/study/rounds.hpp"
@@ -118,6 +121,64 @@ TEST_F(RoundsFromDatabase, TheRoundsSoFarAreTheSameFromTheDatabaseAsFromTheirDir
     EXPECT_EQ(a.sets[k].parameter_values, c.sets[k].parameter_values) << k;
     EXPECT_EQ(b.sets[k].parameter_values, c.sets[k].parameter_values) << k;
   }
+}
+
+// [refine] precision: a set with one run at each size that brackets the target gets one more
+// repetition at each (docs/experiment-spec.md, "Repetitions by precision"), numbered after
+// the stored one; collected, they are new runs of their own, and the round read back from
+// the database lists them per task.
+TEST_F(RoundsFromDatabase, ARoundThatAddsRepetitionsStoresThemAsNewRuns) {
+  collect_first();
+  study::RefinementInput input = study::refinement_from_database(db_.uri(), "mm-scaling");
+  input.latest.spec.refine.precision = 0.05;
+  const auto quiet = [](LineKind, const std::string&) {};
+  const jobgen::Round next = study::next_round(input.latest, input.runs, quiet);
+  ASSERT_EQ(next.number, 1U);
+  const jobgen::RoundSet& set0 = next.sets[0];
+  ASSERT_EQ(set0.parameter_values.size(), 2U);  // the two sizes around N = 1000
+  EXPECT_LT(set0.parameter_values[0], 1000);
+  EXPECT_GT(set0.parameter_values[1], 1000);
+  EXPECT_EQ(set0.repetitions, (std::vector<std::vector<std::uint32_t>>{{1}, {1}}));
+  const fs::path dir = root_ / "mm-round1";
+  // Created after round 0, as a refinement is: the database takes the newest as the latest.
+  jobgen::write_round_directory(dir, jobgen::round_files(next, {"/opt/k"}, utc_time_now()));
+  std::size_t added = 0;
+  for (const auto& set : next.sets) {
+    std::vector<std::string> lines;
+    for (std::size_t i = 0; i < set.parameter_values.size(); ++i) {
+      const double n = set.parameter_values[i];
+      const double work = 2 * n * n * n;
+      const double seconds = work / (model_efficiency(n) * 1.02 * set.set.marked_speed * 1e6);
+      for (std::uint32_t rep : jobgen::task_repetitions(next, set, i))
+        lines.push_back(record_json("mm-scaling", n, static_cast<int>(set.set.index), static_cast<int>(rep), work,
+                                    seconds, set.set.marked_speed, static_cast<int>(set.members.size()), serial_++)
+                            .dump());
+    }
+    added += lines.size();
+    if (!lines.empty()) write_lines(dir / "records" / ("set" + std::to_string(set.set.index) + ".jsonl"), lines);
+  }
+  ASSERT_GT(added, 0U);
+  const std::string runs_before = db_.scalar("SELECT count(*) FROM hetscale.runs");
+  collector::CollectOptions options;
+  options.inputs = {dir.string()};
+  std::istringstream no_stdin;
+  std::ostringstream log;
+  (void)collector::collect(db_.uri(), options, no_stdin, log);
+  EXPECT_EQ(std::stoul(db_.scalar("SELECT count(*) FROM hetscale.runs")), std::stoul(runs_before) + added);
+  const std::string size = std::to_string(static_cast<long long>(set0.parameter_values[0]));
+  EXPECT_EQ(db_.scalar("SELECT string_agg(repetition::text, ' ' ORDER BY repetition) FROM hetscale.runs "
+                       "WHERE set_index = 0 AND (parameters ->> 'N')::float8 = " + size),
+            "0 1");
+  // The round as the database holds it: its tasks run the listed repetitions.
+  const study::RefinementInput after = study::refinement_from_database(db_.uri(), "mm-scaling");
+  EXPECT_EQ(after.latest.number, 1U);
+  EXPECT_EQ(after.latest.sets[0].repetitions, set0.repetitions);
+  for (const auto& task : jobgen::array_tasks(after.latest)) {
+    if (task.set_index == 0) {
+      EXPECT_EQ(task.repetitions, std::vector<std::uint32_t>{1});
+    }
+  }
+  EXPECT_EQ(jobgen::next_repetitions(after.runs)[0][set0.parameter_values[0]], 2U);
 }
 
 TEST_F(RoundsFromDatabase, AnExperimentNotCollectedSaysWhatToCollect) {

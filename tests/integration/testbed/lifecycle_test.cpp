@@ -67,7 +67,7 @@ TEST_F(Lifecycle, DownCleansAHalfStartedCluster) {
   const auto up = cluster("up");
   ASSERT_TRUE(up.ok()) << up.describe();
   const auto pids = recorded_pids();
-  ASSERT_EQ(pids.size(), 5U) << "munged, mariadbd, slurmdbd, slurmctld, one slurmd";
+  ASSERT_EQ(pids.size(), 6U) << "munged, mariadbd, slurmdbd, slurmctld, the layout's slurmd and the twin node's";
   // Half-started: slurmctld is gone, the node, the accounting daemons and munged still run.
   std::ifstream ctld(dir_ / "pid" / "slurmctld.pid");
   pid_t ctld_pid = 0;
@@ -87,7 +87,7 @@ TEST_F(Lifecycle, DownStopsAClusterWhoseRunDirectoryWasDeleted) {
   const auto up = cluster("up");
   ASSERT_TRUE(up.ok()) << up.describe();
   const auto pids = recorded_pids();
-  ASSERT_EQ(pids.size(), 5U);
+  ASSERT_EQ(pids.size(), 6U) << "munged, mariadbd, slurmdbd, slurmctld, two slurmd";
   std::filesystem::remove_all(dir_);  // what `rm -rf build/...` does after a killed run
 
   const auto down = cluster("down");
@@ -100,7 +100,7 @@ TEST_F(Lifecycle, DownCleansAClusterWhoseDatabaseServerWasKilled) {
   const auto up = cluster("up");
   ASSERT_TRUE(up.ok()) << up.describe();
   const auto pids = recorded_pids();
-  ASSERT_EQ(pids.size(), 5U);
+  ASSERT_EQ(pids.size(), 6U) << "munged, mariadbd, slurmdbd, slurmctld, two slurmd";
   std::ifstream db(dir_ / "pid" / "mariadbd.pid");
   pid_t db_pid = 0;
   ASSERT_TRUE(db >> db_pid);
@@ -113,7 +113,7 @@ TEST_F(Lifecycle, DownCleansAClusterWhoseDatabaseServerWasKilled) {
   // And the next `up` starts afresh on the same run dir.
   const auto again = cluster("up");
   EXPECT_TRUE(again.ok()) << again.describe();
-  EXPECT_EQ(recorded_pids().size(), 5U);
+  EXPECT_EQ(recorded_pids().size(), 6U);
 }
 
 TEST_F(Lifecycle, UpWithAccountingNoneStartsNoDatabaseNorSlurmdbd) {
@@ -121,7 +121,7 @@ TEST_F(Lifecycle, UpWithAccountingNoneStartsNoDatabaseNorSlurmdbd) {
                                layout_.string(), "--accounting", "none"},
                               60s);
   ASSERT_TRUE(up.ok()) << up.describe();
-  EXPECT_EQ(recorded_pids().size(), 3U) << "munged, slurmctld, one slurmd";
+  EXPECT_EQ(recorded_pids().size(), 4U) << "munged, slurmctld, the layout's slurmd and the twin node's";
   EXPECT_FALSE(std::filesystem::exists(dir_ / "slurmdbd.conf"));
   EXPECT_FALSE(std::filesystem::exists(dir_ / "mariadb"));
 }

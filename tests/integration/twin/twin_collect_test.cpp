@@ -4,6 +4,7 @@
 // between consecutive sets.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -11,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
+#include "hetscale/collector/network_probes.hpp"
 #include "test_database.hpp"
 
 namespace hetscale::test {
@@ -165,6 +167,73 @@ TEST(TwinStudyCollected, TheExtrapExampleGivesAGridOverProcessorsAndN) {
       EXPECT_EQ(nlohmann::json::parse(line)["callpath"], "mm.set" + std::to_string(k));
     EXPECT_EQ(set_lines, 5u) << "set " << k;
   }
+  fs::remove_all(root);
+}
+
+// The network probe on the twin's sets (`twin study --probe`), collected with the study's
+// records: one row per set, keyed by the twin experiment, and read back by process count;
+// a probe of the site (naming no experiment) on the nodes of one of the experiment's sets
+// is the experiment's too. Collecting again adds nothing.
+TEST(TwinStudyCollected, ProbesOfEverySetAreReadBackByProcessCount) {
+  TestDatabase db;
+  db.migrate();
+  const fs::path root = fs::temp_directory_path() / ("hetscale-twin-probes-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root);
+  const fs::path spec = root / "mm.toml";
+  std::ofstream(spec) << "[experiment]\nname = \"mm\"\ntarget_efficiency = 0.5\n\n"
+                         "[code]\nkernel = \"mm\"\n\n[parameter]\nmin = 200\nmax = 800\npoints = 2\n\n"
+                         "[machine_sets]\nstart = 2\nmax = 8\n";
+  const fs::path dir = root / "study";
+  const auto study = run_cli({"twin", "study", spec.string(), "--site",
+                              std::string(HETSCALE_FIXTURES_DIR) + "/twin/site.toml", "-o", dir.string(), "--probe",
+                              "--kernel-dir", std::string(HETSCALE_BINARY_DIR) + "/bin"});
+  ASSERT_EQ(study.code, 0) << study.err;
+  EXPECT_NE(study.out.find("probes: 3 written, 0 failed"), std::string::npos) << study.out;
+  for (int set = 0; set < 3; ++set)
+    EXPECT_TRUE(fs::exists(dir / ("probes/set" + std::to_string(set) + ".commbench.json"))) << set;
+
+  // A probe of the site on set 1's nodes: the same figures, naming no experiment.
+  auto site_probe = nlohmann::json::parse(std::ifstream(dir / "probes/set1.commbench.json"));
+  site_probe["experiment"] = "";
+  site_probe["machine_set"] = nullptr;
+  std::ofstream(dir / "probes/site.commbench.json") << site_probe.dump();
+
+  const auto collect = run_cli({"collect", "--db", db.uri(), dir.string()});
+  ASSERT_EQ(collect.code, 0) << collect.err;
+  EXPECT_NE(collect.out.find("network probes: 4 read, 4 added, 0 already present"), std::string::npos) << collect.out;
+  EXPECT_EQ(db.scalar("SELECT string_agg(processes || ':' || engine || ':' || COALESCE(machine_set::text, '-'), ',' "
+                      "ORDER BY processes, machine_set) FROM hetscale.network_probes"),
+            "2:simgrid:0,4:simgrid:1,4:simgrid:-,8:simgrid:2");
+  EXPECT_EQ(db.scalar("SELECT count(*) FROM hetscale.network_probes WHERE site = 'star8' AND remote_segments >= 2 "
+                      "AND remote_bandwidth_mbps > 100 AND collectives > 0 AND document ? 'collectives'"),
+            "4");
+  const auto again = run_cli({"collect", "--db", db.uri(), dir.string()});
+  EXPECT_NE(again.out.find("network probes: 4 read, 0 added, 4 already present"), std::string::npos) << again.out;
+
+  pg::Connection conn = db.connect();
+  const auto probes = collector::experiment_probes(conn, "mm-twin");
+  ASSERT_EQ(probes.size(), 4u);
+  EXPECT_EQ(probes[0].processes, 2);
+  EXPECT_EQ(probes[3].processes, 8);
+  EXPECT_EQ(probes[0].experiment, "mm-twin");
+  const collector::StoredProbe* four = collector::probe_for_processes(probes, 4);
+  ASSERT_NE(four, nullptr);
+  const auto plan = nlohmann::json::parse(std::ifstream(dir / "plan.json"));
+  auto planned = plan["machine_sets"][1]["nodes"].get<std::vector<std::string>>();
+  auto probed = four->nodes;
+  std::sort(planned.begin(), planned.end());
+  std::sort(probed.begin(), probed.end());
+  EXPECT_EQ(probed, planned);
+  EXPECT_EQ(four->probe.processes(), 4);
+  EXPECT_EQ(collector::probe_for_processes(probes, 16), nullptr);
+  EXPECT_EQ(std::count_if(probes.begin(), probes.end(), [](const auto& p) { return p.experiment.empty(); }), 1);
+  // The figures read back are the file's.
+  const CommbenchOutput file = read_commbench_output((dir / "probes/set2.commbench.json").string());
+  EXPECT_EQ(probes[3].probe.remote->fit.segments.size(), file.probe->remote->fit.segments.size());
+  EXPECT_EQ(probes[3].probe.collectives.size(), file.probe->collectives.size());
+  EXPECT_EQ(collector::site_probes(conn, "star8", std::string("slurm")).size(), 0u);
+  EXPECT_EQ(collector::site_probes(conn, "star8").size(), 4u);
   fs::remove_all(root);
 }
 

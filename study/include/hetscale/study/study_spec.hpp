@@ -47,6 +47,12 @@ struct PredictSpec {
 /// The most refinement rounds `[twin] rounds` or an experiment's `twin_rounds` may ask for.
 inline constexpr std::uint32_t kMaxTwinRounds = 8;
 
+/// When the twin's chain of arrays begins (`[twin] start`): after the measured rounds
+/// (their psi table and forecasts), or beside them, as soon as round 0's records exist to
+/// calibrate its compute efficiency from.
+enum class TwinStart { after, beside };
+std::string_view to_string(TwinStart start);
+
 struct StudySpec {
   std::filesystem::path source;
   std::string name;   // names the controller jobs: <name>-controller
@@ -65,6 +71,13 @@ struct StudySpec {
   // sizes of its first round reach on its larger sets (each experiment's [parameter]
   // psi_floor is for the measured sets).
   double twin_psi_floor = 0.7;
+  // The partition of the twin's arrays (`[twin] partition`); empty: each experiment's own
+  // [slurm] partition, as its twin.sbatch names it.
+  std::string twin_partition;
+  TwinStart twin_start = TwinStart::after;
+  // The largest set, in nodes, of the twin's first round (`[twin] first_round_nodes`; 0:
+  // every set): the larger ones begin one per round, placed from the smaller ones' targets.
+  std::uint32_t twin_first_round_nodes = 0;
 
   [[nodiscard]] const StudyExperiment& experiment(std::string_view experiment_name) const;
 };

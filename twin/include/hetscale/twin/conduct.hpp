@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -28,9 +29,11 @@ struct TwinRunCounts {
   std::size_t kept = 0;       // their record was there already
   std::size_t failed = 0;     // no record (see status.tsv and the run's log)
   unsigned jobs = 1;          // simulations at once
+  std::optional<std::uint64_t> array_job;  // simulated as the tasks of this Slurm array instead
 };
 
-/// "runs: 28 simulated, 2 kept, 0 failed (2 at a time)", without a newline.
+/// "runs: 28 simulated, 2 kept, 0 failed (2 at a time)", or "(array job 812)" for the
+/// runs of an array, without a newline.
 std::string to_string(const TwinRunCounts& counts);
 
 /// Throws Error, naming the logs in the study directory `dir`, when any run failed.
@@ -43,6 +46,31 @@ TwinRunCounts simulate_twin_runs(const std::filesystem::path& dir, const Simulat
                                  const std::vector<std::size_t>& tasks, const TwinRunnerOptions& runner,
                                  const Say& say);
 
+/// The probes of a round's machine sets (twin_probe.hpp).
+struct TwinProbeCounts {
+  std::size_t written = 0;
+  std::size_t failed = 0;  // no output (see the probe's log)
+};
+
+/// "probes: 3 written, 0 failed", without a newline.
+std::string to_string(const TwinProbeCounts& counts);
+
+/// Probes every machine set of the round in `dir` (run_twin_probes, `arguments` given to
+/// hetscale-twin-commbench): a note per probe, then the counts as a result. Failed probes
+/// are counted, not thrown; a missing smpirun or program throws Error before any starts.
+TwinProbeCounts probe_twin_sets(const std::filesystem::path& dir, const SimulatedRound& simulated,
+                                const TwinRunnerOptions& runner, const std::vector<std::string>& arguments,
+                                const Say& say);
+
+/// Throws Error, naming the logs in `dir`, when any probe failed.
+void require_no_failed_probes(const TwinProbeCounts& counts, const std::filesystem::path& dir);
+
+/// The runs of the round in `dir` once `array_job` (its twin.sbatch) has ended, each array
+/// task having simulated one (gather_run_statuses, which writes status.tsv): a note per
+/// run, then the counts as a result. A run that never ended counts as failed.
+TwinRunCounts count_array_runs(const std::filesystem::path& dir, const SimulatedRound& simulated,
+                               std::uint64_t array_job, const Say& say);
+
 /// A simulated round written into its directory, and its simulations run.
 struct SimulatedRoundOutcome {
   std::filesystem::path dir;
@@ -50,6 +78,8 @@ struct SimulatedRoundOutcome {
   std::size_t runs = 0;    // the runs planned
   /// The simulations run; none with options.sbatch (twin.sbatch written, nothing run).
   std::optional<TwinRunCounts> counts;
+  /// The probes of its sets, when asked for (TwinStudyRequest::probe) and run.
+  std::optional<TwinProbeCounts> probes;
 };
 
 /// Throws Error, naming the logs in the round's directory, when any run of it failed.
@@ -96,13 +126,18 @@ struct TwinStudyRequest {
   std::vector<std::filesystem::path> calibrate_from;
   SimulatedRoundOptions options;
   TwinRunnerOptions runner;
+  /// Also probe the network of every machine set (probe_twin_sets) after the simulations
+  /// (not with options.sbatch), `probe_arguments` given to hetscale-twin-commbench.
+  bool probe = false;
+  std::vector<std::string> probe_arguments;
 };
 
 /// The study of `request.spec` on the twin of `request.site`: loads the spec, grows the
 /// site table, makes the platform, calibrates the compute efficiency, plans the study,
-/// writes its directory and simulates its runs (write_and_run_twin_study), saying so
-/// through `say`. Throws Error/ConfigError on bad inputs before anything is written;
-/// failed runs are counted in the outcome, not thrown (require_no_failed_runs).
+/// writes its directory and simulates its runs (write_and_run_twin_study), then probes its
+/// sets when asked, saying so through `say`. Throws Error/ConfigError on bad inputs before
+/// anything is written; failed runs and probes are counted in the outcome, not thrown
+/// (require_no_failed_runs, require_no_failed_probes).
 SimulatedRoundOutcome conduct_twin_study(const TwinStudyRequest& request, const Say& say);
 
 }  // namespace hetscale::twin

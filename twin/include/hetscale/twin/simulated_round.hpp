@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "hetscale/base/say.hpp"
+#include "hetscale/jobgen/measurements.hpp"
 #include "hetscale/jobgen/round.hpp"
 #include "hetscale/jobgen/round_files.hpp"
 #include "hetscale/site/run_record.hpp"
@@ -54,10 +56,16 @@ struct SimulatedRoundOptions {
   std::optional<double> psi_floor;
   /// Replaces the spec's repetitions: charged runs are deterministic, so one is enough.
   std::optional<std::uint32_t> repetitions;
+  /// The largest set, in nodes, that round 0 simulates; the larger ones get no sizes there
+  /// and begin in later rounds (begin_next_set). Absent: every set.
+  std::optional<std::size_t> first_round_nodes;
   /// The kernel's compute efficiency on the twin, in (0, 2]; 1 when absent.
   std::optional<double> compute_efficiency;
   /// Also write twin.sbatch: the runs as a Slurm array of serial tasks.
   bool sbatch = false;
+  /// The partition of twin.sbatch instead of the spec's [slurm] partition; its reservation
+  /// and constraint, which choose the measured nodes, are then left out.
+  std::optional<std::string> partition;
   /// Directory of the hetscale executable named in twin.sbatch.
   std::string bin_dir = "/usr/local/bin";
 };
@@ -89,6 +97,15 @@ std::vector<jobgen::GeneratedFile> simulated_round_files(const SimulatedRound& s
                                                          const TwinPlatform& platform, const std::string& site_text,
                                                          const SimulatedRoundOptions& options,
                                                          const std::string& created);
+
+/// The sizes of the next set to begin in `next` (a later round of a twin study whose round
+/// 0 left its larger sets without sizes, first_round_nodes): the smallest set with no runs
+/// yet, once the two sets below it read their targets within their runs (the fitted curve,
+/// EfficiencyCurve). Its target's work is placed as the psi between those two puts it,
+/// W_k = W_j (C_k / C_j) / psi, and it runs at half, once and twice that work. One set
+/// per round; says which as a result. Returns the set begun, if any.
+std::optional<std::size_t> begin_next_set(jobgen::Round& next, const std::vector<jobgen::MeasuredRun>& runs,
+                                          const Say& say);
 
 /// A planned round (e.g. the next refinement round of a twin study, study::next_round) as
 /// a round on the twin platform `platform_hash`: its runs in order.
@@ -122,6 +139,9 @@ ComputeCalibration measured_compute_efficiency(const std::vector<RunRecord>& rec
 std::string twin_record_file(const TwinRun& run);
 /// The log file of one run (smpirun's and the kernel's output), relative to the directory.
 std::string twin_log_file(const TwinRun& run);
+/// The status line of one run simulated alone (`twin run --task`, an array task), as
+/// status.tsv has it, relative to the directory.
+std::string twin_run_status_file(const TwinRun& run);
 
 struct TwinRunnerOptions {
   std::string smpirun = "smpirun";  // found in PATH unless a path
@@ -139,10 +159,22 @@ struct TwinRunOutcome {
   double simulated_seconds = 0;  // the run's wall_seconds in its record
 };
 
+/// The outcomes of a round whose runs were simulated one by one (the array tasks of
+/// twin.sbatch), read from their status files: a run without one never ended (cancelled,
+/// out of time) and counts as failed (exit -1). Writes status.tsv, as a run of all the
+/// simulations does, and returns them in task order.
+std::vector<TwinRunOutcome> gather_run_statuses(const std::filesystem::path& dir, const SimulatedRound& simulated);
+
 /// `options` with smpirun resolved to a path, the directories made absolute and jobs 0
 /// made one per processor; throws Error when smpirun or the round's twin kernel cannot
 /// be run (checked again by run_simulated_round before any run starts).
 TwinRunnerOptions resolve_twin_tools(const SimulatedRound& simulated, const TwinRunnerOptions& options);
+
+/// The smpirun command line up to the program: the platform of the round's directory
+/// `dir`, `hostfile` (relative to it), `ranks` ranks and the configuration every program
+/// of the twin runs with (absolute paths).
+std::vector<std::string> smpirun_command(const std::filesystem::path& dir, const std::filesystem::path& hostfile,
+                                         std::uint32_t ranks, const TwinRunnerOptions& options);
 
 /// The smpirun command line of one run in the round's directory `dir` (absolute paths).
 std::vector<std::string> twin_run_command(const std::filesystem::path& dir, const SimulatedRound& simulated,
@@ -150,7 +182,8 @@ std::vector<std::string> twin_run_command(const std::filesystem::path& dir, cons
 
 /// Runs `tasks` (all runs when empty) of the round in `dir`, `options.jobs` at a time. Each
 /// run's record goes to a temporary file that becomes records/run-<task>.jsonl only when
-/// smpirun succeeds; a failed run leaves no record, its log, and a line in status.tsv.
+/// smpirun succeeds; a failed run leaves no record, its log, and a line in status.tsv (with
+/// `tasks` given, in the run's own status file instead: twin_run_status_file).
 /// `progress` is called after each run, in completion order. Throws Error when smpirun or
 /// the kernel is missing (before any run starts).
 std::vector<TwinRunOutcome> run_simulated_round(const std::filesystem::path& dir, const SimulatedRound& simulated,
