@@ -2,20 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "hetscale/site/site_table.hpp"
-
 namespace hetscale {
-
-KernelOverhead kernel_overhead_from_commbench(std::string_view kernel, const std::string& path) {
-  return {kernel_overhead_expression(kernel, communication_costs(read_commbench_models(path))),
-          "hetscale-commbench models of " + path};
-}
-
-KernelOverhead kernel_overhead_from_network(std::string_view kernel, const std::string& path) {
-  const SiteTable site = load_site_table(path);
-  return {kernel_overhead_expression(kernel, communication_costs(site.network.value_or(Network{}))),
-          site.network ? "[network] of " + path : "the default [network] (" + path + " has none)"};
-}
 
 const char* to_string(ComputeTime compute) {
   return compute == ComputeTime::balanced ? "balanced" : "per-process";

@@ -1,28 +1,16 @@
 // The analytic prediction of `hetscale predict --overhead/--overhead-of` as a report
-// (docs/predict.md, "Analytic prediction"): where T0 comes from (an expression given, or a
-// bundled kernel's model on measured or configured communication costs) and the prediction
-// printed as a table, JSON or CSV. The model and the solver are analytic_prediction.hpp's.
+// (docs/predict.md, "Analytic prediction"): the prediction printed as a table, JSON or CSV.
+// The model and the solver are analytic_prediction.hpp's, the kernels' overheads
+// kernel_communication.hpp's.
 #pragma once
 
 #include <ostream>
 #include <string>
-#include <string_view>
 
 #include "hetscale/base/text_table.hpp"
 #include "hetscale/model/analytic_prediction.hpp"
 
 namespace hetscale {
-
-/// T0 of a bundled kernel in ms and the costs it was built from.
-struct KernelOverhead {
-  std::string expression;  // kernel_overhead_expression
-  std::string source;      // e.g. "hetscale-commbench models of FILE"
-};
-
-/// From hetscale-commbench's JSON output at `path`.
-KernelOverhead kernel_overhead_from_commbench(std::string_view kernel, const std::string& path);
-/// From the [network] of the site table at `path` (the default [network] when it has none).
-KernelOverhead kernel_overhead_from_network(std::string_view kernel, const std::string& path);
 
 /// "per-process" or "balanced".
 const char* to_string(ComputeTime compute);

@@ -62,6 +62,9 @@ void run_collect(CollectArgs& args, Context& context) {
       "collected {} record file(s) and {} plan(s): {} runs added ({} rank rows), {} already "
       "present, {} rejected\n",
       r.record_files, r.plans, r.runs_added, r.rank_rows_added, r.runs_present, r.rejected);
+  if (r.probes > 0)
+    context.out << fmt::format("network probes: {} read, {} added, {} already present\n", r.probes, r.probes_added,
+                               static_cast<long long>(r.probes) - r.probes_added);
   if (!args.options.jobcomp.empty() || !args.options.sacct.empty()) {
     context.out << fmt::format("ended Slurm jobs: {} read, {} added, {} already present\n",
                                r.jobs_read, r.jobs_added,

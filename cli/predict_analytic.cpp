@@ -13,6 +13,7 @@
 #include "arguments.hpp"
 #include "hetscale/base/error.hpp"
 #include "hetscale/model/analytic_prediction.hpp"
+#include "hetscale/model/kernel_communication.hpp"
 #include "hetscale/model/units.hpp"
 
 namespace hetscale::cli {
@@ -69,8 +70,16 @@ Workload parse_expression(const std::string& text, const char* option) {
   }
 }
 
-/// The overhead expression and the seconds in one of its units.
-std::pair<std::string, double> overhead_of(const AnalyticPredictArgs& args, std::string& source) {
+/// T0 as given (an expression in --overhead-unit) or built for a bundled kernel.
+struct Overhead {
+  std::string text;            // the expression, or what a computed T0 is
+  double seconds_per_unit = 1;  // of the expression
+  std::string unit;            // its unit's name
+  std::string source;
+  KernelOverhead built;  // for --overhead-of
+};
+
+Overhead overhead_of(const AnalyticPredictArgs& args) {
   if (!args.overhead_of.empty()) {
     if (!args.overhead.empty()) throw UsageError("give --overhead or --overhead-of, not both");
     if (args.commbench.empty() == args.network.empty())
@@ -83,16 +92,12 @@ std::pair<std::string, double> overhead_of(const AnalyticPredictArgs& args, std:
     KernelOverhead built = args.commbench.empty()
                                ? kernel_overhead_from_network(args.overhead_of, args.network)
                                : kernel_overhead_from_commbench(args.overhead_of, args.commbench);
-    source = std::move(built.source);
-    return {std::move(built.expression), time_unit_seconds("ms")};
+    if (built.seconds)
+      return {args.overhead_of + "'s messages at the network probe's costs (--print-overhead lists them)", 1, "s",
+              built.source, built};
+    return {built.expression, time_unit_seconds("ms"), "ms", built.source, built};
   }
-  source = "--overhead";
-  return {args.overhead, time_unit_seconds(args.overhead_unit)};
-}
-
-/// The unit the overhead expression is in: ms for --overhead-of, else --overhead-unit.
-std::string overhead_unit_name(const AnalyticPredictArgs& args) {
-  return args.overhead_of.empty() ? args.overhead_unit : std::string("ms");
+  return {args.overhead, time_unit_seconds(args.overhead_unit), args.overhead_unit, "--overhead", {}};
 }
 
 }  // namespace
@@ -103,12 +108,16 @@ void add_analytic_options(CLI::App& cmd, AnalyticPredictArgs& args) {
                  "Overhead T0(N, p): an expression in N and p (see --overhead-unit)")
       ->group(group);
   cmd.add_option("--overhead-of", args.overhead_of,
-                 "Build T0 of a bundled kernel (mm, ge, conv2d) from --commbench or --network; "
-                 "in ms")
-      ->check(CLI::IsMember({"mm", "ge", "conv2d"}))
+                 "Build T0 of a bundled kernel (mm, ge, conv2d, lu) from --commbench or --network")
+      ->check(CLI::IsMember([] {
+        std::vector<std::string> kernels;
+        for (const std::string_view k : described_kernels()) kernels.emplace_back(k);
+        return kernels;
+      }()))
       ->group(group);
   cmd.add_option("--commbench", args.commbench,
-                 "hetscale-commbench's JSON output (its fitted T_send, T_bcast, T_barrier)")
+                 "hetscale-commbench's JSON output: its network probe, or its fitted T_send, T_bcast, "
+                 "T_barrier in a file without one")
       ->check(CLI::ExistingFile)
       ->group(group);
   cmd.add_option("--network", args.network,
@@ -158,10 +167,9 @@ bool analytic_options_given(const AnalyticPredictArgs& args) {
 }
 
 void run_predict_analytic(const AnalyticPredictArgs& args, TableFormat format, Context& context) {
-  std::string source;
-  const auto [overhead_text, overhead_seconds_per_unit] = [&] {
+  const Overhead overhead = [&] {
     try {
-      return overhead_of(args, source);
+      return overhead_of(args);
     } catch (const UsageError&) {
       throw;
     } catch (const Error& e) {
@@ -173,7 +181,7 @@ void run_predict_analytic(const AnalyticPredictArgs& args, TableFormat format, C
   }();
   if (args.print_overhead) {
     if (args.overhead_of.empty()) throw UsageError("--print-overhead needs --overhead-of");
-    context.out << overhead_text << '\n';
+    context.out << (overhead.built.seconds ? overhead.built.description : overhead.text + '\n');
     return;
   }
   if (!args.unit_time_option || args.unit_time_option->count() == 0)
@@ -194,18 +202,20 @@ void run_predict_analytic(const AnalyticPredictArgs& args, TableFormat format, C
     throw UsageError(std::string("--unit-time-unit: ") + e.what());
   }
   const Workload workload = parse_workload_option(workload_text);
-  const Workload overhead = parse_expression(overhead_text, "--overhead");
-  const AnalyticModel model(
-      workload, overhead, overhead_seconds_per_unit, unit_seconds,
-      args.compute == "balanced" ? ComputeTime::balanced : ComputeTime::per_process);
+  const ComputeTime compute = args.compute == "balanced" ? ComputeTime::balanced : ComputeTime::per_process;
+  const AnalyticModel model =
+      overhead.built.seconds
+          ? AnalyticModel(workload, ComputedOverhead{overhead.text, overhead.built.seconds}, unit_seconds, compute)
+          : AnalyticModel(workload, parse_expression(overhead.text, "--overhead"), overhead.seconds_per_unit,
+                          unit_seconds, compute);
   std::optional<double> base_n;
   const AnalyticSystem base = parse_system(args.base, "--base", speed_scale, &base_n);
   std::vector<AnalyticSystem> targets;
   for (const auto& t : args.to) targets.push_back(parse_system(t, "--to", speed_scale, nullptr));
   const AnalyticReport report{.model = model,
-                              .overhead = overhead_text,
-                              .overhead_unit = overhead_unit_name(args),
-                              .overhead_source = source,
+                              .overhead = overhead.text,
+                              .overhead_unit = overhead.unit,
+                              .overhead_source = overhead.source,
                               .speed_unit = args.unit,
                               .speed_scale = speed_scale,
                               .prediction = predict_analytic(model, base, *base_n, targets)};

@@ -24,7 +24,7 @@ p,.note,.verdict{overflow-wrap:anywhere}
 .table-box{overflow-x:auto;max-width:100%;margin:6px 0}
 table{border-collapse:collapse;font-size:13px}
 th,td{border:1px solid #d0d6de;padding:3px 8px;text-align:left;overflow-wrap:break-word}
-th{background:#eef2f6;font-weight:600}.num{text-align:right}td.num{white-space:nowrap}
+th{background:#eef2f6;font-weight:600}.num{text-align:right}td.num>span{white-space:nowrap}
 td.long{min-width:16em}
 .downloads{font-size:12px;margin-bottom:4px}.downloads a{margin-right:10px}
 .footnotes{font-size:12px;color:#444;margin:2px 0 10px;padding-left:24px}
@@ -78,6 +78,15 @@ std::string header_text(const ReportTable& table, std::size_t column) {
   return name;
 }
 
+// A number's cell: the figure, and its interval or reason after it, each kept on one line;
+// where the column is short of room the interval goes under the figure, not out of sight.
+std::string numeric_cell_html(const std::string& cell) {
+  const std::size_t after = cell.find_first_of("[(");
+  if (after == std::string::npos || after == 0 || cell[after - 1] != ' ')
+    return "<span>" + html(cell) + "</span>";
+  return "<span>" + html(cell.substr(0, after - 1)) + "</span> <span>" + html(cell.substr(after)) + "</span>";
+}
+
 std::string render_table(const ReportTable& table) {
   // A table without a title is named by the heading above it; its id goes on the downloads.
   std::string s = table.title.empty() ? std::string()
@@ -112,7 +121,7 @@ std::string render_table(const ReportTable& table) {
                                     ? &table.footnotes[r][c]
                                     : nullptr;
       if (numeric(table, c)) {
-        box += "<td class=\"num\">" + html(cell) +
+        box += "<td class=\"num\">" + numeric_cell_html(cell) +
                (note ? "<sup>" + footnote(*note, "") + "</sup>" : std::string()) + "</td>";
       } else if (cell.size() > kFootnoteChars) {
         box += "<td>" + footnote(cell, "note ") + "</td>";

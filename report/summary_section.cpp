@@ -183,6 +183,24 @@ void judge_measured(const ExperimentData& e, const RequiredWork& w, ExperimentSu
                                   set));
 }
 
+/// Whether each set analysed at `target` reached the precision its refinement asks
+/// ([refine] precision; collector::precision_check): said of every set, not of the largest
+/// alone, since the refinement adds repetitions set by set.
+void judge_precision(const ExperimentData& e, double target, ExperimentSummary& s) {
+  for (const auto& w : e.required_work) {
+    if (w.target_efficiency != target) continue;
+    const auto check = collector::precision_check(e, w);
+    if (!check) continue;
+    const std::string said = fmt::format("{}: {}", set_label(e, w.set_index), check->text);
+    if (check->reached)
+      s.holds.push_back(said);
+    else
+      s.fails.push_back(w.max_runs_per_set
+                            ? fmt::format("{} (budget {} runs per set)", said, *w.max_runs_per_set)
+                            : said);
+  }
+}
+
 void judge_forecast_of_measured(const ExperimentData& e, const RequiredWork& w,
                                 ExperimentSummary& s) {
   const Forecast* f = nullptr;
@@ -300,6 +318,7 @@ std::vector<ExperimentSummary> experiment_summaries(const ExperimentData& measur
     if (const RequiredWork* w = largest_measured(measured, target)) {
       s.rows.push_back(measured_row(measured, *w));
       judge_measured(measured, *w, s);
+      judge_precision(measured, target, s);
       judge_forecast_of_measured(measured, *w, s);
     } else {
       s.fails.push_back(fmt::format("no required work measured at {}: run hetscale analyze",
@@ -331,8 +350,10 @@ ReportSection summary_section(const ReportData& data) {
           "nodes where either reaches them; psi is against the set named beside it. A figure "
           "shows its interval where the database has one. A forecast holds where it lies "
           "within {} of the measured figure and of the twin (or, with an interval, where the "
-          "twin lies inside it); the line under each heading says which figures hold and "
-          "which do not, and why. The sections below hold every figure.",
+          "twin lies inside it). Where the experiment's refinement asks a precision ([refine] "
+          "precision), each set's required size holds when its interval's relative half-width "
+          "is within it and does not when the runs of its budget left it wider. The line under "
+          "each heading says which figures hold and which do not, and why. The sections below hold every figure.",
           fmt::join(kSummaryNodes, ", "), shown_percent(kSummaryAgreement).substr(1)),
       {},
       {},

@@ -14,6 +14,7 @@
 
 #include "hetscale/base/input_files.hpp"
 #include "hetscale/collector/migrations.hpp"
+#include "hetscale/collector/network_probes.hpp"
 #include "hetscale/collector/plan_loader.hpp"
 #include "hetscale/collector/run_loader.hpp"
 #include "hetscale/collector/slurm_jobs.hpp"
@@ -43,10 +44,11 @@ struct Inputs {
   std::vector<RoundPlan> plans;
   std::vector<RecordInput> records;
   std::vector<JobcompInput> jobcomp;
+  std::vector<ProbeFile> probes;
 };
 
 bool is_plan_file(const fs::path& path) {
-  return path.extension() == ".json";
+  return path.extension() == ".json" && !is_probe_file(path);
 }
 
 Inputs read_inputs(const CollectOptions& options, std::istream& stdin_stream) {
@@ -58,7 +60,9 @@ Inputs read_inputs(const CollectOptions& options, std::istream& stdin_stream) {
       continue;
     }
     for (const fs::path& file : input_files(input, {".json", ".jsonl"})) {
-      if (is_plan_file(file)) {
+      if (is_probe_file(file)) {
+        out.probes.push_back(read_probe_file(file));
+      } else if (is_plan_file(file)) {
         out.plans.push_back(load_round_plan(file));
       } else {
         out.records.push_back({file.string(), read_run_records(file, on_invalid)});
@@ -243,6 +247,7 @@ CollectReport collect(const std::string& uri, const CollectOptions& options,
   const Inputs inputs = read_inputs(options, stdin_stream);
   CollectReport report;
   report.plans = inputs.plans.size();
+  report.probes = inputs.probes.size();
   report.record_files = inputs.records.size();
   for (const RecordInput& input : inputs.records) report.records += input.file.records.size();
   for (const JobcompInput& input : inputs.jobcomp) {
@@ -281,6 +286,12 @@ CollectReport collect(const std::string& uri, const CollectOptions& options,
   }, report);
   for (const JobcompInput& input : inputs.jobcomp) {
     load_jobcomp(session, input, options.batch_size, report);
+  }
+  // After the plans: a probe may name an experiment a plan of this collect brings.
+  for (const ProbeFile& probe : inputs.probes) {
+    long long added = 0;
+    session.run([&](pg::Connection& conn) { added = load_probe(conn, probe); });
+    report.probes_added += added;
   }
   return report;
 }

@@ -8,6 +8,7 @@
 
 #include "hetscale/base/error.hpp"
 #include "hetscale/base/interval_columns.hpp"
+#include "hetscale/model/kernel_communication.hpp"
 #include "hetscale/model/workload.hpp"
 
 namespace hetscale {
@@ -117,13 +118,24 @@ std::optional<double> mean_parameter_error(const std::vector<ForecastRow>& rows,
   return count ? std::optional<double>(sum / static_cast<double>(count)) : std::nullopt;
 }
 
+void use_probes_beyond_fitted_sets(TimeModel& model, const std::string& code, const std::vector<NetworkProbe>& probes,
+                                   const std::vector<TimingSample>& fitted) {
+  const std::vector<std::string_view> described = described_kernels();
+  if (probes.empty() || std::find(described.begin(), described.end(), code) == described.end()) return;
+  std::set<std::size_t> fitted_processes;
+  for (const TimingSample& s : fitted) fitted_processes.insert(s.processes);
+  for (ProbedCommunication& probed : probed_communication(code, probes))
+    if (!fitted_processes.contains(probed.processes)) model.use_probed_communication(std::move(probed));
+}
+
 ExperimentForecast forecast_from_input(const PredictionInput& in, const ForecastOptions& options,
                                        double target) {
   const Workload workload = Workload::parse(in.workload);
   const FittingSamples runs =
       choose_fitting_samples(in.samples, in.sample_sets, options.fit_sets, options.experiment);
   const CommunicationPattern pattern = communication_pattern_for(in.code);
-  const TimeModel model = TimeModel::fit(runs.fitted, workload, pattern);
+  TimeModel model = TimeModel::fit(runs.fitted, workload, pattern);
+  use_probes_beyond_fitted_sets(model, in.code, in.probes, runs.fitted);
   const auto sets = forecast_sets(in.measured, options.doublings, options.what_ifs,
                                   in.site ? &*in.site : nullptr);
   ExperimentForecast f;

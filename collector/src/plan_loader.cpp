@@ -254,24 +254,29 @@ void upsert_round(pg::Connection& conn, const std::string& experiment_id, RoundP
   if (plan.experiment.spec)
     plan.experiment.spec->text = redact_connection_passwords(plan.experiment.spec->text);
   const PlanExperiment& e = plan.experiment;
-  std::optional<std::string> steps, tolerance, max_rounds;
+  std::optional<std::string> steps, tolerance, max_rounds, precision, max_runs_per_set;
   if (e.refine) {
     steps = array_literal(e.refine->steps);
     tolerance = number(e.refine->tolerance);
     max_rounds = std::to_string(e.refine->max_rounds);
+    if (e.refine->precision) precision = number(*e.refine->precision);
+    if (e.refine->max_runs_per_set) max_runs_per_set = std::to_string(*e.refine->max_runs_per_set);
   }
   conn.exec(R"sql(
     INSERT INTO hetscale.plan_rounds (experiment_id, round, spec_path, spec_text, refine_steps,
-      refine_tolerance, refine_max_rounds, plan, plan_created)
-    VALUES ($1, $2, $3, $4, $5::double precision[], $6, $7, $8::jsonb, $9)
+      refine_tolerance, refine_max_rounds, plan, plan_created, refine_precision,
+      refine_max_runs_per_set)
+    VALUES ($1, $2, $3, $4, $5::double precision[], $6, $7, $8::jsonb, $9, $10, $11)
     ON CONFLICT (experiment_id, round) DO UPDATE SET spec_path = $3, spec_text = $4,
       refine_steps = EXCLUDED.refine_steps, refine_tolerance = EXCLUDED.refine_tolerance,
       refine_max_rounds = EXCLUDED.refine_max_rounds, plan = $8::jsonb,
-      plan_created = EXCLUDED.plan_created, loaded_at = now())sql",
+      plan_created = EXCLUDED.plan_created, refine_precision = EXCLUDED.refine_precision,
+      refine_max_runs_per_set = EXCLUDED.refine_max_runs_per_set, loaded_at = now())sql",
             {experiment_id, std::to_string(*plan.round),
              e.spec ? std::optional<std::string>(e.spec->path) : std::nullopt,
              e.spec ? std::optional<std::string>(e.spec->text) : std::nullopt, steps, tolerance,
-             max_rounds, to_json(plan).dump(), optional(plan.created)});
+             max_rounds, to_json(plan).dump(), optional(plan.created), precision,
+             max_runs_per_set});
 }
 
 // The site, its groups and nodes, and the points of its nodes, in the caller's transaction.

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "hetscale/collector/experiment_lookup.hpp"
+#include "hetscale/collector/network_probes.hpp"
 
 namespace hetscale::collector {
 namespace {
@@ -151,6 +152,9 @@ PredictionInput load_prediction_input(pg::Connection& conn, const std::string& e
         experiment, processes.size()));
   read_measured_sets(conn, experiment, target, processes, in);
   in.site = read_site(conn, in.experiment_id);
+  const std::vector<StoredProbe> probes = experiment_probes(conn, experiment);
+  for (const StoredProbe& p : probes)
+    if (probe_for_processes(probes, p.processes) == &p) in.probes.push_back(p.probe);
   return in;
 }
 

@@ -44,6 +44,10 @@ constexpr int kIntervalReasonSchemaVersion = 23;
 /// figure has no interval (migration 0024).
 constexpr int kForecastIntervalReasonSchemaVersion = 24;
 
+/// Schema version from which set_required_work carries the precision and budget of runs
+/// per set the experiment's latest plan asks of its refinement (migration 0025).
+constexpr int kRefinePrecisionSchemaVersion = 25;
+
 std::string text(const pg::Result& r, int row, int column) {
   return r.is_null(row, column) ? std::string() : std::string(r.text(row, column));
 }
@@ -229,18 +233,21 @@ void read_time_split(const Views& views, const Chosen& chosen) {
                                r.number(i, k + 3), r.number(i, k + 4), r.number(i, k + 5)});
 }
 
-void read_required_work(const Views& views, const Chosen& chosen, IntervalColumns columns) {
+/// `precision`: the view has the refinement's precision and budget (migration 25).
+void read_required_work(const Views& views, const Chosen& chosen, IntervalColumns columns,
+                        bool precision) {
   const pg::Result r = views.exec(
       fmt::format(R"(
       SELECT {{key}}, set_index, node_count, marked_speed, target_efficiency, status,
-             parameter_value, work, nearest_efficiency, explanation, {}, {}
+             parameter_value, work, nearest_efficiency, explanation, {}, {}, {}
       FROM hetscale.set_required_work ORDER BY 1, 2, 3, target_efficiency, set_index)",
                   interval_sql(columns, {"parameter_low, parameter_high",
                                          "interval_level, interval_method, interval_resamples",
                                          "interval_reason", "interval_note",
                                          IntervalColumns::notes}),
                   columns == IntervalColumns::none ? "NULL::float8, NULL::float8"
-                                                   : "work_low, work_high")
+                                                   : "work_low, work_high",
+                  precision ? "precision, max_runs_per_set" : "NULL::float8, NULL::int")
           .c_str());
   for (int i = 0; i < r.rows(); ++i)
     if (ExperimentData* e = chosen(r, i))
@@ -248,7 +255,8 @@ void read_required_work(const Views& views, const Chosen& chosen, IntervalColumn
           {small(r, i, k), small(r, i, k + 1), r.number(i, k + 2), r.number(i, k + 3),
            text(r, i, k + 4), r.optional_number(i, k + 5), r.optional_number(i, k + 6),
            r.optional_number(i, k + 7), text(r, i, k + 8), interval_of(r, i, k + 9),
-           interval_of(r, i, k + 9, std::pair{k + 16, k + 17})});
+           interval_of(r, i, k + 9, std::pair{k + 16, k + 17}), r.optional_number(i, k + 18),
+           optional_small(r, i, k + 19)});
 }
 
 void read_psi(const Views& views, const Chosen& chosen, IntervalColumns columns) {
@@ -495,6 +503,18 @@ void add_experiments(ReportData& data, const std::vector<ExperimentKey>& known,
 
 }  // namespace
 
+std::optional<PrecisionCheck> precision_check(const ExperimentData& e, const RequiredWork& work) {
+  if (!work.precision) return std::nullopt;
+  std::size_t runs = 0;
+  for (const CurvePoint& p : e.curve)
+    if (p.set_index == work.set_index) runs += static_cast<std::size_t>(p.runs);
+  ReportedInterval interval;
+  if (work.parameter_value && work.parameter_interval)
+    interval = {work.parameter_interval->low, work.parameter_interval->high,
+                work.parameter_interval->reason, work.parameter_interval->detail};
+  return check_precision(*work.precision, work.parameter_value.value_or(0), interval, runs);
+}
+
 std::string experiment_key_label(const ExperimentKey& key, const std::vector<ExperimentKey>& known) {
   bool shared = false;
   bool clusters_differ = false;
@@ -556,7 +576,7 @@ ReportData read_report_data(pg::Connection& conn, const std::vector<std::string>
   const IntervalColumns intervals = interval_columns(version);
   read_curves(views, chosen, intervals);
   if (version >= kTimeSplitSchemaVersion) read_time_split(views, chosen);
-  read_required_work(views, chosen, intervals);
+  read_required_work(views, chosen, intervals, version >= kRefinePrecisionSchemaVersion);
   read_psi(views, chosen, intervals);
   read_heterogeneity(views, chosen);
   read_weights(views, chosen);

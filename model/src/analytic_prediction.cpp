@@ -8,13 +8,9 @@
 #include <array>
 #include <cmath>
 #include <limits>
-#include <nlohmann/json.hpp>
 #include <utility>
 
 #include "hetscale/base/error.hpp"
-#include "hetscale/base/json_depth.hpp"
-#include "hetscale/base/json_fields.hpp"
-#include "hetscale/base/regular_file.hpp"
 #include "hetscale/model/isospeed.hpp"
 
 namespace hetscale {
@@ -129,35 +125,6 @@ AnalyticTarget solve_target(const AnalyticModel& model, const AnalyticSystem& sy
   return out;
 }
 
-std::string number(double value) {
-  return fmt::format("{:.9g}", value);
-}
-
-// "a + b*x" with the sign folded in ("0.12 - 0.3*p"); a zero term is left out.
-std::string line(double intercept, double slope, std::string_view x) {
-  if (slope == 0) return number(intercept);
-  const std::string term = number(std::abs(slope)) + "*" + std::string(x);
-  if (intercept == 0) return slope < 0 ? "-" + term : term;
-  return number(intercept) + (slope < 0 ? " - " : " + ") + term;
-}
-
-// T_send of a message of `bytes` (an expression), in ms.
-std::string send(const CommunicationCosts& c, std::string_view bytes) {
-  return "(" + line(c.send_ms, c.send_ms_per_byte, "(" + std::string(bytes) + ")") + ")";
-}
-
-double finite_field(const nlohmann::json& models, const char* fit, const char* key,
-                    const std::string& path) {
-  const auto* f = json_fields::find(models, fit);
-  const auto* v = f ? json_fields::find(*f, key) : nullptr;
-  if (!v || !v->is_number() || !std::isfinite(v->get<double>()))
-    throw Error(
-        fmt::format("{}: field 'models.{}.{}' must be a finite number (the JSON "
-                    "hetscale-commbench prints)",
-                    path, fit, key));
-  return v->get<double>();
-}
-
 }  // namespace
 
 AnalyticModel::AnalyticModel(Workload w, Workload t0, double overhead_scale, double t_c,
@@ -184,7 +151,24 @@ double AnalyticModel::work(double n) const {
   return workload.evaluate(values);
 }
 
+AnalyticModel::AnalyticModel(Workload w, ComputedOverhead t0, double t_c, ComputeTime compute_time)
+    : workload(std::move(w)),
+      overhead(Workload::parse("0")),
+      overhead_seconds(1),
+      unit_seconds(t_c),
+      compute(compute_time),
+      computed(std::move(t0)) {
+  if (workload.parameters() != std::vector<std::string>{"N"})
+    throw Error(fmt::format("the workload '{}' must be a formula in N alone", workload.text()));
+  if (!computed.seconds) throw Error("a computed overhead needs its function");
+  if (!(std::isfinite(unit_seconds) && unit_seconds > 0))
+    throw Error("the time per unit of work t_c must be positive and finite");
+}
+
+std::string AnalyticModel::overhead_text() const { return computed.seconds ? computed.text : overhead.text(); }
+
 double AnalyticModel::overhead_at(double n, double processes) const {
+  if (computed.seconds) return computed.seconds(n, processes);
   // Positional values in the order of the expression's parameters (N, p or a subset).
   std::array<double, 2> values{};
   const auto& names = overhead.parameters();
@@ -234,7 +218,7 @@ AnalyticPrediction predict_analytic(const AnalyticModel& model, const AnalyticSy
     throw Error(fmt::format(
         "base: the overhead '{}' gives T0 = {} s at N = {:g}, p = {:g}; it "
         "must be finite and not negative",
-        model.overhead.text(), out.base_overhead_seconds, base_parameter, base.processes));
+        model.overhead_text(), out.base_overhead_seconds, base_parameter, base.processes));
   out.base_seconds = model.seconds(base_parameter, base, base);
   out.base_efficiency = model.speed_efficiency(base_parameter, base, base);
   if (out.base_efficiency > 1)
@@ -256,70 +240,6 @@ AnalyticPrediction predict_analytic(const AnalyticModel& model, const AnalyticSy
     out.targets.push_back(t);
   }
   return out;
-}
-
-CommunicationCosts communication_costs(const CommModels& models) {
-  CommunicationCosts c;
-  c.send_ms = 1e3 * models.send.intercept;
-  c.send_ms_per_byte = 1e3 * models.send.slope;
-  c.bcast_ms = "(" + line(1e3 * models.bcast.intercept, 1e3 * models.bcast.slope, "p") + ")";
-  c.barrier_ms = "(" + line(1e3 * models.barrier.intercept, 1e3 * models.barrier.slope, "p") + ")";
-  return c;
-}
-
-CommunicationCosts communication_costs(const Network& network) {
-  CommunicationCosts c;
-  const double latency_ms = 2 * network.latency_us * 1e-3;  // two host links
-  c.send_ms = latency_ms;
-  c.send_ms_per_byte = 1e3 / (network.bandwidth_MBps * 1e6);
-  c.bcast_ms = "(" + number(latency_ms) + "*lg(p))";
-  c.barrier_ms = "(" + number(latency_ms) + "*lg(p))";
-  return c;
-}
-
-CommModels read_commbench_models(const std::string& path) {
-  const std::string text = read_regular_file(path, 64u << 20);
-  require_json_nesting_within_limit(text, path);
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(fmt::format("{}: not JSON: {}", path, e.what()));
-  }
-  const auto* models = doc.is_object() ? json_fields::find(doc, "models") : nullptr;
-  if (!models || !models->is_object())
-    throw Error(fmt::format("{}: no 'models' object (the JSON hetscale-commbench prints)", path));
-  CommModels out;
-  out.send = {finite_field(*models, "send", "intercept", path),
-              finite_field(*models, "send", "slope", path), 1};
-  out.bcast = {finite_field(*models, "bcast", "intercept", path),
-               finite_field(*models, "bcast", "slope", path), 1};
-  out.barrier = {finite_field(*models, "barrier", "intercept", path),
-                 finite_field(*models, "barrier", "slope", path), 1};
-  return out;
-}
-
-std::string kernel_overhead_expression(std::string_view kernel, const CommunicationCosts& c) {
-  const std::string per_byte = number(c.send_ms_per_byte);
-  if (kernel == "ge") {
-    // T_bcast + 2 (p - 1)(T_send + T_recv) + N (2 T_bcast + T_barrier), a message being one
-    // row of N doubles.
-    const std::string row = send(c, "8*N");
-    return c.bcast_ms + " + 2*(p - 1)*(" + row + " + " + row + ") + N*(2*" + c.bcast_ms + " + " +
-           c.barrier_ms + ")";
-  }
-  if (kernel == "mm") {
-    // Scatter of A's row blocks and gather of C's: (p - 1) messages of 8 N^2 / p bytes
-    // each way; broadcast of B (8 N^2 bytes) on a binomial tree.
-    return "2*(p - 1)*" + send(c, "8*N^2/p") + " + " + c.bcast_ms + " + lg(p)*" + per_byte +
-           "*8*N^2";
-  }
-  if (kernel == "conv2d") {
-    // Two all-to-all transposes, pairwise exchange in p - 1 rounds: forward of two
-    // complex images (32 N^2 bytes in all), backward of one (16 N^2 bytes).
-    return "(p - 1)*(" + send(c, "32*N^2/p^2") + " + " + send(c, "16*N^2/p^2") + ")";
-  }
-  throw Error(fmt::format("no overhead model for kernel '{}' (known: mm, ge, conv2d)", kernel));
 }
 
 }  // namespace hetscale

@@ -125,6 +125,7 @@ ForecastReplicates add_forecast_intervals(std::vector<ForecastRow>& rows, const 
     std::optional<TimeModel> fitted;
     try {
       fitted = TimeModel::fit(replicate, workload, pattern);
+      fitted->use_probed_communication_of(model);
     } catch (const Error&) {
       // A replicate the model cannot be fitted to gives no root on any row.
     }

@@ -298,10 +298,13 @@ std::string TimeModel::describe() const {
     t0 += fmt::format("{}{:.4g}*{}", t0.empty() ? "" : " + ", communication_.coefficients()[i],
                       communication_.terms()[i].name);
   }
-  return fmt::format("T = W/(C eta) + T0; eta(N) {} in ln N on N in [{:g}, {:g}]; T0 = {}{}",
+  std::string probed;
+  for (const ProbedCommunication& p : probed_) probed += fmt::format("{}{}", probed.empty() ? "" : ", ", p.processes);
+  return fmt::format("T = W/(C eta) + T0; eta(N) {} in ln N on N in [{:g}, {:g}]; T0 = {}{}{}",
                      degrees[std::min<std::size_t>(2, eta_coefficients_.size() - 1)],
                      min_parameter_, max_parameter_, t0.empty() ? "0" : t0,
-                     wall_times_only_ ? "; fitted on wall times alone (the runs have no compute times)" : "");
+                     wall_times_only_ ? "; fitted on wall times alone (the runs have no compute times)" : "",
+                     probed.empty() ? "" : "; T0 from network probes at p = " + probed);
 }
 
 std::size_t TimeModel::fitted_coefficients() const {
@@ -315,10 +318,36 @@ double TimeModel::compute_efficiency(double parameter) const {
   return std::max(1e-6, polynomial(eta_coefficients_, std::log(n)));
 }
 
+void TimeModel::use_probed_communication(ProbedCommunication probed) {
+  if (!probed.seconds) throw Error("a probed communication needs its function of N");
+  const auto at = std::lower_bound(probed_.begin(), probed_.end(), probed.processes,
+                                   [](const ProbedCommunication& p, std::size_t n) { return p.processes < n; });
+  if (at != probed_.end() && at->processes == probed.processes) {
+    *at = std::move(probed);
+  } else {
+    probed_.insert(at, std::move(probed));
+  }
+}
+
+void TimeModel::use_probed_communication_of(const TimeModel& other) {
+  for (const ProbedCommunication& p : other.probed_) use_probed_communication(p);
+}
+
+std::vector<std::size_t> TimeModel::probed_processes() const {
+  std::vector<std::size_t> out;
+  for (const ProbedCommunication& p : probed_) out.push_back(p.processes);
+  return out;
+}
+
+double TimeModel::communication_seconds(double parameter, std::size_t processes) const {
+  for (const ProbedCommunication& p : probed_)
+    if (p.processes == processes) return p.seconds(parameter);
+  return communication_.seconds(parameter, processes);
+}
+
 double TimeModel::seconds(double parameter, double marked_speed, std::size_t processes) const {
   const double work = workload_.evaluate(std::vector<double>{parameter});
-  return work / (marked_speed * compute_efficiency(parameter)) +
-         communication_.seconds(parameter, processes);
+  return work / (marked_speed * compute_efficiency(parameter)) + communication_seconds(parameter, processes);
 }
 
 double TimeModel::speed_efficiency(double parameter, double marked_speed,

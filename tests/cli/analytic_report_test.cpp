@@ -2,58 +2,11 @@
 
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <string>
 
 namespace hetscale {
 namespace {
-
-// A file under the temporary directory, removed at the end of the test.
-class TempFile {
- public:
-  TempFile(const std::string& name, const std::string& text)
-      : path_(std::filesystem::temp_directory_path() / ("hetscale-analytic-report-" + name)) {
-    std::ofstream(path_) << text;
-  }
-  ~TempFile() { std::filesystem::remove(path_); }
-  [[nodiscard]] std::string path() const { return path_.string(); }
-
- private:
-  std::filesystem::path path_;
-};
-
-TEST(KernelOverheadFrom, NetworkOfASiteTableOrTheDefault) {
-  // 50 us latency, two links a message: 0.1 ms; 125 MB/s: 8e-06 ms a byte.
-  const TempFile site("site.toml",
-                      "[site]\nname = \"s\"\n[[group]]\nname = \"g\"\nmarked_speed = 100\n"
-                      "[[node]]\nname = \"n1\"\ngroup = \"g\"\n[network]\ntopology = \"star\"\n"
-                      "latency_us = 50\nbandwidth_MBps = 125\n");
-  const KernelOverhead mm = kernel_overhead_from_network("mm", site.path());
-  EXPECT_EQ(mm.expression, "2*(p - 1)*(0.1 + 8e-06*(8*N^2/p)) + (0.1*lg(p)) + lg(p)*8e-06*8*N^2");
-  EXPECT_EQ(mm.source, "[network] of " + site.path());
-  const TempFile bare("bare.toml",
-                      "[site]\nname = \"s\"\n[[group]]\nname = \"g\"\nmarked_speed = 100\n"
-                      "[[node]]\nname = \"n1\"\ngroup = \"g\"\n");
-  const KernelOverhead defaults = kernel_overhead_from_network("mm", bare.path());
-  EXPECT_EQ(defaults.expression, kernel_overhead_expression("mm", communication_costs(Network{})));
-  EXPECT_EQ(defaults.source, "the default [network] (" + bare.path() + " has none)");
-}
-
-TEST(KernelOverheadFrom, CommbenchModels) {
-  // Sunwulf's figures in seconds: T_send = 80 us + 3.75 ns a byte, T_bcast = 0.12 ms +
-  // 0.23 ms p, T_barrier = 0.39 ms p.
-  const TempFile models("commbench.json", R"({"models": {
-      "send": {"intercept": 0.00008, "slope": 3.75e-9, "r2": 1},
-      "bcast": {"intercept": 0.00012, "slope": 0.00023, "r2": 1},
-      "barrier": {"intercept": 0, "slope": 0.00039, "r2": 1}}})");
-  const KernelOverhead ge = kernel_overhead_from_commbench("ge", models.path());
-  EXPECT_EQ(ge.expression,
-            "(0.12 + 0.23*p) + 2*(p - 1)*((0.08 + 3.75e-06*(8*N)) + (0.08 + 3.75e-06*(8*N))) + "
-            "N*(2*(0.12 + 0.23*p) + (0.39*p))");
-  EXPECT_EQ(ge.source, "hetscale-commbench models of " + models.path());
-}
 
 // W = N, T0 = 1 ms, t_c = 2 ms: the figures below follow by hand.
 AnalyticReport report(ComputeTime compute, std::string note) {

@@ -151,7 +151,8 @@ TEST(PredictAnalytic, UsageErrors) {
 TEST(PredictAnalytic, OverheadOfAKernelFromCommbenchOrNetwork) {
   const auto dir = std::filesystem::temp_directory_path() / "hetscale-predict-analytic";
   std::filesystem::create_directories(dir);
-  // The Sunwulf figures as hetscale-commbench would print them (seconds, per byte).
+  // The Sunwulf figures as hetscale-commbench would print them (seconds, per byte), a file
+  // without an all-reduce line or a network probe.
   std::ofstream(dir / "commbench.json") << R"({"models": {
       "send": {"intercept": 0.00008, "slope": 3.75e-9, "r2": 1},
       "bcast": {"intercept": 0.00012, "slope": 0.00023, "r2": 1},
@@ -159,17 +160,29 @@ TEST(PredictAnalytic, OverheadOfAKernelFromCommbenchOrNetwork) {
   auto r = run_cli({"predict", "--overhead-of", "ge", "--commbench",
                     (dir / "commbench.json").string(), "--print-overhead"});
   ASSERT_EQ(r.code, 0) << r.err;
+  // ge's messages (kernel_communication.hpp): its rows out and back, a pivot search, a
+  // pivot row and (on other ranks than its owner's) a row exchange per column; the
+  // all-reduce at the barrier's line.
   EXPECT_EQ(r.out,
-            "(0.12 + 0.23*p) + 2*(p - 1)*((0.08 + 3.75e-06*(8*N)) + (0.08 + 3.75e-06*(8*N))) + "
-            "N*(2*(0.12 + 0.23*p) + (0.39*p))\n");
-  // The same prediction as the example (whose T_send is per element, 8 bytes each).
+            "(p - 1)*(0.08 + 3.75e-06*((8*N*(N + 1))/p)) + (N)*((0.39*p) + lg(p)*3.75e-06*(12)) + "
+            "(N)*((0.12 + 0.23*p) + lg(p)*3.75e-06*((8*(N + 1)) + (16))/2) + "
+            "(N*(p - 1)/p)*(0.08 + 3.75e-06*(((8*(N + 1)) + (16))/2)) + "
+            "(p - 1)*(0.08 + 3.75e-06*((8*N*(N + 1))/p))\n");
   r = run_cli({"predict", "--overhead-of", "ge", "--commbench", (dir / "commbench.json").string(),
                "--unit-time", "3.1e-5", "--base", "62.05:3:310", "--to", "102.63:5", "--format",
                "json"});
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["workload"], "ge");
-  EXPECT_NEAR(j["rows"][0]["predicted_parameter"].get<double>(), 504.93, 0.01);
+  // T0 of the base by hand, N = 310 on 3, in ms: rows 2 * 2 * (0.08 + 3.75e-6 * 8 * 310 *
+  // 311 / 3); pivot searches 310 * (1.17 + lg 3 * 3.75e-6 * 12); pivot rows of 2488 .. 16
+  // bytes, 1252 on average, 310 * (0.81 + lg 3 * 3.75e-6 * 1252); 310 * 2 / 3 exchanges of
+  // 1252 bytes.
+  const double lg3 = std::log2(3.0);
+  const double base_t0 = 4 * (0.08 + 3.75e-6 * 8 * 310 * 311 / 3) + 310 * (1.17 + lg3 * 3.75e-6 * 12) +
+                         310 * (0.81 + lg3 * 3.75e-6 * 1252) + 310.0 * 2 / 3 * (0.08 + 3.75e-6 * 1252);
+  EXPECT_NEAR(j["base"]["overhead_ms"].get<double>(), base_t0, 1e-9 * base_t0);
+  EXPECT_EQ(j["overhead_source"], "hetscale-commbench models of " + (dir / "commbench.json").string());
 
   std::ofstream(dir / "site.toml")
       << "[site]\nname = \"s\"\n[[group]]\nname = \"g\"\n"
@@ -178,9 +191,42 @@ TEST(PredictAnalytic, OverheadOfAKernelFromCommbenchOrNetwork) {
   r = run_cli({"predict", "--overhead-of", "mm", "--network", (dir / "site.toml").string(),
                "--print-overhead"});
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(r.out, "2*(p - 1)*(0.1 + 8e-06*(8*N^2/p)) + (0.1*lg(p)) + lg(p)*8e-06*8*N^2\n");
+  EXPECT_EQ(r.out,
+            "(p - 1)*(0.1 + 8e-06*((8*N^2)/p)) + ((0.1*lg(p)) + lg(p)*8e-06*(8*N^2)) + "
+            "(p - 1)*(0.1 + 8e-06*((8*N^2)/p))\n");
   r = run_cli({"predict", "--overhead-of", "mm", "--print-overhead"});
   EXPECT_EQ(r.code, 2);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(PredictAnalytic, OverheadOfAKernelOnANetworkProbe) {
+  const auto dir = std::filesystem::temp_directory_path() / "hetscale-predict-analytic-probe";
+  std::filesystem::create_directories(dir);
+  // A probe with one point-to-point line, 10 us + 1 GB/s, no saturation and no collective
+  // measured: every pattern costs its algorithm on that line.
+  std::ofstream(dir / "probe.json") << R"({"models": {
+      "send": {"intercept": 1e-5, "slope": 1e-9}, "bcast": {"intercept": 0, "slope": 0},
+      "barrier": {"intercept": 0, "slope": 0}},
+    "probe_version": 1, "engine": "mpirun", "hosts": ["a", "b"],
+    "point_to_point": {"remote": {"ranks": [0, 1], "hosts": ["a", "b"],
+      "samples": [{"bytes": 1, "seconds": 1.0000001e-5, "repetitions": 1}],
+      "segments": [{"first_bytes": 1, "last_bytes": 1e9, "latency_seconds": 1e-5, "seconds_per_byte": 1e-9}],
+      "relative_rms": 0, "bic": 0}, "local": null, "local_absent": "every rank is on its own node"},
+    "saturation": null, "saturation_absent": "two nodes", "collectives": []})";
+  const std::string file = (dir / "probe.json").string();
+  auto r = run_cli({"predict", "--overhead-of", "mm", "--commbench", file, "--print-overhead"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("T0(N, p) of mm on the network probe of " + file + " (2 ranks on 2 nodes)", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("  broadcast  1 call(s) of 8*N^2 bytes: B from rank 0\n"), std::string::npos) << r.out;
+  r = run_cli({"predict", "--overhead-of", "mm", "--commbench", file, "--unit-time", "1e-6", "--base", "1000:2:100",
+               "--to", "2000:4", "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  // mm at N = 100 on 2: A out (1 message of 40000 bytes), B (a tree of 1 round of 80000),
+  // C back (40000): 3 * 10 us + 160000 ns, in ms.
+  EXPECT_NEAR(j["base"]["overhead_ms"].get<double>(), 1e3 * (3e-5 + 160000e-9), 1e-12);
+  EXPECT_EQ(j["overhead_unit"], "s");
+  EXPECT_EQ(j["overhead_source"], "hetscale-commbench network probe of " + file);
   std::filesystem::remove_all(dir);
 }
 

@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <sstream>
 
 #include "hetscale/base/error.hpp"
+#include "hetscale/model/kernel_communication.hpp"
+#include "hetscale/model/network_probe.hpp"
 
 namespace hetscale {
 namespace {
@@ -28,28 +31,33 @@ double speed_efficiency(double n, double c, double p) {
   return work / ((work / (c * kEta) + overhead(n, p)) * c);
 }
 
-TimingSample sample(double n, int nodes) {
+TimingSample sample(double n, int nodes, double communication) {
   TimingSample s;
   s.parameter = n;
   s.processes = static_cast<std::size_t>(nodes);
   s.marked_speed = kNodeMflops * nodes * 1e6;
   s.compute_seconds = 2 * n * n * n / (s.marked_speed * kEta);
-  s.communication_seconds = overhead(n, nodes);
+  s.communication_seconds = communication;
   s.wall_seconds = s.compute_seconds + s.communication_seconds;
   return s;
 }
 
-PredictionInput synthetic_input() {
+TimingSample sample(double n, int nodes) { return sample(n, nodes, overhead(n, nodes)); }
+
+// The runs of `code` on the three sets at N = smallest, 2 smallest, ... 64 smallest, their
+// communication `communication(N, p)`.
+PredictionInput generated_input(const std::string& code, double smallest,
+                                const std::function<double(double, int)>& communication) {
   PredictionInput in;
-  in.code = "synthetic";
+  in.code = code;
   in.workload = "2*N^3";
   in.parameter = "N";
   in.speed_unit = "Mflops";
   in.ops_per_unit = 1e6;
   for (int set = 0; set < 3; ++set) {
     const int nodes = 2 << set;
-    for (double n = 25; n <= 1600; n *= 2) {
-      in.samples.push_back(sample(n, nodes));
+    for (double n = smallest; n <= 64 * smallest; n *= 2) {
+      in.samples.push_back(sample(n, nodes, communication(n, nodes)));
       in.sample_sets.push_back(set);
     }
     ForecastSet measured;
@@ -58,9 +66,15 @@ PredictionInput synthetic_input() {
     measured.node_count = static_cast<std::size_t>(nodes);
     measured.marked_speed = kNodeMflops * nodes;
     measured.processes = static_cast<std::size_t>(nodes);
-    measured.measured_parameter = 100.0 * (set + 1);  // made up: the relative errors follow
     in.measured.push_back(measured);
   }
+  return in;
+}
+
+PredictionInput synthetic_input() {
+  PredictionInput in = generated_input("synthetic", 25, overhead);
+  for (std::size_t set = 0; set < in.measured.size(); ++set)  // made up: the relative errors follow
+    in.measured[set].measured_parameter = 100.0 * static_cast<double>(set + 1);
   return in;
 }
 
@@ -260,6 +274,71 @@ TEST(ForecastFromInput, EveryRowCarriesAReproducibleInterval) {
       EXPECT_GT(*r.psi_interval.high, *r.psi);
     }
   }
+}
+
+// A network whose backbone is shared: one flow gets 100 MB/s, k concurrent flows 100/k MB/s
+// each from `shared_from` flows on (1 MB/s = 1e6 bytes/s); below, every flow gets 100 MB/s.
+// Point to point: 20 us + B / 100 MB/s.
+NetworkProbe backbone_probe(int processes, int shared_from) {
+  NetworkProbe probe;
+  probe.engine = "slurm";
+  for (int r = 0; r < processes; ++r) probe.hosts.push_back("n" + std::to_string(r));
+  PointToPointProbe p2p;
+  p2p.second_rank = 1;
+  p2p.first_host = "n0";
+  p2p.second_host = "n1";
+  p2p.fit.segments = {{1, 1 << 30, 20e-6, 1e-8}};
+  probe.remote = p2p;
+  SaturationProbe saturation;
+  saturation.message_bytes = 1 << 22;
+  saturation.pairing = "halves";
+  for (int flows = 1; flows <= processes / 2; flows *= 2)
+    saturation.points.push_back({flows, 0.04, flows < shared_from ? 100.0 : 100.0 / flows});
+  probe.saturation = saturation;
+  return probe;
+}
+
+// mm's runs (W = 2 N^3) on sets of 2, 4 and 8 one-processor nodes of 100 Mflops, their
+// communication mm's messages on a network without contention at these sizes; its 16-node
+// doubling's network shares its backbone from 4 flows on (its probe says so).
+TEST(ForecastFromInput, AProbeAtTheForecastSizeSeesContentionTheSmallSetsCannot) {
+  const CompiledCommunication mm(kernel_communication("mm"));
+  const auto truth_communication = [&](double n, int p) {
+    const ProbeCosts costs(backbone_probe(p, p >= 16 ? 4 : 1 << 20));
+    return communication_seconds(mm, costs, n, p);
+  };
+  PredictionInput in = generated_input("mm", 100, truth_communication);
+  // The N that reaches E_s = 0.5 on the 16-node doubling (C = 1600 Mflops), by bisection in ln N.
+  const double c = 16 * kNodeMflops * 1e6;
+  const auto efficiency = [&](double n) {
+    const double work = 2 * n * n * n;
+    return work / ((work / (c * kEta) + truth_communication(n, 16)) * c);
+  };
+  double low = 10, high = 1e7;
+  for (int i = 0; i < 200; ++i) {
+    const double mid = std::sqrt(low * high);
+    (efficiency(mid) < 0.5 ? low : high) = mid;
+  }
+  const double truth = std::sqrt(low * high);
+
+  ForecastOptions options;
+  options.experiment = "mm";
+  options.doublings = 1;
+  options.resamples = 20;
+  const auto doubling = [](const ExperimentForecast& f) {
+    const ForecastRow& row = f.rows.back();
+    EXPECT_EQ(row.set.kind, ForecastKind::doubling);
+    EXPECT_EQ(row.set.processes, 16u);
+    EXPECT_TRUE(row.prediction.found);
+    return row.prediction.parameter;
+  };
+  const double fitted_alone = doubling(forecast_from_input(in, options, 0.5));
+  EXPECT_GT(std::abs(fitted_alone - truth) / truth, 0.2) << "fitted alone " << fitted_alone << ", truth " << truth;
+
+  in.probes = {backbone_probe(2, 1 << 20), backbone_probe(16, 4)};  // a fitted set's probe is not used
+  const ExperimentForecast probed = forecast_from_input(in, options, 0.5);
+  EXPECT_NEAR(doubling(probed), truth, 1e-6 * truth);
+  EXPECT_TRUE(probed.model.find("; T0 from network probes at p = 16;") != std::string::npos) << probed.model;
 }
 
 TEST(ForecastFromInput, UnknownGroupOfAWhatIfIsAnError) {

@@ -146,7 +146,7 @@ TEST(EfficiencySection, AFigureWithoutAnIntervalShowsItsReasonAndFootnotesTheNot
   Report report;
   report.sections.push_back(s);
   const std::string page = render_html(report);
-  EXPECT_NE(page.find("<td class=\"num\">40 (too few runs)<sup><a "
+  EXPECT_NE(page.find("<td class=\"num\"><span>40</span> <span>(too few runs)</span><sup><a "
                       "href=\"#required-work-mm-small-note-1\">1</a></sup></td>"),
             std::string::npos);
   EXPECT_NE(page.find("<li id=\"required-work-mm-small-note-1\">too few runs: 1 run at "),
@@ -969,6 +969,38 @@ TEST(Summary, AFigureWhoseViewGivesAReasonForNoIntervalDoesNotHold) {
   for (const std::string why : {"measured psi: one run per size",
                                 "the forecast's N at 1024 nodes: two sets only"})
     EXPECT_NE(std::find(s.fails.begin(), s.fails.end(), why), s.fails.end()) << why;
+}
+
+// With [refine] precision, each set's required N holds when its interval is that precise
+// and does not, with the runs and the budget spent, when it is wider; without a precision
+// nothing is said of it.
+TEST(Summary, EachSetSaysWhetherItsRequiredParameterReachedTheRefinementsPrecision) {
+  ReportData data = capacity_data();
+  ExperimentData& e = data.experiments[0];
+  for (auto& c : e.curve) c.runs = 4;  // 8 runs per set
+  e.required_work[0].parameter_interval = collector::Interval{0.95, 96.0, 104.0, ""};
+  e.required_work[1].parameter_interval = collector::Interval{0.95, 120.0, 180.0, ""};
+  const auto plain = experiment_summaries(e, &data.twins[0].twin)[0];
+  for (const auto* said : {&plain.holds, &plain.fails})
+    EXPECT_TRUE(std::none_of(said->begin(), said->end(), [](const std::string& line) {
+      return line.find("precision") != std::string::npos;
+    }));
+  for (auto& w : e.required_work) {
+    w.precision = 0.1;
+    w.max_runs_per_set = 8;
+  }
+  const auto s = experiment_summaries(e, &data.twins[0].twin)[0];
+  EXPECT_NE(std::find(s.holds.begin(), s.holds.end(),
+                      "set 0 (2 nodes): precision 10% reached: half-width 4% after 8 runs"),
+            s.holds.end());
+  EXPECT_NE(std::find(s.fails.begin(), s.fails.end(),
+                      "set 1 (4 nodes): precision 10% not reached: half-width 20% after 8 runs "
+                      "(budget 8 runs per set)"),
+            s.fails.end());
+  data.experiments[0] = e;
+  EXPECT_NE(summary_section(data).figures[0].verdict.find(
+                "set 1 (4 nodes): precision 10% not reached"),
+            std::string::npos);
 }
 
 TEST(Summary, WithoutATwinNoTwinRowsAndOneLineSaysSo) {

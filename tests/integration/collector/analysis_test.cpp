@@ -180,6 +180,8 @@ TEST_F(Analyze, StoresEveryFigureWithItsInterval) {
   EXPECT_EQ(e.required_work[1].parameter_interval->low, a.sets[1].parameter_interval.low);
   EXPECT_EQ(e.required_work[1].work_interval->high, a.sets[1].work_high);
   EXPECT_EQ(e.required_work[1].parameter_interval->level, 0.95);
+  EXPECT_FALSE(e.required_work[1].precision);  // the plan asks no precision
+  EXPECT_FALSE(collector::precision_check(e, e.required_work[1]));
   ASSERT_EQ(e.psi.size(), 1u);
   ASSERT_TRUE(e.psi[0].psi_interval);
   EXPECT_EQ(e.psi[0].psi_interval->low, a.psi[0].psi_low);

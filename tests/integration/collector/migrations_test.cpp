@@ -42,7 +42,7 @@ std::string sqlstate_of(pg::Connection& conn, const std::string& sql) {
 
 TEST(Migrations, EmbedsTheNumberedFilesInOrder) {
   const auto all = embedded_migrations();
-  ASSERT_EQ(all.size(), 24u);
+  ASSERT_EQ(all.size(), 26u);
   EXPECT_EQ(all[0].version, 1);
   EXPECT_STREQ(all[0].name, "tables");
   EXPECT_STREQ(all[1].name, "roles");
@@ -70,7 +70,11 @@ TEST(Migrations, EmbedsTheNumberedFilesInOrder) {
   EXPECT_STREQ(all[22].name, "interval_reasons");
   EXPECT_EQ(all[23].version, 24);
   EXPECT_STREQ(all[23].name, "forecast_interval_reasons");
-  EXPECT_EQ(latest_schema_version(), 24);
+  EXPECT_EQ(all[24].version, 25);
+  EXPECT_STREQ(all[24].name, "refine_precision");
+  EXPECT_EQ(all[25].version, 26);
+  EXPECT_STREQ(all[25].name, "network_probes");
+  EXPECT_EQ(latest_schema_version(), 26);
 }
 
 TEST(Migrations, FromEmptyAppliesAllAndRecordsTheVersion) {
@@ -79,16 +83,16 @@ TEST(Migrations, FromEmptyAppliesAllAndRecordsTheVersion) {
   EXPECT_EQ(collector::schema_version(conn), 0);
   const MigrationReport report = migrate(conn);
   EXPECT_EQ(report.from_version, 0);
-  EXPECT_EQ(report.to_version, 24);
-  EXPECT_EQ(report.applied,
-            (std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24}));
-  EXPECT_EQ(collector::schema_version(conn), 24);
+  EXPECT_EQ(report.to_version, 26);
+  EXPECT_EQ(report.applied, (std::vector<int>{1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13,
+                                              14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26}));
+  EXPECT_EQ(collector::schema_version(conn), 26);
   EXPECT_EQ(
       db.scalar("SELECT string_agg(name, ',' ORDER BY version) FROM hetscale.schema_migrations"),
       "tables,roles,views,partitions_predictions,within_tolerance,plan_rounds,explicit_grants,"
       "run_engine,availability,slurm_cluster,owners,view_owners,shared_rows,writer_logins,weights_digest,"
       "run_outcome,task_times,set_time_split,public_schema,private_columns,intervals,forecast_intervals,"
-      "interval_reasons,forecast_interval_reasons");
+      "interval_reasons,forecast_interval_reasons,refine_precision,network_probes");
   EXPECT_NO_THROW(collector::require_current_schema(conn));
 }
 
@@ -99,7 +103,7 @@ TEST(Migrations, StepByStep) {
   EXPECT_EQ(db.scalar("SELECT to_regclass('hetscale.runs') IS NOT NULL"), "t");
   EXPECT_EQ(db.scalar("SELECT to_regclass('hetscale.run_efficiency') IS NOT NULL"), "f");
   EXPECT_EQ(error_of([&] { collector::require_current_schema(conn); }),
-            "database: schema version 1, this hetscale needs 24; run 'hetscale db migrate --db "
+            "database: schema version 1, this hetscale needs 26; run 'hetscale db migrate --db "
             "URI' first");
   EXPECT_EQ(migrate(conn, 2).applied, (std::vector<int>{2}));
   EXPECT_EQ(db.scalar("SELECT count(*) FROM pg_roles WHERE rolname IN "
@@ -257,7 +261,7 @@ TEST(Migrations, ForecastIntervalReasonsFillTheRowsStoredBefore) {
   insert(intervals, 2, 3, 0.6, "0.9",
          ", 90, NULL, 0.9, 'b', 10, 'upper bound open: 1 of 10 fall above', NULL");
   EXPECT_EQ(migrate(conn, 23).applied, (std::vector<int>{23}));
-  EXPECT_EQ(migrate(conn).applied, (std::vector<int>{24}));
+  EXPECT_EQ(migrate(conn, 24).applied, (std::vector<int>{24}));
   EXPECT_EQ(db.scalar("SELECT string_agg(target_efficiency || ' ' || position || ': ' || "
                       "coalesce(interval_reason, '-') || ', ' || "
                       "coalesce(psi_interval_reason, '-'), '; ' "
@@ -268,6 +272,47 @@ TEST(Migrations, ForecastIntervalReasonsFillTheRowsStoredBefore) {
   EXPECT_EQ(db.scalar("SELECT count(*) FROM hetscale.predictions WHERE interval_reason IS NOT "
                       "NULL"),
             "2");
+}
+
+// Migration 25: a round loaded before it keeps the precision and budget its plan asks in
+// columns of their own, and set_required_work shows those of the experiment's latest plan
+// (NULL when it asks none), read by hetscale_reader, which may not read the plan.
+TEST(Migrations, RefinePrecisionFillsTheRoundsLoadedBeforeFromTheirPlan) {
+  TestDatabase db;
+  pg::Connection conn = db.connect();
+  migrate(conn, 24);
+  conn.exec("INSERT INTO hetscale.experiments (name) VALUES ('e'), ('f')");
+  const auto round = [&](const std::string& experiment, int number, const std::string& created,
+                         const std::string& refine) {
+    conn.exec(fmt::format(
+        "INSERT INTO hetscale.plan_rounds (experiment_id, round, plan, plan_created) "
+        "SELECT experiment_id, {}, '{{\"experiment\": {{\"refine\": {}}}}}', '{}' "
+        "FROM hetscale.experiments WHERE name = '{}'",
+        number, refine, created, experiment));
+  };
+  round("e", 0, "2026-12-01", R"({"precision": 0.2, "max_runs_per_set": 8})");
+  round("e", 1, "2026-12-02", R"({"precision": 0.1, "max_runs_per_set": 16})");  // the latest
+  round("f", 0, "2026-12-01", R"({"tolerance": 0.05})");
+  for (const char* name : {"e", "f"})
+    conn.exec(fmt::format(
+        "INSERT INTO hetscale.required_work (experiment_id, set_index, target_efficiency, "
+        "node_count, marked_speed, status, explanation) SELECT experiment_id, 0, 0.5, 2, 1, "
+        "'too_few_points', 'x' FROM hetscale.experiments WHERE name = '{}'",
+        name));
+  EXPECT_EQ(migrate(conn, 25).applied, (std::vector<int>{25}));
+  EXPECT_EQ(db.scalar("SELECT string_agg(round || ': ' || coalesce(refine_precision::text, '-') "
+                      "|| ' ' || coalesce(refine_max_runs_per_set::text, '-'), '; ' "
+                      "ORDER BY experiment_id, round) FROM hetscale.plan_rounds"),
+            "0: 0.2 8; 1: 0.1 16; 0: - -");
+  conn.exec("SET ROLE hetscale_reader");
+  EXPECT_EQ(db.scalar("SELECT string_agg(experiment || ': ' || coalesce(precision::text, '-') || "
+                      "' ' || coalesce(max_runs_per_set::text, '-'), '; ' ORDER BY experiment) "
+                      "FROM hetscale.set_required_work"),
+            "e: 0.1 16; f: - -");
+  conn.exec("RESET ROLE");
+  // A budget without a precision is refused, as the plan reader refuses it.
+  EXPECT_EQ(sqlstate_of(conn, "UPDATE hetscale.plan_rounds SET refine_precision = NULL"),
+            "23514");  // check_violation
 }
 
 TEST(Migrations, RunEngineMakesStoredRunsSlurmRunsAndChecksWhatTheRecordReaderChecks) {

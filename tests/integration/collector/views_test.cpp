@@ -229,7 +229,7 @@ TEST_F(Views, EveryViewOfExperimentsEndsWithTheirOwnerAndCluster) {
             "interval_level,interval_method,interval_resamples,psi_interval_reason; "
             "set_required_work: experiment_owner,experiment_cluster,parameter_low,parameter_high,"
             "work_low,work_high,interval_level,interval_method,interval_resamples,interval_note,"
-            "interval_reason");
+            "interval_reason,precision,max_runs_per_set");
   // The last two columns of each of the others, in order.
   EXPECT_EQ(db_.scalar(R"(
       SELECT count(*) FROM ()" + views_with_experiment + R"() v

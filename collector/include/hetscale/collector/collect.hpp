@@ -1,5 +1,5 @@
-// `hetscale collect`: run records (JSON Lines, *.jsonl or stdin) and plan files (*.json)
-// into the database. Everything is read and validated before anything is written, so an
+// `hetscale collect`: run records (JSON Lines, *.jsonl or stdin), plan files (*.json) and
+// network probes (*.commbench.json, network_probes.hpp) into the database. Everything is read and validated before anything is written, so an
 // invalid record loads nothing (or, when skipping, goes to the rejects file).
 #pragma once
 
@@ -44,6 +44,8 @@ struct CollectReport {
   long long jobs_added = 0;   // ... not in the database before
   std::size_t replaced_bytes = 0;  // bytes of jobcomp lines and sacct outputs that were not UTF-8, read as U+FFFD
   std::size_t jobs_set_aside = 0;  // jobcomp lines that read more than one way, not stored
+  std::size_t probes = 0;     // network probe files read
+  long long probes_added = 0;  // ... not in the database before
 };
 
 /// Throws ConfigError for an unreadable input or (without skip_invalid) the first invalid

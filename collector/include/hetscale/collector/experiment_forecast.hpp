@@ -16,6 +16,7 @@
 #include "hetscale/base/text_table.hpp"
 #include "hetscale/model/capacity_forecast.hpp"
 #include "hetscale/model/forecast_bootstrap.hpp"
+#include "hetscale/model/network_probe.hpp"
 #include "hetscale/model/prediction.hpp"
 #include "hetscale/site/site_table.hpp"
 
@@ -35,6 +36,8 @@ struct PredictionInput {
   std::vector<int> sample_sets;       // the machine set index of each sample
   std::vector<ForecastSet> measured;  // by set index, with the measured figures
   std::optional<SiteTable> site;      // the experiment's site, when in the database
+  /// The experiment's network probes (experiment_probes), the latest of each process count.
+  std::vector<NetworkProbe> probes;
 };
 
 /// What to forecast for one experiment.
@@ -68,6 +71,14 @@ FittingSamples choose_fitting_samples(const std::vector<TimingSample>& samples,
 std::vector<ForecastSet> forecast_sets(const std::vector<ForecastSet>& measured,
                                        std::size_t doublings, const std::vector<WhatIf>& what_ifs,
                                        const SiteTable* site);
+
+/// T0 from the network probes (kernel_communication.hpp's probed_communication) on every
+/// process count that none of the `fitted` runs has: a set the fit saw keeps the
+/// communication its runs measured, a set beyond them (a held-out set, a doubling, a
+/// what-if) takes its communication from the probe at its size. Nothing when `code` is no
+/// described kernel or there are no probes.
+void use_probes_beyond_fitted_sets(TimeModel& model, const std::string& code, const std::vector<NetworkProbe>& probes,
+                                   const std::vector<TimingSample>& fitted);
 
 /// Mean |predicted - measured| / measured of T over `samples` (0 when there are none).
 double mean_relative_error(const TimeModel& model, const std::vector<TimingSample>& samples);

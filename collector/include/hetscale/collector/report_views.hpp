@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "hetscale/collector/pg.hpp"
+#include "hetscale/model/bootstrap.hpp"
 
 namespace hetscale::collector {
 
@@ -77,6 +78,11 @@ struct RequiredWork {
   // `reason` and `detail` say why.
   OptionalInterval parameter_interval = {};
   OptionalInterval work_interval = {};
+  // What the experiment's latest plan asks of its refinement: [refine] precision and
+  // max_runs_per_set (migration 25; absent when it asks no precision, and before migration
+  // 25). precision_check() says whether the set reached it.
+  OptionalNumber precision{};
+  std::optional<int> max_runs_per_set{};
 };
 
 /// hetscale.set_psi: psi between consecutive sets at one target.
@@ -200,6 +206,12 @@ struct ExperimentData {
   std::vector<PartitionShare> partitions;
   std::vector<Forecast> forecasts;
 };
+
+/// Whether the set of `work` reached the precision its experiment's refinement asks
+/// (RequiredWork::precision), over the set's runs (the runs of its curve points): the status
+/// ("reached" or "precision_not_reached") and the line the report shows. Nothing when no
+/// precision is asked.
+std::optional<PrecisionCheck> precision_check(const ExperimentData& e, const RequiredWork& work);
 
 /// The name the report shows for `e`: its label (`owner/name` where two experiments of the
 /// report share a name), else its name.

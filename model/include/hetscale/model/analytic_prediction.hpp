@@ -7,13 +7,11 @@
 // No measured run of the targets is needed.
 #pragma once
 
+#include <functional>
 #include <string>
-#include <string_view>
 #include <vector>
 
-#include "hetscale/model/network_calibration.hpp"
 #include "hetscale/model/workload.hpp"
-#include "hetscale/site/site_table.hpp"
 
 namespace hetscale {
 
@@ -31,20 +29,33 @@ enum class ComputeTime {
                 // speed, t_c measured on processes of the base's mean speed
 };
 
+/// T0 computed rather than written: a function of N and p in seconds, and how to name it.
+struct ComputedOverhead {
+  std::string text;  // what errors and reports call it
+  std::function<double(double n, double p)> seconds;
+};
+
 /// The model: W(N) in operations, T0(N, p) an expression in N and p whose values are in
-/// `overhead_seconds` seconds each (1e-3 for an expression in ms), t_c in seconds per
-/// operation.
+/// `overhead_seconds` seconds each (1e-3 for an expression in ms), or a computed T0 in
+/// seconds, t_c in seconds per operation.
 struct AnalyticModel {
   Workload workload;  // one parameter, N
-  Workload overhead;  // parameters among N and p
+  Workload overhead;  // parameters among N and p; "0" when computed
   double overhead_seconds = 1;
   double unit_seconds = 0;  // t_c
   ComputeTime compute = ComputeTime::per_process;
+  ComputedOverhead computed;  // used instead of `overhead` when its function is set
 
   /// Checks the parameters (W: only N; T0: only N and p) and the scales (positive,
   /// finite); throws Error naming what is wrong.
   AnalyticModel(Workload workload, Workload overhead, double overhead_seconds, double unit_seconds,
                 ComputeTime compute = ComputeTime::per_process);
+  /// With a computed T0 (its function must be set).
+  AnalyticModel(Workload workload, ComputedOverhead overhead, double unit_seconds,
+                ComputeTime compute = ComputeTime::per_process);
+
+  /// The overhead's expression, or the computed one's text.
+  [[nodiscard]] std::string overhead_text() const;
 
   [[nodiscard]] double work(double n) const;                           // W(N)
   [[nodiscard]] double overhead_at(double n, double processes) const;  // T0(N, p), s
@@ -95,31 +106,5 @@ struct AnalyticPrediction {
 AnalyticPrediction predict_analytic(const AnalyticModel& model, const AnalyticSystem& base,
                                     double base_parameter,
                                     const std::vector<AnalyticSystem>& targets);
-
-/// Communication costs in milliseconds, for the overhead models of the bundled kernels:
-/// a message of B bytes takes `send_ms + send_ms_per_byte * B` (T_send = T_recv); a
-/// small-message broadcast over p processes takes `bcast_ms` and a barrier `barrier_ms`,
-/// both expressions in p.
-struct CommunicationCosts {
-  double send_ms = 0;
-  double send_ms_per_byte = 0;
-  std::string bcast_ms;
-  std::string barrier_ms;
-};
-
-/// From hetscale-commbench's fitted lines (seconds; T_send per byte): the paper's linear
-/// models T_send = a2 + b2 B, T_bcast = a1 + b1 p, T_barrier = a3 + b3 p.
-CommunicationCosts communication_costs(const CommModels& models);
-/// From a site table's [network] (a star: each message crosses two host links): T_send =
-/// 2 latency + B / bandwidth; binomial-tree collectives T_bcast = lg(p) * 2 latency and
-/// T_barrier = lg(p) * 2 latency (dissemination, zero-byte messages).
-CommunicationCosts communication_costs(const Network& network);
-/// The fitted models of hetscale-commbench's JSON output (its "models" object).
-CommModels read_commbench_models(const std::string& path);
-
-/// T0(N, p) in ms of a bundled kernel ("mm", "ge", "conv2d"), as an expression in N and p
-/// (docs/predict.md, "Overhead models of the bundled kernels"). Throws Error for another
-/// name.
-std::string kernel_overhead_expression(std::string_view kernel, const CommunicationCosts& costs);
 
 }  // namespace hetscale

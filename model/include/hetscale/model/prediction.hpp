@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,14 @@ class CommunicationModel {
   std::vector<double> coefficients_;
 };
 
+/// T0 on one process count from a network probe measured on that many processes: the
+/// kernel's messages at the probe's figures (kernel_communication.hpp's
+/// probed_communication), a function of N in seconds.
+struct ProbedCommunication {
+  std::size_t processes = 0;
+  std::function<double(double parameter)> seconds;
+};
+
 class TimeModel {
  public:
   /// Fits eta(N) to the samples' compute times and T0 to the rest. When no sample has a
@@ -61,6 +70,17 @@ class TimeModel {
   /// different C and p separate the two parts.
   static TimeModel fit(const std::vector<TimingSample>& samples, const Workload& workload,
                        CommunicationPattern pattern);
+
+  /// Takes T0 on `probed.processes` processes from a network probe instead of the fitted
+  /// terms (a later one for the same count replaces an earlier one): communication the
+  /// fitted sets cannot show (contention on a larger set) enters from measurement.
+  void use_probed_communication(ProbedCommunication probed);
+  /// The probed communication of `other`, e.g. of the model whose runs a bootstrap resamples.
+  void use_probed_communication_of(const TimeModel& other);
+  /// The process counts T0 is probed at, ascending.
+  [[nodiscard]] std::vector<std::size_t> probed_processes() const;
+  /// T0(N, p): probed at p when a probe was given for p, else the fitted terms.
+  [[nodiscard]] double communication_seconds(double parameter, std::size_t processes) const;
 
   [[nodiscard]] double compute_efficiency(double parameter) const;  // eta(N)
   [[nodiscard]] double seconds(double parameter, double marked_speed, std::size_t processes) const;
@@ -89,6 +109,7 @@ class TimeModel {
   double max_parameter_ = 0;
   double mean_fit_error_ = 0;
   bool wall_times_only_ = false;  // fitted on wall times alone (no compute times)
+  std::vector<ProbedCommunication> probed_;  // by processes
 };
 
 struct ParameterPrediction {
