@@ -66,6 +66,12 @@ cg_lowest_weight() {
   if [ "$CG_VERSION" = 2 ]; then echo 1 >"$cg/cpu.weight"; else echo 2 >"$cg/cpu.shares"; fi
 }
 
+# cg_weight PATH: its CPU weight as "cpu.weight W" or "cpu.shares S".
+cg_weight() {
+  local cg=$1
+  if [ "$CG_VERSION" = 2 ]; then echo "cpu.weight $(cat "$cg/cpu.weight")"; else echo "cpu.shares $(cat "$cg/cpu.shares")"; fi
+}
+
 # cg_describe PATH: the limit as "quota/period" (or "none").
 cg_describe() {
   local cg=$1 q p

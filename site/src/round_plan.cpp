@@ -23,11 +23,13 @@ nlohmann::json set_json(const PlannedSet& planned) {
   for (const auto& [group, count] : planned.set.group_counts) {
     groups.push_back({{"group", group}, {"nodes", count}});
   }
-  return {{"index", planned.set.index},
-          {"nodes", planned.set.nodes},
-          {"group_counts", std::move(groups)},
-          {"marked_speed", planned.set.marked_speed},
-          {"parameter_values", planned.parameter_values}};
+  nlohmann::json out = {{"index", planned.set.index},
+                        {"nodes", planned.set.nodes},
+                        {"group_counts", std::move(groups)},
+                        {"marked_speed", planned.set.marked_speed},
+                        {"parameter_values", planned.parameter_values}};
+  if (!planned.repetitions.empty()) out["repetitions"] = planned.repetitions;
+  return out;
 }
 
 nlohmann::json site_json(const PlanSite& site) {
@@ -74,6 +76,8 @@ nlohmann::json experiment_json(const PlanExperiment& e) {
     out["refine"] = {{"steps", e.refine->steps},
                      {"tolerance", e.refine->tolerance},
                      {"max_rounds", e.refine->max_rounds}};
+    if (e.refine->precision) out["refine"]["precision"] = *e.refine->precision;
+    if (e.refine->max_runs_per_set) out["refine"]["max_runs_per_set"] = *e.refine->max_runs_per_set;
   }
   return out;
 }
@@ -97,7 +101,7 @@ std::optional<PlanRefine> refine(const Json& e) {
   if (absent(find(e, "refine"))) return std::nullopt;
   const std::string parent = "experiment.refine";
   const Json& r = object_field(e, "experiment", "refine");
-  reject_unknown_keys(r, parent, {"steps", "tolerance", "max_rounds"});
+  reject_unknown_keys(r, parent, {"steps", "tolerance", "max_rounds", "precision", "max_runs_per_set"});
   PlanRefine out;
   const Json& steps = array_field(r, parent, "steps");
   if (steps.empty()) fail(parent + ".steps", "must not be empty");
@@ -113,6 +117,14 @@ std::optional<PlanRefine> refine(const Json& e) {
   if (out.tolerance >= 1) fail(parent + ".tolerance", "must be less than 1");
   out.max_rounds = static_cast<std::uint32_t>(
       small_counter(require(r, parent, "max_rounds"), parent + ".max_rounds"));
+  if (const Json* precision = find(r, "precision"); !absent(precision)) {
+    out.precision = positive(*precision, parent + ".precision");
+    if (*out.precision >= 1) fail(parent + ".precision", "must be less than 1");
+  }
+  if (const Json* runs = find(r, "max_runs_per_set"); !absent(runs)) {
+    if (!out.precision) fail(parent + ".max_runs_per_set", "needs experiment.refine.precision");
+    out.max_runs_per_set = static_cast<std::uint32_t>(small_counter(*runs, parent + ".max_runs_per_set"));
+  }
   return out;
 }
 
@@ -226,10 +238,33 @@ void check_set(const PlannedSet& planned, const std::string& field, const PlanSi
   }
 }
 
+// One ascending list of distinct repetition numbers per parameter value.
+std::vector<std::vector<std::uint32_t>> planned_repetitions(const Json& value, const std::string& field,
+                                                            std::size_t values) {
+  if (!value.is_array()) fail(field, "must be an array");
+  if (value.size() != values)
+    fail(field, "must have one list per parameter value (" + std::to_string(values) + ", got " +
+                    std::to_string(value.size()) + ")");
+  std::vector<std::vector<std::uint32_t>> out;
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    const std::string list = indexed(field, i);
+    if (!value[i].is_array() || value[i].empty()) fail(list, "must be a non-empty array");
+    auto& reps = out.emplace_back();
+    for (std::size_t j = 0; j < value[i].size(); ++j) {
+      const int r = small_counter(value[i][j], indexed(list, j));
+      if (!reps.empty() && static_cast<std::uint32_t>(r) <= reps.back())
+        fail(indexed(list, j), "must be above the repetition before");
+      reps.push_back(static_cast<std::uint32_t>(r));
+    }
+  }
+  return out;
+}
+
 PlannedSet planned_set(const Json& value, const std::string& field, std::size_t position) {
   if (!value.is_object()) fail(field, "must be an object");
   reject_unknown_keys(value, field,
-                      {"index", "nodes", "group_counts", "marked_speed", "parameter_values"});
+                      {"index", "nodes", "group_counts", "marked_speed", "parameter_values",
+                       "repetitions"});
   PlannedSet out;
   out.set.index = counter(require(value, field, "index"), field + ".index");
   if (out.set.index != position) fail(field + ".index", "must be " + std::to_string(position));
@@ -244,6 +279,8 @@ PlannedSet planned_set(const Json& value, const std::string& field, std::size_t 
   for (std::size_t i = 0; i < values.size(); ++i) {
     out.parameter_values.push_back(positive(values[i], indexed(field + ".parameter_values", i)));
   }
+  if (const Json* repetitions = find(value, "repetitions"); !absent(repetitions))
+    out.repetitions = planned_repetitions(*repetitions, field + ".repetitions", values.size());
   return out;
 }
 

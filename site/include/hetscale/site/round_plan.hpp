@@ -30,6 +30,10 @@ struct PlanRefine {
   std::vector<double> steps;  // relative, ascending, each in (0, 1)
   double tolerance = 0;       // in (0, 1): reached when |E_s - target| <= tolerance x target
   std::uint32_t max_rounds = 0;
+  // The spec's precision (relative half-width of the required parameter's interval) and its
+  // budget of runs per set; both absent when the spec gives no precision.
+  std::optional<double> precision{};
+  std::optional<std::uint32_t> max_runs_per_set{};
 };
 
 struct PlanExperiment {
@@ -55,6 +59,9 @@ struct PlanSite {
 struct PlannedSet {
   MachineSet set;                        // index, nodes, group counts, marked speed C
   std::vector<double> parameter_values;  // values of the parameter to run on this set
+  // Per value, the repetitions its array task runs (ascending); empty: every repetition of
+  // the spec (a refinement round that adds repetitions, or a resubmitted round, lists them).
+  std::vector<std::vector<std::uint32_t>> repetitions{};
 };
 
 struct RoundPlan {
