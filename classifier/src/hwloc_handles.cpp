@@ -190,6 +190,16 @@ namespace {
 // minutes (a processor set with an index in the billions).
 constexpr int kXmlReadSeconds = 10;
 
+// Loads an XML text into a topology not yet loaded: false (errno set) when it cannot.
+bool load_xml_text(hwloc_topology_t topology, std::string_view text) {
+  if (text.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
+    errno = EFBIG;
+    return false;
+  }
+  return hwloc_topology_set_xmlbuffer(topology, text.data(), static_cast<int>(text.size())) == 0 &&
+         hwloc_topology_load(topology) == 0;
+}
+
 void write_all(int fd, std::string_view bytes) {
   while (!bytes.empty()) {
     const ssize_t n = ::write(fd, bytes.data(), bytes.size());
@@ -213,13 +223,10 @@ void write_all(int fd, std::string_view bytes) {
   }
   StderrCapture messages;
   errno = 0;
-  const int set =
-      path != nullptr
-          ? hwloc_topology_set_xml(topology, path->c_str())
-          : (text.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())
-                 ? -1
-                 : hwloc_topology_set_xmlbuffer(topology, text.data(), static_cast<int>(text.size())));
-  if (set != 0 || hwloc_topology_load(topology) != 0) {
+  const bool loaded = path != nullptr ? hwloc_topology_set_xml(topology, path->c_str()) == 0 &&
+                                            hwloc_topology_load(topology) == 0
+                                      : load_xml_text(topology, text);
+  if (!loaded) {
     const int error = errno;
     write_all(fd, "E");
     write_all(fd, reason(messages.text(), error,
@@ -241,21 +248,24 @@ void write_all(int fd, std::string_view bytes) {
 }
 
 // In the parent: everything the child writes until it closes the pipe, within the bound.
-// False when the bound ran out.
-bool read_until_closed(int fd, std::string& out) {
+// Empty when the child closed it; else why the parent stopped waiting (the bound ran out, or
+// the pipe could not be waited on), and the caller kills the child.
+std::string read_until_closed(int fd, std::string& out) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kXmlReadSeconds);
   char buffer[65536];
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) return false;
+    if (left.count() <= 0) return fmt::format("hwloc did not finish reading it in {} s", kXmlReadSeconds);
     pollfd p{fd, POLLIN, 0};
     const int ready = ::poll(&p, 1, static_cast<int>(left.count()));
     if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) return ready == 0 ? false : true;
+    if (ready < 0) return fmt::format("cannot wait for hwloc's reader: {}", std::strerror(errno));
+    if (ready == 0) return fmt::format("hwloc did not finish reading it in {} s", kXmlReadSeconds);
     const ssize_t n = ::read(fd, buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return true;
+    if (n < 0) return fmt::format("cannot read hwloc's reader's answer: {}", std::strerror(errno));
+    if (n == 0) return {};
     out.append(buffer, static_cast<std::size_t>(n));
   }
 }
@@ -282,15 +292,13 @@ HwlocTopology HwlocTopology::read_xml_isolated(const std::string* path, std::str
   }
   ::close(fds[1]);
   std::string answer;
-  const bool finished = read_until_closed(fds[0], answer);
+  const std::string unfinished = read_until_closed(fds[0], answer);
   ::close(fds[0]);
-  if (!finished) ::kill(child, SIGKILL);
+  if (!unfinished.empty()) ::kill(child, SIGKILL);
   int status = 0;
   while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
-  if (!finished)
-    throw Error(fmt::format("hwloc: cannot read topology {}: hwloc did not finish reading it in {} s",
-                            what, kXmlReadSeconds));
+  if (!unfinished.empty()) throw Error(fmt::format("hwloc: cannot read topology {}: {}", what, unfinished));
   if (WIFSIGNALED(status))
     throw Error(fmt::format("hwloc: cannot read topology {}: hwloc's reader stopped on it with signal "
                             "{} ({}), a defect of hwloc on a malformed file",
@@ -304,9 +312,7 @@ HwlocTopology HwlocTopology::read_xml_isolated(const std::string* path, std::str
   StderrCapture messages;
   errno = 0;
   const std::string_view xml = std::string_view(answer).substr(1);
-  if (xml.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()) ||
-      hwloc_topology_set_xmlbuffer(t.topology_, xml.data(), static_cast<int>(xml.size())) != 0 ||
-      hwloc_topology_load(t.topology_) != 0) {
+  if (!load_xml_text(t.topology_, xml)) {
     const int error = errno;
     throw Error(fmt::format("hwloc: cannot read topology {} back from hwloc's own export: {}", what,
                             reason(messages.text(), error, "not a valid hwloc XML text")));
