@@ -69,7 +69,7 @@ cmake --build "$build" -j "$(nproc)" --target "${build_targets[@]}"
 echo "fuzz.sh: built ${#targets[@]} target(s) in $((SECONDS - start)) s"
 [ "$build_only" = 0 ] || exit 0
 
-# One target: fuzzes it, then writes its line of the summary to $run/summary and, when it
+# One target: fuzzes it, then writes its speed and coverage to $run/figures and, when it
 # failed, what to replay to $run/failure. Targets run side by side, `jobs` at a time.
 fuzz_one() {
   local t=$1 run="$build/run/$1" status=0 execs cov crash
@@ -87,10 +87,8 @@ fuzz_one() {
     { tail -40 "$run/log"
       echo "fuzz.sh: $t FAILED (exit $status); input: ${crash:-none written}; log: $run/log"
       echo "fuzz.sh: replay with $build/bin/${t}_fuzz ${crash:-<input>}"; } >"$run/failure"
-    printf '%-19s %8s exec/s  %-22s %s\n' "$t" "${execs:-?}" "${cov:-cov: ?}" FAILED >"$run/summary"
-  else
-    printf '%-19s %8s exec/s  %-22s %s\n' "$t" "${execs:-?}" "${cov:-cov: ?}" ok >"$run/summary"
   fi
+  printf '%-19s %8s exec/s  %-22s' "$t" "${execs:-?}" "${cov:-cov: ?}" >"$run/figures"
 }
 
 echo "fuzz.sh: ${#targets[@]} target(s), $seconds s each, $jobs at a time"
@@ -110,10 +108,15 @@ failed=()
 summary=()
 for t in "${targets[@]}"; do
   run="$build/run/$t"
-  summary+=("$(cat "$run/summary" 2>/dev/null || printf '%-19s did not finish' "$t")")
-  if [ -f "$run/failure" ] || [ ! -f "$run/summary" ]; then
-    cat "$run/failure" 2>/dev/null || true
+  if [ ! -f "$run/figures" ]; then
+    summary+=("$(printf '%-19s did not finish' "$t")")
     failed+=("$t")
+  elif [ -f "$run/failure" ]; then
+    summary+=("$(cat "$run/figures") FAILED")
+    cat "$run/failure"
+    failed+=("$t")
+  else
+    summary+=("$(cat "$run/figures") ok")
   fi
 done
 

@@ -46,7 +46,7 @@ BUILD=$(abs_path "$BUILD")
 [ "$mode" = record ] || [ -f "$BUILD/CTestTestfile.cmake" ] || die "$BUILD is not a configured build tree (cmake --preset default && cmake --build --preset default)"
 [ "$(id -u)" -eq 0 ] || die "must run as root (the testbed)"
 
-failed=0 table=()
+failed=0
 # phase NAME CMD...: runs CMD, prints and records its time and result.
 phase() {
   local name=$1 start=$SECONDS rc
@@ -54,7 +54,7 @@ phase() {
   printf '\n==> %s\n' "$name"
   "$@"
   rc=$?
-  table+=("$(printf '%-44s %5d s  %s' "$name" $((SECONDS - start)) "$([ $rc = 0 ] && echo ok || echo "FAILED ($rc)")")")
+  step_row "$name" $((SECONDS - start)) "$([ $rc = 0 ] && echo ok || echo "FAILED ($rc)")"
   printf '==> %s: %d s, %s\n' "$name" $((SECONDS - start)) "$([ $rc = 0 ] && echo ok || echo "FAILED (exit status $rc)")"
   [ $rc = 0 ] || failed=1
   return $rc
@@ -125,5 +125,5 @@ for release in "${RELEASES[@]}"; do
 done
 
 printf '\n==> Slurm releases (%s): %d s in all\n' "$mode" $((SECONDS - total))
-printf '  %s\n' "${table[@]}"
+print_step_rows
 exit $failed

@@ -33,11 +33,14 @@ done
 
 # Each step prints how long the one before it took, and the run its total at the end.
 # The end repeats every step's time in one table, as the last lines of the output.
-step_name="" step_start=$SECONDS step_table=()
+SCRIPT=test.sh
+# shellcheck source=lib/testbed-common.sh
+. scripts/lib/testbed-common.sh
+step_name="" step_start=$SECONDS
 step_done() {
   [ -n "$step_name" ] || return 0
   printf '==> %s: %d s\n' "$step_name" $((SECONDS - step_start))
-  step_table+=("$(printf '%6d s  %s' $((SECONDS - step_start)) "${step_name%% (*}")")
+  step_row "${step_name%% (*}" $((SECONDS - step_start))
   step_name=""
 }
 step() { step_done; step_name=$*; step_start=$SECONDS; printf '\n==> %s\n' "$*"; }
@@ -48,7 +51,7 @@ on_exit() {
   [ -z "$background_cg" ] || cg_destroy "$background_cg"
   step_done
   printf '\n==> test.sh: the steps\n'
-  printf '%s\n' "${step_table[@]}"
+  print_step_rows
   printf '==> test.sh: %d s in all\n' $SECONDS
 }
 trap on_exit EXIT
@@ -91,9 +94,6 @@ fi
 # weight is the lowest, so they take only processor time nobody else wants (the main build's
 # links and single long compiles, the testbed tests' waits on Slurm, MPI and PostgreSQL)
 # and never slow the main build or the testbed's node quotas. Their steps below wait for them.
-SCRIPT=test.sh
-# shellcheck source=lib/testbed-common.sh
-. scripts/lib/testbed-common.sh
 cg_detect
 background_cg=$CG_ROOT/hetscale-test-background
 cg_destroy "$background_cg"  # what a killed run left

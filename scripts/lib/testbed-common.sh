@@ -1,4 +1,4 @@
-# Shared helpers of scripts/cluster.sh and scripts/pg.sh (sourced, not run).
+# Shared helpers of the testbed's scripts (sourced, not run).
 # Every process a testbed script starts is placed in a cgroup whose name is derived from
 # the run directory, so `down` finds exactly what `up` started, even when the run
 # directory was deleted by a later `rm -rf` (docs/testbed.md, "Ownership").
@@ -7,6 +7,12 @@
 say() { printf '%s: %s\n' "$SCRIPT" "$*"; }
 warn() { printf '%s: warning: %s\n' "$SCRIPT" "$*" >&2; }
 die() { printf '%s: error: %s\n' "$SCRIPT" "$*" >&2; exit 1; }
+
+# The table of a run's steps, printed at its end: step_row NAME SECONDS [RESULT] adds one
+# row, print_step_rows prints them all (scripts/test.sh, scripts/test-slurm-releases.sh).
+step_rows=()
+step_row() { step_rows+=("$(printf '%6d s  %-48s %s' "$2" "$1" "${3:-}")"); }
+print_step_rows() { [ ${#step_rows[@]} = 0 ] || printf '  %s\n' "${step_rows[@]}"; }
 
 # Absolute, normalised form of a path that may not exist yet.
 abs_path() { realpath -m -- "$1"; }
