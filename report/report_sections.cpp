@@ -108,7 +108,11 @@ Cell speed_range(double low, double high) {
 ReportTable node_group_table(const std::string& site, const std::vector<NodeRow>& nodes) {
   std::vector<std::vector<Cell>> rows;
   const std::string unit = nodes.empty() ? "" : nodes.front().speed_unit;
-  for (const NodeGroup& g : node_groups(nodes)) {
+  const std::vector<NodeGroup> groups = node_groups(nodes);
+  // The hardware column only where the site table described some group's nodes.
+  const bool hardware = std::any_of(groups.begin(), groups.end(),
+                                    [](const NodeGroup& g) { return !g.hardware.empty(); });
+  for (const NodeGroup& g : groups) {
     rows.push_back({text(g.group), text(g.state), integer(static_cast<long long>(g.hosts.size())),
                     text(compress_hostlist(g.hosts)),
                     g.min_processors == g.max_processors
@@ -116,10 +120,43 @@ ReportTable node_group_table(const std::string& site, const std::vector<NodeRow>
                         : Cell{fmt::format("{} to {}", g.min_processors, g.max_processors),
                                std::to_string(g.min_processors), true},
                     speed_range(g.min_node_speed, g.max_node_speed), number(g.group_marked_speed)});
+    if (hardware) rows.back().push_back(text(g.hardware));
   }
+  std::vector<Column> columns{"group", "state", "nodes", "hosts", "processors",
+                              {"node_marked_speed", unit}, {"group_marked_speed", unit}};
+  if (hardware) columns.emplace_back("hardware");
   return make_table("node-groups-" + slug(site), "Nodes of site " + site + " by group and state",
-                    {"group", "state", "nodes", "hosts", "processors",
-                     {"node_marked_speed", unit}, {"group_marked_speed", unit}},
+                    columns, rows);
+}
+
+namespace {
+
+// OS indices as ranges: 0-11,16.
+std::string cpu_ranges(const std::vector<long long>& cpus) {
+  std::string out;
+  for (std::size_t i = 0; i < cpus.size();) {
+    std::size_t j = i;
+    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
+    if (!out.empty()) out += ',';
+    out += j == i ? std::to_string(cpus[i]) : fmt::format("{}-{}", cpus[i], cpus[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+ReportTable cpu_kind_table(const std::string& site, const std::vector<GroupCpuKindRow>& kinds) {
+  std::vector<std::vector<Cell>> rows;
+  const std::string unit = kinds.empty() ? "" : kinds.front().speed_unit;
+  for (const GroupCpuKindRow& k : kinds)
+    rows.push_back({text(k.group), integer(k.kind), text(cpu_ranges(k.cpus)),
+                    integer(static_cast<long long>(k.cpus.size())),
+                    k.efficiency ? integer(*k.efficiency) : text(""), text(k.core_type),
+                    number(k.marked_speed), number(k.group_marked_speed)});
+  return make_table("cpu-kinds-" + slug(site), "Kinds of core of site " + site + "'s hybrid nodes",
+                    {"group", "kind", "cpus", "cpu_count", "efficiency", "core_type",
+                     {"kind_marked_speed", unit}, {"group_marked_speed", unit}},
                     rows);
 }
 
@@ -676,6 +713,7 @@ std::vector<NodeGroup> node_groups(const std::vector<NodeRow>& nodes) {
       g.group = n.group;
       g.state = n.state;
       g.group_marked_speed = n.group_marked_speed;
+      g.hardware = n.group_hardware;
       g.min_processors = g.max_processors = n.processors;
       g.min_node_speed = g.max_node_speed = speed;
     }
@@ -725,8 +763,13 @@ ReportSection node_map_section(const ReportData& data) {
           fmt::format("site {}: nodes not ok: {}", site, fmt::join(states, "; ")));
     const BarChart chart =
         nodes.size() > kMaxNodeBars ? group_speed_chart(site, nodes) : node_map_chart(site, nodes);
-    add_figure(section, "site " + site, render_svg(chart),
-               {node_group_table(site, nodes), node_table(site, nodes)});
+    std::vector<ReportTable> tables{node_group_table(site, nodes)};
+    std::vector<GroupCpuKindRow> kinds;
+    for (const GroupCpuKindRow& k : data.cpu_kinds)
+      if (k.site == site) kinds.push_back(k);
+    if (!kinds.empty()) tables.push_back(cpu_kind_table(site, kinds));
+    tables.push_back(node_table(site, nodes));
+    add_figure(section, "site " + site, render_svg(chart), std::move(tables));
   }
   if (by_site.empty())
     section.notes.push_back(

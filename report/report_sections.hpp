@@ -59,6 +59,7 @@ struct NodeGroup {
   double max_node_speed = 0;
   double group_marked_speed = 0;
   double total_node_speed = 0;
+  std::string hardware;  // the group's hardware line; empty when not stored
 };
 
 /// By group, then state: ok, degraded, excluded, then any other by name.

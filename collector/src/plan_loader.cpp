@@ -49,6 +49,32 @@ std::map<std::string, std::string> upsert_groups(pg::Connection& conn, const std
   return ids;
 }
 
+// What the site table says each group's nodes have (migration 27): the fingerprint, the
+// hardware line and the kinds of core, replaced whole. Plan loading never calls it: a plan
+// carries the groups' names and speeds only, and leaves what is stored as it is.
+void store_group_hardware(pg::Connection& conn, const PlanSite& site,
+                          const std::map<std::string, std::string>& groups) {
+  for (const Group& g : site.groups) {
+    const std::string& group_id = groups.at(g.name);
+    conn.exec("UPDATE hetscale.groups SET fingerprint = $2, hardware = $3 WHERE group_id = $1",
+              {group_id, optional(g.fingerprint), optional(g.hardware)});
+    conn.exec("DELETE FROM hetscale.group_cpu_kinds WHERE group_id = $1", {group_id});
+    for (std::size_t k = 0; k < g.cpu_kinds.size(); ++k) {
+      const GroupCpuKind& kind = g.cpu_kinds[k];
+      std::string cpus = "{";
+      for (const unsigned cpu : kind.cpus) cpus += (cpus.size() > 1 ? "," : "") + std::to_string(cpu);
+      cpus += "}";
+      conn.exec(R"sql(
+        INSERT INTO hetscale.group_cpu_kinds (group_id, kind, cpus, efficiency, core_type, marked_speed)
+        VALUES ($1, $2, $3::bigint[], $4, $5, $6))sql",
+                {group_id, std::to_string(k), cpus,
+                 kind.efficiency ? std::optional<std::string>(std::to_string(*kind.efficiency))
+                                 : std::nullopt,
+                 optional(kind.core_type), number(kind.marked_speed)});
+    }
+  }
+}
+
 std::map<std::string, std::string> upsert_nodes(pg::Connection& conn, const std::string& site_id,
                                                 const PlanSite& site,
                                                 const std::map<std::string, std::string>& groups) {
@@ -283,7 +309,9 @@ void upsert_round(pg::Connection& conn, const std::string& experiment_id, RoundP
 SiteCounts store_site_rows(pg::Connection& conn, const PlanSite& site,
                            const std::vector<BenchmarkPoint>& points) {
   const std::string site_id = upsert_site(conn, site);
-  const auto nodes = upsert_nodes(conn, site_id, site, upsert_groups(conn, site_id, site));
+  const auto groups = upsert_groups(conn, site_id, site);
+  store_group_hardware(conn, site, groups);
+  const auto nodes = upsert_nodes(conn, site_id, site, groups);
   SiteCounts counts{nodes.size(), 0};
   for (const BenchmarkPoint& p : points) {
     const auto node = nodes.find(p.node);

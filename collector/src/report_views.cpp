@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <map>
 #include <set>
 
@@ -47,6 +48,8 @@ constexpr int kForecastIntervalReasonSchemaVersion = 24;
 /// Schema version from which set_required_work carries the precision and budget of runs
 /// per set the experiment's latest plan asks of its refinement (migration 0025).
 constexpr int kRefinePrecisionSchemaVersion = 25;
+// The groups' hardware and kinds of core (node_map's group_hardware, group_cpu_kind_speeds).
+constexpr int kGroupHardwareSchemaVersion = 27;
 
 std::string text(const pg::Result& r, int row, int column) {
   return r.is_null(row, column) ? std::string() : std::string(r.text(row, column));
@@ -364,15 +367,43 @@ void read_forecasts(const Views& views, const Chosen& chosen, IntervalColumns co
     }
 }
 
-std::vector<NodeRow> read_nodes(pg::Connection& conn) {
-  const pg::Result r = conn.exec(R"(
-      SELECT site, "group", group_marked_speed, host, processors, marked_speed, speed_unit, state
-      FROM hetscale.node_map ORDER BY site, "group", host)");
+std::vector<NodeRow> read_nodes(pg::Connection& conn, int version) {
+  const bool hardware = version >= kGroupHardwareSchemaVersion;
+  const pg::Result r = conn.exec(fmt::format(R"(
+      SELECT site, "group", group_marked_speed, host, processors, marked_speed, speed_unit, state,
+             {}
+      FROM hetscale.node_map ORDER BY site, "group", host)",
+                                             hardware ? "group_hardware" : "NULL"));
   std::vector<NodeRow> nodes;
   for (int i = 0; i < r.rows(); ++i)
     nodes.push_back({text(r, i, 0), text(r, i, 1), r.number(i, 2), text(r, i, 3), small(r, i, 4),
-                     r.number(i, 5), text(r, i, 6), text(r, i, 7)});
+                     r.number(i, 5), text(r, i, 6), text(r, i, 7), text(r, i, 8)});
   return nodes;
+}
+
+std::vector<GroupCpuKindRow> read_cpu_kinds(pg::Connection& conn, int version) {
+  if (version < kGroupHardwareSchemaVersion) return {};
+  const pg::Result r = conn.exec(R"(
+      SELECT site, "group", kind, array_to_string(cpus, ','), efficiency, core_type, marked_speed,
+             group_marked_speed, speed_unit
+      FROM hetscale.group_cpu_kind_speeds ORDER BY site, "group", kind)");
+  std::vector<GroupCpuKindRow> kinds;
+  for (int i = 0; i < r.rows(); ++i) {
+    GroupCpuKindRow k{text(r, i, 0), text(r, i, 1), small(r, i, 2)};
+    const std::string_view list = r.text(i, 3);
+    for (const char* at = list.data(); at < list.data() + list.size();) {
+      long long cpu = 0;
+      at = std::from_chars(at, list.data() + list.size(), cpu).ptr + 1;  // past the comma
+      k.cpus.push_back(cpu);
+    }
+    k.efficiency = optional_small(r, i, 4);
+    k.core_type = text(r, i, 5);
+    k.marked_speed = r.number(i, 6);
+    k.group_marked_speed = r.number(i, 7);
+    k.speed_unit = text(r, i, 8);
+    kinds.push_back(std::move(k));
+  }
+  return kinds;
 }
 
 /// The schema version; throws for a database older than the views.
@@ -583,7 +614,8 @@ ReportData read_report_data(pg::Connection& conn, const std::vector<std::string>
   read_partitions(views, chosen);
   read_forecasts(views, chosen, forecast_interval_columns(version));
   if (names.empty() && data.experiments.back().partitions.empty()) data.experiments.pop_back();
-  data.nodes = read_nodes(conn);
+  data.nodes = read_nodes(conn, version);
+  data.cpu_kinds = read_cpu_kinds(conn, version);
   snapshot.commit();
   return data;
 }

@@ -271,6 +271,52 @@ TEST(NodeMap, GroupedByGroupAndStateWithCompressedHostListsInNaturalOrder) {
   EXPECT_TRUE(mentions(s, "site grown: nodes not ok: 2 degraded (amd-epyc-1-t[12,119])"));
 }
 
+// What the stored site table says each group's nodes have (migration 27): a hardware
+// column in the grouped table, and a table of the hybrid groups' kinds of core.
+TEST(NodeMap, TheGroupsHardwareAndKindsOfCoreAreShownWhereStored) {
+  ReportData data;
+  data.nodes = {{"lab", "blade", 20, "b1", 1, 20, "Mflops", "ok", "2x64c AMD EPYC 7763, 256 GB DRAM"},
+                {"lab", "laptop", 40, "l1", 20, 40, "Mflops", "ok", "1x14c Intel Core i7-1370P"},
+                {"lab", "old", 10, "o1", 1, 10, "Mflops", "ok"}};
+  GroupCpuKindRow efficient{"lab", "laptop", 0, {12, 13, 14, 15, 16, 17, 18, 19}};
+  efficient.efficiency = 0;
+  efficient.core_type = "IntelAtom";
+  efficient.marked_speed = 20;
+  efficient.group_marked_speed = 40;
+  efficient.speed_unit = "Mflops";
+  GroupCpuKindRow performance{"lab", "laptop", 1, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 30}};
+  performance.marked_speed = 52.5;
+  performance.group_marked_speed = 40;
+  performance.speed_unit = "Mflops";
+  data.cpu_kinds = {efficient, performance, {"other-site", "x", 0, {0}}};
+  const ReportSection s = node_map_section(data);
+  ASSERT_EQ(s.figures.size(), 1u);
+  ASSERT_EQ(s.figures[0].tables.size(), 3u);
+  const ReportTable& grouped = s.figures[0].tables[0];
+  ASSERT_EQ(grouped.columns.back(), "hardware");
+  ASSERT_EQ(grouped.cells.size(), 3u);
+  EXPECT_EQ(grouped.cells[0].back(), "2x64c AMD EPYC 7763, 256 GB DRAM");
+  EXPECT_EQ(grouped.cells[1].back(), "1x14c Intel Core i7-1370P");
+  EXPECT_EQ(grouped.cells[2].back(), "");  // a group the table does not describe
+  const ReportTable& kinds = s.figures[0].tables[1];
+  EXPECT_EQ(kinds.columns, (std::vector<std::string>{"group", "kind", "cpus", "cpu_count", "efficiency",
+                                                     "core_type", "kind_marked_speed",
+                                                     "group_marked_speed"}));
+  ASSERT_EQ(kinds.cells.size(), 2u);  // this site's only
+  EXPECT_EQ(kinds.cells[0], (std::vector<std::string>{"laptop", "0", "12-19", "8", "0", "IntelAtom",
+                                                      "20", "40"}));
+  EXPECT_EQ(kinds.cells[1], (std::vector<std::string>{"laptop", "1", "0-11,30", "13", "", "", "52.5",
+                                                      "40"}));
+  EXPECT_TRUE(s.figures[0].tables[2].folded);  // every node, last
+
+  // A site whose table describes nothing has neither.
+  for (auto& n : data.nodes) n.group_hardware.clear();
+  data.cpu_kinds.clear();
+  const ReportSection plain = node_map_section(data);
+  ASSERT_EQ(plain.figures[0].tables.size(), 2u);
+  EXPECT_EQ(plain.figures[0].tables[0].columns.back(), "group_marked_speed");
+}
+
 TEST(NodeMap, ALargeSiteIsSummarisedPerGroup) {
   ReportData data;
   for (std::size_t i = 0; i <= kMaxNodeBars; ++i)

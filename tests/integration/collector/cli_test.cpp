@@ -26,10 +26,10 @@ TEST(Cli, MigrateCollectAnalyze) {
   EXPECT_EQ(r.out, "database at schema version 2 (was 0; applied 1, 2)\n");
   r = hetscale({"db", "migrate", "--db", db.uri()});
   EXPECT_EQ(r.out,
-            "database at schema version 26 (was 2; applied 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, "
-            "14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26)\n");
+            "database at schema version 27 (was 2; applied 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, "
+            "14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27)\n");
   r = hetscale({"db", "migrate", "--db", db.uri()});
-  EXPECT_EQ(r.out, "database at schema version 26: nothing to apply\n");
+  EXPECT_EQ(r.out, "database at schema version 27: nothing to apply\n");
 
   const fs::path dir = fs::temp_directory_path() / ("hetscale-cli-" + std::to_string(::getpid()));
   fs::create_directories(dir);

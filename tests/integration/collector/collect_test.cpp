@@ -359,7 +359,7 @@ TEST_F(Collect, RefusesAnUnmigratedDatabase) {
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_STREQ(e.what(),
-                 "database: schema version 0, this hetscale needs 26; run 'hetscale db migrate "
+                 "database: schema version 0, this hetscale needs 27; run 'hetscale db migrate "
                  "--db URI' first");
   }
 }

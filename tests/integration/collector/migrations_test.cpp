@@ -74,7 +74,9 @@ TEST(Migrations, EmbedsTheNumberedFilesInOrder) {
   EXPECT_STREQ(all[24].name, "refine_precision");
   EXPECT_EQ(all[25].version, 26);
   EXPECT_STREQ(all[25].name, "network_probes");
-  EXPECT_EQ(latest_schema_version(), 26);
+  EXPECT_EQ(all[26].version, 27);
+  EXPECT_STREQ(all[26].name, "group_hardware");
+  EXPECT_EQ(latest_schema_version(), 27);
 }
 
 TEST(Migrations, FromEmptyAppliesAllAndRecordsTheVersion) {
@@ -83,16 +85,16 @@ TEST(Migrations, FromEmptyAppliesAllAndRecordsTheVersion) {
   EXPECT_EQ(collector::schema_version(conn), 0);
   const MigrationReport report = migrate(conn);
   EXPECT_EQ(report.from_version, 0);
-  EXPECT_EQ(report.to_version, 26);
-  EXPECT_EQ(report.applied, (std::vector<int>{1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13,
-                                              14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26}));
-  EXPECT_EQ(collector::schema_version(conn), 26);
+  EXPECT_EQ(report.to_version, 27);
+  EXPECT_EQ(report.applied, (std::vector<int>{1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14,
+                                              15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27}));
+  EXPECT_EQ(collector::schema_version(conn), 27);
   EXPECT_EQ(
       db.scalar("SELECT string_agg(name, ',' ORDER BY version) FROM hetscale.schema_migrations"),
       "tables,roles,views,partitions_predictions,within_tolerance,plan_rounds,explicit_grants,"
       "run_engine,availability,slurm_cluster,owners,view_owners,shared_rows,writer_logins,weights_digest,"
       "run_outcome,task_times,set_time_split,public_schema,private_columns,intervals,forecast_intervals,"
-      "interval_reasons,forecast_interval_reasons,refine_precision,network_probes");
+      "interval_reasons,forecast_interval_reasons,refine_precision,network_probes,group_hardware");
   EXPECT_NO_THROW(collector::require_current_schema(conn));
 }
 
@@ -103,7 +105,7 @@ TEST(Migrations, StepByStep) {
   EXPECT_EQ(db.scalar("SELECT to_regclass('hetscale.runs') IS NOT NULL"), "t");
   EXPECT_EQ(db.scalar("SELECT to_regclass('hetscale.run_efficiency') IS NOT NULL"), "f");
   EXPECT_EQ(error_of([&] { collector::require_current_schema(conn); }),
-            "database: schema version 1, this hetscale needs 26; run 'hetscale db migrate --db "
+            "database: schema version 1, this hetscale needs 27; run 'hetscale db migrate --db "
             "URI' first");
   EXPECT_EQ(migrate(conn, 2).applied, (std::vector<int>{2}));
   EXPECT_EQ(db.scalar("SELECT count(*) FROM pg_roles WHERE rolname IN "

@@ -184,7 +184,7 @@ TEST_F(PublicSchema, MigrateRevokesCreateWhereTheAdministratorOwnsTheDatabase) {
   db_.connect().exec("ALTER DATABASE " + database() + " OWNER TO hetscale_admin");
   auto r = hetscale({"db", "migrate", "--db", admin_.uri()});
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(r.out, "database at schema version 26 (was 18; applied 19, 20, 21, 22, 23, 24, 25, 26)\n");
+  EXPECT_EQ(r.out, "database at schema version 27 (was 18; applied 19, 20, 21, 22, 23, 24, 25, 26, 27)\n");
   EXPECT_EQ(r.err, "");
   EXPECT_EQ(public_writable(), "f");
 
@@ -193,7 +193,7 @@ TEST_F(PublicSchema, MigrateRevokesCreateWhereTheAdministratorOwnsTheDatabase) {
   writer.add_as("writer");
   db_.connect().exec("GRANT CREATE ON SCHEMA public TO " + writer.name());
   r = hetscale({"db", "migrate", "--db", admin_.uri()});
-  EXPECT_EQ(r.out, "database at schema version 26: nothing to apply\n");
+  EXPECT_EQ(r.out, "database at schema version 27: nothing to apply\n");
   EXPECT_EQ(r.err, "hetscale db migrate: warning: " + writer.name() +
                        " may create objects in schema public, where a function or operator can "
                        "take over a name that other users' sessions call (docs/admin.md, "
@@ -211,7 +211,7 @@ TEST_F(PublicSchema, MigrateWarnsWhereItCannotRevoke) {
       "SCHEMA public FROM PUBLIC;\n";
   auto r = hetscale({"db", "migrate", "--db", admin_.uri()});
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(r.out, "database at schema version 26 (was 18; applied 19, 20, 21, 22, 23, 24, 25, 26)\n");
+  EXPECT_EQ(r.out, "database at schema version 27 (was 18; applied 19, 20, 21, 22, 23, 24, 25, 26, 27)\n");
   EXPECT_EQ(r.err, warning);
   EXPECT_EQ(public_writable(), "t");
   r = hetscale({"db", "migrate", "--db", admin_.uri()});

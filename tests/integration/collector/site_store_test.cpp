@@ -111,5 +111,68 @@ TEST_F(SiteStore, ALostConnectionRunsTheWholeUnitAgainAndStoresItOnce) {
   EXPECT_EQ(count("benchmark_history"), "3");
 }
 
+// A site of hybrid "server" nodes, as `hetscale groups` writes it from node records.
+PlanSite described_lab() {
+  PlanSite site = lab();
+  site.groups[0].fingerprint = "8e25d71214a0f49b";
+  site.groups[0].hardware = "2x64c AMD EPYC 7763, 256 GB DRAM";
+  site.groups[1].hardware = "1x14c Intel Core i7-1370P (6 + 8 cores of 2 kinds), 32 GB DRAM";
+  GroupCpuKind efficient;
+  efficient.cpus = {12, 13, 14, 15, 16, 17, 18, 19};
+  efficient.efficiency = 0;
+  efficient.core_type = "IntelAtom";
+  efficient.marked_speed = 9.8;
+  GroupCpuKind performance;
+  performance.cpus = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 4294967295u};
+  performance.marked_speed = 20.5;
+  site.groups[1].cpu_kinds = {efficient, performance};
+  return site;
+}
+
+TEST_F(SiteStore, StoresWhatEachGroupsNodesHaveAndReplacesItWhole) {
+  db_.migrate();
+  collector::store_site(db_.uri(), described_lab(), {});
+  EXPECT_EQ(db_.scalar("SELECT string_agg(name || ':' || coalesce(fingerprint, '-') || ':' || "
+                       "coalesce(hardware, '-'), ' | ' ORDER BY name) FROM hetscale.groups"),
+            "blade:8e25d71214a0f49b:2x64c AMD EPYC 7763, 256 GB DRAM | "
+            "server:-:1x14c Intel Core i7-1370P (6 + 8 cores of 2 kinds), 32 GB DRAM");
+  // Through the views the report and the dashboards read.
+  EXPECT_EQ(db_.scalar("SELECT string_agg(\"group\" || ':' || kind || ':' || array_to_string(cpus, ',') "
+                       "|| ':' || cpu_count || ':' || coalesce(efficiency::text, '-') || ':' || "
+                       "coalesce(core_type, '-') || ':' || marked_speed || ':' || speed_unit, ' | ' "
+                       "ORDER BY kind) FROM hetscale.group_cpu_kind_speeds"),
+            "server:0:12,13,14,15,16,17,18,19:8:0:IntelAtom:9.8:Mflops | "
+            "server:1:0,1,2,3,4,5,6,7,8,9,10,4294967295:12:-:-:20.5:Mflops");
+  EXPECT_EQ(db_.scalar("SELECT string_agg(host || ':' || coalesce(group_hardware, '-') || ':' || "
+                       "group_cpu_kinds, ' | ' ORDER BY host) FROM hetscale.node_map"),
+            "b1:2x64c AMD EPYC 7763, 256 GB DRAM:0 | b2:2x64c AMD EPYC 7763, 256 GB DRAM:0 | "
+            "s1:1x14c Intel Core i7-1370P (6 + 8 cores of 2 kinds), 32 GB DRAM:2");
+
+  // Stored again from a table that describes nothing (declared speeds): nothing is left of
+  // the earlier description, not a stale kind.
+  collector::store_site(db_.uri(), lab(), {});
+  EXPECT_EQ(db_.scalar("SELECT count(*) FROM hetscale.groups WHERE fingerprint IS NOT NULL "
+                       "OR hardware IS NOT NULL"),
+            "0");
+  EXPECT_EQ(count("group_cpu_kinds"), "0");
+}
+
+TEST_F(SiteStore, WritersAndReadersSeeTheGroupsHardwareAndCannotChangeIt) {
+  db_.migrate();
+  collector::store_site(db_.uri(), described_lab(), {});
+  for (const char* role : {"hetscale_writer", "hetscale_reader"}) {
+    SCOPED_TRACE(role);
+    const TestLogin login(db_, std::string("hardware_") + (role[9] == 'w' ? "writer" : "reader"), role);
+    pg::Connection conn = login.connect();
+    EXPECT_EQ(conn.exec("SELECT count(*) FROM hetscale.group_cpu_kind_speeds").text(0, 0), "2");
+    EXPECT_EQ(conn.exec("SELECT count(*) FROM hetscale.node_map WHERE group_hardware IS NOT NULL")
+                  .text(0, 0),
+              "3");
+    EXPECT_THROW(conn.exec("DELETE FROM hetscale.group_cpu_kinds"), pg::DbError);
+    EXPECT_THROW(conn.exec("UPDATE hetscale.groups SET hardware = 'forged'"), pg::DbError);
+  }
+  EXPECT_EQ(count("group_cpu_kinds"), "2");
+}
+
 }  // namespace
 }  // namespace hetscale::test

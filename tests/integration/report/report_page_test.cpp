@@ -174,6 +174,14 @@ TEST_F(Report, TheCapacityFixtureReadsAt1280PxInChromium) {
   // The grown site's node map: a row per group and state, its hosts as Slurm host lists.
   EXPECT_NE(html.find("<td>b[1-2],blade-t[1-510]</td>"), std::string::npos);
   EXPECT_NE(html.find("<td>s1,server-t[1-510]</td>"), std::string::npos);
+  // What the stored site table says the groups' nodes have (migration 27), from the
+  // database: the hardware lines and the hybrid group's kinds of core with their CPUs.
+  EXPECT_NE(html.find("2x32c AMD EPYC 7543, 4x NVIDIA A100-SXM4 80 GB, 512 GB DRAM"), std::string::npos);
+  EXPECT_NE(html.find("1x14c 13th Gen Intel Core i7-1370P (6 + 8 cores of 2 kinds), 32 GB DRAM"),
+            std::string::npos);
+  EXPECT_NE(html.find("Kinds of core of site "), std::string::npos);
+  EXPECT_NE(html.find("<td>12-19</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td>IntelAtom</td>"), std::string::npos);
   // predict's what-if rows name their base, and the summary reaches 1024 nodes.
   EXPECT_NE(html.find("add:2:server on set 1"), std::string::npos);
   EXPECT_NE(html.find("id=\"summary-mm-small-0-5\""), std::string::npos);

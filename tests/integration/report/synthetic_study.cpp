@@ -210,6 +210,21 @@ void load_capacity_study(const std::string& db_uri, const fs::path& scratch) {
   table = grow_site_table(table, kGrownNodes);
   grown.name += "-grown";
   grown.nodes = table.nodes;
+  // What `hetscale groups` writes of the nodes (migration 27 stores it): the report's node
+  // map shows a hardware column and the hybrid group's kinds of core.
+  for (Group& g : grown.groups) g.hardware = "2x32c AMD EPYC 7543, 4x NVIDIA A100-SXM4 80 GB, 512 GB DRAM";
+  grown.groups.back().hardware = "1x14c 13th Gen Intel Core i7-1370P (6 + 8 cores of 2 kinds), 32 GB DRAM";
+  GroupCpuKind efficient;
+  efficient.cpus = {12, 13, 14, 15, 16, 17, 18, 19};
+  efficient.efficiency = 0;
+  efficient.core_type = "IntelAtom";
+  efficient.marked_speed = grown.groups.back().marked_speed / 2;
+  GroupCpuKind performance;
+  performance.cpus = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+  performance.efficiency = 1;
+  performance.core_type = "IntelCore";
+  performance.marked_speed = grown.groups.back().marked_speed * 1.2;
+  grown.groups.back().cpu_kinds = {efficient, performance};
   collector::store_site(db_uri, grown, {});
   int sets = 0;
   while (synthetic_set_nodes(sets) <= kGrownNodes) ++sets;

@@ -185,6 +185,22 @@ struct NodeRow {
   double marked_speed = 0;  // per processor
   std::string speed_unit;
   std::string state;  // ok | degraded | excluded
+  // What the group's nodes have, as the site table says (migration 27): empty when not
+  // stored (a site of declared speeds, or a database before migration 27).
+  std::string group_hardware{};
+};
+
+/// hetscale.group_cpu_kind_speeds: one kind of core of a group's hybrid nodes (migration 27).
+struct GroupCpuKindRow {
+  std::string site;
+  std::string group;
+  int kind = 0;                   // its place in the site table, least efficient first
+  std::vector<long long> cpus{};    // OS indices of the kind's CPUs on each node of the group
+  std::optional<int> efficiency{};  // hwloc's rank, 0 the most power-efficient
+  std::string core_type{};          // empty when not known
+  double marked_speed = 0;          // per processor
+  double group_marked_speed = 0;    // per processor, of all the node's CPUs
+  std::string speed_unit{};
 };
 
 /// Everything the views hold about one experiment.
@@ -235,6 +251,7 @@ struct ReportData {
   std::vector<ExperimentData> experiments;
   std::vector<TwinPair> twins;  // twins of experiments above; not in `experiments`
   std::vector<NodeRow> nodes;
+  std::vector<GroupCpuKindRow> cpu_kinds;  // empty before migration 27
 };
 
 /// An experiment of the views: its name, owner and cluster (owner and cluster empty in a
