@@ -18,6 +18,7 @@ namespace hetscale::report {
 // The rows the report maps, as the collector reads them from the views.
 using collector::CurvePoint;
 using collector::ExperimentData;
+using collector::GroupCpuKindRow;
 using collector::Forecast;
 using collector::NodeRow;
 using collector::NodeTimeVariability;

@@ -389,19 +389,19 @@ std::vector<GroupCpuKindRow> read_cpu_kinds(pg::Connection& conn, int version) {
       FROM hetscale.group_cpu_kind_speeds ORDER BY site, "group", kind)");
   std::vector<GroupCpuKindRow> kinds;
   for (int i = 0; i < r.rows(); ++i) {
-    GroupCpuKindRow k{text(r, i, 0), text(r, i, 1), small(r, i, 2)};
+    GroupCpuKindRow kind{text(r, i, 0), text(r, i, 1), small(r, i, 2)};
     const std::string_view list = r.text(i, 3);
     for (const char* at = list.data(); at < list.data() + list.size();) {
       long long cpu = 0;
       at = std::from_chars(at, list.data() + list.size(), cpu).ptr + 1;  // past the comma
-      k.cpus.push_back(cpu);
+      kind.cpus.push_back(cpu);
     }
-    k.efficiency = optional_small(r, i, 4);
-    k.core_type = text(r, i, 5);
-    k.marked_speed = r.number(i, 6);
-    k.group_marked_speed = r.number(i, 7);
-    k.speed_unit = text(r, i, 8);
-    kinds.push_back(std::move(k));
+    kind.efficiency = optional_small(r, i, 4);
+    kind.core_type = text(r, i, 5);
+    kind.marked_speed = r.number(i, 6);
+    kind.group_marked_speed = r.number(i, 7);
+    kind.speed_unit = text(r, i, 8);
+    kinds.push_back(std::move(kind));
   }
   return kinds;
 }
