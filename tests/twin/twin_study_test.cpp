@@ -439,6 +439,49 @@ TEST_F(TwinStudyTest, ALargerSetBeginsWhereTheSmallerSetsPutItsTarget) {
   EXPECT_FALSE(twin::begin_next_set(later, runs, say));
 }
 
+// A set whose runs come within the spec's tolerance of the target without bracketing it
+// is reached for the refinement, which gives it no more runs: the next set begins from the
+// size that came within tolerance instead of waiting for a bracket that never comes.
+TEST_F(TwinStudyTest, ALargerSetBeginsWhenTheSetBelowIsWithinToleranceOfTheTarget) {
+  twin::SimulatedRoundOptions options;
+  options.first_round_nodes = 4;
+  const twin::SimulatedRound first = twin::plan_simulated_round(spec(), site_, platform_, options);
+  ASSERT_EQ(first.round.sets.size(), 3u);
+  const jobgen::Round& round = first.round;
+  ASSERT_EQ(round.spec.target_efficiency, 0.5);
+  ASSERT_EQ(round.spec.refine.tolerance, 0.02);
+  const auto work = [&](double n) { return round.spec.workload.evaluate(std::span<const double>(&n, 1)); };
+  const auto run = [&](std::size_t k, double n, double e) {
+    jobgen::MeasuredRun r;
+    r.set_index = k;
+    r.parameter = n;
+    r.work = work(n);
+    r.wall_seconds = r.work / (e * round.sets[k].set.marked_speed * 1e6);
+    r.source = "test";
+    return r;
+  };
+  jobgen::Round next = round;
+  next.number = 1;
+  for (jobgen::RoundSet& set : next.sets) set.parameter_values.clear();
+  const Say say = [](LineKind, const std::string&) {};
+  // Set 1 reads 0.4925 at its largest size: below 0.5, by less than 2% of it.
+  std::vector<jobgen::MeasuredRun> runs = {run(0, 200, 0.4), run(0, 400, 0.6), run(1, 300, 0.3),
+                                           run(1, 800, 0.4925)};
+  ASSERT_EQ(twin::begin_next_set(next, runs, say), std::optional<std::size_t>(2));
+  const auto points = jobgen::measured_points(runs, next);
+  const double w0 = work(EfficiencyCurve::fit(points.at(0)).parameter_at(0.5).parameter);
+  const double w1 = work(800);  // the size within tolerance
+  const double psi = (round.sets[1].set.marked_speed * w0) / (round.sets[0].set.marked_speed * w1);
+  const double w2 = w1 * (round.sets[2].set.marked_speed / round.sets[1].set.marked_speed) / psi;
+  ASSERT_EQ(next.sets[2].parameter_values.size(), 3u);
+  EXPECT_EQ(next.sets[2].parameter_values[1], std::round(jobgen::parameter_for_work(round.spec.workload, w2, 1)));
+  // Farther than the tolerance (0.48, 4% below): it waits, as before.
+  jobgen::Round waiting = round;
+  for (jobgen::RoundSet& set : waiting.sets) set.parameter_values.clear();
+  runs.back() = run(1, 800, 0.48);
+  EXPECT_FALSE(twin::begin_next_set(waiting, runs, say));
+}
+
 TEST_F(TwinStudyTest, MissingSmpirunOrKernelIsAClearErrorBeforeAnyRun) {
   const twin::SimulatedRound simulated = write("missing", spec());
   twin::TwinRunnerOptions no_smpirun = runner();

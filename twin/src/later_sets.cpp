@@ -11,13 +11,17 @@
 namespace hetscale::twin {
 namespace {
 
-// The work at which set `index`'s runs read the target, when they bracket it.
+// The work at which set `index`'s runs read the target, as the refinement reads it: where
+// they bracket it, or at the measured size whose E_s is within the spec's tolerance of it
+// (a set the refinement counts as reached gets no more runs, so its successor must not
+// wait for it to bracket the target).
 std::optional<double> found_work(const std::map<std::size_t, std::vector<EfficiencyPoint>>& points,
                                  std::size_t index, const jobgen::Round& round) {
   const auto it = points.find(index);
   if (it == points.end() || it->second.empty()) return std::nullopt;
-  const TargetReading reading = EfficiencyCurve::fit(it->second).parameter_at(round.spec.target_efficiency);
-  if (reading.status != TargetReading::Status::found) return std::nullopt;
+  const TargetReading reading = EfficiencyCurve::fit(it->second).parameter_within(
+      round.spec.target_efficiency, round.spec.refine.tolerance);
+  if (!reading.has_parameter()) return std::nullopt;
   const double parameter = reading.parameter;
   return round.spec.workload.evaluate(std::span<const double>(&parameter, 1));
 }
