@@ -380,6 +380,22 @@ TEST_F(TwinStudyTest, RunsSimulatedOneByOneAreGatheredIntoTheRoundsStatus) {
   EXPECT_GT(failed[1].exit_status, 0);
 }
 
+// The work of size n of `round`'s workload.
+double work_of(const jobgen::Round& round, double n) {
+  return round.spec.workload.evaluate(std::span<const double>(&n, 1));
+}
+
+// A run of set k of `round` at size n reading E_s = e: E_s = W / (T C), C in Mflops.
+jobgen::MeasuredRun run_reading(const jobgen::Round& round, std::size_t k, double n, double e) {
+  jobgen::MeasuredRun r;
+  r.set_index = k;
+  r.parameter = n;
+  r.work = work_of(round, n);
+  r.wall_seconds = r.work / (e * round.sets[k].set.marked_speed * 1e6);
+  r.source = "test";
+  return r;
+}
+
 // A first round bounded to sets of 4 nodes leaves the set of 8 without sizes; it begins
 // in a later round once the two sets below it bracket their targets, at half, once and
 // twice the work the psi between them puts its target at.
@@ -393,17 +409,8 @@ TEST_F(TwinStudyTest, ALargerSetBeginsWhereTheSmallerSetsPutItsTarget) {
   for (const twin::TwinRun& r : first.runs) EXPECT_LT(r.set_index, 2u);
 
   const jobgen::Round& round = first.round;
-  const auto work = [&](double n) { return round.spec.workload.evaluate(std::span<const double>(&n, 1)); };
-  // A run of set k at size n reading E_s = e: E_s = W / (T C), C in Mflops.
-  const auto run = [&](std::size_t k, double n, double e) {
-    jobgen::MeasuredRun r;
-    r.set_index = k;
-    r.parameter = n;
-    r.work = work(n);
-    r.wall_seconds = r.work / (e * round.sets[k].set.marked_speed * 1e6);
-    r.source = "test";
-    return r;
-  };
+  const auto work = [&](double n) { return work_of(round, n); };
+  const auto run = [&](std::size_t k, double n, double e) { return run_reading(round, k, n, e); };
   jobgen::Round next = round;
   next.number = 1;
   for (jobgen::RoundSet& set : next.sets) set.parameter_values.clear();
@@ -450,16 +457,8 @@ TEST_F(TwinStudyTest, ALargerSetBeginsWhenTheSetBelowIsWithinToleranceOfTheTarge
   const jobgen::Round& round = first.round;
   ASSERT_EQ(round.spec.target_efficiency, 0.5);
   ASSERT_EQ(round.spec.refine.tolerance, 0.02);
-  const auto work = [&](double n) { return round.spec.workload.evaluate(std::span<const double>(&n, 1)); };
-  const auto run = [&](std::size_t k, double n, double e) {
-    jobgen::MeasuredRun r;
-    r.set_index = k;
-    r.parameter = n;
-    r.work = work(n);
-    r.wall_seconds = r.work / (e * round.sets[k].set.marked_speed * 1e6);
-    r.source = "test";
-    return r;
-  };
+  const auto work = [&](double n) { return work_of(round, n); };
+  const auto run = [&](std::size_t k, double n, double e) { return run_reading(round, k, n, e); };
   jobgen::Round next = round;
   next.number = 1;
   for (jobgen::RoundSet& set : next.sets) set.parameter_values.clear();
