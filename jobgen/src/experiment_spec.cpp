@@ -81,7 +81,7 @@ class SpecReader {
 
   ExperimentSpec read() {
     const toml::table root = toml_.parse();
-    toml_.check_keys(root, {"experiment", "code", "parameter", "machine_sets", "slurm", "refine"},
+    toml_.check_keys(root, {"experiment", "code", "parameter", "machine_sets", "slurm", "refine", "probe"},
                      "at top level");
     read_experiment(toml_.table_of(root, "experiment"));
     // The parameter's name is needed to check the formula and the command's placeholders.
@@ -93,6 +93,7 @@ class SpecReader {
     else spec_.machine_sets.start_where = spec_.machine_sets.max_where = toml_.at(root);
     if (const toml::table* slurm = toml_.optional_table_of(root, "slurm")) read_slurm(*slurm);
     if (const toml::table* refine = toml_.optional_table_of(root, "refine")) read_refine(*refine);
+    if (const toml::table* probe = toml_.optional_table_of(root, "probe")) read_probe(*probe);
     return std::move(spec_);
   }
 
@@ -475,6 +476,16 @@ class SpecReader {
                                r.max_runs_per_set, first_round, spec_.parameter.values.size(), spec_.repetitions,
                                spec_.slurm.weights.size()));
     }
+  }
+
+  void read_probe(const toml::table& t) {
+    toml_.check_keys(t, {"budget_seconds", "max_bytes"}, "in [probe]");
+    ProbeSpec& p = spec_.probe.emplace();
+    p.where = toml_.at(t);
+    if (const toml::node* budget = t.get("budget_seconds"))
+      p.budget_seconds = static_cast<std::uint32_t>(toml_.integer(*budget, "budget_seconds", 1, 3600));
+    if (const toml::node* bytes = t.get("max_bytes"))
+      p.max_bytes = static_cast<std::uint64_t>(toml_.integer(*bytes, "max_bytes", 1, std::int64_t{1} << 30));
   }
 
   void read_steps(const toml::node& node) {

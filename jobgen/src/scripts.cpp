@@ -110,6 +110,31 @@ void size_selection(std::string& out, const Round& round, const RoundSet& set) {
   out += "esac\n";
 }
 
+// Round 0 probes the network of every set when the spec has [probe]; later rounds run on
+// the same sets, whose probes round 0 has written.
+bool probes(const Round& round) { return round.spec.probe && round.number == 0; }
+
+// hetscale-commbench on the set's nodes, one rank a node, before the set's first run (array
+// task 0), its output where `hetscale collect` finds it. A probe that fails is said in the
+// task's log and the runs go on: the runs are what the set is for.
+void network_probe(std::string& out, const Round& round, const RoundSet& set) {
+  if (!probes(round)) return;
+  const ProbeSpec& probe = *round.spec.probe;
+  const std::string file = probe_file_name(set.set.index);
+  out += "\n# The network probe of this set ([probe]): once, before the first run, one rank a node.\n";
+  out += fmt::format("probe=\"$study_dir/{}\"\n", file);
+  out += "if [ \"$SLURM_ARRAY_TASK_ID\" = 0 ] && [ ! -e \"$probe\" ]; then\n";
+  out += fmt::format("  mkdir -p \"$study_dir/{}\"\n", file.substr(0, file.rfind('/')));
+  out += fmt::format("  if ! srun --mpi={} --nodes={} --ntasks-per-node=1 --hetscale-weights=off "
+                     "\"$bin_dir/hetscale-commbench\" \\\n"
+                     "      --experiment {} --machine-set {} --budget-seconds {} --max-bytes {} --output \"$probe\"; then\n",
+                     round.spec.slurm.mpi, set.members.size(), shell_quote(round.spec.name), set.set.index,
+                     probe.budget_seconds, probe.max_bytes);
+  out += fmt::format("    echo \"{}: the network probe failed; the runs go on without it\" >&2\n", set_script_name(set));
+  out += "  fi\n";
+  out += "fi\n";
+}
+
 void environment(std::string& out, const Round& round, const RoundSet& set, const RenderOptions& options) {
   out += "\n# Records go to <study>/records, one JSON Lines file per array task; the submit script\n";
   out += "# submits from the study directory.\n";
@@ -119,8 +144,9 @@ void environment(std::string& out, const Round& round, const RoundSet& set, cons
   out += fmt::format("export HETSCALE_MACHINE_SET={}\n", set.set.index);
   out += fmt::format("export HETSCALE_RECORD=\"$study_dir/records/set{}-${{SLURM_ARRAY_JOB_ID}}_${{SLURM_ARRAY_TASK_ID}}.jsonl\"\n",
                      set.set.index);
-  if (round.spec.code.kernel || round.spec.code.record == RecordWriter::step)
+  if (round.spec.code.kernel || round.spec.code.record == RecordWriter::step || probes(round))
     out += fmt::format("bin_dir=${{HETSCALE_BIN_DIR:-{}}}\n", shell_quote(options.kernel_dir));
+  network_probe(out, round, set);  // before SLURM_HOSTFILE: the probe places one rank a node
   if (!set.uniform_tasks()) {
     out += "# Nodes run different numbers of ranks (one per processor): srun places them in order.\n";
     out += fmt::format("export SLURM_HOSTFILE=\"$study_dir/{}\"\n", host_file_name(set));
@@ -199,6 +225,8 @@ std::string array_job_name(const Round& round, const RoundSet& set) {
 std::string set_script_name(const RoundSet& set) { return fmt::format("set{}.sbatch", set.set.index); }
 
 std::string host_file_name(const RoundSet& set) { return fmt::format("hosts/set{}.txt", set.set.index); }
+
+std::string probe_file_name(std::size_t set_index) { return fmt::format("probes/set{}.commbench.json", set_index); }
 
 std::string render_set_script(const Round& round, const RoundSet& set, const RenderOptions& options) {
   std::string out;

@@ -251,6 +251,8 @@ void collect_arrays(const StudyState& state, const fs::path& dir, std::ostream& 
   const auto report = collector::collect(state.db, options, no_stdin, out);
   out << fmt::format("collected {} record(s): {} run(s) added, {} already stored\n", report.records,
                      report.runs_added, report.runs_present);
+  if (report.probes > 0)
+    out << fmt::format("collected {} network probe(s): {} added\n", report.probes, report.probes_added);
 }
 
 // The next refinement round of every experiment whose sets still have sizes to run, planned

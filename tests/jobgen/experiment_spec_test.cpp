@@ -122,6 +122,25 @@ TEST(ExperimentSpec, PrecisionAndItsBudget) {
             "repetition(s) x 2 value(s) of weights): no repetition could ever be added");
 }
 
+TEST(ExperimentSpec, ProbeTable) {
+  const std::string head =
+      "[experiment]\nname = \"mm\"\ntarget_efficiency = 0.3\n[code]\nkernel = \"mm\"\n"
+      "[parameter]\nmin = 100\nmax = 400\npoints = 3\n";
+  EXPECT_FALSE(parse_experiment_spec(head, "mm.toml").probe);
+  auto spec = parse_experiment_spec(head + "[probe]\n", "mm.toml");
+  ASSERT_TRUE(spec.probe);
+  EXPECT_EQ(spec.probe->budget_seconds, 10U);
+  EXPECT_EQ(spec.probe->max_bytes, 64U << 20);
+  spec = parse_experiment_spec(head + "[probe]\nbudget_seconds = 4\nmax_bytes = 1048576\n", "mm.toml");
+  EXPECT_EQ(spec.probe->budget_seconds, 4U);
+  EXPECT_EQ(spec.probe->max_bytes, 1048576U);
+  EXPECT_EQ(error_of(head + "[probe]\nbudget_seconds = 0\n"),
+            "spec.toml:11:18: 'budget_seconds' must be between 1 and 3600, got 0");
+  EXPECT_EQ(error_of(head + "[probe]\nmax_bytes = 2147483648\n"),
+            "spec.toml:11:13: 'max_bytes' must be between 1 and 1073741824, got 2147483648");
+  EXPECT_THAT(error_of(head + "[probe]\nsizes = 3\n"), ::testing::StartsWith("spec.toml:11:1: "));
+}
+
 TEST(ExperimentSpec, DefaultsForAKernel) {
   const auto spec = parse_experiment_spec(R"(
 [experiment]
@@ -318,7 +337,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadSpec{"syntax.toml", "syntax.toml:1:12: syntax error while parsing table header: expected ']', saw '\\n'"},
         BadSpec{"unknown-top-key.toml",
                 "unknown-top-key.toml:13:2: unknown key 'slurmm' at top level (expected experiment, code, "
-                "parameter, machine_sets, slurm or refine)"},
+                "parameter, machine_sets, slurm, refine or probe)"},
         BadSpec{"unknown-key-code.toml",
                 "unknown-key-code.toml:6:1: unknown key 'kernal' in [code] (expected kernel, command, workload or record)"},
         BadSpec{"wrong-type-repetitions.toml",

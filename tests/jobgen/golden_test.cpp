@@ -15,6 +15,7 @@
 
 #include "hetscale/jobgen/refine.hpp"
 #include "hetscale/jobgen/round_files.hpp"
+#include "hetscale/jobgen/scripts.hpp"
 
 namespace hetscale::jobgen {
 namespace {
@@ -165,6 +166,41 @@ TEST(GoldenRefinement, ARoundThatAddsRepetitionsListsThemPerTask) {
   write_round_directory(scratch, files);
   EXPECT_EQ(std::system(("bash -n " + (scratch / "set0.sbatch").string()).c_str()), 0);
   fs::remove_all(scratch);
+}
+
+// [probe]: round 0's set scripts probe the network of their set once, in array task 0,
+// before its runs; a later round runs on the same sets and does not probe again.
+TEST(GeneratedScripts, RoundZeroProbesEverySetAndLaterRoundsDoNot) {
+  const auto spec = parse_experiment_spec(read(fs::path(HETSCALE_SOURCE_DIR) / "examples/experiments/mm.toml"),
+                                          "examples/experiments/mm.toml");
+  ASSERT_TRUE(spec.probe);
+  const auto site = load_site_table(fs::path(HETSCALE_FIXTURES_DIR) / "jobgen" / "site-example.toml");
+  Round round = plan_round(spec, site, study_token);
+  ASSERT_GE(round.sets.size(), 2U);
+  for (const RoundSet& set : round.sets) {
+    const std::string script = render_set_script(round, set, render);
+    const std::string file = "probes/set" + std::to_string(set.set.index) + ".commbench.json";
+    EXPECT_EQ(probe_file_name(set.set.index), file);
+    EXPECT_THAT(script, ::testing::HasSubstr("probe=\"$study_dir/" + file + "\""));
+    EXPECT_THAT(script, ::testing::HasSubstr("--nodes=" + std::to_string(set.members.size()) +
+                                             " --ntasks-per-node=1 --hetscale-weights=off"));
+    EXPECT_THAT(script, ::testing::HasSubstr("--experiment mm-scaling --machine-set " +
+                                             std::to_string(set.set.index) + " --budget-seconds 10"));
+    // Before the runs and before SLURM_HOSTFILE places the ranks of a set whose nodes run
+    // different numbers of them (the example's sets), only where the probe is not written yet.
+    EXPECT_LT(script.find("hetscale-commbench"), script.find("for repetition in"));
+    ASSERT_NE(script.find("export SLURM_HOSTFILE"), std::string::npos);
+    EXPECT_LT(script.find("hetscale-commbench"), script.find("export SLURM_HOSTFILE"));
+    EXPECT_THAT(script, ::testing::HasSubstr("[ \"$SLURM_ARRAY_TASK_ID\" = 0 ] && [ ! -e \"$probe\" ]"));
+  }
+  round.number = 1;
+  for (const RoundSet& set : round.sets)
+    EXPECT_EQ(render_set_script(round, set, render).find("commbench"), std::string::npos);
+  Round without = plan_round(parse_experiment_spec(read(fs::path(HETSCALE_SOURCE_DIR) / "examples/experiments/ge.toml"),
+                                                   "examples/experiments/ge.toml"),
+                             site, study_token);
+  for (const RoundSet& set : without.sets)
+    EXPECT_EQ(render_set_script(without, set, render).find("commbench"), std::string::npos);
 }
 
 // The plan file carries the spec's text: a database password in it never reaches the file.

@@ -10,6 +10,7 @@
 #include "hetscale/base/regular_file.hpp"
 #include "hetscale/base/utc_time.hpp"
 #include "hetscale/jobgen/experiment_spec.hpp"
+#include "hetscale/jobgen/scripts.hpp"
 #include "hetscale/site/run_record_reader.hpp"
 #include "hetscale/site/site_table.hpp"
 #include "hetscale/twin/site_growth.hpp"
@@ -112,7 +113,7 @@ TwinProbeCounts probe_twin_sets(const fs::path& dir, const SimulatedRound& simul
     say(LineKind::note,
         o.succeeded ? fmt::format("hetscale twin: probe of set {} ({} ranks): {:.6g} s simulated in {:.1f} s: {}\n",
                                   o.set_index, o.ranks, o.simulated_seconds, o.host_seconds,
-                                  (dir / twin_probe_file(o.set_index)).string())
+                                  (dir / jobgen::probe_file_name(o.set_index)).string())
                     : fmt::format("hetscale twin: probe of set {} ({} ranks): FAILED (exit {}; see {})\n", o.set_index,
                                   o.ranks, o.exit_status, (dir / twin_probe_log_file(o.set_index)).string()));
   };

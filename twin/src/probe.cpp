@@ -16,7 +16,6 @@
 namespace hetscale::twin {
 namespace fs = std::filesystem;
 
-std::string twin_probe_file(std::size_t set_index) { return fmt::format("probes/set{}.commbench.json", set_index); }
 std::string twin_probe_host_file(std::size_t set_index) { return fmt::format("probes/set{}.hosts", set_index); }
 std::string twin_probe_log_file(std::size_t set_index) { return fmt::format("probes/set{}.log", set_index); }
 
@@ -31,7 +30,7 @@ std::vector<std::string> twin_probe_command(const fs::path& dir, const Simulated
                            "--site", (root / twin_site_file).string(),
                            "--experiment", simulated.round.spec.name,
                            "--machine-set", std::to_string(set.set.index),
-                           "--output", (root / twin_probe_file(set_index)).string()});
+                           "--output", (root / jobgen::probe_file_name(set_index)).string()});
   argv.insert(argv.end(), arguments.begin(), arguments.end());
   return argv;
 }
@@ -62,7 +61,7 @@ std::vector<TwinProbeOutcome> run_twin_probes(const fs::path& dir, const Simulat
   const auto prepare = [&](std::size_t i) -> std::optional<detail::Program> {
     const std::size_t set = sets[i];
     std::error_code ec;
-    fs::remove(dir / twin_probe_file(set), ec);
+    fs::remove(dir / jobgen::probe_file_name(set), ec);
     write_file_atomically(dir / twin_probe_host_file(set), jobgen::render_host_file(simulated.round.sets[set]));
     return detail::Program{
         twin_probe_command(dir, simulated, set, resolved, arguments),
@@ -74,12 +73,12 @@ std::vector<TwinProbeOutcome> run_twin_probes(const fs::path& dir, const Simulat
     TwinProbeOutcome o{set, simulated.round.sets[set].total_tasks(), false, exit_status, host_seconds, 0};
     if (exit_status == 0) {
       try {
-        const CommbenchOutput output = read_commbench_output((dir / twin_probe_file(set)).string());
+        const CommbenchOutput output = read_commbench_output((dir / jobgen::probe_file_name(set)).string());
         o.succeeded = output.probe.has_value();
         if (output.probe) o.simulated_seconds = output.probe->elapsed_seconds;
       } catch (const Error& e) {
         std::error_code ec;
-        fs::remove(dir / twin_probe_file(set), ec);
+        fs::remove(dir / jobgen::probe_file_name(set), ec);
         std::ofstream(dir / twin_probe_log_file(set), std::ios::app) << "hetscale twin: " << e.what() << '\n';
       }
     }

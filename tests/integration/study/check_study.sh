@@ -106,6 +106,17 @@ grep -qE "twin: study-mm-quick: refinement round 1: ([0-9]+ runs|nothing to refi
 for e in study-mm-quick study-ge-quick; do
   grep -qE "twin: $e-twin at E_s [0-9.e-]+: [0-9]+ of 6 sets reach it" "$log" || fail "$e: its twin was not analyzed"
 done
+# [probe] in both specs: round 0 probed the network of every measured set before its runs,
+# and the collect stage stored each probe (the network_probes rows predict reads).
+for e in study-mm-quick study-ge-quick; do
+  for k in $(seq 0 $((sets - 1))); do
+    probe=$study/$e/round0/probes/set$k.commbench.json
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["experiment"] == sys.argv[2] and d["machine_set"] == int(sys.argv[3]) and d["point_to_point"]["remote"] else 1)' \
+      "$probe" "$e" "$k" || fail "$e: no network probe of set $k ($probe)"
+  done
+done
+grep -qx "collected $((2 * sets)) network probe(s): $((2 * sets)) added" "$study"/logs/controller-*.out ||
+  fail "the collect stage did not store the $((2 * sets)) network probes"
 grep -q '<h2[^>]*>Measured and twin' "$report" || fail "the report has no section Measured and twin"
 # Capacity planning sets the twins' sets beyond the measured ones beside the forecasts.
 for e in study-mm-quick study-ge-quick; do

@@ -92,6 +92,16 @@ struct RefineSpec {
   std::uint32_t max_runs_per_set = default_max_runs_per_set;
 };
 
+/// The network probe of every machine set ([probe], docs/experiment-spec.md): when the spec
+/// has the table, each set's script of round 0 runs hetscale-commbench on the set's nodes,
+/// one rank a node, before the set's first run; its output goes where `hetscale collect`
+/// stores it from (probe_file_name, scripts.hpp).
+struct ProbeSpec {
+  std::uint32_t budget_seconds = 10;  // hetscale-commbench --budget-seconds
+  std::uint64_t max_bytes = 64ULL << 20;  // --max-bytes: the sweep's largest message
+  SourceLocation where;           // the [probe] table
+};
+
 struct ExperimentSpec {
   std::filesystem::path source;   // file it was read from
   std::string text;               // the TOML text it was parsed from (the plan file keeps it)
@@ -106,6 +116,7 @@ struct ExperimentSpec {
   MachineSetSpec machine_sets;
   SlurmSpec slurm;
   RefineSpec refine;
+  std::optional<ProbeSpec> probe;  // absent: no probe
 
   /// What the code is called in records and the plan: the kernel name or the command.
   [[nodiscard]] std::string code_label() const;

@@ -26,6 +26,9 @@ std::string array_job_name(const Round& round, const RoundSet& set);
 std::string set_script_name(const RoundSet& set);
 /// "hosts/set<k>.txt": one line per task, for sets whose nodes run different task counts.
 std::string host_file_name(const RoundSet& set);
+/// "probes/set<k>.commbench.json": the network probe of machine set `set_index`, relative to
+/// the round's directory (a measured round's [probe] and the twin's probes alike).
+std::string probe_file_name(std::size_t set_index);
 
 std::string render_set_script(const Round& round, const RoundSet& set, const RenderOptions& options);
 std::string render_host_file(const RoundSet& set);

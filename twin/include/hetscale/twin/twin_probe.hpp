@@ -16,9 +16,8 @@
 
 namespace hetscale::twin {
 
-/// The probe of machine set `set_index`, relative to the round's directory.
-std::string twin_probe_file(std::size_t set_index);
-/// Its host file (one line per rank) and its log.
+/// The probe of machine set `set_index` is jobgen::probe_file_name(set_index), relative to
+/// the round's directory. Its host file (one line per rank) and its log.
 std::string twin_probe_host_file(std::size_t set_index);
 std::string twin_probe_log_file(std::size_t set_index);
 
