@@ -15,7 +15,7 @@
 #include "commands.hpp"
 #include "configured_settings.hpp"
 #include "hetscale/site/site_table.hpp"
-#include "hetscale/study/rounds.hpp"
+#include "hetscale/study/twin_rounds.hpp"
 #include "hetscale/twin/conduct.hpp"
 #include "hetscale/twin/simulated_round.hpp"
 #include "hetscale/twin/twin_platform.hpp"
@@ -162,10 +162,7 @@ void run_study(const StudyArgs& args, Context& context) {
 // the database (as jobgen --refine --db plans it), simulated on the same platform.
 void run_refine(const RefineArgs& args, Context& context) {
   const twin::SimulatedRound previous = twin::load_simulated_round(args.from);
-  const study::RefinementInput input = study::refinement_from_database(args.db, previous.round.spec.name);
-  jobgen::Round refined = study::next_round(input.latest, input.runs, print_lines(context));
-  (void)twin::begin_next_set(refined, input.runs, print_lines(context));  // a set its first round left out
-  const auto next = twin::next_simulated_round(previous, std::move(refined), print_lines(context));
+  const auto next = study::next_twin_round(args.db, previous, std::nullopt, print_lines(context));
   if (!next) return;
   twin::SimulatedRoundOptions options;
   options.sbatch = args.sbatch;
@@ -268,6 +265,11 @@ void register_twin(CLI::App& app, Context& context) {
   study->add_option("--calibrate-from", study_args->calibrate_from,
                     "Measured run records (files or directories) of the same kernel: the compute "
                     "efficiency is their median rank's (instead of --compute-efficiency)");
+  study->add_option("--start-spread", study_args->options.start_spread,
+                    "Start each run at its own simulated moment in [0, SECONDS) (hetscale-twin-* --start-at), "
+                    "so that runs meet the --availability profiles at different moments and repetitions "
+                    "differ as on a shared cluster (default 0: every run starts at 0); later rounds keep it")
+      ->check(CLI::Range(0.0, 1e6));
   study->add_flag("--sbatch", study_args->options.sbatch,
                   "Write twin.sbatch (one serial array task per run) instead of running the simulations");
   study->add_flag("--probe", study_args->probe,

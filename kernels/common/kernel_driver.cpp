@@ -139,6 +139,9 @@ int run(const MpiSession& mpi, int argc, char** argv, const KernelDefinition& de
   if (!all_succeed(mpi, program, [&] { kernel = definition.prepare(context); })) return 1;
 
   RunTimes times;
+  // --start-at: the run begins that far into the hosts' speed profiles (the twin's runs
+  // meet the availability of different moments, as runs on a shared cluster do).
+  idle_for(options.start_at);
   // The start line: a rank that polled here would begin the timed region with its CPU
   // quota spent (docs/kernels.md, "Waiting").
   barrier(mpi.comm(), env.wait);

@@ -80,6 +80,14 @@ KernelOptions parse_kernel_options(std::span<const std::string_view> args, bool 
       if (text.empty() || end != text.c_str() + text.size() || !(e > 0 && e <= 2))
         throw Error("--compute-efficiency: '" + text + "' is not a number in (0, 2]");
       options.compute_efficiency = e;
+    } else if (name == "--start-at") {
+      if (!simgrid) throw Error("--start-at: only the SimGrid build (hetscale-twin-*) has a simulated clock");
+      const std::string text(value());
+      char* end = nullptr;
+      const double t = std::strtod(text.c_str(), &end);
+      if (text.empty() || end != text.c_str() + text.size() || !(t >= 0 && t <= 1e7))
+        throw Error("--start-at: '" + text + "' is not a number of seconds in [0, 1e7]");
+      options.start_at = t;
     } else if (name == "--fft-planning") {
       try {
         options.fft_planning = parse_fft_planning(value());
@@ -117,7 +125,7 @@ std::string kernel_usage(std::string_view program, bool simgrid) {
       "       [--fft-planning estimate|measure] [--fft-wisdom FILE|none]\n"
       "       [--message-piece-bytes B] [--synchronous-send-bytes B] [--mpi-count-limit C]\n"
       "       [--weights-file FILE] [--site FILE] [--experiment NAME] [--compute real" +
-      (simgrid ? "|flops] [--platform-hash HEX]\n       [--compute-efficiency E]\n" : "]\n") +
+      (simgrid ? "|flops] [--platform-hash HEX]\n       [--compute-efficiency E] [--start-at S]\n" : "]\n") +
       "  -N <n>             problem size (N x N)\n"
       "  --seed S           input data seed (default 1)\n"
       "  --record FILE      append the run record here (default: $HETSCALE_RECORD; none if unset)\n"
@@ -146,7 +154,9 @@ std::string kernel_usage(std::string_view program, bool simgrid) {
         "                     host, unverified; real: compute and verify\n"
         "  --platform-hash H  hash of the platform file, copied into the run record\n"
         "  --compute-efficiency E  the fraction of its host's speed the code attains, in (0, 2]\n"
-        "                     (default 1): a charged computation of X operations costs X / E\n";
+        "                     (default 1): a charged computation of X operations costs X / E\n"
+        "  --start-at S       every rank idles S simulated seconds before the timed region (default 0):\n"
+        "                     the run meets the hosts' speed profiles S seconds in\n";
   } else {
     usage += "  --compute real     compute and verify (the only mode of this build)\n";
   }

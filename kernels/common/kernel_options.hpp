@@ -31,6 +31,7 @@ struct KernelOptions {
   ComputeMode compute = ComputeMode::real;   // --compute; default_compute_mode() of the build
   std::optional<std::string> platform_hash;  // --platform-hash (SimGrid build only)
   double compute_efficiency = 1;  // --compute-efficiency (SimGrid build): charged = ops / this
+  double start_at = 0;  // --start-at (SimGrid build): simulated seconds every rank idles before the start line
   FftPlanning fft_planning = FftPlanning::measure;  // --fft-planning (conv2d)
   std::optional<std::string> fft_wisdom;  // --fft-wisdom (conv2d); "none": no saved wisdom
   MessageLimits message_limits;  // --message-piece-bytes, --mpi-count-limit (tests)

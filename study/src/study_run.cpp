@@ -44,6 +44,7 @@
 #include "hetscale/study/rounds.hpp"
 #include "hetscale/study/study_step.hpp"
 #include "hetscale/study/study_submission.hpp"
+#include "hetscale/study/twin_rounds.hpp"
 #include "hetscale/twin/conduct.hpp"
 #include "report_file.hpp"
 
@@ -616,11 +617,8 @@ After twin_refine_stage(Step& step) {
   const std::uint32_t next_round = array.round + 1;
   if (array.round < rounds) {
     TwinProgress progress{step.out, {}};
-    study::RefinementInput input = study::refinement_from_database(state.db, twin_experiment);
-    input.latest.spec.refine.max_rounds = rounds;  // the twin's bound, not the measured rounds'
-    jobgen::Round refined = study::next_round(input.latest, input.runs, progress.say());
-    (void)twin::begin_next_set(refined, input.runs, progress.say());  // a larger set left out of round 0
-    const auto planned = twin::next_simulated_round(previous, std::move(refined), progress.say());
+    // The twin's bound on rounds, not the measured rounds'.
+    const auto planned = study::next_twin_round(state.db, previous, rounds, progress.say());
     if (planned) {
       const fs::path round_dir = twin_refined_directory(step.dir, e.spec.name, next_round);
       fs::remove_all(round_dir);  // a round planned again after a failed step

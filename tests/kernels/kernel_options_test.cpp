@@ -114,6 +114,23 @@ TEST(KernelOptions, WeightsFileSiteAndPlatformHash) {
   EXPECT_EQ(error_of({"-N", "8", "--weights-file", ""}), "--weights-file: empty file name");
 }
 
+TEST(KernelOptions, StartAtOnlyOnTheSimulatedClock) {
+  EXPECT_EQ(parse_kernel_options(std::vector<std::string_view>{"-N", "8"}, true).start_at, 0);
+  EXPECT_EQ(parse_kernel_options(std::vector<std::string_view>{"-N", "8", "--start-at", "1234.5"}, true).start_at,
+            1234.5);
+  EXPECT_EQ(error_of({"-N", "8", "--start-at", "5"}),
+            "--start-at: only the SimGrid build (hetscale-twin-*) has a simulated clock");
+  for (std::string_view bad : {"-1", "nan", "2e7", "", "3s"}) {
+    const std::vector<std::string_view> args{"-N", "8", "--start-at", bad};
+    try {
+      (void)parse_kernel_options(args, true);
+      ADD_FAILURE() << "accepted --start-at '" << bad << "'";
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()), "--start-at: '" + std::string(bad) + "' is not a number of seconds in [0, 1e7]");
+    }
+  }
+}
+
 TEST(KernelOptions, UsageNamesTheProgram) {
   EXPECT_NE(kernel_usage("hetscale-ge").find("usage: hetscale-ge -N <n>"), std::string::npos);
   EXPECT_EQ(kernel_usage("hetscale-ge", false).find("flops"), std::string::npos);

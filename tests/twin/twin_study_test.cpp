@@ -724,6 +724,65 @@ TEST_F(TwinStudyTest, ALaterRoundKeepsTheRepetitionsOfTheRoundBefore) {
   EXPECT_EQ(twin::load_simulated_round(dir).runs.size(), sizes);
 }
 
+// Availability profiles on every host: with no start spread every run starts at 0 of the
+// profiles, so repetitions are identical; with one, each run starts at its own moment
+// (--start-at, twin_run_start), repetitions differ as on a shared cluster, the same
+// study simulated again gives the same times, and a later round keeps the spread.
+TEST_F(TwinStudyTest, RunsStartedAcrossTheSpreadDifferFromRepetitionToRepetitionAndStayDeterministic) {
+  TwinAvailability availability;
+  availability.every_host = AvailabilitySetting{0.7, 0.15};
+  platform_ = make_twin_platform(site_, {std::nullopt, availability});
+  const jobgen::ExperimentSpec s = spec("[refine]\nprecision = 0.1\n");
+  const auto walls = [&](const std::string& name, const twin::SimulatedRound& simulated) {
+    // By set and size, in repetition order (the runs end in any order).
+    std::map<std::pair<std::size_t, double>, std::vector<double>> by_size;
+    for (const twin::TwinRunOutcome& o : twin::run_simulated_round(root_ / name, simulated, {}, runner(), {})) {
+      EXPECT_TRUE(o.succeeded) << slurp(root_ / name / twin::twin_log_file(o.run));
+      auto& times = by_size[{o.run.set_index, o.run.value}];
+      times.resize(std::max<std::size_t>(times.size(), o.run.repetition + 1));
+      times[o.run.repetition] = o.simulated_seconds;
+    }
+    return by_size;
+  };
+  const twin::SimulatedRound still = write("still", s);
+  EXPECT_EQ(still.start_spread, 0);
+  for (const auto& [size, times] : walls("still", still)) {
+    ASSERT_EQ(times.size(), 2u);
+    EXPECT_EQ(times[0], times[1]) << "set " << size.first << " N=" << size.second;
+  }
+  twin::SimulatedRoundOptions options;
+  options.start_spread = 3600;
+  const twin::SimulatedRound spread = write("spread", s, options);
+  EXPECT_EQ(spread.start_spread, 3600);  // read back from the directory
+  EXPECT_EQ(slurp(root_ / "spread" / twin::twin_start_spread_file), "3600\n");
+  for (const twin::TwinRun& run : spread.runs) {
+    const double start = twin::twin_run_start(run, 3600);
+    EXPECT_GE(start, 0);
+    EXPECT_LT(start, 3600);
+    const auto argv = twin::twin_run_command(root_ / "spread", spread, run, runner());
+    const auto at = std::find(argv.begin(), argv.end(), "--start-at");
+    ASSERT_NE(at, argv.end());
+    EXPECT_EQ(std::stod(*(at + 1)), start);
+  }
+  const auto first = walls("spread", spread);
+  std::size_t differing = 0;
+  for (const auto& [size, times] : first) differing += times[0] != times[1] ? 1 : 0;
+  EXPECT_GE(differing, first.size() - 1) << "repetitions that meet other moments of the profiles differ";
+  write("spread-again", s, options);
+  EXPECT_EQ(walls("spread-again", spread), first);
+  // A later round keeps the spread; the twin refines towards the spec's precision only
+  // where its runs vary.
+  jobgen::Round planned = spread.round;
+  planned.number = 1;
+  const auto keep = [](LineKind, const std::string&) {};
+  EXPECT_EQ(twin::next_simulated_round(spread, planned, keep)->start_spread, 3600);
+  jobgen::Round latest = spread.round;
+  twin::twin_refinement_spec(latest, spread);
+  EXPECT_EQ(latest.spec.refine.precision, 0.1);
+  twin::twin_refinement_spec(latest, still);
+  EXPECT_FALSE(latest.spec.refine.precision);
+}
+
 // With sbatch the study is written and nothing runs; runs that fail are counted, and
 // require_no_failed_runs names their logs.
 TEST_F(TwinStudyTest, ConductedWithSbatchRunsNothingAndFailedRunsAreCounted) {

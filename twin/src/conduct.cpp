@@ -147,7 +147,7 @@ SimulatedRoundOutcome write_and_run_simulated_round(const fs::path& dir, const S
 std::optional<SimulatedRound> next_simulated_round(const SimulatedRound& previous, jobgen::Round next,
                                                    const Say& say) {
   next.spec.repetitions = previous.round.spec.repetitions;
-  SimulatedRound simulated = simulated_round_of(std::move(next), previous.platform_hash, previous.compute_efficiency);
+  SimulatedRound simulated = simulated_round_of(std::move(next), previous);
   if (!simulated.runs.empty()) return simulated;
   say(LineKind::result, "nothing to refine: no files written\n");
   return std::nullopt;

@@ -149,6 +149,8 @@ std::vector<std::string> twin_run_command(const fs::path& dir, const SimulatedRo
       "--record", partial_record(root, run).string()});
   if (simulated.compute_efficiency != 1)
     argv.insert(argv.end(), {"--compute-efficiency", number(simulated.compute_efficiency)});
+  if (simulated.start_spread > 0)
+    argv.insert(argv.end(), {"--start-at", number(twin_run_start(run, simulated.start_spread))});
   const std::string& weights = simulated.round.spec.slurm.weights.front();  // the twin's one (check_twin_spec)
   if (weights == "marked" || weights == "off") {
     argv.insert(argv.end(), {"--weights", weights == "off" ? "equal" : "marked"});

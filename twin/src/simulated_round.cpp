@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <set>
 
@@ -11,6 +12,7 @@
 #include "hetscale/base/regular_file.hpp"
 #include "hetscale/jobgen/experiment_spec.hpp"
 #include "hetscale/jobgen/scripts.hpp"
+#include "hetscale/model/availability.hpp"
 #include "hetscale/model/isospeed.hpp"
 #include "hetscale/model/sample_statistics.hpp"
 #include "hetscale/site/round_plan.hpp"
@@ -19,6 +21,9 @@ namespace hetscale::twin {
 namespace fs = std::filesystem;
 
 namespace {
+
+// --start-at and the start spread are simulated seconds; a profile repeats every horizon.
+constexpr double max_start_spread = 1e6;
 
 bool is_name(const std::string& s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
@@ -80,9 +85,11 @@ SimulatedRound plan_simulated_round(jobgen::ExperimentSpec spec, const SiteTable
   }
   if (!is_name(spec.name))
     throw Error(fmt::format("experiment name '{}' may hold only letters, digits, '.', '_' and '-'", spec.name));
+  if (options.start_spread && !(*options.start_spread >= 0 && *options.start_spread <= max_start_spread))
+    throw Error(fmt::format("start spread must be in [0, {}] seconds, not {}", max_start_spread, *options.start_spread));
   // No study token: the twin's array runs simulations, no set's array (array_job_name).
   SimulatedRound out{jobgen::plan_round(spec, site, std::string()), platform.sha256,
-                     options.compute_efficiency.value_or(1), {}};
+                     options.compute_efficiency.value_or(1), options.start_spread.value_or(0), {}};
   if (options.first_round_nodes)  // the larger sets begin later (begin_next_set)
     for (jobgen::RoundSet& set : out.round.sets)
       if (set.set.nodes.size() > *options.first_round_nodes) set.parameter_values.clear();
@@ -115,6 +122,8 @@ std::vector<jobgen::GeneratedFile> simulated_round_files(const SimulatedRound& s
       files.push_back({jobgen::host_file_name(set), jobgen::render_host_file(set), false});
   if (simulated.compute_efficiency != 1)
     files.push_back({twin_compute_efficiency_file, fmt::format("{}\n", simulated.compute_efficiency), false});
+  if (simulated.start_spread > 0)
+    files.push_back({twin_start_spread_file, fmt::format("{}\n", simulated.start_spread), false});
   const jobgen::ExperimentSpec& spec = simulated.round.spec;
   if (spec.repetitions != jobgen::parse_experiment_spec(spec.text, twin_spec_file).repetitions)
     files.push_back({twin_repetitions_file, fmt::format("{}\n", spec.repetitions), false});
@@ -131,10 +140,23 @@ std::vector<jobgen::GeneratedFile> simulated_round_files(const SimulatedRound& s
   return files;
 }
 
-SimulatedRound simulated_round_of(jobgen::Round round, std::string platform_hash, double compute_efficiency) {
-  SimulatedRound out{std::move(round), std::move(platform_hash), compute_efficiency, {}};
+SimulatedRound simulated_round_of(jobgen::Round round, const SimulatedRound& previous) {
+  SimulatedRound out{std::move(round), previous.platform_hash, previous.compute_efficiency, previous.start_spread, {}};
   out.runs = enumerate_runs(out.round);
   return out;
+}
+
+void twin_refinement_spec(jobgen::Round& latest, const SimulatedRound& previous) {
+  if (previous.start_spread <= 0) latest.spec.refine.precision.reset();
+}
+
+double twin_run_start(const TwinRun& run, double start_spread) {
+  if (start_spread <= 0) return 0;
+  std::uint64_t value_bits = 0;
+  static_assert(sizeof value_bits == sizeof run.value);
+  std::memcpy(&value_bits, &run.value, sizeof value_bits);
+  RandomStream random(value_bits, (static_cast<std::uint64_t>(run.set_index) << 32) | run.repetition);
+  return start_spread * random.uniform();
 }
 
 std::vector<jobgen::GeneratedFile> later_round_files(const SimulatedRound& next, const fs::path& previous_dir,
@@ -153,7 +175,7 @@ SimulatedRound load_simulated_round(const fs::path& dir) {
   check_twin_spec(spec);
   const RoundPlan plan = load_round_plan(dir / twin_plan_file);
   spec.name = plan.experiment.name;
-  SimulatedRound out{jobgen::round_from_plan(spec, plan), {}, 1, {}};
+  SimulatedRound out{jobgen::round_from_plan(spec, plan), {}, 1, 0, {}};
   if (std::error_code ec; fs::exists(dir / twin_compute_efficiency_file, ec)) {
     const std::string text = first_word(read_regular_file(dir / twin_compute_efficiency_file, 4096));
     char* end = nullptr;
@@ -161,6 +183,15 @@ SimulatedRound load_simulated_round(const fs::path& dir) {
     if (text.empty() || end != text.c_str() + text.size() ||
         !(out.compute_efficiency > 0 && out.compute_efficiency <= 2))
       throw Error(fmt::format("{}: not a compute efficiency in (0, 2]", (dir / twin_compute_efficiency_file).string()));
+  }
+  if (std::error_code ec; fs::exists(dir / twin_start_spread_file, ec)) {
+    const std::string text = first_word(read_regular_file(dir / twin_start_spread_file, 4096));
+    char* end = nullptr;
+    out.start_spread = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size() ||
+        !(out.start_spread >= 0 && out.start_spread <= max_start_spread))
+      throw Error(fmt::format("{}: not a start spread in [0, {}] seconds", (dir / twin_start_spread_file).string(),
+                              max_start_spread));
   }
   if (std::error_code ec; fs::exists(dir / twin_repetitions_file, ec)) {
     const std::string text = first_word(read_regular_file(dir / twin_repetitions_file, 4096));

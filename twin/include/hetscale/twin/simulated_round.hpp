@@ -39,8 +39,18 @@ struct SimulatedRound {
   /// The fraction of marked speed the kernel attains (hetscale-twin-* --compute-efficiency):
   /// 1 charges the operations at the hosts' marked speeds.
   double compute_efficiency = 1;
+  /// Simulated seconds over which the runs' starts are spread (hetscale-twin-* --start-at,
+  /// twin_run_start): 0, every run starts at 0 and meets the same moments of the hosts'
+  /// speed profiles, so that repetitions are identical; above 0, each run starts at its own
+  /// moment and meets availability of its own, as runs on a shared cluster do.
+  double start_spread = 0;
   std::vector<TwinRun> runs;  // set by set, size by size, repetition by repetition
 };
+
+/// The simulated second at which `run` starts: start_spread times a fraction in [0, 1)
+/// drawn from the run's set index, size and repetition (SplitMix64): the same run starts
+/// at the same moment in every round and on every machine, two repetitions at different ones.
+double twin_run_start(const TwinRun& run, double start_spread);
 
 struct SimulatedRoundOptions {
   /// The twin experiment's name in records, plan and database; empty: "<spec name>-twin",
@@ -61,6 +71,8 @@ struct SimulatedRoundOptions {
   std::optional<std::size_t> first_round_nodes;
   /// The kernel's compute efficiency on the twin, in (0, 2]; 1 when absent.
   std::optional<double> compute_efficiency;
+  /// SimulatedRound::start_spread, in [0, 1e6] seconds; 0 when absent.
+  std::optional<double> start_spread;
   /// Also write twin.sbatch: the runs as a Slurm array of serial tasks.
   bool sbatch = false;
   /// The partition of twin.sbatch instead of the spec's [slurm] partition; its reservation
@@ -77,6 +89,8 @@ inline constexpr const char* twin_plan_file = "plan.json";
 inline constexpr const char* twin_sbatch_file = "twin.sbatch";
 inline constexpr const char* twin_status_file = "status.tsv";
 inline constexpr const char* twin_compute_efficiency_file = "compute-efficiency";
+// SimulatedRound::start_spread when above 0; later rounds keep it.
+inline constexpr const char* twin_start_spread_file = "start-spread";
 // Repetitions of each (set, size) when they are not the spec's (`--repetitions`): the
 // array tasks and `twin run` count the runs with them.
 inline constexpr const char* twin_repetitions_file = "repetitions";
@@ -108,11 +122,18 @@ std::optional<std::size_t> begin_next_set(jobgen::Round& next, const std::vector
                                           const Say& say);
 
 /// A planned round (e.g. the next refinement round of a twin study, study::next_round) as
-/// a round on the twin platform `platform_hash`: its runs in order.
-SimulatedRound simulated_round_of(jobgen::Round round, std::string platform_hash, double compute_efficiency);
+/// a round simulated as `previous` was (its platform, compute efficiency and start
+/// spread): its runs in order.
+SimulatedRound simulated_round_of(jobgen::Round round, const SimulatedRound& previous);
+
+/// The refinement of a twin round plans from `latest` (its spec's [refine]): the spec's
+/// precision only where the runs vary (start_spread above 0). Deterministic runs repeat
+/// each other, so repetitions add nothing and a precision would spend the set's budget.
+void twin_refinement_spec(jobgen::Round& latest, const SimulatedRound& previous);
 
 /// The files of `next`, a later round of the twin study whose earlier round is in
-/// `previous_dir`: that round's spec, site table, platform and compute efficiency, `next`'s
+/// `previous_dir`: that round's spec, site table, platform, compute efficiency and start
+/// spread, `next`'s
 /// plan and host files.
 std::vector<jobgen::GeneratedFile> later_round_files(const SimulatedRound& next,
                                                      const std::filesystem::path& previous_dir,
