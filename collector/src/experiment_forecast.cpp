@@ -118,6 +118,20 @@ std::optional<double> mean_parameter_error(const std::vector<ForecastRow>& rows,
   return count ? std::optional<double>(sum / static_cast<double>(count)) : std::nullopt;
 }
 
+HeldOutCoverage held_out_coverage(const std::vector<ForecastRow>& rows, const std::set<int>& fit) {
+  HeldOutCoverage out;
+  if (fit.empty()) return out;  // every set fitted: none held out
+  for (const auto& r : rows) {
+    if (r.set.kind != ForecastKind::measured || !r.set.set_index || fitted_on(fit, *r.set.set_index)) continue;
+    if (!r.set.measured_parameter || !r.prediction.found) continue;
+    ++out.points;
+    const ReportedInterval& i = r.parameter_interval;
+    const double m = *r.set.measured_parameter;
+    if (i.reason.empty() && (!i.low || m >= *i.low) && (!i.high || m <= *i.high)) ++out.inside;
+  }
+  return out;
+}
+
 void use_probes_beyond_fitted_sets(TimeModel& model, const std::string& code, const std::vector<NetworkProbe>& probes,
                                    const std::vector<TimingSample>& fitted) {
   const std::vector<std::string_view> described = described_kernels();
@@ -164,6 +178,7 @@ ExperimentForecast forecast_from_input(const PredictionInput& in, const Forecast
   if (!runs.held_out.empty()) f.held_out_forecast_error = mean_relative_error(model, runs.held_out);
   f.fitted_parameter_error = mean_parameter_error(f.rows, f.fit_sets, true);
   f.held_out_parameter_error = mean_parameter_error(f.rows, f.fit_sets, false);
+  f.held_out_coverage = held_out_coverage(f.rows, f.fit_sets);
   return f;
 }
 
@@ -212,6 +227,8 @@ void print_forecast(std::ostream& out, const ExperimentForecast& forecast, Table
         {"held_out_forecast_error", optional_json(forecast.held_out_forecast_error)},
         {"fitted_parameter_error", optional_json(forecast.fitted_parameter_error)},
         {"held_out_parameter_error", optional_json(forecast.held_out_parameter_error)},
+        {"held_out_inside", forecast.held_out_coverage.inside},
+        {"held_out_points", forecast.held_out_coverage.points},
         {"interval_level", forecast.interval_level},
         {"interval_method", forecast_interval_method},
         {"interval_resamples", forecast.interval_resamples},
@@ -233,6 +250,11 @@ void print_forecast(std::ostream& out, const ExperimentForecast& forecast, Table
     out << fmt::format(
         "parameter at the target, mean |relative_error|: held-out sets {}, fitted sets {}\n",
         percent(forecast.held_out_parameter_error), percent(forecast.fitted_parameter_error));
+    if (forecast.held_out_coverage.points > 0)
+      out << fmt::format("held-out: {} of {} inside the {:g}% interval; mean |error| {} (size), {} (run time)\n",
+                         forecast.held_out_coverage.inside, forecast.held_out_coverage.points,
+                         100 * forecast.interval_level, percent(forecast.held_out_parameter_error),
+                         percent(forecast.held_out_forecast_error));
     out << fmt::format(
         "intervals: {:g}% of one new run on each set, {}, {} resamples; the fitted runs' "
         "relative residuals have {} degrees of freedom\n\n",

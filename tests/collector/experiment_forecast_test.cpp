@@ -161,6 +161,33 @@ TEST(MeanParameterError, FittedAndHeldOutSetsApart) {
   EXPECT_FALSE(mean_parameter_error(rows, {3}, true));  // set 3 has no measured parameter
 }
 
+// The held-out summary's count: a held-out set's measured parameter against its row's
+// interval, an open bound covering its side, a row without an interval covering nothing.
+TEST(HeldOutCoverage, CountsTheHeldOutSetsWhoseMeasuredParameterIsInsideTheirInterval) {
+  const auto held_out = [](int set, std::optional<double> measured, std::optional<double> low,
+                           std::optional<double> high, std::string reason = "") {
+    ForecastRow r = row(ForecastKind::measured, set, std::nullopt);
+    r.set.measured_parameter = measured;
+    r.prediction.found = true;
+    r.parameter_interval = {low, high, std::move(reason), ""};
+    return r;
+  };
+  std::vector<ForecastRow> rows{
+      held_out(0, 100, 200, 300),                      // fitted (fit = {0}): not counted
+      held_out(1, 100, 90, 110),                       // inside
+      held_out(2, 150, 160, std::nullopt),             // below its lower bound
+      held_out(3, 200, std::nullopt, 250),             // inside: the lower bound is open
+      held_out(4, 120, std::nullopt, std::nullopt, "too few runs"),  // no interval
+      held_out(5, std::nullopt, 90, 110),              // nothing measured: not counted
+      row(ForecastKind::doubling, std::nullopt, std::nullopt)};
+  rows.push_back(held_out(6, 300, 250, 300));          // on its upper bound: inside
+  rows.back().prediction.found = false;                // ... but no forecast: not counted
+  const HeldOutCoverage c = held_out_coverage(rows, {0});
+  EXPECT_EQ(c.points, 4u);
+  EXPECT_EQ(c.inside, 2u);
+  EXPECT_EQ(held_out_coverage(rows, {}).points, 0u);  // every set fitted
+}
+
 TEST(ForecastFromInput, HeldOutSetPredictedToTheClosedForm) {
   const auto in = synthetic_input();
   ForecastOptions options;
@@ -473,6 +500,16 @@ TEST(PrintForecast, SummaryTableAndBatch) {
             std::string::npos)
       << out;
   EXPECT_EQ(out.find("\nset 1: "), std::string::npos) << out;  // its intervals have no note
+  // The held-out line only where held-out sets have a measured parameter.
+  EXPECT_EQ(out.find("held-out:"), std::string::npos) << out;
+  auto counted = f;
+  counted.held_out_coverage = {1, 2};
+  std::ostringstream with_line;
+  print_forecast(with_line, counted, TableFormat::table);
+  EXPECT_NE(with_line.str().find("\nheld-out: 1 of 2 inside the 90% interval; mean |error| 25.00% (size), "
+                                 "50.00% (run time)\nintervals: "),
+            std::string::npos)
+      << with_line.str();
   EXPECT_TRUE(out.ends_with("\n\nstored as prediction batch 7\n")) << out;
 
   std::ostringstream json;

@@ -89,6 +89,16 @@ double mean_relative_error(const TimeModel& model, const std::vector<TimingSampl
 std::optional<double> mean_parameter_error(const std::vector<ForecastRow>& rows,
                                            const std::set<int>& fit, bool fitted);
 
+/// How many measured sets the fit did not see have their measured parameter at the
+/// target inside their row's interval of the parameter: `points` such sets with a measured
+/// parameter and a forecast, `inside` of them covered (an absent bound covers its side; a
+/// row without an interval covers nothing).
+struct HeldOutCoverage {
+  std::size_t inside = 0;
+  std::size_t points = 0;
+};
+HeldOutCoverage held_out_coverage(const std::vector<ForecastRow>& rows, const std::set<int>& fit);
+
 /// One experiment's forecast.
 struct ExperimentForecast {
   std::string experiment;
@@ -106,6 +116,7 @@ struct ExperimentForecast {
   std::optional<double> held_out_forecast_error;   // on the held-out runs, when any
   std::optional<double> fitted_parameter_error;    // mean_parameter_error, fitted sets
   std::optional<double> held_out_parameter_error;  // mean_parameter_error, held-out sets
+  HeldOutCoverage held_out_coverage;               // held_out_coverage of the rows
   std::vector<ForecastRow> rows;                   // with their intervals (add_forecast_intervals)
   double interval_level = forecast_interval_level;
   std::size_t interval_resamples = 0;
