@@ -102,9 +102,12 @@ std::string size_list(const std::vector<double>& sizes, const std::vector<std::v
   return fmt::format("{}", fmt::join(parts, " and "));
 }
 
-// With [refine] precision: the next step of a set whose runs bracket the target (a
-// parameter at the target, as analyze reads it); nothing for a set that does not, which
-// the sizes rule refines.
+// With [refine] precision: the next step of a set whose runs bracket the target closely
+// (a parameter at the target, as analyze reads it, between two sizes no farther apart
+// than the refinement's widest steps around an estimate, or with a size whose mean E_s is
+// within tolerance of the target); nothing for a set that does not, which the sizes rule
+// refines. The interval resamples the runs through the fitted curve: between sizes far
+// apart it says how noisy the runs are, not how far the curve between them may be off.
 std::optional<SetRefinement> refine_by_precision(std::size_t set_index, const std::vector<EfficiencyPoint>& points,
                                                  const std::map<double, std::uint32_t>& next_repetition,
                                                  const RefineSettings& settings) {
@@ -113,6 +116,10 @@ std::optional<SetRefinement> refine_by_precision(std::size_t set_index, const st
   const TargetReading reading = curve.parameter_within(settings.target, settings.tolerance);
   const auto bracket = bracketing_sizes(curve, reading);
   if (!bracket) return std::nullopt;
+  const auto& knots = curve.knots();
+  const double widest = settings.steps.empty() ? 0 : settings.steps.back();
+  const bool close = knots[(*bracket)[1]].parameter <= knots[(*bracket)[0]].parameter * (1 + widest) / (1 - widest);
+  if (!close && reached(means(points), settings) == nullptr) return std::nullopt;
   BootstrapOptions options;
   options.seed = required_parameter_seed(settings.experiment, static_cast<int>(set_index), settings.target);
   const ParameterInterval interval =
@@ -138,7 +145,6 @@ std::optional<SetRefinement> refine_by_precision(std::size_t set_index, const st
   }
   const std::size_t budget =
       settings.max_runs_per_set > points.size() ? settings.max_runs_per_set - points.size() : 0;
-  const auto& knots = curve.knots();
   const std::array<std::size_t, 2> counts{knots[(*bracket)[0]].repeats, knots[(*bracket)[1]].repeats};
   const std::size_t per = std::max<std::size_t>(1, settings.runs_per_repetition);
   const auto reps = added_repetitions(counts, check.half_width, precision, budget, per);

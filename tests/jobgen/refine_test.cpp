@@ -130,32 +130,32 @@ RefineSettings precise(double precision, std::uint32_t budget, std::uint32_t rou
 
 TEST(RefineByPrecision, APreciseEnoughIntervalEndsTheSet) {
   // +-0.5%: the 95% interval of N at 0.3 is well within 10%.
-  const auto r = refine_set(1, spread_runs({566, 800, 1600}, 0.005), {}, mm, precise(0.10, 60));
+  const auto r = refine_set(1, spread_runs({566, 975, 1025, 1600}, 0.005), {}, mm, precise(0.10, 60));
   EXPECT_EQ(r.status, Status::reached) << r.explanation;
   EXPECT_TRUE(r.parameter_values.empty());
   EXPECT_NE(r.explanation.find(": precision 10% reached: half-width "), std::string::npos) << r.explanation;
-  EXPECT_NE(r.explanation.find(" after 9 runs"), std::string::npos) << r.explanation;
+  EXPECT_NE(r.explanation.find(" after 12 runs"), std::string::npos) << r.explanation;
 }
 
 TEST(RefineByPrecision, AWideIntervalAddsRepetitionsAtTheBracketingSizesNumberedAfterTheStoredOnes) {
-  // +-20% at 3 runs a size: far wider than 5%, so the runs at 800 and 1600 (the sizes around
+  // +-20% at 3 runs a size: far wider than 5%, so the runs at 975 and 1025 (the sizes around
   // N = 1000) double: 3 more repetitions at each, numbered from the first unused one.
-  const std::map<double, std::uint32_t> next{{566, 3}, {800, 3}, {1600, 5}};
-  const auto r = refine_set(0, spread_runs({566, 800, 1600}, 0.2), next, mm, precise(0.05, 60));
+  const std::map<double, std::uint32_t> next{{566, 3}, {975, 3}, {1025, 5}, {1600, 3}};
+  const auto r = refine_set(0, spread_runs({566, 975, 1025, 1600}, 0.2), next, mm, precise(0.05, 60));
   ASSERT_EQ(r.status, Status::repeat) << r.explanation;
-  EXPECT_THAT(r.parameter_values, ::testing::ElementsAre(800, 1600));
+  EXPECT_THAT(r.parameter_values, ::testing::ElementsAre(975, 1025));
   ASSERT_EQ(r.repetitions.size(), 2U);
   EXPECT_THAT(r.repetitions[0], ::testing::ElementsAre(3, 4, 5));
   EXPECT_THAT(r.repetitions[1], ::testing::ElementsAre(5, 6, 7));
   EXPECT_NE(r.explanation.find("precision 5% not reached"), std::string::npos) << r.explanation;
-  EXPECT_NE(r.explanation.find("; 6 more repetition(s): 3 at 800 and 3 at 1600 (budget 60 runs)"), std::string::npos)
+  EXPECT_NE(r.explanation.find("; 6 more repetition(s): 3 at 975 and 3 at 1025 (budget 60 runs)"), std::string::npos)
       << r.explanation;
 }
 
 TEST(RefineByPrecision, AsManyRepetitionsAsTheObservedSpreadAsks) {
   // A half-width hw of 1.2 x the precision asks n (hw / p)^2 - n more runs of the n = 6 at
   // the bracketing sizes: ceil(8.64) - 6 = 3, fewer than doubling; hw as refine_set reads it.
-  const auto points = spread_runs({566, 800, 1600}, 0.02);
+  const auto points = spread_runs({566, 975, 1025, 1600}, 0.02);
   BootstrapOptions options;
   options.seed = required_parameter_seed("mm", 0, 0.3);
   const auto interval = required_parameter_interval(points, 0.3, 0.02, options);
@@ -169,34 +169,34 @@ TEST(RefineByPrecision, AsManyRepetitionsAsTheObservedSpreadAsks) {
 }
 
 TEST(RefineByPrecision, TooFewRunsForAnIntervalGetTwoAtEachBracketingSize) {
-  const std::map<double, std::uint32_t> next{{800, 1}, {1600, 1}};
-  const auto r = refine_set(0, spread_runs({566, 800, 1600}, 0.1, 1), next, mm, precise(0.05, 60));
+  const std::map<double, std::uint32_t> next{{975, 1}, {1025, 1}};
+  const auto r = refine_set(0, spread_runs({566, 975, 1025, 1600}, 0.1, 1), next, mm, precise(0.05, 60));
   ASSERT_EQ(r.status, Status::repeat) << r.explanation;
-  EXPECT_THAT(r.parameter_values, ::testing::ElementsAre(800, 1600));
+  EXPECT_THAT(r.parameter_values, ::testing::ElementsAre(975, 1025));
   EXPECT_THAT(r.repetitions, ::testing::ElementsAre(::testing::ElementsAre(1), ::testing::ElementsAre(1)));
-  EXPECT_NE(r.explanation.find("1043 (too few runs)"), std::string::npos) << r.explanation;
+  EXPECT_NE(r.explanation.find("the parameter 1000 (too few runs)"), std::string::npos) << r.explanation;
 }
 
 TEST(RefineByPrecision, TheBudgetBoundsTheRepetitionsAndItsEndIsSaid) {
-  const auto points = spread_runs({566, 800, 1600}, 0.2);
-  // 9 runs stored, budget 11: 2 more runs, one at each size.
-  auto r = refine_set(0, points, {}, mm, precise(0.05, 11));
+  const auto points = spread_runs({566, 975, 1025, 1600}, 0.2);
+  // 12 runs stored, budget 14: 2 more runs, one at each size.
+  auto r = refine_set(0, points, {}, mm, precise(0.05, 14));
   ASSERT_EQ(r.status, Status::repeat) << r.explanation;
   EXPECT_THAT(r.repetitions, ::testing::ElementsAre(::testing::ElementsAre(0), ::testing::ElementsAre(0)));
   // Budget spent: the set ends with the precision asked, the half-width and the runs.
-  r = refine_set(0, points, {}, mm, precise(0.05, 9));
+  r = refine_set(0, points, {}, mm, precise(0.05, 12));
   EXPECT_EQ(r.status, Status::precision_not_reached);
   EXPECT_TRUE(r.parameter_values.empty());
   EXPECT_NE(r.explanation.find("precision 5% not reached: half-width "), std::string::npos) << r.explanation;
-  EXPECT_NE(r.explanation.find(" after 9 runs; the budget of 9 runs per set spent"), std::string::npos)
+  EXPECT_NE(r.explanation.find(" after 12 runs; the budget of 12 runs per set spent"), std::string::npos)
       << r.explanation;
   EXPECT_EQ(to_string(r.status), "precision_not_reached");
 }
 
 TEST(RefineByPrecision, TheLastRoundEndsTheSetWithoutReachingIt) {
-  const auto r = refine_set(0, spread_runs({566, 800, 1600}, 0.2), {}, mm, precise(0.05, 60, 3));
+  const auto r = refine_set(0, spread_runs({566, 975, 1025, 1600}, 0.2), {}, mm, precise(0.05, 60, 3));
   EXPECT_EQ(r.status, Status::precision_not_reached);
-  EXPECT_NE(r.explanation.find(" after 9 runs; 3 refinement rounds spent"), std::string::npos) << r.explanation;
+  EXPECT_NE(r.explanation.find(" after 12 runs; 3 refinement rounds spent"), std::string::npos) << r.explanation;
 }
 
 TEST(RefineByPrecision, RepetitionsCountWholeRepetitionsOfEveryWeights) {
@@ -204,9 +204,24 @@ TEST(RefineByPrecision, RepetitionsCountWholeRepetitionsOfEveryWeights) {
   // repetitions, the lower size first.
   RefineSettings s = precise(0.05, 60);
   s.runs_per_repetition = 2;
-  const auto r = refine_set(0, spread_runs({566, 800, 1600}, 0.2), {}, mm, s);
+  const auto r = refine_set(0, spread_runs({566, 975, 1025, 1600}, 0.2), {}, mm, s);
   ASSERT_EQ(r.status, Status::repeat) << r.explanation;
   EXPECT_THAT(r.repetitions, ::testing::ElementsAre(::testing::ElementsAre(0, 1), ::testing::ElementsAre(0)));
+}
+
+// Sizes far apart around the target (800 and 1600 around N = 1000, which the curve through
+// them puts at 1043: 4% off, beyond the widest step of 4% each way) and no size within tolerance: the interval through the fitted curve would
+// say how noisy the runs are, not how far the curve between them may be off, so the sizes
+// rule measures around the estimate first. A size within tolerance of the target lets the
+// precision rule take the set as it is.
+TEST(RefineByPrecision, SizesFarApartAroundTheTargetAreRefinedBySizesFirst) {
+  auto r = refine_set(0, spread_runs({566, 800, 1600}, 0.005), {}, mm, precise(0.10, 60));
+  EXPECT_EQ(r.status, Status::refine) << r.explanation;
+  EXPECT_EQ(r.explanation, "set 0: the fitted curve reaches 0.3 at 1043.31");
+  EXPECT_TRUE(r.repetitions.empty());
+  r = refine_set(0, spread_runs({566, 800, 1000, 1600}, 0.005), {}, mm, precise(0.10, 60));
+  EXPECT_EQ(r.status, Status::reached) << r.explanation;
+  EXPECT_NE(r.explanation.find(": precision 10% reached: half-width "), std::string::npos) << r.explanation;
 }
 
 TEST(RefineByPrecision, ASetThatDoesNotBracketTheTargetIsRefinedBySizes) {

@@ -131,6 +131,9 @@ TEST_F(RoundsFromDatabase, ARoundThatAddsRepetitionsStoresThemAsNewRuns) {
   collect_first();
   study::RefinementInput input = study::refinement_from_database(db_.uri(), "mm-scaling");
   input.latest.spec.refine.precision = 0.05;
+  // Round 0's sizes 800 and 1131 bracket N = 1000 a factor 1.41 apart: a widest step of 20%
+  // (sizes up to 1.2 / 0.8 = 1.5 apart) lets the precision rule take them as they are.
+  input.latest.spec.refine.steps = {0.2};
   const auto quiet = [](LineKind, const std::string&) {};
   const jobgen::Round next = study::next_round(input.latest, input.runs, quiet);
   ASSERT_EQ(next.number, 1U);
