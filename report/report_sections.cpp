@@ -1229,6 +1229,8 @@ void add_capacity_twin(const TwinPair& pair, const ExperimentData& measured,
                        ReportSection& section) {
   const std::vector<CapacityTwinRow> rows = capacity_twin_rows(measured, pair.twin);
   std::vector<int> unsimulated;
+  std::vector<std::string> outside;  // the sets whose twin lies outside the forecast's interval
+  std::size_t compared = 0;          // the sets with both
   for (const auto& r : rows) {
     if (!r.twin && std::find(unsimulated.begin(), unsimulated.end(), r.node_count) == unsimulated.end())
       unsimulated.push_back(r.node_count);
@@ -1238,12 +1240,16 @@ void add_capacity_twin(const TwinPair& pair, const ExperimentData& measured,
           "{}",
           experiment_label(pair.twin), r.twin->set_index, r.node_count,
           target_label(r.target_efficiency), r.node_count, pair.measured));
-    if (const std::string outside = outside_text(r); !outside.empty())
-      section.notes.push_back(fmt::format("{}, twin set {} ({} nodes) at {}: {}",
-                                          experiment_label(pair.twin), r.twin->set_index,
-                                          r.node_count, target_label(r.target_efficiency),
-                                          outside));
+    if (const std::vector<std::string> figures = r.twin_outside_interval(); !figures.empty())
+      outside.push_back(fmt::format("{} nodes at {} ({})", r.node_count, target_label(r.target_efficiency),
+                                    fmt::join(figures, ", ")));
+    if (r.twin && r.forecast) ++compared;
   }
+  // One line for the experiment: the table's last column says it row by row.
+  if (!outside.empty())
+    section.notes.push_back(fmt::format("{}: the twin lies outside the forecast's interval on {} of {} sets: {}",
+                                        experiment_label(pair.twin), outside.size(), compared,
+                                        fmt::join(outside, "; ")));
   if (!unsimulated.empty())
     section.notes.push_back(fmt::format(
         "{}: forecasts for {} nodes have no twin set beside them: the twin's site or study "
