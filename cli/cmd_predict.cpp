@@ -29,6 +29,7 @@ struct PredictArgs {
   std::string site;
   std::string fit_sets;                          // --fit-sets LIST, as given
   const CLI::Option* fit_sets_option = nullptr;  // given at all (an empty list is an error)
+  std::string interval = "run";  // --interval run|mean
   TableFormat format = TableFormat::table;
   AnalyticPredictArgs analytic;
 };
@@ -95,6 +96,7 @@ void run_predict(const PredictArgs& args, Context& context) {
   options.doublings = args.doublings;
   options.what_ifs = std::move(what_ifs);
   options.fit_sets = fit;
+  options.run_noise = args.interval == "run";
   if (!args.site.empty()) options.site = load_site_table(args.site);
   collector::Session session(args.db, {});
   print_forecast(context.out, collector::forecast_experiment(session.connection(), options),
@@ -126,6 +128,12 @@ void register_predict(CLI::App& app, Context& context) {
       cmd->add_option("--fit-sets", args->fit_sets,
                       "Comma-separated machine set indices to fit the model on, e.g. 0,1 (default: "
                       "all); the other measured sets are then out-of-sample predictions");
+  cmd->add_option("--interval", args->interval,
+                  "What the rows' 90% intervals hold: 'run', where one new run on the set lands (the "
+                  "fit's uncertainty and a run's own noise), or 'mean', where the mean of many runs "
+                  "lies (the fit's alone)")
+      ->check(CLI::IsMember({"run", "mean"}))
+      ->capture_default_str();
   add_analytic_options(*cmd, args->analytic);
   add_format_option(*cmd, args->format);
   cmd->callback([args, &context] {

@@ -161,7 +161,9 @@ ExperimentForecast forecast_from_input(const PredictionInput& in, const Forecast
   ForecastIntervalOptions intervals;
   intervals.resamples = options.resamples;
   intervals.seed = forecast_seed(options.experiment, target);
+  intervals.run_noise = options.run_noise;
   f.interval_level = intervals.level;
+  f.interval_run_noise = options.run_noise;
   f.interval_resamples = options.resamples;
   f.residual_degrees_of_freedom =
       add_forecast_intervals(f.rows, model, runs.fitted, workload, pattern, target, in.ops_per_unit,
@@ -230,7 +232,7 @@ void print_forecast(std::ostream& out, const ExperimentForecast& forecast, Table
         {"held_out_inside", forecast.held_out_coverage.inside},
         {"held_out_points", forecast.held_out_coverage.points},
         {"interval_level", forecast.interval_level},
-        {"interval_method", forecast_interval_method},
+        {"interval_method", forecast_interval_method_of(forecast.interval_run_noise)},
         {"interval_resamples", forecast.interval_resamples},
         {"rows", table_json(table)}};
     out << j.dump(2) << '\n';
@@ -256,9 +258,10 @@ void print_forecast(std::ostream& out, const ExperimentForecast& forecast, Table
                          100 * forecast.interval_level, percent(forecast.held_out_parameter_error),
                          percent(forecast.held_out_forecast_error));
     out << fmt::format(
-        "intervals: {:g}% of one new run on each set, {}, {} resamples; the fitted runs' "
+        "intervals: {:g}% of {} on each set, {}, {} resamples; the fitted runs' "
         "relative residuals have {} degrees of freedom\n\n",
-        100 * forecast.interval_level, forecast_interval_method, forecast.interval_resamples,
+        100 * forecast.interval_level, forecast.interval_run_noise ? "one new run" : "the mean run",
+        forecast_interval_method_of(forecast.interval_run_noise), forecast.interval_resamples,
         forecast.residual_degrees_of_freedom);
   }
   print_table(out, table, format);

@@ -191,7 +191,7 @@ long long store_predictions(pg::Connection& conn, long long experiment_id,
                optional_number(row.parameter_interval.high), optional_number(row.work_interval.low),
                optional_number(row.work_interval.high), optional_number(row.psi_interval.low),
                optional_number(row.psi_interval.high), number(forecast.interval_level),
-               std::string(forecast_interval_method),
+               std::string(forecast_interval_method_of(forecast.interval_run_noise)),
                std::to_string(forecast.interval_resamples), note(row.parameter_interval.note),
                note(row.psi_interval.note), note(row.parameter_interval.reason),
                note(row.psi_interval.reason)});

@@ -303,6 +303,46 @@ TEST(ForecastFromInput, EveryRowCarriesAReproducibleInterval) {
   }
 }
 
+// --interval mean: the fit's uncertainty alone. Each row's interval of the mean run lies
+// inside where one new run lands (the same model resamples, no run-noise factor), and the
+// forecast says which interval it gives, printed and in json.
+TEST(ForecastFromInput, TheIntervalOfTheMeanRunIsNarrowerThanThatOfOneNewRun) {
+  PredictionInput in = synthetic_input();
+  for (std::size_t i = 0; i < in.samples.size(); ++i) {
+    const double f = 1 + 0.05 * std::sin(static_cast<double>(7 * i));
+    in.samples[i].wall_seconds *= f;
+    in.samples[i].compute_seconds *= f;
+    in.samples[i].communication_seconds *= f;
+  }
+  ForecastOptions options;
+  options.experiment = "synthetic";
+  options.doublings = 1;
+  options.resamples = 300;
+  const auto run = forecast_from_input(in, options, 0.5);
+  options.run_noise = false;
+  const auto mean = forecast_from_input(in, options, 0.5);
+  EXPECT_TRUE(run.interval_run_noise);
+  EXPECT_FALSE(mean.interval_run_noise);
+  ASSERT_EQ(run.rows.size(), mean.rows.size());
+  for (std::size_t i = 0; i < run.rows.size(); ++i) {
+    SCOPED_TRACE(i);
+    const ReportedInterval& r = run.rows[i].parameter_interval;
+    const ReportedInterval& m = mean.rows[i].parameter_interval;
+    ASSERT_TRUE(r.low && r.high && m.low && m.high);
+    EXPECT_EQ(mean.rows[i].prediction.parameter, run.rows[i].prediction.parameter);
+    EXPECT_LT(*m.high - *m.low, 0.8 * (*r.high - *r.low));
+  }
+  std::ostringstream text;
+  print_forecast(text, mean, TableFormat::table);
+  EXPECT_NE(text.str().find("intervals: 90% of the mean run on each set, residual bootstrap of the time model, "
+                            "percentile, 300 resamples"),
+            std::string::npos)
+      << text.str();
+  std::ostringstream json;
+  print_forecast(json, mean, TableFormat::json);
+  EXPECT_EQ(nlohmann::json::parse(json.str())["interval_method"], "residual bootstrap of the time model, percentile");
+}
+
 // A network whose backbone is shared: one flow gets 100 MB/s, k concurrent flows 100/k MB/s
 // each from `shared_from` flows on (1 MB/s = 1e6 bytes/s); below, every flow gets 100 MB/s.
 // Point to point: 20 us + B / 100 MB/s.

@@ -49,6 +49,9 @@ struct ForecastOptions {
   std::set<int> fit_sets;         // sets whose runs the model is fitted on; empty: all
   std::optional<SiteTable> site;  // default: the experiment's site in the database
   std::size_t resamples = default_forecast_resamples;  // of the rows' intervals
+  /// The rows' intervals hold a new run's own noise (where one new run on the set lands);
+  /// false: the fit's uncertainty alone (where the mean of many runs lies).
+  bool run_noise = true;
 };
 
 /// The runs the model is fitted on and the runs held out.
@@ -119,6 +122,7 @@ struct ExperimentForecast {
   HeldOutCoverage held_out_coverage;               // held_out_coverage of the rows
   std::vector<ForecastRow> rows;                   // with their intervals (add_forecast_intervals)
   double interval_level = forecast_interval_level;
+  bool interval_run_noise = true;  // ForecastOptions::run_noise
   std::size_t interval_resamples = 0;
   std::size_t residual_degrees_of_freedom = 0;  // of the fitted runs' wall times
   long long batch = 0;  // the prediction batch the rows are stored as

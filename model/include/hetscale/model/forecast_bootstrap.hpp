@@ -28,9 +28,15 @@ inline constexpr double forecast_interval_level = 0.90;
 /// section 6).
 inline constexpr std::size_t default_forecast_resamples = 1000;
 
-/// The name of the forecast rows' interval method, as stored and printed.
+/// The name of the forecast rows' interval method, as stored and printed: with run noise
+/// (the interval of one new run on each set), or without (the interval of the mean run).
 inline constexpr std::string_view forecast_interval_method =
     "residual bootstrap of the time model with run noise, percentile";
+inline constexpr std::string_view forecast_mean_interval_method =
+    "residual bootstrap of the time model, percentile";
+[[nodiscard]] constexpr std::string_view forecast_interval_method_of(bool run_noise) {
+  return run_noise ? forecast_interval_method : forecast_mean_interval_method;
+}
 
 /// The seed of an experiment's forecast bootstrap: resample_seed of "forecast", the
 /// experiment's name and the target (shortest text). Each row's run noise is seeded from it
