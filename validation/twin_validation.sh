@@ -13,9 +13,17 @@
 #      timed end to end;
 #   4. the held-out sets predicted analytically beside the regression
 #      (validation/twin_analytic.sh on the same database).
+# With --noise, instead: held-out prediction with run-to-run noise, for the same kernels:
+# the noisy-<kernel>.toml specs (2 repetitions a size, refinement towards a 5% interval
+# of each set's required size) simulated with availability profiles on every host (group
+# means 0.93, 0.9 and 0.8: the nodes differ from their marked speeds by group) and the runs'
+# starts spread over an hour of the profiles (--start-spread), so that repetitions differ;
+# the network probed on every set (--probe); up to three refinement rounds; `hetscale
+# predict` fitted on sets 0-2 prints the held-out line (K of N inside the 90% interval),
+# with the intervals of one new run and then of the mean run (--interval mean).
 # It starts its own PostgreSQL (scripts/pg.sh) and stops it at the end.
 #   validation/twin_validation.sh [--bin build/default/bin] [--run-dir DIR] [--port P] [--site FILE]
-#                                 [--kernels "mm ge lu conv2d"] [--heldout-only] [--fit-sets 0,1,2]
+#                                 [--kernels "mm ge lu conv2d"] [--heldout-only] [--fit-sets 0,1,2] [--noise]
 # --kernels: the held-out section's kernels; --heldout-only: that section alone;
 # --fit-sets: the sets the held-out section's model is fitted on (predict's --fit-sets; the
 # analytic comparison, section 4, fits on 0-2 whatever it says).
@@ -23,6 +31,7 @@ set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
 bin=build/default/bin run=build/twin-validation port=16951 kernels="mm ge lu conv2d" heldout_only=0 fit_sets=0,1,2
+noise=0
 here=validation/twin
 site=$here/mixed72.toml
 while [ $# -gt 0 ]; do
@@ -32,6 +41,7 @@ while [ $# -gt 0 ]; do
     --port) port=$2; shift 2 ;;
     --kernels) kernels=$2; shift 2 ;;
     --heldout-only) heldout_only=1; shift ;;
+    --noise) noise=1; shift ;;
     --fit-sets) fit_sets=$2; shift 2 ;;
     --site) site=$2; shift 2 ;;
     *) echo "twin_validation.sh: unknown argument '$1'" >&2; exit 2 ;;
@@ -47,6 +57,32 @@ db=$(cat "$run/pg/uri")
 "$hetscale" db migrate --db "$db" >/dev/null
 
 echo "# twin validation of $site on $(nproc) processors, load $(cut -d' ' -f1 /proc/loadavg), $(date -u +%FT%TZ)"
+if [ "$noise" = 1 ]; then
+  for kernel in $kernels; do
+    echo
+    echo "## held-out prediction with noise, $kernel"
+    out=$run/noisy-$kernel
+    "$hetscale" twin study "$here/noisy-$kernel.toml" --site "$site" -o "$out" --kernel-dir "$bin" \
+      --availability 0.9:0.05 --availability new=0.93:0.03 --availability old=0.8:0.08 --start-spread 3600 \
+      --probe 2>"$out.progress"
+    "$hetscale" collect --db "$db" "$out" >/dev/null
+    previous=$out
+    for round in 1 2 3; do
+      "$hetscale" twin refine --db "$db" --from "$previous" -o "$out-round$round" --kernel-dir "$bin" \
+        2>"$out-round$round.progress" | tail -n 1
+      [ -d "$out-round$round" ] || break
+      "$hetscale" collect --db "$db" "$out-round$round" >/dev/null
+      previous=$out-round$round
+    done
+    "$hetscale" analyze --db "$db" --experiment "noisy-$kernel-twin"
+    "$hetscale" predict --db "$db" --experiment "noisy-$kernel-twin" --fit-sets "$fit_sets" --doublings 0
+    echo
+    echo "### the same forecast with the intervals of the mean run (--interval mean)"
+    "$hetscale" predict --db "$db" --experiment "noisy-$kernel-twin" --fit-sets "$fit_sets" --doublings 0 \
+      --interval mean
+  done
+  exit 0
+fi
 for kernel in $kernels; do
   echo
   echo "## held-out prediction, $kernel"
