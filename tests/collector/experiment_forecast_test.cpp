@@ -263,16 +263,23 @@ TEST(ForecastFromInput, WhatIfPsiIsAgainstItsBaseAndDoublingPsiAgainstThePreviou
   EXPECT_EQ(t.rows[5][8], Cell(std::string("set 2")));
 }
 
-// Runs off the model by a few percent: every row gets its 90% interval around the forecast,
-// the same for the same experiment and target.
-TEST(ForecastFromInput, EveryRowCarriesAReproducibleInterval) {
+// synthetic_input() with every run's times off the model by up to `amplitude` (a fixed
+// pattern: 1 + amplitude sin(7 i) for run i).
+PredictionInput synthetic_input_off_the_model(double amplitude) {
   PredictionInput in = synthetic_input();
   for (std::size_t i = 0; i < in.samples.size(); ++i) {
-    const double f = 1 + 0.03 * std::sin(static_cast<double>(7 * i));
+    const double f = 1 + amplitude * std::sin(static_cast<double>(7 * i));
     in.samples[i].wall_seconds *= f;
     in.samples[i].compute_seconds *= f;
     in.samples[i].communication_seconds *= f;
   }
+  return in;
+}
+
+// Runs off the model by a few percent: every row gets its 90% interval around the forecast,
+// the same for the same experiment and target.
+TEST(ForecastFromInput, EveryRowCarriesAReproducibleInterval) {
+  const PredictionInput in = synthetic_input_off_the_model(0.03);
   ForecastOptions options;
   options.experiment = "synthetic";
   options.doublings = 1;
@@ -307,13 +314,7 @@ TEST(ForecastFromInput, EveryRowCarriesAReproducibleInterval) {
 // inside where one new run lands (the same model resamples, no run-noise factor), and the
 // forecast says which interval it gives, printed and in json.
 TEST(ForecastFromInput, TheIntervalOfTheMeanRunIsNarrowerThanThatOfOneNewRun) {
-  PredictionInput in = synthetic_input();
-  for (std::size_t i = 0; i < in.samples.size(); ++i) {
-    const double f = 1 + 0.05 * std::sin(static_cast<double>(7 * i));
-    in.samples[i].wall_seconds *= f;
-    in.samples[i].compute_seconds *= f;
-    in.samples[i].communication_seconds *= f;
-  }
+  const PredictionInput in = synthetic_input_off_the_model(0.05);
   ForecastOptions options;
   options.experiment = "synthetic";
   options.doublings = 1;
