@@ -252,11 +252,6 @@ void print_forecast(std::ostream& out, const ExperimentForecast& forecast, Table
     out << fmt::format(
         "parameter at the target, mean |relative_error|: held-out sets {}, fitted sets {}\n",
         percent(forecast.held_out_parameter_error), percent(forecast.fitted_parameter_error));
-    if (forecast.held_out_coverage.points > 0)
-      out << fmt::format("held-out: {} of {} inside the {:g}% interval; mean |error| {} (size), {} (run time)\n",
-                         forecast.held_out_coverage.inside, forecast.held_out_coverage.points,
-                         100 * forecast.interval_level, percent(forecast.held_out_parameter_error),
-                         percent(forecast.held_out_forecast_error));
     out << fmt::format(
         "intervals: {:g}% of {} on each set, {}, {} resamples; the fitted runs' "
         "relative residuals have {} degrees of freedom\n\n",
@@ -273,6 +268,12 @@ void print_forecast(std::ostream& out, const ExperimentForecast& forecast, Table
         out << fmt::format("{}: psi: {}\n", r.set.label, r.psi_interval.note);
     }
     out << fmt::format("\nstored as prediction batch {}\n", forecast.batch);
+    // The last line: how the forecast held on the sets it was not fitted on.
+    if (forecast.held_out_coverage.points > 0)
+      out << fmt::format("held-out: {} of {} inside the {:g}% interval; mean |error| {} (size), {} (run time)\n",
+                         forecast.held_out_coverage.inside, forecast.held_out_coverage.points,
+                         100 * forecast.interval_level, percent(forecast.held_out_parameter_error),
+                         percent(forecast.held_out_forecast_error));
   }
 }
 

@@ -2,9 +2,9 @@
 
 #include <charconv>
 #include <climits>
-#include <cstdlib>
 
 #include "hetscale/base/error.hpp"
+#include "hetscale/base/number_text.hpp"
 #include "hetscale/site/run_record.hpp"
 
 namespace hetscale::kernels {
@@ -19,6 +19,14 @@ Int parse_integer(std::string_view text, std::string_view option) {
     throw Error(std::string(option) + ": '" + std::string(text) + "' is not a non-negative integer");
   }
   return value;
+}
+
+// A finite number (finite_number) that `ok` accepts, else Error "OPTION: 'TEXT' is not WHAT".
+template <typename Accept>
+double parse_in_range(std::string_view text, std::string_view option, std::string_view what, Accept ok) {
+  const std::optional<double> v = finite_number(text);
+  if (!v || !ok(*v)) throw Error(std::string(option) + ": '" + std::string(text) + "' is not " + std::string(what));
+  return *v;
 }
 
 }  // namespace
@@ -74,20 +82,12 @@ KernelOptions parse_kernel_options(std::span<const std::string_view> args, bool 
     } else if (name == "--compute-efficiency") {
       if (!simgrid)
         throw Error("--compute-efficiency: only the SimGrid build (hetscale-twin-*) charges operations");
-      const std::string text(value());
-      char* end = nullptr;
-      const double e = std::strtod(text.c_str(), &end);
-      if (text.empty() || end != text.c_str() + text.size() || !(e > 0 && e <= 2))
-        throw Error("--compute-efficiency: '" + text + "' is not a number in (0, 2]");
-      options.compute_efficiency = e;
+      options.compute_efficiency = parse_in_range(value(), "--compute-efficiency", "a number in (0, 2]",
+                                                  [](double e) { return e > 0 && e <= 2; });
     } else if (name == "--start-at") {
       if (!simgrid) throw Error("--start-at: only the SimGrid build (hetscale-twin-*) has a simulated clock");
-      const std::string text(value());
-      char* end = nullptr;
-      const double t = std::strtod(text.c_str(), &end);
-      if (text.empty() || end != text.c_str() + text.size() || !(t >= 0 && t <= 1e7))
-        throw Error("--start-at: '" + text + "' is not a number of seconds in [0, 1e7]");
-      options.start_at = t;
+      options.start_at = parse_in_range(value(), "--start-at", "a number of seconds in [0, 1e7]",
+                                        [](double t) { return t >= 0 && t <= 1e7; });
     } else if (name == "--fft-planning") {
       try {
         options.fft_planning = parse_fft_planning(value());

@@ -3,12 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdlib>
-#include <cstring>
+#include <bit>
+#include <cmath>
 #include <map>
 #include <set>
 
 #include "hetscale/base/error.hpp"
+#include "hetscale/base/number_text.hpp"
 #include "hetscale/base/regular_file.hpp"
 #include "hetscale/jobgen/experiment_spec.hpp"
 #include "hetscale/jobgen/scripts.hpp"
@@ -64,6 +65,16 @@ std::vector<TwinRun> enumerate_runs(const jobgen::Round& round) {
 std::string first_word(const std::string& text) {
   const auto end = text.find_first_of(" \t\n");
   return text.substr(0, end);
+}
+
+// The number `file` holds (its first word), none when there is no such file; Error
+// "FILE: not WHAT" when it holds no number that `ok` accepts.
+template <typename Accept>
+std::optional<double> number_in_file(const fs::path& file, std::string_view what, Accept ok) {
+  if (std::error_code ec; !fs::exists(file, ec)) return std::nullopt;
+  const std::optional<double> v = finite_number(first_word(read_regular_file(file, 4096)));
+  if (!v || !ok(*v)) throw Error(fmt::format("{}: not {}", file.string(), what));
+  return v;
 }
 
 }  // namespace
@@ -152,10 +163,7 @@ void twin_refinement_spec(jobgen::Round& latest, const SimulatedRound& previous)
 
 double twin_run_start(const TwinRun& run, double start_spread) {
   if (start_spread <= 0) return 0;
-  std::uint64_t value_bits = 0;
-  static_assert(sizeof value_bits == sizeof run.value);
-  std::memcpy(&value_bits, &run.value, sizeof value_bits);
-  RandomStream random(value_bits, (static_cast<std::uint64_t>(run.set_index) << 32) | run.repetition);
+  RandomStream random(std::bit_cast<std::uint64_t>(run.value), (static_cast<std::uint64_t>(run.set_index) << 32) | run.repetition);
   return start_spread * random.uniform();
 }
 
@@ -176,31 +184,17 @@ SimulatedRound load_simulated_round(const fs::path& dir) {
   const RoundPlan plan = load_round_plan(dir / twin_plan_file);
   spec.name = plan.experiment.name;
   SimulatedRound out{jobgen::round_from_plan(spec, plan), {}, 1, 0, {}};
-  if (std::error_code ec; fs::exists(dir / twin_compute_efficiency_file, ec)) {
-    const std::string text = first_word(read_regular_file(dir / twin_compute_efficiency_file, 4096));
-    char* end = nullptr;
-    out.compute_efficiency = std::strtod(text.c_str(), &end);
-    if (text.empty() || end != text.c_str() + text.size() ||
-        !(out.compute_efficiency > 0 && out.compute_efficiency <= 2))
-      throw Error(fmt::format("{}: not a compute efficiency in (0, 2]", (dir / twin_compute_efficiency_file).string()));
-  }
-  if (std::error_code ec; fs::exists(dir / twin_start_spread_file, ec)) {
-    const std::string text = first_word(read_regular_file(dir / twin_start_spread_file, 4096));
-    char* end = nullptr;
-    out.start_spread = std::strtod(text.c_str(), &end);
-    if (text.empty() || end != text.c_str() + text.size() ||
-        !(out.start_spread >= 0 && out.start_spread <= max_start_spread))
-      throw Error(fmt::format("{}: not a start spread in [0, {}] seconds", (dir / twin_start_spread_file).string(),
-                              max_start_spread));
-  }
-  if (std::error_code ec; fs::exists(dir / twin_repetitions_file, ec)) {
-    const std::string text = first_word(read_regular_file(dir / twin_repetitions_file, 4096));
-    char* end = nullptr;
-    const unsigned long repetitions = std::strtoul(text.c_str(), &end, 10);
-    if (text.empty() || end != text.c_str() + text.size() || repetitions < 1 || repetitions > 1000)
-      throw Error(fmt::format("{}: not a count of repetitions in [1, 1000]", (dir / twin_repetitions_file).string()));
-    out.round.spec.repetitions = static_cast<std::uint32_t>(repetitions);
-  }
+  // The settings a round keeps beside its plan, each one number in a file of its own.
+  if (const auto e = number_in_file(dir / twin_compute_efficiency_file, "a compute efficiency in (0, 2]",
+                                    [](double v) { return v > 0 && v <= 2; }))
+    out.compute_efficiency = *e;
+  if (const auto spread = number_in_file(dir / twin_start_spread_file,
+                                         fmt::format("a start spread in [0, {}] seconds", max_start_spread),
+                                         [](double v) { return v >= 0 && v <= max_start_spread; }))
+    out.start_spread = *spread;
+  if (const auto repetitions = number_in_file(dir / twin_repetitions_file, "a count of repetitions in [1, 1000]",
+                                              [](double v) { return v >= 1 && v <= 1000 && std::floor(v) == v; }))
+    out.round.spec.repetitions = static_cast<std::uint32_t>(*repetitions);
   const fs::path hash_file = dir / "platform.sha256";
   out.platform_hash = first_word(read_regular_file(hash_file, 4096));
   if (out.platform_hash.size() != 64 ||
